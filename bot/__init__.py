@@ -1,0 +1,1 @@
+"""ragbot: answers questions from an organisation's own documents."""

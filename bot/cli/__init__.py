@@ -1,0 +1,64 @@
+"""The `ragbot` command line: admin and knowledge-base commands over the same services."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import typer
+
+from bot.settings import Settings
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="ragbot",
+    help="Answers questions from your organisation's documents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def settings() -> Settings:
+    """Settings for this invocation (read once per command, never at import)."""
+    return Settings()
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print a clear error (no stack trace) and exit."""
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code)
+
+
+def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
+    """Run an async command, turning expected failures into one-line errors."""
+    from sqlalchemy.exc import OperationalError
+
+    from storage.db import DatabaseUnavailableError
+    from storage.embedded import EmbeddedPostgresError
+    from storage.embeddings import EmbeddingMismatchError
+
+    async def main() -> T:
+        return await coro_fn()
+
+    try:
+        return asyncio.run(main())
+    except (EmbeddingMismatchError, DatabaseUnavailableError, EmbeddedPostgresError) as exc:
+        fail(str(exc))
+    except OperationalError as exc:
+        fail(f"database error: {str(exc.orig).strip().splitlines()[0]}")
+    except KeyboardInterrupt:
+        fail("interrupted", code=130)
+    raise AssertionError("unreachable")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    logging.basicConfig(level=Settings().log_level.upper(), stream=sys.stderr)
+    from bot.cli import admin, demo, kb  # noqa: F401  (registers the commands)
+
+    app()

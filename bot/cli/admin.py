@@ -1,0 +1,116 @@
+"""Admin commands: database migrations and forms."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bot.cli import app, fail, run, settings
+from bot.runtime import open_runtime, prepare_database
+from storage import db as dbmod
+from storage.forms import FormFile, FormService, InvalidFormError
+
+db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
+forms_app = typer.Typer(help="Form links and files.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(forms_app, name="forms")
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply all migrations (also done automatically by every command)."""
+
+    async def go() -> str | None:
+        url, _server = await asyncio.to_thread(prepare_database, settings())
+        return await asyncio.to_thread(dbmod.current_revision, url)
+
+    typer.echo(f"database at revision {run(go)}")
+
+
+@db_app.command("current")
+def db_current() -> None:
+    """Show the database's migration revision."""
+
+    async def go() -> str | None:
+        cfg = settings()
+        url, _server = await asyncio.to_thread(
+            dbmod.resolve_database_url, cfg.database_url, cfg.data_dir
+        )
+        return await asyncio.to_thread(dbmod.current_revision, url)
+
+    typer.echo(f"database at revision {run(go) or '(empty)'}")
+
+
+@forms_app.command("add")
+def forms_add(
+    name: str,
+    url: Annotated[str | None, typer.Option(help="Where the form is online.")] = None,
+    file: Annotated[Path | None, typer.Option(help="The form file to send to users.")] = None,
+    alias: Annotated[list[str] | None, typer.Option(help="Another name (repeatable).")] = None,
+    language: Annotated[str | None, typer.Option(help="en, zh-hant or zh-hans.")] = None,
+) -> None:
+    """Add a form (or replace the one with the same name)."""
+    attachment = None
+    if file is not None:
+        if not file.is_file():
+            fail(f"no such file: {file}")
+        attachment = FormFile(file.name, file.read_bytes())
+
+    async def go() -> bool:
+        async with open_runtime(settings()) as rt:
+            service = FormService(rt.db, rt.settings.max_file_bytes)
+            return await service.add(name, url, attachment, alias or (), language)
+
+    try:
+        new = run(go)
+    except InvalidFormError as exc:
+        fail(str(exc))
+    typer.echo(f"{'added' if new else 'replaced'} form {name!r}")
+
+
+@forms_app.command("list")
+def forms_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List forms."""
+
+    async def go() -> list[dict[str, object]]:
+        async with open_runtime(settings()) as rt:
+            forms = await FormService(rt.db, rt.settings.max_file_bytes).list()
+            return [
+                {"name": f.name, "url": f.url, "aliases": f.aliases, "language": f.language,
+                 "file": f.file_name}
+                for f in forms
+            ]
+
+    rows = run(go)
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return
+    if not rows:
+        typer.echo("no forms yet: add one with `ragbot forms add NAME --url URL`")
+        return
+    table = Table("name", "url", "aliases", "language", "file")
+    for r in rows:
+        table.add_row(
+            str(r["name"]), str(r["url"] or ""), ", ".join(r["aliases"]),  # type: ignore[arg-type]
+            str(r["language"] or ""), str(r["file"] or ""),
+        )
+    Console().print(table)
+
+
+@forms_app.command("delete")
+def forms_delete(name: str) -> None:
+    """Delete a form by name."""
+
+    async def go() -> bool:
+        async with open_runtime(settings()) as rt:
+            return await FormService(rt.db, rt.settings.max_file_bytes).delete(name)
+
+    if not run(go):
+        fail(f"no form named {name!r} (see `ragbot forms list`)", code=1)
+    typer.echo(f"deleted form {name!r}")

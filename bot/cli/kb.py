@@ -1,0 +1,194 @@
+"""Knowledge-base commands: ingest, search, docs, reindex."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from bot.cli import app, fail, run, settings
+from bot.runtime import open_runtime
+from storage.index import reindex as reindex_index
+from storage.ingestion import ADDED, FAILED, REPLACED, UNCHANGED, IngestResult, collect_files
+from storage.repositories import documents as docs_repo
+from storage.search import SearchFilters, SearchHit
+from storage.text import LANGUAGES
+
+docs_app = typer.Typer(help="List and delete documents.", no_args_is_help=True)
+app.add_typer(docs_app, name="docs")
+console = Console(stderr=True)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        TimeRemainingColumn(), console=console, transient=True,
+    )
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders to ingest.")],
+    title: Annotated[str | None, typer.Option(help="Title (one file only).")] = None,
+    language: Annotated[str | None, typer.Option(help="en, zh-hant or zh-hans.")] = None,
+) -> None:
+    """Ingest PDF, DOCX, TXT, Markdown and HTML files; print a summary."""
+    files = collect_files(paths)
+    missing = [p for p in paths if not p.exists()]
+    if title and len(files) > 1:
+        fail("--title names one document: give exactly one file")
+    if language and language not in LANGUAGES:
+        fail(f"--language must be one of {', '.join(LANGUAGES)}")
+
+    async def go() -> list[IngestResult]:
+        results = [IngestResult(str(p), FAILED, reason="no such file or folder") for p in missing]
+        async with open_runtime(settings()) as rt:
+            with _progress() as bar:
+                overall = bar.add_task("files", total=len(files))
+                for path in files:
+                    chunk_task = bar.add_task(f"  {path.name}", total=None)
+
+                    def step(done: int, total: int, task: int = chunk_task) -> None:
+                        bar.update(task, completed=done, total=total)
+
+                    results.append(await rt.ingestion.ingest_path(path, title, language, step))
+                    bar.remove_task(chunk_task)
+                    bar.advance(overall)
+        return results
+
+    results = run(go)
+    _print_summary(results)
+    if any(r.status == FAILED for r in results) or not results:
+        raise typer.Exit(1)
+
+
+def _print_summary(results: list[IngestResult]) -> None:
+    out = Console()
+    for r in results:
+        if r.status == FAILED:
+            out.print(f"[red]failed[/red]    {r.source}: {r.reason}")
+        elif r.status == UNCHANGED:
+            out.print(f"unchanged {r.source} ({r.reason})")
+        else:
+            out.print(f"{r.status:<9} {r.source} → {r.title!r} ({r.chunks} chunks)")
+    counts = {s: sum(1 for r in results if r.status == s) for s in (ADDED, REPLACED, UNCHANGED, FAILED)}
+    out.print(
+        f"summary: {counts[ADDED]} added, {counts[REPLACED]} replaced, "
+        f"{counts[UNCHANGED]} unchanged, {counts[FAILED]} failed"
+    )
+    if not results:
+        out.print("nothing to ingest")
+
+
+def _hit_json(hit: SearchHit) -> dict[str, object]:
+    return {
+        "document": hit.document, "chunk_id": hit.chunk_id, "text": hit.text,
+        "score": hit.score, "page": hit.page, "heading": hit.heading,
+        "cosine": hit.cosine, "coverage": hit.coverage, "ranks": hit.ranks,
+    }
+
+
+@app.command()
+def search(
+    query: Annotated[str | None, typer.Argument(help="The question or keywords.")] = None,
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=100)] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    batch: Annotated[Path | None, typer.Option(help="A file with one query per line.")] = None,
+    threshold: Annotated[float, typer.Option(min=0.0, max=1.0)] = 0.0,
+    language: Annotated[str | None, typer.Option(help="Only documents in this language.")] = None,
+    document: Annotated[list[str] | None, typer.Option(help="Only these titles.")] = None,
+    mode: Annotated[str, typer.Option(help="hybrid, keyword or vector.")] = "hybrid",
+) -> None:
+    """Hybrid search over the knowledge base, best first."""
+    if (query is None) == (batch is None):
+        fail("give a QUERY or --batch FILE (not both)")
+    if mode not in ("hybrid", "keyword", "vector"):
+        fail("--mode must be hybrid, keyword or vector")
+    if batch is not None and not batch.is_file():
+        fail(f"no such file: {batch}")
+    queries = [query] if query is not None else batch.read_text("utf-8").splitlines()  # type: ignore[union-attr]
+    filters = SearchFilters(language, tuple(document or ()))
+    cfg = settings()
+    k = top_k or cfg.search_top_k
+
+    async def go() -> None:
+        async with open_runtime(cfg) as rt:
+            for q in queries:
+                hits = await rt.searcher.search(q, k, threshold, filters, mode) if q.strip() else []
+                if as_json:
+                    print(json.dumps([_hit_json(h) for h in hits], ensure_ascii=False), flush=True)
+                else:
+                    _print_hits(q, hits)
+
+    run(go)
+
+
+def _print_hits(query: str, hits: list[SearchHit]) -> None:
+    out = Console()
+    if not hits:
+        out.print(f"no results for {query!r}")
+        return
+    for n, h in enumerate(hits, 1):
+        where = f" p.{h.page}" if h.page else ""
+        out.print(f"[bold]{n}. {h.document}{where}[/bold]  score {h.score:.2f}")
+        snippet = h.text.replace("\n", " ")
+        out.print(f"   {snippet[:240]}{'…' if len(snippet) > 240 else ''}")
+
+
+@app.command()
+def reindex() -> None:
+    """Re-embed every chunk with the configured embedder."""
+
+    async def go() -> int:
+        async with open_runtime(settings(), check_index=False) as rt, _progress() as bar:
+            task = bar.add_task("re-embedding", total=None)
+            return await reindex_index(
+                rt.db, rt.embedder, progress=lambda d, t: bar.update(task, completed=d, total=t)
+            )
+
+    n = run(go)
+    typer.echo(f"re-embedded {n} chunks")
+
+
+@docs_app.command("list")
+def docs_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List documents."""
+
+    async def go() -> list[dict[str, object]]:
+        async with open_runtime(settings()) as rt, rt.db.sessions() as session:
+            return [
+                {"title": d.title, "format": d.format, "language": d.language,
+                 "chunks": d.chunk_count, "pages": d.page_count, "source": d.source,
+                 "added": d.created_at.isoformat(timespec="seconds")}
+                for d in await docs_repo.list_documents(session)
+            ]
+
+    rows = run(go)
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return
+    if not rows:
+        typer.echo("no documents yet: add some with `ragbot ingest PATH`")
+        return
+    table = Table("title", "format", "language", "chunks", "added")
+    for r in rows:
+        table.add_row(*(str(r[c]) for c in ("title", "format", "language", "chunks", "added")))
+    Console().print(table)
+
+
+@docs_app.command("delete")
+def docs_delete(title: str) -> None:
+    """Delete a document by title."""
+
+    async def go() -> bool:
+        async with open_runtime(settings()) as rt:
+            return await rt.ingestion.delete(title)
+
+    if not run(go):
+        fail(f"no document titled {title!r} (see `ragbot docs list`)", code=1)
+    typer.echo(f"deleted {title!r}")

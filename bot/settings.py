@@ -1,0 +1,58 @@
+"""The one settings class: every knob, read from the environment or `.env`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_data_dir() -> Path:
+    """Where the embedded database and stored files live when nothing is set.
+
+    The user's data dir, except for root: the embedded Postgres runs as a
+    separate system user and opens permissions along the whole data path, so
+    root's data must not sit under /root.
+    """
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return Path("/var/lib/ragbot")
+    return Path(platformdirs.user_data_dir("ragbot"))
+
+
+class Settings(BaseSettings):
+    """All settings of ragbot; `.env.example` documents each one."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    database_url: str | None = Field(default=None, validation_alias="DATABASE_URL")
+    data_dir: Path = Field(default_factory=default_data_dir, validation_alias="RAGBOT_DATA_DIR")
+
+    embedding_base_url: str | None = Field(default=None, validation_alias="EMBEDDING_BASE_URL")
+    embedding_api_key: str | None = Field(default=None, validation_alias="EMBEDDING_API_KEY")
+    embedding_model: str | None = Field(default=None, validation_alias="EMBEDDING_MODEL")
+    embedding_dim: int | None = Field(default=None, validation_alias="EMBEDDING_DIM")
+    embedding_batch_size: int = Field(default=32, validation_alias="EMBEDDING_BATCH_SIZE")
+
+    max_file_mb: float = Field(default=20.0, validation_alias="MAX_FILE_MB")
+    chunk_size: int = Field(default=500, validation_alias="CHUNK_SIZE")
+    chunk_overlap: int = Field(default=80, validation_alias="CHUNK_OVERLAP")
+
+    search_top_k: int = Field(default=5, validation_alias="SEARCH_TOP_K")
+    search_candidates: int = Field(default=40, validation_alias="SEARCH_CANDIDATES")
+    search_keyword_weight: float = Field(default=1.0, validation_alias="SEARCH_KEYWORD_WEIGHT")
+    search_vector_weight: float = Field(default=0.5, validation_alias="SEARCH_VECTOR_WEIGHT")
+
+    log_level: str = Field(default="WARNING", validation_alias="LOG_LEVEL")
+
+    @property
+    def max_file_bytes(self) -> int:
+        """The upload size limit in bytes."""
+        return int(self.max_file_mb * 1024 * 1024)
+
+    @property
+    def uses_local_embeddings(self) -> bool:
+        """True when no embedding endpoint is configured."""
+        return not self.embedding_base_url

@@ -1,0 +1,1 @@
+"""The LangGraph pipeline (guard → … → telemetry); wired in a later issue."""

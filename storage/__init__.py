@@ -1,0 +1,1 @@
+"""Postgres + pgvector storage: models, repositories, ingestion and hybrid search."""

@@ -1,0 +1,86 @@
+"""Sentence-aware chunking for Chinese and English text, with overlap."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A sentence ends at CJK full stops (kept with the sentence), at English
+# punctuation followed by space, or at a blank line.
+_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.!?])\s+|\n\s*\n")
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of text from one page or section of a source document."""
+
+    text: str
+    page: int | None = None
+    heading: str | None = None
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    """A chunk ready to embed: its text and where it came from."""
+
+    text: str
+    position: int
+    page: int | None
+    heading: str | None
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of mixed CJK/English text, whitespace-trimmed, empties dropped."""
+    pieces = _SENTENCE_END.split(text)
+    return [p.strip() for p in pieces if p and p.strip()]
+
+
+def _hard_split(sentence: str, size: int) -> list[str]:
+    """A sentence longer than a chunk is cut at `size` characters (rare: tables, lists)."""
+    return [sentence[i : i + size] for i in range(0, len(sentence), size)]
+
+
+def chunk_blocks(blocks: list[Block], size: int = 500, overlap: int = 80) -> list[TextChunk]:
+    """Pack sentences into chunks of about `size` characters.
+
+    A chunk never spans two blocks, so its page and heading stay exact for
+    citations. Consecutive chunks of a block share up to `overlap` characters
+    of whole sentences, so an answer cut at a boundary is still found.
+    """
+    chunks: list[TextChunk] = []
+    for block in blocks:
+        sentences: list[str] = []
+        for sentence in split_sentences(block.text):
+            sentences.extend(_hard_split(sentence, size) if len(sentence) > size else [sentence])
+        current: list[str] = []
+        length = 0
+        for sentence in sentences:
+            if current and length + len(sentence) > size:
+                chunks.append(_make(current, len(chunks), block))
+                carried: list[str] = []
+                carried_len = 0
+                for prev in reversed(current):
+                    if carried_len + len(prev) > overlap:
+                        break
+                    carried.insert(0, prev)
+                    carried_len += len(prev)
+                current, length = carried, carried_len
+            current.append(sentence)
+            length += len(sentence)
+        if current:
+            chunks.append(_make(current, len(chunks), block))
+    return chunks
+
+
+def _make(sentences: list[str], position: int, block: Block) -> TextChunk:
+    joined = ""
+    for s in sentences:
+        # CJK sentences join without a space; English ones need one.
+        if joined and not (_is_cjk(joined[-1]) or _is_cjk(s[0])):
+            joined += " "
+        joined += s
+    return TextChunk(joined, position, block.page, block.heading)
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef"

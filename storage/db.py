@@ -1,0 +1,94 @@
+"""Engines, sessions and migrations: the only place that knows how to reach Postgres."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+from storage.embedded import sqlalchemy_url, start_embedded_server
+
+ALEMBIC_DIR = Path(__file__).resolve().parent.parent / "alembic"
+DEFAULT_EMBEDDING_DIM = 512
+
+
+class DatabaseUnavailableError(RuntimeError):
+    """Postgres could not be reached; the message says which URL (without password)."""
+
+
+def resolve_database_url(database_url: str | None, data_dir: Path) -> tuple[str, Any]:
+    """The URL to use, and the embedded server handle when one had to be started."""
+    if database_url:
+        url = database_url
+        if url.startswith("postgresql://"):
+            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+        return url, None
+    server = start_embedded_server(data_dir)
+    return sqlalchemy_url(server), server
+
+
+def alembic_config(url: str, embedding_dim: int = DEFAULT_EMBEDDING_DIM) -> Config:
+    """An Alembic config pointed at `url`; the initial migration reads the dimension."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(ALEMBIC_DIR))
+    cfg.attributes["url"] = url
+    cfg.attributes["embedding_dim"] = embedding_dim
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head", embedding_dim: int = DEFAULT_EMBEDDING_DIM) -> None:
+    """Apply migrations up to `revision` (blocking; call before the event loop work)."""
+    command.upgrade(alembic_config(url, embedding_dim), revision)
+
+
+def downgrade(url: str, revision: str) -> None:
+    """Revert migrations down to `revision` ("base" drops everything)."""
+    command.downgrade(alembic_config(url), revision)
+
+
+def current_revision(url: str) -> str | None:
+    """The revision the database is at, or None for an empty database."""
+    from alembic.runtime.migration import MigrationContext
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    finally:
+        engine.dispose()
+
+
+@dataclass
+class Database:
+    """An async engine and its session factory."""
+
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+
+    @classmethod
+    def connect(cls, url: str, pool_size: int = 5) -> Database:
+        """Build the engine (lazy: no connection is made until first use)."""
+        engine = create_async_engine(url, pool_size=pool_size, pool_pre_ping=True)
+        return cls(engine, async_sessionmaker(engine, expire_on_commit=False))
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """A session inside one transaction: committed on success, rolled back on error."""
+        async with self.sessions() as session, session.begin():
+            yield session
+
+    async def dispose(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()

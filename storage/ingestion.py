@@ -1,0 +1,166 @@
+"""Ingestion: file → text blocks → chunks → embeddings → one transaction per document."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from storage.chunking import chunk_blocks
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.loaders import UnreadableFileError, detect_format, load_blocks
+from storage.models import Document
+from storage.repositories import documents as docs_repo
+from storage.repositories.documents import NewChunk
+from storage.text import LANGUAGES, detect_language, keyword_tokens
+
+ADDED, REPLACED, UNCHANGED, FAILED = "added", "replaced", "unchanged", "failed"
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What happened to one file."""
+
+    source: str
+    status: str
+    title: str | None = None
+    chunks: int = 0
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    """Limits and chunking parameters, from settings."""
+
+    max_bytes: int = 20 * 1024 * 1024
+    chunk_size: int = 500
+    chunk_overlap: int = 80
+    batch_size: int = 32
+
+
+def collect_files(paths: Iterable[Path]) -> list[Path]:
+    """Files named directly, and every non-hidden file below named folders, sorted."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(
+                p
+                for p in sorted(path.rglob("*"))
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        else:
+            found.append(path)
+    return found
+
+
+class IngestionService:
+    """Adds, replaces and skips documents; each document is one transaction."""
+
+    def __init__(self, db: Database, embedder: Embedder, options: IngestOptions) -> None:
+        self._db = db
+        self._embedder = embedder
+        self._options = options
+
+    async def ingest_path(
+        self,
+        path: Path,
+        title: str | None = None,
+        language: str | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> IngestResult:
+        """Ingest one file from disk; errors come back as a FAILED result, never raised."""
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            return IngestResult(str(path), FAILED, reason=f"cannot read the file ({exc.strerror})")
+        if size > self._options.max_bytes:
+            return IngestResult(str(path), FAILED, reason=self._too_large(size))
+        try:
+            data = await asyncio.to_thread(path.read_bytes)
+        except OSError as exc:
+            return IngestResult(str(path), FAILED, reason=f"cannot read the file ({exc.strerror})")
+        return await self.ingest_bytes(
+            path.name, data, title=title, language=language, source=str(path),
+            on_progress=on_progress,
+        )
+
+    async def ingest_bytes(
+        self,
+        filename: str,
+        data: bytes,
+        title: str | None = None,
+        language: str | None = None,
+        source: str | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> IngestResult:
+        """Ingest an uploaded file's bytes under `title` (default: file name sans extension)."""
+        source = source or filename
+        title = (title or Path(filename).stem).strip()
+        if language is not None and language not in LANGUAGES:
+            return IngestResult(source, FAILED, title, reason=f"unknown language {language!r}")
+        if len(data) > self._options.max_bytes:
+            return IngestResult(source, FAILED, title, reason=self._too_large(len(data)))
+        try:
+            fmt = detect_format(filename)
+            digest = hashlib.sha256(data).hexdigest()
+            async with self._db.sessions() as session:
+                same = await docs_repo.find_by_hash(session, digest)
+            if same is not None:
+                return IngestResult(source, UNCHANGED, same.title, same.chunk_count,
+                                    reason=f"same content as {same.title!r}")
+            blocks, pages = await asyncio.to_thread(load_blocks, data, fmt)
+        except UnreadableFileError as exc:
+            return IngestResult(source, FAILED, title, reason=str(exc))
+        pieces = chunk_blocks(blocks, self._options.chunk_size, self._options.chunk_overlap)
+        doc_language = language or detect_language(" ".join(p.text for p in pieces[:20]))
+        chunks = await self._embed(pieces, doc_language, on_progress)
+        document = Document(
+            title=title, source=source, format=fmt, language=doc_language, content_hash=digest,
+            size_bytes=len(data), page_count=pages, chunk_count=len(chunks),
+        )
+        async with self._db.transaction() as session:
+            if await docs_repo.find_by_hash(session, digest) is not None:
+                return IngestResult(source, UNCHANGED, title, len(chunks), reason="added meanwhile")
+            old = await docs_repo.find_by_title(session, title, lock=True)
+            if old is not None:
+                await docs_repo.delete_document(session, old)
+                await session.flush()
+            await docs_repo.add_document(session, document, chunks)
+        return IngestResult(source, REPLACED if old else ADDED, title, len(chunks))
+
+    async def _embed(
+        self,
+        pieces: list,  # list[TextChunk]
+        language: str,
+        on_progress: Callable[[int, int], None] | None,
+    ) -> list[NewChunk]:
+        out: list[NewChunk] = []
+        size = self._options.batch_size
+        for start in range(0, len(pieces), size):
+            batch = pieces[start : start + size]
+            texts = [p.text if not p.heading else f"{p.heading}\n{p.text}" for p in batch]
+            vectors = await asyncio.to_thread(self._embedder.model.embed_documents, texts)
+            for piece, text_, vector in zip(batch, texts, vectors, strict=True):
+                out.append(
+                    NewChunk(piece.text, piece.position, piece.page, piece.heading, language,
+                             keyword_tokens(text_), vector)
+                )
+            if on_progress:
+                on_progress(len(out), len(pieces))
+        return out
+
+    def _too_large(self, size: int) -> str:
+        limit = self._options.max_bytes / 1024 / 1024
+        return f"the file is {size / 1024 / 1024:.1f} MB, over the {limit:g} MB limit (MAX_FILE_MB)"
+
+    async def delete(self, title: str) -> bool:
+        """Delete a document by title; False when there is none."""
+        async with self._db.transaction() as session:
+            doc = await docs_repo.find_by_title(session, title, lock=True)
+            if doc is None:
+                return False
+            await docs_repo.delete_document(session, doc)
+            return True

@@ -1,0 +1,135 @@
+"""SQLAlchemy mappings of the tables Alembic creates (the schema lives in alembic/)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import BigInteger, DateTime, ForeignKey, LargeBinary, SmallInteger, Text
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    """Declarative base; never used to create tables (Alembic owns the schema)."""
+
+
+class IndexMeta(Base):
+    """The single row describing the vector index and keyword statistics."""
+
+    __tablename__ = "index_meta"
+    id: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    embedding_model: Mapped[str | None] = mapped_column(Text)
+    embedding_dim: Mapped[int]
+    chunk_count: Mapped[int] = mapped_column(BigInteger)
+    token_total: Mapped[int] = mapped_column(BigInteger)
+
+
+class Document(Base):
+    """One ingested document; its chunks go with it."""
+
+    __tablename__ = "documents"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    title: Mapped[str] = mapped_column(Text, unique=True)
+    source: Mapped[str | None] = mapped_column(Text)
+    format: Mapped[str] = mapped_column(Text)
+    language: Mapped[str | None] = mapped_column(Text)
+    content_hash: Mapped[str] = mapped_column(Text, unique=True)
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    page_count: Mapped[int | None]
+    chunk_count: Mapped[int]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+
+
+class Chunk(Base):
+    """A passage of a document with its embedding and keyword vector."""
+
+    __tablename__ = "chunks"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    position: Mapped[int]
+    text: Mapped[str] = mapped_column(Text)
+    page: Mapped[int | None]
+    heading: Mapped[str | None] = mapped_column(Text)
+    language: Mapped[str | None] = mapped_column(Text)
+    token_count: Mapped[int]
+    keywords: Mapped[Any] = mapped_column(TSVECTOR)
+    embedding: Mapped[Any] = mapped_column(Vector())
+
+
+class Form(Base):
+    """A form people ask for: a link and/or a stored file, found by name or alias."""
+
+    __tablename__ = "forms"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    name: Mapped[str] = mapped_column(Text, unique=True)
+    url: Mapped[str | None] = mapped_column(Text)
+    aliases: Mapped[list[str]] = mapped_column(ARRAY(Text), default=list)
+    language: Mapped[str | None] = mapped_column(Text)
+    file_name: Mapped[str | None] = mapped_column(Text)
+    file_mime: Mapped[str | None] = mapped_column(Text)
+    file_data: Mapped[bytes | None] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+
+
+class Conversation(Base):
+    """A chat, thread or console session on one platform."""
+
+    __tablename__ = "conversations"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    platform: Mapped[str] = mapped_column(Text)
+    external_id: Mapped[str] = mapped_column(Text)
+    user_id: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+
+
+class Message(Base):
+    """One question or answer in a conversation, with what produced it."""
+
+    __tablename__ = "messages"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    conversation_id: Mapped[int] = mapped_column(ForeignKey("conversations.id", ondelete="CASCADE"))
+    role: Mapped[str] = mapped_column(Text)
+    content: Mapped[str] = mapped_column(Text)
+    language: Mapped[str | None] = mapped_column(Text)
+    intent: Mapped[str | None] = mapped_column(Text)
+    citations: Mapped[Any] = mapped_column(JSONB)
+    trace_id: Mapped[str | None] = mapped_column(Text)
+    details: Mapped[Any] = mapped_column(JSONB)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+
+
+class Feedback(Base):
+    """A thumbs up/down on an answer, linked to its trace."""
+
+    __tablename__ = "feedback"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    message_id: Mapped[int] = mapped_column(ForeignKey("messages.id", ondelete="CASCADE"))
+    user_id: Mapped[str | None] = mapped_column(Text)
+    rating: Mapped[int] = mapped_column(SmallInteger)
+    comment: Mapped[str | None] = mapped_column(Text)
+    trace_id: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+
+
+class ProcessedEvent(Base):
+    """A platform event already handled (retries are answered once)."""
+
+    __tablename__ = "processed_events"
+    platform: Mapped[str] = mapped_column(Text, primary_key=True)
+    event_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+
+
+__all__ = [
+    "Base",
+    "Chunk",
+    "Conversation",
+    "Document",
+    "Feedback",
+    "Form",
+    "IndexMeta",
+    "Message",
+    "ProcessedEvent",
+]

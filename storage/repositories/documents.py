@@ -1,0 +1,133 @@
+"""Documents and their chunks, with the keyword statistics kept in step."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from storage.models import Document, IndexMeta
+from storage.text import tsvector_literal
+
+
+@dataclass(frozen=True)
+class NewChunk:
+    """A chunk to insert: text, place, tokens and embedding."""
+
+    text: str
+    position: int
+    page: int | None
+    heading: str | None
+    language: str | None
+    tokens: list[str]
+    embedding: list[float]
+
+
+async def find_by_hash(session: AsyncSession, content_hash: str) -> Document | None:
+    """The document with this content hash, if any."""
+    return await session.scalar(select(Document).where(Document.content_hash == content_hash))
+
+
+async def find_by_title(session: AsyncSession, title: str, *, lock: bool = False) -> Document | None:
+    """The document with this title; `lock` holds it until the transaction ends."""
+    query = select(Document).where(Document.title == title)
+    if lock:
+        query = query.with_for_update()
+    return await session.scalar(query)
+
+
+async def list_documents(session: AsyncSession) -> Sequence[Document]:
+    """All documents, by title."""
+    return (await session.scalars(select(Document).order_by(Document.title))).all()
+
+
+async def add_document(session: AsyncSession, document: Document, chunks: list[NewChunk]) -> None:
+    """Insert a document with its chunks and count their terms into the statistics."""
+    session.add(document)
+    await session.flush()
+    rows = [
+        {
+            "document_id": document.id,
+            "position": c.position,
+            "text": c.text,
+            "page": c.page,
+            "heading": c.heading,
+            "language": c.language,
+            "token_count": len(c.tokens),
+            "keywords": tsvector_literal(c.tokens),
+            "embedding": "[" + ",".join(f"{x:.7g}" for x in c.embedding) + "]",
+        }
+        for c in chunks
+    ]
+    if rows:
+        await session.execute(
+            text(
+                "INSERT INTO chunks (document_id, position, text, page, heading, language,"
+                " token_count, keywords, embedding) VALUES (:document_id, :position, :text,"
+                " :page, :heading, :language, :token_count, CAST(:keywords AS tsvector),"
+                " CAST(:embedding AS vector))"
+            ),
+            rows,
+        )
+    df: Counter[str] = Counter()
+    for c in chunks:
+        df.update(set(c.tokens))
+    await _add_term_counts(session, df, sign=1)
+    await _add_totals(session, len(chunks), sum(len(c.tokens) for c in chunks))
+
+
+async def delete_document(session: AsyncSession, document: Document) -> None:
+    """Delete a document and its chunks and take their terms out of the statistics."""
+    result = await session.execute(
+        text(
+            "SELECT u.lexeme, count(*) FROM chunks c, unnest(c.keywords) u"
+            " WHERE c.document_id = :id GROUP BY u.lexeme"
+        ),
+        {"id": document.id},
+    )
+    df = Counter({term: int(n) for term, n in result.all()})
+    totals = (
+        await session.execute(
+            text("SELECT count(*), coalesce(sum(token_count), 0) FROM chunks WHERE document_id = :id"),
+            {"id": document.id},
+        )
+    ).one()
+    await session.execute(delete(Document).where(Document.id == document.id))
+    await _add_term_counts(session, df, sign=-1)
+    await _add_totals(session, -int(totals[0]), -int(totals[1]))
+
+
+async def _add_term_counts(session: AsyncSession, df: Counter[str], sign: int) -> None:
+    if not df:
+        return
+    terms = sorted(df)  # a fixed order: concurrent ingests lock rows alike, no deadlock
+    await session.execute(
+        text(
+            "INSERT INTO keyword_terms (term, df) SELECT * FROM unnest("
+            "CAST(:terms AS text[]), CAST(:dfs AS int[])) ON CONFLICT (term) DO UPDATE"
+            " SET df = keyword_terms.df + EXCLUDED.df"
+        ),
+        {"terms": terms, "dfs": [sign * df[t] for t in terms]},
+    )
+    if sign < 0:
+        await session.execute(
+            text("DELETE FROM keyword_terms WHERE term = ANY(:terms) AND df <= 0"),
+            {"terms": terms},
+        )
+
+
+async def _add_totals(session: AsyncSession, chunks: int, tokens: int) -> None:
+    meta = await session.get(IndexMeta, 1, with_for_update=True)
+    assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
+    meta.chunk_count += chunks
+    meta.token_total += tokens
+
+
+async def get_index_meta(session: AsyncSession) -> IndexMeta:
+    """The index description row (created by the first migration)."""
+    meta = await session.get(IndexMeta, 1)
+    assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
+    return meta

@@ -1,0 +1,251 @@
+"""Hybrid retrieval: pgvector cosine top-N and BM25 over jieba tokens, fused by RRF.
+
+Ranking is reciprocal-rank fusion of the two lists (keyword weighted higher:
+on extractive questions exact terms are the stronger signal). Each result
+also carries `score`, a relevance estimate in [0, 1] that thresholds use:
+the mean of the cosine similarity and the keyword coverage (the share of the
+question's IDF mass that the passage contains).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.text import keyword_tokens, tsquery_literal
+
+K1, B = 1.2, 0.75
+RRF_K = 60
+# The candidate filter uses the rarest query terms whose postings add up to at
+# most this many rows: very common terms ("的", "the") cannot change the top
+# of a BM25 ranking but would make every query scan the whole table.
+MAX_KEYWORD_POSTINGS = 6000
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Optional restrictions: document language and/or document titles."""
+
+    language: str | None = None
+    documents: tuple[str, ...] = ()
+
+
+@dataclass
+class SearchHit:
+    """One retrieved chunk, best first; `score` is the thresholded relevance."""
+
+    document: str
+    chunk_id: int
+    text: str
+    score: float
+    page: int | None
+    heading: str | None = None
+    language: str | None = None
+    cosine: float = 0.0
+    coverage: float = 0.0
+    fusion: float = 0.0
+    ranks: dict[str, int | None] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON shape the CLI and evaluation read."""
+        return asdict(self)
+
+
+def relevance(cosine: float, coverage: float) -> float:
+    """The [0, 1] relevance a threshold compares against."""
+    return round(max(0.0, min(1.0, (cosine + coverage) / 2)), 4)
+
+
+def rrf(rankings: dict[str, list[int]], weights: dict[str, float]) -> dict[int, float]:
+    """Weighted reciprocal-rank fusion of ranked id lists."""
+    fused: dict[int, float] = {}
+    for name, ids in rankings.items():
+        for rank, chunk_id in enumerate(ids, start=1):
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + weights[name] / (RRF_K + rank)
+    return fused
+
+
+class HybridSearcher:
+    """Runs hybrid searches against the chunks table."""
+
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder,
+        candidates: int = 40,
+        keyword_weight: float = 1.0,
+        vector_weight: float = 0.5,
+    ) -> None:
+        self._db = db
+        self._embedder = embedder
+        self.candidates = candidates
+        self.weights = {"keyword": keyword_weight, "vector": vector_weight}
+
+    async def search(
+        self,
+        query: str,
+        top_k: int = 5,
+        threshold: float = 0.0,
+        filters: SearchFilters | None = None,
+        mode: str = "hybrid",
+    ) -> list[SearchHit]:
+        """The best `top_k` chunks with relevance ≥ `threshold`.
+
+        `mode` is "hybrid", or "keyword" / "vector" for one side alone (baselines).
+        """
+        filters = filters or SearchFilters()
+        tokens = keyword_tokens(query)
+        vector = await asyncio.to_thread(self._embedder.model.embed_query, query)
+        vec_literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+        async with self._db.sessions() as session:
+            idf = await self._idf(session, tokens)
+            rankings: dict[str, list[int]] = {}
+            if mode in ("hybrid", "vector"):
+                rankings["vector"] = await self._vector_ids(session, vec_literal, filters)
+            if mode in ("hybrid", "keyword"):
+                rankings["keyword"] = await self._keyword_ids(session, idf, filters)
+            fused = rrf(rankings, self.weights)
+            order = sorted(fused, key=lambda i: -fused[i])
+            hits = await self._details(session, order, vec_literal, idf)
+        ranks = {name: {cid: r for r, cid in enumerate(ids, 1)} for name, ids in rankings.items()}
+        out: list[SearchHit] = []
+        for chunk_id in order:
+            hit = hits.get(chunk_id)
+            if hit is None or hit.score < threshold:
+                continue
+            hit.fusion = round(fused[chunk_id], 6)
+            hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
+            out.append(hit)
+            if len(out) >= top_k:
+                break
+        return out
+
+    async def _idf(self, session: AsyncSession, tokens: list[str]) -> dict[str, tuple[float, int]]:
+        """IDF and document frequency of each distinct query token."""
+        terms = sorted(set(tokens))
+        row = (
+            await session.execute(
+                text(
+                    "SELECT m.chunk_count, coalesce(array_agg(t.term) FILTER (WHERE t.term IS"
+                    " NOT NULL), '{}'), coalesce(array_agg(t.df) FILTER (WHERE t.term IS NOT"
+                    " NULL), '{}') FROM index_meta m LEFT JOIN keyword_terms t ON t.term ="
+                    " ANY(:terms) GROUP BY m.chunk_count"
+                ),
+                {"terms": terms},
+            )
+        ).one()
+        n = int(row[0])
+        dfs = dict(zip(row[1], row[2], strict=True))
+        return {
+            t: (math.log(1 + (n - dfs.get(t, 0) + 0.5) / (dfs.get(t, 0) + 0.5)), dfs.get(t, 0))
+            for t in terms
+        }
+
+    async def _vector_ids(
+        self, session: AsyncSession, vec: str, filters: SearchFilters
+    ) -> list[int]:
+        where, params = _filter_sql(filters)
+        await session.execute(text(f"SET LOCAL hnsw.ef_search = {max(40, self.candidates)}"))
+        if where:
+            await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+        rows = await session.execute(
+            text(
+                f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id {where}"
+                " ORDER BY c.embedding <=> CAST(:vec AS vector) LIMIT :n"
+            ),
+            {"vec": vec, "n": self.candidates, **params},
+        )
+        return [r[0] for r in rows]
+
+    async def _keyword_ids(
+        self, session: AsyncSession, idf: dict[str, tuple[float, int]], filters: SearchFilters
+    ) -> list[int]:
+        known = sorted((t for t, (_, df) in idf.items() if df > 0), key=lambda t: idf[t][1])
+        selective: list[str] = []
+        postings = 0
+        for term in known:
+            if selective and postings + idf[term][1] > MAX_KEYWORD_POSTINGS:
+                break
+            selective.append(term)
+            postings += idf[term][1]
+        if not selective:
+            return []
+        where, params = _filter_sql(filters)
+        where = ("AND " + where.removeprefix("WHERE ")) if where else ""
+        meta = (await session.execute(text("SELECT chunk_count, token_total FROM index_meta"))).one()
+        avgdl = max(1.0, int(meta[1]) / max(1, int(meta[0])))
+        rows = await session.execute(
+            text(
+                "WITH q AS (SELECT * FROM unnest(CAST(:terms AS text[]), CAST(:idfs AS float8[]))"
+                " AS q(term, idf)) SELECT c.id, sum(q.idf * cardinality(u.positions) * :k1p1 /"
+                " (cardinality(u.positions) + :k1 * (1 - :b + :b * c.token_count / :avgdl)))"
+                " AS bm25 FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " CROSS JOIN LATERAL unnest(ts_filter(setweight(c.keywords, 'A',"
+                " CAST(:terms AS text[])), '{a}')) u JOIN q ON q.term = u.lexeme"
+                f" WHERE c.keywords @@ CAST(:tsq AS tsquery) {where}"
+                " GROUP BY c.id ORDER BY bm25 DESC, c.id LIMIT :n"
+            ),
+            {
+                "terms": known,
+                "idfs": [idf[t][0] for t in known],
+                "tsq": tsquery_literal(selective),
+                "k1": K1,
+                "k1p1": K1 + 1,
+                "b": B,
+                "avgdl": avgdl,
+                "n": self.candidates,
+                **params,
+            },
+        )
+        return [r[0] for r in rows]
+
+    async def _details(
+        self,
+        session: AsyncSession,
+        ids: list[int],
+        vec: str,
+        idf: dict[str, tuple[float, int]],
+    ) -> dict[int, SearchHit]:
+        if not ids:
+            return {}
+        terms = sorted(idf)
+        total_idf = sum(v[0] for v in idf.values()) or 1.0
+        rows = await session.execute(
+            text(
+                "WITH q AS (SELECT * FROM unnest(CAST(:terms AS text[]), CAST(:idfs AS float8[]))"
+                " AS q(term, idf)) SELECT c.id, d.title, c.text, c.page, c.heading, c.language,"
+                " 1 - (c.embedding <=> CAST(:vec AS vector)),"
+                " (SELECT coalesce(sum(q.idf), 0) FROM unnest(ts_filter(setweight(c.keywords,"
+                " 'A', CAST(:terms AS text[])), '{a}')) u JOIN q ON q.term = u.lexeme)"
+                " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(:ids)"
+            ),
+            {"terms": terms, "idfs": [idf[t][0] for t in terms], "vec": vec, "ids": ids},
+        )
+        hits: dict[int, SearchHit] = {}
+        for cid, title, body, page, heading, lang, cos, matched in rows:
+            coverage = float(matched) / total_idf
+            hits[cid] = SearchHit(
+                document=title, chunk_id=cid, text=body, score=relevance(float(cos), coverage),
+                page=page, heading=heading, language=lang, cosine=round(float(cos), 4),
+                coverage=round(coverage, 4),
+            )
+        return hits
+
+
+def _filter_sql(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    if filters.language:
+        clauses.append("c.language = :f_language")
+        params["f_language"] = filters.language
+    if filters.documents:
+        clauses.append("d.title = ANY(:f_documents)")
+        params["f_documents"] = list(filters.documents)
+    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
