@@ -89,6 +89,7 @@ async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIte
                 candidates=settings.search_candidates,
                 keyword_weight=settings.search_keyword_weight,
                 vector_weight=settings.search_vector_weight,
+                fusion=settings.search_fusion,
             ),
             url=url,
             server=server,

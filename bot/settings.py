@@ -43,7 +43,8 @@ class Settings(BaseSettings):
     search_top_k: int = Field(default=5, validation_alias="SEARCH_TOP_K")
     search_candidates: int = Field(default=40, validation_alias="SEARCH_CANDIDATES")
     search_keyword_weight: float = Field(default=1.0, validation_alias="SEARCH_KEYWORD_WEIGHT")
-    search_vector_weight: float = Field(default=0.5, validation_alias="SEARCH_VECTOR_WEIGHT")
+    search_vector_weight: float = Field(default=0.3, validation_alias="SEARCH_VECTOR_WEIGHT")
+    search_fusion: str = Field(default="linear", validation_alias="SEARCH_FUSION")
 
     log_level: str = Field(default="WARNING", validation_alias="LOG_LEVEL")
 

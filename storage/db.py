@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from alembic import command
 from alembic.config import Config
 from sqlalchemy import create_engine
 from sqlalchemy.ext.asyncio import (
@@ -18,6 +17,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from alembic import command
 from storage.embedded import sqlalchemy_url, start_embedded_server
 
 ALEMBIC_DIR = Path(__file__).resolve().parent.parent / "alembic"
@@ -37,6 +37,13 @@ def resolve_database_url(database_url: str | None, data_dir: Path) -> tuple[str,
         return url, None
     server = start_embedded_server(data_dir)
     return sqlalchemy_url(server), server
+
+
+def with_database(url: str, database: str) -> str:
+    """The same server URL pointing at another database."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).set(database=database).render_as_string(hide_password=False)
 
 
 def alembic_config(url: str, embedding_dim: int = DEFAULT_EMBEDDING_DIM) -> Config:

@@ -79,10 +79,9 @@ async def _resize_embedding_column(
     await session.execute(text("DROP INDEX IF EXISTS ix_chunks_embedding"))
     await session.execute(text("ALTER TABLE chunks DROP COLUMN embedding"))
     await session.execute(text(f"ALTER TABLE chunks ADD COLUMN embedding vector({int(dim)})"))
+    await session.execute(text("ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE PLAIN"))
     if keep_not_null:
         await session.execute(text("ALTER TABLE chunks ALTER COLUMN embedding SET NOT NULL"))
     await session.execute(
-        text(
-            "CREATE INDEX ix_chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops)"
-        )
+        text("CREATE INDEX ix_chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops)")
     )

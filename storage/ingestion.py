@@ -49,7 +49,8 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
             found.extend(
                 p
                 for p in sorted(path.rglob("*"))
-                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                if p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
         else:
             found.append(path)
@@ -83,7 +84,11 @@ class IngestionService:
         except OSError as exc:
             return IngestResult(str(path), FAILED, reason=f"cannot read the file ({exc.strerror})")
         return await self.ingest_bytes(
-            path.name, data, title=title, language=language, source=str(path),
+            path.name,
+            data,
+            title=title,
+            language=language,
+            source=str(path),
             on_progress=on_progress,
         )
 
@@ -109,8 +114,13 @@ class IngestionService:
             async with self._db.sessions() as session:
                 same = await docs_repo.find_by_hash(session, digest)
             if same is not None:
-                return IngestResult(source, UNCHANGED, same.title, same.chunk_count,
-                                    reason=f"same content as {same.title!r}")
+                return IngestResult(
+                    source,
+                    UNCHANGED,
+                    same.title,
+                    same.chunk_count,
+                    reason=f"same content as {same.title!r}",
+                )
             blocks, pages = await asyncio.to_thread(load_blocks, data, fmt)
         except UnreadableFileError as exc:
             return IngestResult(source, FAILED, title, reason=str(exc))
@@ -118,8 +128,14 @@ class IngestionService:
         doc_language = language or detect_language(" ".join(p.text for p in pieces[:20]))
         chunks = await self._embed(pieces, doc_language, on_progress)
         document = Document(
-            title=title, source=source, format=fmt, language=doc_language, content_hash=digest,
-            size_bytes=len(data), page_count=pages, chunk_count=len(chunks),
+            title=title,
+            source=source,
+            format=fmt,
+            language=doc_language,
+            content_hash=digest,
+            size_bytes=len(data),
+            page_count=pages,
+            chunk_count=len(chunks),
         )
         async with self._db.transaction() as session:
             if await docs_repo.find_by_hash(session, digest) is not None:
@@ -145,8 +161,15 @@ class IngestionService:
             vectors = await asyncio.to_thread(self._embedder.model.embed_documents, texts)
             for piece, text_, vector in zip(batch, texts, vectors, strict=True):
                 out.append(
-                    NewChunk(piece.text, piece.position, piece.page, piece.heading, language,
-                             keyword_tokens(text_), vector)
+                    NewChunk(
+                        piece.text,
+                        piece.position,
+                        piece.page,
+                        piece.heading,
+                        language,
+                        keyword_tokens(text_),
+                        vector,
+                    )
                 )
             if on_progress:
                 on_progress(len(out), len(pieces))
@@ -154,7 +177,9 @@ class IngestionService:
 
     def _too_large(self, size: int) -> str:
         limit = self._options.max_bytes / 1024 / 1024
-        return f"the file is {size / 1024 / 1024:.1f} MB, over the {limit:g} MB limit (MAX_FILE_MB)"
+        return (
+            f"the file is {size / 1024 / 1024:.1f} MB, over the {limit:.3g} MB limit (MAX_FILE_MB)"
+        )
 
     async def delete(self, title: str) -> bool:
         """Delete a document by title; False when there is none."""

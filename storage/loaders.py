@@ -56,7 +56,9 @@ def load_blocks(data: bytes, fmt: str) -> tuple[list[Block], int | None]:
 
 
 def _decode(data: bytes) -> str:
-    for encoding in ("utf-8-sig", "utf-16", "big5", "gb18030"):
+    # UTF-16 only with its byte-order mark: any even-length bytes "decode" as UTF-16.
+    encodings = ("utf-16",) if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ()
+    for encoding in (*encodings, "utf-8-sig", "big5", "gb18030"):
         try:
             text = data.decode(encoding)
         except UnicodeDecodeError:

@@ -59,6 +59,8 @@ def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
 def main() -> None:
     """Console-script entry point."""
     logging.basicConfig(level=Settings().log_level.upper(), stream=sys.stderr)
+    # pypdf logs every oddity of a bad PDF; the ingest summary already says what failed.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     from bot.cli import admin, demo, kb  # noqa: F401  (registers the commands)
 
     app()

@@ -82,8 +82,13 @@ def forms_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None
         async with open_runtime(settings()) as rt:
             forms = await FormService(rt.db, rt.settings.max_file_bytes).list()
             return [
-                {"name": f.name, "url": f.url, "aliases": f.aliases, "language": f.language,
-                 "file": f.file_name}
+                {
+                    "name": f.name,
+                    "url": f.url,
+                    "aliases": f.aliases,
+                    "language": f.language,
+                    "file": f.file_name,
+                }
                 for f in forms
             ]
 
@@ -97,8 +102,11 @@ def forms_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None
     table = Table("name", "url", "aliases", "language", "file")
     for r in rows:
         table.add_row(
-            str(r["name"]), str(r["url"] or ""), ", ".join(r["aliases"]),  # type: ignore[arg-type]
-            str(r["language"] or ""), str(r["file"] or ""),
+            str(r["name"]),
+            str(r["url"] or ""),
+            ", ".join(r["aliases"]),  # type: ignore[arg-type]
+            str(r["language"] or ""),
+            str(r["file"] or ""),
         )
     Console().print(table)
 

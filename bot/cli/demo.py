@@ -37,7 +37,10 @@ def demo() -> None:
         async with open_runtime(settings()) as rt:
             for path in sorted((root / "docs").iterdir()):
                 result = await rt.ingestion.ingest_path(path)
-                out.print(f"{result.status:<9} {path.name}" + (f": {result.reason}" if result.reason and result.status == FAILED else ""))
+                out.print(
+                    f"{result.status:<9} {path.name}"
+                    + (f": {result.reason}" if result.reason and result.status == FAILED else "")
+                )
             forms = FormService(rt.db, rt.settings.max_file_bytes)
             for form in json.loads((root / "forms.json").read_text("utf-8")):
                 await forms.add(form["name"], form["url"], None, form["aliases"], form["language"])
@@ -49,4 +52,4 @@ def demo() -> None:
                     out.print(f"  [{n}] {hit.document} (score {hit.score:.2f}): {hit.text[:120]}")
 
     run(go)
-    typer.echo("\nDone. Try `ragbot search \"your question\"` or `ragbot docs list`.")
+    typer.echo('\nDone. Try `ragbot search "your question"` or `ragbot docs list`.')

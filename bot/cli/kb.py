@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from bot.cli import app, fail, run, settings
@@ -26,8 +26,12 @@ console = Console(stderr=True)
 
 def _progress() -> Progress:
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-        TimeRemainingColumn(), console=console, transient=True,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
     )
 
 
@@ -53,7 +57,7 @@ def ingest(
                 for path in files:
                     chunk_task = bar.add_task(f"  {path.name}", total=None)
 
-                    def step(done: int, total: int, task: int = chunk_task) -> None:
+                    def step(done: int, total: int, task: TaskID = chunk_task) -> None:
                         bar.update(task, completed=done, total=total)
 
                     results.append(await rt.ingestion.ingest_path(path, title, language, step))
@@ -68,28 +72,35 @@ def ingest(
 
 
 def _print_summary(results: list[IngestResult]) -> None:
-    out = Console()
     for r in results:
         if r.status == FAILED:
-            out.print(f"[red]failed[/red]    {r.source}: {r.reason}")
+            typer.secho(f"failed    {r.source}: {r.reason}", fg=typer.colors.RED)
         elif r.status == UNCHANGED:
-            out.print(f"unchanged {r.source} ({r.reason})")
+            typer.echo(f"unchanged {r.source} ({r.reason})")
         else:
-            out.print(f"{r.status:<9} {r.source} → {r.title!r} ({r.chunks} chunks)")
-    counts = {s: sum(1 for r in results if r.status == s) for s in (ADDED, REPLACED, UNCHANGED, FAILED)}
-    out.print(
+            typer.echo(f"{r.status:<9} {r.source} → {r.title!r} ({r.chunks} chunks)")
+    counts = {
+        s: sum(1 for r in results if r.status == s) for s in (ADDED, REPLACED, UNCHANGED, FAILED)
+    }
+    typer.echo(
         f"summary: {counts[ADDED]} added, {counts[REPLACED]} replaced, "
         f"{counts[UNCHANGED]} unchanged, {counts[FAILED]} failed"
     )
     if not results:
-        out.print("nothing to ingest")
+        typer.echo("nothing to ingest")
 
 
 def _hit_json(hit: SearchHit) -> dict[str, object]:
     return {
-        "document": hit.document, "chunk_id": hit.chunk_id, "text": hit.text,
-        "score": hit.score, "page": hit.page, "heading": hit.heading,
-        "cosine": hit.cosine, "coverage": hit.coverage, "ranks": hit.ranks,
+        "document": hit.document,
+        "chunk_id": hit.chunk_id,
+        "text": hit.text,
+        "score": hit.score,
+        "page": hit.page,
+        "heading": hit.heading,
+        "cosine": hit.cosine,
+        "coverage": hit.coverage,
+        "ranks": hit.ranks,
     }
 
 
@@ -129,7 +140,7 @@ def search(
 
 
 def _print_hits(query: str, hits: list[SearchHit]) -> None:
-    out = Console()
+    out = Console(soft_wrap=True)
     if not hits:
         out.print(f"no results for {query!r}")
         return
@@ -145,11 +156,14 @@ def reindex() -> None:
     """Re-embed every chunk with the configured embedder."""
 
     async def go() -> int:
-        async with open_runtime(settings(), check_index=False) as rt, _progress() as bar:
-            task = bar.add_task("re-embedding", total=None)
-            return await reindex_index(
-                rt.db, rt.embedder, progress=lambda d, t: bar.update(task, completed=d, total=t)
-            )
+        async with open_runtime(settings(), check_index=False) as rt:
+            with _progress() as bar:
+                task = bar.add_task("re-embedding", total=None)
+                return await reindex_index(
+                    rt.db,
+                    rt.embedder,
+                    progress=lambda d, t: bar.update(task, completed=d, total=t),
+                )
 
     n = run(go)
     typer.echo(f"re-embedded {n} chunks")
@@ -162,9 +176,15 @@ def docs_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     async def go() -> list[dict[str, object]]:
         async with open_runtime(settings()) as rt, rt.db.sessions() as session:
             return [
-                {"title": d.title, "format": d.format, "language": d.language,
-                 "chunks": d.chunk_count, "pages": d.page_count, "source": d.source,
-                 "added": d.created_at.isoformat(timespec="seconds")}
+                {
+                    "title": d.title,
+                    "format": d.format,
+                    "language": d.language,
+                    "chunks": d.chunk_count,
+                    "pages": d.page_count,
+                    "source": d.source,
+                    "added": d.created_at.isoformat(timespec="seconds"),
+                }
                 for d in await docs_repo.list_documents(session)
             ]
 

@@ -31,7 +31,9 @@ async def find_by_hash(session: AsyncSession, content_hash: str) -> Document | N
     return await session.scalar(select(Document).where(Document.content_hash == content_hash))
 
 
-async def find_by_title(session: AsyncSession, title: str, *, lock: bool = False) -> Document | None:
+async def find_by_title(
+    session: AsyncSession, title: str, *, lock: bool = False
+) -> Document | None:
     """The document with this title; `lock` holds it until the transaction ends."""
     query = select(Document).where(Document.title == title)
     if lock:
@@ -91,7 +93,9 @@ async def delete_document(session: AsyncSession, document: Document) -> None:
     df = Counter({term: int(n) for term, n in result.all()})
     totals = (
         await session.execute(
-            text("SELECT count(*), coalesce(sum(token_count), 0) FROM chunks WHERE document_id = :id"),
+            text(
+                "SELECT count(*), coalesce(sum(token_count), 0) FROM chunks WHERE document_id = :id"
+            ),
             {"id": document.id},
         )
     ).one()

@@ -1,0 +1,112 @@
+"""Shared benchmark plumbing: eval sets, a fresh database per corpus, table printing."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, text
+
+from bot.settings import Settings
+from storage import db as dbmod
+from storage.db import Database
+from storage.embedded import sqlalchemy_url, start_embedded_server
+
+EVAL_DIR = Path(
+    os.environ.get("RAGBOT_EVAL_DIR", Path(__file__).resolve().parents[2] / "shared" / "eval")
+)
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+CORPORA = {
+    "drcd (zh-hant)": EVAL_DIR / "drcd" / "DRCD_dev.json",
+    "xquad.en (en)": EVAL_DIR / "xquad" / "xquad.en.json",
+    "xquad.zh (zh-hans)": EVAL_DIR / "xquad" / "xquad.zh.json",
+}
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question with its gold passage id and answer spans."""
+
+    id: str
+    text: str
+    passage: str
+    answers: tuple[str, ...]
+
+
+def load_squad(path: Path) -> tuple[dict[str, str], list[Question]]:
+    """Passages by id (article index and paragraph index) and every question."""
+    data = json.loads(path.read_text("utf-8"))["data"]
+    passages: dict[str, str] = {}
+    questions: list[Question] = []
+    for a, article in enumerate(data):
+        for p, para in enumerate(article["paragraphs"]):
+            pid = f"p{a:03d}-{p:02d}"
+            passages[pid] = para["context"]
+            for qa in para["qas"]:
+                answers = tuple(ans["text"] for ans in qa["answers"])
+                questions.append(Question(qa["id"], qa["question"], pid, answers))
+    return passages, questions
+
+
+def fresh_database(name: str) -> tuple[str, Any]:
+    """A new, migrated database `name` on the embedded (or DATABASE_URL) server."""
+    settings = Settings()
+    if settings.database_url:
+        admin_url, server = settings.database_url, None
+    else:
+        data_dir = Path(os.environ.get("RAGBOT_BENCH_DATA_DIR", "/tmp/ragbot-bench"))
+        server = start_embedded_server(data_dir)
+        admin_url = sqlalchemy_url(server)
+    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    url = dbmod.with_database(admin_url, name)
+    dbmod.upgrade(url)
+    return url, server
+
+
+def connect(url: str) -> Database:
+    """An async Database for the benchmark."""
+    return Database.connect(url, pool_size=2)
+
+
+def pct(values: list[float], q: float) -> float:
+    """The q-th percentile (0..100) of values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q / 100
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def mean(values: list[float]) -> float:
+    """Arithmetic mean (nan when empty)."""
+    return statistics.fmean(values) if values else float("nan")
+
+
+def print_table(headers: list[str], rows: list[list[Any]]) -> str:
+    """Print a Markdown table and return it."""
+
+    def fmt(v: Any) -> str:
+        return f"{v:.3f}" if isinstance(v, float) else str(v)
+
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
+    table = "\n".join(lines)
+    print(table, flush=True)
+    return table
+
+
+def write_json(name: str, payload: Any) -> Path:
+    """Write results to bench/results/NAME.json."""
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    path = RESULTS_DIR / f"{name}.json"
+    path.write_text(json.dumps(payload, ensure_ascii=False, indent=2), "utf-8")
+    return path

@@ -1,0 +1,311 @@
+"""Retrieval benchmark: hybrid vs keyword-only, vector-only and in-memory BM25.
+
+Usage: .venv/bin/python -m bench.retrieval [--limit N] [--filler 100000]
+Prints Markdown tables and writes bench/results/retrieval.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import time
+from typing import Any
+
+from rank_bm25 import BM25Okapi
+from sqlalchemy import text
+
+from bench.common import (
+    CORPORA,
+    Question,
+    connect,
+    fresh_database,
+    load_squad,
+    mean,
+    pct,
+    print_table,
+    write_json,
+)
+from bot.runtime import ingest_options
+from bot.settings import Settings
+from storage.db import Database
+from storage.embeddings import build_embedder
+from storage.index import check_embedder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+from storage.text import keyword_tokens
+
+# method name → (fusion, search mode)
+METHODS = {
+    "hybrid (linear fusion, default)": ("linear", "hybrid"),
+    "hybrid (weighted RRF)": ("rrf", "hybrid"),
+    "keyword only (BM25 in Postgres)": ("linear", "keyword"),
+    "vector only (pgvector HNSW)": ("linear", "vector"),
+}
+HYBRID = "hybrid (linear fusion, default)"
+CUTS = (1, 5, 10)
+
+
+def doc_ranking(titles: list[str]) -> list[str]:
+    """Chunk-level hits → distinct documents, best first."""
+    seen: dict[str, None] = {}
+    for t in titles:
+        seen.setdefault(t, None)
+    return list(seen)
+
+
+def metrics(rankings: list[list[str]], golds: list[str]) -> dict[str, float]:
+    """Recall@1/5/10 and MRR@10 of the gold passage."""
+    out: dict[str, float] = {}
+    for k in CUTS:
+        out[f"R@{k}"] = mean(
+            [1.0 if g in r[:k] else 0.0 for r, g in zip(rankings, golds, strict=True)]
+        )
+    out["MRR@10"] = mean(
+        [
+            1.0 / (r[:10].index(g) + 1) if g in r[:10] else 0.0
+            for r, g in zip(rankings, golds, strict=True)
+        ]
+    )
+    return out
+
+
+async def ingest_corpus(
+    db: Database, passages: dict[str, str], settings: Settings
+) -> dict[str, float]:
+    embedder = build_embedder(None, None, None, None)
+    await check_embedder(db, embedder)
+    service = IngestionService(db, embedder, ingest_options(settings))
+    start = time.perf_counter()
+    chunks = 0
+    for pid, body in passages.items():
+        result = await service.ingest_bytes(f"{pid}.txt", body.encode(), title=pid)
+        chunks += result.chunks
+    seconds = time.perf_counter() - start
+    return {"ingest_s": seconds, "chunks": chunks, "chunks_per_s": chunks / seconds}
+
+
+def searchers(db: Database, settings: Settings) -> dict[str, tuple[HybridSearcher, str]]:
+    """One searcher per benchmarked method."""
+    embedder = build_embedder(None, None, None, None)
+    return {
+        name: (
+            HybridSearcher(
+                db,
+                embedder,
+                settings.search_candidates,
+                settings.search_keyword_weight,
+                settings.search_vector_weight if fusion == "linear" else 0.5,
+                fusion,
+            ),
+            mode,
+        )
+        for name, (fusion, mode) in METHODS.items()
+    }
+
+
+async def run_queries(
+    methods: dict[str, tuple[HybridSearcher, str]], questions: list[Question]
+) -> tuple[dict[str, list[list[str]]], dict[str, list[float]], list[dict[str, Any]]]:
+    ranked: dict[str, list[list[str]]] = {m: [] for m in methods}
+    latency: dict[str, list[float]] = {m: [] for m in methods}
+    scores: list[dict[str, Any]] = []
+    for q in questions:
+        for name, (searcher, mode) in methods.items():
+            t0 = time.perf_counter()
+            hits = await searcher.search(q.text, top_k=30, mode=mode)
+            latency[name].append((time.perf_counter() - t0) * 1000)
+            ranked[name].append(doc_ranking([h.document for h in hits]))
+            if name == HYBRID and hits:
+                gold = next((h for h in hits if h.document == q.passage), None)
+                scores.append(
+                    {
+                        "top": hits[0].score,
+                        "top_is_gold": hits[0].document == q.passage,
+                        "gold": gold.score if gold else None,
+                    }
+                )
+    return ranked, latency, scores
+
+
+def bm25_baseline(
+    passages: dict[str, str], questions: list[Question]
+) -> tuple[list[list[str]], list[float]]:
+    ids = list(passages)
+    bm25 = BM25Okapi([keyword_tokens(passages[i]) for i in ids])
+    ranked, latency = [], []
+    for q in questions:
+        t0 = time.perf_counter()
+        scores = bm25.get_scores(keyword_tokens(q.text))
+        top = sorted(range(len(ids)), key=lambda i: -scores[i])[:10]
+        latency.append((time.perf_counter() - t0) * 1000)
+        ranked.append([ids[i] for i in top])
+    return ranked, latency
+
+
+async def add_filler(db: Database, target: int) -> int:
+    """Grow the chunk table to `target` rows with synthetic chunks.
+
+    Each filler chunk mixes two real chunks: concatenated keyword vectors and the
+    normalised sum of their embeddings, so term and vector distributions stay
+    realistic. Statistics are recomputed; the HNSW index is rebuilt afterwards.
+    """
+    async with db.transaction() as s:
+        have = int((await s.execute(text("SELECT count(*) FROM chunks"))).scalar_one())
+        need = target - have
+        if need <= 0:
+            return have
+        await s.execute(text("DROP INDEX ix_chunks_embedding"))
+        doc = (
+            await s.execute(
+                text(
+                    "INSERT INTO documents (title, format, content_hash, size_bytes, chunk_count)"
+                    " VALUES ('filler', 'txt', 'filler', 0, :n) RETURNING id"
+                ),
+                {"n": need},
+            )
+        ).scalar_one()
+        await s.execute(
+            text(
+                "WITH src AS (SELECT row_number() OVER (ORDER BY id) AS rn, * FROM chunks),"
+                " n AS (SELECT count(*) AS c FROM src)"
+                " INSERT INTO chunks"
+                " (document_id, position, text, token_count, keywords, embedding)"
+                " SELECT :doc, g, a.text || ' ' || b.text, a.token_count + b.token_count,"
+                " a.keywords || b.keywords, l2_normalize(a.embedding + b.embedding)"
+                " FROM generate_series(1, :need) g, n,"
+                " LATERAL (SELECT * FROM src WHERE src.rn = 1 + (g * 7919) % n.c) a,"
+                " LATERAL (SELECT * FROM src WHERE src.rn = 1 + (g * 104729 + 13) % n.c) b"
+            ),
+            {"doc": doc, "need": need},
+        )
+        await s.execute(text("TRUNCATE keyword_terms"))
+        await s.execute(
+            text(
+                "INSERT INTO keyword_terms SELECT u.lexeme, count(*)"
+                " FROM chunks c, unnest(c.keywords) u GROUP BY u.lexeme"
+            )
+        )
+        await s.execute(
+            text(
+                "UPDATE index_meta SET chunk_count = (SELECT count(*) FROM chunks),"
+                " token_total = (SELECT sum(token_count) FROM chunks)"
+            )
+        )
+        await s.execute(text("SET LOCAL maintenance_work_mem = '1GB'"))
+        await s.execute(
+            text(
+                "CREATE INDEX ix_chunks_embedding ON chunks"
+                " USING hnsw (embedding vector_cosine_ops)"
+            )
+        )
+    async with db.transaction() as s:
+        await s.execute(text("ANALYZE chunks"))
+        return int((await s.execute(text("SELECT count(*) FROM chunks"))).scalar_one())
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--limit", type=int, default=0, help="questions per corpus (0: all)")
+    parser.add_argument("--filler", type=int, default=100_000, help="chunks for the latency run")
+    parser.add_argument("--latency-questions", type=int, default=300)
+    args = parser.parse_args()
+    settings = Settings()
+    rng = random.Random(7)
+    results: dict[str, Any] = {"corpora": {}}
+    quality_rows, _latency_rows, ingest_rows = [], [], []
+    drcd_url = ""
+    for name, path in CORPORA.items():
+        passages, questions = load_squad(path)
+        if args.limit:
+            questions = rng.sample(questions, min(args.limit, len(questions)))
+        slug = "bench_" + name.split()[0].replace(".", "_")
+        url, _server = await asyncio.to_thread(fresh_database, slug)
+        drcd_url = drcd_url or url
+        db = connect(url)
+        ingest = await ingest_corpus(db, passages, settings)
+        methods = searchers(db, settings)
+        await methods[HYBRID][0].search("warm up", top_k=1)
+        golds = [q.passage for q in questions]
+        ranked, latency, scores = await run_queries(methods, questions)
+        ranked["bm25 (rank_bm25, memory)"], latency["bm25 (rank_bm25, memory)"] = bm25_baseline(
+            passages, questions
+        )
+        per_mode = {}
+        for mode, r in ranked.items():
+            m = metrics(r, golds)
+            per_mode[mode] = {
+                **m,
+                "p50_ms": pct(latency[mode], 50),
+                "p95_ms": pct(latency[mode], 95),
+            }
+            quality_rows.append(
+                [
+                    name,
+                    mode,
+                    m["R@1"],
+                    m["R@5"],
+                    m["R@10"],
+                    m["MRR@10"],
+                    per_mode[mode]["p50_ms"],
+                    per_mode[mode]["p95_ms"],
+                ]
+            )
+        ingest_rows.append(
+            [
+                name,
+                len(passages),
+                len(questions),
+                int(ingest["chunks"]),
+                ingest["ingest_s"],
+                ingest["chunks_per_s"],
+            ]
+        )
+        results["corpora"][name] = {
+            "passages": len(passages),
+            "questions": len(questions),
+            "ingest": ingest,
+            "modes": per_mode,
+            "scores": scores,
+        }
+        await db.dispose()
+        print(f"done {name}", flush=True)
+
+    print("\n## Retrieval quality (gold passage) and search latency\n")
+    results["quality_table"] = print_table(
+        ["corpus", "method", "R@1", "R@5", "R@10", "MRR@10", "p50 ms", "p95 ms"], quality_rows
+    )
+    print("\n## Ingestion\n")
+    results["ingest_table"] = print_table(
+        ["corpus", "passages", "questions", "chunks", "seconds", "chunks/s"], ingest_rows
+    )
+
+    if args.filler:
+        db = connect(drcd_url)
+        total = await add_filler(db, args.filler)
+        methods = searchers(db, settings)
+        passages, questions = load_squad(CORPORA["drcd (zh-hant)"])
+        sample = rng.sample(questions, min(args.latency_questions, len(questions)))
+        await methods[HYBRID][0].search("warm up", top_k=1)
+        ranked, latency, _ = await run_queries(methods, sample)
+        rows = []
+        for mode in METHODS:
+            m = metrics(ranked[mode], [q.passage for q in sample])
+            rows.append(
+                [
+                    f"drcd + filler ({total} chunks)",
+                    mode,
+                    m["R@5"],
+                    pct(latency[mode], 50),
+                    pct(latency[mode], 95),
+                ]
+            )
+        print("\n## Search latency at scale\n")
+        results["scale_table"] = print_table(["corpus", "method", "R@5", "p50 ms", "p95 ms"], rows)
+        results["scale"] = {"chunks": total, "rows": rows}
+        await db.dispose()
+    print(f"\nwrote {write_json('retrieval', results)}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

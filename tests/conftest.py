@@ -1,0 +1,98 @@
+"""Fixtures: one embedded Postgres per test session, a throwaway database, clean tables per test."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from storage import db as dbmod
+from storage.db import Database
+from storage.embedded import sqlalchemy_url, start_embedded_server
+from storage.embeddings import Embedder, build_embedder
+from storage.index import check_embedder
+from storage.ingestion import IngestionService, IngestOptions
+from storage.search import HybridSearcher
+
+TABLES = (
+    "feedback, messages, conversations, processed_events, forms, keyword_terms, chunks, documents"
+)
+
+
+def _test_data_dir() -> Path:
+    # Out of /root and the repo: the embedded server opens permissions along this path.
+    return Path(os.environ.get("RAGBOT_TEST_DATA_DIR", f"/tmp/ragbot-test-{os.getuid()}"))
+
+
+@pytest.fixture(scope="session")
+def admin_url() -> Iterator[str]:
+    """A superuser URL to the test server (DATABASE_URL if set, else the embedded one)."""
+    if os.environ.get("RAGBOT_TEST_DATABASE_URL"):
+        yield os.environ["RAGBOT_TEST_DATABASE_URL"]
+        return
+    server = start_embedded_server(_test_data_dir())
+    yield sqlalchemy_url(server)
+
+
+@pytest.fixture(scope="session")
+def make_database(admin_url: str) -> Iterator[object]:
+    """A factory of empty throwaway databases, all dropped at the end of the session."""
+    created: list[str] = []
+    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+
+    def make() -> str:
+        name = f"ragbot_test_{uuid.uuid4().hex[:10]}"
+        with engine.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        created.append(name)
+        return dbmod.with_database(admin_url, name)
+
+    yield make
+    with engine.connect() as conn:
+        for name in created:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def database_url(make_database) -> str:  # type: ignore[no-untyped-def]
+    """The session's migrated database."""
+    url: str = make_database()
+    dbmod.upgrade(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    """The local USE embedder (loaded once)."""
+    return build_embedder(None, None, None, None)
+
+
+@pytest.fixture
+async def db(database_url: str, embedder: Embedder) -> AsyncIterator[Database]:
+    """The session database, emptied after each test."""
+    database = Database.connect(database_url)
+    await check_embedder(database, embedder)
+    try:
+        yield database
+    finally:
+        async with database.transaction() as session:
+            await session.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+            await session.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
+        await database.dispose()
+
+
+@pytest.fixture
+def ingestion(db: Database, embedder: Embedder) -> IngestionService:
+    """Ingestion with small limits so oversize cases are cheap."""
+    return IngestionService(db, embedder, IngestOptions(max_bytes=200_000, chunk_size=300))
+
+
+@pytest.fixture
+def searcher(db: Database, embedder: Embedder) -> HybridSearcher:
+    """The default hybrid searcher."""
+    return HybridSearcher(db, embedder)

@@ -1,0 +1,147 @@
+"""The `ragbot` console script, run through its entry point against the test database."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from storage.db import Database
+from tests import files
+
+RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
+
+
+@pytest.fixture
+def cli(db: Database, database_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Run `ragbot ARGS...`; returns the completed process (never raises on exit code)."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "RAGBOT_DATA_DIR": str(tmp_path / "data"),
+        "MAX_FILE_MB": "0.1",
+    }
+
+    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [RAGBOT, *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            input=stdin,
+            cwd=tmp_path,
+        )
+
+    return run
+
+
+def test_ingest_search_docs_round_trip(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "dogs.txt").write_text(files.TEXT)
+    (folder / "垃圾分類.md").write_text(files.MARKDOWN)
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 nonsense")
+    result = cli("ingest", str(folder))
+    assert result.returncode == 1, result.stderr  # one file failed
+    assert "summary: 2 added, 0 replaced, 0 unchanged, 1 failed" in result.stdout
+    assert "broken.pdf: the PDF is corrupt" in result.stdout
+
+    again = cli("ingest", str(folder / "dogs.txt"))
+    assert again.returncode == 0
+    assert "1 unchanged" in again.stdout
+
+    found = cli("search", "厨余什么时候收？", "--json", "--top-k", "2")
+    assert found.returncode == 0, found.stderr
+    hits = json.loads(found.stdout)
+    assert hits[0]["document"] == "垃圾分類"
+    assert {"document", "chunk_id", "text", "score", "page"} <= set(hits[0])
+
+    queries = tmp_path / "queries.txt"
+    queries.write_text("dog licence fee\n大型家具\n")
+    batch = cli("search", "--batch", str(queries), "--json", "--top-k", "1")
+    lines = [json.loads(line) for line in batch.stdout.splitlines()]
+    assert [line[0]["document"] for line in lines] == ["dogs", "垃圾分類"]
+
+    listed = json.loads(cli("docs", "list", "--json").stdout)
+    assert sorted(d["title"] for d in listed) == ["dogs", "垃圾分類"]
+    assert cli("docs", "delete", "dogs").returncode == 0
+    missing = cli("docs", "delete", "dogs")
+    assert missing.returncode == 1
+    assert "no document titled 'dogs'" in missing.stderr
+
+
+def test_ingest_title_language_and_limits(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    doc = tmp_path / "x.txt"
+    doc.write_text(files.TEXT)
+    ok = cli("ingest", str(doc), "--title", "Dog licences", "--language", "en")
+    assert ok.returncode == 0 and "'Dog licences'" in ok.stdout
+    big = tmp_path / "big.txt"
+    big.write_text("word " * 40_000)
+    too_big = cli("ingest", str(big))
+    assert too_big.returncode == 1 and "over the 0.1 MB limit" in too_big.stdout
+    bad_lang = cli("ingest", str(doc), "--language", "fr")
+    assert bad_lang.returncode == 2 and "--language must be one of" in bad_lang.stderr
+    assert "Traceback" not in bad_lang.stderr
+
+
+def test_forms_commands(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pdf = tmp_path / "ps-11.pdf"
+    pdf.write_bytes(files.make_pdf(["Form PS-11"]))
+    added = cli(
+        "forms",
+        "add",
+        "Passport form PS-11",
+        "--url",
+        "https://forms.example.org/ps-11",
+        "--file",
+        str(pdf),
+        "--alias",
+        "護照申請書",
+        "--alias",
+        "PS-11",
+        "--language",
+        "en",
+    )
+    assert added.returncode == 0, added.stderr
+    assert "added form" in added.stdout
+    replaced = cli("forms", "add", "Passport form PS-11", "--url", "https://example.org/new")
+    assert "replaced form" in replaced.stdout
+    forms = json.loads(cli("forms", "list", "--json").stdout)
+    assert forms == [
+        {
+            "name": "Passport form PS-11",
+            "url": "https://example.org/new",
+            "aliases": [],
+            "language": None,
+            "file": None,
+        }
+    ]
+    bad = cli("forms", "add", "Nothing")
+    assert bad.returncode == 2 and "needs --url or --file" in bad.stderr
+    assert cli("forms", "delete", "Passport form PS-11").returncode == 0
+    assert cli("forms", "delete", "Passport form PS-11").returncode == 1
+
+
+def test_db_upgrade_and_errors(cli) -> None:  # type: ignore[no-untyped-def]
+    up = cli("db", "upgrade")
+    assert up.returncode == 0 and "revision 0001" in up.stdout
+    unknown = cli("frobnicate")
+    assert unknown.returncode != 0 and "No such command" in unknown.stderr
+    no_query = cli("search")
+    assert no_query.returncode == 2 and "give a QUERY or --batch FILE" in no_query.stderr
+
+
+def test_unreachable_database_is_a_clear_error(tmp_path: Path) -> None:
+    env = {**os.environ, "DATABASE_URL": "postgresql://ragbot:hunter2@127.0.0.1:1/ragbot"}
+    result = subprocess.run(
+        [RAGBOT, "docs", "list"], env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert "cannot reach the database" in result.stderr
+    assert "hunter2" not in result.stderr and "Traceback" not in result.stderr

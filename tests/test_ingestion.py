@@ -1,0 +1,145 @@
+"""Ingestion on real Postgres: formats, dedupe, atomic replace, bad files."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from sqlalchemy import text
+
+from storage.db import Database
+from storage.ingestion import ADDED, FAILED, REPLACED, UNCHANGED, IngestionService, collect_files
+from tests import files
+
+
+async def _chunk_texts(db: Database, title: str) -> list[str]:
+    async with db.sessions() as s:
+        rows = await s.execute(
+            text(
+                "SELECT c.text FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " WHERE d.title = :t ORDER BY c.position"
+            ),
+            {"t": title},
+        )
+        return [r[0] for r in rows]
+
+
+async def _stats_consistent(db: Database) -> bool:
+    """The keyword statistics equal a recount from the stored chunks."""
+    async with db.sessions() as s:
+        diff = await s.execute(
+            text(
+                "SELECT count(*) FROM (SELECT u.lexeme AS term, count(*) AS df FROM chunks c,"
+                " unnest(c.keywords) u GROUP BY u.lexeme) r FULL JOIN keyword_terms k"
+                " USING (term) WHERE r.df IS DISTINCT FROM k.df"
+            )
+        )
+        meta = (
+            await s.execute(
+                text(
+                    "SELECT m.chunk_count = (SELECT count(*) FROM chunks) AND m.token_total ="
+                    " (SELECT coalesce(sum(token_count), 0) FROM chunks) FROM index_meta m"
+                )
+            )
+        ).scalar_one()
+        return diff.scalar_one() == 0 and bool(meta)
+
+
+async def test_every_format_is_ingested(
+    tmp_path: Path, ingestion: IngestionService, db: Database
+) -> None:
+    (tmp_path / "guide.pdf").write_bytes(files.make_pdf(["Bulky waste pickup.", "Call 1999."]))
+    (tmp_path / "permits.docx").write_bytes(files.make_docx("Parking", ["Permits cost 1,200."]))
+    (tmp_path / "recycling.html").write_text(files.HTML)
+    (tmp_path / "垃圾分類.md").write_text(files.MARKDOWN)
+    (tmp_path / "dogs.txt").write_text(files.TEXT)
+    results = [await ingestion.ingest_path(p) for p in collect_files([tmp_path])]
+    assert {r.status for r in results} == {ADDED}, results
+    assert sorted(r.title or "" for r in results) == sorted(
+        ["guide", "permits", "recycling", "垃圾分類", "dogs"]
+    )
+    async with db.sessions() as s:
+        pages = (
+            await s.execute(text("SELECT DISTINCT page FROM chunks WHERE page IS NOT NULL"))
+        ).all()
+        langs = dict((await s.execute(text("SELECT title, language FROM documents"))).all())
+    assert sorted(p[0] for p in pages) == [1, 2]
+    assert langs["垃圾分類"] == "zh-hant" and langs["dogs"] == "en"
+    assert await _stats_consistent(db)
+
+
+async def test_same_content_twice_is_stored_once(
+    tmp_path: Path, ingestion: IngestionService, db: Database
+) -> None:
+    a, b = tmp_path / "a.txt", tmp_path / "copy-of-a.txt"
+    a.write_text(files.TEXT)
+    b.write_text(files.TEXT)
+    first, second = await ingestion.ingest_path(a), await ingestion.ingest_path(b)
+    assert (first.status, second.status) == (ADDED, UNCHANGED)
+    assert "same content as 'a'" in (second.reason or "")
+    async with db.sessions() as s:
+        assert (await s.execute(text("SELECT count(*) FROM documents"))).scalar_one() == 1
+
+
+async def test_same_title_new_content_replaces_atomically(
+    ingestion: IngestionService, db: Database
+) -> None:
+    old = "\n\n".join(f"Old rule number {i}: pets stay on a leash." for i in range(60))
+    new = "\n\n".join(f"New rule number {i}: pets may run free in zone B." for i in range(60))
+    assert (await ingestion.ingest_bytes("rules.txt", old.encode())).status == ADDED
+    seen: list[set[str]] = []
+    done = asyncio.Event()
+
+    async def reader() -> None:
+        while not done.is_set():
+            texts = await _chunk_texts(db, "rules")
+            seen.append({"old" if "Old rule" in t else "new" for t in texts})
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(reader())
+    result = await ingestion.ingest_bytes("rules.txt", new.encode())
+    done.set()
+    await task
+    assert result.status == REPLACED
+    assert all(len(kinds) == 1 for kinds in seen), "a reader saw half a document"
+    assert all("New rule" in t for t in await _chunk_texts(db, "rules"))
+    async with db.sessions() as s:
+        assert (await s.execute(text("SELECT count(*) FROM documents"))).scalar_one() == 1
+    assert await _stats_consistent(db)
+
+
+async def test_bad_files_are_reported_and_others_still_go_in(
+    tmp_path: Path, ingestion: IngestionService, db: Database
+) -> None:
+    (tmp_path / "good.txt").write_text(files.TEXT)
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 nonsense")
+    (tmp_path / "locked.pdf").write_bytes(files.make_encrypted_pdf())
+    (tmp_path / "empty.md").write_text("")
+    (tmp_path / "image.png").write_bytes(b"\x89PNG\r\n")
+    (tmp_path / "huge.txt").write_text("big file. " * 30_000)
+    results = {
+        Path(r.source).name: r
+        for r in [await ingestion.ingest_path(p) for p in collect_files([tmp_path])]
+    }
+    assert results["good.txt"].status == ADDED
+    reasons = {name: r.reason for name, r in results.items() if r.status == FAILED}
+    assert set(reasons) == {"broken.pdf", "locked.pdf", "empty.md", "image.png", "huge.txt"}
+    assert "corrupt" in reasons["broken.pdf"]
+    assert "encrypted" in reasons["locked.pdf"]
+    assert "empty" in reasons["empty.md"]
+    assert "unsupported" in reasons["image.png"]
+    assert "limit" in reasons["huge.txt"]
+    async with db.sessions() as s:
+        titles = [r[0] for r in await s.execute(text("SELECT title FROM documents"))]
+    assert titles == ["good"]
+
+
+async def test_delete_removes_chunks_and_statistics(
+    ingestion: IngestionService, db: Database
+) -> None:
+    await ingestion.ingest_bytes("a.txt", files.TEXT.encode())
+    await ingestion.ingest_bytes("b.md", files.MARKDOWN.encode())
+    assert await ingestion.delete("a") is True
+    assert await ingestion.delete("a") is False
+    assert await _chunk_texts(db, "a") == []
+    assert await _stats_consistent(db)

@@ -1,0 +1,59 @@
+"""Alembic migrations up and down on an empty database."""
+
+from __future__ import annotations
+
+from sqlalchemy import create_engine, inspect
+
+from storage import db as dbmod
+
+EXPECTED = {
+    "documents",
+    "chunks",
+    "keyword_terms",
+    "forms",
+    "conversations",
+    "messages",
+    "feedback",
+    "processed_events",
+    "index_meta",
+}
+
+
+def _tables(url: str) -> set[str]:
+    engine = create_engine(url)
+    try:
+        return set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-untyped-def]
+    url = make_database()
+    assert dbmod.current_revision(url) is None
+    dbmod.upgrade(url)
+    assert _tables(url) >= EXPECTED
+    assert dbmod.current_revision(url) == "0001"
+    engine = create_engine(url)
+    indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
+    engine.dispose()
+    assert {"ix_chunks_embedding", "ix_chunks_keywords"} <= indexes
+
+    dbmod.downgrade(url, "base")
+    assert not (EXPECTED & _tables(url))
+    assert dbmod.current_revision(url) is None
+
+    dbmod.upgrade(url)
+    assert _tables(url) >= EXPECTED
+
+
+def test_initial_migration_uses_configured_dimension(make_database) -> None:  # type: ignore[no-untyped-def]
+    url = make_database()
+    dbmod.upgrade(url, embedding_dim=8)
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        typ = conn.exec_driver_sql(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+            " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
+        ).scalar_one()
+    engine.dispose()
+    assert typ == "vector(8)"

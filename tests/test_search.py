@@ -1,0 +1,102 @@
+"""Hybrid search on real Postgres: cross-script, English, filters, thresholds, embedder identity."""
+
+from __future__ import annotations
+
+import pytest
+
+from storage.db import Database
+from storage.embeddings import Embedder, EmbeddingMismatchError
+from storage.index import check_embedder, reindex
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher, SearchFilters, linear_fusion, rrf
+
+DOCS = {
+    "停車許可證.txt": "住宅區停車許可證每年收費新臺幣一千二百元，需攜帶行車執照正本與身分證辦理。",
+    "图书馆.txt": "市立图书馆借书证免费办理，每张借书证最多可借二十册图书，借期二十一天。",
+    "passport.txt": "An adult passport renewal costs 1,300 dollars and takes four working days.",
+    "opening.txt": "The City Service Centre is open Monday to Friday from 8:30 to 17:30.",
+}
+
+
+@pytest.fixture
+async def loaded(ingestion: IngestionService) -> None:
+    for name, body in DOCS.items():
+        assert (await ingestion.ingest_bytes(name, body.encode())).status == "added"
+
+
+async def test_simplified_question_finds_traditional_passage(
+    loaded: None, searcher: HybridSearcher
+) -> None:
+    hits = await searcher.search("停车许可证要带什么证件？", top_k=3)
+    assert hits[0].document == "停車許可證"
+    assert hits[0].page is None and hits[0].chunk_id > 0
+
+
+async def test_traditional_question_finds_simplified_passage(
+    loaded: None, searcher: HybridSearcher
+) -> None:
+    hits = await searcher.search("圖書館借書證可以借幾本書？", top_k=3)
+    assert hits[0].document == "图书馆"
+
+
+async def test_english_question(loaded: None, searcher: HybridSearcher) -> None:
+    hits = await searcher.search("How much is a passport renewal?", top_k=2)
+    assert hits[0].document == "passport"
+
+
+async def test_results_are_ordered_and_scored(loaded: None, searcher: HybridSearcher) -> None:
+    hits = await searcher.search("When does the service centre open?", top_k=4)
+    assert hits[0].document == "opening"
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+    assert [h.fusion for h in hits] == sorted((h.fusion for h in hits), reverse=True)
+
+
+async def test_threshold_drops_unrelated_passages(loaded: None, searcher: HybridSearcher) -> None:
+    everything = await searcher.search("passport renewal fee", top_k=4, threshold=0.0)
+    strict = await searcher.search("passport renewal fee", top_k=4, threshold=0.5)
+    assert len(everything) == 4
+    assert [h.document for h in strict] == ["passport"]
+    assert await searcher.search("quantum chromodynamics lattice", top_k=4, threshold=0.5) == []
+
+
+async def test_filters_by_language_and_document(loaded: None, searcher: HybridSearcher) -> None:
+    zh = await searcher.search("fee 費用", top_k=4, filters=SearchFilters(language="zh-hant"))
+    assert {h.document for h in zh} == {"停車許可證"}
+    only = await searcher.search("借书证", top_k=4, filters=SearchFilters(documents=("passport",)))
+    assert {h.document for h in only} == {"passport"}
+
+
+async def test_keyword_and_vector_modes(loaded: None, searcher: HybridSearcher) -> None:
+    kw = await searcher.search("passport", top_k=4, mode="keyword")
+    assert [h.document for h in kw] == ["passport"]  # only passages containing the word
+    vec = await searcher.search("passport", top_k=4, mode="vector")
+    assert len(vec) == 4
+
+
+async def test_empty_index_returns_nothing(searcher: HybridSearcher) -> None:
+    assert await searcher.search("anything at all", top_k=5) == []
+
+
+def test_fusions_keep_single_list_order() -> None:
+    ranking = {"keyword": [(1, 9.0), (2, 3.0)], "vector": [(2, 0.9), (3, 0.5)]}
+    linear = linear_fusion(ranking, {"keyword": 1.0, "vector": 0.3})
+    assert max(linear, key=linear.__getitem__) == 1
+    assert linear[2] == pytest.approx(3.0 / 9.0 + 0.3)
+    fused = rrf(ranking, {"keyword": 1.0, "vector": 1.0})
+    assert max(fused, key=fused.__getitem__) == 2  # in both lists
+
+
+async def test_embedder_mismatch_is_a_clear_error_and_reindex_fixes_it(
+    loaded: None, db: Database, embedder: Embedder
+) -> None:
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    other = Embedder(DeterministicFakeEmbedding(size=16), "fake/16", 16)
+    with pytest.raises(EmbeddingMismatchError, match=r"ragbot reindex"):
+        await check_embedder(db, other)
+    assert await reindex(db, other) == len(DOCS)
+    await check_embedder(db, other)  # now consistent
+    hits = await HybridSearcher(db, other).search("passport", top_k=1)
+    assert hits[0].document == "passport"
+    assert await reindex(db, embedder) == len(DOCS)  # back, for the fixture teardown
+    await check_embedder(db, embedder)
