@@ -22,14 +22,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
 from storage.embeddings import Embedder
-from storage.text import keyword_tokens, tsquery_literal
+from storage.text import keyword_tokens
 
 K1, B = 1.2, 0.75
 RRF_K = 60
-# The candidate filter uses the rarest query terms whose postings add up to at
-# most this many rows: very common terms ("的", "the") cannot change the top
-# of a BM25 ranking but would make every query scan the whole table.
-MAX_KEYWORD_POSTINGS = 800
+# BM25 uses the rarest query terms whose postings add up to at most this many
+# rows: very common terms ("的", "the") barely move a BM25 ranking but would
+# make every query read a posting for nearly every chunk.
+MAX_KEYWORD_POSTINGS = 6000
 FUSIONS = ("linear", "rrf")
 
 
@@ -39,6 +39,14 @@ class SearchFilters:
 
     language: str | None = None
     documents: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """The query's tokens with (IDF, document frequency), and the mean chunk length."""
+
+    idf: dict[str, tuple[float, int]]
+    avgdl: float
 
 
 @dataclass
@@ -139,59 +147,82 @@ class HybridSearcher:
         vector = await asyncio.to_thread(self._embedder.model.embed_query, query)
         vec_literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
         async with self._db.sessions() as session:
-            idf = await self._idf(session, tokens)
+            terms = await self._idf(session, tokens)
             rankings: dict[str, list[tuple[int, float]]] = {}
-            if mode in ("hybrid", "vector"):
-                rankings["vector"] = await self._vector_ids(session, vec_literal, filters)
-            if mode in ("hybrid", "keyword"):
-                rankings["keyword"] = await self._keyword_ids(session, idf, filters)
+            # The two sides run at once, the vector side on a second connection.
+            vector_side = (
+                asyncio.create_task(self._vector_in_own_session(vec_literal, filters))
+                if mode in ("hybrid", "vector")
+                else None
+            )
+            try:
+                if mode in ("hybrid", "keyword"):
+                    rankings["keyword"] = await self._keyword_ids(session, terms, filters)
+            finally:
+                if vector_side is not None:
+                    rankings["vector"] = await vector_side
             fuse = linear_fusion if self.fusion == "linear" else rrf
             fused = fuse(rankings, self.weights)
             order = sorted(fused, key=lambda i: -fused[i])
-            hits = await self._details(session, order, vec_literal, idf)
+            ranks = {
+                name: {cid: r for r, (cid, _) in enumerate(ranked, 1)}
+                for name, ranked in rankings.items()
+            }
+            out: list[SearchHit] = []
+            # Details (text, cosine, coverage) are fetched in batches, best first,
+            # until top_k hits pass the threshold: usually one small batch.
+            batch = top_k if threshold <= 0 else 2 * top_k
+            for start in range(0, len(order), batch):
+                ids = order[start : start + batch]
+                hits = await self._details(session, ids, vec_literal, terms.idf)
+                for chunk_id in ids:
+                    hit = hits.get(chunk_id)
+                    if hit is None or hit.score < threshold:
+                        continue
+                    hit.fusion = round(fused[chunk_id], 6)
+                    hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
+                    out.append(hit)
+                    if len(out) >= top_k:
+                        break
+                if len(out) >= top_k:
+                    break
         self.last_rankings = rankings  # kept for benchmarks that study the fusion
-        ranks = {
-            name: {cid: r for r, (cid, _) in enumerate(ranked, 1)}
-            for name, ranked in rankings.items()
-        }
-        out: list[SearchHit] = []
-        for chunk_id in order:
-            hit = hits.get(chunk_id)
-            if hit is None or hit.score < threshold:
-                continue
-            hit.fusion = round(fused[chunk_id], 6)
-            hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
-            out.append(hit)
-            if len(out) >= top_k:
-                break
         return out
 
-    async def _idf(self, session: AsyncSession, tokens: list[str]) -> dict[str, tuple[float, int]]:
-        """IDF and document frequency of each distinct query token."""
+    async def _idf(self, session: AsyncSession, tokens: list[str]) -> QueryTerms:
+        """IDF and document frequency of each distinct query token, and the mean chunk length."""
         terms = sorted(set(tokens))
         row = (
             await session.execute(
                 text(
                     "SELECT m.chunk_count, coalesce(array_agg(t.term) FILTER (WHERE t.term IS"
                     " NOT NULL), '{}'), coalesce(array_agg(t.df) FILTER (WHERE t.term IS NOT"
-                    " NULL), '{}') FROM index_meta m LEFT JOIN keyword_terms t ON t.term ="
-                    " ANY(:terms) GROUP BY m.chunk_count"
+                    " NULL), '{}'), m.token_total FROM index_meta m LEFT JOIN keyword_terms t"
+                    " ON t.term = ANY(:terms) GROUP BY m.chunk_count, m.token_total"
                 ),
                 {"terms": terms},
             )
         ).one()
         n = int(row[0])
         dfs = dict(zip(row[1], row[2], strict=True))
-        return {
+        idf = {
             t: (math.log(1 + (n - dfs.get(t, 0) + 0.5) / (dfs.get(t, 0) + 0.5)), dfs.get(t, 0))
             for t in terms
         }
+        return QueryTerms(idf, max(1.0, int(row[3]) / max(1, n)))
+
+    async def _vector_in_own_session(
+        self, vec: str, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        async with self._db.sessions() as session:
+            return await self._vector_ids(session, vec, filters)
 
     async def _vector_ids(
         self, session: AsyncSession, vec: str, filters: SearchFilters
     ) -> list[tuple[int, float]]:
         where, params = _filter_sql(filters)
-        await session.execute(text(f"SET LOCAL hnsw.ef_search = {max(40, self.candidates)}"))
+        if self.candidates > 40:  # pgvector's default ef_search is 40
+            await session.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.candidates)}"))
         if where:
             await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
         rows = await session.execute(
@@ -204,8 +235,9 @@ class HybridSearcher:
         return [(r[0], float(r[1])) for r in rows]
 
     async def _keyword_ids(
-        self, session: AsyncSession, idf: dict[str, tuple[float, int]], filters: SearchFilters
+        self, session: AsyncSession, terms: QueryTerms, filters: SearchFilters
     ) -> list[tuple[int, float]]:
+        idf = terms.idf
         known = sorted((t for t, (_, df) in idf.items() if df > 0), key=lambda t: idf[t][1])
         selective: list[str] = []
         postings = 0
@@ -217,26 +249,21 @@ class HybridSearcher:
         if not selective:
             return []
         where, params = _filter_sql(filters)
-        where = ("AND " + where.removeprefix("WHERE ")) if where else ""
-        meta = (
-            await session.execute(text("SELECT chunk_count, token_total FROM index_meta"))
-        ).one()
-        avgdl = max(1.0, int(meta[1]) / max(1, int(meta[0])))
+        avgdl = terms.avgdl
+        join = f"JOIN chunks c ON c.id = p.chunk_id {where}" if where else ""
+        # BM25 straight from the postings of the selective terms (an index-only
+        # scan of at most MAX_KEYWORD_POSTINGS rows); common terms, left out,
+        # carry almost no IDF weight.
         rows = await session.execute(
             text(
-                "WITH q AS (SELECT * FROM unnest(CAST(:terms AS text[]), CAST(:idfs AS float8[]))"
-                " AS q(term, idf)) SELECT c.id, sum(q.idf * cardinality(u.positions) * :k1p1 /"
-                " (cardinality(u.positions) + :k1 * (1 - :b + :b * c.token_count / :avgdl)))"
-                " AS bm25 FROM chunks c"
-                " CROSS JOIN LATERAL unnest(ts_filter(setweight(c.keywords, 'A',"
-                " CAST(:terms AS text[])), '{a}')) u JOIN q ON q.term = u.lexeme"
-                f" WHERE c.keywords @@ CAST(:tsq AS tsquery) {where}"
-                " GROUP BY c.id ORDER BY bm25 DESC, c.id LIMIT :n"
+                "SELECT p.chunk_id, sum(q.idf * p.tf * :k1p1 / (p.tf + :k1 * (1 - :b + :b *"
+                " p.dl / :avgdl))) AS bm25 FROM unnest(CAST(:terms AS text[]),"
+                " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
+                f" q.term {join} GROUP BY p.chunk_id ORDER BY bm25 DESC, p.chunk_id LIMIT :n"
             ),
             {
-                "terms": known,
-                "idfs": [idf[t][0] for t in known],
-                "tsq": tsquery_literal(selective),
+                "terms": selective,
+                "idfs": [idf[t][0] for t in selective],
                 "k1": K1,
                 "k1p1": K1 + 1,
                 "b": B,
@@ -260,11 +287,11 @@ class HybridSearcher:
         total_idf = sum(v[0] for v in idf.values()) or 1.0
         rows = await session.execute(
             text(
-                "WITH q AS (SELECT * FROM unnest(CAST(:terms AS text[]), CAST(:idfs AS float8[]))"
-                " AS q(term, idf)) SELECT c.id, d.title, c.text, c.page, c.heading, c.language,"
+                "SELECT c.id, d.title, c.text, c.page, c.heading, c.language,"
                 " 1 - (c.embedding <=> CAST(:vec AS vector)),"
-                " (SELECT coalesce(sum(q.idf), 0) FROM unnest(ts_filter(setweight(c.keywords,"
-                " 'A', CAST(:terms AS text[])), '{a}')) u JOIN q ON q.term = u.lexeme)"
+                " (SELECT coalesce(sum(q.idf), 0) FROM unnest(CAST(:terms AS text[]),"
+                " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
+                " q.term AND p.chunk_id = c.id)"
                 " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(:ids)"
             ),
             {"terms": terms, "idfs": [idf[t][0] for t in terms], "vec": vec, "ids": ids},

@@ -18,8 +18,18 @@ from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
 from storage.search import HybridSearcher
 
-TABLES = (
-    "feedback, messages, conversations, processed_events, forms, keyword_terms, chunks, documents"
+TABLES = ", ".join(
+    [
+        "feedback",
+        "messages",
+        "conversations",
+        "processed_events",
+        "forms",
+        "keyword_terms",
+        "chunk_terms",
+        "chunks",
+        "documents",
+    ]
 )
 
 

@@ -145,3 +145,16 @@ def test_unreachable_database_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "cannot reach the database" in result.stderr
     assert "hunter2" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_demo_ingests_samples_and_answers(cli) -> None:  # type: ignore[no-untyped-def]
+    first = cli("demo")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.count("added") == 5
+    assert "forms: 2 stored" in first.stdout
+    # each sample question's best passage comes from the document that answers it
+    assert "[1] passport-renewal" in first.stdout
+    assert "[1] 图书馆借书证" in first.stdout
+    assert "[1] office-hours" in first.stdout
+    again = cli("demo")
+    assert again.returncode == 0 and again.stdout.count("unchanged") == 5

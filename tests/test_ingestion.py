@@ -31,7 +31,9 @@ async def _stats_consistent(db: Database) -> bool:
             text(
                 "SELECT count(*) FROM (SELECT u.lexeme AS term, count(*) AS df FROM chunks c,"
                 " unnest(c.keywords) u GROUP BY u.lexeme) r FULL JOIN keyword_terms k"
-                " USING (term) WHERE r.df IS DISTINCT FROM k.df"
+                " USING (term) FULL JOIN (SELECT term, count(*) AS df FROM chunk_terms"
+                " GROUP BY term) p USING (term) WHERE r.df IS DISTINCT FROM k.df"
+                " OR p.df IS DISTINCT FROM k.df"
             )
         )
         meta = (

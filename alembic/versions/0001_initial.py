@@ -79,6 +79,25 @@ def upgrade() -> None:
         postgresql_using="hnsw",
         postgresql_ops={"embedding": "vector_cosine_ops"},
     )
+    # Term frequencies per chunk: BM25 reads these through an index-only scan
+    # instead of decompressing each candidate's tsvector.
+    op.create_table(
+        "chunk_terms",
+        sa.Column("term", sa.Text, nullable=False),
+        sa.Column(
+            "chunk_id",
+            sa.BigInteger,
+            sa.ForeignKey("chunks.id", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.Column("tf", sa.Integer, nullable=False),
+        sa.Column("dl", sa.Integer, nullable=False),
+    )
+    op.execute(
+        "CREATE UNIQUE INDEX ux_chunk_terms_postings ON chunk_terms (term, chunk_id)"
+        " INCLUDE (tf, dl)"
+    )
+    op.create_index("ix_chunk_terms_chunk", "chunk_terms", ["chunk_id", "term"])
     op.create_table(
         "keyword_terms",
         sa.Column("term", sa.Text, primary_key=True),
@@ -158,6 +177,7 @@ def downgrade() -> None:
         "conversations",
         "forms",
         "keyword_terms",
+        "chunk_terms",
         "chunks",
         "documents",
         "index_meta",

@@ -107,7 +107,9 @@ def _hit_json(hit: SearchHit) -> dict[str, object]:
 @app.command()
 def search(
     query: Annotated[str | None, typer.Argument(help="The question or keywords.")] = None,
-    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=100)] = 0,
+    top_k: Annotated[
+        int | None, typer.Option("--top-k", "-k", min=1, max=100, help="Default SEARCH_TOP_K.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     batch: Annotated[Path | None, typer.Option(help="A file with one query per line.")] = None,
     threshold: Annotated[float, typer.Option(min=0.0, max=1.0)] = 0.0,

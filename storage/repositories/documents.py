@@ -50,29 +50,45 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
     """Insert a document with its chunks and count their terms into the statistics."""
     session.add(document)
     await session.flush()
-    rows = [
-        {
-            "document_id": document.id,
-            "position": c.position,
-            "text": c.text,
-            "page": c.page,
-            "heading": c.heading,
-            "language": c.language,
-            "token_count": len(c.tokens),
-            "keywords": tsvector_literal(c.tokens),
-            "embedding": "[" + ",".join(f"{x:.7g}" for x in c.embedding) + "]",
-        }
-        for c in chunks
-    ]
-    if rows:
-        await session.execute(
+    vectors = ["[" + ",".join(f"{x:.7g}" for x in c.embedding) + "]" for c in chunks]
+    if chunks:
+        # One round trip for all chunks; the ids come back for the term postings.
+        result = await session.execute(
             text(
                 "INSERT INTO chunks (document_id, position, text, page, heading, language,"
-                " token_count, keywords, embedding) VALUES (:document_id, :position, :text,"
-                " :page, :heading, :language, :token_count, CAST(:keywords AS tsvector),"
-                " CAST(:embedding AS vector))"
+                " token_count, keywords, embedding) SELECT :doc, * FROM unnest("
+                "CAST(:position AS int[]), CAST(:text AS text[]), CAST(:page AS int[]),"
+                " CAST(:heading AS text[]), CAST(:language AS text[]),"
+                " CAST(:token_count AS int[]), CAST(:keywords AS tsvector[]),"
+                " CAST(:embedding AS vector[])) RETURNING id, position"
             ),
-            rows,
+            {
+                "doc": document.id,
+                "position": [c.position for c in chunks],
+                "text": [c.text for c in chunks],
+                "page": [c.page for c in chunks],
+                "heading": [c.heading for c in chunks],
+                "language": [c.language for c in chunks],
+                "token_count": [len(c.tokens) for c in chunks],
+                "keywords": [tsvector_literal(c.tokens) for c in chunks],
+                "embedding": vectors,
+            },
+        )
+        ids = dict((pos, cid) for cid, pos in result.all())
+        terms, chunk_ids, tfs, dls = [], [], [], []
+        for c in chunks:
+            for term, tf in sorted(Counter(c.tokens).items()):
+                terms.append(term)
+                chunk_ids.append(ids[c.position])
+                tfs.append(tf)
+                dls.append(len(c.tokens))
+        await session.execute(
+            text(
+                "INSERT INTO chunk_terms (term, chunk_id, tf, dl) SELECT * FROM unnest("
+                "CAST(:terms AS text[]), CAST(:ids AS bigint[]), CAST(:tfs AS int[]),"
+                " CAST(:dls AS int[]))"
+            ),
+            {"terms": terms, "ids": chunk_ids, "tfs": tfs, "dls": dls},
         )
     df: Counter[str] = Counter()
     for c in chunks:
@@ -85,8 +101,8 @@ async def delete_document(session: AsyncSession, document: Document) -> None:
     """Delete a document and its chunks and take their terms out of the statistics."""
     result = await session.execute(
         text(
-            "SELECT u.lexeme, count(*) FROM chunks c, unnest(c.keywords) u"
-            " WHERE c.document_id = :id GROUP BY u.lexeme"
+            "SELECT t.term, count(*) FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id"
+            " WHERE c.document_id = :id GROUP BY t.term"
         ),
         {"id": document.id},
     )
