@@ -1,0 +1,28 @@
+"""Pure routing functions between nodes (seed 002's routing, table-tested)."""
+
+from __future__ import annotations
+
+from graph.state import GraphState
+
+END = "__end__"
+
+
+def route_after_guard(state: GraphState) -> str:
+    """A blocked message skips the pipeline: the guard wrote the reply, telemetry records it."""
+    return "telemetry" if state.get("guard_blocked") else "language_normalizer"
+
+
+def route_after_planner(state: GraphState) -> str:
+    """Follow-ups are rewritten first; retrieval questions build a query; the rest answer."""
+    plan = state.get("plan", {})
+    if plan.get("task_type") == "conversation_followup":
+        return "followup_transform"
+    if plan.get("should_retrieve"):
+        return "query_builder"
+    return "response_synth"
+
+
+def route_after_retrieval_checker(state: GraphState) -> str:
+    """Retry with a new query, or answer (with evidence, or as a fallback)."""
+    status = state.get("retrieval", {}).get("status")
+    return "query_builder" if status == "retry" else "response_synth"

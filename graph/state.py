@@ -1,0 +1,73 @@
+"""The graph's typed state: every field a node reads or writes, documented once."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+TaskType = Literal[
+    "simple_faq", "form_download", "conversation_followup", "out_of_scope", "greeting"
+]
+RetrievalStatus = Literal["pending", "generate", "retry", "fallback"]
+
+
+class ToolCall(TypedDict):
+    """A planned tool call: `name` is a tool of tool_executor, `args` its arguments."""
+
+    name: str
+    args: dict[str, Any]
+
+
+class Plan(TypedDict, total=False):
+    """The planner's decision."""
+
+    task_type: TaskType
+    should_retrieve: bool
+    query: str  # the retrieval query that came out of the same planner call
+    tool_calls: list[ToolCall]
+    source: Literal["llm", "rules"]  # rules: no LLM configured, or the LLM failed
+
+
+class Retrieval(TypedDict, total=False):
+    """The self-correction loop's bookkeeping."""
+
+    loop: int  # 1-based loop number of the current attempt
+    query: str  # the query of the current attempt
+    threshold: float  # relevance threshold of the current attempt
+    status: RetrievalStatus
+    pass_rate: float  # share of retrieved chunks that passed grading
+    failed_queries: list[str]  # earlier queries that found nothing usable
+
+
+class GraphState(TypedDict, total=False):
+    """One turn's state.
+
+    Input fields are set by the service before the run; each node returns only
+    the keys it changes.
+    """
+
+    # input
+    question: str  # the user's message as received
+    history: list[dict[str, str]]  # earlier turns, oldest first: {"role", "content"}
+    # guard
+    guard_blocked: bool
+    guard_reason: str | None
+    safe_question: str  # the question with secrets/PII masked
+    # language_normalizer
+    language: Literal["en", "zh-hant", "zh-hans"]
+    normalized_question: str
+    # planner / followup_transform
+    plan: Plan
+    standalone_question: str  # a follow-up rewritten to stand alone
+    # query_builder / tool_executor / retrieval_checker
+    retrieval: Retrieval
+    evidence: list[dict[str, Any]]  # graded chunks: document, chunk_id, text, score, page
+    forms: list[dict[str, Any]]  # form links offered: name, url, has_file
+    # response_synth
+    answer: str
+    citations: list[dict[str, Any]]  # {n, document, page, url} in citation order
+    # bookkeeping
+    decision_path: Annotated[list[str], operator.add]  # node names, in order
+    llm_calls: Annotated[int, operator.add]
+    timings_ms: Annotated[dict[str, float], operator.or_]
+    prompt_versions: Annotated[dict[str, str], operator.or_]
