@@ -38,13 +38,17 @@ class Question:
 
 
 def load_squad(path: Path) -> tuple[dict[str, str], list[Question]]:
-    """Passages by id (article index and paragraph index) and every question."""
+    """Passages by document title and every question.
+
+    A passage's title is its article's title and paragraph number ("梵文 §3"),
+    as a real document would carry its subject in its title.
+    """
     data = json.loads(path.read_text("utf-8"))["data"]
     passages: dict[str, str] = {}
     questions: list[Question] = []
-    for a, article in enumerate(data):
+    for article in data:
         for p, para in enumerate(article["paragraphs"]):
-            pid = f"p{a:03d}-{p:02d}"
+            pid = f"{article['title'].replace('_', ' ')} §{p + 1}"
             passages[pid] = para["context"]
             for qa in para["qas"]:
                 answers = tuple(ans["text"] for ans in qa["answers"])

@@ -31,7 +31,7 @@ from bot.settings import Settings
 from storage.db import Database
 from storage.embeddings import build_embedder
 from storage.index import check_embedder
-from storage.ingestion import IngestionService
+from storage.ingestion import IngestionService, index_text
 from storage.search import HybridSearcher
 from storage.text import keyword_tokens
 
@@ -79,7 +79,7 @@ async def ingest_corpus(
     start = time.perf_counter()
     chunks = 0
     for pid, body in passages.items():
-        result = await service.ingest_bytes(f"{pid}.txt", body.encode(), title=pid)
+        result = await service.ingest_bytes("passage.txt", body.encode(), title=pid)
         chunks += result.chunks
     seconds = time.perf_counter() - start
     await vacuum(db)
@@ -133,7 +133,8 @@ def bm25_baseline(
     passages: dict[str, str], questions: list[Question]
 ) -> tuple[list[list[str]], list[float]]:
     ids = list(passages)
-    bm25 = BM25Okapi([keyword_tokens(passages[i]) for i in ids])
+    # the same indexed text as the hybrid side gets: title and passage
+    bm25 = BM25Okapi([keyword_tokens(index_text(i, None, passages[i])) for i in ids])
     ranked, latency = [], []
     for q in questions:
         t0 = time.perf_counter()

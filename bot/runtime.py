@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.settings import Settings
 from storage import db as dbmod
@@ -16,6 +16,9 @@ from storage.embeddings import Embedder, build_embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
 from storage.search import HybridSearcher
+
+if TYPE_CHECKING:
+    from bot.service import AnswerService
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +34,19 @@ class Runtime:
     searcher: HybridSearcher
     url: str
     server: Any = None  # the embedded Postgres handle, kept alive while we run
+
+    def answer_service(self) -> AnswerService:
+        """The turn service over this runtime's search and forms (no-LLM mode for now)."""
+        from bot.service import AnswerService
+        from graph.context import GraphContext
+        from storage.forms import FormFinder
+
+        context = GraphContext(
+            searcher=self.searcher,
+            forms=FormFinder(self.db),
+            top_k=self.settings.search_top_k,
+        )
+        return AnswerService(self.db, context)
 
 
 def ingest_options(settings: Settings) -> IngestOptions:

@@ -25,6 +25,30 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-hant": "我很樂意協助您了解我們的服務，請保持友善的對話。",
         "zh-hans": "我很乐意协助您了解我们的服务，请保持友善的对话。",
     },
+    "greeting": {
+        "en": "Hello! Ask me anything about our services and documents.",
+        "zh-hant": "您好！歡迎詢問任何關於本機關服務與文件的問題。",
+        "zh-hans": "您好！欢迎询问任何关于本机构服务与文件的问题。",
+    },
+    "refusal": {
+        "en": "Sorry, I couldn't find this in our documents, so I won't guess. "
+        "Please contact our service desk (phone 1999) and a colleague will help you.",
+        "zh-hant": "抱歉，我在文件中找不到相關資訊，因此無法回答。"
+        "請聯絡服務台（1999），將由專人為您服務。",
+        "zh-hans": "抱歉，我在文件中找不到相关信息，因此无法回答。"
+        "请联系服务台（1999），将由专人为您服务。",
+    },
+    "answer_intro": {
+        "en": "Here is what our documents say:",
+        "zh-hant": "根據文件內容：",
+        "zh-hans": "根据文件内容：",
+    },
+    "forms_intro": {
+        "en": "Here are the forms you may need:",
+        "zh-hant": "以下是您可能需要的表單：",
+        "zh-hans": "以下是您可能需要的表单：",
+    },
+    "sources": {"en": "Sources:", "zh-hant": "資料來源：", "zh-hans": "资料来源："},
 }
 
 

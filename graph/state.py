@@ -11,6 +11,14 @@ TaskType = Literal[
 RetrievalStatus = Literal["pending", "generate", "retry", "fallback"]
 
 
+def add_timings(left: dict[str, float], right: dict[str, float]) -> dict[str, float]:
+    """Per-node milliseconds, summed when a node runs again in a retry loop."""
+    merged = dict(left)
+    for node, ms in right.items():
+        merged[node] = round(merged.get(node, 0.0) + ms, 3)
+    return merged
+
+
 class ToolCall(TypedDict):
     """A planned tool call: `name` is a tool of tool_executor, `args` its arguments."""
 
@@ -66,8 +74,10 @@ class GraphState(TypedDict, total=False):
     # response_synth
     answer: str
     citations: list[dict[str, Any]]  # {n, document, page, url} in citation order
+    # telemetry
+    trace: dict[str, Any]  # the turn summary the service stores and traces
     # bookkeeping
     decision_path: Annotated[list[str], operator.add]  # node names, in order
     llm_calls: Annotated[int, operator.add]
-    timings_ms: Annotated[dict[str, float], operator.or_]
+    timings_ms: Annotated[dict[str, float], add_timings]
     prompt_versions: Annotated[dict[str, str], operator.or_]

@@ -74,3 +74,49 @@ class FormService:
         """Delete a form by name; False when there was none."""
         async with self._db.transaction() as session:
             return await forms_repo.delete_form(session, name)
+
+
+def _norm(text: str) -> str:
+    from storage.text import normalise_width, to_simplified
+
+    return to_simplified(normalise_width(text).lower())
+
+
+def match_score(query: str, names: Sequence[str]) -> float:
+    """How well a request names a form (1.0: a name or alias appears in it)."""
+    from difflib import SequenceMatcher
+
+    from storage.text import keyword_tokens
+
+    q = _norm(query)
+    q_tokens = set(keyword_tokens(q))
+    best = 0.0
+    for name in names:
+        n = _norm(name)
+        if not n:
+            continue
+        if n in q:
+            return 1.0
+        n_tokens = set(keyword_tokens(n))
+        overlap = len(q_tokens & n_tokens) / len(n_tokens) if n_tokens else 0.0
+        best = max(best, overlap, SequenceMatcher(None, n, q).ratio())
+    return best
+
+
+class FormFinder:
+    """Fuzzy lookup of forms by name and aliases, in any of the three languages.
+
+    Forms are few (tens), so each lookup reads them all and scores in memory.
+    """
+
+    def __init__(self, db: Database, min_score: float = 0.6) -> None:
+        self._db = db
+        self._min_score = min_score
+
+    async def find(self, text: str, limit: int = 3) -> list[Form]:
+        """The best-matching forms, best first."""
+        async with self._db.sessions() as session:
+            forms = await forms_repo.list_forms(session)
+        scored = [(match_score(text, [f.name, *f.aliases]), f) for f in forms]
+        good = [(s, f) for s, f in scored if s >= self._min_score]
+        return [f for _, f in sorted(good, key=lambda sf: -sf[0])[:limit]]

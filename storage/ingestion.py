@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from storage.chunking import chunk_blocks
+from storage.chunking import TextChunk, chunk_blocks
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.loaders import UnreadableFileError, detect_format, load_blocks
@@ -39,6 +39,18 @@ class IngestOptions:
     chunk_size: int = 500
     chunk_overlap: int = 80
     batch_size: int = 32
+
+
+def index_text(title: str, heading: str | None, body: str) -> str:
+    """What gets embedded and keyword-indexed for a chunk: its text under its titles.
+
+    A section's chunk ("Fees: 1,300 dollars") rarely names its subject; the
+    document title and heading put it back, for both search sides.
+    """
+    context = [title] if title else []
+    if heading and heading != title:
+        context.append(heading)
+    return "\n".join([*context, body])
 
 
 def collect_files(paths: Iterable[Path]) -> list[Path]:
@@ -126,7 +138,7 @@ class IngestionService:
             return IngestResult(source, FAILED, title, reason=str(exc))
         pieces = chunk_blocks(blocks, self._options.chunk_size, self._options.chunk_overlap)
         doc_language = language or detect_language(" ".join(p.text for p in pieces[:20]))
-        chunks = await self._embed(pieces, doc_language, on_progress)
+        chunks = await self._embed(pieces, doc_language, title, on_progress)
         document = Document(
             title=title,
             source=source,
@@ -149,15 +161,16 @@ class IngestionService:
 
     async def _embed(
         self,
-        pieces: list,  # list[TextChunk]
+        pieces: list[TextChunk],
         language: str,
+        title: str,
         on_progress: Callable[[int, int], None] | None,
     ) -> list[NewChunk]:
         out: list[NewChunk] = []
         size = self._options.batch_size
         for start in range(0, len(pieces), size):
             batch = pieces[start : start + size]
-            texts = [p.text if not p.heading else f"{p.heading}\n{p.text}" for p in batch]
+            texts = [index_text(title, p.heading, p.text) for p in batch]
             vectors = await asyncio.to_thread(self._embedder.model.embed_documents, texts)
             for piece, text_, vector in zip(batch, texts, vectors, strict=True):
                 out.append(

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
 from storage.embeddings import Embedder
-from storage.text import keyword_tokens
+from storage.text import keyword_tokens, stopwords
 
 K1, B = 1.2, 0.75
 RRF_K = 60
@@ -68,6 +68,21 @@ class SearchHit:
     def as_json(self) -> dict[str, Any]:
         """The JSON shape the CLI and evaluation read."""
         return asdict(self)
+
+
+def coverage_weights(idf: dict[str, tuple[float, int]]) -> dict[str, float]:
+    """Weights of the query's content terms for keyword coverage.
+
+    Question words carry no topic, so they are left out; a term the index has
+    never seen weighs as much as the heaviest seen term (not its raw, huge IDF),
+    so one unusual word lowers coverage without wiping it out, while a question
+    made only of unseen words still scores near zero.
+    """
+    skip = stopwords()
+    content = {t: v for t, v in idf.items() if t not in skip} or idf
+    seen = [w for w, df in content.values() if df > 0]
+    cap = max(seen) if seen else 1.0
+    return {t: (w if df > 0 else cap) for t, (w, df) in content.items()}
 
 
 def relevance(cosine: float, coverage: float) -> float:
@@ -283,8 +298,9 @@ class HybridSearcher:
     ) -> dict[int, SearchHit]:
         if not ids:
             return {}
-        terms = sorted(idf)
-        total_idf = sum(v[0] for v in idf.values()) or 1.0
+        weights = coverage_weights(idf)
+        terms = sorted(weights)
+        total_idf = sum(weights.values()) or 1.0
         rows = await session.execute(
             text(
                 "SELECT c.id, d.title, c.text, c.page, c.heading, c.language,"
@@ -294,7 +310,7 @@ class HybridSearcher:
                 " q.term AND p.chunk_id = c.id)"
                 " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(:ids)"
             ),
-            {"terms": terms, "idfs": [idf[t][0] for t in terms], "vec": vec, "ids": ids},
+            {"terms": terms, "idfs": [weights[t] for t in terms], "vec": vec, "ids": ids},
         )
         hits: dict[int, SearchHit] = {}
         for cid, title, body, page, heading, lang, cos, matched in rows:

@@ -158,3 +158,31 @@ def test_demo_ingests_samples_and_answers(cli) -> None:  # type: ignore[no-untyp
     assert "[1] office-hours" in first.stdout
     again = cli("demo")
     assert again.returncode == 0 and again.stdout.count("unchanged") == 5
+
+
+def test_ask_prints_json_and_batches(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    doc = tmp_path / "dogs.txt"
+    doc.write_text(files.TEXT)
+    assert cli("ingest", str(doc)).returncode == 0
+    one = cli("ask", "How much is a dog licence?", "--json")
+    assert one.returncode == 0, one.stderr
+    turn = json.loads(one.stdout)
+    assert "300 dollars" in turn["answer"]
+    assert turn["citations"][0]["document"] == "dogs"
+    assert {
+        "language",
+        "intent",
+        "forms",
+        "decision_path",
+        "retrieval_loops",
+        "llm_calls",
+        "trace_id",
+        "timings_ms",
+    } <= set(turn)
+    questions = tmp_path / "q.txt"
+    questions.write_text("hello\nHow much is a dog licence?\n")
+    batch = cli("ask", "--batch", str(questions), "--json")
+    turns = [json.loads(line) for line in batch.stdout.splitlines()]
+    assert [t["intent"] for t in turns] == ["greeting", "simple_faq"]
+    plain = cli("ask", "How much is a dog licence?")
+    assert "[1] dogs" in plain.stdout

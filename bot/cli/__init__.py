@@ -36,7 +36,7 @@ def fail(message: str, code: int = 2) -> None:
 
 def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
     """Run an async command, turning expected failures into one-line errors."""
-    from sqlalchemy.exc import OperationalError
+    from sqlalchemy.exc import DBAPIError
 
     from storage.db import DatabaseUnavailableError
     from storage.embedded import EmbeddedPostgresError
@@ -49,10 +49,14 @@ def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
         return asyncio.run(main())
     except (EmbeddingMismatchError, DatabaseUnavailableError, EmbeddedPostgresError) as exc:
         fail(str(exc))
-    except OperationalError as exc:
-        fail(f"database error: {str(exc.orig).strip().splitlines()[0]}")
+    except DBAPIError as exc:
+        first = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else "unknown"
+        fail(f"database error: {first}")
     except KeyboardInterrupt:
         fail("interrupted", code=130)
+    except Exception as exc:  # a bug: say so in one line, details in the debug log
+        logging.getLogger("ragbot").debug("unexpected error", exc_info=True)
+        fail(f"unexpected {type(exc).__name__}: {exc} (LOG_LEVEL=DEBUG shows the traceback)")
     raise AssertionError("unreachable")
 
 
@@ -61,6 +65,6 @@ def main() -> None:
     logging.basicConfig(level=Settings().log_level.upper(), stream=sys.stderr)
     # pypdf logs every oddity of a bad PDF; the ingest summary already says what failed.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
-    from bot.cli import admin, demo, kb  # noqa: F401  (registers the commands)
+    from bot.cli import admin, ask, demo, kb  # noqa: F401  (registers the commands)
 
     app()

@@ -1,0 +1,55 @@
+"""`ragbot ask`: one turn through the whole graph."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bot.cli import app, fail, run, settings
+from bot.runtime import open_runtime
+from bot.service import TurnResult
+
+
+def render(result: TurnResult) -> str:
+    """The answer with its source list, as the console shows it."""
+    lines = [result.answer]
+    if result.citations:
+        lines.append("")
+        for c in result.citations:
+            page = f", p. {c['page']}" if c.get("page") else ""
+            lines.append(f"[{c['n']}] {c['document']}{page}")
+    return "\n".join(lines)
+
+
+@app.command()
+def ask(
+    question: Annotated[str | None, typer.Argument(help="The question.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    user: Annotated[str | None, typer.Option(help="Who is asking.")] = None,
+    conversation: Annotated[
+        str | None, typer.Option(help="Conversation id: turns with the same id see history.")
+    ] = None,
+    batch: Annotated[Path | None, typer.Option(help="One question per line.")] = None,
+) -> None:
+    """Answer a question from the knowledge base (each --batch line is a new conversation)."""
+    if (question is None) == (batch is None):
+        fail("give a QUESTION or --batch FILE (not both)")
+    if batch is not None and not batch.is_file():
+        fail(f"no such file: {batch}")
+    questions = [question] if question is not None else batch.read_text("utf-8").splitlines()  # type: ignore[union-attr]
+
+    async def go() -> None:
+        async with open_runtime(settings()) as rt:
+            service = rt.answer_service()
+            for q in questions:
+                conv = conversation if batch is None else None
+                result = await service.ask(q, conversation=conv, user=user)
+                if as_json:
+                    print(json.dumps(result.as_json(), ensure_ascii=False), flush=True)
+                else:
+                    print(render(result), flush=True)
+
+    run(go)

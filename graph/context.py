@@ -1,0 +1,38 @@
+"""What the graph is handed at run time (LangGraph `context_schema`): no globals, no storage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class Searcher(Protocol):
+    """Hybrid search over the knowledge base (storage.search.HybridSearcher fits)."""
+
+    async def search(
+        self,
+        query: str,
+        top_k: int = 5,
+        threshold: float = 0.0,
+        filters: Any = None,
+        mode: str = "hybrid",
+    ) -> list[Any]: ...
+
+
+class FormFinder(Protocol):
+    """Finds forms by fuzzy name/alias match in any language."""
+
+    async def find(self, text: str, limit: int = 3) -> list[Any]: ...
+
+
+@dataclass
+class GraphContext:
+    """Dependencies and knobs of one graph run."""
+
+    searcher: Searcher
+    forms: FormFinder | None = None
+    llm: Any = None  # a langchain chat model, or None for the deterministic mode
+    top_k: int = 5
+    thresholds: tuple[float, ...] = (0.65, 0.50, 0.35)
+    max_loops: int = 3
+    prompt_versions: dict[str, str] = field(default_factory=dict)

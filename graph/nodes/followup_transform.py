@@ -1,0 +1,32 @@
+"""followup_transform: turn a follow-up into a question that stands alone.
+
+Without an LLM the previous user question is carried along, so "what about
+the fee?" after "how do I renew a passport?" searches for both.
+"""
+
+from __future__ import annotations
+
+import time
+
+from graph.state import GraphState
+
+
+def standalone_question(question: str, history: list[dict[str, str]]) -> str:
+    """The follow-up joined with the last question the user asked."""
+    previous = next((m["content"] for m in reversed(history) if m.get("role") == "user"), "")
+    return f"{previous} {question}".strip() if previous else question
+
+
+def followup_transform(state: GraphState) -> GraphState:
+    """Rewrite the follow-up and make the plan retrieve with it."""
+    start = time.perf_counter()
+    question = standalone_question(state.get("normalized_question", ""), state.get("history", []))
+    plan = dict(state.get("plan", {}))
+    plan.update(should_retrieve=True, query=question)
+    plan["tool_calls"] = [{"name": "retrieve_documents", "args": {"query": question}}]
+    return {
+        "standalone_question": question,
+        "plan": plan,  # type: ignore[typeddict-item]
+        "decision_path": ["followup_transform"],
+        "timings_ms": {"followup_transform": round((time.perf_counter() - start) * 1000, 3)},
+    }

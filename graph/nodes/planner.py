@@ -1,0 +1,67 @@
+"""planner: task type, whether to retrieve, and the tool calls (rules when there is no LLM).
+
+The LLM planner (one structured-output call that also yields the retrieval
+query) comes with the LLM issue work; the rules here are also its fallback
+when the model times out or errors.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from graph.state import GraphState, Plan, TaskType, ToolCall
+
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks?( you)?|thank you|"
+    r"你好|您好|哈囉|哈啰|嗨|早安|午安|晚安|謝謝|谢谢|感謝|感谢)[\s!！.。~～,，]*$",
+    re.IGNORECASE,
+)
+_FORM = re.compile(
+    r"\b(forms?|download|application form)\b|表單|表单|表格|申請書|申请书|申請表|申请表|下載|下载",
+    re.IGNORECASE,
+)
+_FOLLOWUP = re.compile(
+    r"^\s*(and|what about|how about|also|then)\b|\b(it|that|this one|those|the (first|second|"
+    r"third|last) one)\b|^(那|那麼|那么|還有|还有|然後|然后)|(那個|那个|這個|这个|第[一二三四五]個|"
+    r"第[一二三四五]个|上面|剛才|刚才|它)",
+    re.IGNORECASE,
+)
+
+
+def rule_plan(question: str, has_history: bool) -> Plan:
+    """The deterministic plan: greeting, form request, follow-up or a question to look up."""
+    task: TaskType
+    if _GREETING.match(question):
+        task = "greeting"
+    elif _FORM.search(question):
+        task = "form_download"
+    elif has_history and _FOLLOWUP.search(question):
+        task = "conversation_followup"
+    else:
+        task = "simple_faq"
+    retrieve = task != "greeting"
+    calls: list[ToolCall] = []
+    if retrieve:
+        calls.append({"name": "retrieve_documents", "args": {"query": question}})
+    if task == "form_download":
+        calls.append({"name": "get_form_download_links", "args": {"query": question}})
+    return {
+        "task_type": task,
+        "should_retrieve": retrieve,
+        "query": question,
+        "tool_calls": calls,
+        "source": "rules",
+    }
+
+
+def planner(state: GraphState) -> GraphState:
+    """Plan the turn from the normalised question and whether there is history."""
+    start = time.perf_counter()
+    question = state.get("normalized_question", "")
+    plan = rule_plan(question, bool(state.get("history")))
+    return {
+        "plan": plan,
+        "decision_path": [f"planner:{plan['task_type']}:{plan['source']}"],
+        "timings_ms": {"planner": round((time.perf_counter() - start) * 1000, 3)},
+    }

@@ -1,0 +1,59 @@
+"""query_builder: the retrieval query and threshold of each loop.
+
+Loop 1 uses the planner's query at the strictest threshold; each retry lowers
+the threshold (0.65 → 0.50 → 0.35) and, without an LLM, drops the question
+words that failed to match so the remaining content words weigh more.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from langgraph.runtime import Runtime
+
+from graph.context import GraphContext
+from graph.state import GraphState, Retrieval
+
+_QUESTION_WORDS = re.compile(
+    r"\b(how|what|when|where|which|who|why|can|could|do|does|is|are|i|we|you|the|a|an|to|of|"
+    r"please|tell me|about)\b|請問|请问|如何|怎麼|怎么|什麼|什么|哪裡|哪里|哪些|為什麼|为什么|"
+    r"可以|是否|嗎|吗|呢|我|你|的|[?？!！,，。.]",
+    re.IGNORECASE,
+)
+
+
+def rewrite_for_retry(query: str) -> str:
+    """The query without question words and punctuation (keeps it if nothing is left)."""
+    stripped = re.sub(r"\s+", " ", _QUESTION_WORDS.sub(" ", query)).strip()
+    return stripped or query
+
+
+def build_query(state: GraphState, context: GraphContext) -> Retrieval:
+    """The next loop's query, threshold and bookkeeping."""
+    previous = state.get("retrieval", {})
+    loop = int(previous.get("loop", 0)) + 1
+    base = state.get("plan", {}).get("query") or state.get("normalized_question", "")
+    failed = list(previous.get("failed_queries", []))
+    if loop > 1:
+        failed.append(previous.get("query", base))
+    query = base if loop == 1 else rewrite_for_retry(base)
+    thresholds = context.thresholds
+    return {
+        "loop": loop,
+        "query": query,
+        "threshold": thresholds[min(loop, len(thresholds)) - 1],
+        "status": "pending",
+        "failed_queries": failed,
+    }
+
+
+def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+    """Set this loop's retrieval query and threshold."""
+    start = time.perf_counter()
+    retrieval = build_query(state, runtime.context)
+    return {
+        "retrieval": retrieval,
+        "decision_path": [f"query_builder:loop{retrieval['loop']}"],
+        "timings_ms": {"query_builder": round((time.perf_counter() - start) * 1000, 3)},
+    }

@@ -1,0 +1,43 @@
+"""retrieval_checker: grade the evidence and decide: generate, retry, or fall back."""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from graph.context import GraphContext
+from graph.state import GraphState, Retrieval
+
+MIN_PASSING = 1
+
+
+def grade(state: GraphState, max_loops: int) -> tuple[Retrieval, list[dict]]:
+    """The loop's outcome and the evidence that passed its threshold."""
+    retrieval: Retrieval = dict(state.get("retrieval", {}))  # type: ignore[assignment]
+    threshold = float(retrieval.get("threshold", 0.0))
+    evidence = state.get("evidence", [])
+    passed = [e for e in evidence if e["score"] >= threshold]
+    retrieval["pass_rate"] = round(len(passed) / len(evidence), 3) if evidence else 0.0
+    has_forms = bool(state.get("forms"))
+    if len(passed) >= MIN_PASSING or has_forms:
+        retrieval["status"] = "generate"
+    elif int(retrieval.get("loop", 1)) < max_loops:
+        retrieval["status"] = "retry"
+    else:
+        retrieval["status"] = "fallback"
+    return retrieval, passed
+
+
+def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+    """Keep only graded evidence and set the loop's status."""
+    start = time.perf_counter()
+    retrieval, passed = grade(state, runtime.context.max_loops)
+    return {
+        "retrieval": retrieval,
+        "evidence": passed,
+        "decision_path": [
+            f"retrieval_checker:{retrieval['status']}:pass_rate={retrieval['pass_rate']}"
+        ],
+        "timings_ms": {"retrieval_checker": round((time.perf_counter() - start) * 1000, 3)},
+    }

@@ -1,0 +1,40 @@
+"""telemetry: the turn's trace summary (intent, tools, language, loops, timings, prompt versions).
+
+The service stores it with the turn in Postgres (and sends it to Langfuse when
+configured); this node only assembles it, so a failing trace backend can never
+cost the user the answer.
+"""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from graph.context import GraphContext
+from graph.state import GraphState
+
+
+def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+    """Summarise the turn into `trace`."""
+    start = time.perf_counter()
+    plan = state.get("plan", {})
+    retrieval = state.get("retrieval", {})
+    trace = {
+        "intent": plan.get("task_type", "blocked" if state.get("guard_blocked") else None),
+        "plan_source": plan.get("source"),
+        "used_tools": [c["name"] for c in plan.get("tool_calls", [])],
+        "language": state.get("language"),
+        "is_out_of_scope": plan.get("task_type") == "out_of_scope"
+        or retrieval.get("status") == "fallback",
+        "guard_reason": state.get("guard_reason"),
+        "retrieval_loops": int(retrieval.get("loop", 0)),
+        "retrieval_status": retrieval.get("status"),
+        "failed_queries": retrieval.get("failed_queries", []),
+        "prompt_versions": dict(runtime.context.prompt_versions),
+    }
+    return {
+        "trace": trace,
+        "decision_path": ["telemetry"],
+        "timings_ms": {"telemetry": round((time.perf_counter() - start) * 1000, 3)},
+    }

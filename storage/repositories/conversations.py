@@ -1,0 +1,50 @@
+"""Conversations and their messages (the history follow-ups use)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from storage.models import Conversation, Message
+
+
+async def get_or_create(
+    session: AsyncSession, platform: str, external_id: str, user_id: str | None
+) -> int:
+    """The conversation's id, created on first use (safe under concurrent first messages)."""
+    await session.execute(
+        insert(Conversation)
+        .values(platform=platform, external_id=external_id, user_id=user_id)
+        .on_conflict_do_nothing(constraint="uq_conversations_platform_external")
+    )
+    found = await session.scalar(
+        select(Conversation.id).where(
+            Conversation.platform == platform, Conversation.external_id == external_id
+        )
+    )
+    assert found is not None
+    return int(found)
+
+
+async def recent_messages(session: AsyncSession, conversation_id: int, limit: int) -> list[Message]:
+    """The last `limit` messages, oldest first."""
+    rows = await session.scalars(
+        select(Message)
+        .where(Message.conversation_id == conversation_id)
+        .order_by(Message.id.desc())
+        .limit(limit)
+    )
+    return list(reversed(rows.all()))
+
+
+async def add_message(
+    session: AsyncSession, conversation_id: int, role: str, content: str, **fields: Any
+) -> Message:
+    """Append a message."""
+    message = Message(conversation_id=conversation_id, role=role, content=content, **fields)
+    session.add(message)
+    await session.flush()
+    return message

@@ -1,0 +1,120 @@
+"""The whole graph on real Postgres in no-LLM mode, through the turn service."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from bot.service import AnswerService
+from graph.context import GraphContext
+from storage.db import Database
+from storage.forms import FormFinder, FormService
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+
+DOCS = {
+    "停車許可證.md": (
+        "# 住宅區停車許可證\n\n設籍本市的居民可以申請住宅區停車許可證，每戶最多兩張。\n\n"
+        "## 應備文件\n\n請攜帶身分證、行車執照正本，以及填妥的申請表 PK-01。\n\n"
+        "## 費用\n\n每張許可證每年收費新臺幣一千二百元。\n"
+    ),
+    "passport.md": (
+        "# Passport renewal\n\nAdults renew passports at the City Service Centre.\n\n"
+        "## Fees\n\nAn adult passport renewal costs 1,300 dollars and takes four working days.\n"
+    ),
+}
+
+
+@pytest.fixture
+async def service(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher
+) -> AnswerService:
+    for name, body in DOCS.items():
+        assert (await ingestion.ingest_bytes(name, body.encode())).status == "added"
+    forms = FormService(db, 10_000)
+    await forms.add(
+        "Passport application form PS-11",
+        "https://forms.example.org/ps-11",
+        aliases=["護照申請書", "护照申请表", "passport form"],
+        language="en",
+    )
+    return AnswerService(db, GraphContext(searcher=searcher, forms=FormFinder(db)))
+
+
+async def test_answers_with_citations(service: AnswerService) -> None:
+    result = await service.ask("How much does a passport renewal cost?")
+    assert "1,300 dollars" in result.answer
+    assert "[1]" in result.answer
+    assert result.citations[0]["document"] == "passport"
+    assert result.language == "en" and result.intent == "simple_faq"
+    assert result.llm_calls == 0
+    assert result.decision_path[0] == "guard" and result.decision_path[-1] == "telemetry"
+    assert set(result.timings_ms) >= {"guard", "planner", "tool_executor", "response_synth"}
+
+
+async def test_simplified_question_gets_a_simplified_answer_from_traditional_docs(
+    service: AnswerService,
+) -> None:
+    result = await service.ask("停车许可证一年多少钱？")
+    assert result.language == "zh-hans"
+    assert result.citations and result.citations[0]["document"] == "停車許可證"
+    assert "许可证" in result.answer and "許可證" not in result.answer
+
+
+async def test_greeting_takes_no_retrieval(service: AnswerService) -> None:
+    result = await service.ask("你好")
+    assert result.intent == "greeting"
+    assert not any(step.startswith("tool_executor") for step in result.decision_path)
+    assert "您好" in result.answer
+
+
+async def test_out_of_scope_is_refused_after_the_retries(service: AnswerService) -> None:
+    result = await service.ask("What is the airspeed velocity of an unladen swallow?")
+    assert "couldn't find" in result.answer
+    assert result.citations == []
+    assert result.retrieval_loops == 3
+    assert [s for s in result.decision_path if s.startswith("query_builder")] == [
+        "query_builder:loop1",
+        "query_builder:loop2",
+        "query_builder:loop3",
+    ]
+    assert any("fallback" in s for s in result.decision_path)
+
+
+async def test_follow_up_uses_history_from_postgres(service: AnswerService, db: Database) -> None:
+    first = await service.ask("How do I renew my passport?", conversation="c1", user="ann")
+    assert first.citations[0]["document"] == "passport"
+    second = await service.ask("And how much does that cost?", conversation="c1", user="ann")
+    assert second.intent == "conversation_followup"
+    assert "followup_transform" in second.decision_path
+    assert "1,300" in second.answer
+    async with db.sessions() as s:
+        rows = (
+            await s.execute(
+                text(
+                    "SELECT m.role, m.trace_id IS NOT NULL FROM messages m JOIN conversations c"
+                    " ON c.id = m.conversation_id WHERE c.external_id = 'c1' ORDER BY m.id"
+                )
+            )
+        ).all()
+    assert [r[0] for r in rows] == ["user", "assistant", "user", "assistant"]
+    assert all(r[1] for r in rows)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["我要下載護照申請書", "护照申请表在哪里下载？", "Where can I download the passport form?"],
+)
+async def test_forms_found_by_alias_in_three_languages(
+    service: AnswerService, question: str
+) -> None:
+    result = await service.ask(question)
+    assert result.intent == "form_download"
+    assert [f["name"] for f in result.forms] == ["Passport application form PS-11"]
+    assert "https://forms.example.org/ps-11" in result.answer
+
+
+async def test_blocked_message_is_answered_and_recorded(service: AnswerService) -> None:
+    result = await service.ask("   ")
+    assert result.decision_path == ["guard:blocked:empty", "telemetry"]
+    assert "Please type a question" in result.answer
