@@ -36,17 +36,31 @@ class Runtime:
     server: Any = None  # the embedded Postgres handle, kept alive while we run
 
     def answer_service(self) -> AnswerService:
-        """The turn service over this runtime's search and forms (no-LLM mode for now)."""
+        """The turn service over this runtime's search, forms and (optional) LLM."""
         from bot.service import AnswerService
         from graph.context import GraphContext
+        from graph.models import build_chat_model
+        from graph.prompts import versions
         from storage.forms import FormFinder
 
+        cfg = self.settings
+        llm = build_chat_model(
+            cfg.llm_base_url,
+            cfg.llm_api_key,
+            cfg.llm_model,
+            cfg.llm_timeout_s,
+            cfg.llm_max_retries,
+        )
         context = GraphContext(
             searcher=self.searcher,
             forms=FormFinder(self.db),
-            top_k=self.settings.search_top_k,
+            llm=llm,
+            llm_timeout=cfg.llm_timeout_s,
+            top_k=cfg.search_top_k,
+            max_loops=cfg.max_retrieval_loops,
+            prompt_versions=versions() if llm is not None else {},
         )
-        return AnswerService(self.db, context)
+        return AnswerService(self.db, context, history_messages=cfg.history_messages)
 
 
 def ingest_options(settings: Settings) -> IngestOptions:

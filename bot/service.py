@@ -4,15 +4,31 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graph.builder import build_graph
 from graph.context import GraphContext
+from graph.state import add_timings
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
 
 HISTORY_MESSAGES = 6
+_ADDITIVE = ("decision_path", "llm_calls")
+
+
+def _merge(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """Fold a node's update into the running state with the graph's reducers."""
+    merged = dict(state)
+    for key, value in update.items():
+        if key in _ADDITIVE:
+            merged[key] = merged.get(key, type(value)()) + value
+        elif key == "timings_ms":
+            merged[key] = add_timings(merged.get(key, {}), value)
+        else:
+            merged[key] = value
+    return merged
 
 
 @dataclass
@@ -39,9 +55,12 @@ class TurnResult:
 class AnswerService:
     """Runs turns through the graph with history kept in Postgres."""
 
-    def __init__(self, db: Database, context: GraphContext) -> None:
+    def __init__(
+        self, db: Database, context: GraphContext, history_messages: int = HISTORY_MESSAGES
+    ) -> None:
         self._db = db
         self._context = context
+        self._history = history_messages
         self._graph = build_graph()
 
     async def ask(
@@ -52,19 +71,50 @@ class AnswerService:
         platform: str = "console",
     ) -> TurnResult:
         """Answer one message; the turn is stored under (platform, conversation)."""
+        result: TurnResult | None = None
+        async for event in self.stream(question, conversation, user, platform):
+            if event["type"] == "done":
+                result = event["result"]
+        assert result is not None
+        return result
+
+    async def stream(
+        self,
+        question: str,
+        conversation: str | None = None,
+        user: str | None = None,
+        platform: str = "console",
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Run a turn as events: progress steps, answer tokens, a reset, then done.
+
+        {"type": "progress", "step": node}, {"type": "token", "text": ...},
+        {"type": "reset"} (drop streamed tokens: a fallback answer follows),
+        {"type": "done", "result": TurnResult}.
+        """
         trace_id = uuid.uuid4().hex
         external = conversation or f"oneshot-{trace_id}"
         async with self._db.transaction() as session:
             conv_id = await conv_repo.get_or_create(session, platform, external, user)
             history = [
                 {"role": m.role, "content": m.content}
-                for m in await conv_repo.recent_messages(session, conv_id, HISTORY_MESSAGES)
+                for m in await conv_repo.recent_messages(session, conv_id, self._history)
             ]
         start = time.perf_counter()
-        state = await self._graph.ainvoke(
-            {"question": question, "history": history, "llm_calls": 0, "decision_path": []},
-            context=self._context,
-        )
+        state: dict[str, Any] = {
+            "question": question,
+            "history": history,
+            "llm_calls": 0,
+            "decision_path": [],
+        }
+        async for mode, chunk in self._graph.astream(
+            state, context=self._context, stream_mode=["updates", "custom"]
+        ):
+            if mode == "custom":
+                yield chunk
+                continue
+            for node, update in chunk.items():
+                yield {"type": "progress", "step": node}
+                state = _merge(state, update or {})
         timings = dict(state.get("timings_ms", {}))
         timings["total"] = round((time.perf_counter() - start) * 1000, 3)
         trace = state.get("trace", {})
@@ -82,7 +132,7 @@ class AnswerService:
             prompt_versions=trace.get("prompt_versions", {}),
         )
         await self._store(conv_id, question, result, trace)
-        return result
+        yield {"type": "done", "result": result}
 
     async def _store(self, conv_id: int, question: str, result: TurnResult, trace: dict) -> None:
         async with self._db.transaction() as session:

@@ -43,8 +43,16 @@ class Settings(BaseSettings):
     search_top_k: int = Field(default=5, validation_alias="SEARCH_TOP_K")
     search_candidates: int = Field(default=40, validation_alias="SEARCH_CANDIDATES")
     search_keyword_weight: float = Field(default=1.0, validation_alias="SEARCH_KEYWORD_WEIGHT")
-    search_vector_weight: float = Field(default=0.3, validation_alias="SEARCH_VECTOR_WEIGHT")
+    search_vector_weight: float = Field(default=0.15, validation_alias="SEARCH_VECTOR_WEIGHT")
     search_fusion: str = Field(default="linear", validation_alias="SEARCH_FUSION")
+
+    llm_base_url: str | None = Field(default=None, validation_alias="LLM_BASE_URL")
+    llm_api_key: str | None = Field(default=None, validation_alias="LLM_API_KEY")
+    llm_model: str | None = Field(default=None, validation_alias="LLM_MODEL")
+    llm_timeout_s: float = Field(default=30.0, validation_alias="LLM_TIMEOUT")
+    llm_max_retries: int = Field(default=1, validation_alias="LLM_MAX_RETRIES")
+    max_retrieval_loops: int = Field(default=3, validation_alias="MAX_RETRIEVAL_LOOPS")
+    history_messages: int = Field(default=6, validation_alias="HISTORY_MESSAGES")
 
     log_level: str = Field(default="WARNING", validation_alias="LOG_LEVEL")
 

@@ -48,6 +48,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-hant": "以下是您可能需要的表單：",
         "zh-hans": "以下是您可能需要的表单：",
     },
+    "out_of_scope": {
+        "en": "Sorry, I can only help with questions about our services and documents.",
+        "zh-hant": "抱歉，我只能協助回答與本機關服務及文件相關的問題。",
+        "zh-hans": "抱歉，我只能协助回答与本机构服务及文件相关的问题。",
+    },
     "sources": {"en": "Sources:", "zh-hant": "資料來源：", "zh-hans": "资料来源："},
 }
 

@@ -5,9 +5,9 @@ BM25 score to `vector_weight` times the min-max-normalised cosine: measured
 on DRCD and XQuAD (bench/retrieval.py) it beats BM25 alone, whereas
 reciprocal-rank fusion ("rrf", weighted) loses to BM25 on the Chinese sets
 because it throws the score gaps away. Each result also carries `score`, a
-relevance estimate in [0, 1] that thresholds use: the mean of the cosine
-similarity and the keyword coverage (the share of the question's IDF mass
-that the passage contains).
+relevance estimate in [0, 1] that thresholds use: 0.8 × the keyword coverage
+(the share of the question's IDF mass that the passage contains) + 0.2 × the
+cosine similarity.
 """
 
 from __future__ import annotations
@@ -86,8 +86,15 @@ def coverage_weights(idf: dict[str, tuple[float, int]]) -> dict[str, float]:
 
 
 def relevance(cosine: float, coverage: float) -> float:
-    """The [0, 1] relevance a threshold compares against."""
-    return round(max(0.0, min(1.0, (cosine + coverage) / 2)), 4)
+    """The [0, 1] relevance a threshold compares against: mostly keyword coverage.
+
+    Measured on DRCD and XQuAD (150 questions each): coverage alone puts the
+    gold passage over 0.65 for 59-71% of questions but the best wrong passage
+    for only 3-5%; the mean with the cosine blurred that (24-33% vs 0-2%, and
+    47-53% of wrong passages over 0.35). The cosine keeps a small say so a
+    paraphrase with few shared words can still pass the lower thresholds.
+    """
+    return round(max(0.0, min(1.0, 0.8 * coverage + 0.2 * cosine)), 4)
 
 
 def linear_fusion(
@@ -133,7 +140,7 @@ class HybridSearcher:
         embedder: Embedder,
         candidates: int = 40,
         keyword_weight: float = 1.0,
-        vector_weight: float = 0.3,
+        vector_weight: float = 0.15,
         fusion: str = "linear",
     ) -> None:
         if fusion not in FUSIONS:

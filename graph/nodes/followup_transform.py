@@ -20,8 +20,13 @@ def standalone_question(question: str, history: list[dict[str, str]]) -> str:
 def followup_transform(state: GraphState) -> GraphState:
     """Rewrite the follow-up and make the plan retrieve with it."""
     start = time.perf_counter()
-    question = standalone_question(state.get("normalized_question", ""), state.get("history", []))
     plan = dict(state.get("plan", {}))
+    if plan.get("source") == "llm" and plan.get("query"):
+        question = str(plan["query"])  # the planner call already resolved the reference
+    else:
+        question = standalone_question(
+            state.get("normalized_question", ""), state.get("history", [])
+        )
     plan.update(should_retrieve=True, query=question)
     plan["tool_calls"] = [{"name": "retrieve_documents", "args": {"query": question}}]
     return {

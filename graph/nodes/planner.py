@@ -10,6 +10,11 @@ from __future__ import annotations
 import re
 import time
 
+from langgraph.runtime import Runtime
+
+from graph.context import GraphContext
+from graph.llm import PlannerOutput
+from graph.llm import plan as plan_with_llm
 from graph.state import GraphState, Plan, TaskType, ToolCall
 
 _GREETING = re.compile(
@@ -55,13 +60,42 @@ def rule_plan(question: str, has_history: bool) -> Plan:
     }
 
 
-def planner(state: GraphState) -> GraphState:
-    """Plan the turn from the normalised question and whether there is history."""
+def llm_plan(output: PlannerOutput, question: str) -> Plan:
+    """The LLM's decision as a plan with tool calls."""
+    query = output.query.strip() or question
+    retrieve = output.should_retrieve and output.task_type not in ("greeting", "out_of_scope")
+    calls: list[ToolCall] = []
+    if retrieve:
+        calls.append({"name": "retrieve_documents", "args": {"query": query}})
+    if output.task_type == "form_download":
+        calls.append({"name": "get_form_download_links", "args": {"query": question}})
+    return {
+        "task_type": output.task_type,
+        "should_retrieve": retrieve,
+        "query": query,
+        "tool_calls": calls,
+        "source": "llm",
+    }
+
+
+async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+    """Plan the turn: one LLM call when configured, the rules otherwise or on failure."""
     start = time.perf_counter()
+    context = runtime.context
     question = state.get("normalized_question", "")
-    plan = rule_plan(question, bool(state.get("history")))
+    history = state.get("history", [])
+    calls = 0
+    plan: Plan | None = None
+    if context.llm is not None:
+        calls = 1
+        output = await plan_with_llm(context.llm, question, history, context.llm_timeout)
+        plan = llm_plan(output, question) if output is not None else None
+    source = "llm" if plan is not None else ("fallback" if calls else "rules")
+    if plan is None:
+        plan = rule_plan(question, bool(history))
     return {
         "plan": plan,
-        "decision_path": [f"planner:{plan['task_type']}:{plan['source']}"],
+        "llm_calls": calls,
+        "decision_path": [f"planner:{plan['task_type']}:{source}"],
         "timings_ms": {"planner": round((time.perf_counter() - start) * 1000, 3)},
     }

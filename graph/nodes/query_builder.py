@@ -13,6 +13,7 @@ import time
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
+from graph.llm import rewrite
 from graph.state import GraphState, Retrieval
 
 _QUESTION_WORDS = re.compile(
@@ -48,12 +49,22 @@ def build_query(state: GraphState, context: GraphContext) -> Retrieval:
     }
 
 
-def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
-    """Set this loop's retrieval query and threshold."""
+async def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+    """Set this loop's retrieval query and threshold (an LLM rewrite on retries only)."""
     start = time.perf_counter()
-    retrieval = build_query(state, runtime.context)
+    context = runtime.context
+    retrieval = build_query(state, context)
+    calls = 0
+    if retrieval["loop"] > 1 and context.llm is not None:
+        calls = 1
+        question = state.get("standalone_question") or state.get("normalized_question", "")
+        failed = retrieval.get("failed_queries", [])
+        better = await rewrite(context.llm, question, failed, context.llm_timeout)
+        if better and better not in failed:
+            retrieval["query"] = better
     return {
         "retrieval": retrieval,
+        "llm_calls": calls,
         "decision_path": [f"query_builder:loop{retrieval['loop']}"],
         "timings_ms": {"query_builder": round((time.perf_counter() - start) * 1000, 3)},
     }

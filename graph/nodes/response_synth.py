@@ -7,15 +7,21 @@ most keywords with the question, each with an inline [n] citation.
 from __future__ import annotations
 
 import math
+import re
 import time
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from graph.context import GraphContext
+from graph.llm import synthesise
 from graph.messages import message
 from graph.state import GraphState
 from storage.chunking import split_sentences
 from storage.text import keyword_tokens, to_script
 
 MAX_SENTENCES = 3
+_CITATION = re.compile(r"\[(\d{1,2})\]")
 
 
 def pick_sentences(
@@ -85,29 +91,85 @@ def forms_answer(forms: list[dict[str, Any]], language: str) -> str:
     return "\n".join(lines)
 
 
-def response_synth(state: GraphState) -> GraphState:
-    """Compose the reply for the planned task type."""
+def cited_sources(answer: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The sources an LLM answer cites, in order of first citation."""
+    seen: list[int] = []
+    for match in _CITATION.finditer(answer):
+        n = int(match.group(1))
+        if 1 <= n <= len(evidence) and n not in seen:
+            seen.append(n)
+    return [
+        {
+            "n": n,
+            "document": evidence[n - 1]["document"],
+            "page": evidence[n - 1].get("page"),
+            "url": evidence[n - 1].get("url"),
+        }
+        for n in seen
+    ]
+
+
+async def _llm_answer(
+    state: GraphState, runtime: Runtime[GraphContext], evidence: list[dict[str, Any]], language: str
+) -> tuple[str, list[dict[str, Any]]] | None:
+    context = runtime.context
+    question = state.get("standalone_question") or state.get("normalized_question", "")
+
+    def on_token(piece: str) -> None:
+        runtime.stream_writer({"type": "token", "text": to_script(piece, language)})
+
+    answer = await synthesise(
+        context.llm,
+        question,
+        evidence,
+        language,
+        state.get("history", []),
+        context.llm_timeout,
+        on_token,
+    )
+    if not answer:
+        return None
+    citations = cited_sources(answer, evidence)
+    if not citations:  # an answer that cites nothing is not grounded: do not show it
+        return None
+    return to_script(answer, language), citations
+
+
+async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+    """Compose the reply for the planned task type (one LLM call when there is evidence)."""
     start = time.perf_counter()
     language = state.get("language", "en")
-    plan = state.get("plan", {})
-    task = plan.get("task_type", "simple_faq")
+    task = state.get("plan", {}).get("task_type", "simple_faq")
     evidence = state.get("evidence", [])
     forms = state.get("forms", [])
     citations: list[dict[str, Any]] = []
+    calls = 0
     if task == "greeting":
         answer, kind = message("greeting", language), "greeting"
+    elif task == "out_of_scope":
+        answer, kind = message("out_of_scope", language), "out_of_scope"
     elif task == "form_download" and forms:
         answer, kind = forms_answer(forms, language), "forms"
     elif evidence:
-        question = state.get("normalized_question", "")
-        context = state.get("standalone_question", "")
-        answer, citations = extractive_answer(question, evidence, language, context)
-        kind = "extractive"
+        generated = None
+        if runtime.context.llm is not None:
+            calls = 1
+            generated = await _llm_answer(state, runtime, evidence, language)
+            if generated is None:
+                runtime.stream_writer({"type": "reset"})  # drop any partial tokens
+        if generated is not None:
+            (answer, citations), kind = generated, "llm"
+        else:
+            question = state.get("normalized_question", "")
+            context = state.get("standalone_question", "")
+            answer, citations = extractive_answer(question, evidence, language, context)
+            kind = "extractive" if not calls else "fallback_extractive"
     else:
         answer, kind = message("refusal", language), "refusal"
     return {
         "answer": answer,
         "citations": citations,
+        "llm_calls": calls,
         "decision_path": [f"response_synth:{kind}"],
         "timings_ms": {"response_synth": round((time.perf_counter() - start) * 1000, 3)},
     }

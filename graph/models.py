@@ -1,0 +1,24 @@
+"""Builds the chat model from settings values (None: the deterministic no-LLM mode)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def build_chat_model(
+    base_url: str | None, api_key: str | None, model: str | None, timeout: float, retries: int
+) -> Any:
+    """A langchain-openai ChatOpenAI for any OpenAI-compatible endpoint, or None."""
+    if not base_url or not model:
+        return None
+    from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
+
+    return ChatOpenAI(
+        base_url=base_url,
+        api_key=SecretStr(api_key or "unused"),
+        model=model,
+        timeout=timeout,
+        max_retries=retries,
+        temperature=0,
+    )

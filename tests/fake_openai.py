@@ -1,0 +1,119 @@
+"""A small local server that speaks the OpenAI chat-completions API, with scripted replies.
+
+The real langchain-openai client is pointed at it; each request takes the next
+scripted reply: text (streamed when asked), an HTTP error, a delay, or raw bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """One scripted response."""
+
+    content: str = ""
+    status: int = 200
+    delay: float = 0.0
+    raw: str | None = None  # sent as the message content verbatim (e.g. malformed JSON)
+
+
+@dataclass
+class FakeOpenAI:
+    """The server's script and what it received."""
+
+    script: list[Reply] = field(default_factory=list)
+    default: Reply = field(default_factory=lambda: Reply("I could not find that."))
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    url: str = ""
+    _server: ThreadingHTTPServer | None = None
+
+    def next_reply(self) -> Reply:
+        return self.script.pop(0) if self.script else self.default
+
+    def start(self) -> FakeOpenAI:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.requests.append(body)
+                reply = fake.next_reply()
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.status != 200:
+                    self._send(reply.status, {"error": {"message": "scripted failure"}})
+                    return
+                content = reply.raw if reply.raw is not None else reply.content
+                if body.get("stream"):
+                    self._stream(content, body.get("model", "fake"))
+                else:
+                    self._send(200, _completion(content, body.get("model", "fake")))
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, content: str, model: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                pieces = [content[i : i + 8] for i in range(0, len(content), 8)] or [""]
+                for piece in pieces:
+                    chunk = _chunk(piece, model, None)
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(f"data: {json.dumps(_chunk('', model, 'stop'))}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+
+def _completion(content: str, model: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def _chunk(piece: str, model: str, finish: str | None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {"index": 0, "delta": {"content": piece} if piece else {}, "finish_reason": finish}
+        ],
+    }

@@ -1,0 +1,184 @@
+"""The whole graph with the real langchain-openai client talking to a local fake server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from bot.service import AnswerService
+from graph.context import GraphContext
+from graph.models import build_chat_model
+from storage.db import Database
+from storage.forms import FormFinder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+from tests.fake_openai import FakeOpenAI, Reply
+
+PASSPORT = (
+    "# Passport renewal\n\nAdults renew passports at the City Service Centre.\n\n"
+    "## Fees\n\nAn adult passport renewal costs 1,300 dollars and takes four working days.\n"
+)
+
+
+def plan_reply(task: str = "simple_faq", query: str = "passport renewal fee") -> Reply:
+    retrieve = task not in ("greeting", "out_of_scope")
+    return Reply(json.dumps({"task_type": task, "should_retrieve": retrieve, "query": query}))
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def service(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, fake: FakeOpenAI
+) -> AnswerService:
+    assert (await ingestion.ingest_bytes("passport.md", PASSPORT.encode())).status == "added"
+    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=1.0, retries=0)
+    context = GraphContext(
+        searcher=searcher,
+        forms=FormFinder(db),
+        llm=llm,
+        llm_timeout=1.0,
+        prompt_versions={"planner": "v1-test"},
+    )
+    return AnswerService(db, context)
+
+
+async def test_ordinary_question_takes_two_llm_calls(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [plan_reply(), Reply("An adult renewal costs 1,300 dollars [1].")]
+    result = await service.ask("How much is it to renew a passport?")
+    assert result.answer == "An adult renewal costs 1,300 dollars [1]."
+    assert result.citations[0]["document"] == "passport"
+    assert result.llm_calls == 2 and len(fake.requests) == 2
+    assert fake.requests[0]["response_format"] == {"type": "json_object"}
+    assert fake.requests[1]["stream"] is True
+    # the synthesis prompt carries the graded evidence, numbered
+    assert "[1] (passport)" in fake.requests[1]["messages"][0]["content"]
+    assert "planner:simple_faq:llm" in result.decision_path
+    assert "response_synth:llm" in result.decision_path
+    assert result.prompt_versions == {"planner": "v1-test"}
+
+
+async def test_answer_tokens_stream_before_done(service: AnswerService, fake: FakeOpenAI) -> None:
+    fake.script = [plan_reply(), Reply("Renewal costs 1,300 dollars and takes four days [1].")]
+    events = [e async for e in service.stream("passport renewal fee?")]
+    tokens = [e["text"] for e in events if e["type"] == "token"]
+    steps = [e["step"] for e in events if e["type"] == "progress"]
+    assert len(tokens) > 1
+    assert "".join(tokens) == "Renewal costs 1,300 dollars and takes four days [1]."
+    assert steps.index("tool_executor") < steps.index("response_synth")
+    assert events[-1]["type"] == "done"
+
+
+FAILURES = [
+    # (planner reply, reply to every later call, expected planner step, expected synth step)
+    (
+        Reply(raw="{not json at all"),
+        Reply("It costs 1,300 dollars [1]."),
+        "planner:simple_faq:fallback",
+        "response_synth:llm",
+    ),
+    (
+        Reply(status=500),
+        Reply(status=500),
+        "planner:simple_faq:fallback",
+        "response_synth:fallback_extractive",
+    ),
+    (
+        Reply(delay=2.5),
+        Reply(delay=2.5),
+        "planner:simple_faq:fallback",
+        "response_synth:fallback_extractive",
+    ),
+    (
+        plan_reply(),
+        Reply("It costs 1,300 dollars."),  # an answer that cites nothing
+        "planner:simple_faq:llm",
+        "response_synth:fallback_extractive",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("planner_reply", "later_replies", "planner_step", "synth_step"),
+    FAILURES,
+    ids=["malformed-json", "http-500", "timeout", "uncited-answer"],
+)
+async def test_llm_failures_still_produce_a_reply(
+    service: AnswerService,
+    fake: FakeOpenAI,
+    planner_reply: Reply,
+    later_replies: Reply,
+    planner_step: str,
+    synth_step: str,
+) -> None:
+    fake.script = [planner_reply]
+    fake.default = later_replies  # retries' rewrites and the synthesis get these
+    result = await service.ask("How much does a passport renewal cost?")
+    assert "1,300 dollars" in result.answer
+    assert result.citations[0]["document"] == "passport"
+    assert planner_step in result.decision_path
+    assert synth_step in result.decision_path
+    assert result.llm_calls == len(fake.requests)  # every request is counted
+
+
+async def test_llm_out_of_scope_and_greeting_take_no_retrieval(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [plan_reply("out_of_scope", "")]
+    result = await service.ask("Tell me a joke about cats")
+    assert "only help" in result.answer
+    assert not any(s.startswith("tool_executor") for s in result.decision_path)
+    assert result.llm_calls == 1
+    fake.script = [plan_reply("greeting", "")]
+    result = await service.ask("早安")
+    assert result.intent == "greeting" and result.llm_calls == 1
+
+
+async def test_llm_answer_is_converted_to_the_users_script(
+    service: AnswerService, fake: FakeOpenAI, ingestion: IngestionService
+) -> None:
+    await ingestion.ingest_bytes("停車.txt", "停車許可證每年收費新臺幣一千二百元。".encode())
+    # the model drifts into Traditional characters for a Simplified question
+    fake.script = [plan_reply(query="停车许可证 费用"), Reply("停車許可證每年收費一千二百元 [1]。")]
+    result = await service.ask("停车许可证一年多少钱？")
+    assert result.language == "zh-hans"
+    assert result.answer == "停车许可证每年收费一千二百元 [1]。"
+
+
+async def test_follow_up_uses_the_planner_query_without_an_extra_call(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [plan_reply(), Reply("Renewal is done at the City Service Centre [1].")]
+    await service.ask("Where do I renew a passport?", conversation="t1")
+    fake.script = [
+        plan_reply("conversation_followup", "passport renewal cost"),
+        Reply("It costs 1,300 dollars [1]."),
+    ]
+    second = await service.ask("and how much is it?", conversation="t1")
+    assert "followup_transform" in second.decision_path
+    assert second.llm_calls == 2 and len(fake.requests) == 4
+    # the planner saw the earlier turn
+    roles = [m["role"] for m in fake.requests[2]["messages"]]
+    assert roles == ["system", "user", "assistant", "user"]
+
+
+async def test_retry_rewrites_with_the_llm(service: AnswerService, fake: FakeOpenAI) -> None:
+    fake.script = [
+        plan_reply(query="zzzz qqqq"),  # finds nothing at any threshold
+        Reply("passport renewal fee"),  # loop 2 rewrite
+        Reply("An adult renewal costs 1,300 dollars [1]."),
+    ]
+    result = await service.ask("What do I pay for it?")
+    assert result.retrieval_loops == 2
+    assert "retrieval_checker:retry" in " ".join(result.decision_path)
+    assert result.llm_calls == 3
+    assert "zzzz qqqq" in fake.requests[1]["messages"][1]["content"]  # the rewrite saw the failure
