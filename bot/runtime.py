@@ -56,6 +56,7 @@ class Runtime:
             forms=FormFinder(self.db),
             llm=llm,
             llm_timeout=cfg.llm_timeout_s,
+            embedder=self.embedder.model,
             top_k=cfg.search_top_k,
             max_loops=cfg.max_retrieval_loops,
             prompt_versions=versions() if llm is not None else {},

@@ -113,8 +113,8 @@ class AnswerService:
                 yield chunk
                 continue
             for node, update in chunk.items():
-                yield {"type": "progress", "step": node}
                 state = _merge(state, update or {})
+                yield {"type": "progress", "step": node, "language": state.get("language", "en")}
         timings = dict(state.get("timings_ms", {}))
         timings["total"] = round((time.perf_counter() - start) * 1000, 3)
         trace = state.get("trace", {})

@@ -33,6 +33,7 @@ class GraphContext:
     forms: FormFinder | None = None
     llm: Any = None  # a langchain chat model, or None for the deterministic mode
     llm_timeout: float = 30.0  # seconds per LLM call before the fallback answers
+    embedder: Any = None  # langchain Embeddings: ranks sentences for extractive answers
     top_k: int = 5
     thresholds: tuple[float, ...] = (0.65, 0.50, 0.35)
     max_loops: int = 3

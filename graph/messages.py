@@ -30,6 +30,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-hant": "您好！歡迎詢問任何關於本機關服務與文件的問題。",
         "zh-hans": "您好！欢迎询问任何关于本机构服务与文件的问题。",
     },
+    "thanks": {
+        "en": "You're welcome! Ask me anytime.",
+        "zh-hant": "不客氣！有任何問題歡迎隨時詢問。",
+        "zh-hans": "不客气！有任何问题欢迎随时询问。",
+    },
     "refusal": {
         "en": "Sorry, I couldn't find this in our documents, so I won't guess. "
         "Please contact our service desk (phone 1999) and a colleague will help you.",
@@ -53,8 +58,27 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-hant": "抱歉，我只能協助回答與本機關服務及文件相關的問題。",
         "zh-hans": "抱歉，我只能协助回答与本机构服务及文件相关的问题。",
     },
+    # progress shown while a turn runs, keyed by the node that just finished
+    "progress:planner": {"en": "Thinking…", "zh-hant": "思考中…", "zh-hans": "思考中…"},
+    "progress:query_builder": {"en": "Searching…", "zh-hant": "搜尋中…", "zh-hans": "搜索中…"},
+    "progress:tool_executor": {
+        "en": "Checking sources…",
+        "zh-hant": "檢查資料來源…",
+        "zh-hans": "检查资料来源…",
+    },
+    "progress:retrieval_checker": {
+        "en": "Writing the answer…",
+        "zh-hant": "撰寫回答中…",
+        "zh-hans": "撰写回答中…",
+    },
     "sources": {"en": "Sources:", "zh-hant": "資料來源：", "zh-hans": "资料来源："},
 }
+
+
+def progress_message(step: str, language: str) -> str | None:
+    """What to show after node `step` finished, or None for steps users need not see."""
+    texts = MESSAGES.get(f"progress:{step}")
+    return texts.get(language, texts["en"]) if texts else None
 
 
 def message(key: str, language: str, **values: object) -> str:

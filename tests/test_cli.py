@@ -152,10 +152,16 @@ def test_demo_ingests_samples_and_answers(cli) -> None:  # type: ignore[no-untyp
     assert first.returncode == 0, first.stderr
     assert first.stdout.count("added") == 5
     assert "forms: 2 stored" in first.stdout
-    # each sample question's best passage comes from the document that answers it
-    assert "[1] passport-renewal" in first.stdout
-    assert "[1] 图书馆借书证" in first.stdout
+    # the scripted conversation: cited answers in three languages, a follow-up,
+    # a form link, a refusal and a thank-you
+    assert "1,300 dollars" in first.stdout and "[1] passport-renewal" in first.stdout
+    assert "4 working days" in first.stdout  # the follow-up "how long does it take?"
+    assert "請携带身分證" not in first.stdout and "请携带身分证" in first.stdout
+    assert "[1] 图书馆借书证" in first.stdout and "二十冊" in first.stdout
+    assert "https://forms.example.org/ps-11" in first.stdout
     assert "[1] office-hours" in first.stdout
+    assert "couldn't find this in our documents" in first.stdout
+    assert "不客氣" in first.stdout
     again = cli("demo")
     assert again.returncode == 0 and again.stdout.count("unchanged") == 5
 

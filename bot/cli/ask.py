@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -13,15 +13,19 @@ from bot.runtime import open_runtime
 from bot.service import TurnResult
 
 
+def render_sources(citations: list[dict[str, Any]]) -> str:
+    """The numbered source list under an answer."""
+    lines = []
+    for c in citations:
+        page = f", p. {c['page']}" if c.get("page") else ""
+        lines.append(f"[{c['n']}] {c['document']}{page}")
+    return "\n".join(lines)
+
+
 def render(result: TurnResult) -> str:
     """The answer with its source list, as the console shows it."""
-    lines = [result.answer]
-    if result.citations:
-        lines.append("")
-        for c in result.citations:
-            page = f", p. {c['page']}" if c.get("page") else ""
-            lines.append(f"[{c['n']}] {c['document']}{page}")
-    return "\n".join(lines)
+    sources = render_sources(result.citations)
+    return f"{result.answer}\n\n{sources}" if sources else result.answer
 
 
 @app.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from importlib import resources
 from pathlib import Path
 
@@ -10,15 +11,22 @@ import typer
 from rich.console import Console
 
 from bot.cli import app, run, settings
+from bot.cli.ask import render
 from bot.runtime import open_runtime
 from storage.forms import FormService
 from storage.ingestion import FAILED
 
-SAMPLE_QUESTIONS = (
+# A scripted conversation: a question, a follow-up, the other two languages,
+# a form request, a greeting and something the documents do not cover.
+SAMPLE_CONVERSATION = (
     "How much does it cost to renew a passport?",
+    "And how long does it take?",
     "停车许可证要带什么文件？",
     "圖書館借書證可以借幾本書？",
+    "我要下載護照申請書",
     "When is the service centre open on Saturday?",
+    "Who won the football world cup in 1998?",
+    "謝謝",
 )
 
 
@@ -29,8 +37,8 @@ def sample_dir() -> Path:
 
 @app.command()
 def demo() -> None:
-    """Ingest the shipped sample documents and forms, then answer sample questions."""
-    out = Console()
+    """Ingest the shipped sample documents and forms, then hold a sample conversation."""
+    out = Console(soft_wrap=True)
     root = sample_dir()
 
     async def go() -> None:
@@ -45,11 +53,12 @@ def demo() -> None:
             for form in json.loads((root / "forms.json").read_text("utf-8")):
                 await forms.add(form["name"], form["url"], None, form["aliases"], form["language"])
             out.print(f"forms: {len(await forms.list())} stored")
-            for question in SAMPLE_QUESTIONS:
-                hits = await rt.searcher.search(question, top_k=2)
-                out.print(f"\n[bold]Q: {question}[/bold]")
-                for n, hit in enumerate(hits, 1):
-                    out.print(f"  [{n}] {hit.document} (score {hit.score:.2f}): {hit.text[:120]}")
+            service = rt.answer_service()
+            conversation = f"demo-{uuid.uuid4().hex}"
+            for question in SAMPLE_CONVERSATION:
+                turn = await service.ask(question, conversation=conversation, user="demo")
+                out.print(f"\n[bold]> {question}[/bold]")
+                out.print(render(turn), markup=False)
 
     run(go)
-    typer.echo('\nDone. Try `ragbot search "your question"` or `ragbot docs list`.')
+    typer.echo('\nDone. Try `ragbot chat`, `ragbot ask "your question"` or `ragbot docs list`.')

@@ -34,6 +34,14 @@ _FOLLOWUP = re.compile(
 )
 
 
+_THANKS = re.compile(r"thank|thx|謝謝|谢谢|感謝|感谢|多謝|多谢", re.IGNORECASE)
+
+
+def is_thanks(text: str) -> bool:
+    """True when the message thanks us (the greeting reply should say "you're welcome")."""
+    return bool(_THANKS.search(text))
+
+
 def rule_plan(question: str, has_history: bool) -> Plan:
     """The deterministic plan: greeting, form request, follow-up or a question to look up."""
     task: TaskType

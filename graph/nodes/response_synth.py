@@ -6,6 +6,7 @@ most keywords with the question, each with an inline [n] citation.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 import time
@@ -16,34 +17,51 @@ from langgraph.runtime import Runtime
 from graph.context import GraphContext
 from graph.llm import synthesise
 from graph.messages import message
+from graph.nodes.planner import is_thanks
 from graph.state import GraphState
 from storage.chunking import split_sentences
 from storage.text import keyword_tokens, to_script
 
 MAX_SENTENCES = 3
+MAX_EVIDENCE = 3  # sentences are drawn from the best three passages
+SIMILARITY_WEIGHT = 4.0
+_LINE_BREAK = re.compile(r"\s*\n\s*")
 _CITATION = re.compile(r"\[(\d{1,2})\]")
 
 
+def candidate_sentences(evidence: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
+    """(evidence index, position, sentence) for the sentences an answer may quote."""
+    return [
+        (idx, pos, _LINE_BREAK.sub(" ", raw))
+        for idx, item in enumerate(evidence[:MAX_EVIDENCE])
+        for pos, raw in enumerate(split_sentences(item["text"]))
+    ]
+
+
 def pick_sentences(
-    question: str, evidence: list[dict[str, Any]], context: str = ""
+    question: str,
+    evidence: list[dict[str, Any]],
+    context: str = "",
+    similarity: dict[str, float] | None = None,
 ) -> list[tuple[str, int]]:
     """(sentence, evidence index) pairs that best match the question, in evidence order.
 
-    `context` (a follow-up's earlier question) counts a little: the sentence
-    must answer what is asked now.
+    Shared keywords score; `similarity` (sentence → cosine with the question)
+    lets "fee" answer "how much does it cost"; `context` (a follow-up's
+    earlier question) counts a little: the sentence must answer what is asked now.
     """
     wanted = set(keyword_tokens(question))
     background = set(keyword_tokens(context)) - wanted
+    similarity = similarity or {}
     scored: list[tuple[float, int, int, str]] = []
-    for idx, item in enumerate(evidence):
-        for pos, sentence in enumerate(split_sentences(item["text"])):
-            tokens = set(keyword_tokens(sentence))
-            if not tokens:
-                continue
-            hits = len(wanted & tokens) + 0.3 * len(background & tokens)
-            overlap = hits / math.sqrt(len(tokens))
-            # the best-ranked evidence breaks ties
-            scored.append((overlap - 0.01 * idx, idx, pos, sentence))
+    for idx, pos, sentence in candidate_sentences(evidence):
+        tokens = set(keyword_tokens(sentence))
+        if not tokens:
+            continue
+        hits = len(wanted & tokens) + 0.3 * len(background & tokens)
+        score = hits / math.sqrt(len(tokens)) + SIMILARITY_WEIGHT * similarity.get(sentence, 0.0)
+        # the best-ranked evidence breaks ties
+        scored.append((score - 0.01 * idx, idx, pos, sentence))
     best = sorted(scored, key=lambda s: -s[0])[:MAX_SENTENCES]
     best = [b for b in best if b[0] > 0] or best[:1]
     return [(s, idx) for _, idx, _, s in sorted(best, key=lambda b: (b[1], b[2]))]
@@ -71,11 +89,32 @@ def cite(evidence: list[dict[str, Any]], used: list[int]) -> tuple[dict[int, int
     return by_index, citations
 
 
+async def sentence_similarity(
+    embedder: Any, question: str, evidence: list[dict[str, Any]]
+) -> dict[str, float]:
+    """Cosine of each candidate sentence with the question (one batched embedding call)."""
+    if embedder is None:
+        return {}
+    sentences = sorted({s for _, _, s in candidate_sentences(evidence)})
+    if not sentences:
+        return {}
+    vectors = await asyncio.to_thread(embedder.embed_documents, [question, *sentences])
+    q = vectors[0]
+    return {
+        s: sum(a * b for a, b in zip(q, v, strict=True))
+        for s, v in zip(sentences, vectors[1:], strict=True)
+    }
+
+
 def extractive_answer(
-    question: str, evidence: list[dict], language: str, context: str = ""
+    question: str,
+    evidence: list[dict],
+    language: str,
+    context: str = "",
+    similarity: dict[str, float] | None = None,
 ) -> tuple[str, list]:
     """An answer made of cited evidence sentences, in the user's script."""
-    picked = pick_sentences(question, evidence, context)
+    picked = pick_sentences(question, evidence, context, similarity)
     numbers, citations = cite(evidence, [idx for _, idx in picked])
     lines = [message("answer_intro", language)]
     lines += [f"- {to_script(sentence, language)} [{numbers[idx]}]" for sentence, idx in picked]
@@ -145,7 +184,8 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> G
     citations: list[dict[str, Any]] = []
     calls = 0
     if task == "greeting":
-        answer, kind = message("greeting", language), "greeting"
+        thanks = is_thanks(state.get("normalized_question", ""))
+        answer, kind = message("thanks" if thanks else "greeting", language), "greeting"
     elif task == "out_of_scope":
         answer, kind = message("out_of_scope", language), "out_of_scope"
     elif task == "form_download" and forms:
@@ -162,7 +202,8 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> G
         else:
             question = state.get("normalized_question", "")
             context = state.get("standalone_question", "")
-            answer, citations = extractive_answer(question, evidence, language, context)
+            similarity = await sentence_similarity(runtime.context.embedder, question, evidence)
+            answer, citations = extractive_answer(question, evidence, language, context, similarity)
             kind = "extractive" if not calls else "fallback_extractive"
     else:
         answer, kind = message("refusal", language), "refusal"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -12,8 +13,15 @@ from graph.state import GraphState, Retrieval
 MIN_PASSING = 1
 
 
-def grade(state: GraphState, max_loops: int) -> tuple[Retrieval, list[dict]]:
-    """The loop's outcome and the evidence that passed its threshold."""
+def grade(
+    state: GraphState, max_loops: int, floor: float
+) -> tuple[Retrieval, list[dict[str, Any]]]:
+    """The loop's outcome and the evidence to answer from.
+
+    The loop passes when a passage reaches this loop's threshold; the answer may
+    then also draw on passages above the loosest threshold (`floor`), which
+    often hold the detail ("The fee is…") while the best one names the topic.
+    """
     retrieval: Retrieval = dict(state.get("retrieval", {}))  # type: ignore[assignment]
     threshold = float(retrieval.get("threshold", 0.0))
     evidence = state.get("evidence", [])
@@ -22,6 +30,7 @@ def grade(state: GraphState, max_loops: int) -> tuple[Retrieval, list[dict]]:
     has_forms = bool(state.get("forms"))
     if len(passed) >= MIN_PASSING or has_forms:
         retrieval["status"] = "generate"
+        passed = [e for e in evidence if e["score"] >= floor]
     elif int(retrieval.get("loop", 1)) < max_loops:
         retrieval["status"] = "retry"
     else:
@@ -32,7 +41,8 @@ def grade(state: GraphState, max_loops: int) -> tuple[Retrieval, list[dict]]:
 def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
     """Keep only graded evidence and set the loop's status."""
     start = time.perf_counter()
-    retrieval, passed = grade(state, runtime.context.max_loops)
+    context = runtime.context
+    retrieval, passed = grade(state, context.max_loops, min(context.thresholds))
     return {
         "retrieval": retrieval,
         "evidence": passed,
