@@ -276,7 +276,8 @@ async def main() -> None:
     settings = Settings()
     rng = random.Random(7)
     results: dict[str, Any] = {"corpora": {}}
-    quality_rows, _latency_rows, ingest_rows = [], [], []
+    quality_rows: list[list[Any]] = []
+    ingest_rows: list[list[Any]] = []
     drcd_url = ""
     for name, path in CORPORA.items():
         if name not in args.corpora and name.split()[0] not in args.corpora:

@@ -93,10 +93,13 @@ async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> GraphSta
     question = state.get("normalized_question", "")
     history = state.get("history", [])
     calls = 0
+    waited = 0.0
     plan: Plan | None = None
     if context.llm is not None:
         calls = 1
+        asked = time.perf_counter()
         output = await plan_with_llm(context.llm, question, history, context.llm_timeout)
+        waited = (time.perf_counter() - asked) * 1000
         plan = llm_plan(output, question) if output is not None else None
     source = "llm" if plan is not None else ("fallback" if calls else "rules")
     if plan is None:
@@ -105,5 +108,8 @@ async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> GraphSta
         "plan": plan,
         "llm_calls": calls,
         "decision_path": [f"planner:{plan['task_type']}:{source}"],
-        "timings_ms": {"planner": round((time.perf_counter() - start) * 1000, 3)},
+        "timings_ms": {
+            "planner": round((time.perf_counter() - start) * 1000, 3),
+            **({"llm:planner": round(waited, 3)} if calls else {}),
+        },
     }

@@ -55,16 +55,22 @@ async def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     context = runtime.context
     retrieval = build_query(state, context)
     calls = 0
+    waited = 0.0
     if retrieval["loop"] > 1 and context.llm is not None:
         calls = 1
+        asked = time.perf_counter()
         question = state.get("standalone_question") or state.get("normalized_question", "")
         failed = retrieval.get("failed_queries", [])
         better = await rewrite(context.llm, question, failed, context.llm_timeout)
+        waited = (time.perf_counter() - asked) * 1000
         if better and better not in failed:
             retrieval["query"] = better
     return {
         "retrieval": retrieval,
         "llm_calls": calls,
         "decision_path": [f"query_builder:loop{retrieval['loop']}"],
-        "timings_ms": {"query_builder": round((time.perf_counter() - start) * 1000, 3)},
+        "timings_ms": {
+            "query_builder": round((time.perf_counter() - start) * 1000, 3),
+            **({"llm:rewrite": round(waited, 3)} if calls else {}),
+        },
     }

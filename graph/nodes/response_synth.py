@@ -183,6 +183,7 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> G
     forms = state.get("forms", [])
     citations: list[dict[str, Any]] = []
     calls = 0
+    waited = 0.0
     if task == "greeting":
         thanks = is_thanks(state.get("normalized_question", ""))
         answer, kind = message("thanks" if thanks else "greeting", language), "greeting"
@@ -194,7 +195,9 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> G
         generated = None
         if runtime.context.llm is not None:
             calls = 1
+            asked = time.perf_counter()
             generated = await _llm_answer(state, runtime, evidence, language)
+            waited = (time.perf_counter() - asked) * 1000
             if generated is None:
                 runtime.stream_writer({"type": "reset"})  # drop any partial tokens
         if generated is not None:
@@ -212,5 +215,8 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> G
         "citations": citations,
         "llm_calls": calls,
         "decision_path": [f"response_synth:{kind}"],
-        "timings_ms": {"response_synth": round((time.perf_counter() - start) * 1000, 3)},
+        "timings_ms": {
+            "response_synth": round((time.perf_counter() - start) * 1000, 3),
+            **({"llm:synth": round(waited, 3)} if calls else {}),
+        },
     }

@@ -1,0 +1,212 @@
+"""Answer benchmark: the whole graph on the evaluation sets, no-LLM mode and a fake LLM.
+
+Usage: .venv/bin/python -m bench.answers [--answerable 200] [--unanswerable 100] [--llm 100]
+For each corpus: remove the gold passages of `--unanswerable` sampled questions,
+ingest the rest, then ask (fixed seed) answerable and unanswerable questions.
+Prints Markdown tables and writes bench/results/answers.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import time
+from typing import Any
+
+from bench.common import (
+    CORPORA,
+    Question,
+    connect,
+    fresh_database,
+    load_squad,
+    mean,
+    pct,
+    print_table,
+    write_json,
+)
+from bench.retrieval import ingest_corpus
+from bot.service import AnswerService
+from bot.settings import Settings
+from graph.context import GraphContext
+from graph.models import build_chat_model
+from storage.db import Database
+from storage.embeddings import build_embedder
+from storage.forms import FormFinder
+from storage.search import HybridSearcher
+from storage.text import normalise_width, to_simplified
+from tests.fake_openai import FakeOpenAI, Reply
+
+
+def contains_span(answer: str, spans: tuple[str, ...]) -> bool:
+    """The answer holds a gold span (script- and width-insensitive)."""
+    norm = to_simplified(normalise_width(answer)).lower()
+    return any(to_simplified(normalise_width(s)).lower() in norm for s in spans)
+
+
+def overhead_ms(timings: dict[str, float]) -> float:
+    """Wall time of the turn minus the time spent waiting on the LLM server."""
+    return timings["total"] - sum(v for k, v in timings.items() if k.startswith("llm:"))
+
+
+def service_for(db: Database, settings: Settings, llm: Any = None) -> AnswerService:
+    embedder = build_embedder(None, None, None, None)
+    searcher = HybridSearcher(
+        db,
+        embedder,
+        settings.search_candidates,
+        settings.search_keyword_weight,
+        settings.search_vector_weight,
+    )
+    context = GraphContext(
+        searcher=searcher, forms=FormFinder(db), llm=llm, llm_timeout=10, embedder=embedder.model
+    )
+    return AnswerService(db, context)
+
+
+async def run_set(service: AnswerService, questions: list[Question]) -> list[dict[str, Any]]:
+    out = []
+    for q in questions:
+        t0 = time.perf_counter()
+        r = await service.ask(q.text)
+        out.append(
+            {
+                "gold": q.passage,
+                "answers": q.answers,
+                "wall_ms": (time.perf_counter() - t0) * 1000,
+                "cited": [c["document"] for c in r.citations],
+                "answer": r.answer,
+                "refused": not r.citations and r.intent != "form_download",
+                "llm_calls": r.llm_calls,
+                "overhead_ms": overhead_ms(r.timings_ms),
+                "loops": r.retrieval_loops,
+            }
+        )
+    return out
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--answerable", type=int, default=200)
+    parser.add_argument("--unanswerable", type=int, default=100)
+    parser.add_argument("--llm", type=int, default=100, help="questions run with the fake LLM")
+    args = parser.parse_args()
+    settings = Settings()
+    rng = random.Random(20261122)
+    rows: list[list[Any]] = []
+    llm_rows: list[list[Any]] = []
+    results: dict[str, Any] = {}
+    fake = FakeOpenAI().start()
+    for name, path in CORPORA.items():
+        passages, questions = load_squad(path)
+        rng.shuffle(questions)
+        removed = {q.passage for q in questions[: args.unanswerable]}
+        unanswerable = questions[: args.unanswerable]
+        answerable = [q for q in questions if q.passage not in removed][: args.answerable]
+        url, _server = await asyncio.to_thread(
+            fresh_database, "answers_" + name.split()[0].replace(".", "_")
+        )
+        db = connect(url)
+        await ingest_corpus(db, {k: v for k, v in passages.items() if k not in removed}, settings)
+        plain = service_for(db, settings)
+        await plain.ask("warm up")
+        ans = await run_set(plain, answerable)
+        una = await run_set(plain, unanswerable)
+        over = [r["overhead_ms"] for r in ans + una]
+        row = {
+            "citation_hit": mean([1.0 if r["gold"] in r["cited"] else 0.0 for r in ans]),
+            "contains_gold_span": mean(
+                [1.0 if contains_span(r["answer"], r["answers"]) else 0.0 for r in ans]
+            ),
+            "refusal_answerable": mean([1.0 if r["refused"] else 0.0 for r in ans]),
+            "refusal_gold_removed": mean([1.0 if r["refused"] else 0.0 for r in una]),
+            "overhead_p50": pct(over, 50),
+            "overhead_p95": pct(over, 95),
+            "mean_loops": mean([float(r["loops"]) for r in ans]),
+        }
+        rows.append(
+            [
+                name,
+                len(ans),
+                len(una),
+                row["citation_hit"],
+                row["contains_gold_span"],
+                row["refusal_answerable"],
+                row["refusal_gold_removed"],
+                row["mean_loops"],
+                row["overhead_p50"],
+                row["overhead_p95"],
+            ]
+        )
+        # The same turns with a scripted OpenAI-compatible server: the planner always
+        # answers simple_faq with the question as query; synthesis cites [1].
+        llm = build_chat_model(fake.url, "bench", "fake", timeout=10, retries=0)
+        with_llm = service_for(db, settings, llm)
+        sample = answerable[: args.llm]
+        fake.requests.clear()
+        replies = []
+        for q in sample:
+            replies.append(
+                Reply(
+                    json.dumps(
+                        {"task_type": "simple_faq", "should_retrieve": True, "query": q.text}
+                    )
+                )
+            )
+        llm_results = []
+        for q, plan in zip(sample, replies, strict=True):
+            fake.script = [plan]
+            fake.default = Reply("Per the documents [1].")
+            llm_results += await run_set(with_llm, [q])
+        calls = [float(r["llm_calls"]) for r in llm_results]
+        over_llm = [r["overhead_ms"] for r in llm_results]
+        llm_rows.append(
+            [
+                name,
+                len(sample),
+                mean(calls),
+                max(calls),
+                len(fake.requests) / len(sample),
+                pct(over_llm, 50),
+                pct(over_llm, 95),
+            ]
+        )
+        results[name] = {"no_llm": row, "no_llm_turns": ans + una, "fake_llm_turns": llm_results}
+        await db.dispose()
+        print(f"done {name}", flush=True)
+    fake.stop()
+    print("\n## Answers, no-LLM mode\n")
+    results["table"] = print_table(
+        [
+            "corpus",
+            "answerable",
+            "gold removed",
+            "citation hit",
+            "contains gold span",
+            "refused (answerable)",
+            "refused (gold removed)",
+            "mean loops",
+            "overhead p50 ms",
+            "overhead p95 ms",
+        ],
+        rows,
+    )
+    print("\n## LLM calls per question (fake OpenAI-compatible server)\n")
+    results["llm_table"] = print_table(
+        [
+            "corpus",
+            "questions",
+            "mean calls",
+            "max calls",
+            "requests/question",
+            "overhead p50 ms",
+            "overhead p95 ms",
+        ],
+        llm_rows,
+    )
+    print(f"\nwrote {write_json('answers', results)}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
