@@ -56,21 +56,30 @@ def load_squad(path: Path) -> tuple[dict[str, str], list[Question]]:
     return passages, questions
 
 
-def fresh_database(name: str) -> tuple[str, Any]:
-    """A new, migrated database `name` on the embedded (or DATABASE_URL) server."""
+_servers: list[Any] = []  # embedded server handles, kept alive for the whole run
+
+
+def admin_url() -> str:
+    """The benchmark server's URL (DATABASE_URL, or an embedded server of its own)."""
     settings = Settings()
     if settings.database_url:
-        admin_url, server = settings.database_url, None
-    else:
-        data_dir = Path(os.environ.get("RAGBOT_BENCH_DATA_DIR", "/tmp/ragbot-bench"))
-        server = start_embedded_server(data_dir)
-        admin_url = sqlalchemy_url(server)
-    engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+        return settings.database_url
+    data_dir = Path(os.environ.get("RAGBOT_BENCH_DATA_DIR", "/tmp/ragbot-bench"))
+    server = start_embedded_server(data_dir)
+    _servers.append(server)
+    return sqlalchemy_url(server)
+
+
+def fresh_database(name: str) -> tuple[str, Any]:
+    """A new, migrated database `name` on the benchmark server."""
+    base = admin_url()
+    server = _servers[-1] if _servers else None
+    engine = create_engine(base, isolation_level="AUTOCOMMIT")
     with engine.connect() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         conn.execute(text(f'CREATE DATABASE "{name}"'))
     engine.dispose()
-    url = dbmod.with_database(admin_url, name)
+    url = dbmod.with_database(base, name)
     dbmod.upgrade(url)
     return url, server
 

@@ -134,6 +134,12 @@ class AnswerService:
         await self._store(conv_id, question, result, trace)
         yield {"type": "done", "result": result}
 
+    async def export_form_file(self, name: str) -> Any:
+        """The stored file of a form a turn offered (`forms[i]["send_file"]`), or None."""
+        if self._context.forms is None:
+            return None
+        return await self._context.forms.export(name)
+
     async def _store(self, conv_id: int, question: str, result: TurnResult, trace: dict) -> None:
         async with self._db.transaction() as session:
             await conv_repo.add_message(

@@ -24,6 +24,8 @@ class FormFinder(Protocol):
 
     async def find(self, text: str, limit: int = 3) -> list[Any]: ...
 
+    async def export(self, name: str) -> Any: ...
+
 
 @dataclass
 class GraphContext:

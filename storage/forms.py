@@ -118,5 +118,16 @@ class FormFinder:
         async with self._db.sessions() as session:
             forms = await forms_repo.list_forms(session)
         scored = [(match_score(text, [f.name, *f.aliases]), f) for f in forms]
-        good = [(s, f) for s, f in scored if s >= self._min_score]
+        best = max((s for s, _ in scored), default=0.0)
+        # Near the best match only: an exact alias hit should not drag in forms
+        # that merely share the word "application".
+        good = [(s, f) for s, f in scored if s >= self._min_score and s >= best - 0.15]
         return [f for _, f in sorted(good, key=lambda sf: -sf[0])[:limit]]
+
+    async def export(self, name: str) -> FormFile | None:
+        """The stored file of form `name`, for an adapter to send; None when there is none."""
+        async with self._db.sessions() as session:
+            for form in await forms_repo.list_forms(session):
+                if form.name == name and form.file_data is not None and form.file_name:
+                    return FormFile(form.file_name, form.file_data)
+        return None

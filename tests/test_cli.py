@@ -192,3 +192,14 @@ def test_ask_prints_json_and_batches(cli, tmp_path: Path) -> None:  # type: igno
     assert [t["intent"] for t in turns] == ["greeting", "simple_faq"]
     plain = cli("ask", "How much is a dog licence?")
     assert "[1] dogs" in plain.stdout
+
+
+def test_chat_keeps_the_conversation(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    doc = tmp_path / "dogs.txt"
+    doc.write_text(files.TEXT + "\nLost dog tags are replaced for 50 dollars.\n")
+    assert cli("ingest", str(doc)).returncode == 0
+    session = cli("chat", stdin="How much is a dog licence?\nand what about that tag?\n/quit\n")
+    assert session.returncode == 0, session.stderr
+    assert "300 dollars" in session.stdout
+    assert "50 dollars" in session.stdout
+    assert session.stdout.count("[1] dogs") == 2

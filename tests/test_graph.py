@@ -8,7 +8,7 @@ from sqlalchemy import text
 from bot.service import AnswerService
 from graph.context import GraphContext
 from storage.db import Database
-from storage.forms import FormFinder, FormService
+from storage.forms import FormFile, FormFinder, FormService
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
 
@@ -118,3 +118,24 @@ async def test_blocked_message_is_answered_and_recorded(service: AnswerService) 
     result = await service.ask("   ")
     assert result.decision_path == ["guard:blocked:empty", "telemetry"]
     assert "Please type a question" in result.answer
+
+
+async def test_form_file_is_offered_and_exported(service: AnswerService, db: Database) -> None:
+    await FormService(db, 10_000).add(
+        "住宅區停車許可證申請表 PK-01",
+        None,
+        FormFile("pk-01.pdf", b"%PDF-1.4 form"),
+        aliases=["停車證申請表", "停车证申请表", "parking permit form"],
+    )
+    result = await service.ask("请给我停车证申请表")
+    assert result.forms == [
+        {
+            "name": "住宅區停車許可證申請表 PK-01",
+            "url": None,
+            "file_name": "pk-01.pdf",
+            "send_file": True,
+        }
+    ]
+    exported = await service.export_form_file(result.forms[0]["name"])
+    assert exported is not None and exported.data == b"%PDF-1.4 form"
+    assert await service.export_form_file("no such form") is None

@@ -59,6 +59,7 @@ def rule_plan(question: str, has_history: bool) -> Plan:
         calls.append({"name": "retrieve_documents", "args": {"query": question}})
     if task == "form_download":
         calls.append({"name": "get_form_download_links", "args": {"query": question}})
+        calls.append({"name": "export_form_file", "args": {"query": question}})
     return {
         "task_type": task,
         "should_retrieve": retrieve,
@@ -77,6 +78,7 @@ def llm_plan(output: PlannerOutput, question: str) -> Plan:
         calls.append({"name": "retrieve_documents", "args": {"query": query}})
     if output.task_type == "form_download":
         calls.append({"name": "get_form_download_links", "args": {"query": question}})
+        calls.append({"name": "export_form_file", "args": {"query": question}})
     return {
         "task_type": output.task_type,
         "should_retrieve": retrieve,

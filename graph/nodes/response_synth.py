@@ -125,7 +125,9 @@ def forms_answer(forms: list[dict[str, Any]], language: str) -> str:
     """The form links offered."""
     lines = [message("forms_intro", language)]
     for form in forms:
-        target = form.get("url") or form.get("file_name") or ""
+        target = form.get("url") or ""
+        if form.get("send_file"):
+            target = f"{target} ({form['file_name']})".strip()
         lines.append(f"- {form['name']}: {target}")
     return "\n".join(lines)
 

@@ -27,22 +27,27 @@ async def _retrieve(context: GraphContext, query: str, threshold: float) -> list
     ]
 
 
-async def _forms(context: GraphContext, query: str) -> list[dict[str, Any]]:
+async def _forms(context: GraphContext, query: str, export: bool) -> list[dict[str, Any]]:
+    """Matching forms; with `export`, stored files are marked for the adapter to send.
+
+    The bytes stay out of the graph state: adapters fetch them with
+    `AnswerService.export_form_file(name)`.
+    """
     if context.forms is None:
         return []
     return [
         {
             "name": f.name,
             "url": f.url,
-            "has_file": f.file_name is not None,
             "file_name": f.file_name,
+            "send_file": export and f.file_name is not None,
         }
         for f in await context.forms.find(query)
     ]
 
 
 async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
-    """Run this loop's tool calls at once; the retrieval uses the loop's query and threshold."""
+    """Run this loop's tool calls at once; the retrieval uses the loop's query."""
     start = time.perf_counter()
     context = runtime.context
     retrieval = state.get("retrieval", {})
@@ -53,9 +58,9 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
         jobs["evidence"] = _retrieve(
             context, retrieval.get("query", ""), retrieval.get("threshold", 0.0)
         )
-    if "get_form_download_links" in names or "export_form_file" in names:
+    if "get_form_download_links" in names:
         query = state.get("normalized_question", "")
-        jobs["forms"] = _forms(context, query)
+        jobs["forms"] = _forms(context, query, export="export_form_file" in names)
     results = dict(zip(jobs, await asyncio.gather(*jobs.values()), strict=True))
     update: GraphState = {
         "evidence": results.get("evidence", []),
