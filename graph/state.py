@@ -45,6 +45,8 @@ class Retrieval(TypedDict, total=False):
     status: RetrievalStatus
     pass_rate: float  # share of retrieved chunks that passed grading
     failed_queries: list[str]  # earlier queries that found nothing usable
+    # who rewrote this loop's query: "llm" only when no candidate reaches the threshold
+    rewrite_by: Literal["none", "rules", "llm"]
 
 
 class GraphState(TypedDict, total=False):
@@ -69,6 +71,9 @@ class GraphState(TypedDict, total=False):
     standalone_question: str  # a follow-up rewritten to stand alone
     # query_builder / tool_executor / retrieval_checker
     retrieval: Retrieval
+    # every chunk retrieved this turn at the loosest threshold, merged across loops
+    # (best score per chunk), best first: a retry regrades these before searching again
+    candidates: list[dict[str, Any]]
     evidence: list[dict[str, Any]]  # graded chunks: document, chunk_id, text, score, page
     forms: list[dict[str, Any]]  # form links offered: name, url, has_file
     # response_synth

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -31,11 +32,15 @@ class FakeOpenAI:
     script: list[Reply] = field(default_factory=list)
     default: Reply = field(default_factory=lambda: Reply("I could not find that."))
     requests: list[dict[str, Any]] = field(default_factory=list)
+    # when the script is empty: a reply computed from the request (benchmarks), else `default`
+    responder: Callable[[dict[str, Any]], Reply] | None = None
     url: str = ""
     _server: ThreadingHTTPServer | None = None
 
-    def next_reply(self) -> Reply:
-        return self.script.pop(0) if self.script else self.default
+    def next_reply(self, body: dict[str, Any]) -> Reply:
+        if self.script:
+            return self.script.pop(0)
+        return self.responder(body) if self.responder is not None else self.default
 
     def start(self) -> FakeOpenAI:
         fake = self
@@ -47,7 +52,7 @@ class FakeOpenAI:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 fake.requests.append(body)
-                reply = fake.next_reply()
+                reply = fake.next_reply(body)
                 if reply.delay:
                     time.sleep(reply.delay)
                 if reply.status != 200:

@@ -75,9 +75,11 @@ async def test_out_of_scope_is_refused_after_the_retries(service: AnswerService)
     assert result.retrieval_loops == 3
     assert [s for s in result.decision_path if s.startswith("query_builder")] == [
         "query_builder:loop1",
-        "query_builder:loop2",
-        "query_builder:loop3",
+        "query_builder:loop2:rewrite=rules",
+        "query_builder:loop3:rewrite=rules",
     ]
+    # loop 3's rules rewrite equals loop 2's: the same chunks are regraded, not searched again
+    assert "tool_executor:retrieve_documents:cached" in result.decision_path
     assert any("fallback" in s for s in result.decision_path)
 
 

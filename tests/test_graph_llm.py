@@ -182,3 +182,20 @@ async def test_retry_rewrites_with_the_llm(service: AnswerService, fake: FakeOpe
     assert "retrieval_checker:retry" in " ".join(result.decision_path)
     assert result.llm_calls == 3
     assert "zzzz qqqq" in fake.requests[1]["messages"][1]["content"]  # the rewrite saw the failure
+
+
+async def test_weaker_evidence_is_regraded_without_an_llm_rewrite(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, fake: FakeOpenAI
+) -> None:
+    # a first threshold no passage can reach (relevance tops out near 0.8 + 0.2 × cosine)
+    assert (await ingestion.ingest_bytes("passport.md", PASSPORT.encode())).status == "added"
+    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=1.0, retries=0)
+    context = GraphContext(
+        searcher=searcher, llm=llm, llm_timeout=1.0, thresholds=(1.01, 0.5, 0.35)
+    )
+    fake.script = [plan_reply(), Reply("An adult renewal costs 1,300 dollars [1].")]
+    result = await AnswerService(db, context).ask("How much is it to renew a passport?")
+    assert result.citations[0]["document"] == "passport"
+    assert result.llm_calls == 2 and len(fake.requests) == 2
+    assert result.retrieval_loops == 2
+    assert "query_builder:loop2:rewrite=rules" in result.decision_path

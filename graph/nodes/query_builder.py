@@ -1,14 +1,19 @@
 """query_builder: the retrieval query and threshold of each loop.
 
 Loop 1 uses the planner's query at the strictest threshold; each retry lowers
-the threshold (0.65 → 0.50 → 0.35) and, without an LLM, drops the question
-words that failed to match so the remaining content words weigh more.
+the threshold (0.65 → 0.50 → 0.35) and rewrites the query. The rules rewrite
+(question words dropped, so the content words weigh more) costs nothing; the
+LLM rewrite, which sees the queries that failed, costs a call and is spent only
+when no candidate found so far reaches the new threshold: otherwise the
+candidates already answer at this loop, and a question that is answered stays
+within the budget of two LLM calls (planning, synthesis).
 """
 
 from __future__ import annotations
 
 import re
 import time
+from typing import Literal
 
 from langgraph.runtime import Runtime
 
@@ -38,14 +43,19 @@ def build_query(state: GraphState, context: GraphContext) -> Retrieval:
     failed = list(previous.get("failed_queries", []))
     if loop > 1:
         failed.append(previous.get("query", base))
-    query = base if loop == 1 else rewrite_for_retry(base)
     thresholds = context.thresholds
+    threshold = thresholds[min(loop, len(thresholds)) - 1]
+    best = max((c["score"] for c in state.get("candidates", [])), default=-1.0)
+    rewrite_by: Literal["none", "rules", "llm"] = "none"
+    if loop > 1:
+        rewrite_by = "llm" if context.llm is not None and best < threshold else "rules"
     return {
         "loop": loop,
-        "query": query,
-        "threshold": thresholds[min(loop, len(thresholds)) - 1],
+        "query": base if loop == 1 else rewrite_for_retry(base),
+        "threshold": threshold,
         "status": "pending",
         "failed_queries": failed,
+        "rewrite_by": rewrite_by,
     }
 
 
@@ -56,7 +66,7 @@ async def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     retrieval = build_query(state, context)
     calls = 0
     waited = 0.0
-    if retrieval["loop"] > 1 and context.llm is not None:
+    if retrieval["rewrite_by"] == "llm":
         calls = 1
         asked = time.perf_counter()
         question = state.get("standalone_question") or state.get("normalized_question", "")
@@ -68,7 +78,10 @@ async def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     return {
         "retrieval": retrieval,
         "llm_calls": calls,
-        "decision_path": [f"query_builder:loop{retrieval['loop']}"],
+        "decision_path": [
+            f"query_builder:loop{retrieval['loop']}"
+            + (f":rewrite={retrieval['rewrite_by']}" if retrieval["loop"] > 1 else "")
+        ],
         "timings_ms": {
             "query_builder": round((time.perf_counter() - start) * 1000, 3),
             **({"llm:rewrite": round(waited, 3)} if calls else {}),

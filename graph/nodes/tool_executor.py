@@ -1,4 +1,9 @@
-"""tool_executor: runs the planned tools concurrently (retrieval, form links, form files)."""
+"""tool_executor: runs the planned tools concurrently (retrieval, form links, form files).
+
+Retrieval always searches at the loosest threshold and merges the hits into the
+turn's candidates, so a later loop can regrade them at its own threshold
+without searching again; retrieval_checker does the grading.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +30,25 @@ async def _retrieve(context: GraphContext, query: str, threshold: float) -> list
         }
         for h in hits
     ]
+
+
+def merge_candidates(
+    earlier: list[dict[str, Any]], hits: list[dict[str, Any]], limit: int
+) -> list[dict[str, Any]]:
+    """The new hits in search order, then earlier candidates they did not find again.
+
+    The search order (fused ranking) is kept rather than re-sorting by relevance:
+    it places the gold passage first more often. The newest query comes first
+    because it was written after the earlier ones failed; a chunk found twice
+    keeps its best score.
+    """
+    earlier_score = {c["chunk_id"]: c["score"] for c in earlier}
+    merged = [
+        {**h, "score": max(h["score"], earlier_score.get(h["chunk_id"], h["score"]))} for h in hits
+    ]
+    found = {h["chunk_id"] for h in hits}
+    merged += [c for c in earlier if c["chunk_id"] not in found]
+    return merged[:limit]
 
 
 async def _forms(context: GraphContext, query: str, export: bool) -> list[dict[str, Any]]:
@@ -54,19 +78,26 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     calls = state.get("plan", {}).get("tool_calls", [])
     names = [c["name"] for c in calls]
     jobs: dict[str, Any] = {}
-    if "retrieve_documents" in names:
-        jobs["evidence"] = _retrieve(
-            context, retrieval.get("query", ""), retrieval.get("threshold", 0.0)
-        )
+    query = retrieval.get("query", "")
+    # a query already searched this turn would find the same chunks again
+    searched = "retrieve_documents" in names and query in retrieval.get("failed_queries", [])
+    if "retrieve_documents" in names and not searched:
+        jobs["hits"] = _retrieve(context, query, min(context.thresholds))
     if "get_form_download_links" in names:
-        query = state.get("normalized_question", "")
-        jobs["forms"] = _forms(context, query, export="export_form_file" in names)
+        asked = state.get("normalized_question", "")
+        jobs["forms"] = _forms(context, asked, export="export_form_file" in names)
     results = dict(zip(jobs, await asyncio.gather(*jobs.values()), strict=True))
+    label = "+".join(names) or "none"
     update: GraphState = {
-        "evidence": results.get("evidence", []),
-        "decision_path": [f"tool_executor:{'+'.join(names) or 'none'}"],
+        "decision_path": [f"tool_executor:{label}" + (":cached" if searched else "")],
         "timings_ms": {"tool_executor": round((time.perf_counter() - start) * 1000, 3)},
     }
+    if "retrieve_documents" in names:
+        candidates = merge_candidates(
+            state.get("candidates", []), results.get("hits", []), context.top_k
+        )
+        update["candidates"] = candidates
+        update["evidence"] = candidates
     if "forms" in results:
         update["forms"] = results["forms"]
     return update
