@@ -143,6 +143,7 @@ async def main() -> None:
             "refusal_gold_removed": mean([1.0 if r["refused"] else 0.0 for r in una]),
             "overhead_p50": pct(over, 50),
             "overhead_p95": pct(over, 95),
+            "wall_p95": pct([r["wall_ms"] for r in ans + una], 95),
             "mean_loops": mean([float(r["loops"]) for r in ans]),
         }
         rows.append(
@@ -157,6 +158,7 @@ async def main() -> None:
                 row["mean_loops"],
                 row["overhead_p50"],
                 row["overhead_p95"],
+                row["wall_p95"],
             ]
         )
         # The same turns with a scripted OpenAI-compatible server (see `scripted_llm`).
@@ -200,6 +202,7 @@ async def main() -> None:
             "mean loops",
             "overhead p50 ms",
             "overhead p95 ms",
+            "turn p95 ms (with history and store)",
         ],
         rows,
     )
