@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -35,18 +36,22 @@ def fake() -> Iterator[FakeOpenAI]:
 
 
 @pytest.fixture
-async def service(
-    db: Database, ingestion: IngestionService, searcher: HybridSearcher, fake: FakeOpenAI
-) -> AnswerService:
-    assert (await ingestion.ingest_bytes("passport.md", PASSPORT.encode())).status == "added"
+def context(db: Database, searcher: HybridSearcher, fake: FakeOpenAI) -> GraphContext:
     llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=1.0, retries=0)
-    context = GraphContext(
+    return GraphContext(
         searcher=searcher,
         forms=FormFinder(db),
         llm=llm,
         llm_timeout=1.0,
         prompt_versions={"planner": "v1-test"},
     )
+
+
+@pytest.fixture
+async def service(
+    db: Database, ingestion: IngestionService, context: GraphContext
+) -> AnswerService:
+    assert (await ingestion.ingest_bytes("passport.md", PASSPORT.encode())).status == "added"
     return AnswerService(db, context)
 
 
@@ -185,16 +190,12 @@ async def test_retry_rewrites_with_the_llm(service: AnswerService, fake: FakeOpe
 
 
 async def test_weaker_evidence_is_regraded_without_an_llm_rewrite(
-    db: Database, ingestion: IngestionService, searcher: HybridSearcher, fake: FakeOpenAI
+    service: AnswerService, db: Database, context: GraphContext, fake: FakeOpenAI
 ) -> None:
     # a first threshold no passage can reach (relevance tops out near 0.8 + 0.2 × cosine)
-    assert (await ingestion.ingest_bytes("passport.md", PASSPORT.encode())).status == "added"
-    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=1.0, retries=0)
-    context = GraphContext(
-        searcher=searcher, llm=llm, llm_timeout=1.0, thresholds=(1.01, 0.5, 0.35)
-    )
+    strict = AnswerService(db, replace(context, thresholds=(1.01, 0.5, 0.35)))
     fake.script = [plan_reply(), Reply("An adult renewal costs 1,300 dollars [1].")]
-    result = await AnswerService(db, context).ask("How much is it to renew a passport?")
+    result = await strict.ask("How much is it to renew a passport?")
     assert result.citations[0]["document"] == "passport"
     assert result.llm_calls == 2 and len(fake.requests) == 2
     assert result.retrieval_loops == 2
