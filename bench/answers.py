@@ -1,6 +1,7 @@
 """Answer benchmark: the whole graph on the evaluation sets, no-LLM mode and a fake LLM.
 
 Usage: .venv/bin/python -m bench.answers [--answerable 200] [--unanswerable 100] [--llm 100]
+       [--corpora drcd xquad.en xquad.zh]
 For each corpus: remove the gold passages of `--unanswerable` sampled questions,
 ingest the rest, then ask (fixed seed) answerable and unanswerable questions.
 Prints Markdown tables and writes bench/results/answers.json.

@@ -72,7 +72,8 @@ class GraphState(TypedDict, total=False):
     # query_builder / tool_executor / retrieval_checker
     retrieval: Retrieval
     # every chunk retrieved this turn at the loosest threshold, merged across loops
-    # (best score per chunk), best first: a retry regrades these before searching again
+    # (newest search first, in its order; best score per chunk): each loop regrades
+    # them, and a query already tried this turn is not searched again
     candidates: list[dict[str, Any]]
     evidence: list[dict[str, Any]]  # graded chunks: document, chunk_id, text, score, page
     forms: list[dict[str, Any]]  # form links offered: name, url, has_file

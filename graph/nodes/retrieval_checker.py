@@ -21,8 +21,8 @@ def grade(
     The loop passes when a passage reaches this loop's threshold; the answer may
     then also draw on passages above the loosest threshold (`floor`), which
     often hold the detail ("The fee is…") while the best one names the topic.
-    Those come after the passing ones (the extractive answer quotes the first
-    few): put first, they cost DRCD 2.5 points of answers holding the gold span.
+    Those come after the passing ones, marked "support" (response_synth
+    discounts their sentences), the passing ones marked "pass".
     """
     retrieval: Retrieval = dict(state.get("retrieval", {}))  # type: ignore[assignment]
     threshold = float(retrieval.get("threshold", 0.0))
