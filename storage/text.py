@@ -67,8 +67,12 @@ def to_simplified(text: str) -> str:
 
 
 def to_traditional(text: str) -> str:
-    """Simplified → Traditional Chinese; other text passes through unchanged."""
-    return str(_converter("s2t").convert(text))
+    """Simplified → Traditional Chinese; other text passes through unchanged.
+
+    `s2tw` rather than `s2t`: readers expect today's standard glyphs (為, not
+    OpenCC's default 爲); it converts characters only, never vocabulary.
+    """
+    return str(_converter("s2tw").convert(text))
 
 
 def to_script(text: str, language: str) -> str:

@@ -41,6 +41,7 @@ def test_keyword_tokens_fold_width_and_case_and_drop_punctuation() -> None:
 def test_width_and_script_conversion() -> None:
     assert normalise_width("ＡＢＣ　１２３ ") == "ABC 123"
     assert to_script("护照", "zh-hant") == "護照"
+    assert to_script("补办费用为五十元", "zh-hant") == "補辦費用為五十元"  # not 爲
     assert to_script("護照", "zh-hans") == "护照"
     assert to_script("passport", "en") == "passport"
 
