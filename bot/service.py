@@ -10,25 +10,10 @@ from typing import Any
 
 from graph.builder import build_graph
 from graph.context import GraphContext
-from graph.state import add_timings
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
 
 HISTORY_MESSAGES = 6
-_ADDITIVE = ("decision_path", "llm_calls")
-
-
-def _merge(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
-    """Fold a node's update into the running state with the graph's reducers."""
-    merged = dict(state)
-    for key, value in update.items():
-        if key in _ADDITIVE:
-            merged[key] = merged.get(key, type(value)()) + value
-        elif key == "timings_ms":
-            merged[key] = add_timings(merged.get(key, {}), value)
-        else:
-            merged[key] = value
-    return merged
 
 
 @dataclass
@@ -106,15 +91,19 @@ class AnswerService:
             "llm_calls": 0,
             "decision_path": [],
         }
+        # "values" hands over the state as the graph's own reducers folded it;
+        # "updates" names the node that just ran, for progress.
         async for mode, chunk in self._graph.astream(
-            state, context=self._context, stream_mode=["updates", "custom"]
+            state, context=self._context, stream_mode=["updates", "custom", "values"]
         ):
             if mode == "custom":
                 yield chunk
-                continue
-            for node, update in chunk.items():
-                state = _merge(state, update or {})
-                yield {"type": "progress", "step": node, "language": state.get("language", "en")}
+            elif mode == "values":
+                state = chunk
+            else:
+                for node, update in chunk.items():
+                    language = (update or {}).get("language") or state.get("language", "en")
+                    yield {"type": "progress", "step": node, "language": language}
         timings = dict(state.get("timings_ms", {}))
         timings["total"] = round((time.perf_counter() - start) * 1000, 3)
         trace = state.get("trace", {})

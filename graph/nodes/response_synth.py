@@ -47,19 +47,19 @@ def candidate_sentences(evidence: list[dict[str, Any]]) -> list[Candidate]:
 
 
 def pick_sentences(
-    question: str,
+    wanted: set[str],
     evidence: list[dict[str, Any]],
     candidates: list[Candidate],
     context: str = "",
     similarity: dict[str, float] | None = None,
 ) -> list[tuple[str, int]]:
-    """(sentence, evidence index) pairs that best match the question, in evidence order.
+    """(sentence, evidence index) pairs that best match the question (its keywords
+    `wanted`), in evidence order.
 
     Shared keywords score; `similarity` (sentence → cosine with the question)
     lets "fee" answer "how much does it cost"; `context` (a follow-up's
     earlier question) counts a little: the sentence must answer what is asked now.
     """
-    wanted = set(keyword_tokens(question))
     background = set(keyword_tokens(context)) - wanted
     similarity = similarity or {}
     support = [item.get("graded") == "support" for item in evidence[:MAX_EVIDENCE]]
@@ -101,18 +101,17 @@ def cite(evidence: list[dict[str, Any]], used: list[int]) -> tuple[dict[int, int
 
 
 async def sentence_similarity(
-    embedder: Any, question: str, candidates: list[Candidate]
+    embedder: Any, question: str, wanted: set[str], candidates: list[Candidate]
 ) -> dict[str, float]:
     """Cosine of candidate sentences with the question (one batched embedding call).
 
-    Only the `MAX_EMBEDDED` sentences sharing the most keywords with the
-    question (then the best-ranked evidence first) are embedded: a sentence
+    Only the `MAX_EMBEDDED` sentences sharing the most of the question's
+    keywords (`wanted`; then the best-ranked evidence first) are embedded: a sentence
     with no shared word rarely beats them, and embedding every sentence of
     three long passages doubled the turn's time.
     """
     if embedder is None:
         return {}
-    wanted = set(keyword_tokens(question))
     ranked = sorted(candidates, key=lambda c: (-len(wanted & c[3]), c[0], c[1]))
     sentences = list(dict.fromkeys(c[2] for c in ranked))[:MAX_EMBEDDED]
     if not sentences:
@@ -133,9 +132,10 @@ async def extractive_answer(
     embedder: Any = None,
 ) -> tuple[str, list]:
     """An answer made of cited evidence sentences, in the user's script."""
+    wanted = set(keyword_tokens(question))  # cut once for ranking and picking
     candidates = candidate_sentences(evidence)
-    similarity = await sentence_similarity(embedder, question, candidates)
-    picked = pick_sentences(question, evidence, candidates, context, similarity)
+    similarity = await sentence_similarity(embedder, question, wanted, candidates)
+    picked = pick_sentences(wanted, evidence, candidates, context, similarity)
     numbers, citations = cite(evidence, [idx for _, idx in picked])
     lines = [message("answer_intro", language)]
     lines += [f"- {to_script(sentence, language)} [{numbers[idx]}]" for sentence, idx in picked]
