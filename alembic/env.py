@@ -13,7 +13,7 @@ def run_migrations_online() -> None:
     """Run migrations on a synchronous psycopg connection."""
     connectable = config.attributes.get("connection")
     if connectable is not None:
-        context.configure(connection=connectable)
+        context.configure(connection=connectable, transaction_per_migration=True)
         with context.begin_transaction():
             context.run_migrations()
         return

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot.settings import Settings
@@ -18,6 +18,9 @@ from storage.ingestion import IngestionService, IngestOptions
 from storage.search import HybridSearcher
 
 if TYPE_CHECKING:
+    from bot.core.admin import AdminService
+    from bot.core.dispatcher import ServingCore
+    from bot.core.jobs import JobQueue
     from bot.service import AnswerService
 
 logger = logging.getLogger(__name__)
@@ -35,8 +38,18 @@ class Runtime:
     url: str
     server: Any = None  # the embedded Postgres handle, kept alive while we run
 
+    _answers: AnswerService | None = field(default=None, init=False, repr=False)
+
     def answer_service(self) -> AnswerService:
-        """The turn service over this runtime's search, forms and (optional) LLM."""
+        """The turn service over this runtime's search, forms and (optional) LLM.
+
+        Built once per process: the chat model holds an HTTP connection pool.
+        """
+        if self._answers is None:
+            self._answers = self._build_answer_service()
+        return self._answers
+
+    def _build_answer_service(self) -> AnswerService:
         from bot.service import AnswerService
         from graph.context import GraphContext
         from graph.models import build_chat_model
@@ -62,6 +75,39 @@ class Runtime:
             prompt_versions=versions() if llm is not None else {},
         )
         return AnswerService(self.db, context, history_messages=cfg.history_messages)
+
+    def admin_service(self, jobs: JobQueue | None = None) -> AdminService:
+        """Admin commands over this runtime's knowledge base (uploads need `jobs`)."""
+        from bot.core.admin import AdminService
+        from storage.forms import FormService
+
+        forms = FormService(self.db, self.settings.max_file_bytes)
+        return AdminService(self.db, self.ingestion, forms, jobs, self.settings.max_file_bytes)
+
+    def serving_core(self, jobs: JobQueue | None = None) -> ServingCore:
+        """The core adapters plug into."""
+        from bot.core.dispatcher import ServingCore
+
+        return ServingCore(self.db, self.answer_service(), self.admin_service(jobs), self.settings)
+
+    def job_queue(self) -> JobQueue:
+        """The upload job queue on this runtime's database (open it before use)."""
+        from bot.core.jobs import JobQueue
+
+        return JobQueue(self.url, self.db, self.ingestion)
+
+
+def warm_up(runtime: Runtime) -> None:
+    """Load jieba's dictionary, the embedder and OpenCC now (blocking: run in a thread).
+
+    jieba's first cut takes over a second; paid at start, not by the first user.
+    """
+    from storage.text import keyword_tokens, to_script
+
+    keyword_tokens("暖機 warm up 测试")
+    runtime.embedder.model.embed_query("warm up")
+    to_script("测试", "zh-hant")
+    to_script("測試", "zh-hans")
 
 
 def ingest_options(settings: Settings) -> IngestOptions:
@@ -105,7 +151,8 @@ async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIte
         settings.embedding_model,
         settings.embedding_dim,
     )
-    db = Database.connect(url)
+    # each running turn holds one connection for its conversation lock, on top of the work
+    db = Database.connect(url, pool_size=settings.db_pool_size + settings.max_concurrent_turns)
     try:
         if check_index:
             await check_embedder(db, embedder)

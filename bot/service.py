@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graph.builder import build_graph
 from graph.context import GraphContext
+from graph.nodes.guard import mask_sensitive
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
+from storage.search import SearchFilters
 
 HISTORY_MESSAGES = 6
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -31,6 +37,8 @@ class TurnResult:
     trace_id: str
     timings_ms: dict[str, float]
     prompt_versions: dict[str, str] = field(default_factory=dict)
+    message_id: int | None = None  # the stored answer: feedback buttons point at it
+    blocked: bool = False
 
     def as_json(self) -> dict[str, Any]:
         """The JSON shape of `ragbot ask --json`."""
@@ -54,12 +62,15 @@ class AnswerService:
         conversation: str | None = None,
         user: str | None = None,
         platform: str = "console",
+        collections: Sequence[str] | None = None,
     ) -> TurnResult:
         """Answer one message; the turn is stored under (platform, conversation)."""
         result: TurnResult | None = None
-        async for event in self.stream(question, conversation, user, platform):
+        async for event in self.stream(question, conversation, user, platform, collections):
             if event["type"] == "done":
                 result = event["result"]
+            elif event["type"] == "error":
+                raise RuntimeError(event["message"])
         assert result is not None
         return result
 
@@ -69,12 +80,15 @@ class AnswerService:
         conversation: str | None = None,
         user: str | None = None,
         platform: str = "console",
+        collections: Sequence[str] | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
         """Run a turn as events: progress steps, answer tokens, a reset, then done.
 
         {"type": "progress", "step": node}, {"type": "token", "text": ...},
         {"type": "reset"} (drop streamed tokens: a fallback answer follows),
-        {"type": "done", "result": TurnResult}.
+        {"type": "done", "result": TurnResult}, or {"type": "error", "message": ...}
+        when the graph raised (the turn is stored either way, even when the caller
+        stops listening half-way).
         """
         trace_id = uuid.uuid4().hex
         external = conversation or f"oneshot-{trace_id}"
@@ -91,23 +105,50 @@ class AnswerService:
             "llm_calls": 0,
             "decision_path": [],
         }
-        # "values" hands over the state as the graph's own reducers folded it;
-        # "updates" names the node that just ran, for progress.
-        async for mode, chunk in self._graph.astream(
-            state, context=self._context, stream_mode=["updates", "custom", "values"]
-        ):
-            if mode == "custom":
-                yield chunk
-            elif mode == "values":
-                state = chunk
-            else:
-                for node, update in chunk.items():
-                    language = (update or {}).get("language") or state.get("language", "en")
-                    yield {"type": "progress", "step": node, "language": language}
+        stored = False
+        try:
+            # "values" hands over the state as the graph's own reducers folded it;
+            # "updates" names the node that just ran, for progress.
+            async for mode, chunk in self._graph.astream(
+                state,
+                context=self._turn_context(collections),
+                stream_mode=["updates", "custom", "values"],
+            ):
+                if mode == "custom":
+                    yield chunk
+                elif mode == "values":
+                    state = chunk
+                else:
+                    for node, update in chunk.items():
+                        language = (update or {}).get("language") or state.get("language", "en")
+                        yield {"type": "progress", "step": node, "language": language}
+            result = self._result(state, trace_id, start)
+            result.message_id = await self._store(conv_id, state, result)
+            stored = True
+            yield {"type": "done", "result": result}
+        except Exception as exc:
+            logger.exception("turn %s failed", trace_id)
+            await self._store_failed(conv_id, state, trace_id, type(exc).__name__)
+            stored = True
+            yield {"type": "error", "message": f"{type(exc).__name__}", "trace_id": trace_id}
+        finally:
+            if not stored:  # the caller went away (cancelled, or closed the stream)
+                await asyncio.shield(self._store_failed(conv_id, state, trace_id, "cancelled"))
+
+    def _turn_context(self, collections: Sequence[str] | None) -> GraphContext:
+        if collections is None:
+            return self._context
+        allowed = tuple(collections)
+        return dataclasses.replace(
+            self._context, collections=allowed, search_filters=SearchFilters(collections=allowed)
+        )
+
+    @staticmethod
+    def _result(state: dict[str, Any], trace_id: str, start: float) -> TurnResult:
         timings = dict(state.get("timings_ms", {}))
         timings["total"] = round((time.perf_counter() - start) * 1000, 3)
         trace = state.get("trace", {})
-        result = TurnResult(
+        return TurnResult(
             answer=state.get("answer", ""),
             language=state.get("language", "en"),
             intent=trace.get("intent"),
@@ -119,27 +160,33 @@ class AnswerService:
             trace_id=trace_id,
             timings_ms=timings,
             prompt_versions=trace.get("prompt_versions", {}),
+            blocked=bool(state.get("guard_blocked")),
         )
-        await self._store(conv_id, question, result, trace)
-        yield {"type": "done", "result": result}
 
-    async def export_form_file(self, name: str) -> Any:
+    async def export_form_file(self, name: str, collections: Sequence[str] | None = None) -> Any:
         """The stored file of a form a turn offered (`forms[i]["send_file"]`), or None."""
         if self._context.forms is None:
             return None
-        return await self._context.forms.export(name)
+        return await self._context.forms.export(name, collections)
 
-    async def _store(self, conv_id: int, question: str, result: TurnResult, trace: dict) -> None:
+    @staticmethod
+    def _stored_question(state: dict[str, Any]) -> str:
+        # Only what the guard produced is kept: secrets and personal data masked.
+        return state.get("safe_question") or mask_sensitive(state.get("question", ""))
+
+    async def _store(self, conv_id: int, state: dict[str, Any], result: TurnResult) -> int:
+        """Store the question (masked) and the answer; the answer's id."""
         async with self._db.transaction() as session:
             await conv_repo.add_message(
                 session,
                 conv_id,
                 "user",
-                question,
+                self._stored_question(state),
                 language=result.language,
                 trace_id=result.trace_id,
+                blocked=result.blocked,
             )
-            await conv_repo.add_message(
+            answer = await conv_repo.add_message(
                 session,
                 conv_id,
                 "assistant",
@@ -148,10 +195,32 @@ class AnswerService:
                 intent=result.intent,
                 citations=result.citations,
                 trace_id=result.trace_id,
+                blocked=result.blocked,
                 details={
+                    "history": len(state.get("history", [])),  # what the turn could see
                     "decision_path": result.decision_path,
                     "timings_ms": result.timings_ms,
                     "llm_calls": result.llm_calls,
-                    "trace": trace,
+                    "trace": state.get("trace", {}),
                 },
             )
+            return int(answer.id)
+
+    async def _store_failed(
+        self, conv_id: int, state: dict[str, Any], trace_id: str, error: str
+    ) -> None:
+        """Store the question of a turn that did not finish (kept out of later history)."""
+        try:
+            async with self._db.transaction() as session:
+                await conv_repo.add_message(
+                    session,
+                    conv_id,
+                    "user",
+                    self._stored_question(state),
+                    language=state.get("language"),
+                    trace_id=trace_id,
+                    blocked=True,
+                    details={"error": error, "decision_path": state.get("decision_path", [])},
+                )
+        except Exception:  # the database itself may be why the turn failed
+            logger.exception("could not store the unfinished turn %s", trace_id)

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import platformdirs
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -20,6 +20,10 @@ def default_data_dir() -> Path:
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         return Path("/var/lib/ragbot")
     return Path(platformdirs.user_data_dir("ragbot"))
+
+
+def _split(raw: str) -> list[str]:
+    return [part.strip() for part in raw.split(",") if part.strip()]
 
 
 class Settings(BaseSettings):
@@ -55,6 +59,40 @@ class Settings(BaseSettings):
     history_messages: int = Field(default=6, validation_alias="HISTORY_MESSAGES")
 
     log_level: str = Field(default="WARNING", validation_alias="LOG_LEVEL")
+
+    # serving (`ragbot serve` / `ragbot worker`)
+    host: str = Field(default="127.0.0.1", validation_alias="RAGBOT_HOST")
+    port: int = Field(default=8080, validation_alias="RAGBOT_PORT")
+    db_pool_size: int = Field(default=10, validation_alias="DB_POOL_SIZE")
+    max_concurrent_turns: int = Field(default=8, validation_alias="MAX_CONCURRENT_TURNS")
+    shutdown_grace_s: float = Field(default=20.0, validation_alias="SHUTDOWN_GRACE_SECONDS")
+    delivery_lease_s: float = Field(default=120.0, validation_alias="DELIVERY_LEASE_SECONDS")
+    rate_limit_per_minute: int = Field(default=10, validation_alias="RATE_LIMIT_PER_MINUTE")
+    worker_concurrency: int = Field(default=2, validation_alias="WORKER_CONCURRENCY")
+    slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
+    telegram_bot_token: SecretStr | None = Field(
+        default=None, validation_alias="TELEGRAM_BOT_TOKEN"
+    )
+    slack_admin_user_ids: str = Field(default="", validation_alias="SLACK_ADMIN_USER_IDS")
+    telegram_admin_user_ids: str = Field(default="", validation_alias="TELEGRAM_ADMIN_USER_IDS")
+    slack_collections: str = Field(default="internal,public", validation_alias="SLACK_COLLECTIONS")
+    telegram_collections: str = Field(default="public", validation_alias="TELEGRAM_COLLECTIONS")
+
+    def admin_ids(self, platform: str) -> frozenset[str]:
+        """The user ids allowed to run admin commands on `platform` (none for unknown ones)."""
+        raw = {"slack": self.slack_admin_user_ids, "telegram": self.telegram_admin_user_ids}
+        return frozenset(_split(raw.get(platform, "")))
+
+    def collections(self, platform: str) -> tuple[str, ...] | None:
+        """The collections `platform` may read; None means all (the console, `ragbot ask`)."""
+        raw = {"slack": self.slack_collections, "telegram": self.telegram_collections}
+        if platform not in raw:
+            return None
+        return tuple(_split(raw[platform]))
+
+    def upload_collection(self, platform: str) -> str:
+        """Where an admin's upload lands unless they name a collection."""
+        return {"slack": "internal", "telegram": "public"}.get(platform, "public")
 
     @property
     def max_file_bytes(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -22,9 +23,11 @@ class Searcher(Protocol):
 class FormFinder(Protocol):
     """Finds forms by fuzzy name/alias match in any language."""
 
-    async def find(self, text: str, limit: int = 3) -> list[Any]: ...
+    async def find(
+        self, text: str, limit: int = 3, collections: Sequence[str] | None = None
+    ) -> list[Any]: ...
 
-    async def export(self, name: str) -> Any: ...
+    async def export(self, name: str, collections: Sequence[str] | None = None) -> Any: ...
 
 
 @dataclass
@@ -40,3 +43,7 @@ class GraphContext:
     thresholds: tuple[float, ...] = (0.65, 0.50, 0.35)
     max_loops: int = 3
     prompt_versions: dict[str, str] = field(default_factory=dict)
+    # the collections this turn's asker may read (None: all); set per turn by the service
+    collections: tuple[str, ...] | None = None
+    # the search restrictions matching `collections`, opaque to the graph (SearchFilters)
+    search_filters: Any = None

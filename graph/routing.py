@@ -17,7 +17,9 @@ def route_after_planner(state: GraphState) -> str:
     plan = state.get("plan", {})
     if plan.get("task_type") == "conversation_followup":
         return "followup_transform"
-    if plan.get("should_retrieve"):
+    # A form request may come without a document search (the LLM planner can say
+    # should_retrieve: false): its form tools still have to run.
+    if plan.get("should_retrieve") or plan.get("tool_calls"):
         return "query_builder"
     return "response_synth"
 

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.pool import NullPool
 
 from alembic import command
 from storage.embedded import sqlalchemy_url, start_embedded_server
@@ -55,9 +56,39 @@ def alembic_config(url: str, embedding_dim: int = DEFAULT_EMBEDDING_DIM) -> Conf
     return cfg
 
 
+# Any constant works; it only has to be the same in every ragbot process.
+MIGRATION_LOCK = 0x7261_6762  # "ragb"
+
+
 def upgrade(url: str, revision: str = "head", embedding_dim: int = DEFAULT_EMBEDDING_DIM) -> None:
-    """Apply migrations up to `revision` (blocking; call before the event loop work)."""
-    command.upgrade(alembic_config(url, embedding_dim), revision)
+    """Apply migrations up to `revision` (blocking; call before the event loop work).
+
+    Several workers starting at once would run the same migration twice; a
+    session advisory lock makes the others wait and then find nothing to do.
+    """
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql(f"SELECT pg_advisory_lock({MIGRATION_LOCK})")
+            conn.commit()
+            try:
+                cfg = alembic_config(url, embedding_dim)
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, revision)
+                conn.commit()
+            finally:
+                conn.rollback()
+                conn.exec_driver_sql(f"SELECT pg_advisory_unlock({MIGRATION_LOCK})")
+                conn.commit()
+    finally:
+        engine.dispose()
+
+
+def head_revision() -> str | None:
+    """The newest migration this code ships."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config("")).get_current_head()
 
 
 def downgrade(url: str, revision: str) -> None:
@@ -87,7 +118,9 @@ class Database:
     @classmethod
     def connect(cls, url: str, pool_size: int = 5) -> Database:
         """Build the engine (lazy: no connection is made until first use)."""
-        engine = create_async_engine(url, pool_size=pool_size, pool_pre_ping=True)
+        engine = create_async_engine(
+            url, pool_size=pool_size, max_overflow=2 * pool_size, pool_pre_ping=True
+        )
         return cls(engine, async_sessionmaker(engine, expire_on_commit=False))
 
     @asynccontextmanager

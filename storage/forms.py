@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from storage.db import Database
+from storage.ingestion import COLLECTION_NAME
 from storage.models import Form
 from storage.repositories import forms as forms_repo
 from storage.text import LANGUAGES
@@ -38,6 +39,7 @@ class FormService:
         file: FormFile | None = None,
         aliases: Sequence[str] = (),
         language: str | None = None,
+        collection: str = "public",
     ) -> bool:
         """Save a form; True when new, False when it replaced one of the same name."""
         name = name.strip()
@@ -49,6 +51,8 @@ class FormService:
             raise InvalidFormError(f"the URL must start with http:// or https:// (got {url!r})")
         if language is not None and language not in LANGUAGES:
             raise InvalidFormError(f"language must be one of {', '.join(LANGUAGES)}")
+        if not COLLECTION_NAME.fullmatch(collection):
+            raise InvalidFormError(f"bad collection name {collection!r}")
         if file is not None and len(file.data) > self._max_bytes:
             raise InvalidFormError(f"the file is over the {self._max_bytes // 2**20} MB limit")
         if file is not None and not file.data:
@@ -61,14 +65,15 @@ class FormService:
             file_name=file.name if file else None,
             file_mime=(mimetypes.guess_type(file.name)[0] if file else None),
             file_data=file.data if file else None,
+            collection=collection,
         )
         async with self._db.transaction() as session:
             return await forms_repo.upsert_form(session, form)
 
-    async def list(self) -> Sequence[Form]:
-        """All forms by name."""
+    async def list(self, collections: Sequence[str] | None = None) -> Sequence[Form]:
+        """All forms (of `collections` when given) by name."""
         async with self._db.sessions() as session:
-            return await forms_repo.list_forms(session)
+            return await forms_repo.list_forms(session, collections)
 
     async def delete(self, name: str) -> bool:
         """Delete a form by name; False when there was none."""
@@ -113,10 +118,12 @@ class FormFinder:
         self._db = db
         self._min_score = min_score
 
-    async def find(self, text: str, limit: int = 3) -> list[Form]:
-        """The best-matching forms, best first."""
+    async def find(
+        self, text: str, limit: int = 3, collections: Sequence[str] | None = None
+    ) -> list[Form]:
+        """The best-matching forms the asker may see, best first."""
         async with self._db.sessions() as session:
-            forms = await forms_repo.list_forms(session)
+            forms = await forms_repo.list_forms(session, collections)
         scored = [(match_score(text, [f.name, *f.aliases]), f) for f in forms]
         best = max((s for s, _ in scored), default=0.0)
         # Near the best match only: an exact alias hit should not drag in forms
@@ -124,10 +131,8 @@ class FormFinder:
         good = [(s, f) for s, f in scored if s >= self._min_score and s >= best - 0.15]
         return [f for _, f in sorted(good, key=lambda sf: -sf[0])[:limit]]
 
-    async def export(self, name: str) -> FormFile | None:
+    async def export(self, name: str, collections: Sequence[str] | None = None) -> FormFile | None:
         """The stored file of form `name`, for an adapter to send; None when there is none."""
         async with self._db.sessions() as session:
-            for form in await forms_repo.list_forms(session):
-                if form.name == name and form.file_data is not None and form.file_name:
-                    return FormFile(form.file_name, form.file_data)
-        return None
+            found = await forms_repo.file_of(session, name, collections)
+        return FormFile(*found) if found else None

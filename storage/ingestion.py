@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,8 @@ from storage.repositories.documents import NewChunk
 from storage.text import LANGUAGES, detect_language, keyword_tokens
 
 ADDED, REPLACED, UNCHANGED, FAILED = "added", "replaced", "unchanged", "failed"
+DEFAULT_COLLECTION = "public"
+COLLECTION_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,10 @@ def index_text(title: str, heading: str | None, body: str) -> str:
     return "\n".join([*context, body])
 
 
+def _tokenise(texts: list[str]) -> list[list[str]]:
+    return [keyword_tokens(t) for t in texts]
+
+
 def collect_files(paths: Iterable[Path]) -> list[Path]:
     """Files named directly, and every non-hidden file below named folders, sorted."""
     found: list[Path] = []
@@ -83,6 +90,7 @@ class IngestionService:
         title: str | None = None,
         language: str | None = None,
         on_progress: Callable[[int, int], None] | None = None,
+        collection: str = DEFAULT_COLLECTION,
     ) -> IngestResult:
         """Ingest one file from disk; errors come back as a FAILED result, never raised."""
         try:
@@ -102,6 +110,7 @@ class IngestionService:
             language=language,
             source=str(path),
             on_progress=on_progress,
+            collection=collection,
         )
 
     async def ingest_bytes(
@@ -112,10 +121,14 @@ class IngestionService:
         language: str | None = None,
         source: str | None = None,
         on_progress: Callable[[int, int], None] | None = None,
+        collection: str = DEFAULT_COLLECTION,
     ) -> IngestResult:
         """Ingest an uploaded file's bytes under `title` (default: file name sans extension)."""
         source = source or filename
         title = (title or Path(filename).stem).strip()
+        collection = collection.strip()
+        if not COLLECTION_NAME.fullmatch(collection):
+            return IngestResult(source, FAILED, title, reason=f"bad collection name {collection!r}")
         if language is not None and language not in LANGUAGES:
             return IngestResult(source, FAILED, title, reason=f"unknown language {language!r}")
         if len(data) > self._options.max_bytes:
@@ -136,8 +149,12 @@ class IngestionService:
             blocks, pages = await asyncio.to_thread(load_blocks, data, fmt)
         except UnreadableFileError as exc:
             return IngestResult(source, FAILED, title, reason=str(exc))
-        pieces = chunk_blocks(blocks, self._options.chunk_size, self._options.chunk_overlap)
-        doc_language = language or detect_language(" ".join(p.text for p in pieces[:20]))
+        # Chunking and language detection are CPU work: off the event loop.
+        pieces = await asyncio.to_thread(
+            chunk_blocks, blocks, self._options.chunk_size, self._options.chunk_overlap
+        )
+        sample = " ".join(p.text for p in pieces[:20])
+        doc_language = language if language else await asyncio.to_thread(detect_language, sample)
         chunks = await self._embed(pieces, doc_language, title, on_progress)
         document = Document(
             title=title,
@@ -148,8 +165,12 @@ class IngestionService:
             size_bytes=len(data),
             page_count=pages,
             chunk_count=len(chunks),
+            collection=collection,
         )
         async with self._db.transaction() as session:
+            # Two ingests of the same title or the same bytes at once: the second
+            # waits here, then sees the first one's document instead of a conflict.
+            await docs_repo.lock_keys(session, [f"doc-hash:{digest}", f"doc-title:{title}"])
             if await docs_repo.find_by_hash(session, digest) is not None:
                 return IngestResult(source, UNCHANGED, title, len(chunks), reason="added meanwhile")
             old = await docs_repo.find_by_title(session, title, lock=True)
@@ -172,7 +193,8 @@ class IngestionService:
             batch = pieces[start : start + size]
             texts = [index_text(title, p.heading, p.text) for p in batch]
             vectors = await asyncio.to_thread(self._embedder.model.embed_documents, texts)
-            for piece, text_, vector in zip(batch, texts, vectors, strict=True):
+            tokens = await asyncio.to_thread(_tokenise, texts)
+            for piece, words, vector in zip(batch, tokens, vectors, strict=True):
                 out.append(
                     NewChunk(
                         piece.text,
@@ -180,7 +202,7 @@ class IngestionService:
                         piece.page,
                         piece.heading,
                         language,
-                        keyword_tokens(text_),
+                        words,
                         vector,
                     )
                 )
@@ -197,6 +219,7 @@ class IngestionService:
     async def delete(self, title: str) -> bool:
         """Delete a document by title; False when there is none."""
         async with self._db.transaction() as session:
+            await docs_repo.lock_keys(session, [f"doc-title:{title}"])
             doc = await docs_repo.find_by_title(session, title, lock=True)
             if doc is None:
                 return False

@@ -8,7 +8,7 @@ from typing import Any
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import BigInteger, DateTime, ForeignKey, LargeBinary, SmallInteger, Text
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, deferred, mapped_column
 
 
 class Base(DeclarativeBase):
@@ -39,6 +39,7 @@ class Document(Base):
     size_bytes: Mapped[int] = mapped_column(BigInteger)
     page_count: Mapped[int | None]
     chunk_count: Mapped[int]
+    collection: Mapped[str] = mapped_column(Text, default="public")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
 
 
@@ -69,7 +70,9 @@ class Form(Base):
     language: Mapped[str | None] = mapped_column(Text)
     file_name: Mapped[str | None] = mapped_column(Text)
     file_mime: Mapped[str | None] = mapped_column(Text)
-    file_data: Mapped[bytes | None] = mapped_column(LargeBinary)
+    # deferred: a form lookup reads names and aliases, never every stored file
+    file_data: Mapped[bytes | None] = deferred(mapped_column(LargeBinary))
+    collection: Mapped[str] = mapped_column(Text, default="public")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
 
 
@@ -97,6 +100,7 @@ class Message(Base):
     citations: Mapped[Any] = mapped_column(JSONB)
     trace_id: Mapped[str | None] = mapped_column(Text)
     details: Mapped[Any] = mapped_column(JSONB)
+    blocked: Mapped[bool] = mapped_column(default=False)  # never replayed into history
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
 
 
@@ -107,10 +111,12 @@ class Feedback(Base):
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     message_id: Mapped[int] = mapped_column(ForeignKey("messages.id", ondelete="CASCADE"))
     user_id: Mapped[str | None] = mapped_column(Text)
+    platform: Mapped[str | None] = mapped_column(Text)
     rating: Mapped[int] = mapped_column(SmallInteger)
     comment: Mapped[str | None] = mapped_column(Text)
     trace_id: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
 
 
 class ProcessedEvent(Base):
@@ -120,9 +126,49 @@ class ProcessedEvent(Base):
     platform: Mapped[str] = mapped_column(Text, primary_key=True)
     event_id: Mapped[str] = mapped_column(Text, primary_key=True)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+    status: Mapped[str] = mapped_column(Text, default="claimed")  # claimed | done
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    attempts: Mapped[int] = mapped_column(default=1)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class AuditEntry(Base):
+    """One admin action, allowed or refused."""
+
+    __tablename__ = "audit_log"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+    platform: Mapped[str] = mapped_column(Text)
+    user_id: Mapped[str] = mapped_column(Text)
+    action: Mapped[str] = mapped_column(Text)
+    target: Mapped[str | None] = mapped_column(Text)
+    result: Mapped[str] = mapped_column(Text)  # ok | refused | failed | queued
+    detail: Mapped[str | None] = mapped_column(Text)
+
+
+class Upload(Base):
+    """A file an admin sent from chat, waiting for (or done with) its ingestion job."""
+
+    __tablename__ = "uploads"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    platform: Mapped[str] = mapped_column(Text)
+    user_id: Mapped[str] = mapped_column(Text)
+    conversation_key: Mapped[str | None] = mapped_column(Text)
+    file_name: Mapped[str] = mapped_column(Text)
+    title: Mapped[str] = mapped_column(Text)
+    collection: Mapped[str] = mapped_column(Text)
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    data: Mapped[bytes | None] = deferred(mapped_column(LargeBinary))
+    status: Mapped[str] = mapped_column(Text, default="queued")
+    reason: Mapped[str | None] = mapped_column(Text)
+    chunks: Mapped[int | None]
+    job_id: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 __all__ = [
+    "AuditEntry",
     "Base",
     "Chunk",
     "Conversation",
@@ -132,4 +178,5 @@ __all__ = [
     "IndexMeta",
     "Message",
     "ProcessedEvent",
+    "Upload",
 ]

@@ -35,10 +35,14 @@ FUSIONS = ("linear", "rrf")
 
 @dataclass(frozen=True)
 class SearchFilters:
-    """Optional restrictions: document language and/or document titles."""
+    """Optional restrictions: document language, titles, and the collections the asker reads.
+
+    `collections` None means every collection (the console); an empty tuple, none.
+    """
 
     language: str | None = None
     documents: tuple[str, ...] = ()
+    collections: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,6 @@ class HybridSearcher:
         self._embedder = embedder
         self.candidates = candidates
         self.weights = {"keyword": keyword_weight, "vector": vector_weight}
-        self.last_rankings: dict[str, list[tuple[int, float]]] = {}
 
     async def search(
         self,
@@ -104,7 +107,8 @@ class HybridSearcher:
         `mode` is "hybrid", or "keyword" / "vector" for one side alone (baselines).
         """
         filters = filters or SearchFilters()
-        tokens = keyword_tokens(query)
+        # jieba is CPU work: off the event loop, like the embedding
+        tokens = await asyncio.to_thread(keyword_tokens, query)
         vector = await asyncio.to_thread(self._embedder.model.embed_query, query)
         vec_literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
         async with self._db.sessions() as session:
@@ -147,7 +151,6 @@ class HybridSearcher:
                         break
                 if len(out) >= top_k:
                     break
-        self.last_rankings = rankings  # kept for benchmarks that study the fusion
         return out
 
     async def _idf(self, session: AsyncSession, tokens: list[str]) -> QueryTerms:
@@ -287,4 +290,9 @@ def _filter_sql(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
             "c.document_id IN (SELECT id FROM documents WHERE title = ANY(:f_documents))"
         )
         params["f_documents"] = list(filters.documents)
+    if filters.collections is not None:
+        clauses.append(
+            "c.document_id IN (SELECT id FROM documents WHERE collection = ANY(:f_collections))"
+        )
+        params["f_collections"] = list(filters.collections)
     return ("WHERE " + " AND ".join(clauses)) if clauses else "", params

@@ -20,6 +20,13 @@ from storage.search import HybridSearcher
 
 TABLES = ", ".join(
     [
+        "audit_log",
+        "rate_limits",
+        "uploads",
+        "procrastinate_events",
+        "procrastinate_periodic_defers",
+        "procrastinate_jobs",
+        "procrastinate_workers",
         "feedback",
         "messages",
         "conversations",

@@ -16,6 +16,10 @@ EXPECTED = {
     "feedback",
     "processed_events",
     "index_meta",
+    "audit_log",
+    "rate_limits",
+    "uploads",
+    "procrastinate_jobs",
 }
 
 
@@ -32,7 +36,7 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == "0001"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0002"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
     engine.dispose()
@@ -57,3 +61,14 @@ def test_initial_migration_uses_configured_dimension(make_database) -> None:  # 
         ).scalar_one()
     engine.dispose()
     assert typ == "vector(8)"
+
+
+def test_workers_starting_together_migrate_once(make_database) -> None:  # type: ignore[no-untyped-def]
+    """Two processes' upgrades at once: the advisory lock makes the second find nothing to do."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    url = make_database()
+    with ThreadPoolExecutor(3) as pool:
+        for future in [pool.submit(dbmod.upgrade, url) for _ in range(3)]:
+            future.result()  # no DuplicateTable / DuplicateObject error
+    assert dbmod.current_revision(url) == dbmod.head_revision()

@@ -110,3 +110,14 @@ def test_retrieval_checker_puts_passing_evidence_before_supporting() -> None:
     state = {"retrieval": {"loop": 1, "threshold": 0.65}, "evidence": evidence}
     out = retrieval_checker(state, rt)  # type: ignore[arg-type]
     assert [e["chunk_id"] for e in out["evidence"]] == [2, 1, 4]
+
+
+@pytest.mark.parametrize(
+    ("forms", "status"), [([{"name": "passport"}], "generate"), ([], "fallback")]
+)
+def test_retrieval_checker_does_not_retry_a_forms_only_plan(forms: list, status: str) -> None:
+    rt, _ = runtime()
+    plan = {"task_type": "form_download", "tool_calls": [{"name": "get_form_download_links"}]}
+    state = {"retrieval": {"loop": 1, "threshold": 0.65}, "plan": plan, "forms": forms}
+    out = retrieval_checker(state, rt)  # type: ignore[arg-type]
+    assert out["retrieval"]["status"] == status and out["evidence"] == []

@@ -32,6 +32,14 @@ def test_route_after_guard(state: dict[str, Any], expected: str) -> None:
         ({"task_type": "conversation_followup", "should_retrieve": False}, "followup_transform"),
         ({"task_type": "simple_faq", "should_retrieve": True}, "query_builder"),
         ({"task_type": "form_download", "should_retrieve": True}, "query_builder"),
+        (
+            {
+                "task_type": "form_download",
+                "should_retrieve": False,
+                "tool_calls": [{"name": "get_form_download_links", "args": {}}],
+            },
+            "query_builder",
+        ),
         ({"task_type": "greeting", "should_retrieve": False}, "response_synth"),
         ({"task_type": "out_of_scope", "should_retrieve": False}, "response_synth"),
         ({}, "response_synth"),

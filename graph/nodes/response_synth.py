@@ -132,14 +132,23 @@ async def extractive_answer(
     embedder: Any = None,
 ) -> tuple[str, list]:
     """An answer made of cited evidence sentences, in the user's script."""
-    wanted = set(keyword_tokens(question))  # cut once for ranking and picking
-    candidates = candidate_sentences(evidence)
+    # jieba, sentence scoring and OpenCC are CPU work: off the event loop
+    wanted, candidates = await asyncio.to_thread(_prepare, question, evidence)
     similarity = await sentence_similarity(embedder, question, wanted, candidates)
-    picked = pick_sentences(wanted, evidence, candidates, context, similarity)
+    picked = await asyncio.to_thread(
+        pick_sentences, wanted, evidence, candidates, context, similarity
+    )
     numbers, citations = cite(evidence, [idx for _, idx in picked])
     lines = [message("answer_intro", language)]
-    lines += [f"- {to_script(sentence, language)} [{numbers[idx]}]" for sentence, idx in picked]
+    lines += await asyncio.to_thread(
+        lambda: [f"- {to_script(s, language)} [{numbers[idx]}]" for s, idx in picked]
+    )
     return "\n".join(lines), citations
+
+
+def _prepare(question: str, evidence: list[dict]) -> tuple[set[str], list[Candidate]]:
+    """The question's keywords (cut once for ranking and picking) and the candidate sentences."""
+    return set(keyword_tokens(question)), candidate_sentences(evidence)
 
 
 def forms_answer(forms: list[dict[str, Any]], language: str) -> str:

@@ -30,6 +30,12 @@ def grade(
     passed = [e for e in evidence if e["score"] >= threshold]
     retrieval["pass_rate"] = round(len(passed) / len(evidence), 3) if evidence else 0.0
     has_forms = bool(state.get("forms"))
+    calls = state.get("plan", {}).get("tool_calls")
+    if calls is not None and all(c["name"] != "retrieve_documents" for c in calls):
+        # nothing was searched (forms only): a retry could not find more
+        retrieval["status"] = "generate" if has_forms else "fallback"
+        retrieval["pass_rate"] = 0.0
+        return retrieval, []
     if len(passed) >= MIN_PASSING or has_forms:
         retrieval["status"] = "generate"
         passed = [{**e, "graded": "pass"} for e in passed]

@@ -18,7 +18,9 @@ from graph.state import GraphState
 
 
 async def _retrieve(context: GraphContext, query: str, threshold: float) -> list[dict[str, Any]]:
-    hits = await context.searcher.search(query, top_k=context.top_k, threshold=threshold)
+    hits = await context.searcher.search(
+        query, top_k=context.top_k, threshold=threshold, filters=context.search_filters
+    )
     return [
         {
             "document": h.document,
@@ -66,7 +68,7 @@ async def _forms(context: GraphContext, query: str, export: bool) -> list[dict[s
             "file_name": f.file_name,
             "send_file": export and f.file_name is not None,
         }
-        for f in await context.forms.find(query)
+        for f in await context.forms.find(query, collections=context.collections)
     ]
 
 

@@ -30,10 +30,10 @@ async def get_or_create(
 
 
 async def recent_messages(session: AsyncSession, conversation_id: int, limit: int) -> list[Message]:
-    """The last `limit` messages, oldest first."""
+    """The last `limit` messages, oldest first; blocked and unfinished turns are never replayed."""
     rows = await session.scalars(
         select(Message)
-        .where(Message.conversation_id == conversation_id)
+        .where(Message.conversation_id == conversation_id, Message.blocked.is_(False))
         .order_by(Message.id.desc())
         .limit(limit)
     )

@@ -26,6 +26,17 @@ class NewChunk:
     embedding: list[float]
 
 
+async def lock_keys(session: AsyncSession, keys: list[str]) -> None:
+    """Transaction advisory locks on `keys`, taken in one sorted order (no deadlocks)."""
+    await session.execute(
+        text(
+            "SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(key, 0) AS k"
+            " FROM unnest(CAST(:keys AS text[])) AS key ORDER BY 1) AS locks"
+        ),
+        {"keys": keys},
+    )
+
+
 async def find_by_hash(session: AsyncSession, content_hash: str) -> Document | None:
     """The document with this content hash, if any."""
     return await session.scalar(select(Document).where(Document.content_hash == content_hash))
@@ -41,9 +52,14 @@ async def find_by_title(
     return await session.scalar(query)
 
 
-async def list_documents(session: AsyncSession) -> Sequence[Document]:
-    """All documents, by title."""
-    return (await session.scalars(select(Document).order_by(Document.title))).all()
+async def list_documents(
+    session: AsyncSession, collections: Sequence[str] | None = None
+) -> Sequence[Document]:
+    """All documents (of `collections` when given), by title."""
+    query = select(Document).order_by(Document.title)
+    if collections is not None:
+        query = query.where(Document.collection.in_(collections))
+    return (await session.scalars(query)).all()
 
 
 async def add_document(session: AsyncSession, document: Document, chunks: list[NewChunk]) -> None:

@@ -22,12 +22,33 @@ async def upsert_form(session: AsyncSession, form: Form) -> bool:
     existing.file_name = form.file_name
     existing.file_mime = form.file_mime
     existing.file_data = form.file_data
+    existing.collection = form.collection
     return False
 
 
-async def list_forms(session: AsyncSession) -> Sequence[Form]:
-    """All forms, by name."""
-    return (await session.scalars(select(Form).order_by(Form.name))).all()
+async def list_forms(
+    session: AsyncSession, collections: Sequence[str] | None = None
+) -> Sequence[Form]:
+    """All forms (of `collections` when given), by name; stored files are not loaded."""
+    query = select(Form).order_by(Form.name)
+    if collections is not None:
+        query = query.where(Form.collection.in_(collections))
+    return (await session.scalars(query)).all()
+
+
+async def file_of(
+    session: AsyncSession, name: str, collections: Sequence[str] | None = None
+) -> tuple[str, bytes] | None:
+    """The stored file (name, bytes) of form `name`, or None when it has none."""
+    query = select(Form.file_name, Form.file_data).where(
+        Form.name == name, Form.file_data.is_not(None)
+    )
+    if collections is not None:
+        query = query.where(Form.collection.in_(collections))
+    row = (await session.execute(query)).first()
+    if row is None or not row[0] or row[1] is None:
+        return None
+    return row[0], row[1]
 
 
 async def delete_form(session: AsyncSession, name: str) -> bool:

@@ -1,0 +1,42 @@
+"""`ragbot serve` (chat adapters, job worker, health) and `ragbot worker` (jobs and health only)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from bot.cli import app, run, settings
+from bot.core import lifecycle
+
+
+def _say(line: str) -> None:
+    typer.echo(line, err=True)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Listen address (default RAGBOT_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Listen port (default RAGBOT_PORT).")] = None,
+) -> None:
+    """Serve the configured chat adapters, the upload job worker and GET /healthz."""
+    cfg = settings()
+
+    async def go() -> None:
+        await lifecycle.run(cfg, host or cfg.host, port or cfg.port, chat=True, say=_say)
+
+    run(go)
+
+
+@app.command()
+def worker(
+    host: Annotated[str | None, typer.Option(help="Listen address (default RAGBOT_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Listen port (default RAGBOT_PORT).")] = None,
+) -> None:
+    """Run only upload jobs (and GET /healthz): a second machine's share of the work."""
+    cfg = settings()
+
+    async def go() -> None:
+        await lifecycle.run(cfg, host or cfg.host, port or cfg.port, chat=False, say=_say)
+
+    run(go)

@@ -1,0 +1,1 @@
+"""The serving core every chat platform plugs into: inbound messages in, outbound events out."""

@@ -1,0 +1,238 @@
+"""AdminService: the admin commands every adapter and the CLI share, each one audited.
+
+Who is admin comes from settings (SLACK_ADMIN_USER_IDS, TELEGRAM_ADMIN_USER_IDS);
+the CLI is run by the operator and is always admin. A refused action changes
+nothing and is written to the audit log like an allowed one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from bot.core.jobs import JobQueue
+from storage.db import Database
+from storage.forms import FormFile, FormService, InvalidFormError
+from storage.ingestion import COLLECTION_NAME, IngestionService
+from storage.models import Upload
+from storage.repositories import admin as admin_repo
+from storage.repositories import documents as docs_repo
+
+CLI_PLATFORMS = frozenset({"cli", "console"})
+
+
+class NotAllowedError(PermissionError):
+    """The actor is not an admin; nothing was changed."""
+
+
+class AdminInputError(ValueError):
+    """The request cannot be carried out as given; the message says why."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who asks: platform, user id, and whether settings make them an admin."""
+
+    platform: str
+    user_id: str
+    is_admin: bool
+
+
+def clean_file_name(name: str) -> str:
+    """A file name safe to store and show: no folders, control characters or odd spaces."""
+    base = PurePath(name.replace("\\", "/")).name
+    base = "".join(ch for ch in base if unicodedata.category(ch)[0] != "C")
+    base = re.sub(r"\s+", " ", base).strip(" .")
+    return base[:200] or "upload"
+
+
+class AdminService:
+    """Documents, forms, uploads and counts, for admins only."""
+
+    def __init__(
+        self,
+        db: Database,
+        ingestion: IngestionService,
+        forms: FormService,
+        jobs: JobQueue | None,
+        max_bytes: int,
+    ) -> None:
+        self._db = db
+        self._ingestion = ingestion
+        self._forms = forms
+        self.jobs = jobs
+        self.max_bytes = max_bytes
+
+    async def check(self, actor: Actor, action: str, target: str | None) -> None:
+        """Raise NotAllowedError (and audit the refusal) unless the actor is an admin."""
+        await self._allow(actor, action, target)
+
+    async def _allow(self, actor: Actor, action: str, target: str | None) -> None:
+        if not actor.is_admin:
+            await self._audit(actor, action, target, "refused", "not an admin")
+            raise NotAllowedError(action)
+
+    async def _audit(
+        self, actor: Actor, action: str, target: str | None, result: str, detail: str | None = None
+    ) -> None:
+        async with self._db.transaction() as session:
+            await admin_repo.audit(
+                session, actor.platform, actor.user_id, action, target, result, detail
+            )
+
+    async def list_documents(
+        self, actor: Actor, collections: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Documents by title."""
+        await self._allow(actor, "docs:list", None)
+        async with self._db.sessions() as session:
+            docs = await docs_repo.list_documents(session, collections)
+        await self._audit(actor, "docs:list", None, "ok")
+        return [
+            {
+                "title": d.title,
+                "format": d.format,
+                "language": d.language,
+                "collection": d.collection,
+                "chunks": d.chunk_count,
+                "pages": d.page_count,
+                "source": d.source,
+                "added": d.created_at.isoformat(timespec="seconds"),
+            }
+            for d in docs
+        ]
+
+    async def delete_document(self, actor: Actor, title: str) -> bool:
+        """Delete a document by title; False when there is none."""
+        await self._allow(actor, "docs:delete", title)
+        deleted = await self._ingestion.delete(title)
+        await self._audit(actor, "docs:delete", title, "ok" if deleted else "not_found")
+        return deleted
+
+    async def add_form(
+        self,
+        actor: Actor,
+        name: str,
+        url: str | None,
+        file: FormFile | None = None,
+        aliases: Sequence[str] = (),
+        language: str | None = None,
+        collection: str = "public",
+    ) -> bool:
+        """Add or replace a form; True when new. InvalidFormError says what is wrong."""
+        await self._allow(actor, "forms:add", name)
+        try:
+            new = await self._forms.add(name, url, file, aliases, language, collection)
+        except InvalidFormError as exc:
+            await self._audit(actor, "forms:add", name, "failed", str(exc))
+            raise
+        await self._audit(actor, "forms:add", name, "ok", "added" if new else "replaced")
+        return new
+
+    async def list_forms(
+        self, actor: Actor, collections: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Forms by name (everyone may list the forms they can read)."""
+        return [
+            {
+                "name": f.name,
+                "url": f.url,
+                "aliases": f.aliases,
+                "language": f.language,
+                "file": f.file_name,
+                "collection": f.collection,
+            }
+            for f in await self._forms.list(collections)
+        ]
+
+    async def delete_form(self, actor: Actor, name: str) -> bool:
+        """Delete a form by name; False when there is none."""
+        await self._allow(actor, "forms:delete", name)
+        deleted = await self._forms.delete(name)
+        await self._audit(actor, "forms:delete", name, "ok" if deleted else "not_found")
+        return deleted
+
+    async def upload(
+        self,
+        actor: Actor,
+        file_name: str,
+        data: bytes,
+        title: str | None = None,
+        collection: str = "public",
+        conversation_key: str | None = None,
+    ) -> int:
+        """Store an uploaded file and queue its ingestion; the upload id."""
+        name = clean_file_name(file_name)
+        await self._allow(actor, "upload", name)
+        problem = self.upload_problem(len(data), collection)
+        if problem is None and not data:
+            problem = "the file is empty"
+        if problem is not None or self.jobs is None:
+            problem = problem or "the job queue is not running"
+            await self._audit(actor, "upload", name, "failed", problem)
+            raise AdminInputError(problem)
+        record = Upload(
+            platform=actor.platform,
+            user_id=actor.user_id,
+            conversation_key=conversation_key,
+            file_name=name,
+            title=(title or PurePath(name).stem).strip() or name,
+            collection=collection,
+            size_bytes=len(data),
+            data=data,
+            status="queued",
+        )
+        async with self._db.transaction() as session:
+            upload_id = await admin_repo.add_upload(session, record)
+            await admin_repo.audit(
+                session, actor.platform, actor.user_id, "upload", name, "queued", record.title
+            )
+        job_id = await self.jobs.defer_upload(upload_id)
+        async with self._db.transaction() as session:
+            await admin_repo.set_upload(session, upload_id, job_id=job_id)
+        return upload_id
+
+    def upload_problem(self, size: int | None, collection: str) -> str | None:
+        """Why an upload of `size` bytes into `collection` would be refused (None: fine).
+
+        Adapters call it with the platform's reported size before downloading.
+        """
+        if not COLLECTION_NAME.fullmatch(collection):
+            return f"bad collection name {collection!r}"
+        if size is not None and size > self.max_bytes:
+            limit = self.max_bytes / 1024 / 1024
+            return f"the file is {size / 1024 / 1024:.1f} MB, over the {limit:.3g} MB limit"
+        return None
+
+    async def uploads(self, actor: Actor, limit: int = 10) -> list[dict[str, Any]]:
+        """The newest uploads of the actor's platform (all for the CLI)."""
+        await self._allow(actor, "jobs", None)
+        platform = None if actor.platform in CLI_PLATFORMS else actor.platform
+        async with self._db.sessions() as session:
+            rows = await admin_repo.recent_uploads(session, platform, limit)
+        return [
+            {
+                "id": u.id,
+                "file": u.file_name,
+                "title": u.title,
+                "collection": u.collection,
+                "status": u.status,
+                "chunks": u.chunks,
+                "reason": u.reason,
+                "by": f"{u.platform}:{u.user_id}",
+                "received": u.created_at.isoformat(timespec="seconds"),
+            }
+            for u in rows
+        ]
+
+    async def stats(self, actor: Actor) -> dict[str, int]:
+        """Knowledge-base and traffic counts."""
+        await self._allow(actor, "stats", None)
+        async with self._db.sessions() as session:
+            counts = await admin_repo.counts(session)
+        await self._audit(actor, "stats", None, "ok")
+        return counts

@@ -1,0 +1,114 @@
+"""Chat commands, platform-neutral: an adapter parses its syntax, this runs them.
+
+`help` and `forms` are for everyone; the rest are admin commands through
+AdminService (refused politely, and audited, for everyone else).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.core.admin import Actor, AdminService, NotAllowedError
+from bot.core.messages import Reply
+from bot.core.replies import reply
+from storage.forms import InvalidFormError
+
+PUBLIC = ("help", "forms")
+ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs")
+COMMANDS = PUBLIC + ADMIN
+USAGE = {
+    "delete": "delete <title>",
+    "addform": "addform <name> <url>",
+    "delform": "delform <name>",
+}
+
+
+class CommandRunner:
+    """Runs one command for one actor and says what happened in their language."""
+
+    def __init__(self, admin: AdminService) -> None:
+        self._admin = admin
+
+    async def run(
+        self,
+        actor: Actor,
+        command: str,
+        args: Sequence[str],
+        language: str,
+        collections: Sequence[str] | None,
+    ) -> Reply:
+        """The reply to `command args`; unknown commands get the help text."""
+        name = command.lower().lstrip("/")
+        if name not in COMMANDS:
+            text = reply(
+                "unknown_command", language, command=command, help=self._help(actor, language)
+            )
+            return Reply(text, language, "unknown_command")
+        try:
+            return await self._run(actor, name, list(args), language, collections)
+        except NotAllowedError:
+            return Reply(reply("not_admin", language), language, "not_admin")
+        except InvalidFormError as exc:
+            return Reply(str(exc), language, "invalid")
+
+    def _help(self, actor: Actor, language: str) -> str:
+        text = reply("help", language)
+        return f"{text}\n{reply('help_admin', language)}" if actor.is_admin else text
+
+    async def _run(
+        self,
+        actor: Actor,
+        name: str,
+        args: list[str],
+        language: str,
+        collections: Sequence[str] | None,
+    ) -> Reply:
+        if name == "help":
+            return Reply(self._help(actor, language), language, "help")
+        if name == "forms":
+            forms = await self._admin.list_forms(actor, collections)
+            lines = [f"• {f['name']}" + (f" — {f['url']}" if f["url"] else "") for f in forms]
+            text = "\n".join(lines) or reply("empty_list", language, kind="forms")
+            return Reply(text, language, "forms", {"forms": forms})
+        if name in ADMIN:  # non-admins get a refusal (audited), not a usage lesson
+            await self._admin.check(actor, name, " ".join(args) or None)
+        if name in USAGE and len(args) < USAGE[name].count("<"):
+            return Reply(reply("usage", language, usage=USAGE[name]), language, "usage")
+        if name == "docs":
+            docs = await self._admin.list_documents(actor, collections)
+            lines = [f"• {d['title']} ({d['collection']}, {d['chunks']} passages)" for d in docs]
+            text = "\n".join(lines) or reply("empty_list", language, kind="documents")
+            return Reply(text, language, "docs", {"documents": docs})
+        if name == "delete":
+            title = " ".join(args)
+            if await self._admin.delete_document(actor, title):
+                return Reply(reply("done", language, what=f"deleted {title!r}"), language, "done")
+            return Reply(
+                reply("not_found", language, kind="document", name=title), language, "not_found"
+            )
+        if name == "addform":
+            form, url = " ".join(args[:-1]), args[-1]
+            new = await self._admin.add_form(actor, form, url)
+            what = f"{'added' if new else 'replaced'} form {form!r}"
+            return Reply(reply("done", language, what=what), language, "done")
+        if name == "delform":
+            form = " ".join(args)
+            if await self._admin.delete_form(actor, form):
+                return Reply(
+                    reply("done", language, what=f"deleted form {form!r}"), language, "done"
+                )
+            return Reply(
+                reply("not_found", language, kind="form", name=form), language, "not_found"
+            )
+        if name == "stats":
+            counts = await self._admin.stats(actor)
+            text = "\n".join(f"{k.replace('_', ' ')}: {v}" for k, v in counts.items())
+            return Reply(text, language, "stats", {"stats": counts})
+        uploads = await self._admin.uploads(actor)  # "jobs"
+        lines = [
+            f"• #{u['id']} {u['file']}: {u['status']}"
+            + (f" ({u['reason']})" if u["reason"] else "")
+            for u in uploads
+        ]
+        text = "\n".join(lines) or reply("empty_list", language, kind="uploads")
+        return Reply(text, language, "jobs", {"uploads": uploads})

@@ -1,0 +1,292 @@
+"""ServingCore: claims a delivery, then runs a command, an upload or a turn, as outbound events.
+
+Adapters call `handle(message)` and render every event it yields, then let the
+iteration finish: the delivery is marked done only then (the reply was posted).
+An adapter that fails half-way leaves the claim to be released, so the
+platform's redelivery is answered instead of lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import re
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from sqlalchemy import text
+
+from bot.core.admin import Actor, AdminInputError, AdminService, NotAllowedError
+from bot.core.commands import CommandRunner
+from bot.core.messages import (
+    Attachment,
+    ErrorReply,
+    FinalAnswer,
+    InboundMessage,
+    Notifier,
+    Outbound,
+    Progress,
+    Reply,
+    Reset,
+    Token,
+)
+from bot.core.replies import human_size, reply
+from bot.service import AnswerService
+from bot.settings import Settings
+from graph.messages import progress_message
+from storage.db import Database
+from storage.repositories import admin as admin_repo
+from storage.repositories import deliveries
+from storage.text import detect_language
+
+logger = logging.getLogger(__name__)
+CONSOLE_PLATFORMS = frozenset({"console", "cli"})
+CONVERSATION_LOCK = 0x7262  # advisory lock class of conversations ("rb")
+_UPLOAD_CAPTION = re.compile(r"^/?upload\b\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_COLLECTION_ARG = re.compile(r"\bcollection[=:](\S+)", re.IGNORECASE)
+
+
+def pick_language(text: str, hint: str | None) -> str:
+    """The reply language: the message's script when it has Chinese, else the platform hint."""
+    detected = detect_language(text) if text.strip() else "en"
+    if detected != "en" or not hint:
+        return detected
+    hint = hint.lower().replace("_", "-")
+    if hint.startswith("zh"):
+        simplified = hint in ("zh", "zh-cn", "zh-sg", "zh-hans") or hint.startswith("zh-hans")
+        return "zh-hans" if simplified else "zh-hant"
+    return "en"
+
+
+class ServingCore:
+    """The platform-neutral part of serving, shared by Slack, Telegram and the console."""
+
+    def __init__(
+        self, db: Database, answers: AnswerService, admin: AdminService, settings: Settings
+    ) -> None:
+        self._db = db
+        self._answers = answers
+        self.admin = admin
+        self._commands = CommandRunner(admin)
+        self._settings = settings
+        self._turns = asyncio.Semaphore(settings.max_concurrent_turns)
+        self._local_locks: dict[str, list[Any]] = {}  # conversation → [lock, users]
+        self._active = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.closing = False
+
+    # --- who may do what -------------------------------------------------------
+
+    def is_admin(self, platform: str, user_id: str) -> bool:
+        """Admins come from settings; the console operator is always one."""
+        return platform in CONSOLE_PLATFORMS or user_id in self._settings.admin_ids(platform)
+
+    def collections(self, platform: str) -> tuple[str, ...] | None:
+        """The collections askers on `platform` may read (None: all)."""
+        return self._settings.collections(platform)
+
+    def actor(self, message: InboundMessage) -> Actor:
+        """The AdminService actor of a message's sender."""
+        return Actor(message.platform, message.user_id, message.is_admin)
+
+    def register_notifier(self, platform: str, notifier: Notifier) -> None:
+        """How upload results reach admins on `platform` (the adapter sends a message)."""
+        jobs = self.admin.jobs
+        if jobs is not None:
+            jobs.notifiers[platform] = notifier
+
+    # --- the entry point -------------------------------------------------------
+
+    async def handle(self, message: InboundMessage) -> AsyncIterator[Outbound]:
+        """Claim the delivery and produce its reply as events (nothing for a duplicate)."""
+        if self.closing:  # not claimed: the redelivery goes to a worker that stays up
+            logger.info(
+                "shutting down: left %s/%s unclaimed", message.platform, message.delivery_id
+            )
+            return
+        message = dataclasses.replace(
+            message, is_admin=self.is_admin(message.platform, message.user_id)
+        )
+        language = pick_language(message.text, message.language_hint)
+        try:
+            async with self._db.transaction() as session:
+                claimed = await deliveries.claim(
+                    session, message.platform, message.delivery_id, self._settings.delivery_lease_s
+                )
+        except Exception:  # the database is down: say so, the redelivery may succeed
+            logger.exception("could not claim delivery %s", message.delivery_id)
+            yield ErrorReply(reply("error", language), language)
+            return
+        if not claimed:
+            return
+        self._active += 1
+        self._idle.clear()
+        finished = False
+        try:
+            try:
+                async for event in self._dispatch(message, language):
+                    yield event
+            except Exception:
+                logger.exception("delivery %s failed", message.delivery_id)
+                yield ErrorReply(reply("error", language), language)
+            finished = True
+        finally:
+            self._active -= 1
+            if not self._active:
+                self._idle.set()
+            await asyncio.shield(self._settle(message, finished))
+
+    async def _settle(self, message: InboundMessage, finished: bool) -> None:
+        try:
+            async with self._db.transaction() as session:
+                if finished:
+                    await deliveries.complete(session, message.platform, message.delivery_id)
+                else:
+                    await deliveries.release(session, message.platform, message.delivery_id)
+        except Exception:  # the lease expires on its own
+            logger.exception("could not settle delivery %s", message.delivery_id)
+
+    async def drain(self, timeout: float) -> bool:
+        """Stop taking deliveries and wait for the ones in flight; False on timeout."""
+        self.closing = True
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+
+    async def _dispatch(self, message: InboundMessage, language: str) -> AsyncIterator[Outbound]:
+        if await self._over_rate_limit(message):
+            limit = self._settings.rate_limit_per_minute
+            yield Reply(reply("rate_limited", language, limit=limit), language, "rate_limited")
+            return
+        collections = self.collections(message.platform)
+        if message.command:
+            yield await self._commands.run(
+                self.actor(message), message.command, message.args, language, collections
+            )
+            return
+        if message.attachments:
+            for attachment in message.attachments:
+                yield await self._upload(message, attachment, language)
+            return
+        async for event in self._turn(message, language, collections):
+            yield event
+
+    async def _over_rate_limit(self, message: InboundMessage) -> bool:
+        limit = self._settings.rate_limit_per_minute
+        if limit <= 0 or message.platform in CONSOLE_PLATFORMS or message.is_admin:
+            return False
+        async with self._db.transaction() as session:
+            count = await deliveries.count_message(session, message.platform, message.user_id)
+        return count > limit
+
+    # --- uploads ---------------------------------------------------------------
+
+    async def _upload(
+        self, message: InboundMessage, attachment: Attachment, language: str
+    ) -> Reply:
+        actor = self.actor(message)
+        try:
+            await self.admin.check(actor, "upload", attachment.name)
+        except NotAllowedError:
+            return Reply(reply("not_admin", language), language, "not_admin")
+        caption = _UPLOAD_CAPTION.match(message.text.strip())
+        words = caption.group(1) if caption else ""
+        named = _COLLECTION_ARG.search(words)
+        collection = named.group(1) if named else self._settings.upload_collection(actor.platform)
+        title = _COLLECTION_ARG.sub("", words).strip() or None
+        problem = self.admin.upload_problem(attachment.size, collection)
+        data = b""
+        if problem is None:
+            try:
+                data = await attachment.read()
+            except Exception as exc:
+                logger.warning("download of %s failed: %s", attachment.name, exc)
+                problem = "the file could not be downloaded"
+        if problem is None:
+            try:
+                upload_id = await self.admin.upload(
+                    actor, attachment.name, data, title, collection, message.conversation_key
+                )
+            except AdminInputError as exc:
+                problem = str(exc)
+        if problem is not None:
+            text_ = reply("upload_refused", language, name=attachment.name, reason=problem)
+            return Reply(text_, language, "upload_refused", {"reason": problem})
+        size = human_size(len(data))
+        text_ = reply("upload_received", language, name=attachment.name, size=size)
+        return Reply(text_, language, "upload_received", {"upload_id": upload_id})
+
+    # --- questions -------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _conversation_lock(self, platform: str, key: str) -> AsyncIterator[None]:
+        """Serialise turns of one conversation, in this process and across workers.
+
+        Messages of one conversation in this process queue on an asyncio lock and
+        hold no connection while they wait; the turn that runs takes a transaction
+        advisory lock (one pooled connection until it ends), which other workers'
+        turns of the same conversation wait for. The semaphore in between bounds
+        how many connections the advisory locks can hold.
+        """
+        name = f"{platform}:{key}"
+        local = self._local_locks.setdefault(name, [asyncio.Lock(), 0])
+        local[1] += 1
+        try:
+            async with local[0], self._turns, self._db.engine.connect() as conn, conn.begin():
+                await conn.execute(
+                    text("SELECT pg_advisory_xact_lock(:cls, hashtext(:key))"),
+                    {"cls": CONVERSATION_LOCK, "key": name},
+                )
+                yield
+        finally:
+            local[1] -= 1
+            if not local[1]:
+                del self._local_locks[name]
+
+    async def _turn(
+        self, message: InboundMessage, language: str, collections: Sequence[str] | None
+    ) -> AsyncIterator[Outbound]:
+        async with self._conversation_lock(message.platform, message.conversation_key):
+            stream = self._answers.stream(
+                message.text,
+                conversation=message.conversation_key,
+                user=message.user_id,
+                platform=message.platform,
+                collections=collections,
+            )
+            async for event in stream:
+                kind = event["type"]
+                if kind == "progress":
+                    language = event.get("language", language)
+                    shown = progress_message(event["step"], language)
+                    yield Progress(event["step"], shown, language)
+                elif kind == "token":
+                    yield Token(event["text"])
+                elif kind == "reset":
+                    yield Reset()
+                elif kind == "done":
+                    result = event["result"]
+                    yield FinalAnswer(
+                        result.answer,
+                        result.language,
+                        result.citations,
+                        result.forms,
+                        result.message_id,
+                        result,
+                    )
+                elif kind == "error":
+                    yield ErrorReply(reply("error", language), language, event.get("trace_id"))
+
+    # --- feedback --------------------------------------------------------------
+
+    async def feedback(self, platform: str, user_id: str, message_id: int, helpful: bool) -> bool:
+        """Store (or change) a user's vote on an answer; False when there is no such answer."""
+        async with self._db.transaction() as session:
+            return await admin_repo.vote(
+                session, message_id, platform, user_id, 1 if helpful else -1
+            )

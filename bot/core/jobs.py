@@ -1,0 +1,151 @@
+"""Upload ingestion as jobs on procrastinate, a Postgres-backed queue library.
+
+An upload's bytes are stored in Postgres with the upload row, so any worker
+(`ragbot serve` or `ragbot worker`, on any machine) can run its job; a queued
+job survives restarts, and a job a stopped worker had to abandon is retried.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from procrastinate import App, PsycopgConnector, RetryStrategy
+from sqlalchemy import func
+from sqlalchemy.engine import make_url
+
+from bot.core.messages import Notifier, UploadOutcome
+from bot.core.replies import reply
+from storage.db import Database
+from storage.ingestion import FAILED, IngestionService
+from storage.repositories import admin as admin_repo
+
+logger = logging.getLogger(__name__)
+QUEUE = "uploads"
+
+
+def libpq_url(url: str) -> str:
+    """The SQLAlchemy URL as libpq reads it (procrastinate talks psycopg directly)."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class JobQueue:
+    """Defers upload jobs and runs them; tells the uploader through their platform's notifier."""
+
+    def __init__(self, url: str, db: Database, ingestion: IngestionService) -> None:
+        self._db = db
+        self._ingestion = ingestion
+        self.notifiers: dict[str, Notifier] = {}
+        self.app = App(connector=PsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=4))
+        # A job a stopped worker abandoned (shutdown grace exceeded) goes back to the
+        # queue; the ingestion itself never raises, so retries are only for that.
+        self._ingest = self.app.task(
+            name="ingest_upload", queue=QUEUE, retry=RetryStrategy(max_attempts=3, wait=2)
+        )(self.run_upload)
+        retry_stalled = self.app.task(
+            name="retry_stalled_jobs", queue=QUEUE, queueing_lock="retry_stalled_jobs"
+        )(self._retry_stalled)
+        self.app.periodic(cron="*/5 * * * *", periodic_id="retry_stalled")(retry_stalled)
+
+    async def open(self) -> None:
+        """Open the queue's connection pool."""
+        await self.app.open_async()
+
+    async def close(self) -> None:
+        """Close the pool."""
+        await self.app.close_async()
+
+    async def defer_upload(self, upload_id: int) -> int:
+        """Queue the ingestion of a stored upload; the job id."""
+        return await self._ingest.defer_async(upload_id=upload_id)
+
+    async def run_worker(self, concurrency: int, grace_s: float, wait: bool = True) -> None:
+        """Run jobs until cancelled (then finish running jobs within `grace_s`)."""
+        await self.app.run_worker_async(
+            queues=[QUEUE],
+            concurrency=concurrency,
+            wait=wait,
+            install_signal_handlers=False,  # `ragbot serve` owns SIGTERM/SIGINT
+            shutdown_graceful_timeout=grace_s,
+            listen_notify=True,
+            fetch_job_polling_interval=2.0,
+        )
+
+    async def run_upload(self, upload_id: int) -> str:
+        """The job: ingest an upload's bytes, record the outcome, tell the uploader."""
+        async with self._db.transaction() as session:
+            upload = await admin_repo.get_upload(session, upload_id, with_data=True)
+            if upload is None or upload.data is None:
+                return "gone"  # already done by an earlier attempt
+            await admin_repo.set_upload(session, upload_id, status="running")
+            name, data, title = upload.file_name, upload.data, upload.title
+            collection = upload.collection
+        result = await self._ingestion.ingest_bytes(
+            name,
+            data,
+            title=title,
+            source=f"upload:{upload.platform}:{name}",
+            collection=collection,
+        )
+        async with self._db.transaction() as session:
+            await admin_repo.set_upload(
+                session,
+                upload_id,
+                status=result.status,
+                reason=result.reason,
+                chunks=result.chunks,
+                data=None,  # the document now holds the content
+                finished_at=func.now(),
+            )
+            await admin_repo.audit(
+                session,
+                upload.platform,
+                upload.user_id,
+                "upload:ingested",
+                title,
+                "failed" if result.status == FAILED else "ok",
+                result.reason,
+            )
+        outcome = UploadOutcome(
+            upload_id=upload_id,
+            platform=upload.platform,
+            user_id=upload.user_id,
+            conversation_key=upload.conversation_key,
+            file_name=name,
+            title=result.title or title,
+            status=result.status,
+            chunks=result.chunks,
+            reason=result.reason,
+            text=reply(
+                f"upload_{result.status}",
+                "en",
+                name=name,
+                title=result.title or title,
+                chunks=result.chunks,
+                reason=result.reason,
+            ),
+        )
+        await self._notify(outcome)
+        return result.status
+
+    async def _notify(self, outcome: UploadOutcome) -> None:
+        notifier = self.notifiers.get(outcome.platform)
+        if notifier is None:
+            logger.info(
+                "upload %s: %s (no notifier for %s)",
+                outcome.upload_id,
+                outcome.status,
+                outcome.platform,
+            )
+            return
+        try:
+            await notifier(outcome)
+        except Exception:  # the outcome is stored; `jobs` shows it even if the message fails
+            logger.exception(
+                "could not tell %s about upload %s", outcome.platform, outcome.upload_id
+            )
+
+    async def _retry_stalled(self, timestamp: int) -> None:
+        """Jobs of workers that died (no heartbeat) go back to the queue."""
+        del timestamp
+        for job in await self.app.job_manager.get_stalled_jobs():
+            await self.app.job_manager.retry_job(job)

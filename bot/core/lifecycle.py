@@ -1,0 +1,171 @@
+"""`ragbot serve` and `ragbot worker`: start what is configured, stop it all cleanly on a signal.
+
+SIGTERM and Ctrl-C: no new deliveries are taken, turns in flight finish (up to
+SHUTDOWN_GRACE_SECONDS), running jobs get the same grace and queued ones stay
+queued, then the database pool closes and the embedded Postgres this process
+started is stopped (atexit alone would skip it on SIGTERM).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
+
+import uvicorn
+from starlette.routing import BaseRoute
+
+from bot.core.dispatcher import ServingCore
+from bot.core.http import build_app
+from bot.runtime import Runtime, open_runtime, warm_up
+from bot.settings import Settings
+from storage.db import head_revision
+
+logger = logging.getLogger(__name__)
+
+
+class Adapter(Protocol):
+    """A chat platform plugged into the core (Slack, Telegram)."""
+
+    name: str
+    routes: Sequence[BaseRoute]  # HTTP endpoints it needs on the shared server
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+def configured_adapters(settings: Settings, core: ServingCore) -> list[Adapter]:
+    """The adapters whose credentials are set (none are built into this version yet)."""
+    del core
+    missing = [
+        name
+        for name, token in (
+            ("Slack", settings.slack_bot_token),
+            ("Telegram", settings.telegram_bot_token),
+        )
+        if token is not None
+    ]
+    for name in missing:
+        logger.warning("%s credentials are set, but this version has no %s adapter yet", name, name)
+    return []
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handling: the lifecycle owns SIGTERM/SIGINT."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _stop_on_signals(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+
+
+async def run(
+    settings: Settings,
+    host: str,
+    port: int,
+    *,
+    chat: bool,
+    say: Callable[[str], None] = print,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Serve until `stop` is set (by SIGTERM/SIGINT unless given); `chat=False` is the worker."""
+    stop = stop or asyncio.Event()
+    _stop_on_signals(stop)
+    embedded = None
+    try:
+        async with open_runtime(settings) as rt:
+            embedded = rt.server
+            await _serve(rt, host, port, chat=chat, say=say, stop=stop)
+    finally:
+        # the pool is closed by now; stop the embedded Postgres if this process started it
+        if embedded is not None:
+            await asyncio.to_thread(embedded.cleanup)
+    say("stopped")
+
+
+async def _serve(
+    rt: Runtime,
+    host: str,
+    port: int,
+    *,
+    chat: bool,
+    say: Callable[[str], None],
+    stop: asyncio.Event,
+) -> None:
+    settings = rt.settings
+    await asyncio.to_thread(warm_up, rt)
+    jobs = rt.job_queue()
+    await jobs.open()
+    try:
+        core = rt.serving_core(jobs) if chat else None
+        adapters = configured_adapters(settings, core) if core is not None else []
+        routes = [route for adapter in adapters for route in adapter.routes]
+        app = build_app(rt.db, head_revision(), routes)
+        server = _Server(
+            uvicorn.Config(
+                app, host=host, port=port, lifespan="off", log_level="warning", access_log=False
+            )
+        )
+        http = asyncio.create_task(_listen(server, host, port), name="http")
+        worker = asyncio.create_task(
+            jobs.run_worker(settings.worker_concurrency, settings.shutdown_grace_s), name="jobs"
+        )
+        for adapter in adapters:
+            await adapter.start()
+        _announce(say, host, port, chat, [a.name for a in adapters])
+        await _until_stopped(stop, http, worker)
+        say("stopping: finishing turns and jobs in flight…")
+        for adapter in adapters:
+            await adapter.stop()
+        if core is not None and not await core.drain(settings.shutdown_grace_s):
+            logger.warning(
+                "turns still running after %.0f s; stopping anyway", settings.shutdown_grace_s
+            )
+        server.should_exit = True
+        worker.cancel()  # procrastinate: running jobs get the grace, queued ones stay queued
+        await asyncio.gather(http, worker, return_exceptions=True)
+    finally:
+        await jobs.close()
+
+
+async def _listen(server: uvicorn.Server, host: str, port: int) -> None:
+    try:
+        await server.serve()
+    except SystemExit as exc:  # uvicorn exits when it cannot bind
+        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)") from exc
+
+
+async def _until_stopped(stop: asyncio.Event, *tasks: asyncio.Task[None]) -> None:
+    """Wait for the stop signal, or for a part to die (which then stops the rest)."""
+    waiter = asyncio.create_task(stop.wait())
+    done, _ = await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED)
+    waiter.cancel()
+    for task in done:
+        if task is not waiter and task.exception() is not None:
+            logger.error("%s stopped: %s", task.get_name(), task.exception())
+    stop.set()
+
+
+def _announce(
+    say: Callable[[str], None], host: str, port: int, chat: bool, names: list[str]
+) -> None:
+    say(f"health: http://{host}:{port}/healthz")
+    say("job worker: running")
+    if not chat:
+        return
+    if names:
+        say(f"adapters: {', '.join(names)}")
+    else:
+        say(
+            "adapters: none configured (set SLACK_BOT_TOKEN or TELEGRAM_BOT_TOKEN);"
+            " serving health only"
+        )

@@ -1,0 +1,113 @@
+"""Building ServingCores (and job queues) over the test database, as workers would."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.core.admin import AdminService
+from bot.core.dispatcher import ServingCore
+from bot.core.jobs import JobQueue
+from bot.core.messages import InboundMessage, Outbound, UploadOutcome
+from bot.service import AnswerService
+from bot.settings import Settings
+from graph.context import GraphContext
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.forms import FormFinder, FormService
+from storage.ingestion import IngestionService, IngestOptions
+from storage.search import HybridSearcher
+
+DOCS = {
+    "passport.md": (
+        "# Passport renewal\n\nAdults renew passports at the City Service Centre.\n\n"
+        "## Fees\n\nAn adult passport renewal costs 1,300 dollars and takes four working days.\n"
+    ),
+    "停車許可證.md": (
+        "# 住宅區停車許可證\n\n設籍本市的居民可以申請住宅區停車許可證，每戶最多兩張。\n\n"
+        "## 費用\n\n每張許可證每年收費新臺幣一千二百元。\n"
+    ),
+}
+
+
+def settings_for_tests(**values: Any) -> Settings:
+    """Settings for tests: admins U-ADMIN (Slack) and 42 (Telegram), no .env file."""
+    defaults: dict[str, Any] = {
+        "SLACK_ADMIN_USER_IDS": "U-ADMIN",
+        "TELEGRAM_ADMIN_USER_IDS": "42",
+        "RATE_LIMIT_PER_MINUTE": 100,
+    }
+    return Settings(_env_file=None, **{**defaults, **values})  # type: ignore[call-arg]
+
+
+@dataclass
+class Worker:
+    """One simulated worker: its own engine, services and core."""
+
+    db: Database
+    core: ServingCore
+    jobs: JobQueue
+    outcomes: list[UploadOutcome] = field(default_factory=list)
+    notified: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+async def make_worker(url: str, embedder: Embedder, settings: Settings) -> Worker:
+    """A core with its own engine on `url`, like a second process would have."""
+    db = Database.connect(url)
+    ingestion = IngestionService(db, embedder, IngestOptions(max_bytes=settings.max_file_bytes))
+    searcher = HybridSearcher(db, embedder)
+    context = GraphContext(searcher=searcher, forms=FormFinder(db), embedder=embedder.model)
+    answers = AnswerService(db, context)
+    jobs = JobQueue(url, db, ingestion)
+    await jobs.open()
+    forms = FormService(db, settings.max_file_bytes)
+    admin = AdminService(db, ingestion, forms, jobs, settings.max_file_bytes)
+    worker = Worker(db, ServingCore(db, answers, admin, settings), jobs)
+
+    async def notify(outcome: UploadOutcome) -> None:
+        worker.outcomes.append(outcome)
+        worker.notified.set()
+
+    for platform in ("slack", "telegram", "console"):
+        worker.core.register_notifier(platform, notify)
+    return worker
+
+
+async def close_worker(worker: Worker) -> None:
+    """Close what make_worker opened."""
+    await worker.jobs.close()
+    await worker.db.dispose()
+
+
+def message(
+    text: str,
+    *,
+    platform: str = "slack",
+    user: str = "U1",
+    conv: str = "C1",
+    delivery: str | None = None,
+    **extra: Any,
+) -> InboundMessage:
+    """An inbound message with a fresh delivery id unless given."""
+    import uuid
+
+    return InboundMessage(
+        platform=platform,
+        delivery_id=delivery or uuid.uuid4().hex,
+        conversation_key=conv,
+        user_id=user,
+        text=text,
+        **extra,
+    )
+
+
+async def collect(events: AsyncIterator[Outbound]) -> list[Outbound]:
+    """Every event of one delivery, as an adapter that renders them all."""
+    return [event async for event in events]
+
+
+def only(events: list[Outbound], kind: type) -> list[Any]:
+    """The events of one type."""
+    return [e for e in events if isinstance(e, kind)]
