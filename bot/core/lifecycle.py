@@ -20,11 +20,13 @@ from starlette.routing import BaseRoute
 
 from bot.core.dispatcher import ServingCore
 from bot.core.http import build_app
+from bot.core.jobs import JobQueue
 from bot.runtime import Runtime, open_runtime, warm_up
 from bot.settings import Settings
 from storage.db import head_revision
 
 logger = logging.getLogger(__name__)
+WORKER_RESTART_S = 5.0
 
 
 class Adapter(Protocol):
@@ -116,13 +118,11 @@ async def _serve(
             )
         )
         http = asyncio.create_task(_listen(server, host, port), name="http")
-        worker = asyncio.create_task(
-            jobs.run_worker(settings.worker_concurrency, settings.shutdown_grace_s), name="jobs"
-        )
+        worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
         for adapter in adapters:
             await adapter.start()
         _announce(say, host, port, chat, [a.name for a in adapters])
-        await _until_stopped(stop, http, worker)
+        await _until_stopped(stop, http)
         say("stopping: finishing turns and jobs in flight…")
         for adapter in adapters:
             await adapter.stop()
@@ -132,9 +132,25 @@ async def _serve(
             )
         server.should_exit = True
         worker.cancel()  # procrastinate: running jobs get the grace, queued ones stay queued
-        await asyncio.gather(http, worker, return_exceptions=True)
+        # bounded: with the database gone, the worker's goodbye would wait for a connection
+        await asyncio.wait([http, worker], timeout=settings.shutdown_grace_s + 5)
     finally:
-        await jobs.close()
+        try:
+            await asyncio.wait_for(jobs.close(), 5)
+        except TimeoutError:
+            logger.warning("the job queue's connections did not close in time")
+
+
+async def _run_jobs(jobs: JobQueue, settings: Settings) -> None:
+    """Run the job worker; restart it when it stops on a database error (a blip, a restart)."""
+    while True:
+        try:
+            await jobs.run_worker(settings.worker_concurrency, settings.shutdown_grace_s)
+            reason = "stopped"
+        except Exception as exc:
+            reason = f"failed ({type(exc).__name__})"
+        logger.warning("job worker %s; restarting in %.0f s", reason, WORKER_RESTART_S)
+        await asyncio.sleep(WORKER_RESTART_S)
 
 
 async def _listen(server: uvicorn.Server, host: str, port: int) -> None:
