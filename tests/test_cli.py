@@ -120,6 +120,7 @@ def test_forms_commands(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped
             "aliases": [],
             "language": None,
             "file": None,
+            "collection": "public",
         }
     ]
     bad = cli("forms", "add", "Nothing")
@@ -203,3 +204,27 @@ def test_chat_keeps_the_conversation(cli, tmp_path: Path) -> None:  # type: igno
     assert "300 dollars" in session.stdout
     assert "50 dollars" in session.stdout
     assert session.stdout.count("[1] dogs") == 2
+
+
+def test_collections_uploads_jobs_and_stats(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    staff = tmp_path / "bonus.md"
+    staff.write_text("# Staff bonus\n\nThe staff bonus is paid every March.\n")
+    assert cli("ingest", str(staff), "--collection", "internal").returncode == 0
+    everyone = json.loads(cli("ask", "When is the staff bonus paid?", "--json").stdout)
+    assert everyone["citations"][0]["document"] == "bonus"
+    public = json.loads(
+        cli("ask", "When is the staff bonus paid?", "--json", "--collection", "public").stdout
+    )
+    assert public["citations"] == [] and "March" not in public["answer"]
+
+    notice = tmp_path / "notice.txt"
+    notice.write_text("The town hall is closed on Mondays.")
+    queued = cli("upload", str(notice), "--title", "Town hall")
+    assert queued.returncode == 0 and "queued upload #1" in queued.stdout, queued.stderr
+    jobs = json.loads(cli("jobs", "--json").stdout)
+    assert [(j["title"], j["status"], j["collection"]) for j in jobs] == [
+        ("Town hall", "queued", "public")
+    ]
+    assert "no such file" in cli("upload", str(tmp_path / "missing.txt")).stderr
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["documents"] == 1 and stats["uploads_pending"] == 1

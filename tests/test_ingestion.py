@@ -145,3 +145,23 @@ async def test_delete_removes_chunks_and_statistics(
     assert await ingestion.delete("a") is False
     assert await _chunk_texts(db, "a") == []
     assert await _stats_consistent(db)
+
+
+async def test_concurrent_ingests_of_one_title_or_one_content_give_results_not_errors(
+    db: Database, ingestion: IngestionService
+) -> None:
+    """Two workers ingesting the same new title, or the same bytes under two names, at once."""
+    same_title = await asyncio.gather(
+        ingestion.ingest_bytes("notice.txt", b"The office opens at nine."),
+        ingestion.ingest_bytes("notice.txt", b"The office opens at ten."),
+    )
+    assert sorted(r.status for r in same_title) == [ADDED, REPLACED]
+    same_bytes = await asyncio.gather(
+        ingestion.ingest_bytes("a.txt", b"Libraries close on public holidays."),
+        ingestion.ingest_bytes("b.txt", b"Libraries close on public holidays."),
+    )
+    assert sorted(r.status for r in same_bytes) == [ADDED, UNCHANGED]
+    async with db.sessions() as s:
+        titles = sorted((await s.execute(text("SELECT title FROM documents"))).scalars())
+    assert len([t for t in titles if t in ("a", "b")]) == 1 and "notice" in titles
+    assert await _stats_consistent(db)

@@ -65,6 +65,6 @@ def main() -> None:
     logging.basicConfig(level=Settings().log_level.upper(), stream=sys.stderr)
     # pypdf logs every oddity of a bad PDF; the ingest summary already says what failed.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
-    from bot.cli import admin, ask, chat, demo, kb, serve  # noqa: F401  (registers the commands)
+    from bot.cli import admin, ask, chat, demo, jobs, kb, serve  # noqa: F401  (registers them)
 
     app()

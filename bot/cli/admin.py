@@ -5,21 +5,29 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from bot.cli import app, fail, run, settings
+from bot.core.admin import Actor
 from bot.runtime import open_runtime, prepare_database
 from storage import db as dbmod
-from storage.forms import FormFile, FormService, InvalidFormError
+from storage.forms import FormFile, InvalidFormError
 
 db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 forms_app = typer.Typer(help="Form links and files.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(forms_app, name="forms")
+
+
+def operator() -> Actor:
+    """The person at the console: an admin, named by their login in the audit log."""
+    import getpass
+
+    return Actor("cli", getpass.getuser(), is_admin=True)
 
 
 @db_app.command("upgrade")
@@ -54,6 +62,9 @@ def forms_add(
     file: Annotated[Path | None, typer.Option(help="The form file to send to users.")] = None,
     alias: Annotated[list[str] | None, typer.Option(help="Another name (repeatable).")] = None,
     language: Annotated[str | None, typer.Option(help="en, zh-hant or zh-hans.")] = None,
+    collection: Annotated[
+        str, typer.Option(help="Who may see it (public, internal, …).")
+    ] = "public",
 ) -> None:
     """Add a form (or replace the one with the same name)."""
     attachment = None
@@ -64,8 +75,9 @@ def forms_add(
 
     async def go() -> bool:
         async with open_runtime(settings()) as rt:
-            service = FormService(rt.db, rt.settings.max_file_bytes)
-            return await service.add(name, url, attachment, alias or (), language)
+            return await rt.admin_service().add_form(
+                operator(), name, url, attachment, alias or (), language, collection
+            )
 
     try:
         new = run(go)
@@ -78,19 +90,9 @@ def forms_add(
 def forms_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List forms."""
 
-    async def go() -> list[dict[str, object]]:
+    async def go() -> list[dict[str, Any]]:
         async with open_runtime(settings()) as rt:
-            forms = await FormService(rt.db, rt.settings.max_file_bytes).list()
-            return [
-                {
-                    "name": f.name,
-                    "url": f.url,
-                    "aliases": f.aliases,
-                    "language": f.language,
-                    "file": f.file_name,
-                }
-                for f in forms
-            ]
+            return await rt.admin_service().list_forms(operator())
 
     rows = run(go)
     if as_json:
@@ -104,7 +106,7 @@ def forms_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None
         table.add_row(
             str(r["name"]),
             str(r["url"] or ""),
-            ", ".join(r["aliases"]),  # type: ignore[arg-type]
+            ", ".join(r["aliases"]),
             str(r["language"] or ""),
             str(r["file"] or ""),
         )
@@ -117,7 +119,7 @@ def forms_delete(name: str) -> None:
 
     async def go() -> bool:
         async with open_runtime(settings()) as rt:
-            return await FormService(rt.db, rt.settings.max_file_bytes).delete(name)
+            return await rt.admin_service().delete_form(operator(), name)
 
     if not run(go):
         fail(f"no form named {name!r} (see `ragbot forms list`)", code=1)

@@ -37,6 +37,10 @@ def ask(
         str | None, typer.Option(help="Conversation id: turns with the same id see history.")
     ] = None,
     batch: Annotated[Path | None, typer.Option(help="One question per line.")] = None,
+    collection: Annotated[
+        list[str] | None,
+        typer.Option(help="Read only this collection (repeatable; default: all)."),
+    ] = None,
 ) -> None:
     """Answer a question from the knowledge base (each --batch line is a new conversation)."""
     if (question is None) == (batch is None):
@@ -50,7 +54,9 @@ def ask(
             service = rt.answer_service()
             for q in questions:
                 conv = conversation if batch is None else None
-                result = await service.ask(q, conversation=conv, user=user)
+                result = await service.ask(
+                    q, conversation=conv, user=user, collections=collection or None
+                )
                 if as_json:
                     print(json.dumps(result.as_json(), ensure_ascii=False), flush=True)
                 else:

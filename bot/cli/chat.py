@@ -1,26 +1,38 @@
 """`ragbot chat`: an interactive console conversation (the third adapter).
 
-Same graph and service as Slack and Telegram: history lives in Postgres, the
-answer streams as it is generated, progress steps show in the user's language.
+The same serving core as Slack and Telegram: history lives in Postgres, the
+answer streams as it is generated, progress steps show in the user's language,
+and `/docs`, `/stats`, … run the admin commands (the console user is an admin).
 """
 
 from __future__ import annotations
 
 import asyncio
+import shlex
 import sys
 import uuid
-from typing import Any
 
 import typer
 
 from bot.cli import app, run, settings
 from bot.cli.ask import render_sources
+from bot.core.dispatcher import ServingCore
+from bot.core.messages import (
+    ErrorReply,
+    FinalAnswer,
+    InboundMessage,
+    Progress,
+    Reply,
+    Reset,
+    Token,
+)
 from bot.runtime import open_runtime
-from bot.service import AnswerService
-from graph.messages import progress_message
 
 QUIT = {"/quit", "/exit", "/q"}
-HELP = "Ask a question. /new starts a new conversation, /quit leaves."
+HELP = (
+    "Ask a question. /new starts a new conversation, /quit leaves;"
+    " /help lists the admin commands (/docs, /forms, /stats, …)."
+)
 
 
 async def _read(prompt: str) -> str | None:
@@ -31,32 +43,52 @@ async def _read(prompt: str) -> str | None:
         return None
 
 
-async def _turn(service: AnswerService, question: str, conversation: str, user: str) -> None:
+async def _turn(core: ServingCore, line: str, conversation: str, user: str) -> None:
     streamed = False
     interactive = sys.stdout.isatty()
-    async for event in service.stream(question, conversation=conversation, user=user):
-        kind = event["type"]
-        if kind == "progress" and interactive and not streamed:
-            note = progress_message(event["step"], event.get("language", "en"))
-            if note:
-                print(f"\r\033[2m{note}\033[0m\033[K", end="", flush=True)
-        elif kind == "token":
+    command, args = _command(line)
+    inbound = InboundMessage(
+        platform="console",
+        delivery_id=uuid.uuid4().hex,
+        conversation_key=conversation,
+        user_id=user,
+        text=line,
+        command=command,
+        args=args,
+    )
+    async for event in core.handle(inbound):
+        if isinstance(event, Progress) and event.text and interactive and not streamed:
+            print(f"\r\033[2m{event.text}\033[0m\033[K", end="", flush=True)
+        elif isinstance(event, Token):
             if not streamed and interactive:
                 print("\r\033[K", end="")
             streamed = True
-            print(event["text"], end="", flush=True)
-        elif kind == "reset" and streamed:
+            print(event.text, end="", flush=True)
+        elif isinstance(event, Reset) and streamed:
             print("\n", flush=True)  # the model failed mid-answer; the fallback follows
             streamed = False
-        elif kind == "done":
-            _finish(event["result"], streamed, interactive)
+        elif isinstance(event, FinalAnswer):
+            _finish(event, streamed, interactive)
+        elif isinstance(event, Reply | ErrorReply):
+            print(("\r\033[K" if interactive else "") + event.text + "\n", flush=True)
 
 
-def _finish(result: Any, streamed: bool, interactive: bool) -> None:
+def _command(line: str) -> tuple[str | None, tuple[str, ...]]:
+    """`/docs`, `/delete title` …: a command for the core; anything else is a question."""
+    if not line.startswith("/"):
+        return None, ()
+    try:
+        words = shlex.split(line[1:])
+    except ValueError:  # an unbalanced quote ("don't"): plain words
+        words = line[1:].split()
+    return (words[0], tuple(words[1:])) if words else (None, ())
+
+
+def _finish(result: FinalAnswer, streamed: bool, interactive: bool) -> None:
     if interactive and not streamed:
         print("\r\033[K", end="")
     if not streamed:
-        print(result.answer, end="")
+        print(result.text, end="")
     sources = render_sources(result.citations)
     print(("\n\n" + sources) if sources else "", flush=True)
     print()
@@ -70,7 +102,7 @@ def chat(
 
     async def go() -> None:
         async with open_runtime(settings()) as rt:
-            service = rt.answer_service()
+            core = rt.serving_core()
             conversation = f"chat-{uuid.uuid4().hex}"
             print(HELP)
             while True:
@@ -83,6 +115,6 @@ def chat(
                     continue
                 if not line.strip():
                     continue
-                await _turn(service, line, conversation, user)
+                await _turn(core, line, conversation, user)
 
     run(go)

@@ -12,10 +12,18 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 
 from bot.cli import app, fail, run, settings
+from bot.cli.admin import operator
 from bot.runtime import open_runtime
 from storage.index import reindex as reindex_index
-from storage.ingestion import ADDED, FAILED, REPLACED, UNCHANGED, IngestResult, collect_files
-from storage.repositories import documents as docs_repo
+from storage.ingestion import (
+    ADDED,
+    DEFAULT_COLLECTION,
+    FAILED,
+    REPLACED,
+    UNCHANGED,
+    IngestResult,
+    collect_files,
+)
 from storage.search import SearchFilters, SearchHit
 from storage.text import LANGUAGES
 
@@ -40,6 +48,9 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files and folders to ingest.")],
     title: Annotated[str | None, typer.Option(help="Title (one file only).")] = None,
     language: Annotated[str | None, typer.Option(help="en, zh-hant or zh-hans.")] = None,
+    collection: Annotated[
+        str, typer.Option(help="Who may read them: public (citizens), internal (staff), …")
+    ] = DEFAULT_COLLECTION,
 ) -> None:
     """Ingest PDF, DOCX, TXT, Markdown and HTML files; print a summary."""
     files = collect_files(paths)
@@ -60,7 +71,9 @@ def ingest(
                     def step(done: int, total: int, task: TaskID = chunk_task) -> None:
                         bar.update(task, completed=done, total=total)
 
-                    results.append(await rt.ingestion.ingest_path(path, title, language, step))
+                    results.append(
+                        await rt.ingestion.ingest_path(path, title, language, step, collection)
+                    )
                     bar.remove_task(chunk_task)
                     bar.advance(overall)
         return results
@@ -176,19 +189,8 @@ def docs_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List documents."""
 
     async def go() -> list[dict[str, object]]:
-        async with open_runtime(settings()) as rt, rt.db.sessions() as session:
-            return [
-                {
-                    "title": d.title,
-                    "format": d.format,
-                    "language": d.language,
-                    "chunks": d.chunk_count,
-                    "pages": d.page_count,
-                    "source": d.source,
-                    "added": d.created_at.isoformat(timespec="seconds"),
-                }
-                for d in await docs_repo.list_documents(session)
-            ]
+        async with open_runtime(settings()) as rt:
+            return await rt.admin_service().list_documents(operator())
 
     rows = run(go)
     if as_json:
@@ -197,9 +199,10 @@ def docs_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     if not rows:
         typer.echo("no documents yet: add some with `ragbot ingest PATH`")
         return
-    table = Table("title", "format", "language", "chunks", "added")
+    columns = ("title", "collection", "format", "language", "chunks", "added")
+    table = Table(*columns)
     for r in rows:
-        table.add_row(*(str(r[c]) for c in ("title", "format", "language", "chunks", "added")))
+        table.add_row(*(str(r[c]) for c in columns))
     Console().print(table)
 
 
@@ -209,7 +212,7 @@ def docs_delete(title: str) -> None:
 
     async def go() -> bool:
         async with open_runtime(settings()) as rt:
-            return await rt.ingestion.delete(title)
+            return await rt.admin_service().delete_document(operator(), title)
 
     if not run(go):
         fail(f"no document titled {title!r} (see `ragbot docs list`)", code=1)

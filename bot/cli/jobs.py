@@ -1,0 +1,90 @@
+"""`ragbot upload` (queue files for the job worker), `ragbot jobs` and `ragbot stats`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bot.cli import app, fail, run, settings
+from bot.cli.admin import operator
+from bot.core.admin import AdminInputError
+from bot.runtime import open_runtime
+from storage.ingestion import DEFAULT_COLLECTION
+
+
+@app.command()
+def upload(
+    path: Annotated[Path, typer.Argument(help="The file to add.")],
+    title: Annotated[str | None, typer.Option(help="Title (default: the file name).")] = None,
+    collection: Annotated[str, typer.Option(help="Who may read it.")] = DEFAULT_COLLECTION,
+) -> None:
+    """Queue a file for the job worker (`ragbot serve` or `ragbot worker` ingests it)."""
+    if not path.is_file():
+        fail(f"no such file: {path}")
+
+    async def go() -> int:
+        async with open_runtime(settings()) as rt:
+            jobs = rt.job_queue()
+            await jobs.open()
+            try:
+                admin = rt.admin_service(jobs)
+                problem = admin.upload_problem(path.stat().st_size, collection)
+                if problem:
+                    raise AdminInputError(problem)
+                return await admin.upload(
+                    operator(), path.name, path.read_bytes(), title, collection
+                )
+            finally:
+                await jobs.close()
+
+    try:
+        upload_id = run(go)
+    except AdminInputError as exc:
+        fail(f"{path}: {exc}")
+    typer.echo(f"queued upload #{upload_id}; `ragbot jobs` shows its result")
+
+
+@app.command()
+def jobs(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    limit: Annotated[int, typer.Option(min=1, max=500)] = 20,
+) -> None:
+    """Recent uploads and what their jobs did."""
+
+    async def go() -> list[dict[str, Any]]:
+        async with open_runtime(settings()) as rt:
+            return await rt.admin_service().uploads(operator(), limit)
+
+    rows = run(go)
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return
+    if not rows:
+        typer.echo("no uploads yet")
+        return
+    columns = ("id", "file", "title", "collection", "status", "chunks", "reason", "received")
+    table = Table(*columns)
+    for r in rows:
+        table.add_row(*(str(r[c] if r[c] is not None else "") for c in columns))
+    Console().print(table)
+
+
+@app.command()
+def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Counts: documents, chunks, forms, conversations, questions, votes, pending uploads."""
+
+    async def go() -> dict[str, int]:
+        async with open_runtime(settings()) as rt:
+            return await rt.admin_service().stats(operator())
+
+    counts = run(go)
+    if as_json:
+        print(json.dumps(counts))
+        return
+    for key, value in counts.items():
+        typer.echo(f"{key.replace('_', ' ')}: {value}")
