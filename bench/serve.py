@@ -67,6 +67,7 @@ async def run_mode(rt: Runtime, mode: str, questions: list[str], large: bytes, a
     idle = await workload(core, questions, args.conversations, args.turns)
     worker = asyncio.create_task(jobs.run_worker(concurrency=1, grace_s=1))
     name = f"large-{mode}-{uuid.uuid4().hex[:6]}.txt"
+    large = f"{name}\n\n".encode() + large  # new content each run: never "unchanged"
     admin = InboundMessage(
         "console",
         uuid.uuid4().hex,
@@ -76,14 +77,26 @@ async def run_mode(rt: Runtime, mode: str, questions: list[str], large: bytes, a
         attachments=(Attachment(name, len(large), data=large),),
     )
     _ = [e async for e in core.handle(admin)]
-    while await upload_status(rt.db) != "running":
+    while await upload_status(rt.db) in (None, "queued"):
         await asyncio.sleep(0.1)
+    started = time.perf_counter()
     busy = await workload(core, questions, args.conversations, args.turns)
     still_running = await upload_status(rt.db) == "running"
+    busy_s = time.perf_counter() - started
+    while await upload_status(rt.db) == "running":
+        await asyncio.sleep(0.2)
+    ingest_s = time.perf_counter() - started
     worker.cancel()
     await asyncio.gather(worker, return_exceptions=True)
     await jobs.close()
-    return {"idle": idle, "ingesting": busy, "ingest_still_running_at_end": still_running}
+    return {
+        "idle": idle,
+        "ingesting": busy,
+        "ingest_still_running_at_end": still_running,
+        "workload_s": busy_s,
+        "ingest_s_after_turns_started": ingest_s,
+        "upload_status": await upload_status(rt.db),
+    }
 
 
 async def main(args: argparse.Namespace) -> None:

@@ -73,6 +73,15 @@ class Settings(BaseSettings):
     telegram_bot_token: SecretStr | None = Field(
         default=None, validation_alias="TELEGRAM_BOT_TOKEN"
     )
+    slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
+    slack_signing_secret: SecretStr | None = Field(
+        default=None, validation_alias="SLACK_SIGNING_SECRET"
+    )
+    slack_api_base_url: str = Field(
+        default="https://slack.com/api/", validation_alias="SLACK_API_BASE_URL"
+    )
+    slack_streaming: bool = Field(default=True, validation_alias="SLACK_STREAMING")
+    slack_update_interval_s: float = Field(default=1.0, validation_alias="SLACK_UPDATE_INTERVAL")
     slack_admin_user_ids: str = Field(default="", validation_alias="SLACK_ADMIN_USER_IDS")
     telegram_admin_user_ids: str = Field(default="", validation_alias="TELEGRAM_ADMIN_USER_IDS")
     slack_collections: str = Field(default="internal,public", validation_alias="SLACK_COLLECTIONS")

@@ -12,7 +12,7 @@ from pathlib import Path
 from storage.chunking import TextChunk, chunk_blocks
 from storage.db import Database
 from storage.embeddings import Embedder
-from storage.loaders import UnreadableFileError, detect_format, load_blocks
+from storage.loaders import UnreadableFileError, canonical_url, detect_format, load_blocks
 from storage.models import Document
 from storage.repositories import documents as docs_repo
 from storage.repositories.documents import NewChunk
@@ -91,6 +91,7 @@ class IngestionService:
         language: str | None = None,
         on_progress: Callable[[int, int], None] | None = None,
         collection: str = DEFAULT_COLLECTION,
+        url: str | None = None,
     ) -> IngestResult:
         """Ingest one file from disk; errors come back as a FAILED result, never raised."""
         try:
@@ -111,6 +112,7 @@ class IngestionService:
             source=str(path),
             on_progress=on_progress,
             collection=collection,
+            url=url,
         )
 
     async def ingest_bytes(
@@ -122,8 +124,13 @@ class IngestionService:
         source: str | None = None,
         on_progress: Callable[[int, int], None] | None = None,
         collection: str = DEFAULT_COLLECTION,
+        url: str | None = None,
     ) -> IngestResult:
-        """Ingest an uploaded file's bytes under `title` (default: file name sans extension)."""
+        """Ingest an uploaded file's bytes under `title` (default: file name sans extension).
+
+        `url` is where readers can find the document (an HTML page's canonical URL
+        when not given); citations link to it.
+        """
         source = source or filename
         title = (title or Path(filename).stem).strip()
         collection = collection.strip()
@@ -147,6 +154,8 @@ class IngestionService:
                     reason=f"same content as {same.title!r}",
                 )
             blocks, pages = await asyncio.to_thread(load_blocks, data, fmt)
+            if url is None and fmt == "html":
+                url = await asyncio.to_thread(canonical_url, data)
         except UnreadableFileError as exc:
             return IngestResult(source, FAILED, title, reason=str(exc))
         # Chunking and language detection are CPU work: off the event loop.
@@ -166,6 +175,7 @@ class IngestionService:
             page_count=pages,
             chunk_count=len(chunks),
             collection=collection,
+            url=url,
         )
         async with self._db.transaction() as session:
             # Two ingests of the same title or the same bytes at once: the second

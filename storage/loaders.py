@@ -115,6 +115,15 @@ def _docx(data: bytes) -> list[Block]:
     return blocks
 
 
+def canonical_url(data: bytes) -> str | None:
+    """An HTML page's `<link rel="canonical">` (http/https only), or None."""
+    from bs4 import BeautifulSoup
+
+    link = BeautifulSoup(data, "html.parser").find("link", rel="canonical")
+    href = str(link.get("href") or "").strip() if link is not None else ""
+    return href if href.startswith(("http://", "https://")) else None
+
+
 def _html(data: bytes) -> list[Block]:
     from bs4 import BeautifulSoup
 

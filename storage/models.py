@@ -40,6 +40,7 @@ class Document(Base):
     page_count: Mapped[int | None]
     chunk_count: Mapped[int]
     collection: Mapped[str] = mapped_column(Text, default="public")
+    url: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
 
 
@@ -157,6 +158,7 @@ class Upload(Base):
     file_name: Mapped[str] = mapped_column(Text)
     title: Mapped[str] = mapped_column(Text)
     collection: Mapped[str] = mapped_column(Text)
+    language: Mapped[str | None] = mapped_column(Text)
     size_bytes: Mapped[int] = mapped_column(BigInteger)
     data: Mapped[bytes | None] = deferred(mapped_column(LargeBinary))
     status: Mapped[str] = mapped_column(Text, default="queued")

@@ -64,6 +64,7 @@ class SearchHit:
     page: int | None
     heading: str | None = None
     language: str | None = None
+    url: str | None = None  # where the document can be read, when known
     cosine: float = 0.0
     coverage: float = 0.0
     fusion: float = 0.0
@@ -252,7 +253,7 @@ class HybridSearcher:
         total_idf = sum(weights.values()) or 1.0
         rows = await session.execute(
             text(
-                "SELECT c.id, d.title, c.text, c.page, c.heading, c.language,"
+                "SELECT c.id, d.title, c.text, c.page, c.heading, c.language, d.url,"
                 " 1 - (c.embedding <=> CAST(:vec AS vector)),"
                 " (SELECT coalesce(sum(q.idf), 0) FROM unnest(CAST(:terms AS text[]),"
                 " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
@@ -262,7 +263,7 @@ class HybridSearcher:
             {"terms": terms, "idfs": [weights[t] for t in terms], "vec": vec, "ids": ids},
         )
         hits: dict[int, SearchHit] = {}
-        for cid, title, body, page, heading, lang, cos, matched in rows:
+        for cid, title, body, page, heading, lang, url, cos, matched in rows:
             coverage = float(matched) / total_idf
             hits[cid] = SearchHit(
                 document=title,
@@ -272,6 +273,7 @@ class HybridSearcher:
                 page=page,
                 heading=heading,
                 language=lang,
+                url=url,
                 cosine=round(float(cos), 4),
                 coverage=round(coverage, 4),
             )

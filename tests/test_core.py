@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import text
 
+from bot.core.admin import clean_file_name
 from bot.core.messages import Attachment, ErrorReply, FinalAnswer, Progress, Reply
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -350,3 +351,48 @@ async def test_blocked_messages_are_never_replayed_into_history(
     assert rows[0][1] is True and rows[1][1] is True  # the injection turn, flagged
     assert "jane@example.org" not in " ".join(r[0] for r in rows)
     assert [r[2] for r in rows if r[2] is not None][-2:] == ["0", "2"]  # the flagged turn unseen
+
+
+async def test_a_database_that_is_down_gets_a_clear_error(embedder: Embedder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    url = f"postgresql+psycopg://postgres@/nowhere?host={tmp_path}"  # no server on this socket
+    worker = await make_worker(url, embedder, settings_for_tests())
+    try:
+        events = await collect(worker.core.handle(message("passport fee?")))
+    finally:
+        await close_worker(worker)
+    assert [type(e) for e in events] == [ErrorReply]
+    assert "something went wrong" in events[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("name", "clean"),
+    [
+        ("../../x.md", "x.md"),
+        ("C:\\\\Users\\\\a\\\\report.pdf", "report.pdf"),
+        ("bad\x00na\x1bme\n.txt", "badname.txt"),
+        ("   ", "upload"),
+        ("手冊 2024.docx", "手冊 2024.docx"),
+    ],
+)
+def test_stored_file_names_are_sanitised(name: str, clean: str) -> None:
+    assert clean_file_name(name) == clean
+
+
+async def test_upload_result_is_told_in_the_uploaders_language(workers: list[Worker]) -> None:
+    worker = workers[0]
+    body = "垃圾分類：資源回收每週二、五收取。".encode()
+    upload = message(
+        "上傳",
+        platform="telegram",
+        user="42",
+        attachments=(Attachment("回收.txt", len(body), data=body),),
+    )
+    received = only(await collect(worker.core.handle(upload)), Reply)[0]
+    assert received.text.startswith("已收到 回收.txt")
+    run = asyncio.create_task(worker.jobs.run_worker(concurrency=1, grace_s=1))
+    try:
+        await asyncio.wait_for(worker.notified.wait(), 60)
+    finally:
+        run.cancel()
+        await asyncio.gather(run, return_exceptions=True)
+    assert worker.outcomes[0].text == "回收.txt 已加入為「回收」（1 個段落）。"

@@ -165,3 +165,21 @@ async def test_concurrent_ingests_of_one_title_or_one_content_give_results_not_e
         titles = sorted((await s.execute(text("SELECT title FROM documents"))).scalars())
     assert len([t for t in titles if t in ("a", "b")]) == 1 and "notice" in titles
     assert await _stats_consistent(db)
+
+
+async def test_document_links_come_from_ingest_or_the_html_canonical_url(
+    ingestion: IngestionService, searcher
+) -> None:  # type: ignore[no-untyped-def]
+    page = (
+        b'<html><head><link rel="canonical" href="https://city.example.org/permits"></head>'
+        b"<body><h1>Permits</h1><p>Street party permits are free of charge.</p></body></html>"
+    )
+    assert (await ingestion.ingest_bytes("permits.html", page)).status == ADDED
+    note = b"Dog licences cost 20 dollars a year."
+    given = await ingestion.ingest_bytes("dogs.txt", note, url="https://city.example.org/dogs")
+    assert given.status == ADDED
+    hits = {h.document: h.url for h in await searcher.search("street party permit dog licence")}
+    assert hits == {
+        "permits": "https://city.example.org/permits",
+        "dogs": "https://city.example.org/dogs",
+    }

@@ -35,6 +35,8 @@ def upgrade() -> None:
     op.add_column(
         "messages", sa.Column("blocked", sa.Boolean, nullable=False, server_default="false")
     )
+    # where a cited document can be read: given at ingest, or an HTML page's canonical URL
+    op.add_column("documents", sa.Column("url", sa.Text, nullable=True))
 
     # A claim is a lease: done when the reply is posted, or free again once it expires.
     op.add_column(
@@ -84,6 +86,7 @@ def upgrade() -> None:
         sa.Column("file_name", sa.Text, nullable=False),
         sa.Column("title", sa.Text, nullable=False),
         sa.Column("collection", sa.Text, nullable=False),
+        sa.Column("language", sa.Text, nullable=True),  # the uploader's: for the result message
         sa.Column("size_bytes", sa.BigInteger, nullable=False),
         # the bytes live here (not on one machine's disk) until the job has run
         sa.Column("data", sa.LargeBinary, nullable=True),
@@ -127,6 +130,7 @@ def downgrade() -> None:
     for column in ("completed_at", "attempts", "lease_until", "status"):
         op.drop_column("processed_events", column)
     op.drop_column("messages", "blocked")
+    op.drop_column("documents", "url")
     for table in ("forms", "documents"):
         op.drop_index(f"ix_{table}_collection", table)
         op.drop_column(table, "collection")

@@ -51,12 +51,17 @@ def ingest(
     collection: Annotated[
         str, typer.Option(help="Who may read them: public (citizens), internal (staff), …")
     ] = DEFAULT_COLLECTION,
+    url: Annotated[
+        str | None, typer.Option(help="Where readers find it (one file only); cited as a link.")
+    ] = None,
 ) -> None:
     """Ingest PDF, DOCX, TXT, Markdown and HTML files; print a summary."""
     files = collect_files(paths)
     missing = [p for p in paths if not p.exists()]
-    if title and len(files) > 1:
-        fail("--title names one document: give exactly one file")
+    if (title or url) and len(files) > 1:
+        fail("--title and --url name one document: give exactly one file")
+    if url and not url.startswith(("http://", "https://")):
+        fail("--url must start with http:// or https://")
     if language and language not in LANGUAGES:
         fail(f"--language must be one of {', '.join(LANGUAGES)}")
 
@@ -72,7 +77,7 @@ def ingest(
                         bar.update(task, completed=done, total=total)
 
                     results.append(
-                        await rt.ingestion.ingest_path(path, title, language, step, collection)
+                        await rt.ingestion.ingest_path(path, title, language, step, collection, url)
                     )
                     bar.remove_task(chunk_task)
                     bar.advance(overall)

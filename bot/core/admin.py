@@ -101,6 +101,7 @@ class AdminService:
                 "chunks": d.chunk_count,
                 "pages": d.page_count,
                 "source": d.source,
+                "url": d.url,
                 "added": d.created_at.isoformat(timespec="seconds"),
             }
             for d in docs
@@ -164,6 +165,7 @@ class AdminService:
         title: str | None = None,
         collection: str = "public",
         conversation_key: str | None = None,
+        language: str | None = None,
     ) -> int:
         """Store an uploaded file and queue its ingestion; the upload id."""
         name = clean_file_name(file_name)
@@ -182,6 +184,7 @@ class AdminService:
             file_name=name,
             title=(title or PurePath(name).stem).strip() or name,
             collection=collection,
+            language=language,
             size_bytes=len(data),
             data=data,
             status="queued",

@@ -134,10 +134,12 @@ class ServingCore:
                 yield ErrorReply(reply("error", language), language)
             finished = True
         finally:
-            self._active -= 1
-            if not self._active:
-                self._idle.set()
-            await asyncio.shield(self._settle(message, finished))
+            try:
+                await asyncio.shield(self._settle(message, finished))
+            finally:
+                self._active -= 1
+                if not self._active:
+                    self._idle.set()
 
     async def _settle(self, message: InboundMessage, finished: bool) -> None:
         try:
@@ -210,7 +212,13 @@ class ServingCore:
         if problem is None:
             try:
                 upload_id = await self.admin.upload(
-                    actor, attachment.name, data, title, collection, message.conversation_key
+                    actor,
+                    attachment.name,
+                    data,
+                    title,
+                    collection,
+                    message.conversation_key,
+                    language,
                 )
             except AdminInputError as exc:
                 problem = str(exc)

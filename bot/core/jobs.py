@@ -78,7 +78,7 @@ class JobQueue:
                 return "gone"  # already done by an earlier attempt
             await admin_repo.set_upload(session, upload_id, status="running")
             name, data, title = upload.file_name, upload.data, upload.title
-            collection = upload.collection
+            collection, language = upload.collection, upload.language or "en"
         result = await self._ingestion.ingest_bytes(
             name,
             data,
@@ -117,7 +117,7 @@ class JobQueue:
             reason=result.reason,
             text=reply(
                 f"upload_{result.status}",
-                "en",
+                language,
                 name=name,
                 title=result.title or title,
                 chunks=result.chunks,

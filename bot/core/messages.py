@@ -119,7 +119,7 @@ class UploadOutcome:
     status: str  # added | replaced | unchanged | failed
     chunks: int
     reason: str | None
-    text: str  # the message to send, in English and the admin's language when known
+    text: str  # the message to send, in the uploader's language
 
 
 Notifier = Callable[[UploadOutcome], Awaitable[None]]

@@ -29,6 +29,7 @@ async def _retrieve(context: GraphContext, query: str, threshold: float) -> list
             "score": h.score,
             "page": h.page,
             "heading": h.heading,
+            "url": getattr(h, "url", None),
         }
         for h in hits
     ]

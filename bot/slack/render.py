@@ -1,0 +1,154 @@
+"""Outbound → Slack: escaping, the answer's blocks, and splitting within Slack's limits."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bot.core.messages import FinalAnswer
+from graph.messages import message
+
+SECTION_LIMIT = 3000  # characters of text in one section block
+MESSAGE_BLOCKS = 45  # of Slack's 50 per message, leaving room for sources and buttons
+FEEDBACK_BLOCK = "ragbot_feedback"
+HELPFUL, NOT_HELPFUL = "ragbot_helpful", "ragbot_not_helpful"
+_CITATION = re.compile(r"\[(\d{1,2})\]")
+
+
+def escape(text: str) -> str:
+    """Slack's three control characters as entities: `<!channel>`, `<http://x|y>` stay inert."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
+    """Pieces of at most `limit` characters, cut at a paragraph, line, sentence or space.
+
+    Escaped text holds no `<…>` links, and entities (`&amp;`) are never cut.
+    """
+    pieces: list[str] = []
+    rest = text.strip()
+    while len(rest) > limit:
+        window = rest[:limit]
+        cut = -1
+        for sep in ("\n\n", "\n", "。", ". ", "！", "？", "! ", "? ", " "):
+            at = window.rfind(sep)
+            if at > limit // 3:
+                cut = at + len(sep)
+                break
+        if cut <= 0:
+            cut = limit
+            amp = window.rfind("&", limit - 6)
+            if amp != -1 and ";" not in window[amp:]:
+                cut = amp  # never split an entity
+        pieces.append(rest[:cut].strip())
+        rest = rest[cut:].strip()
+    if rest:
+        pieces.append(rest)
+    return pieces
+
+
+def mrkdwn(answer: str) -> str:
+    """The answer as Slack mrkdwn: document text escaped, `[n]` citations kept."""
+    return escape(answer)
+
+
+def sources_block(citations: list[dict[str, Any]], language: str) -> dict[str, Any] | None:
+    """A context block listing the cited documents: title, page, link."""
+    if not citations:
+        return None
+    lines = []
+    for c in citations:
+        title = escape(str(c["document"]))
+        if c.get("url"):
+            title = f"<{escape(c['url'])}|{title.replace('|', '¦')}>"
+        page = f", p. {c['page']}" if c.get("page") else ""
+        lines.append(f"[{c['n']}] {title}{page}")
+    text = f"*{escape(message('sources', language))}*\n" + "\n".join(lines)
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": split_text(text)[0]}]}
+
+
+def form_buttons(forms: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Forms with a link, as link buttons."""
+    buttons = [
+        {
+            "type": "button",
+            "text": {"type": "plain_text", "text": str(f["name"])[:75]},
+            "url": f["url"],
+            "action_id": f"ragbot_form_{i}",
+        }
+        for i, f in enumerate(forms)
+        if f.get("url")
+    ][:5]
+    return {"type": "actions", "elements": buttons} if buttons else None
+
+
+def feedback_block(message_id: int, language: str) -> dict[str, Any]:
+    """Helpful / not helpful buttons whose value is the stored answer's id."""
+    labels = {
+        "en": ("👍 Helpful", "👎 Not helpful"),
+        "zh-hant": ("👍 有幫助", "👎 沒有幫助"),
+        "zh-hans": ("👍 有帮助", "👎 没有帮助"),
+    }
+    good, bad = labels.get(language, labels["en"])
+    return {
+        "type": "actions",
+        "block_id": FEEDBACK_BLOCK,
+        "elements": [
+            {
+                "type": "button",
+                "text": {"type": "plain_text", "text": good},
+                "action_id": HELPFUL,
+                "value": str(message_id),
+            },
+            {
+                "type": "button",
+                "text": {"type": "plain_text", "text": bad},
+                "action_id": NOT_HELPFUL,
+                "value": str(message_id),
+            },
+        ],
+    }
+
+
+def answer_messages(answer: FinalAnswer) -> list[tuple[str, list[dict[str, Any]]]]:
+    """(fallback text, blocks) of each message the answer needs: usually one.
+
+    The answer's sections come first; the last message carries the sources,
+    form buttons and feedback buttons.
+    """
+    sections = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": piece}}
+        for piece in split_text(mrkdwn(answer.text))
+    ]
+    extras = [
+        b
+        for b in (sources_block(answer.citations, answer.language), form_buttons(answer.forms))
+        if b is not None
+    ]
+    if answer.message_id is not None:
+        extras.append(feedback_block(answer.message_id, answer.language))
+    messages: list[tuple[str, list[dict[str, Any]]]] = []
+    for start in range(0, max(len(sections), 1), MESSAGE_BLOCKS):
+        part = sections[start : start + MESSAGE_BLOCKS]
+        text = "\n".join(b["text"]["text"] for b in part)
+        messages.append((split_text(text, 3900)[0] if text else " ", part))
+    messages[-1][1].extend(extras)
+    return messages
+
+
+def feedback_taken(
+    blocks: list[dict[str, Any]], user_id: str, helpful: bool
+) -> list[dict[str, Any]]:
+    """The message's blocks with the buttons replaced by a note that the vote was taken."""
+    note = f"{'👍' if helpful else '👎'} Thanks <@{user_id}>, your feedback was recorded."
+    replaced = {
+        "type": "context",
+        "block_id": FEEDBACK_BLOCK,
+        "elements": [{"type": "mrkdwn", "text": note}],
+    }
+    return [replaced if b.get("block_id") == FEEDBACK_BLOCK else b for b in blocks]
+
+
+def cited_numbers(text: str) -> set[int]:
+    """The `[n]` numbers a text cites."""
+    return {int(n) for n in _CITATION.findall(text)}
