@@ -53,7 +53,9 @@ class Worker:
     notified: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-async def make_worker(url: str, embedder: Embedder, settings: Settings) -> Worker:
+async def make_worker(
+    url: str, embedder: Embedder, settings: Settings, *, open_jobs: bool = True
+) -> Worker:
     """A core with its own engine on `url`, like a second process would have."""
     db = Database.connect(url)
     ingestion = IngestionService(db, embedder, IngestOptions(max_bytes=settings.max_file_bytes))
@@ -61,7 +63,8 @@ async def make_worker(url: str, embedder: Embedder, settings: Settings) -> Worke
     context = GraphContext(searcher=searcher, forms=FormFinder(db), embedder=embedder.model)
     answers = AnswerService(db, context)
     jobs = JobQueue(url, db, ingestion)
-    await jobs.open()
+    if open_jobs:
+        await jobs.open()
     forms = FormService(db, settings.max_file_bytes)
     admin = AdminService(db, ingestion, forms, jobs, settings.max_file_bytes)
     worker = Worker(db, ServingCore(db, answers, admin, settings), jobs)
@@ -77,7 +80,8 @@ async def make_worker(url: str, embedder: Embedder, settings: Settings) -> Worke
 
 async def close_worker(worker: Worker) -> None:
     """Close what make_worker opened."""
-    await worker.jobs.close()
+    if worker.jobs.app.connector._async_pool is not None:  # type: ignore[attr-defined]
+        await worker.jobs.close()
     await worker.db.dispose()
 
 

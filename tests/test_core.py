@@ -355,7 +355,7 @@ async def test_blocked_messages_are_never_replayed_into_history(
 
 async def test_a_database_that_is_down_gets_a_clear_error(embedder: Embedder, tmp_path) -> None:  # type: ignore[no-untyped-def]
     url = f"postgresql+psycopg://postgres@/nowhere?host={tmp_path}"  # no server on this socket
-    worker = await make_worker(url, embedder, settings_for_tests())
+    worker = await make_worker(url, embedder, settings_for_tests(), open_jobs=False)
     try:
         events = await collect(worker.core.handle(message("passport fee?")))
     finally:

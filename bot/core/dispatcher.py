@@ -38,6 +38,7 @@ from bot.settings import Settings
 from graph.messages import progress_message
 from storage.db import Database
 from storage.repositories import admin as admin_repo
+from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries
 from storage.text import detect_language
 
@@ -289,6 +290,15 @@ class ServingCore:
                     )
                 elif kind == "error":
                     yield ErrorReply(reply("error", language), language, event.get("trace_id"))
+
+    async def has_conversation(self, platform: str, key: str) -> bool:
+        """True when the bot already answered in this conversation (a thread it is part of)."""
+        async with self._db.sessions() as session:
+            return await conv_repo.exists(session, platform, key)
+
+    async def form_file(self, platform: str, name: str) -> Any:
+        """The stored file of a form an answer offered, if the platform's users may read it."""
+        return await self._answers.export_form_file(name, self.collections(platform))
 
     # --- feedback --------------------------------------------------------------
 

@@ -33,7 +33,11 @@ class Adapter(Protocol):
     """A chat platform plugged into the core (Slack, Telegram)."""
 
     name: str
-    routes: Sequence[BaseRoute]  # HTTP endpoints it needs on the shared server
+
+    @property
+    def routes(self) -> Sequence[BaseRoute]:
+        """HTTP endpoints it needs on the shared server."""
+        ...
 
     async def start(self) -> None: ...
 
@@ -41,19 +45,15 @@ class Adapter(Protocol):
 
 
 def configured_adapters(settings: Settings, core: ServingCore) -> list[Adapter]:
-    """The adapters whose credentials are set (none are built into this version yet)."""
-    del core
-    missing = [
-        name
-        for name, token in (
-            ("Slack", settings.slack_bot_token),
-            ("Telegram", settings.telegram_bot_token),
-        )
-        if token is not None
-    ]
-    for name in missing:
-        logger.warning("%s credentials are set, but this version has no %s adapter yet", name, name)
-    return []
+    """The adapters whose credentials are set."""
+    adapters: list[Adapter] = []
+    if settings.slack_bot_token is not None:
+        from bot.slack.app import SlackAdapter
+
+        adapters.append(SlackAdapter(core, settings))
+    if settings.telegram_bot_token is not None:
+        logger.warning("TELEGRAM_BOT_TOKEN is set, but this version has no Telegram adapter yet")
+    return adapters
 
 
 class _Server(uvicorn.Server):

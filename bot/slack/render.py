@@ -116,9 +116,9 @@ def answer_messages(answer: FinalAnswer) -> list[tuple[str, list[dict[str, Any]]
     The answer's sections come first; the last message carries the sources,
     form buttons and feedback buttons.
     """
-    sections = [
-        {"type": "section", "text": {"type": "mrkdwn", "text": piece}}
-        for piece in split_text(mrkdwn(answer.text))
+    pieces = split_text(mrkdwn(answer.text))
+    sections: list[dict[str, Any]] = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": piece}} for piece in pieces
     ]
     extras = [
         b
@@ -130,7 +130,7 @@ def answer_messages(answer: FinalAnswer) -> list[tuple[str, list[dict[str, Any]]
     messages: list[tuple[str, list[dict[str, Any]]]] = []
     for start in range(0, max(len(sections), 1), MESSAGE_BLOCKS):
         part = sections[start : start + MESSAGE_BLOCKS]
-        text = "\n".join(b["text"]["text"] for b in part)
+        text = "\n".join(pieces[start : start + MESSAGE_BLOCKS])
         messages.append((split_text(text, 3900)[0] if text else " ", part))
     messages[-1][1].extend(extras)
     return messages

@@ -48,3 +48,13 @@ async def add_message(
     session.add(message)
     await session.flush()
     return message
+
+
+async def exists(session: AsyncSession, platform: str, external_id: str) -> bool:
+    """True when the conversation has been started."""
+    found = await session.scalar(
+        select(Conversation.id).where(
+            Conversation.platform == platform, Conversation.external_id == external_id
+        )
+    )
+    return found is not None

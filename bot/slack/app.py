@@ -1,0 +1,226 @@
+"""The Slack adapter: a bolt AsyncApp whose listeners translate, call the core, and render.
+
+HTTP mode serves events, interactivity and the slash command on
+`POST /slack/events` (signatures checked with SLACK_SIGNING_SECRET: a bad or
+stale one gets 401 and nothing runs); Socket Mode (SLACK_APP_TOKEN) needs no
+public URL. Listeners ack at once and answer after (`process_before_response`
+off), and ask only for what they use.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import aiohttp
+from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncRespond
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_sdk.web.async_client import AsyncWebClient
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from bot.core.dispatcher import ServingCore
+from bot.core.messages import InboundMessage, Progress, Token, UploadOutcome
+from bot.settings import Settings
+from bot.slack import translate
+from bot.slack.render import HELPFUL, NOT_HELPFUL, escape, feedback_taken
+from bot.slack.responder import SlackResponder
+
+logger = logging.getLogger(__name__)
+
+
+def api_base_url(url: str) -> str:
+    """SLACK_API_BASE_URL with exactly one trailing slash (slack-sdk joins method names)."""
+    return url.rstrip("/") + "/"
+
+
+class SlackAdapter:
+    """Runs ragbot in Slack on top of the serving core."""
+
+    name = "slack"
+
+    def __init__(self, core: ServingCore, settings: Settings) -> None:
+        assert settings.slack_bot_token is not None
+        self._core = core
+        self._settings = settings
+        self._token = settings.slack_bot_token.get_secret_value()
+        self.client = AsyncWebClient(
+            token=self._token,
+            base_url=api_base_url(settings.slack_api_base_url),
+            retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=3)],
+        )
+        secret = settings.slack_signing_secret
+        self.socket_mode = settings.slack_app_token is not None
+        if not self.socket_mode and secret is None:
+            raise ValueError("HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN)")
+        self.app = AsyncApp(
+            client=self.client,
+            signing_secret=secret.get_secret_value() if secret else "socket-mode",
+            process_before_response=False,
+            request_verification_enabled=not self.socket_mode,
+        )
+        self._register()
+        self._socket: Any = None
+        handler = AsyncSlackRequestHandler(self.app)
+
+        async def events(request: Request) -> Response:
+            return await handler.handle(request)
+
+        self.routes: list[BaseRoute] = (
+            [] if self.socket_mode else [Route("/slack/events", events, methods=["POST"])]
+        )
+
+    async def start(self) -> None:
+        """Connect Socket Mode (HTTP mode needs nothing: the routes are served)."""
+        self._core.register_notifier(translate.PLATFORM, self.notify)
+        if self.socket_mode:
+            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+            assert self._settings.slack_app_token is not None
+            app_token = self._settings.slack_app_token.get_secret_value()
+            self._socket = AsyncSocketModeHandler(self.app, app_token)
+            await self._socket.connect_async()
+
+    async def stop(self) -> None:
+        """Disconnect Socket Mode."""
+        if self._socket is not None:
+            await self._socket.close_async()
+
+    # --- listeners ---------------------------------------------------------------
+
+    def _register(self) -> None:
+        app = self.app
+        app.event("app_mention")(self._on_mention)
+        app.event("message")(self._on_message)
+        app.command("/ragbot")(self._on_command)
+        app.action(HELPFUL)(self._on_vote)
+        app.action(NOT_HELPFUL)(self._on_vote)
+        app.action({"action_id": "ragbot_form_.*"})(self._on_link)
+        app.error(self._on_error)
+
+    async def _on_mention(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
+        if not translate.is_ignorable(event, context.bot_user_id):
+            await self._answer(event, context)
+
+    async def _on_message(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
+        bot = context.bot_user_id
+        if translate.is_ignorable(event, bot) or event.get("subtype") not in (None, "file_share"):
+            return
+        if event.get("channel_type") == "im" or translate.mentions(event, bot):
+            await self._answer(event, context)  # a mention's twin event: the claim dedupes
+            return
+        thread = event.get("thread_ts")
+        key = translate.conversation_key(event["channel"], thread or "")
+        if thread and await self._core.has_conversation(translate.PLATFORM, key):
+            await self._answer(event, context)
+
+    async def _on_command(
+        self, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond
+    ) -> None:
+        await ack()
+        inbound = translate.slash_command(command)
+        async for event in self._core.handle(inbound):
+            text = getattr(event, "text", None)
+            if text:
+                await respond(text=escape(text), response_type="ephemeral")
+
+    async def _on_vote(self, ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        action = body["actions"][0]
+        helpful = action["action_id"] == HELPFUL
+        user = body["user"]["id"]
+        stored = await self._core.feedback(translate.PLATFORM, user, int(action["value"]), helpful)
+        message = body.get("message") or {}
+        if stored and message.get("ts"):
+            blocks = feedback_taken(message.get("blocks") or [], user, helpful)
+            await client.chat_update(
+                channel=body["channel"]["id"],
+                ts=message["ts"],
+                text=message.get("text", " "),
+                blocks=blocks,
+            )
+
+    async def _on_link(self, ack: AsyncAck) -> None:
+        await ack()  # link buttons open their URL in Slack; nothing to do here
+
+    async def _on_error(self, error: Exception, body: dict[str, Any]) -> None:
+        logger.error("slack listener failed (%s): %s", body.get("type"), error, exc_info=error)
+
+    # --- answering -------------------------------------------------------------
+
+    async def _answer(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
+        inbound = translate.inbound_message(event, context.bot_user_id, self._download)
+        channel, thread_ts = translate.split_key(inbound.conversation_key)
+        responder = SlackResponder(
+            self.client,
+            channel,
+            thread_ts,
+            inbound.user_id,
+            event.get("team") or context.team_id,
+            streaming=self._settings.slack_streaming,
+            interval_s=self._settings.slack_update_interval_s,
+        )
+        started = False
+        try:
+            async for out in self._core.handle(inbound):
+                if not started and isinstance(out, Progress | Token):
+                    started = True  # a turn: show at once that work started
+                    await responder.start(out.language if isinstance(out, Progress) else "en")
+                await responder.render(out)
+                await self._send_form_files(inbound, out, channel, thread_ts)
+        except SlackApiError as exc:
+            logger.error(
+                "could not post to %s (thread %s): %s",
+                channel,
+                thread_ts,
+                exc.response.get("error") if exc.response else exc,
+            )
+            await self._tell_failure(channel, thread_ts)
+
+    async def _send_form_files(
+        self, inbound: InboundMessage, out: Any, channel: str, thread_ts: str
+    ) -> None:
+        for form in getattr(out, "forms", None) or ():
+            if not form.get("send_file"):
+                continue
+            file = await self._core.form_file(inbound.platform, form["name"])
+            if file is not None:
+                await self.client.files_upload_v2(
+                    channel=channel,
+                    thread_ts=thread_ts,
+                    content=file.data,
+                    filename=file.name,
+                    title=form["name"],
+                )
+
+    async def _tell_failure(self, channel: str, thread_ts: str) -> None:
+        try:
+            await self.client.chat_postMessage(
+                channel=channel,
+                thread_ts=thread_ts,
+                text="Sorry, I could not post my answer here. Please try again.",
+            )
+        except SlackApiError:
+            logger.error("could not tell %s about the failure either", channel)
+
+    async def _download(self, url: str) -> bytes:
+        """A shared file's bytes (the bot's bearer token; never more than MAX_FILE_MB)."""
+        limit = self._settings.max_file_bytes
+        headers = {"Authorization": f"Bearer {self._token}"}
+        async with aiohttp.ClientSession() as session, session.get(url, headers=headers) as resp:
+            resp.raise_for_status()
+            data = await resp.content.read(limit + 1)
+        if len(data) > limit:
+            raise ValueError("the file is over the size limit")
+        return data
+
+    async def notify(self, outcome: UploadOutcome) -> None:
+        """Tell the admin, in the upload's thread, what the ingestion job did."""
+        channel, thread_ts = translate.split_key(outcome.conversation_key or "")
+        if channel:
+            await self.client.chat_postMessage(
+                channel=channel, thread_ts=thread_ts or None, text=escape(outcome.text)
+            )
