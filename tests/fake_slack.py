@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -24,6 +25,7 @@ class FakeSlack:
 
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     responses: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # time.monotonic() of each call
     files: dict[str, bytes] = field(default_factory=dict)  # served at /files/<name>
     downloads: list[str | None] = field(default_factory=list)  # Authorization headers seen
     failing: dict[str, str] = field(default_factory=dict)  # method → Slack error to return
@@ -31,6 +33,7 @@ class FakeSlack:
     url: str = ""
     _ts: Any = field(default_factory=lambda: itertools.count(1))
     _server: ThreadingHTTPServer | None = None
+    _lock: Any = field(default_factory=threading.Lock)
 
     def start(self) -> FakeSlack:
         fake = self
@@ -55,15 +58,14 @@ class FakeSlack:
                 params = fake.parse(body, self.headers.get("Content-Type", ""))
                 if method in fake.rate_limited:
                     fake.rate_limited.discard(method)
-                    fake.calls.append((f"429:{method}", params))
+                    fake.record(f"429:{method}", params, {"ok": False, "status": 429})
                     self.send_response(429)
                     self.send_header("Retry-After", "1")
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                fake.calls.append((method, params))
                 reply = fake.reply(method)
-                fake.responses.append((method, reply))
+                fake.record(method, params, reply)
                 self._send(200, json.dumps(reply).encode(), "application/json")
 
             def _send(self, status: int, data: bytes, kind: str) -> None:
@@ -77,6 +79,13 @@ class FakeSlack:
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/api/"
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
+
+    def record(self, method: str, params: dict[str, Any], reply: dict[str, Any]) -> None:
+        """One call with its reply and time (the lists stay aligned across threads)."""
+        with self._lock:
+            self.calls.append((method, params))
+            self.responses.append((method, reply))
+            self.times.append(time.monotonic())
 
     def stop(self) -> None:
         if self._server is not None:

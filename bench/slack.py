@@ -1,0 +1,213 @@
+"""Slack benchmark: signed events against `ragbot serve` with the fake Slack API and fake LLM.
+
+Usage: .venv/bin/python -m bench.slack [--users 20] [--events 10] [--redeliver 20] [--passages 300]
+20 users each @-mention the bot 10 times (a new thread each, the next one after
+the answer arrived); 20 of the 200 events are delivered a second time (same
+event id, X-Slack-Retry-Num) right after the first ack. Prints ack p50/p95,
+time to the first visible update p50/p95 and answers per event; writes
+bench/results/slack.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from slack_sdk.signature import SignatureVerifier
+
+from bench.answers import scripted_llm
+from bench.common import CORPORA, connect, fresh_database, load_squad, pct, print_table, write_json
+from bench.retrieval import ingest_corpus
+from bot.settings import Settings
+from tests.fake_openai import FakeOpenAI
+from tests.fake_slack import BOT_USER, TOKEN, FakeSlack
+
+SECRET = "bench-signing-secret"
+RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def signed(body: bytes) -> dict[str, str]:
+    stamp = str(int(time.time()))
+    signature = SignatureVerifier(SECRET).generate_signature(timestamp=stamp, body=body)
+    return {
+        "Content-Type": "application/json",
+        "X-Slack-Request-Timestamp": stamp,
+        "X-Slack-Signature": signature,
+    }
+
+
+def finals_for(fake: FakeSlack, thread: str) -> int:
+    """Final answers (messages with feedback buttons) posted into `thread`'s conversation."""
+    count = 0
+    stream_threads = {}
+    for (method, params), (_, reply) in zip(fake.calls, fake.responses, strict=False):
+        if method in ("chat.startStream", "chat.postMessage"):
+            stream_threads[reply.get("ts")] = params.get("thread_ts")
+        if method in ("chat.update", "chat.postMessage") and "ragbot_feedback" in json.dumps(
+            params.get("blocks") or []
+        ):
+            where = params.get("thread_ts") or stream_threads.get(params.get("ts"))
+            count += where == thread
+    return count
+
+
+def first_visible(fake: FakeSlack, thread: str) -> float | None:
+    for (method, params), at in zip(fake.calls, fake.times, strict=False):
+        if method in ("chat.startStream", "chat.postMessage") and params.get("thread_ts") == thread:
+            return at
+    return None
+
+
+async def user(
+    client: httpx.AsyncClient,
+    fake: FakeSlack,
+    n: int,
+    questions: list[str],
+    redeliver: set[str],
+    out: dict[str, Any],
+) -> None:
+    for k, question in enumerate(questions):
+        ts = f"{1800000000 + n}.{k:06d}"
+        event_id = f"Ev{n}x{k}"
+        event = {
+            "type": "app_mention",
+            "user": f"U{n}",
+            "text": f"<@{BOT_USER}> {question}",
+            "ts": ts,
+            "channel": f"C{n}",
+            "event_ts": ts,
+        }
+        body = json.dumps(
+            {"type": "event_callback", "team_id": "T1", "event_id": event_id, "event": event}
+        ).encode()
+        sent = time.monotonic()
+        response = await client.post("/slack/events", content=body, headers=signed(body))
+        out["acks"].append((time.monotonic() - sent) * 1000)
+        assert response.status_code == 200, response.text
+        if event_id in redeliver:
+            retry = {
+                **signed(body),
+                "X-Slack-Retry-Num": "1",
+                "X-Slack-Retry-Reason": "http_timeout",
+            }
+            await client.post("/slack/events", content=body, headers=retry)
+        deadline = time.monotonic() + 60
+        while finals_for(fake, ts) == 0 and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        seen = first_visible(fake, ts)
+        out["first_visible"].append((seen - sent) * 1000 if seen else float("nan"))
+        out["threads"].append(ts)
+
+
+async def main(args: argparse.Namespace) -> None:
+    passages, all_questions = load_squad(CORPORA["drcd (zh-hant)"])
+    kb = {pid: passages[pid] for pid in sorted(passages)[: args.passages]}
+    questions = [q.text for q in all_questions if q.passage in kb]
+    url, _server = fresh_database("bench_slack")
+    settings = Settings(_env_file=None, DATABASE_URL=url)  # type: ignore[call-arg]
+    db = connect(url)
+    await ingest_corpus(db, kb, settings)
+    await db.dispose()
+    fake, llm = FakeSlack().start(), FakeOpenAI().start()
+    llm.responder = scripted_llm
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "SLACK_BOT_TOKEN": TOKEN,
+        "SLACK_SIGNING_SECRET": SECRET,
+        "SLACK_API_BASE_URL": fake.url,
+        "LLM_BASE_URL": llm.url,
+        "LLM_MODEL": "fake",
+        "LLM_API_KEY": "bench",
+        "RATE_LIMIT_PER_MINUTE": "0",
+        "LOG_LEVEL": "ERROR",
+    }
+    serve = subprocess.Popen(
+        [RAGBOT, "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    out: dict[str, Any] = {"acks": [], "first_visible": [], "threads": []}
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            for _ in range(600):
+                try:
+                    if (await client.get("/healthz")).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                await asyncio.sleep(0.2)
+            every = max(1, args.users * args.events // max(args.redeliver, 1))
+            redeliver = {
+                f"Ev{n}x{k}"
+                for n in range(args.users)
+                for k in range(args.events)
+                if (n * args.events + k) % every == 0
+            }
+            plans = [
+                [questions[(n * args.events + k) % len(questions)] for k in range(args.events)]
+                for n in range(args.users)
+            ]
+            await asyncio.gather(
+                *(user(client, fake, n, plans[n], redeliver, out) for n in range(args.users))
+            )
+            await asyncio.sleep(2)  # late duplicates would show up here
+    finally:
+        serve.terminate()
+        serve.wait(60)
+        fake.stop()
+        llm.stop()
+    answers = [finals_for(fake, t) for t in out["threads"]]
+    rows = [
+        [
+            len(out["acks"]),
+            len(redeliver),
+            pct(out["acks"], 50),
+            pct(out["acks"], 95),
+            pct(out["first_visible"], 50),
+            pct(out["first_visible"], 95),
+            min(answers),
+            max(answers),
+        ]
+    ]
+    table = print_table(
+        [
+            "events",
+            "redelivered",
+            "ack p50 ms",
+            "ack p95 ms",
+            "first visible p50 ms",
+            "first visible p95 ms",
+            "answers/event min",
+            "answers/event max",
+        ],
+        rows,
+    )
+    print(f"wrote {write_json('slack', {'table': table, **out, 'answers_per_event': answers})}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--users", type=int, default=20)
+    parser.add_argument("--events", type=int, default=10)
+    parser.add_argument("--redeliver", type=int, default=20)
+    parser.add_argument("--passages", type=int, default=300)
+    asyncio.run(main(parser.parse_args()))
