@@ -59,6 +59,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-hans": "抱歉，我只能协助回答与本机构服务及文件相关的问题。",
     },
     # progress shown while a turn runs, keyed by the node that just finished
+    "progress:received": {
+        "en": "Looking through our documents…",
+        "zh-hant": "正在查閱文件…",
+        "zh-hans": "正在查阅文件…",
+    },
     "progress:planner": {"en": "Thinking…", "zh-hant": "思考中…", "zh-hans": "思考中…"},
     "progress:query_builder": {"en": "Searching…", "zh-hant": "搜尋中…", "zh-hans": "搜索中…"},
     "progress:tool_executor": {

@@ -239,8 +239,11 @@ async def test_cancelled_turn_is_still_stored_and_the_delivery_released(
 ) -> None:
     delivery = message("How much does a passport renewal cost?", delivery="Ev-cancel")
     events = workers[0].core.handle(delivery)
-    first = await anext(events)
-    assert isinstance(first, Progress)
+    received = await anext(events)
+    assert isinstance(received, Progress) and received.step == "received"
+    assert received.text == "Looking through our documents…"  # shown before the turn runs
+    step = await anext(events)
+    assert isinstance(step, Progress) and step.step == "guard"
     await events.aclose()  # the adapter went away mid-turn
     assert (
         await _count(

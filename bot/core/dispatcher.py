@@ -260,6 +260,8 @@ class ServingCore:
     async def _turn(
         self, message: InboundMessage, language: str, collections: Sequence[str] | None
     ) -> AsyncIterator[Outbound]:
+        # at once, before waiting for a turn slot: the adapter shows that work started
+        yield Progress("received", progress_message("received", language), language)
         async with self._conversation_lock(message.platform, message.conversation_key):
             stream = self._answers.stream(
                 message.text,

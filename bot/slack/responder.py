@@ -93,6 +93,8 @@ class SlackResponder:
             await self._final([(text, [_section(p) for p in split_text(text)])])
 
     async def _progress(self, event: Progress) -> None:
+        if event.step == "received":  # start() already shows it
+            return
         if self._mode == "stream":
             await self._append(chunks=[_task(event.step, event.text or "", "complete")])
         elif not self._text and self._due():
