@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,3 +116,23 @@ async def collect(events: AsyncIterator[Outbound]) -> list[Outbound]:
 def only(events: list[Outbound], kind: type) -> list[Any]:
     """The events of one type."""
     return [e for e in events if isinstance(e, kind)]
+
+
+@contextlib.asynccontextmanager
+async def jobs_running(worker: Worker) -> AsyncIterator[None]:
+    """The worker's job queue runs while the block does; stopped (gracefully) after."""
+    run = asyncio.create_task(worker.jobs.run_worker(concurrency=1, grace_s=1))
+    try:
+        yield
+    finally:
+        run.cancel()
+        await asyncio.gather(run, return_exceptions=True)
+
+
+async def until(done: Callable[[], bool], timeout: float = 30) -> None:
+    """Wait until `done()` holds (polled), or fail."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not done():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.05)

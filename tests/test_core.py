@@ -18,6 +18,7 @@ from tests.core_fixtures import (
     Worker,
     close_worker,
     collect,
+    jobs_running,
     make_worker,
     message,
     only,
@@ -165,12 +166,8 @@ async def test_a_queued_job_survives_a_worker_restart(workers: list[Worker], db:
     )
     assert only(await collect(first.core.handle(upload)), Reply)[0].kind == "upload_received"
     assert await _count(db, "SELECT count(*) FROM procrastinate_jobs WHERE status = 'todo'") == 1
-    restarted = asyncio.create_task(second.jobs.run_worker(concurrency=1, grace_s=1))
-    try:
+    async with jobs_running(second):
         await asyncio.wait_for(second.notified.wait(), 60)
-    finally:
-        restarted.cancel()
-        await asyncio.gather(restarted, return_exceptions=True)
     assert second.outcomes[0].status == "added" and second.outcomes[0].title == "Recycling days"
     assert (
         await _count(
@@ -392,10 +389,6 @@ async def test_upload_result_is_told_in_the_uploaders_language(workers: list[Wor
     )
     received = only(await collect(worker.core.handle(upload)), Reply)[0]
     assert received.text.startswith("已收到 回收.txt")
-    run = asyncio.create_task(worker.jobs.run_worker(concurrency=1, grace_s=1))
-    try:
+    async with jobs_running(worker):
         await asyncio.wait_for(worker.notified.wait(), 60)
-    finally:
-        run.cancel()
-        await asyncio.gather(run, return_exceptions=True)
     assert worker.outcomes[0].text == "回收.txt 已加入為「回收」（1 個段落）。"

@@ -19,7 +19,15 @@ from bot.slack.app import SlackAdapter
 from storage.db import Database, head_revision
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
-from tests.core_fixtures import DOCS, Worker, close_worker, make_worker, settings_for_tests
+from tests.core_fixtures import (
+    DOCS,
+    Worker,
+    close_worker,
+    jobs_running,
+    make_worker,
+    settings_for_tests,
+    until,
+)
 from tests.fake_slack import BOT_USER, TOKEN, FakeSlack
 
 SECRET = "test-signing-secret"
@@ -307,17 +315,11 @@ async def test_admin_file_share_is_downloaded_with_the_token_and_ingested(
             }
         ],
     }
-    worker = slack[0].worker
-    run = asyncio.create_task(worker.jobs.run_worker(concurrency=1, grace_s=1))
-    try:
+    async with jobs_running(slack[0].worker):
         await slack[0].event(share)
-        for _ in range(400):
-            if any("was added" in p.get("text", "") for p in fake_slack.of("chat.postMessage")):
-                break
-            await asyncio.sleep(0.05)
-    finally:
-        run.cancel()
-        await asyncio.gather(run, return_exceptions=True)
+        await until(
+            lambda: any("was added" in p.get("text", "") for p in fake_slack.of("chat.postMessage"))
+        )
     texts = [p.get("text", "") for p in fake_slack.of("chat.postMessage")]
     assert any(t.startswith("Received bins.md") for t in texts)
     assert any(
@@ -404,19 +406,13 @@ async def test_unsupported_and_corrupt_files_get_a_clear_reply(
             }
         ],
     }
-    worker = slack[0].worker
-    run = asyncio.create_task(worker.jobs.run_worker(concurrency=1, grace_s=1))
-    try:
+    async with jobs_running(slack[0].worker):
         await slack[0].event(share)
-        for _ in range(400):
-            if any(
+        await until(
+            lambda: any(
                 "could not be added" in p.get("text", "") for p in fake_slack.of("chat.postMessage")
-            ):
-                break
-            await asyncio.sleep(0.05)
-    finally:
-        run.cancel()
-        await asyncio.gather(run, return_exceptions=True)
+            )
+        )
     failed = [
         p["text"]
         for p in fake_slack.of("chat.postMessage")

@@ -14,29 +14,30 @@ def _say(line: str) -> None:
     typer.echo(line, err=True)
 
 
-@app.command()
-def serve(
-    host: Annotated[str | None, typer.Option(help="Listen address (default RAGBOT_HOST).")] = None,
-    port: Annotated[int | None, typer.Option(help="Listen port (default RAGBOT_PORT).")] = None,
-) -> None:
-    """Serve the configured chat adapters, the upload job worker and GET /healthz."""
+def _run(host: str | None, port: int | None, *, chat: bool) -> None:
     cfg = settings()
 
     async def go() -> None:
-        await lifecycle.run(cfg, host or cfg.host, port or cfg.port, chat=True, say=_say)
+        await lifecycle.run(cfg, host or cfg.host, port or cfg.port, chat=chat, say=_say)
 
     run(go)
+
+
+HOST = typer.Option(help="Listen address (default RAGBOT_HOST).")
+PORT = typer.Option(help="Listen port (default RAGBOT_PORT).")
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, HOST] = None, port: Annotated[int | None, PORT] = None
+) -> None:
+    """Serve the configured chat adapters, the upload job worker and GET /healthz."""
+    _run(host, port, chat=True)
 
 
 @app.command()
 def worker(
-    host: Annotated[str | None, typer.Option(help="Listen address (default RAGBOT_HOST).")] = None,
-    port: Annotated[int | None, typer.Option(help="Listen port (default RAGBOT_PORT).")] = None,
+    host: Annotated[str | None, HOST] = None, port: Annotated[int | None, PORT] = None
 ) -> None:
     """Run only upload jobs (and GET /healthz): a second machine's share of the work."""
-    cfg = settings()
-
-    async def go() -> None:
-        await lifecycle.run(cfg, host or cfg.host, port or cfg.port, chat=False, say=_say)
-
-    run(go)
+    _run(host, port, chat=False)

@@ -12,16 +12,14 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from sqlalchemy import text
 
-from bot.core.admin import Actor, AdminInputError, AdminService, NotAllowedError
+from bot.core.admin import Actor, AdminService
 from bot.core.commands import CommandRunner
 from bot.core.messages import (
-    Attachment,
     ErrorReply,
     FinalAnswer,
     InboundMessage,
@@ -32,7 +30,8 @@ from bot.core.messages import (
     Reset,
     Token,
 )
-from bot.core.replies import human_size, reply
+from bot.core.replies import reply
+from bot.core.uploads import receive_upload
 from bot.service import AnswerService
 from bot.settings import Settings
 from graph.messages import progress_message
@@ -45,8 +44,6 @@ from storage.text import detect_language
 logger = logging.getLogger(__name__)
 CONSOLE_PLATFORMS = frozenset({"console", "cli"})
 CONVERSATION_LOCK = 0x7262  # advisory lock class of conversations ("rb")
-_UPLOAD_CAPTION = re.compile(r"^/?upload\b\s*(.*)$", re.IGNORECASE | re.DOTALL)
-_COLLECTION_ARG = re.compile(r"\bcollection[=:](\S+)", re.IGNORECASE)
 
 
 def pick_language(text: str, hint: str | None) -> str:
@@ -174,7 +171,14 @@ class ServingCore:
             return
         if message.attachments:
             for attachment in message.attachments:
-                yield await self._upload(message, attachment, language)
+                yield await receive_upload(
+                    self.admin,
+                    self.actor(message),
+                    message,
+                    attachment,
+                    language,
+                    self._settings.upload_collection(message.platform),
+                )
             return
         async for event in self._turn(message, language, collections):
             yield event
@@ -186,49 +190,6 @@ class ServingCore:
         async with self._db.transaction() as session:
             count = await deliveries.count_message(session, message.platform, message.user_id)
         return count > limit
-
-    # --- uploads ---------------------------------------------------------------
-
-    async def _upload(
-        self, message: InboundMessage, attachment: Attachment, language: str
-    ) -> Reply:
-        actor = self.actor(message)
-        try:
-            await self.admin.check(actor, "upload", attachment.name)
-        except NotAllowedError:
-            return Reply(reply("not_admin", language), language, "not_admin")
-        caption = _UPLOAD_CAPTION.match(message.text.strip())
-        words = caption.group(1) if caption else ""
-        named = _COLLECTION_ARG.search(words)
-        collection = named.group(1) if named else self._settings.upload_collection(actor.platform)
-        title = _COLLECTION_ARG.sub("", words).strip() or None
-        problem = self.admin.upload_problem(attachment.size, collection)
-        data = b""
-        if problem is None:
-            try:
-                data = await attachment.read()
-            except Exception as exc:
-                logger.warning("download of %s failed: %s", attachment.name, exc)
-                problem = "the file could not be downloaded"
-        if problem is None:
-            try:
-                upload_id = await self.admin.upload(
-                    actor,
-                    attachment.name,
-                    data,
-                    title,
-                    collection,
-                    message.conversation_key,
-                    language,
-                )
-            except AdminInputError as exc:
-                problem = str(exc)
-        if problem is not None:
-            text_ = reply("upload_refused", language, name=attachment.name, reason=problem)
-            return Reply(text_, language, "upload_refused", {"reason": problem})
-        size = human_size(len(data))
-        text_ = reply("upload_received", language, name=attachment.name, size=size)
-        return Reply(text_, language, "upload_received", {"upload_id": upload_id})
 
     # --- questions -------------------------------------------------------------
 

@@ -1,0 +1,59 @@
+"""A file sent in chat: admins only, size checked before downloading, then queued as a job."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from bot.core.admin import Actor, AdminInputError, AdminService, NotAllowedError
+from bot.core.messages import Attachment, InboundMessage, Reply
+from bot.core.replies import human_size, reply
+
+logger = logging.getLogger(__name__)
+_UPLOAD_CAPTION = re.compile(r"^/?upload\b\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_COLLECTION_ARG = re.compile(r"\bcollection[=:](\S+)", re.IGNORECASE)
+
+
+def caption_options(text: str, default_collection: str) -> tuple[str | None, str]:
+    """(title, collection) from a caption like `upload Staff handbook collection=internal`."""
+    caption = _UPLOAD_CAPTION.match(text.strip())
+    words = caption.group(1) if caption else ""
+    named = _COLLECTION_ARG.search(words)
+    title = _COLLECTION_ARG.sub("", words).strip() or None
+    return title, named.group(1) if named else default_collection
+
+
+async def receive_upload(
+    admin: AdminService,
+    actor: Actor,
+    message: InboundMessage,
+    attachment: Attachment,
+    language: str,
+    default_collection: str,
+) -> Reply:
+    """Store and queue one attachment; the reply says "received" or why not."""
+    try:
+        await admin.check(actor, "upload", attachment.name)
+    except NotAllowedError:
+        return Reply(reply("not_admin", language), language, "not_admin")
+    title, collection = caption_options(message.text, default_collection)
+    problem = admin.upload_problem(attachment.size, collection)
+    data = b""
+    if problem is None:
+        try:
+            data = await attachment.read()
+        except Exception as exc:
+            logger.warning("download of %s failed: %s", attachment.name, exc)
+            problem = "the file could not be downloaded"
+    if problem is None:
+        try:
+            upload_id = await admin.upload(
+                actor, attachment.name, data, title, collection, message.conversation_key, language
+            )
+        except AdminInputError as exc:
+            problem = str(exc)
+    if problem is not None:
+        text = reply("upload_refused", language, name=attachment.name, reason=problem)
+        return Reply(text, language, "upload_refused", {"reason": problem})
+    text = reply("upload_received", language, name=attachment.name, size=human_size(len(data)))
+    return Reply(text, language, "upload_received", {"upload_id": upload_id})
