@@ -123,7 +123,7 @@ class AnswerService:
                         language = (update or {}).get("language") or state.get("language", "en")
                         yield {"type": "progress", "step": node, "language": language}
             result = self._result(state, trace_id, start)
-            result.message_id = await self._store(conv_id, state, result)
+            result.message_id = await self._store(conv_id, state, result, user)
             stored = True
             yield {"type": "done", "result": result}
         except Exception as exc:
@@ -174,8 +174,13 @@ class AnswerService:
         # Only what the guard produced is kept: secrets and personal data masked.
         return state.get("safe_question") or mask_sensitive(state.get("question", ""))
 
-    async def _store(self, conv_id: int, state: dict[str, Any], result: TurnResult) -> int:
-        """Store the question (masked) and the answer; the answer's id."""
+    async def _store(
+        self, conv_id: int, state: dict[str, Any], result: TurnResult, user: str | None
+    ) -> int:
+        """Store the question (masked) and the answer; the answer's id.
+
+        The asker is kept with the question: several people can share a thread.
+        """
         async with self._db.transaction() as session:
             await conv_repo.add_message(
                 session,
@@ -185,6 +190,7 @@ class AnswerService:
                 language=result.language,
                 trace_id=result.trace_id,
                 blocked=result.blocked,
+                details={"user": user},
             )
             answer = await conv_repo.add_message(
                 session,

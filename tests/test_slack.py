@@ -207,6 +207,17 @@ async def test_dm_and_thread_follow_up_use_history(slack, fake_slack, db: Databa
             .all()
         )
     assert seen == ["0", "2"]
+    async with db.sessions() as session:
+        askers = (
+            (
+                await session.execute(
+                    text("SELECT details->>'user' FROM messages WHERE role = 'user' ORDER BY id")
+                )
+            )
+            .scalars()
+            .all()
+        )
+    assert askers == ["U1", "U2"]  # two people in one thread, told apart
 
 
 async def test_channel_messages_not_for_the_bot_and_its_own_messages_are_ignored(
