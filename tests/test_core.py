@@ -165,7 +165,14 @@ async def test_a_queued_job_survives_a_worker_restart(workers: list[Worker], db:
         attachments=(Attachment("r.txt", len(body), data=body),),
     )
     assert only(await collect(first.core.handle(upload)), Reply)[0].kind == "upload_received"
-    assert await _count(db, "SELECT count(*) FROM procrastinate_jobs WHERE status = 'todo'") == 1
+    assert (
+        await _count(
+            db,
+            "SELECT count(*) FROM procrastinate_jobs WHERE status = 'todo'"
+            " AND task_name = 'ingest_upload'",
+        )
+        == 1
+    )
     async with jobs_running(second):
         await asyncio.wait_for(second.notified.wait(), 60)
     assert second.outcomes[0].status == "added" and second.outcomes[0].title == "Recycling days"

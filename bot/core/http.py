@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from bot.core.loops import on_core_loop
 from storage.db import Database
 
 HEALTH_TIMEOUT_S = 5.0
@@ -36,7 +37,7 @@ def build_app(db: Database, head: str | None, routes: Sequence[BaseRoute] = ()) 
 
     async def healthz(request: Request) -> JSONResponse:
         del request
-        status, body = await health(db, head)
+        status, body = await on_core_loop(health(db, head))
         return JSONResponse(body, status_code=status)
 
     return Starlette(routes=[Route("/healthz", healthz, methods=["GET"]), *routes])

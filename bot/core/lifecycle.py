@@ -13,11 +13,13 @@ import contextlib
 import logging
 import signal
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 import uvicorn
 from starlette.routing import BaseRoute
 
+from bot.core import loops
 from bot.core.dispatcher import ServingCore
 from bot.core.http import build_app
 from bot.core.jobs import JobQueue
@@ -104,6 +106,7 @@ async def _serve(
     stop: asyncio.Event,
 ) -> None:
     settings = rt.settings
+    loops.remember_core_loop()
     await asyncio.to_thread(warm_up, rt)
     jobs = rt.job_queue()
     await jobs.open()
@@ -117,7 +120,7 @@ async def _serve(
                 app, host=host, port=port, lifespan="off", log_level="warning", access_log=False
             )
         )
-        http = asyncio.create_task(_listen(server, host, port), name="http")
+        http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
         worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
         for adapter in adapters:
             await adapter.start()
@@ -153,11 +156,20 @@ async def _run_jobs(jobs: JobQueue, settings: Settings) -> None:
         await asyncio.sleep(WORKER_RESTART_S)
 
 
-async def _listen(server: uvicorn.Server, host: str, port: int) -> None:
-    try:
-        await server.serve()
-    except SystemExit as exc:  # uvicorn exits when it cannot bind
-        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)") from exc
+async def _listen_in_thread(server: uvicorn.Server, host: str, port: int) -> None:
+    """Serve HTTP from a thread with its own event loop.
+
+    Slack wants an ack within 3 s and the ack must not queue behind the turns
+    in flight on the main loop; handlers hand the work to the main loop
+    (`bot.core.loops.on_core_loop`).
+    """
+    with ThreadPoolExecutor(1, thread_name_prefix="http") as pool:
+        try:
+            await asyncio.get_running_loop().run_in_executor(pool, server.run)
+        except SystemExit as exc:  # uvicorn exits when it cannot bind
+            raise RuntimeError(f"cannot listen on {host}:{port} (in use?)") from exc
+    if not server.started:
+        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)")
 
 
 async def _until_stopped(stop: asyncio.Event, *tasks: asyncio.Task[None]) -> None:

@@ -23,6 +23,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from bot.core.dispatcher import ServingCore
+from bot.core.loops import on_core_loop
 from bot.core.messages import InboundMessage, Progress, Token, UploadOutcome
 from bot.settings import Settings
 from bot.slack import translate
@@ -101,47 +102,24 @@ class SlackAdapter:
         app.action({"action_id": "ragbot_form_.*"})(self._on_link)
         app.error(self._on_error)
 
+    # Listeners run on the HTTP loop: they ack there, and hand the work to the core's loop.
+
     async def _on_mention(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
         if not translate.is_ignorable(event, context.bot_user_id):
-            await self._answer(event, context)
+            await on_core_loop(self._answer(event, context.bot_user_id, context.team_id))
 
     async def _on_message(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
-        bot = context.bot_user_id
-        if translate.is_ignorable(event, bot) or event.get("subtype") not in (None, "file_share"):
-            return
-        if event.get("channel_type") == "im" or translate.mentions(event, bot):
-            await self._answer(event, context)  # a mention's twin event: the claim dedupes
-            return
-        thread = event.get("thread_ts")
-        key = translate.conversation_key(event["channel"], thread or "")
-        if thread and await self._core.has_conversation(translate.PLATFORM, key):
-            await self._answer(event, context)
+        await on_core_loop(self._message(event, context.bot_user_id, context.team_id))
 
     async def _on_command(
         self, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond
     ) -> None:
         await ack()
-        inbound = translate.slash_command(command)
-        async for event in self._core.handle(inbound):
-            text = getattr(event, "text", None)
-            if text:
-                await respond(text=escape(text), response_type="ephemeral")
+        await on_core_loop(self._command(command, respond))
 
-    async def _on_vote(self, ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+    async def _on_vote(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
-        action = body["actions"][0]
-        helpful = action["action_id"] == HELPFUL
-        user = body["user"]["id"]
-        stored = await self._core.feedback(translate.PLATFORM, user, int(action["value"]), helpful)
-        message = body.get("message") or {}
-        if stored and message.get("ts"):
-            blocks = feedback_taken(message.get("blocks") or [], user, helpful)
-            await client.chat_update(
-                channel=body["channel"]["id"],
-                ts=message["ts"],
-                text=message.get("text", " "),
-                blocks=blocks,
-            )
+        await on_core_loop(self._vote(body))
 
     async def _on_link(self, ack: AsyncAck) -> None:
         await ack()  # link buttons open their URL in Slack; nothing to do here
@@ -149,17 +127,49 @@ class SlackAdapter:
     async def _on_error(self, error: Exception, body: dict[str, Any]) -> None:
         logger.error("slack listener failed (%s): %s", body.get("type"), error, exc_info=error)
 
-    # --- answering -------------------------------------------------------------
+    # --- on the core's loop -------------------------------------------------------
 
-    async def _answer(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
-        inbound = translate.inbound_message(event, context.bot_user_id, self._download)
+    async def _message(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
+        if translate.is_ignorable(event, bot) or event.get("subtype") not in (None, "file_share"):
+            return
+        if event.get("channel_type") == "im" or translate.mentions(event, bot):
+            await self._answer(event, bot, team)  # a mention's twin event: the claim dedupes
+            return
+        thread = event.get("thread_ts")
+        key = translate.conversation_key(event["channel"], thread or "")
+        if thread and await self._core.has_conversation(translate.PLATFORM, key):
+            await self._answer(event, bot, team)
+
+    async def _command(self, command: dict[str, Any], respond: AsyncRespond) -> None:
+        async for event in self._core.handle(translate.slash_command(command)):
+            text = getattr(event, "text", None)
+            if text:
+                await respond(text=escape(text), response_type="ephemeral")
+
+    async def _vote(self, body: dict[str, Any]) -> None:
+        action = body["actions"][0]
+        helpful = action["action_id"] == HELPFUL
+        user = body["user"]["id"]
+        stored = await self._core.feedback(translate.PLATFORM, user, int(action["value"]), helpful)
+        message = body.get("message") or {}
+        if stored and message.get("ts"):
+            blocks = feedback_taken(message.get("blocks") or [], user, helpful)
+            await self.client.chat_update(
+                channel=body["channel"]["id"],
+                ts=message["ts"],
+                text=message.get("text", " "),
+                blocks=blocks,
+            )
+
+    async def _answer(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
+        inbound = translate.inbound_message(event, bot, self._download)
         channel, thread_ts = translate.split_key(inbound.conversation_key)
         responder = SlackResponder(
             self.client,
             channel,
             thread_ts,
             inbound.user_id,
-            event.get("team") or context.team_id,
+            event.get("team") or team,
             streaming=self._settings.slack_streaming,
             interval_s=self._settings.slack_update_interval_s,
         )
