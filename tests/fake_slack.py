@@ -43,6 +43,13 @@ class FakeSlack:
                 pass
 
             def do_GET(self) -> None:
+                if self.path.startswith("/api/"):  # some methods are GETs with a query
+                    method, _, query = self.path.removeprefix("/api/").partition("?")
+                    params = {k: v[0] for k, v in parse_qs(query).items()}
+                    reply = fake.reply(method)
+                    fake.record(method, params, reply)
+                    self._send(200, json.dumps(reply).encode(), "application/json")
+                    return
                 name = self.path.removeprefix("/files/")
                 fake.downloads.append(self.headers.get("Authorization"))
                 if self.headers.get("Authorization") != f"Bearer {TOKEN}":
@@ -54,8 +61,9 @@ class FakeSlack:
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                method = self.path.strip("/").removeprefix("api/")
+                method, _, query = self.path.strip("/").removeprefix("api/").partition("?")
                 params = fake.parse(body, self.headers.get("Content-Type", ""))
+                params.update({k: v[0] for k, v in parse_qs(query).items()})
                 if method in fake.rate_limited:
                     fake.rate_limited.discard(method)
                     fake.record(f"429:{method}", params, {"ok": False, "status": 429})

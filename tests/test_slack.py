@@ -516,3 +516,25 @@ def test_long_answers_split_cleanly_within_slack_limits() -> None:
     ]
     assert all("&amp" not in t[-5:] or t.endswith("&amp;") for t in text_of)  # no cut entity
     assert messages[-1][1][-1]["block_id"] == "ragbot_feedback"
+
+
+async def test_form_request_gets_link_buttons_and_the_file_in_the_thread(
+    slack, fake_slack, db: Database
+) -> None:  # type: ignore[no-untyped-def]
+    from storage.forms import FormFile, FormService
+
+    await FormService(db, 100_000).add(
+        "Passport application form PS-11",
+        "https://forms.example.org/ps-11",
+        FormFile("ps-11.pdf", b"%PDF-1.4 form"),
+        aliases=["passport form"],
+    )
+    await slack[0].event(mention("I need the passport form", "1300.1"))
+    [final] = await final_posts(fake_slack)
+    buttons = [
+        e for b in final["blocks"] if b["type"] == "actions" for e in b["elements"] if e.get("url")
+    ]
+    assert buttons and buttons[0]["url"] == "https://forms.example.org/ps-11"
+    await until(lambda: bool(fake_slack.of("files.completeUploadExternal")))
+    done = fake_slack.of("files.completeUploadExternal")[0]
+    assert done["channel_id"] == "C1" and done["thread_ts"] == "1300.1"
