@@ -10,6 +10,7 @@ off), and ask only for what they use.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import aiohttp
@@ -99,7 +100,7 @@ class SlackAdapter:
         app.command("/ragbot")(self._on_command)
         app.action(HELPFUL)(self._on_vote)
         app.action(NOT_HELPFUL)(self._on_vote)
-        app.action({"action_id": "ragbot_form_.*"})(self._on_link)
+        app.action(re.compile(r"ragbot_form_\d+"))(self._on_link)
         app.error(self._on_error)
 
     # Listeners run on the HTTP loop: they ack there, and hand the work to the core's loop.
@@ -220,12 +221,14 @@ class SlackAdapter:
         """A shared file's bytes (the bot's bearer token; never more than MAX_FILE_MB)."""
         limit = self._settings.max_file_bytes
         headers = {"Authorization": f"Bearer {self._token}"}
+        data = bytearray()
         async with aiohttp.ClientSession() as session, session.get(url, headers=headers) as resp:
             resp.raise_for_status()
-            data = await resp.content.read(limit + 1)
-        if len(data) > limit:
-            raise ValueError("the file is over the size limit")
-        return data
+            async for piece in resp.content.iter_chunked(64 * 1024):
+                data += piece
+                if len(data) > limit:  # the reported size was wrong: stop reading
+                    raise ValueError("the file is over the size limit")
+        return bytes(data)
 
     async def notify(self, outcome: UploadOutcome) -> None:
         """Tell the admin, in the upload's thread, what the ingestion job did."""
