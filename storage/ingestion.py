@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from storage.chunking import TextChunk, chunk_blocks
+from storage.chunking import Block, TextChunk, chunk_blocks
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.loaders import UnreadableFileError, canonical_url, detect_format, load_blocks
@@ -54,6 +54,14 @@ def index_text(title: str, heading: str | None, body: str) -> str:
     if heading and heading != title:
         context.append(heading)
     return "\n".join([*context, body])
+
+
+def _load(data: bytes, fmt: str, url: str | None) -> tuple[list[Block], int | None, str | None]:
+    """The file's text blocks, page count, and link (an HTML page's canonical URL if none)."""
+    blocks, pages = load_blocks(data, fmt)
+    if url is None and fmt == "html":
+        url = canonical_url(data)
+    return blocks, pages, url
 
 
 def _tokenise(texts: list[str]) -> list[list[str]]:
@@ -153,9 +161,7 @@ class IngestionService:
                     same.chunk_count,
                     reason=f"same content as {same.title!r}",
                 )
-            blocks, pages = await asyncio.to_thread(load_blocks, data, fmt)
-            if url is None and fmt == "html":
-                url = await asyncio.to_thread(canonical_url, data)
+            blocks, pages, url = await asyncio.to_thread(_load, data, fmt, url)
         except UnreadableFileError as exc:
             return IngestResult(source, FAILED, title, reason=str(exc))
         # Chunking and language detection are CPU work: off the event loop.

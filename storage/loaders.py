@@ -117,9 +117,11 @@ def _docx(data: bytes) -> list[Block]:
 
 def canonical_url(data: bytes) -> str | None:
     """An HTML page's `<link rel="canonical">` (http/https only), or None."""
-    from bs4 import BeautifulSoup
+    from bs4 import BeautifulSoup, SoupStrainer
 
-    link = BeautifulSoup(data, "html.parser").find("link", rel="canonical")
+    # only <link> tags are parsed: the page itself was read by load_blocks
+    links = BeautifulSoup(data, "html.parser", parse_only=SoupStrainer("link"))
+    link = links.find("link", rel="canonical")
     href = str(link.get("href") or "").strip() if link is not None else ""
     return href if href.startswith(("http://", "https://")) else None
 

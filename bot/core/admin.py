@@ -69,9 +69,6 @@ class AdminService:
 
     async def check(self, actor: Actor, action: str, target: str | None) -> None:
         """Raise NotAllowedError (and audit the refusal) unless the actor is an admin."""
-        await self._allow(actor, action, target)
-
-    async def _allow(self, actor: Actor, action: str, target: str | None) -> None:
         if not actor.is_admin:
             await self._audit(actor, action, target, "refused", "not an admin")
             raise NotAllowedError(action)
@@ -88,7 +85,7 @@ class AdminService:
         self, actor: Actor, collections: Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
         """Documents by title."""
-        await self._allow(actor, "docs:list", None)
+        await self.check(actor, "docs:list", None)
         async with self._db.sessions() as session:
             docs = await docs_repo.list_documents(session, collections)
         await self._audit(actor, "docs:list", None, "ok")
@@ -109,7 +106,7 @@ class AdminService:
 
     async def delete_document(self, actor: Actor, title: str) -> bool:
         """Delete a document by title; False when there is none."""
-        await self._allow(actor, "docs:delete", title)
+        await self.check(actor, "docs:delete", title)
         deleted = await self._ingestion.delete(title)
         await self._audit(actor, "docs:delete", title, "ok" if deleted else "not_found")
         return deleted
@@ -125,7 +122,7 @@ class AdminService:
         collection: str = "public",
     ) -> bool:
         """Add or replace a form; True when new. InvalidFormError says what is wrong."""
-        await self._allow(actor, "forms:add", name)
+        await self.check(actor, "forms:add", name)
         try:
             new = await self._forms.add(name, url, file, aliases, language, collection)
         except InvalidFormError as exc:
@@ -152,7 +149,7 @@ class AdminService:
 
     async def delete_form(self, actor: Actor, name: str) -> bool:
         """Delete a form by name; False when there is none."""
-        await self._allow(actor, "forms:delete", name)
+        await self.check(actor, "forms:delete", name)
         deleted = await self._forms.delete(name)
         await self._audit(actor, "forms:delete", name, "ok" if deleted else "not_found")
         return deleted
@@ -169,7 +166,7 @@ class AdminService:
     ) -> int:
         """Store an uploaded file and queue its ingestion; the upload id."""
         name = clean_file_name(file_name)
-        await self._allow(actor, "upload", name)
+        await self.check(actor, "upload", name)
         problem = self.upload_problem(len(data), collection)
         if problem is None and not data:
             problem = "the file is empty"
@@ -213,7 +210,7 @@ class AdminService:
 
     async def uploads(self, actor: Actor, limit: int = 10) -> list[dict[str, Any]]:
         """The newest uploads of the actor's platform (all for the CLI)."""
-        await self._allow(actor, "jobs", None)
+        await self.check(actor, "jobs", None)
         platform = None if actor.platform in CLI_PLATFORMS else actor.platform
         async with self._db.sessions() as session:
             rows = await admin_repo.recent_uploads(session, platform, limit)
@@ -234,7 +231,7 @@ class AdminService:
 
     async def stats(self, actor: Actor) -> dict[str, int]:
         """Knowledge-base and traffic counts."""
-        await self._allow(actor, "stats", None)
+        await self.check(actor, "stats", None)
         async with self._db.sessions() as session:
             counts = await admin_repo.counts(session)
         await self._audit(actor, "stats", None, "ok")

@@ -110,10 +110,7 @@ class ServingCore:
         )
         language = pick_language(message.text, message.language_hint)
         try:
-            async with self._db.transaction() as session:
-                claimed = await deliveries.claim(
-                    session, message.platform, message.delivery_id, self._settings.delivery_lease_s
-                )
+            claimed, limited = await self._claim(message)
         except Exception:  # the database is down: say so, the redelivery may succeed
             logger.exception("could not claim delivery %s", message.delivery_id)
             yield ErrorReply(reply("error", language), language)
@@ -125,7 +122,7 @@ class ServingCore:
         finished = False
         try:
             try:
-                async for event in self._dispatch(message, language):
+                async for event in self._dispatch(message, language, limited):
                     yield event
             except Exception:
                 logger.exception("delivery %s failed", message.delivery_id)
@@ -158,8 +155,23 @@ class ServingCore:
         except TimeoutError:
             return False
 
-    async def _dispatch(self, message: InboundMessage, language: str) -> AsyncIterator[Outbound]:
-        if await self._over_rate_limit(message):
+    async def _claim(self, message: InboundMessage) -> tuple[bool, bool]:
+        """(claimed, over the rate limit), in one transaction; duplicates are not counted."""
+        limit = self._settings.rate_limit_per_minute
+        async with self._db.transaction() as session:
+            if not await deliveries.claim(
+                session, message.platform, message.delivery_id, self._settings.delivery_lease_s
+            ):
+                return False, False
+            if limit <= 0 or message.platform in CONSOLE_PLATFORMS or message.is_admin:
+                return True, False
+            count = await deliveries.count_message(session, message.platform, message.user_id)
+        return True, count > limit
+
+    async def _dispatch(
+        self, message: InboundMessage, language: str, limited: bool
+    ) -> AsyncIterator[Outbound]:
+        if limited:
             limit = self._settings.rate_limit_per_minute
             yield Reply(reply("rate_limited", language, limit=limit), language, "rate_limited")
             return
@@ -182,14 +194,6 @@ class ServingCore:
             return
         async for event in self._turn(message, language, collections):
             yield event
-
-    async def _over_rate_limit(self, message: InboundMessage) -> bool:
-        limit = self._settings.rate_limit_per_minute
-        if limit <= 0 or message.platform in CONSOLE_PLATFORMS or message.is_admin:
-            return False
-        async with self._db.transaction() as session:
-            count = await deliveries.count_message(session, message.platform, message.user_id)
-        return count > limit
 
     # --- questions -------------------------------------------------------------
 
@@ -257,7 +261,7 @@ class ServingCore:
     async def has_conversation(self, platform: str, key: str) -> bool:
         """True when the bot already answered in this conversation (a thread it is part of)."""
         async with self._db.sessions() as session:
-            return await conv_repo.exists(session, platform, key)
+            return await conv_repo.find_id(session, platform, key) is not None
 
     async def form_file(self, platform: str, name: str) -> Any:
         """The stored file of a form an answer offered, if the platform's users may read it."""

@@ -135,14 +135,24 @@ async def extractive_answer(
     # jieba, sentence scoring and OpenCC are CPU work: off the event loop
     wanted, candidates = await asyncio.to_thread(_prepare, question, evidence)
     similarity = await sentence_similarity(embedder, question, wanted, candidates)
-    picked = await asyncio.to_thread(
-        pick_sentences, wanted, evidence, candidates, context, similarity
+    return await asyncio.to_thread(
+        _compose, wanted, evidence, candidates, context, similarity, language
     )
+
+
+def _compose(
+    wanted: set[str],
+    evidence: list[dict],
+    candidates: list[Candidate],
+    context: str,
+    similarity: dict[str, float],
+    language: str,
+) -> tuple[str, list]:
+    """Pick the sentences, number the citations and write them in the user's script."""
+    picked = pick_sentences(wanted, evidence, candidates, context, similarity)
     numbers, citations = cite(evidence, [idx for _, idx in picked])
     lines = [message("answer_intro", language)]
-    lines += await asyncio.to_thread(
-        lambda: [f"- {to_script(s, language)} [{numbers[idx]}]" for s, idx in picked]
-    )
+    lines += [f"- {to_script(sentence, language)} [{numbers[idx]}]" for sentence, idx in picked]
     return "\n".join(lines), citations
 
 

@@ -35,12 +35,6 @@ async def audit(
     )
 
 
-async def recent_audit(session: AsyncSession, limit: int = 50) -> Sequence[AuditEntry]:
-    """The newest audit rows first."""
-    query = select(AuditEntry).order_by(AuditEntry.id.desc()).limit(limit)
-    return (await session.scalars(query)).all()
-
-
 async def add_upload(session: AsyncSession, upload: Upload) -> int:
     """Insert an upload (with its bytes); its id."""
     session.add(upload)
@@ -104,7 +98,7 @@ async def counts(session: AsyncSession) -> dict[str, int]:
     row = (
         await session.execute(
             text(
-                "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks),"
+                "SELECT (SELECT count(*) FROM documents), (SELECT chunk_count FROM index_meta),"
                 " (SELECT count(*) FROM forms), (SELECT count(*) FROM conversations),"
                 " (SELECT count(*) FROM messages WHERE role = 'user'),"
                 " (SELECT count(*) FROM feedback WHERE rating > 0),"

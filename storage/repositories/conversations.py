@@ -20,13 +20,9 @@ async def get_or_create(
         .values(platform=platform, external_id=external_id, user_id=user_id)
         .on_conflict_do_nothing(constraint="uq_conversations_platform_external")
     )
-    found = await session.scalar(
-        select(Conversation.id).where(
-            Conversation.platform == platform, Conversation.external_id == external_id
-        )
-    )
+    found = await find_id(session, platform, external_id)
     assert found is not None
-    return int(found)
+    return found
 
 
 async def recent_messages(session: AsyncSession, conversation_id: int, limit: int) -> list[Message]:
@@ -50,11 +46,11 @@ async def add_message(
     return message
 
 
-async def exists(session: AsyncSession, platform: str, external_id: str) -> bool:
-    """True when the conversation has been started."""
+async def find_id(session: AsyncSession, platform: str, external_id: str) -> int | None:
+    """The conversation's id, or None when it has not been started."""
     found = await session.scalar(
         select(Conversation.id).where(
             Conversation.platform == platform, Conversation.external_id == external_id
         )
     )
-    return found is not None
+    return None if found is None else int(found)
