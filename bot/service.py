@@ -81,6 +81,7 @@ class AnswerService:
         user: str | None = None,
         platform: str = "console",
         collections: Sequence[str] | None = None,
+        language: str | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
         """Run a turn as events: progress steps, answer tokens, a reset, then done.
 
@@ -101,6 +102,7 @@ class AnswerService:
         start = time.perf_counter()
         state: dict[str, Any] = {
             "question": question,
+            "reply_language": language,
             "history": history,
             "llm_calls": 0,
             "decision_path": [],

@@ -29,7 +29,13 @@ def _split(raw: str) -> list[str]:
 class Settings(BaseSettings):
     """All settings of ragbot; `.env.example` documents each one."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(
+        # an empty line in .env (TELEGRAM_BOT_TOKEN=) means "not set", not an empty token
+        env_file=".env",
+        extra="ignore",
+        populate_by_name=True,
+        env_ignore_empty=True,
+    )
 
     database_url: str | None = Field(default=None, validation_alias="DATABASE_URL")
     data_dir: Path = Field(default_factory=default_data_dir, validation_alias="RAGBOT_DATA_DIR")
@@ -82,6 +88,17 @@ class Settings(BaseSettings):
     )
     slack_streaming: bool = Field(default=True, validation_alias="SLACK_STREAMING")
     slack_update_interval_s: float = Field(default=1.0, validation_alias="SLACK_UPDATE_INTERVAL")
+    telegram_api_base_url: str = Field(
+        default="https://api.telegram.org", validation_alias="TELEGRAM_API_BASE_URL"
+    )
+    telegram_webhook_url: str | None = Field(default=None, validation_alias="TELEGRAM_WEBHOOK_URL")
+    telegram_webhook_secret: SecretStr | None = Field(
+        default=None, validation_alias="TELEGRAM_WEBHOOK_SECRET"
+    )
+    telegram_drafts: bool = Field(default=True, validation_alias="TELEGRAM_DRAFTS")
+    telegram_update_interval_s: float = Field(
+        default=1.0, ge=1.0, validation_alias="TELEGRAM_UPDATE_INTERVAL"
+    )
     slack_admin_user_ids: str = Field(default="", validation_alias="SLACK_ADMIN_USER_IDS")
     telegram_admin_user_ids: str = Field(default="", validation_alias="TELEGRAM_ADMIN_USER_IDS")
     slack_collections: str = Field(default="internal,public", validation_alias="SLACK_COLLECTIONS")

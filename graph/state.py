@@ -59,6 +59,7 @@ class GraphState(TypedDict, total=False):
     # input
     question: str  # the user's message as received
     history: list[dict[str, str]]  # earlier turns, oldest first: {"role", "content"}
+    reply_language: str | None  # the language the user chose (Telegram /lang): wins over detection
     # guard
     guard_blocked: bool
     guard_reason: str | None

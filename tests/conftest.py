@@ -21,6 +21,7 @@ from storage.search import HybridSearcher
 TABLES = ", ".join(
     [
         "audit_log",
+        "chat_state",
         "rate_limits",
         "uploads",
         "procrastinate_events",

@@ -55,13 +55,16 @@ class Worker:
 
 
 async def make_worker(
-    url: str, embedder: Embedder, settings: Settings, *, open_jobs: bool = True
+    url: str, embedder: Embedder, settings: Settings, *, open_jobs: bool = True, llm: Any = None
 ) -> Worker:
-    """A core with its own engine on `url`, like a second process would have."""
+    """A core with its own engine on `url`, like a second process would have (`llm`: a chat
+    model for the graph; None is no-LLM mode)."""
     db = Database.connect(url)
     ingestion = IngestionService(db, embedder, IngestOptions(max_bytes=settings.max_file_bytes))
     searcher = HybridSearcher(db, embedder)
-    context = GraphContext(searcher=searcher, forms=FormFinder(db), embedder=embedder.model)
+    context = GraphContext(
+        searcher=searcher, forms=FormFinder(db), embedder=embedder.model, llm=llm, llm_timeout=5.0
+    )
     answers = AnswerService(db, context)
     jobs = JobQueue(url, db, ingestion)
     if open_jobs:

@@ -23,6 +23,7 @@ class Reply:
     status: int = 200
     delay: float = 0.0
     raw: str | None = None  # sent as the message content verbatim (e.g. malformed JSON)
+    pace: float = 0.0  # seconds between streamed pieces (a model writing slowly)
 
 
 @dataclass
@@ -60,7 +61,7 @@ class FakeOpenAI:
                     return
                 content = reply.raw if reply.raw is not None else reply.content
                 if body.get("stream"):
-                    self._stream(content, body.get("model", "fake"))
+                    self._stream(content, body.get("model", "fake"), reply.pace)
                 else:
                     self._send(200, _completion(content, body.get("model", "fake")))
 
@@ -72,7 +73,7 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, content: str, model: str) -> None:
+            def _stream(self, content: str, model: str, pace: float) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
@@ -81,6 +82,8 @@ class FakeOpenAI:
                     chunk = _chunk(piece, model, None)
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
+                    if pace:
+                        time.sleep(pace)
                 self.wfile.write(f"data: {json.dumps(_chunk('', model, 'stop'))}\n\n".encode())
                 self.wfile.write(b"data: [DONE]\n\n")
 

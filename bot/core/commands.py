@@ -6,21 +6,32 @@ AdminService (refused politely, and audited, for everyone else).
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Sequence
 
 from bot.core.admin import Actor, AdminService, NotAllowedError
-from bot.core.messages import Reply
+from bot.core.messages import Attachment, Reply
 from bot.core.replies import reply
-from storage.forms import InvalidFormError
+from storage.forms import FormFile, InvalidFormError
 
 PUBLIC = ("help", "forms")
-ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs")
+ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs", "upload")
 COMMANDS = PUBLIC + ADMIN
+_URL = re.compile(r"^https?://", re.IGNORECASE)
 USAGE = {
     "delete": "delete <title>",
     "addform": "addform <name> <url>",
     "delform": "delform <name>",
 }
+
+
+def parse_words(text: str) -> list[str]:
+    """Words with "quoted names" kept together (an unbalanced quote: plain words)."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
 
 
 class CommandRunner:
@@ -36,8 +47,12 @@ class CommandRunner:
         args: Sequence[str],
         language: str,
         collections: Sequence[str] | None,
+        attachment: Attachment | None = None,
     ) -> Reply:
-        """The reply to `command args`; unknown commands get the help text."""
+        """The reply to `command args`; unknown commands get the help text.
+
+        `addform` may come with a file (a document captioned `/addform <name> [url]`).
+        """
         name = command.lower().lstrip("/")
         if name not in COMMANDS:
             text = reply(
@@ -45,7 +60,7 @@ class CommandRunner:
             )
             return Reply(text, language, "unknown_command")
         try:
-            return await self._run(actor, name, list(args), language, collections)
+            return await self._run(actor, name, list(args), language, collections, attachment)
         except NotAllowedError:
             return Reply(reply("not_admin", language), language, "not_admin")
         except InvalidFormError as exc:
@@ -62,6 +77,7 @@ class CommandRunner:
         args: list[str],
         language: str,
         collections: Sequence[str] | None,
+        attachment: Attachment | None = None,
     ) -> Reply:
         if name == "help":
             return Reply(self._help(actor, language), language, "help")
@@ -72,8 +88,12 @@ class CommandRunner:
             return Reply(text, language, "forms", {"forms": forms})
         if name in ADMIN:  # non-admins get a refusal (audited), not a usage lesson
             await self._admin.check(actor, name, " ".join(args) or None)
+        if name == "addform" and attachment is not None and args:
+            return await self._add_form_file(actor, args, language, attachment)
         if name in USAGE and len(args) < USAGE[name].count("<"):
             return Reply(reply("usage", language, usage=USAGE[name]), language, "usage")
+        if name == "upload":  # a file comes next (or came with the caption `upload`)
+            return Reply(reply("send_file", language), language, "upload_expected")
         if name == "docs":
             docs = await self._admin.list_documents(actor, collections)
             lines = [f"• {d['title']} ({d['collection']}, {d['chunks']} passages)" for d in docs]
@@ -112,3 +132,22 @@ class CommandRunner:
         ]
         text = "\n".join(lines) or reply("empty_list", language, kind="uploads")
         return Reply(text, language, "jobs", {"uploads": uploads})
+
+    async def _add_form_file(
+        self, actor: Actor, args: list[str], language: str, attachment: Attachment
+    ) -> Reply:
+        """`addform <name> [url]` with the form's file attached."""
+        url = args[-1] if len(args) > 1 and _URL.match(args[-1]) else None
+        form = " ".join(args[:-1] if url else args)
+        problem = self._admin.upload_problem(attachment.size, "public")
+        if problem is not None:
+            return Reply(
+                reply("upload_refused", language, name=attachment.name, reason=problem),
+                language,
+                "upload_refused",
+                {"reason": problem},
+            )
+        data = await attachment.read()
+        new = await self._admin.add_form(actor, form, url, FormFile(attachment.name, data))
+        what = f"{'added' if new else 'replaced'} form {form!r} with the file {attachment.name}"
+        return Reply(reply("done", language, what=what), language, "done")

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import text
 
 from bot.core.admin import Actor, AdminService
+from bot.core.chat_state import ChatState
 from bot.core.commands import CommandRunner
 from bot.core.messages import (
     ErrorReply,
@@ -68,6 +69,7 @@ class ServingCore:
         self._answers = answers
         self.admin = admin
         self._commands = CommandRunner(admin)
+        self.chat_state = ChatState(db)
         self._settings = settings
         self._turns = asyncio.Semaphore(settings.max_concurrent_turns)
         self._local_locks: dict[str, list[Any]] = {}  # conversation → [lock, users]
@@ -108,7 +110,7 @@ class ServingCore:
         message = dataclasses.replace(
             message, is_admin=self.is_admin(message.platform, message.user_id)
         )
-        language = pick_language(message.text, message.language_hint)
+        language = message.language or pick_language(message.text, message.language_hint)
         try:
             claimed, limited = await self._claim(message)
         except Exception:  # the database is down: say so, the redelivery may succeed
@@ -178,7 +180,12 @@ class ServingCore:
         collections = self.collections(message.platform)
         if message.command:
             yield await self._commands.run(
-                self.actor(message), message.command, message.args, language, collections
+                self.actor(message),
+                message.command,
+                message.args,
+                language,
+                collections,
+                message.attachments[0] if message.attachments else None,
             )
             return
         if message.attachments:
@@ -234,6 +241,7 @@ class ServingCore:
                 user=message.user_id,
                 platform=message.platform,
                 collections=collections,
+                language=message.language,
             )
             async for event in stream:
                 kind = event["type"]
@@ -258,10 +266,23 @@ class ServingCore:
                 elif kind == "error":
                     yield ErrorReply(reply("error", language), language, event.get("trace_id"))
 
+    async def first_delivery(self, platform: str, delivery_id: str) -> bool:
+        """Claim and complete at once: for quick adapter-local actions (/start, a button)."""
+        async with self._db.transaction() as session:
+            if not await deliveries.claim(session, platform, delivery_id, 0):
+                return False
+            await deliveries.complete(session, platform, delivery_id)
+            return True
+
     async def has_conversation(self, platform: str, key: str) -> bool:
         """True when the bot already answered in this conversation (a thread it is part of)."""
         async with self._db.sessions() as session:
             return await conv_repo.find_id(session, platform, key) is not None
+
+    async def forms(self, platform: str) -> list[dict[str, Any]]:
+        """The forms `platform`'s users may read."""
+        actor = Actor(platform, "", self.is_admin(platform, ""))
+        return await self.admin.list_forms(actor, self.collections(platform))
 
     async def form_file(self, platform: str, name: str) -> Any:
         """The stored file of a form an answer offered, if the platform's users may read it."""

@@ -54,7 +54,9 @@ def configured_adapters(settings: Settings, core: ServingCore) -> list[Adapter]:
 
         adapters.append(SlackAdapter(core, settings))
     if settings.telegram_bot_token is not None:
-        logger.warning("TELEGRAM_BOT_TOKEN is set, but this version has no Telegram adapter yet")
+        from bot.telegram.app import TelegramAdapter
+
+        adapters.append(TelegramAdapter(core, settings))
     return adapters
 
 

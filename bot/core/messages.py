@@ -11,10 +11,15 @@ from bot.service import TurnResult
 
 @dataclass(frozen=True)
 class Attachment:
-    """A file sent with a message. `fetch` downloads it (the adapter knows how)."""
+    """A file sent with a message. `fetch` downloads it (the adapter knows how).
+
+    `platform_limit` is the most the platform lets a bot download (Telegram's
+    Bot API: 20 MB), checked with the reported size before downloading.
+    """
 
     name: str
     size: int | None = None  # as the platform reports it: checked before downloading
+    platform_limit: int | None = None
     mime: str | None = None
     fetch: Callable[[], Awaitable[bytes]] | None = None
     data: bytes | None = None  # already in hand (the console, tests)
@@ -45,6 +50,7 @@ class InboundMessage:
     user_id: str
     text: str = ""
     language_hint: str | None = None  # the platform's idea of the user's language
+    language: str | None = None  # the language the user chose (Telegram /lang): wins
     attachments: tuple[Attachment, ...] = ()
     command: str | None = None
     args: tuple[str, ...] = ()

@@ -47,6 +47,11 @@ REPLIES: dict[str, dict[str, str]] = {
         "zh-hant": "已收到 {name}（{size}），處理完成後會通知您。",
         "zh-hans": "已收到 {name}（{size}），处理完成后会通知您。",
     },
+    "send_file": {
+        "en": "Send me the file now (within 10 minutes).",
+        "zh-hant": "請在 10 分鐘內傳送檔案。",
+        "zh-hans": "请在 10 分钟内发送文件。",
+    },
     "upload_refused": {
         "en": "I can't take {name}: {reason}.",
         "zh-hant": "無法接收 {name}：{reason}。",

@@ -38,6 +38,12 @@ async def receive_upload(
         return Reply(reply("not_admin", language), language, "not_admin")
     title, collection = caption_options(message.text, default_collection)
     problem = admin.upload_problem(attachment.size, collection)
+    limit = attachment.platform_limit
+    if problem is None and limit and attachment.size is not None and attachment.size > limit:
+        problem = (
+            f"the file is {attachment.size / 1024 / 1024:.1f} MB, over the {message.platform}"
+            f" download limit for bots ({limit // (1024 * 1024)} MB)"
+        )
     data = b""
     if problem is None:
         try:

@@ -6,9 +6,10 @@ import re
 from typing import Any
 
 from bot.core.messages import FinalAnswer
+from bot.core.splitting import split_text
 from graph.messages import message
 
-SECTION_LIMIT = 3000  # characters of text in one section block
+SECTION_LIMIT = 3000  # characters of text in one section block (split_text's default)
 MESSAGE_BLOCKS = 45  # of Slack's 50 per message, leaving room for sources and buttons
 FEEDBACK_BLOCK = "ragbot_feedback"
 HELPFUL, NOT_HELPFUL = "ragbot_helpful", "ragbot_not_helpful"
@@ -18,33 +19,6 @@ _CITATION = re.compile(r"\[(\d{1,2})\]")
 def escape(text: str) -> str:
     """Slack's three control characters as entities: `<!channel>`, `<http://x|y>` stay inert."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
-    """Pieces of at most `limit` characters, cut at a paragraph, line, sentence or space.
-
-    Escaped text holds no `<…>` links, and entities (`&amp;`) are never cut.
-    """
-    pieces: list[str] = []
-    rest = text.strip()
-    while len(rest) > limit:
-        window = rest[:limit]
-        cut = -1
-        for sep in ("\n\n", "\n", "。", ". ", "！", "？", "! ", "? ", " "):
-            at = window.rfind(sep)
-            if at > limit // 3:
-                cut = at + len(sep)
-                break
-        if cut <= 0:
-            cut = limit
-            amp = window.rfind("&", limit - 6)
-            if amp != -1 and ";" not in window[amp:]:
-                cut = amp  # never split an entity
-        pieces.append(rest[:cut].strip())
-        rest = rest[cut:].strip()
-    if rest:
-        pieces.append(rest)
-    return pieces
 
 
 def mrkdwn(answer: str) -> str:

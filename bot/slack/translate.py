@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.core.commands import COMMANDS
+from bot.core.commands import COMMANDS, parse_words
 from bot.core.messages import Attachment, InboundMessage
 
 PLATFORM = "slack"
@@ -59,14 +58,6 @@ def strip_mentions(text: str, bot_user_id: str | None) -> str:
     if not bot_user_id:
         return text.strip()
     return re.sub(rf"<@{bot_user_id}(?:\|[^>]*)?>", " ", text).strip()
-
-
-def parse_words(text: str) -> list[str]:
-    """Words with "quoted names" kept together (an unbalanced quote: plain words)."""
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
 
 
 def dm_command(text: str) -> tuple[str | None, tuple[str, ...]]:

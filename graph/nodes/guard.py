@@ -53,7 +53,7 @@ def guard(state: GraphState) -> GraphState:
     """Screen the message; a blocked one gets its reply here and skips the pipeline."""
     start = time.perf_counter()
     question = (state.get("question") or "").strip()
-    language = detect_language(question) if question else "en"
+    language = state.get("reply_language") or (detect_language(question) if question else "en")
     reason: str | None = None
     if not question:
         reason, reply = "empty", message("empty", language)

@@ -13,7 +13,8 @@ def language_normalizer(state: GraphState) -> GraphState:
     start = time.perf_counter()
     text = state.get("safe_question") or state.get("question") or ""
     normalized = normalise_width(text)
-    language = detect_language(normalized)
+    # the user's chosen language wins; otherwise answers go back in the question's script
+    language = state.get("reply_language") or detect_language(normalized)
     return {
         "language": language,  # type: ignore[typeddict-item]
         "normalized_question": normalized,

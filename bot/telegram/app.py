@@ -1,0 +1,206 @@
+"""The Telegram adapter: a python-telegram-bot Application on the serving core.
+
+Long polling by default. With TELEGRAM_WEBHOOK_URL set, updates arrive on
+`POST /telegram/webhook` of the shared ASGI server, each checked against
+TELEGRAM_WEBHOOK_SECRET (`X-Telegram-Bot-Api-Secret-Token`; wrong or missing:
+401, nothing runs); the webhook is registered with setWebhook at start.
+Telegram allows one poller per token, so several workers need webhook mode;
+a second poller is refused at start (a Postgres advisory lock says so).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+from telegram import BotCommand, BotCommandScopeChat, BotCommandScopeDefault, Update
+from telegram.error import Conflict, TelegramError
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from bot.core.dispatcher import ServingCore
+from bot.core.loops import on_core_loop
+from bot.core.messages import UploadOutcome
+from bot.settings import Settings
+from bot.telegram import translate
+from bot.telegram.handlers import TelegramHandlers
+from bot.telegram.render import FORM, LANG, VOTE, escape
+from bot.telegram.texts import ADMIN_COMMANDS, PUBLIC_COMMANDS
+
+logger = logging.getLogger(__name__)
+WEBHOOK_PATH = "/telegram/webhook"
+UPDATES = ["message", "callback_query"]
+CORE_COMMANDS = ["help", "forms", "docs", "deldoc", "delete", "addform", "delform", "stats"]
+CORE_COMMANDS += ["jobs", "upload"]
+
+
+class PollerTakenError(RuntimeError):
+    """Another process already polls Telegram with this token."""
+
+
+class TelegramAdapter:
+    """Runs ragbot in Telegram on top of the serving core."""
+
+    name = "telegram"
+
+    def __init__(self, core: ServingCore, settings: Settings) -> None:
+        assert settings.telegram_bot_token is not None
+        self._core = core
+        self._settings = settings
+        self.webhook_url = settings.telegram_webhook_url
+        secret = settings.telegram_webhook_secret
+        if self.webhook_url and secret is None:
+            raise ValueError("TELEGRAM_WEBHOOK_URL is set: TELEGRAM_WEBHOOK_SECRET is required too")
+        self._secret = secret.get_secret_value().encode() if secret else b""
+        root = settings.telegram_api_base_url.rstrip("/")
+        builder = (
+            Application.builder()
+            .token(settings.telegram_bot_token.get_secret_value())
+            .base_url(f"{root}/bot")
+            .base_file_url(f"{root}/file/bot")
+            .concurrent_updates(True)  # the core serialises each conversation itself
+        )
+        if self.webhook_url:
+            builder = builder.updater(None)
+        self.app = builder.build()
+        self.handlers = TelegramHandlers(core, settings)
+        self._register()
+        self._poller_lock: Any = None
+        self.routes: list[BaseRoute] = (
+            [Route(WEBHOOK_PATH, self._webhook, methods=["POST"])] if self.webhook_url else []
+        )
+
+    def _register(self) -> None:
+        h, app = self.handlers, self.app
+        new_only = filters.UpdateType.MESSAGE  # edits of old messages are not new questions
+        app.add_handler(CommandHandler("start", h.on_start, filters=new_only))
+        app.add_handler(CommandHandler("lang", h.on_lang, filters=new_only))
+        app.add_handler(CommandHandler("new", h.on_new, filters=new_only))
+        app.add_handler(CommandHandler(CORE_COMMANDS, h.on_command, filters=new_only))
+        app.add_handler(MessageHandler(new_only & filters.Document.ALL, h.on_document))
+        app.add_handler(MessageHandler(new_only & filters.TEXT & ~filters.COMMAND, h.on_text))
+        app.add_handler(
+            MessageHandler(new_only & filters.COMMAND & filters.ChatType.PRIVATE, h.on_command)
+        )
+        app.add_handler(CallbackQueryHandler(h.on_vote, pattern=rf"^{VOTE}:\d+:[01]$"))
+        app.add_handler(CallbackQueryHandler(h.on_language_choice, pattern=rf"^{LANG}:"))
+        app.add_handler(CallbackQueryHandler(h.on_form_button, pattern=rf"^{FORM}:"))
+        app.add_error_handler(self._on_error)
+
+    async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        error = context.error
+        kind = type(update).__name__
+        logger.error("telegram %s failed: %s", kind, error, exc_info=error)
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """getMe, the command menus, then setWebhook or long polling."""
+        await self.app.initialize()
+        self._core.register_notifier(translate.PLATFORM, self.notify)
+        await self._set_commands()
+        if self.webhook_url:
+            await self.app.bot.set_webhook(
+                self.webhook_url,
+                secret_token=self._secret.decode(),
+                allowed_updates=UPDATES,
+            )
+        else:
+            self._poller_lock = await self._core.chat_state.try_exclusive("telegram-poller")
+            if self._poller_lock is None:
+                raise PollerTakenError(
+                    "another ragbot process is already polling Telegram with this token;"
+                    " Telegram allows one poller per token: run one, or set"
+                    " TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET for several workers"
+                )
+            assert self.app.updater is not None
+            await self.app.updater.start_polling(
+                allowed_updates=UPDATES, error_callback=self._polling_error
+            )
+        await self.app.start()
+
+    async def stop(self) -> None:
+        """Stop polling and the Application (a webhook stays registered for other workers)."""
+        try:
+            if self.app.updater is not None and self.app.updater.running:
+                await self.app.updater.stop()
+            if self.app.running:
+                await self.app.stop()
+            await self.app.shutdown()
+        finally:
+            if self._poller_lock is not None:
+                await self._poller_lock.close()
+                self._poller_lock = None
+
+    @staticmethod
+    def _polling_error(error: TelegramError) -> None:
+        if isinstance(error, Conflict):
+            logger.error(
+                "Telegram says another client polls with this token (%s); stop it, or use"
+                " webhook mode (TELEGRAM_WEBHOOK_URL)",
+                error,
+            )
+        else:
+            logger.warning("polling Telegram failed: %s (retrying)", error)
+
+    async def _set_commands(self) -> None:
+        """The menus: citizens' commands for everyone, admin commands in admins' chats."""
+        bot = self.app.bot
+        for language, commands in PUBLIC_COMMANDS.items():
+            code = None if language == "en" else language
+            menu = [BotCommand(c, d) for c, d in commands]
+            await bot.set_my_commands(menu, scope=BotCommandScopeDefault(), language_code=code)
+        for admin in sorted(self._settings.admin_ids(translate.PLATFORM)):
+            if not admin.lstrip("-").isdigit():
+                logger.warning("TELEGRAM_ADMIN_USER_IDS: %r is not a numeric user id", admin)
+                continue
+            for language, commands in ADMIN_COMMANDS.items():
+                code = None if language == "en" else language
+                menu = [BotCommand(c, d) for c, d in PUBLIC_COMMANDS[language] + commands]
+                try:
+                    await bot.set_my_commands(
+                        menu, scope=BotCommandScopeChat(int(admin)), language_code=code
+                    )
+                except TelegramError as exc:  # the admin never opened a chat with the bot
+                    logger.warning("admin menu for %s not set: %s", admin, exc)
+
+    # --- webhook -------------------------------------------------------------------
+
+    async def _webhook(self, request: Request) -> Response:
+        """Check the secret, hand the update to the Application, answer 200 at once."""
+        given = request.headers.get("X-Telegram-Bot-Api-Secret-Token", "").encode()
+        if not hmac.compare_digest(given, self._secret):
+            return Response("wrong secret token", status_code=401)
+        if self._core.closing:  # Telegram retries: another worker will take it
+            return Response("shutting down", status_code=503)
+        try:
+            data = await request.json()
+        except ValueError:
+            return Response("not JSON", status_code=400)
+        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+            return Response("not an update", status_code=400)
+        await on_core_loop(self._enqueue(data))
+        return Response(status_code=200)
+
+    async def _enqueue(self, data: dict[str, Any]) -> None:
+        update = Update.de_json(data, self.app.bot)
+        await self.app.update_queue.put(update)
+
+    # --- upload results ----------------------------------------------------------------
+
+    async def notify(self, outcome: UploadOutcome) -> None:
+        """Tell the admin, in the chat the file came from, what the ingestion job did."""
+        chat_id = translate.chat_of(outcome.conversation_key or "")
+        if chat_id is None:
+            return
+        await self.app.bot.send_message(chat_id, escape(outcome.text), parse_mode="HTML")

@@ -1,0 +1,264 @@
+"""The Telegram listeners: each reads what it needs from the update, asks the core, renders.
+
+Registered on the PTB Application by the adapter. Questions, commands and
+uploads go through `ServingCore.handle` (claimed once, rate limited, admin
+checked, audited); the few adapter-local actions (/start, /lang, /new, the
+buttons) are claimed with `first_delivery` so a repeated update does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import InlineKeyboardMarkup, InputFile, Message, Update
+from telegram.constants import ParseMode
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from bot.core.dispatcher import ServingCore, pick_language
+from bot.core.messages import FinalAnswer, InboundMessage, Progress, Reply, Token
+from bot.settings import Settings
+from bot.telegram import translate
+from bot.telegram.render import form_key, form_rows, language_keyboard, vote_taken
+from bot.telegram.responder import ChatPacer, TelegramResponder
+from bot.telegram.texts import LANGUAGES, text
+from bot.telegram.translate import PLATFORM
+
+logger = logging.getLogger(__name__)
+Context = ContextTypes.DEFAULT_TYPE
+
+
+class TelegramHandlers:
+    """Listeners bound to one core and one bot."""
+
+    def __init__(self, core: ServingCore, settings: Settings) -> None:
+        self._core = core
+        self._state = core.chat_state
+        self._drafts = settings.telegram_drafts
+        self.pacer = ChatPacer(settings.telegram_update_interval_s)
+
+    # --- questions, commands, uploads (through the core) -------------------------------
+
+    async def on_text(self, update: Update, context: Context) -> None:
+        """A question: every message in a private chat; in groups, mentions and replies."""
+        message = update.message
+        bot = context.bot
+        if message is None or message.from_user is None or not message.text:
+            return
+        if not translate.addressed(message, bot.username, bot.id):
+            return
+        inbound = translate.inbound(
+            message,
+            text=translate.strip_mention(message.text, bot.username),
+            conversation_key=await self._conversation(message, bot.id),
+            language=await self._chosen_language(message.from_user.id),
+        )
+        await self._run(inbound, message, context)
+
+    async def on_command(self, update: Update, context: Context) -> None:
+        """/help, /forms and the admin commands: run by the core."""
+        message = update.message
+        if message is None or message.from_user is None or not message.text:
+            return
+        command = translate.split_command(message.text, context.bot.username)
+        if command is None:
+            return
+        inbound = translate.inbound(
+            message,
+            text=message.text,
+            conversation_key=str(message.chat_id),
+            language=await self._chosen_language(message.from_user.id),
+            command=command,
+        )
+        await self._run(inbound, message, context)
+
+    async def on_document(self, update: Update, context: Context) -> None:
+        """A file: an upload (caption `/upload [title]`, or after `/upload`), or a form's file."""
+        message = update.message
+        bot = context.bot
+        if message is None or message.from_user is None or message.document is None:
+            return
+        caption = message.caption or ""
+        command = translate.split_command(caption, bot.username)
+        if not translate.is_private(message.chat) and command is None:
+            return  # in groups only an explicit /upload or /addform
+        if command is not None and command[0] not in ("upload", "addform"):
+            command = None
+        if command is None:  # `/upload` first, then the file
+            key = translate.upload_key(message.chat_id, message.from_user.id)
+            caption = await self._state.take(PLATFORM, key, translate.PENDING_UPLOAD_S) or caption
+        document = message.document
+
+        async def fetch() -> bytes:
+            file = await bot.get_file(document.file_id)
+            return bytes(await file.download_as_bytearray())
+
+        inbound = translate.inbound(
+            message,
+            text=caption,
+            conversation_key=str(message.chat_id),
+            language=await self._chosen_language(message.from_user.id),
+            command=command if command and command[0] == "addform" else None,
+            attachments=(translate.attachment(document, fetch),),
+        )
+        await self._run(inbound, message, context)
+
+    async def _run(self, inbound: InboundMessage, message: Message, context: Context) -> None:
+        group = not translate.is_private(message.chat)
+        responder = TelegramResponder(
+            context.bot,
+            message.chat_id,
+            self.pacer,
+            reply_to=message.message_id if group else None,
+            drafts=self._drafts and not group,
+        )
+        try:
+            async for out in self._core.handle(inbound):
+                if isinstance(out, Progress | Token):
+                    await responder.start()
+                await responder.render(out, self._reply_keyboard(out))
+                if isinstance(out, Reply) and out.kind == "upload_expected":
+                    key = translate.upload_key(message.chat_id, int(inbound.user_id))
+                    await self._state.remember(PLATFORM, key, inbound.text)
+                if isinstance(out, FinalAnswer):
+                    await self._send_form_files(out, message.chat_id, context)
+            if group and responder.sent:  # a reply to any of them continues this conversation
+                keys = [
+                    translate.message_key(message.chat_id, m.message_id) for m in responder.sent
+                ]
+                await self._state.remember_many(PLATFORM, keys, inbound.conversation_key)
+        except TelegramError as exc:
+            logger.error("could not answer in chat %s: %s", message.chat_id, exc)
+        finally:
+            await responder.close()
+
+    @staticmethod
+    def _reply_keyboard(out: Any) -> InlineKeyboardMarkup | None:
+        if isinstance(out, Reply) and out.kind == "forms":
+            rows = form_rows(out.data.get("forms", []))
+            return InlineKeyboardMarkup(rows) if rows else None
+        return None
+
+    async def _send_form_files(self, answer: FinalAnswer, chat_id: int, context: Context) -> None:
+        for form in answer.forms:
+            if form.get("send_file"):
+                await self._send_form_file(str(form["name"]), chat_id, context)
+
+    async def _send_form_file(self, name: str, chat_id: int, context: Context) -> bool:
+        file = await self._core.form_file(PLATFORM, name)
+        if file is None:
+            return False
+        await context.bot.send_document(
+            chat_id, InputFile(file.data, filename=file.name), caption=name[:1024]
+        )
+        return True
+
+    # --- adapter-local commands ------------------------------------------------------
+
+    async def on_start(self, update: Update, context: Context) -> None:
+        """/start: the welcome, in the user's language."""
+        message = await self._first(update)
+        if message is not None:
+            language = await self._language(message)
+            await message.reply_text(text("welcome", language), parse_mode=ParseMode.HTML)
+
+    async def on_lang(self, update: Update, context: Context) -> None:
+        """/lang: three buttons (English, 繁體中文, 简体中文)."""
+        message = await self._first(update)
+        if message is not None:
+            language = await self._language(message)
+            await message.reply_text(
+                text("choose_language", language), reply_markup=language_keyboard()
+            )
+
+    async def on_new(self, update: Update, context: Context) -> None:
+        """/new: a private chat starts a new conversation (groups: mention me anew)."""
+        message = await self._first(update)
+        if message is None:
+            return
+        language = await self._language(message)
+        if translate.is_private(message.chat):
+            current = f"{message.chat_id}:{message.message_id}"
+            await self._state.remember(PLATFORM, translate.current_key(message.chat_id), current)
+            await message.reply_text(text("new_conversation", language))
+        else:
+            await message.reply_text(text("new_in_group", language))
+
+    # --- buttons ---------------------------------------------------------------
+
+    async def on_vote(self, update: Update, context: Context) -> None:
+        """👍 / 👎 under an answer: stored (one vote per user, changeable), then acknowledged."""
+        query = update.callback_query
+        if query is None or query.data is None:
+            return
+        _, message_id, value = query.data.split(":")
+        helpful = value == "1"
+        user = query.from_user
+        language = await self._chosen_language(user.id) or pick_language("", user.language_code)
+        stored = await self._core.feedback(PLATFORM, str(user.id), int(message_id), helpful)
+        await query.answer(text("thanks" if stored else "vote_gone", language))
+        if stored and isinstance(query.message, Message):
+            markup = vote_taken(query.message.reply_markup, int(message_id), language, helpful)
+            try:
+                await query.edit_message_reply_markup(markup)
+            except TelegramError as exc:  # e.g. "not modified" when the same vote comes again
+                logger.debug("vote buttons not updated: %s", exc)
+
+    async def on_language_choice(self, update: Update, context: Context) -> None:
+        """A /lang button: remembered for every later answer."""
+        query = update.callback_query
+        if query is None or query.data is None:
+            return
+        code = query.data.split(":", 1)[1]
+        if code not in LANGUAGES:
+            await query.answer()
+            return
+        await self._state.remember(PLATFORM, translate.language_key(query.from_user.id), code)
+        await query.answer()
+        await query.edit_message_text(text("language_set", code))
+
+    async def on_form_button(self, update: Update, context: Context) -> None:
+        """A /forms button of a form that has only a file: send the file."""
+        query = update.callback_query
+        if query is None or query.data is None or query.message is None:
+            return
+        key = query.data.split(":", 1)[1]
+        names = [f["name"] for f in await self._core.forms(PLATFORM) if form_key(f["name"]) == key]
+        sent = bool(names) and await self._send_form_file(names[0], query.message.chat.id, context)
+        language = await self._chosen_language(query.from_user.id) or "en"
+        await query.answer(None if sent else text("form_missing", language))
+
+    # --- helpers -------------------------------------------------------------------
+
+    async def _first(self, update: Update) -> Message | None:
+        """The update's message, unless this message was already handled."""
+        message = update.message
+        if message is None or message.from_user is None:
+            return None
+        if not await self._core.first_delivery(PLATFORM, translate.delivery_id(message)):
+            return None
+        return message
+
+    async def _chosen_language(self, user_id: int) -> str | None:
+        return await self._state.recall(PLATFORM, translate.language_key(user_id))
+
+    async def _language(self, message: Message) -> str:
+        user = message.from_user
+        chosen = await self._chosen_language(user.id) if user else None
+        return chosen or pick_language("", user.language_code if user else None)
+
+    async def _conversation(self, message: Message, bot_id: int) -> str:
+        """Private: the chat until /new. Groups: the user's thread of replies to the bot."""
+        chat_id = message.chat_id
+        if translate.is_private(message.chat):
+            current = await self._state.recall(PLATFORM, translate.current_key(chat_id))
+            return current or str(chat_id)
+        replied = message.reply_to_message
+        if replied is not None and translate.replies_to_bot(message, bot_id):
+            key = translate.message_key(chat_id, replied.message_id)
+            found = await self._state.recall(PLATFORM, key)
+            if found:
+                return found
+        user_id = message.from_user.id if message.from_user else 0
+        return translate.group_conversation(chat_id, user_id, message.message_id)

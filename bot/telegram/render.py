@@ -1,0 +1,146 @@
+"""Outbound → Telegram: HTML escaping, the answer's messages, and the inline keyboards.
+
+Everything that came from documents or users is escaped for HTML parse mode
+(`<`, `>`, `&`); `*` and `_` mean nothing in HTML mode, so they need nothing.
+Long answers are cut on sentence boundaries into messages under Telegram's
+4,096 characters; citations follow the answer with document title and page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from typing import Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.core.messages import FinalAnswer
+from bot.core.splitting import split_text
+from bot.telegram.texts import LANGUAGES, text
+
+MESSAGE_LIMIT = 4096  # characters of a message after entity parsing
+PIECE_LIMIT = 4000  # plain characters per piece: room for the markup around it
+STREAM_LIMIT = 3500  # a streamed preview stops growing here; the final message has it all
+VOTE, LANG, FORM = "fb", "lang", "form"
+
+
+def escape(value: str) -> str:
+    """Text for HTML parse mode: `<`, `>`, `&` as entities (quotes too, for attributes)."""
+    return html.escape(value, quote=True)
+
+
+def preview(streamed: str) -> str:
+    """The answer so far, for a draft or an edited message."""
+    shown = streamed.strip()
+    if len(shown) > STREAM_LIMIT:
+        shown = shown[:STREAM_LIMIT].rstrip()
+    return escape(shown) + " …"
+
+
+def sources(citations: list[dict[str, Any]], language: str) -> str:
+    """The cited documents as an HTML list: [n] title (linked when it has a URL), page."""
+    if not citations:
+        return ""
+    lines = [f"<b>{escape(text('sources', language))}</b>"]
+    for c in citations:
+        title = escape(str(c.get("document") or ""))
+        if c.get("url"):
+            title = f'<a href="{escape(str(c["url"]))}">{title}</a>'
+        page = f", {escape(text('page', language, page=c['page']))}" if c.get("page") else ""
+        lines.append(f"[{c.get('n')}] {title}{page}")
+    return "\n".join(lines)
+
+
+def answer_messages(answer: FinalAnswer) -> list[str]:
+    """The answer as HTML messages: pieces of the text, then the sources with the last one."""
+    return html_messages(answer.text, sources(answer.citations, answer.language))
+
+
+def html_messages(plain: str, footer_html: str = "") -> list[str]:
+    """`plain` escaped and cut into messages; `footer_html` joins the last one when it fits."""
+    pieces = [escape(p) for p in split_text(plain or "…", PIECE_LIMIT)]
+    if footer_html:
+        footer_plain = len(html.unescape(_strip_tags(footer_html)))
+        last_plain = len(html.unescape(pieces[-1]))
+        if last_plain + footer_plain + 2 <= MESSAGE_LIMIT:
+            pieces[-1] = f"{pieces[-1]}\n\n{footer_html}"
+        else:
+            pieces.append(footer_html)
+    return pieces
+
+
+def _strip_tags(markup: str) -> str:
+    out, inside = [], False
+    for ch in markup:
+        if ch == "<":
+            inside = True
+        elif ch == ">":
+            inside = False
+        elif not inside:
+            out.append(ch)
+    return "".join(out)
+
+
+def form_key(name: str) -> str:
+    """A short stable key for a form's name (callback data holds at most 64 bytes)."""
+    return hashlib.sha1(name.encode()).hexdigest()[:16]
+
+
+def form_rows(forms: list[dict[str, Any]]) -> list[list[InlineKeyboardButton]]:
+    """A form with a link: a link button; a form with only a file: a button that sends it."""
+    rows = []
+    for form in forms:
+        name = str(form.get("name") or "")[:64]
+        if form.get("url"):
+            rows.append([InlineKeyboardButton(name, url=str(form["url"]))])
+        elif form.get("has_file") or form.get("file"):
+            rows.append(
+                [InlineKeyboardButton(f"📄 {name}", callback_data=f"{FORM}:{form_key(name)}")]
+            )
+    return rows
+
+
+def answer_keyboard(answer: FinalAnswer) -> InlineKeyboardMarkup | None:
+    """Form buttons, then the helpful / not-helpful buttons of a stored answer."""
+    rows = form_rows(answer.forms)
+    if answer.message_id is not None:
+        rows.append(vote_row(answer.message_id, answer.language))
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+def vote_row(
+    message_id: int, language: str, chosen: bool | None = None
+) -> list[InlineKeyboardButton]:
+    """👍 / 👎 for one answer; the chosen one marked with a tick."""
+    labels = [text("helpful", language), text("not_helpful", language)]
+    if chosen is not None:
+        labels[0 if chosen else 1] += " ✓"
+    return [
+        InlineKeyboardButton(labels[0], callback_data=f"{VOTE}:{message_id}:1"),
+        InlineKeyboardButton(labels[1], callback_data=f"{VOTE}:{message_id}:0"),
+    ]
+
+
+def vote_taken(
+    markup: InlineKeyboardMarkup | None, message_id: int, language: str, helpful: bool
+) -> InlineKeyboardMarkup:
+    """The answer's keyboard with the vote row showing the user's choice."""
+    rows = [
+        list(row)
+        for row in (markup.inline_keyboard if markup else ())
+        if not any(str(b.callback_data or "").startswith(f"{VOTE}:") for b in row)
+    ]
+    rows.append(vote_row(message_id, language, helpful))
+    return InlineKeyboardMarkup(rows)
+
+
+def language_keyboard() -> InlineKeyboardMarkup:
+    """English / 繁體中文 / 简体中文."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(name, callback_data=f"{LANG}:{code}")
+                for code, name in LANGUAGES.items()
+            ]
+        ]
+    )

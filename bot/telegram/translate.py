@@ -1,0 +1,145 @@
+"""Telegram messages → the core's InboundMessage, and the chat-state keys (pure, no I/O)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+
+from telegram import Chat, Document, Message, MessageEntity
+
+from bot.core.commands import parse_words
+from bot.core.messages import Attachment, InboundMessage
+
+PLATFORM = "telegram"
+DOWNLOAD_LIMIT = 20 * 1024 * 1024  # the Bot API's getFile limit for bots
+PENDING_UPLOAD_S = 600.0  # `/upload` then the file: within ten minutes
+# Telegram's command names → the core's (the rest are the same)
+CORE_COMMANDS = {"deldoc": "delete"}
+_COMMAND = re.compile(r"^/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]{3,64}))?(?:\s+(.*))?$", re.DOTALL)
+
+
+# --- chat-state keys ---------------------------------------------------------------
+
+
+def language_key(user_id: int) -> str:
+    """Where a user's /lang choice is kept."""
+    return f"lang:{user_id}"
+
+
+def current_key(chat_id: int) -> str:
+    """Where a private chat's current conversation is kept (/new changes it)."""
+    return f"conv:{chat_id}"
+
+
+def message_key(chat_id: int, message_id: int) -> str:
+    """Where the conversation of a bot message is kept (a reply to it continues it)."""
+    return f"msg:{chat_id}:{message_id}"
+
+
+def upload_key(chat_id: int, user_id: int) -> str:
+    """Where a `/upload` waiting for its file is kept."""
+    return f"upload:{chat_id}:{user_id}"
+
+
+# --- reading messages --------------------------------------------------------------
+
+
+def is_private(chat: Chat) -> bool:
+    """A one-to-one chat with the bot."""
+    return chat.type == Chat.PRIVATE
+
+
+def delivery_id(message: Message) -> str:
+    """Chat and message id: the same message in two updates (or two workers) is one delivery."""
+    return f"{message.chat_id}:{message.message_id}"
+
+
+def chat_of(conversation_key: str) -> int | None:
+    """The chat id a conversation key starts with."""
+    head = conversation_key.split(":", 1)[0]
+    return int(head) if head.lstrip("-").isdigit() else None
+
+
+def mentions(message: Message, username: str, bot_id: int) -> bool:
+    """The message (or caption) @-mentions the bot."""
+    entities = message.parse_entities([MessageEntity.MENTION, MessageEntity.TEXT_MENTION])
+    entities |= message.parse_caption_entities([MessageEntity.MENTION, MessageEntity.TEXT_MENTION])
+    for entity, value in entities.items():
+        if entity.type == MessageEntity.TEXT_MENTION and entity.user and entity.user.id == bot_id:
+            return True
+        if value.lower() == f"@{username.lower()}":
+            return True
+    return False
+
+
+def replies_to_bot(message: Message, bot_id: int) -> bool:
+    """The message is a reply to one of the bot's messages."""
+    replied = message.reply_to_message
+    return bool(replied and replied.from_user and replied.from_user.id == bot_id)
+
+
+def addressed(message: Message, username: str, bot_id: int) -> bool:
+    """Private chats: always; groups: only when mentioned or replied to."""
+    return (
+        is_private(message.chat)
+        or mentions(message, username, bot_id)
+        or replies_to_bot(message, bot_id)
+    )
+
+
+def strip_mention(text: str, username: str) -> str:
+    """The text without the bot's @-mention."""
+    return re.sub(rf"@{re.escape(username)}\b", " ", text, flags=re.IGNORECASE).strip()
+
+
+def split_command(text: str, username: str) -> tuple[str, tuple[str, ...]] | None:
+    """`/cmd@bot args` → ("cmd", args); None when it is no command or another bot's."""
+    found = _COMMAND.match(text.strip())
+    if found is None:
+        return None
+    name, target, rest = found.groups()
+    if target and target.lower() != username.lower():
+        return None
+    return name.lower(), tuple(parse_words(rest or ""))
+
+
+def group_conversation(chat_id: int, user_id: int, anchor: int) -> str:
+    """A user's thread of replies to the bot in a group, named by its first message."""
+    return f"{chat_id}:{user_id}:{anchor}"
+
+
+def attachment(document: Document, fetch: Callable[[], Awaitable[bytes]]) -> Attachment:
+    """A sent document (named `telegram-<file_unique_id>` when it has no file name)."""
+    return Attachment(
+        name=document.file_name or f"telegram-{document.file_unique_id}",
+        size=document.file_size,
+        mime=document.mime_type,
+        fetch=fetch,
+        platform_limit=DOWNLOAD_LIMIT,
+    )
+
+
+def inbound(
+    message: Message,
+    *,
+    text: str,
+    conversation_key: str,
+    language: str | None,
+    command: tuple[str, tuple[str, ...]] | None = None,
+    attachments: tuple[Attachment, ...] = (),
+) -> InboundMessage:
+    """A question, command or upload as the core's message."""
+    user = message.from_user
+    name, args = command if command else (None, ())
+    return InboundMessage(
+        platform=PLATFORM,
+        delivery_id=delivery_id(message),
+        conversation_key=conversation_key,
+        user_id=str(user.id) if user else "",
+        text=text,
+        language_hint=user.language_code if user else None,
+        language=language,
+        attachments=attachments,
+        command=CORE_COMMANDS.get(name, name) if name else None,
+        args=args,
+    )
