@@ -22,6 +22,10 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("ragbot"))
 
 
+class ConfigurationError(ValueError):
+    """Settings that cannot work together (said in one line, without a traceback)."""
+
+
 def _split(raw: str) -> list[str]:
     return [part.strip() for part in raw.split(",") if part.strip()]
 

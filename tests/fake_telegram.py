@@ -15,6 +15,7 @@ import json
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -37,6 +38,7 @@ class FakeTelegram:
     failing: dict[str, tuple[int, str]] = field(default_factory=dict)  # method → (code, text)
     updates: queue.Queue[dict[str, Any]] = field(default_factory=queue.Queue)
     sent: list[dict[str, Any]] = field(default_factory=list)  # messages sendMessage returned
+    on_call: Callable[[str, dict[str, Any]], None] | None = None  # sees each call (benchmarks)
     url: str = ""
     _ids: Any = field(default_factory=lambda: itertools.count(1000))
     _server: ThreadingHTTPServer | None = None
@@ -110,6 +112,8 @@ class FakeTelegram:
         with self._lock:
             self.calls.append((method, params))
             self.times.append(time.monotonic())
+            if self.on_call is not None:
+                self.on_call(method, params)
             retry = self.rate_limited.pop(method, None)
         if retry is not None:
             return 429, {

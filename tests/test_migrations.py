@@ -13,6 +13,7 @@ EXPECTED = {
     "forms",
     "conversations",
     "messages",
+    "chat_state",
     "feedback",
     "processed_events",
     "index_meta",
@@ -36,7 +37,7 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == dbmod.head_revision() == "0002"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0003"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
     engine.dispose()

@@ -38,6 +38,7 @@ def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
     """Run an async command, turning expected failures into one-line errors."""
     from sqlalchemy.exc import DBAPIError
 
+    from bot.settings import ConfigurationError
     from storage.db import DatabaseUnavailableError
     from storage.embedded import EmbeddedPostgresError
     from storage.embeddings import EmbeddingMismatchError
@@ -47,7 +48,12 @@ def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
 
     try:
         return asyncio.run(main())
-    except (EmbeddingMismatchError, DatabaseUnavailableError, EmbeddedPostgresError) as exc:
+    except (
+        EmbeddingMismatchError,
+        DatabaseUnavailableError,
+        EmbeddedPostgresError,
+        ConfigurationError,
+    ) as exc:
         fail(str(exc))
     except DBAPIError as exc:
         first = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else "unknown"
@@ -65,6 +71,8 @@ def main() -> None:
     logging.basicConfig(level=Settings().log_level.upper(), stream=sys.stderr)
     # pypdf logs every oddity of a bad PDF; the ingest summary already says what failed.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
+    # httpx logs each request's URL, and Telegram's URLs carry the bot token
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     from bot.cli import admin, ask, chat, demo, jobs, kb, serve  # noqa: F401  (registers them)
 
     app()

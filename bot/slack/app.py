@@ -26,7 +26,7 @@ from starlette.routing import BaseRoute, Route
 from bot.core.dispatcher import ServingCore
 from bot.core.loops import on_core_loop
 from bot.core.messages import InboundMessage, Progress, Token, UploadOutcome
-from bot.settings import Settings
+from bot.settings import ConfigurationError, Settings
 from bot.slack import translate
 from bot.slack.render import HELPFUL, NOT_HELPFUL, escape, feedback_taken
 from bot.slack.responder import SlackResponder
@@ -57,7 +57,9 @@ class SlackAdapter:
         secret = settings.slack_signing_secret
         self.socket_mode = settings.slack_app_token is not None
         if not self.socket_mode and secret is None:
-            raise ValueError("HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN)")
+            raise ConfigurationError(
+                "Slack HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN)"
+            )
         self.app = AsyncApp(
             client=self.client,
             signing_secret=secret.get_secret_value() if secret else "socket-mode",

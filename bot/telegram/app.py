@@ -31,7 +31,7 @@ from telegram.ext import (
 from bot.core.dispatcher import ServingCore
 from bot.core.loops import on_core_loop
 from bot.core.messages import UploadOutcome
-from bot.settings import Settings
+from bot.settings import ConfigurationError, Settings
 from bot.telegram import translate
 from bot.telegram.handlers import TelegramHandlers
 from bot.telegram.render import FORM, LANG, VOTE, escape
@@ -44,7 +44,7 @@ CORE_COMMANDS = ["help", "forms", "docs", "deldoc", "delete", "addform", "delfor
 CORE_COMMANDS += ["jobs", "upload"]
 
 
-class PollerTakenError(RuntimeError):
+class PollerTakenError(ConfigurationError):
     """Another process already polls Telegram with this token."""
 
 
@@ -60,7 +60,9 @@ class TelegramAdapter:
         self.webhook_url = settings.telegram_webhook_url
         secret = settings.telegram_webhook_secret
         if self.webhook_url and secret is None:
-            raise ValueError("TELEGRAM_WEBHOOK_URL is set: TELEGRAM_WEBHOOK_SECRET is required too")
+            raise ConfigurationError(
+                "TELEGRAM_WEBHOOK_URL is set: TELEGRAM_WEBHOOK_SECRET is required too"
+            )
         self._secret = secret.get_secret_value().encode() if secret else b""
         root = settings.telegram_api_base_url.rstrip("/")
         builder = (

@@ -1,0 +1,244 @@
+"""Telegram benchmark: updates posted to `ragbot serve`'s webhook, fake Bot API and fake LLM.
+
+Usage: .venv/bin/python -m bench.telegram [--chats 20] [--updates 10] [--duplicates 20]
+20 private chats each send 10 questions (the next after the answer arrived);
+20 of the 200 updates are posted a second time right after the first. The
+fake model streams its answer over about a second, so answers are previewed.
+Run twice in one go: drafts (TELEGRAM_DRAFTS=true, the default) and, as the
+baseline, edits of a sent message (TELEGRAM_DRAFTS=false). Prints time to the
+typing indicator and to the first visible answer text p50/p95, previews
+(drafts + edits) per answer, the most previews any chat got in one second,
+and answers per update; writes bench/results/telegram.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import bisect
+import json
+import os
+import subprocess
+import time
+from collections import Counter, defaultdict
+from typing import Any
+
+import httpx
+
+from bench.answers import scripted_llm
+from bench.common import CORPORA, connect, fresh_database, load_squad, pct, print_table, write_json
+from bench.retrieval import ingest_corpus
+from bench.slack import RAGBOT, _free_port
+from bot.settings import Settings
+from tests.fake_openai import FakeOpenAI, Reply
+from tests.fake_telegram import TOKEN, FakeTelegram, private_text
+
+SECRET = "bench-webhook-secret"
+PREVIEWS = {"sendMessageDraft", "editMessageText"}
+
+
+def slow_llm(body: dict[str, Any]) -> Reply:
+    """scripted_llm, with the answer written over about a second."""
+    reply = scripted_llm(body)
+    if body.get("stream"):
+        return Reply(reply.content + " " + "The documents say so. " * 4, pace=0.06)
+    return reply
+
+
+def is_final(params: dict[str, Any]) -> bool:
+    return '"fb:' in json.dumps(params.get("reply_markup") or {})
+
+
+class ChatLog:
+    """The fake's calls per chat, read once at the end."""
+
+    def __init__(self, fake: FakeTelegram) -> None:
+        self.calls: dict[int, list[tuple[float, str, dict[str, Any]]]] = defaultdict(list)
+        for (method, params), at in zip(fake.calls, fake.times, strict=True):
+            if "chat_id" in params:
+                self.calls[int(params["chat_id"])].append((at, method, params))
+
+
+async def chat(
+    client: httpx.AsyncClient,
+    finals: Counter[int],
+    n: int,
+    plan: list[str],
+    dup: set[int],
+    out: dict[str, Any],
+) -> None:
+    """One citizen: a question, wait for the answer, the next question."""
+    chat_id = 5000 + n
+    headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+    for k, question in enumerate(plan):
+        update_id = n * 1000 + k
+        update = private_text(update_id, chat_id, question, language="zh-hant")
+        sent = time.monotonic()
+        response = await client.post("/telegram/webhook", json=update, headers=headers)
+        assert response.status_code == 200, response.text
+        if update_id in dup:
+            await client.post("/telegram/webhook", json=update, headers=headers)
+        out["posted"].append((chat_id, sent))
+        deadline = time.monotonic() + 60
+        while finals[chat_id] <= k and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+
+
+def measure(fake: FakeTelegram, posted: list[tuple[int, float]]) -> dict[str, Any]:
+    log = ChatLog(fake)
+    by_chat: dict[int, list[float]] = defaultdict(list)
+    for chat_id, at in posted:
+        by_chat[chat_id].append(at)
+    typing, visible, previews, per_update, busiest = [], [], [], [], 0
+    for chat_id, starts in by_chat.items():
+        starts.sort()
+        calls = log.calls[chat_id]
+        times = [t for t, _, _ in calls]
+        for i, start in enumerate(starts):
+            end = starts[i + 1] if i + 1 < len(starts) else float("inf")
+            window = calls[bisect.bisect_left(times, start) : bisect.bisect_left(times, end)]
+            first_typing = next((t for t, m, _ in window if m == "sendChatAction"), None)
+            first_text = next(
+                (t for t, m, p in window if m in PREVIEWS | {"sendMessage"} and p.get("text")), None
+            )
+            typing.append((first_typing - start) * 1000 if first_typing else float("nan"))
+            visible.append((first_text - start) * 1000 if first_text else float("nan"))
+            previews.append(sum(1 for _, m, _ in window if m in PREVIEWS))
+            per_update.append(
+                sum(
+                    1
+                    for _, m, p in window
+                    if m in ("sendMessage", "editMessageText") and is_final(p)
+                )
+            )
+        stamps = [t for t, m, _ in calls if m in PREVIEWS]
+        for i, t in enumerate(stamps):  # previews in any one-second window
+            busiest = max(busiest, bisect.bisect_left(stamps, t + 1.0) - i)
+    return {
+        "typing_ms": typing,
+        "first_visible_ms": visible,
+        "previews_per_answer": previews,
+        "answers_per_update": per_update,
+        "max_previews_in_1s": busiest,
+    }
+
+
+async def run_once(
+    url: str, drafts: bool, args: argparse.Namespace, questions: list[str]
+) -> dict[str, Any]:
+    fake, llm = FakeTelegram().start(), FakeOpenAI().start()
+    llm.responder = slow_llm
+    finals: Counter[int] = Counter()
+
+    def count(method: str, params: dict[str, Any]) -> None:
+        if method in ("sendMessage", "editMessageText") and is_final(params):
+            finals[int(params["chat_id"])] += 1
+
+    fake.on_call = count
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "TELEGRAM_API_BASE_URL": fake.url,
+        "TELEGRAM_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram/webhook",
+        "TELEGRAM_WEBHOOK_SECRET": SECRET,
+        "TELEGRAM_DRAFTS": "true" if drafts else "false",
+        "LLM_BASE_URL": llm.url,
+        "LLM_MODEL": "fake",
+        "LLM_API_KEY": "bench",
+        "RATE_LIMIT_PER_MINUTE": "0",
+        "LOG_LEVEL": "ERROR",
+    }
+    serve = subprocess.Popen(
+        [RAGBOT, "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    out: dict[str, Any] = {"posted": []}
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            for _ in range(600):
+                try:
+                    if (await client.get("/healthz")).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                await asyncio.sleep(0.2)
+            total = args.chats * args.updates
+            every = max(1, total // max(args.duplicates, 1))
+            dup = {
+                n * 1000 + k
+                for n in range(args.chats)
+                for k in range(args.updates)
+                if (n * args.updates + k) % every == 0
+            }
+            plans = [
+                [questions[(n * args.updates + k) % len(questions)] for k in range(args.updates)]
+                for n in range(args.chats)
+            ]
+            await asyncio.gather(
+                *(chat(client, finals, n, plans[n], dup, out) for n in range(args.chats))
+            )
+            await asyncio.sleep(2)  # late duplicates would show up here
+    finally:
+        serve.terminate()
+        serve.wait(60)
+        fake.stop()
+        llm.stop()
+    return measure(fake, out["posted"])
+
+
+async def main(args: argparse.Namespace) -> None:
+    passages, all_questions = load_squad(CORPORA["drcd (zh-hant)"])
+    kb = {pid: passages[pid] for pid in sorted(passages)[: args.passages]}
+    questions = [q.text for q in all_questions if q.passage in kb]
+    url, _server = fresh_database("bench_telegram")
+    settings = Settings(_env_file=None, DATABASE_URL=url)  # type: ignore[call-arg]
+    db = connect(url)
+    await ingest_corpus(db, kb, settings)
+    await db.dispose()
+    results, rows = {}, []
+    for label, drafts in (("drafts (default)", True), ("edits (baseline)", False)):
+        r = await run_once(url, drafts, args, questions)
+        results[label] = r
+        rows.append(
+            [
+                label,
+                len(r["answers_per_update"]),
+                pct(r["typing_ms"], 50),
+                pct(r["typing_ms"], 95),
+                pct(r["first_visible_ms"], 50),
+                pct(r["first_visible_ms"], 95),
+                sum(r["previews_per_answer"]) / max(1, len(r["previews_per_answer"])),
+                r["max_previews_in_1s"],
+                min(r["answers_per_update"]),
+                max(r["answers_per_update"]),
+            ]
+        )
+    table = print_table(
+        [
+            "mode",
+            "updates",
+            "typing p50 ms",
+            "typing p95 ms",
+            "first text p50 ms",
+            "first text p95 ms",
+            "previews/answer",
+            "max previews in 1 s (one chat)",
+            "answers/update min",
+            "answers/update max",
+        ],
+        rows,
+    )
+    print(f"wrote {write_json('telegram', {'table': table, **results})}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--chats", type=int, default=20)
+    parser.add_argument("--updates", type=int, default=10)
+    parser.add_argument("--duplicates", type=int, default=20)
+    parser.add_argument("--passages", type=int, default=300)
+    asyncio.run(main(parser.parse_args()))
