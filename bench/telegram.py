@@ -154,7 +154,8 @@ async def run_once(
         [RAGBOT, "serve", "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     out: dict[str, Any] = {"posted": []}
     try:
@@ -184,9 +185,11 @@ async def run_once(
             await asyncio.sleep(2)  # late duplicates would show up here
     finally:
         serve.terminate()
-        serve.wait(60)
+        _, errors = serve.communicate(timeout=60)
         fake.stop()
         llm.stop()
+    if errors.strip():
+        print(f"ragbot serve said:\n{errors.strip()[-2000:]}")
     return measure(fake, out["posted"])
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -406,3 +407,34 @@ async def test_polling_mode_answers_and_a_second_poller_is_refused(
             await close_worker(second)
     finally:
         await stop_harness(poller)
+
+
+async def test_a_5000_character_answer_arrives_split_with_buttons_on_the_last_part(
+    docs: None, database_url: str, embedder: Embedder, fake_tg: FakeTelegram
+) -> None:
+    llm_server = FakeOpenAI().start()
+    plan = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
+    long_answer = "An adult passport renewal costs 1,300 dollars <fee> & takes four days [1]. " * 67
+    assert len(long_answer) > 5000
+    llm_server.responder = lambda body: (
+        Reply(plan)
+        if "planning step" in str(body["messages"][0]["content"])
+        else Reply(long_answer)
+    )
+    llm = build_chat_model(llm_server.url, "key", "fake", timeout=10.0, retries=0)
+    h = await start_harness(database_url, embedder, fake_tg, llm=llm)
+    try:
+        await h.post(private_text(9980, 1601, "How much does a passport renewal cost?"))
+        [last] = await answered(fake_tg, 1601)
+        parts = [p for p in fake_tg.of("sendMessage", 1601)]
+        assert len(parts) == 2 and parts[-1] is not None and keyboard(last)
+        import html
+
+        for part in parts:
+            visible = html.unescape(re.sub(r"<[^>]+>", "", part["text"]))
+            assert len(visible) <= MESSAGE_LIMIT
+        assert parts[0]["text"].rstrip().endswith("[1].")  # cut after a sentence
+        assert "&lt;fee&gt; &amp;" in parts[0]["text"] and "<fee>" not in parts[0]["text"]
+    finally:
+        await stop_harness(h)
+        llm_server.stop()

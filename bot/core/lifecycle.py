@@ -122,10 +122,9 @@ async def _serve(
                 app, host=host, port=port, lifespan="off", log_level="warning", access_log=False
             )
         )
+        await _start_adapters(adapters)  # before HTTP: healthy means the adapters are up
         http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
         worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
-        for adapter in adapters:
-            await adapter.start()
         _announce(say, host, port, chat, [a.name for a in adapters])
         await _until_stopped(stop, http)
         say("stopping: finishing turns and jobs in flight…")
@@ -144,6 +143,19 @@ async def _serve(
             await asyncio.wait_for(jobs.close(), 5)
         except TimeoutError:
             logger.warning("the job queue's connections did not close in time")
+
+
+async def _start_adapters(adapters: Sequence[Adapter]) -> None:
+    """Start each adapter; if one fails, stop the ones already started."""
+    started: list[Adapter] = []
+    try:
+        for adapter in adapters:
+            await adapter.start()
+            started.append(adapter)
+    except BaseException:
+        for adapter in reversed(started):
+            await adapter.stop()
+        raise
 
 
 async def _run_jobs(jobs: JobQueue, settings: Settings) -> None:

@@ -10,6 +10,7 @@ a second poller is refused at start (a Postgres advisory lock says so).
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 from typing import Any
@@ -132,13 +133,21 @@ class TelegramAdapter:
         await self.app.start()
 
     async def stop(self) -> None:
-        """Stop polling and the Application (a webhook stays registered for other workers)."""
+        """Stop polling, let the turns in flight finish, stop the Application.
+
+        A webhook stays registered for the other workers; meanwhile this one
+        answers 503, so Telegram delivers again. The core's drain bounds the
+        wait (PTB's own stop would wait for every handler without a limit).
+        """
         try:
             if self.app.updater is not None and self.app.updater.running:
-                await self.app.updater.stop()
+                await self.app.updater.stop()  # no update is fetched and then dropped
+            await self._core.drain(self._settings.shutdown_grace_s)
             if self.app.running:
-                await self.app.stop()
+                await asyncio.wait_for(self.app.stop(), 5)
             await self.app.shutdown()
+        except TimeoutError:
+            logger.warning("telegram handlers still running at shutdown")
         finally:
             if self._poller_lock is not None:
                 await self._poller_lock.close()
