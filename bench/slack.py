@@ -27,7 +27,16 @@ import httpx
 from slack_sdk.signature import SignatureVerifier
 
 from bench.answers import scripted_llm
-from bench.common import CORPORA, connect, fresh_database, load_squad, pct, print_table, write_json
+from bench.common import (
+    CORPORA,
+    connect,
+    fresh_database,
+    load_squad,
+    pct,
+    print_table,
+    wait_healthy,
+    write_json,
+)
 from bench.retrieval import ingest_corpus
 from bot.settings import Settings
 from tests.fake_openai import FakeOpenAI
@@ -159,13 +168,7 @@ async def main(args: argparse.Namespace) -> None:
     out: dict[str, Any] = {"acks": [], "first_visible": [], "threads": []}
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
-            for _ in range(600):
-                try:
-                    if (await client.get("/healthz")).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                await asyncio.sleep(0.2)
+            await wait_healthy(client)
             every = max(1, args.users * args.events // max(args.redeliver, 1))
             redeliver = {
                 f"Ev{n}x{k}"

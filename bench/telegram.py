@@ -26,7 +26,16 @@ from typing import Any
 import httpx
 
 from bench.answers import scripted_llm
-from bench.common import CORPORA, connect, fresh_database, load_squad, pct, print_table, write_json
+from bench.common import (
+    CORPORA,
+    connect,
+    fresh_database,
+    load_squad,
+    pct,
+    print_table,
+    wait_healthy,
+    write_json,
+)
 from bench.retrieval import ingest_corpus
 from bench.slack import RAGBOT, _free_port
 from bot.settings import Settings
@@ -68,7 +77,7 @@ async def chat(
     out: dict[str, Any],
 ) -> None:
     """One citizen: a question, wait for the answer, the next question."""
-    chat_id = 5000 + n
+    chat_id = out["first_chat"] + n  # each run its own chats: deliveries are per chat and message
     headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
     for k, question in enumerate(plan):
         update_id = n * 1000 + k
@@ -157,16 +166,10 @@ async def run_once(
         stderr=subprocess.PIPE,
         text=True,
     )
-    out: dict[str, Any] = {"posted": []}
+    out: dict[str, Any] = {"posted": [], "first_chat": 5000 if drafts else 6000}
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
-            for _ in range(600):
-                try:
-                    if (await client.get("/healthz")).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                await asyncio.sleep(0.2)
+            await wait_healthy(client)
             total = args.chats * args.updates
             every = max(1, total // max(args.duplicates, 1))
             dup = {

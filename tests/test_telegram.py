@@ -361,7 +361,7 @@ async def test_edits_keep_one_per_second_per_chat_and_429_is_honoured(
         updates = [t for _, t in fake_tg.timed({"editMessageText", "sendMessageDraft"}, group)]
         assert len(updates) >= 4  # the answers did stream
         gaps = [b - a for a, b in itertools.pairwise(updates)]
-        assert min(gaps) >= 0.95, gaps  # never more than one edit per second in the chat
+        assert min(gaps) >= 1.0, gaps  # never more than one edit per second in the chat
         limited = fake_tg.timed({"editMessageText"}, group)[0][1]
         assert updates[1] - limited >= 0.95  # retry_after honoured
         # a private chat streams as drafts, then the answer is sent as a real message
@@ -371,7 +371,7 @@ async def test_edits_keep_one_per_second_per_chat_and_429_is_honoured(
         assert len(drafts) >= 2 and "1,300 dollars" in drafts[-1]["text"]
         assert len({d["draft_id"] for d in drafts}) == 1 and "1,300 dollars" in final["text"]
         steps = [t for _, t in fake_tg.timed({"sendMessageDraft"}, 1501)]
-        assert min(b - a for a, b in itertools.pairwise(steps)) >= 0.95
+        assert min(b - a for a, b in itertools.pairwise(steps)) >= 1.0
     finally:
         await stop_harness(h)
         llm_server.stop()

@@ -65,6 +65,15 @@ class ChatPacer:
         while not self.try_take(chat_id):
             await asyncio.sleep(max(0.01, self._next[chat_id] - time.monotonic()))
 
+    def done(self, chat_id: int) -> None:
+        """A call to the chat just returned: the next one waits a full interval from now.
+
+        Reserving at the start alone is not enough: Telegram sees a call when it
+        arrives, and arrival times jitter; counting from the return keeps the
+        gap Telegram sees at least the interval.
+        """
+        self.hold(chat_id, self.interval)
+
     def hold(self, chat_id: int, seconds: float) -> None:
         """No update to this chat for `seconds` (Telegram said 429)."""
         self._next[chat_id] = max(self._next.get(chat_id, 0.0), time.monotonic() + seconds)
@@ -132,6 +141,7 @@ class TelegramResponder:
         elif self._shown is None:  # the first text shows at once (a new message, not an edit)
             self._pacer.hold(self._chat, self._pacer.interval)
             self._shown = await self._send(preview(self._text), None, essential=False)
+            self._pacer.done(self._chat)
         elif self._pacer.try_take(self._chat):
             await self._edit(self._shown, preview(self._text), None, essential=False)
 
@@ -140,6 +150,7 @@ class TelegramResponder:
             await self._bot.send_message_draft(
                 self._chat, self._draft_id, preview(self._text), parse_mode=ParseMode.HTML
             )
+            self._pacer.done(self._chat)
         except RetryAfter as exc:
             self._pacer.hold(self._chat, retry_seconds(exc))
         except TelegramError as exc:  # not available here: edit a message instead
@@ -199,7 +210,10 @@ class TelegramResponder:
                 return message
             return result if isinstance(result, Message) else message
 
-        return await self._call(edit, essential)
+        try:
+            return await self._call(edit, essential)
+        finally:
+            self._pacer.done(self._chat)  # edits are paced from when Telegram had them
 
     async def _call(self, send: Callable[[], Awaitable[T]], essential: bool) -> T | None:
         """Send; on 429 hold the chat, and retry only what the user must get."""
