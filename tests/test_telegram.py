@@ -438,3 +438,20 @@ async def test_a_5000_character_answer_arrives_split_with_buttons_on_the_last_pa
     finally:
         await stop_harness(h)
         llm_server.stop()
+
+
+async def test_admin_attaches_a_file_to_a_form_and_forms_lists_it(
+    tg, fake_tg, db: Database
+) -> None:  # type: ignore[no-untyped-def]
+    fake_tg.files["f1"] = b"%PDF-1.4 dog form"
+    caption = "/addform Dog licence form https://forms.example.org/dog"
+    await tg[0].post(private_document(9990, ADMIN, "f1", "dog-form.pdf", 17, caption))
+    await until(lambda: any("Done" in p["text"] for p in fake_tg.of("sendMessage", ADMIN)))
+    await tg[1].post(private_text(9991, 1701, "/forms"))
+    await until(lambda: bool(fake_tg.of("sendMessage", 1701)))
+    listed = fake_tg.of("sendMessage", 1701)[0]
+    assert "Dog licence form" in listed["text"]
+    assert [b.get("url") for b in keyboard(listed)] == ["https://forms.example.org/dog"]
+    async with db.sessions() as session:
+        stored = (await session.execute(text("SELECT name, file_name FROM forms"))).all()
+    assert stored == [("Dog licence form", "dog-form.pdf")]
