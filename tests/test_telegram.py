@@ -455,3 +455,29 @@ async def test_admin_attaches_a_file_to_a_form_and_forms_lists_it(
     async with db.sessions() as session:
         stored = (await session.execute(text("SELECT name, file_name FROM forms"))).all()
     assert stored == [("Dog licence form", "dog-form.pdf")]
+
+
+async def test_refused_drafts_fall_back_to_an_edited_message(
+    docs: None, database_url: str, embedder: Embedder, fake_tg: FakeTelegram
+) -> None:
+    llm_server = FakeOpenAI().start()
+    plan = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
+    words = "An adult passport renewal costs 1,300 dollars and takes four working days [1]. " * 2
+    llm_server.responder = lambda body: (
+        Reply(plan)
+        if "planning step" in str(body["messages"][0]["content"])
+        else Reply(words, pace=0.08)
+    )
+    fake_tg.failing["sendMessageDraft"] = (400, "Bad Request: method is not available")
+    llm = build_chat_model(llm_server.url, "key", "fake", timeout=10.0, retries=0)
+    h = await start_harness(database_url, embedder, fake_tg, llm=llm)
+    try:
+        await h.post(private_text(9995, 1801, "How much does a passport renewal cost?"))
+        [final] = await answered(fake_tg, 1801)
+        assert len(fake_tg.of("sendMessageDraft", 1801)) == 1  # tried once, then edits
+        first = fake_tg.of("sendMessage", 1801)[0]
+        assert "An adult" in first["text"] and not keyboard(first)  # the preview message
+        assert "1,300 dollars" in final["text"] and fake_tg.of("editMessageText", 1801)
+    finally:
+        await stop_harness(h)
+        llm_server.stop()
