@@ -123,19 +123,3 @@ def write_json(name: str, payload: Any) -> Path:
     path = RESULTS_DIR / f"{name}.json"
     path.write_text(json.dumps(payload, ensure_ascii=False, indent=2), "utf-8")
     return path
-
-
-async def wait_healthy(client: Any, tries: int = 600) -> None:
-    """Wait until `ragbot serve` behind `client` (an httpx.AsyncClient) answers /healthz 200."""
-    import asyncio
-
-    import httpx
-
-    for _ in range(tries):
-        try:
-            if (await client.get("/healthz")).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        await asyncio.sleep(0.2)
-    raise RuntimeError("ragbot serve did not become healthy")

@@ -13,43 +13,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import httpx
 from slack_sdk.signature import SignatureVerifier
 
 from bench.answers import scripted_llm
-from bench.common import (
-    CORPORA,
-    connect,
-    fresh_database,
-    load_squad,
-    pct,
-    print_table,
-    wait_healthy,
-    write_json,
-)
-from bench.retrieval import ingest_corpus
-from bot.settings import Settings
+from bench.common import pct, print_table, write_json
+from bench.serving import drcd_knowledge_base, free_port, start_serve, stop_serve, wait_healthy
 from tests.fake_openai import FakeOpenAI
 from tests.fake_slack import BOT_USER, TOKEN, FakeSlack
 
 SECRET = "bench-signing-secret"
-RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def signed(body: bytes) -> dict[str, str]:
@@ -136,34 +113,17 @@ async def user(
 
 
 async def main(args: argparse.Namespace) -> None:
-    passages, all_questions = load_squad(CORPORA["drcd (zh-hant)"])
-    kb = {pid: passages[pid] for pid in sorted(passages)[: args.passages]}
-    questions = [q.text for q in all_questions if q.passage in kb]
-    url, _server = fresh_database("bench_slack")
-    settings = Settings(_env_file=None, DATABASE_URL=url)  # type: ignore[call-arg]
-    db = connect(url)
-    await ingest_corpus(db, kb, settings)
-    await db.dispose()
+    url, questions = await drcd_knowledge_base("bench_slack", args.passages)
     fake, llm = FakeSlack().start(), FakeOpenAI().start()
     llm.responder = scripted_llm
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "SLACK_BOT_TOKEN": TOKEN,
-        "SLACK_SIGNING_SECRET": SECRET,
-        "SLACK_API_BASE_URL": fake.url,
-        "LLM_BASE_URL": llm.url,
-        "LLM_MODEL": "fake",
-        "LLM_API_KEY": "bench",
-        "RATE_LIMIT_PER_MINUTE": "0",
-        "LOG_LEVEL": "ERROR",
-    }
-    serve = subprocess.Popen(
-        [RAGBOT, "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    port = free_port()
+    serve = start_serve(
+        port,
+        url,
+        llm.url,
+        SLACK_BOT_TOKEN=TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_BASE_URL=fake.url,
     )
     out: dict[str, Any] = {"acks": [], "first_visible": [], "threads": []}
     try:
@@ -187,8 +147,7 @@ async def main(args: argparse.Namespace) -> None:
             await asyncio.sleep(2)  # late duplicates would show up here
     finally:
         watch = Watch(fake)  # a fresh full read for the final count
-        serve.terminate()
-        serve.wait(60)
+        stop_serve(serve)
         fake.stop()
         llm.stop()
     watch.update()

@@ -17,8 +17,6 @@ import argparse
 import asyncio
 import bisect
 import json
-import os
-import subprocess
 import time
 from collections import Counter, defaultdict
 from typing import Any
@@ -26,19 +24,8 @@ from typing import Any
 import httpx
 
 from bench.answers import scripted_llm
-from bench.common import (
-    CORPORA,
-    connect,
-    fresh_database,
-    load_squad,
-    pct,
-    print_table,
-    wait_healthy,
-    write_json,
-)
-from bench.retrieval import ingest_corpus
-from bench.slack import RAGBOT, _free_port
-from bot.settings import Settings
+from bench.common import pct, print_table, write_json
+from bench.serving import drcd_knowledge_base, free_port, start_serve, stop_serve, wait_healthy
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fake_telegram import TOKEN, FakeTelegram, private_text
 
@@ -144,27 +131,16 @@ async def run_once(
             finals[int(params["chat_id"])] += 1
 
     fake.on_call = count
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "TELEGRAM_BOT_TOKEN": TOKEN,
-        "TELEGRAM_API_BASE_URL": fake.url,
-        "TELEGRAM_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram/webhook",
-        "TELEGRAM_WEBHOOK_SECRET": SECRET,
-        "TELEGRAM_DRAFTS": "true" if drafts else "false",
-        "LLM_BASE_URL": llm.url,
-        "LLM_MODEL": "fake",
-        "LLM_API_KEY": "bench",
-        "RATE_LIMIT_PER_MINUTE": "0",
-        "LOG_LEVEL": "ERROR",
-    }
-    serve = subprocess.Popen(
-        [RAGBOT, "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+    port = free_port()
+    serve = start_serve(
+        port,
+        url,
+        llm.url,
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_API_BASE_URL=fake.url,
+        TELEGRAM_WEBHOOK_URL=f"http://127.0.0.1:{port}/telegram/webhook",
+        TELEGRAM_WEBHOOK_SECRET=SECRET,
+        TELEGRAM_DRAFTS="true" if drafts else "false",
     )
     out: dict[str, Any] = {"posted": [], "first_chat": 5000 if drafts else 6000}
     try:
@@ -187,24 +163,14 @@ async def run_once(
             )
             await asyncio.sleep(2)  # late duplicates would show up here
     finally:
-        serve.terminate()
-        _, errors = serve.communicate(timeout=60)
+        stop_serve(serve)
         fake.stop()
         llm.stop()
-    if errors.strip():
-        print(f"ragbot serve said:\n{errors.strip()[-2000:]}")
     return measure(fake, out["posted"])
 
 
 async def main(args: argparse.Namespace) -> None:
-    passages, all_questions = load_squad(CORPORA["drcd (zh-hant)"])
-    kb = {pid: passages[pid] for pid in sorted(passages)[: args.passages]}
-    questions = [q.text for q in all_questions if q.passage in kb]
-    url, _server = fresh_database("bench_telegram")
-    settings = Settings(_env_file=None, DATABASE_URL=url)  # type: ignore[call-arg]
-    db = connect(url)
-    await ingest_corpus(db, kb, settings)
-    await db.dispose()
+    url, questions = await drcd_knowledge_base("bench_telegram", args.passages)
     results, rows = {}, []
     for label, drafts in (("drafts (default)", True), ("edits (baseline)", False)):
         r = await run_once(url, drafts, args, questions)

@@ -7,12 +7,13 @@ scripted reply: text (streamed when asked), an HTTP error, a delay, or raw bytes
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.local_server import serve, shutdown
 
 
 @dataclass
@@ -87,15 +88,12 @@ class FakeOpenAI:
                 self.wfile.write(f"data: {json.dumps(_chunk('', model, 'stop'))}\n\n".encode())
                 self.wfile.write(b"data: [DONE]\n\n")
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server, root = serve(Handler)
+        self.url = root + "/v1"
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        shutdown(self._server)
 
 
 def _completion(content: str, model: str) -> dict[str, Any]:

@@ -15,6 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
+from tests.local_server import serve, shutdown
+
 TOKEN = "xoxb-test-token"
 BOT_USER = "UBOT"
 
@@ -83,9 +85,8 @@ class FakeSlack:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/api/"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server, root = serve(Handler)
+        self.url = root + "/api/"
         return self
 
     def record(self, method: str, params: dict[str, Any], reply: dict[str, Any]) -> None:
@@ -96,9 +97,7 @@ class FakeSlack:
             self.times.append(time.monotonic())
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        shutdown(self._server)
 
     @property
     def root(self) -> str:

@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
+from tests.local_server import serve, shutdown
+
 TOKEN = "123456:AAE-test_Token-x"
 BOT_ID = 123456
 BOT_USERNAME = "ragbot_test_bot"
@@ -93,16 +95,11 @@ class FakeTelegram:
                 except (BrokenPipeError, ConnectionResetError):  # a long poll the client left
                     pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server, self.url = serve(Handler)
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        shutdown(self._server)
 
     # --- the API ------------------------------------------------------------------
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import html
 import itertools
 import re
 from collections.abc import AsyncIterator, Iterator
@@ -84,6 +86,29 @@ async def stop_harness(h: TelegramHarness) -> None:
     await h.http.aclose()
     await h.adapter.stop()
     await close_worker(h.worker)
+
+
+PLAN = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
+
+
+@contextlib.asynccontextmanager
+async def llm_harness(
+    database_url: str, embedder: Embedder, fake: FakeTelegram, answer: str, pace: float = 0.0
+) -> AsyncIterator[TelegramHarness]:
+    """A webhook-mode worker whose graph uses a fake LLM: plans FAQ, writes `answer` at `pace`."""
+    llm_server = FakeOpenAI().start()
+    llm_server.responder = lambda body: (
+        Reply(PLAN)
+        if "planning step" in str(body["messages"][0]["content"])
+        else Reply(answer, pace=pace)
+    )
+    llm = build_chat_model(llm_server.url, "key", "fake", timeout=10.0, retries=0)
+    h = await start_harness(database_url, embedder, fake, llm=llm)
+    try:
+        yield h
+    finally:
+        await stop_harness(h)
+        llm_server.stop()
 
 
 @pytest.fixture
@@ -327,8 +352,6 @@ def test_long_answers_split_on_sentence_boundaries_under_the_limit() -> None:
     answer = sentence * 125  # 5,250 characters
     pieces = html_messages(answer, "<b>Sources</b>\n[1] passport")
     assert len(pieces) == 2
-    import html
-
     plain = [html.unescape(p.replace("<b>", "").replace("</b>", "")) for p in pieces]
     assert all(len(p) <= MESSAGE_LIMIT for p in plain)
     assert plain[0].endswith("<A-1>.")  # cut after a sentence
@@ -340,17 +363,8 @@ def test_long_answers_split_on_sentence_boundaries_under_the_limit() -> None:
 async def test_edits_keep_one_per_second_per_chat_and_429_is_honoured(
     docs: None, database_url: str, embedder: Embedder, fake_tg: FakeTelegram
 ) -> None:
-    llm_server = FakeOpenAI().start()
-    plan = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
     words = "An adult passport renewal costs 1,300 dollars and takes four working days [1]. " * 3
-    llm_server.responder = lambda body: (
-        Reply(plan)
-        if "planning step" in str(body["messages"][0]["content"])
-        else Reply(words, pace=0.08)
-    )
-    llm = build_chat_model(llm_server.url, "key", "fake", timeout=10.0, retries=0)
-    h = await start_harness(database_url, embedder, fake_tg, llm=llm)
-    try:
+    async with llm_harness(database_url, embedder, fake_tg, words, pace=0.08) as h:
         group = -2002
         fake_tg.rate_limited["editMessageText"] = 1  # the first edit is told to wait 1 s
         for n, user in enumerate((11, 12, 13)):
@@ -372,9 +386,6 @@ async def test_edits_keep_one_per_second_per_chat_and_429_is_honoured(
         assert len({d["draft_id"] for d in drafts}) == 1 and "1,300 dollars" in final["text"]
         steps = [t for _, t in fake_tg.timed({"sendMessageDraft"}, 1501)]
         assert min(b - a for a, b in itertools.pairwise(steps)) >= 1.0
-    finally:
-        await stop_harness(h)
-        llm_server.stop()
 
 
 def _admin_msg() -> Any:
@@ -412,32 +423,18 @@ async def test_polling_mode_answers_and_a_second_poller_is_refused(
 async def test_a_5000_character_answer_arrives_split_with_buttons_on_the_last_part(
     docs: None, database_url: str, embedder: Embedder, fake_tg: FakeTelegram
 ) -> None:
-    llm_server = FakeOpenAI().start()
-    plan = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
     long_answer = "An adult passport renewal costs 1,300 dollars <fee> & takes four days [1]. " * 67
     assert len(long_answer) > 5000
-    llm_server.responder = lambda body: (
-        Reply(plan)
-        if "planning step" in str(body["messages"][0]["content"])
-        else Reply(long_answer)
-    )
-    llm = build_chat_model(llm_server.url, "key", "fake", timeout=10.0, retries=0)
-    h = await start_harness(database_url, embedder, fake_tg, llm=llm)
-    try:
+    async with llm_harness(database_url, embedder, fake_tg, long_answer) as h:
         await h.post(private_text(9980, 1601, "How much does a passport renewal cost?"))
         [last] = await answered(fake_tg, 1601)
-        parts = [p for p in fake_tg.of("sendMessage", 1601)]
+        parts = fake_tg.of("sendMessage", 1601)
         assert len(parts) == 2 and parts[-1] is not None and keyboard(last)
-        import html
-
         for part in parts:
             visible = html.unescape(re.sub(r"<[^>]+>", "", part["text"]))
             assert len(visible) <= MESSAGE_LIMIT
         assert parts[0]["text"].rstrip().endswith("[1].")  # cut after a sentence
         assert "&lt;fee&gt; &amp;" in parts[0]["text"] and "<fee>" not in parts[0]["text"]
-    finally:
-        await stop_harness(h)
-        llm_server.stop()
 
 
 async def test_admin_attaches_a_file_to_a_form_and_forms_lists_it(
@@ -460,24 +457,12 @@ async def test_admin_attaches_a_file_to_a_form_and_forms_lists_it(
 async def test_refused_drafts_fall_back_to_an_edited_message(
     docs: None, database_url: str, embedder: Embedder, fake_tg: FakeTelegram
 ) -> None:
-    llm_server = FakeOpenAI().start()
-    plan = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
     words = "An adult passport renewal costs 1,300 dollars and takes four working days [1]. " * 2
-    llm_server.responder = lambda body: (
-        Reply(plan)
-        if "planning step" in str(body["messages"][0]["content"])
-        else Reply(words, pace=0.08)
-    )
     fake_tg.failing["sendMessageDraft"] = (400, "Bad Request: method is not available")
-    llm = build_chat_model(llm_server.url, "key", "fake", timeout=10.0, retries=0)
-    h = await start_harness(database_url, embedder, fake_tg, llm=llm)
-    try:
+    async with llm_harness(database_url, embedder, fake_tg, words, pace=0.08) as h:
         await h.post(private_text(9995, 1801, "How much does a passport renewal cost?"))
         [final] = await answered(fake_tg, 1801)
         assert len(fake_tg.of("sendMessageDraft", 1801)) == 1  # tried once, then edits
         first = fake_tg.of("sendMessage", 1801)[0]
         assert "An adult" in first["text"] and not keyboard(first)  # the preview message
         assert "1,300 dollars" in final["text"] and fake_tg.of("editMessageText", 1801)
-    finally:
-        await stop_harness(h)
-        llm_server.stop()

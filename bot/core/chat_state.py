@@ -38,6 +38,11 @@ class ChatState:
         async with self._db.sessions() as session:
             return await chat_state.get(session, platform, key, max_age_s)
 
+    async def recall_many(self, platform: str, keys: list[str]) -> dict[str, str]:
+        """The values of those `keys` that are set, in one query."""
+        async with self._db.sessions() as session:
+            return await chat_state.get_many(session, platform, keys)
+
     async def take(self, platform: str, key: str, max_age_s: float) -> str | None:
         """Remove `key`; its value when it was set less than `max_age_s` ago."""
         async with self._db.transaction() as session:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from bot.core.admin import Actor, AdminService, NotAllowedError
 from bot.core.messages import Attachment, Reply
 from bot.core.replies import reply
+from bot.core.uploads import fetch_attachment, refused
 from storage.forms import FormFile, InvalidFormError
 
 PUBLIC = ("help", "forms")
@@ -139,15 +140,9 @@ class CommandRunner:
         """`addform <name> [url]` with the form's file attached."""
         url = args[-1] if len(args) > 1 and _URL.match(args[-1]) else None
         form = " ".join(args[:-1] if url else args)
-        problem = self._admin.upload_problem(attachment.size, "public")
+        data, problem = await fetch_attachment(self._admin, attachment, actor.platform, "public")
         if problem is not None:
-            return Reply(
-                reply("upload_refused", language, name=attachment.name, reason=problem),
-                language,
-                "upload_refused",
-                {"reason": problem},
-            )
-        data = await attachment.read()
+            return refused(attachment, problem, language)
         new = await self._admin.add_form(actor, form, url, FormFile(attachment.name, data))
         what = f"{'added' if new else 'replaced'} form {form!r} with the file {attachment.name}"
         return Reply(reply("done", language, what=what), language, "done")

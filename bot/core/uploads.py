@@ -37,20 +37,7 @@ async def receive_upload(
     except NotAllowedError:
         return Reply(reply("not_admin", language), language, "not_admin")
     title, collection = caption_options(message.text, default_collection)
-    problem = admin.upload_problem(attachment.size, collection)
-    limit = attachment.platform_limit
-    if problem is None and limit and attachment.size is not None and attachment.size > limit:
-        problem = (
-            f"the file is {attachment.size / 1024 / 1024:.1f} MB, over the {message.platform}"
-            f" download limit for bots ({limit // (1024 * 1024)} MB)"
-        )
-    data = b""
-    if problem is None:
-        try:
-            data = await attachment.read()
-        except Exception as exc:
-            logger.warning("download of %s failed: %s", attachment.name, exc)
-            problem = "the file could not be downloaded"
+    data, problem = await fetch_attachment(admin, attachment, message.platform, collection)
     if problem is None:
         try:
             upload_id = await admin.upload(
@@ -59,7 +46,36 @@ async def receive_upload(
         except AdminInputError as exc:
             problem = str(exc)
     if problem is not None:
-        text = reply("upload_refused", language, name=attachment.name, reason=problem)
-        return Reply(text, language, "upload_refused", {"reason": problem})
+        return refused(attachment, problem, language)
     text = reply("upload_received", language, name=attachment.name, size=human_size(len(data)))
     return Reply(text, language, "upload_received", {"upload_id": upload_id})
+
+
+async def fetch_attachment(
+    admin: AdminService, attachment: Attachment, platform: str, collection: str
+) -> tuple[bytes, str | None]:
+    """The attachment's bytes, or why not: sizes are checked before downloading.
+
+    The reported size is checked against MAX_FILE_MB and the platform's own
+    download limit for bots (Telegram: 20 MB).
+    """
+    problem = admin.upload_problem(attachment.size, collection)
+    limit, size = attachment.platform_limit, attachment.size
+    if problem is None and limit and size is not None and size > limit:
+        problem = (
+            f"the file is {size / 1024 / 1024:.1f} MB, over the {platform}"
+            f" download limit for bots ({limit // (1024 * 1024)} MB)"
+        )
+    if problem is not None:
+        return b"", problem
+    try:
+        return await attachment.read(), None
+    except Exception as exc:  # the platform's error, whatever its kind: say it plainly
+        logger.warning("download of %s failed: %s", attachment.name, exc)
+        return b"", "the file could not be downloaded"
+
+
+def refused(attachment: Attachment, problem: str, language: str) -> Reply:
+    """The polite "I can't take this file" reply."""
+    text = reply("upload_refused", language, name=attachment.name, reason=problem)
+    return Reply(text, language, "upload_refused", {"reason": problem})

@@ -41,8 +41,19 @@ from bot.telegram.texts import ADMIN_COMMANDS, PUBLIC_COMMANDS
 logger = logging.getLogger(__name__)
 WEBHOOK_PATH = "/telegram/webhook"
 UPDATES = ["message", "callback_query"]
-CORE_COMMANDS = ["help", "forms", "docs", "deldoc", "delete", "addform", "delform", "stats"]
-CORE_COMMANDS += ["jobs", "upload"]
+# run by the core (/delete: the core's own name of /deldoc, as its help text says)
+CORE_COMMANDS = [
+    "help",
+    "forms",
+    "docs",
+    "deldoc",
+    "delete",
+    "addform",
+    "delform",
+    "stats",
+    "jobs",
+    "upload",
+]
 
 
 class PollerTakenError(ConfigurationError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from telegram import InlineKeyboardMarkup, InputFile, Message, Update
+from telegram import InlineKeyboardMarkup, InputFile, Message, Update, User
 from telegram.constants import ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
@@ -48,11 +48,12 @@ class TelegramHandlers:
             return
         if not translate.addressed(message, bot.username, bot.id):
             return
+        conversation, language = await self._conversation(message, bot.id)
         inbound = translate.inbound(
             message,
             text=translate.strip_mention(message.text, bot.username),
-            conversation_key=await self._conversation(message, bot.id),
-            language=await self._chosen_language(message.from_user.id),
+            conversation_key=conversation,
+            language=language,
         )
         await self._run(inbound, message, context)
 
@@ -160,14 +161,14 @@ class TelegramHandlers:
         """/start: the welcome, in the user's language."""
         message = await self._first(update)
         if message is not None:
-            language = await self._language(message)
+            language = await self._reply_language(message.from_user)
             await message.reply_text(text("welcome", language), parse_mode=ParseMode.HTML)
 
     async def on_lang(self, update: Update, context: Context) -> None:
         """/lang: three buttons (English, 繁體中文, 简体中文)."""
         message = await self._first(update)
         if message is not None:
-            language = await self._language(message)
+            language = await self._reply_language(message.from_user)
             await message.reply_text(
                 text("choose_language", language), reply_markup=language_keyboard()
             )
@@ -177,7 +178,7 @@ class TelegramHandlers:
         message = await self._first(update)
         if message is None:
             return
-        language = await self._language(message)
+        language = await self._reply_language(message.from_user)
         if translate.is_private(message.chat):
             current = f"{message.chat_id}:{message.message_id}"
             await self._state.remember(PLATFORM, translate.current_key(message.chat_id), current)
@@ -195,7 +196,7 @@ class TelegramHandlers:
         _, message_id, value = query.data.split(":")
         helpful = value == "1"
         user = query.from_user
-        language = await self._chosen_language(user.id) or pick_language("", user.language_code)
+        language = await self._reply_language(user)
         stored = await self._core.feedback(PLATFORM, str(user.id), int(message_id), helpful)
         await query.answer(text("thanks" if stored else "vote_gone", language))
         if stored and isinstance(query.message, Message):
@@ -226,7 +227,7 @@ class TelegramHandlers:
         key = query.data.split(":", 1)[1]
         names = [f["name"] for f in await self._core.forms(PLATFORM) if form_key(f["name"]) == key]
         sent = bool(names) and await self._send_form_file(names[0], query.message.chat.id, context)
-        language = await self._chosen_language(query.from_user.id) or "en"
+        language = await self._reply_language(query.from_user)
         await query.answer(None if sent else text("form_missing", language))
 
     # --- helpers -------------------------------------------------------------------
@@ -243,22 +244,33 @@ class TelegramHandlers:
     async def _chosen_language(self, user_id: int) -> str | None:
         return await self._state.recall(PLATFORM, translate.language_key(user_id))
 
-    async def _language(self, message: Message) -> str:
-        user = message.from_user
+    async def _reply_language(self, user: User | None) -> str:
+        """The user's /lang choice, else what their Telegram client's language suggests."""
         chosen = await self._chosen_language(user.id) if user else None
         return chosen or pick_language("", user.language_code if user else None)
 
-    async def _conversation(self, message: Message, bot_id: int) -> str:
-        """Private: the chat until /new. Groups: the user's thread of replies to the bot."""
-        chat_id = message.chat_id
-        if translate.is_private(message.chat):
-            current = await self._state.recall(PLATFORM, translate.current_key(chat_id))
-            return current or str(chat_id)
-        replied = message.reply_to_message
-        if replied is not None and translate.replies_to_bot(message, bot_id):
-            key = translate.message_key(chat_id, replied.message_id)
-            found = await self._state.recall(PLATFORM, key)
-            if found:
-                return found
-        user_id = message.from_user.id if message.from_user else 0
-        return translate.group_conversation(chat_id, user_id, message.message_id)
+    async def _conversation(self, message: Message, bot_id: int) -> tuple[str, str | None]:
+        """(conversation key, chosen language), read together.
+
+        Private: the chat until /new. Groups: the user's thread of replies to the bot.
+        """
+        chat_id, user_id = message.chat_id, message.from_user.id if message.from_user else 0
+        private = translate.is_private(message.chat)
+        replied = message.reply_to_message if translate.replies_to_bot(message, bot_id) else None
+        language_key = translate.language_key(user_id)
+        if private:
+            thread_key: str | None = translate.current_key(chat_id)
+        elif replied is not None:
+            thread_key = translate.message_key(chat_id, replied.message_id)
+        else:
+            thread_key = None
+        keys = [language_key] + ([thread_key] if thread_key else [])
+        found = await self._state.recall_many(PLATFORM, keys)
+        conversation = found.get(thread_key) if thread_key else None
+        if conversation is None:
+            conversation = (
+                str(chat_id)
+                if private
+                else translate.group_conversation(chat_id, user_id, message.message_id)
+            )
+        return conversation, found.get(language_key)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import re
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -22,6 +23,7 @@ MESSAGE_LIMIT = 4096  # characters of a message after entity parsing
 PIECE_LIMIT = 4000  # plain characters per piece: room for the markup around it
 STREAM_LIMIT = 3500  # a streamed preview stops growing here; the final message has it all
 VOTE, LANG, FORM = "fb", "lang", "form"
+_TAG = re.compile(r"<[^>]+>")
 
 
 def escape(value: str) -> str:
@@ -60,25 +62,13 @@ def html_messages(plain: str, footer_html: str = "") -> list[str]:
     """`plain` escaped and cut into messages; `footer_html` joins the last one when it fits."""
     pieces = [escape(p) for p in split_text(plain or "…", PIECE_LIMIT)]
     if footer_html:
-        footer_plain = len(html.unescape(_strip_tags(footer_html)))
+        footer_plain = len(html.unescape(_TAG.sub("", footer_html)))
         last_plain = len(html.unescape(pieces[-1]))
         if last_plain + footer_plain + 2 <= MESSAGE_LIMIT:
             pieces[-1] = f"{pieces[-1]}\n\n{footer_html}"
         else:
             pieces.append(footer_html)
     return pieces
-
-
-def _strip_tags(markup: str) -> str:
-    out, inside = [], False
-    for ch in markup:
-        if ch == "<":
-            inside = True
-        elif ch == ">":
-            inside = False
-        elif not inside:
-            out.append(ch)
-    return "".join(out)
 
 
 def form_key(name: str) -> str:

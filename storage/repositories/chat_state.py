@@ -21,6 +21,15 @@ async def get(
     return row.scalar_one_or_none()
 
 
+async def get_many(session: AsyncSession, platform: str, keys: list[str]) -> dict[str, str]:
+    """key → value for those of `keys` that are set."""
+    rows = await session.execute(
+        text("SELECT key, value FROM chat_state WHERE platform = :platform AND key = ANY(:keys)"),
+        {"platform": platform, "keys": keys},
+    )
+    return {row.key: row.value for row in rows}
+
+
 async def put(session: AsyncSession, platform: str, key: str, value: str) -> None:
     """Set `key` to `value`."""
     await session.execute(

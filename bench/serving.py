@@ -1,0 +1,86 @@
+"""Plumbing of the benchmarks that drive `ragbot serve` as a subprocess (Slack, Telegram).
+
+A DRCD knowledge base in a fresh database, the server started with the fake
+LLM and a platform's settings, its health awaited, and its errors read back
+when it stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.common import CORPORA, connect, fresh_database, load_squad
+from bench.retrieval import ingest_corpus
+from bot.settings import Settings
+
+RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
+
+
+def free_port() -> int:
+    """A local TCP port nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def drcd_knowledge_base(name: str, passages: int) -> tuple[str, list[str]]:
+    """A fresh database `name` holding the first `passages` DRCD passages; (URL, questions)."""
+    all_passages, all_questions = load_squad(CORPORA["drcd (zh-hant)"])
+    kb = {pid: all_passages[pid] for pid in sorted(all_passages)[:passages]}
+    url, _server = fresh_database(name)
+    db = connect(url)
+    await ingest_corpus(db, kb, Settings(_env_file=None, DATABASE_URL=url))  # type: ignore[call-arg]
+    await db.dispose()
+    return url, [q.text for q in all_questions if q.passage in kb]
+
+
+def start_serve(
+    port: int, database_url: str, llm_url: str, **settings: str
+) -> subprocess.Popen[str]:
+    """`ragbot serve` on `port` with the fake LLM, no rate limit, and `settings`."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "LLM_BASE_URL": llm_url,
+        "LLM_MODEL": "fake",
+        "LLM_API_KEY": "bench",
+        "RATE_LIMIT_PER_MINUTE": "0",
+        "LOG_LEVEL": "ERROR",
+        **settings,
+    }
+    return subprocess.Popen(
+        [RAGBOT, "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def stop_serve(serve: subprocess.Popen[str]) -> None:
+    """SIGTERM, wait, and show what the server said on stderr (errors only, at LOG_LEVEL=ERROR)."""
+    serve.terminate()
+    _, errors = serve.communicate(timeout=60)
+    if errors.strip():
+        print(f"ragbot serve said:\n{errors.strip()[-2000:]}")
+
+
+async def wait_healthy(client: Any, tries: int = 600) -> None:
+    """Wait until `ragbot serve` behind `client` (an httpx.AsyncClient) answers /healthz 200."""
+    for _ in range(tries):
+        try:
+            if (await client.get("/healthz")).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        await asyncio.sleep(0.2)
+    raise RuntimeError("ragbot serve did not become healthy")

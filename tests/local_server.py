@@ -1,0 +1,21 @@
+"""Starting and stopping the tests' small local HTTP servers (the fake Slack, Telegram, LLM)."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, str]:
+    """Serve `handler` on a free local port from a daemon thread; (server, root URL)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True  # a long poll left open never blocks the test run's exit
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def shutdown(server: ThreadingHTTPServer | None) -> None:
+    """Stop a server started by `serve` (None: nothing to stop)."""
+    if server is not None:
+        server.shutdown()
+        server.server_close()
