@@ -7,7 +7,7 @@ import dataclasses
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -82,7 +82,7 @@ class AnswerService:
         platform: str = "console",
         collections: Sequence[str] | None = None,
         language: str | None = None,
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncGenerator[dict[str, Any], None]:
         """Run a turn as events: progress steps, answer tokens, a reset, then done.
 
         {"type": "progress", "step": node}, {"type": "token", "text": ...},

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from sqlalchemy import text
@@ -100,7 +100,7 @@ class ServingCore:
 
     # --- the entry point -------------------------------------------------------
 
-    async def handle(self, message: InboundMessage) -> AsyncIterator[Outbound]:
+    async def handle(self, message: InboundMessage) -> AsyncGenerator[Outbound, None]:
         """Claim the delivery and produce its reply as events (nothing for a duplicate)."""
         if self.closing:  # not claimed: the redelivery goes to a worker that stays up
             logger.info(
@@ -124,8 +124,11 @@ class ServingCore:
         finished = False
         try:
             try:
-                async for event in self._dispatch(message, language, limited):
-                    yield event
+                # aclosing at every level: an adapter that stops listening closes the
+                # turn now (stored as cancelled) rather than when the loop finalises it
+                async with contextlib.aclosing(self._dispatch(message, language, limited)) as out:
+                    async for event in out:
+                        yield event
             except Exception:
                 logger.exception("delivery %s failed", message.delivery_id)
                 yield ErrorReply(reply("error", language), language)
@@ -172,7 +175,7 @@ class ServingCore:
 
     async def _dispatch(
         self, message: InboundMessage, language: str, limited: bool
-    ) -> AsyncIterator[Outbound]:
+    ) -> AsyncGenerator[Outbound, None]:
         if limited:
             limit = self._settings.rate_limit_per_minute
             yield Reply(reply("rate_limited", language, limit=limit), language, "rate_limited")
@@ -199,8 +202,9 @@ class ServingCore:
                     self._settings.upload_collection(message.platform),
                 )
             return
-        async for event in self._turn(message, language, collections):
-            yield event
+        async with contextlib.aclosing(self._turn(message, language, collections)) as turn:
+            async for event in turn:
+                yield event
 
     # --- questions -------------------------------------------------------------
 
@@ -231,18 +235,21 @@ class ServingCore:
 
     async def _turn(
         self, message: InboundMessage, language: str, collections: Sequence[str] | None
-    ) -> AsyncIterator[Outbound]:
+    ) -> AsyncGenerator[Outbound, None]:
         # at once, before waiting for a turn slot: the adapter shows that work started
         yield Progress("received", progress_message("received", language), language)
-        async with self._conversation_lock(message.platform, message.conversation_key):
-            stream = self._answers.stream(
-                message.text,
-                conversation=message.conversation_key,
-                user=message.user_id,
-                platform=message.platform,
-                collections=collections,
-                language=message.language,
-            )
+        turn = self._answers.stream(
+            message.text,
+            conversation=message.conversation_key,
+            user=message.user_id,
+            platform=message.platform,
+            collections=collections,
+            language=message.language,
+        )
+        async with (
+            self._conversation_lock(message.platform, message.conversation_key),
+            contextlib.aclosing(turn) as stream,
+        ):
             async for event in stream:
                 kind = event["type"]
                 if kind == "progress":

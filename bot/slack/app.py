@@ -9,6 +9,7 @@ off), and ask only for what they use.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from typing import Any
@@ -178,12 +179,14 @@ class SlackAdapter:
         )
         started = False
         try:
-            async for out in self._core.handle(inbound):
-                if not started and isinstance(out, Progress | Token):
-                    started = True  # a turn: show at once that work started
-                    await responder.start(out.language if isinstance(out, Progress) else "en")
-                await responder.render(out)
-                await self._send_form_files(inbound, out, channel, thread_ts)
+            # aclosing: if posting fails, the core releases the claim now, not at GC
+            async with contextlib.aclosing(self._core.handle(inbound)) as events:
+                async for out in events:
+                    if not started and isinstance(out, Progress | Token):
+                        started = True  # a turn: show at once that work started
+                        await responder.start(out.language if isinstance(out, Progress) else "en")
+                    await responder.render(out)
+                    await self._send_form_files(inbound, out, channel, thread_ts)
         except SlackApiError as exc:
             logger.error(
                 "could not post to %s (thread %s): %s",

@@ -8,6 +8,7 @@ buttons) are claimed with `first_delivery` so a repeated update does nothing.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -115,15 +116,17 @@ class TelegramHandlers:
             drafts=self._drafts and not group,
         )
         try:
-            async for out in self._core.handle(inbound):
-                if isinstance(out, Progress | Token):
-                    await responder.start()
-                await responder.render(out, self._reply_keyboard(out))
-                if isinstance(out, Reply) and out.kind == "upload_expected":
-                    key = translate.upload_key(message.chat_id, int(inbound.user_id))
-                    await self._state.remember(PLATFORM, key, inbound.text)
-                if isinstance(out, FinalAnswer):
-                    await self._send_form_files(out, message.chat_id, context)
+            # aclosing: if sending fails, the core releases the claim now, not at GC
+            async with contextlib.aclosing(self._core.handle(inbound)) as events:
+                async for out in events:
+                    if isinstance(out, Progress | Token):
+                        await responder.start()
+                    await responder.render(out, self._reply_keyboard(out))
+                    if isinstance(out, Reply) and out.kind == "upload_expected":
+                        key = translate.upload_key(message.chat_id, int(inbound.user_id))
+                        await self._state.remember(PLATFORM, key, inbound.text)
+                    if isinstance(out, FinalAnswer):
+                        await self._send_form_files(out, message.chat_id, context)
             if group and responder.sent:  # a reply to any of them continues this conversation
                 keys = [
                     translate.message_key(message.chat_id, m.message_id) for m in responder.sent
