@@ -62,8 +62,8 @@ _servers: list[Any] = []  # embedded server handles, kept alive for the whole ru
 def admin_url() -> str:
     """The benchmark server's URL (DATABASE_URL, or an embedded server of its own)."""
     settings = Settings()
-    if settings.database_url:
-        return settings.database_url
+    if settings.database_dsn:
+        return settings.database_dsn
     data_dir = Path(os.environ.get("RAGBOT_BENCH_DATA_DIR", "/tmp/ragbot-bench"))
     server = start_embedded_server(data_dir)
     _servers.append(server)

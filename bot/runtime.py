@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bot.settings import Settings
+from bot.settings import Settings, reveal
 from storage import db as dbmod
 from storage.db import Database, DatabaseUnavailableError
 from storage.embeddings import Embedder, build_embedder
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from bot.core.dispatcher import ServingCore
     from bot.core.jobs import JobQueue
     from bot.service import AnswerService
+    from bot.telemetry import Telemetry
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ class Runtime:
     ingestion: IngestionService
     searcher: HybridSearcher
     url: str
+    telemetry: Telemetry
     server: Any = None  # the embedded Postgres handle, kept alive while we run
 
     _answers: AnswerService | None = field(default=None, init=False, repr=False)
@@ -59,7 +61,7 @@ class Runtime:
         cfg = self.settings
         llm = build_chat_model(
             cfg.llm_base_url,
-            cfg.llm_api_key,
+            reveal(cfg.llm_api_key),
             cfg.llm_model,
             cfg.llm_timeout_s,
             cfg.llm_max_retries,
@@ -74,7 +76,9 @@ class Runtime:
             max_loops=cfg.max_retrieval_loops,
             prompt_versions=versions() if llm is not None else {},
         )
-        return AnswerService(self.db, context, history_messages=cfg.history_messages)
+        return AnswerService(
+            self.db, context, history_messages=cfg.history_messages, telemetry=self.telemetry
+        )
 
     def admin_service(self, jobs: JobQueue | None = None) -> AdminService:
         """Admin commands over this runtime's knowledge base (uploads need `jobs`)."""
@@ -94,7 +98,9 @@ class Runtime:
         """The upload job queue on this runtime's database (open it before use)."""
         from bot.core.jobs import JobQueue
 
-        return JobQueue(self.url, self.db, self.ingestion)
+        return JobQueue(
+            self.url, self.db, self.ingestion, self.telemetry, self.settings.retention_days
+        )
 
 
 def warm_up(runtime: Runtime) -> None:
@@ -122,7 +128,7 @@ def ingest_options(settings: Settings) -> IngestOptions:
 
 def prepare_database(settings: Settings) -> tuple[str, Any]:
     """Resolve the URL (starting the embedded server if needed) and apply migrations."""
-    url, server = dbmod.resolve_database_url(settings.database_url, settings.data_dir)
+    url, server = dbmod.resolve_database_url(settings.database_dsn, settings.data_dir)
     try:
         dbmod.upgrade(url, embedding_dim=settings.embedding_dim or 512)
     except Exception as exc:
@@ -147,15 +153,17 @@ async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIte
     embedder = await asyncio.to_thread(
         build_embedder,
         settings.embedding_base_url,
-        settings.embedding_api_key,
+        reveal(settings.embedding_api_key),
         settings.embedding_model,
         settings.embedding_dim,
     )
     # each running turn holds one connection for its conversation lock, on top of the work
     db = Database.connect(url, pool_size=settings.db_pool_size + settings.max_concurrent_turns)
+    telemetry: Telemetry | None = None
     try:
         if check_index:
             await check_embedder(db, embedder)
+        telemetry = await open_telemetry(settings, db)
         yield Runtime(
             settings=settings,
             db=db,
@@ -170,7 +178,25 @@ async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIte
                 fusion=settings.search_fusion,
             ),
             url=url,
+            telemetry=telemetry,
             server=server,
         )
     finally:
+        if telemetry is not None:  # sends what is buffered; bounded by the export timeout
+            await asyncio.to_thread(telemetry.shutdown)
         await db.dispose()
+
+
+async def open_telemetry(settings: Settings, db: Database) -> Telemetry:
+    """Langfuse tracing when its keys are set, and the pseudonymisation key either way."""
+    from bot.telemetry import Telemetry, load_pseudonyms
+
+    pseudonyms = await load_pseudonyms(db, reveal(settings.user_hash_key))
+    return await asyncio.to_thread(
+        Telemetry.connect,
+        pseudonyms,
+        settings.langfuse_public_key,
+        reveal(settings.langfuse_secret_key),
+        settings.langfuse_host,
+        settings.langfuse_environment,
+    )

@@ -11,9 +11,10 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bot.telemetry import Pseudonyms, Telemetry, TurnTrace
 from graph.builder import build_graph
 from graph.context import GraphContext
-from graph.nodes.guard import mask_sensitive
+from graph.privacy import mask_sensitive
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
 from storage.search import SearchFilters
@@ -49,12 +50,24 @@ class AnswerService:
     """Runs turns through the graph with history kept in Postgres."""
 
     def __init__(
-        self, db: Database, context: GraphContext, history_messages: int = HISTORY_MESSAGES
+        self,
+        db: Database,
+        context: GraphContext,
+        history_messages: int = HISTORY_MESSAGES,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self._db = db
         self._context = context
         self._history = history_messages
+        # without one: nothing traced, turn records keep no user reference at all
+        self._telemetry = telemetry or Telemetry(Pseudonyms(""))
+        self._keeps_users = telemetry is not None
         self._graph = build_graph()
+
+    @property
+    def telemetry(self) -> Telemetry:
+        """Where turns are traced (inert without Langfuse keys); votes are scored there too."""
+        return self._telemetry
 
     async def ask(
         self,
@@ -93,6 +106,9 @@ class AnswerService:
         """
         trace_id = uuid.uuid4().hex
         external = conversation or f"oneshot-{trace_id}"
+        # the privacy rule: from here on only the masked text exists
+        question = mask_sensitive(question)
+        user_ref = self._telemetry.pseudonyms.user(platform, user) if self._keeps_users else None
         async with self._db.transaction() as session:
             conv_id = await conv_repo.get_or_create(session, platform, external, user)
             history = [
@@ -100,6 +116,7 @@ class AnswerService:
                 for m in await conv_repo.recent_messages(session, conv_id, self._history)
             ]
         start = time.perf_counter()
+        trace = self._telemetry.start_turn(trace_id, platform, external, user, question)
         state: dict[str, Any] = {
             "question": question,
             "reply_language": language,
@@ -113,6 +130,7 @@ class AnswerService:
             # "updates" names the node that just ran, for progress.
             async for mode, chunk in self._graph.astream(
                 state,
+                config={"callbacks": trace.callbacks, "run_name": "graph"},
                 context=self._turn_context(collections),
                 stream_mode=["updates", "custom", "values"],
             ):
@@ -125,17 +143,41 @@ class AnswerService:
                         language = (update or {}).get("language") or state.get("language", "en")
                         yield {"type": "progress", "step": node, "language": language}
             result = self._result(state, trace_id, start)
-            result.message_id = await self._store(conv_id, state, result, user)
+            self._finish_trace(trace, platform, state, result.answer, None)
+            result.message_id = await self._store(conv_id, state, result, user_ref)
             stored = True
             yield {"type": "done", "result": result}
         except Exception as exc:
             logger.exception("turn %s failed", trace_id)
+            self._finish_trace(trace, platform, state, None, type(exc).__name__)
             await self._store_failed(conv_id, state, trace_id, type(exc).__name__)
             stored = True
             yield {"type": "error", "message": f"{type(exc).__name__}", "trace_id": trace_id}
         finally:
             if not stored:  # the caller went away (cancelled, or closed the stream)
+                self._finish_trace(trace, platform, state, None, "cancelled")
                 await asyncio.shield(self._store_failed(conv_id, state, trace_id, "cancelled"))
+
+    @staticmethod
+    def _finish_trace(
+        trace: TurnTrace,
+        platform: str,
+        state: dict[str, Any],
+        answer: str | None,
+        error: str | None,
+    ) -> None:
+        """The trace's metadata: the graph's summary plus what the service counted."""
+        summary = {
+            **state.get("trace", {}),
+            "decision_path": state.get("decision_path", []),
+            "llm_calls": int(state.get("llm_calls", 0)),
+            "timings_ms": dict(state.get("timings_ms", {})),
+            "blocked": bool(state.get("guard_blocked")),
+            "guard": f"blocked:{state['guard_reason']}" if state.get("guard_blocked") else "passed",
+            "citations": len(state.get("citations", [])),
+            "error": error,
+        }
+        trace.finish(platform, summary, answer, error)
 
     def _turn_context(self, collections: Sequence[str] | None) -> GraphContext:
         if collections is None:
@@ -173,15 +215,16 @@ class AnswerService:
 
     @staticmethod
     def _stored_question(state: dict[str, Any]) -> str:
-        # Only what the guard produced is kept: secrets and personal data masked.
-        return state.get("safe_question") or mask_sensitive(state.get("question", ""))
+        # the question was masked before the graph ran; the guard's copy is the same text
+        return state.get("safe_question") or state.get("question", "")
 
     async def _store(
         self, conv_id: int, state: dict[str, Any], result: TurnResult, user: str | None
     ) -> int:
         """Store the question (masked) and the answer; the answer's id.
 
-        The asker is kept with the question: several people can share a thread.
+        The asker's pseudonym is kept with the question: several people can share
+        a thread, and `stats` counts users without knowing who they are.
         """
         async with self._db.transaction() as session:
             await conv_repo.add_message(

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import platformdirs
-from pydantic import Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -26,6 +26,11 @@ class ConfigurationError(ValueError):
     """Settings that cannot work together (said in one line, without a traceback)."""
 
 
+def reveal(secret: SecretStr | None) -> str | None:
+    """A secret setting's value, for the one call that needs it (never for logging)."""
+    return secret.get_secret_value() if secret is not None else None
+
+
 def _split(raw: str) -> list[str]:
     return [part.strip() for part in raw.split(",") if part.strip()]
 
@@ -41,11 +46,12 @@ class Settings(BaseSettings):
         env_ignore_empty=True,
     )
 
-    database_url: str | None = Field(default=None, validation_alias="DATABASE_URL")
+    # SecretStr: the URL may hold a password; a repr of the settings never prints it
+    database_url: SecretStr | None = Field(default=None, validation_alias="DATABASE_URL")
     data_dir: Path = Field(default_factory=default_data_dir, validation_alias="RAGBOT_DATA_DIR")
 
     embedding_base_url: str | None = Field(default=None, validation_alias="EMBEDDING_BASE_URL")
-    embedding_api_key: str | None = Field(default=None, validation_alias="EMBEDDING_API_KEY")
+    embedding_api_key: SecretStr | None = Field(default=None, validation_alias="EMBEDDING_API_KEY")
     embedding_model: str | None = Field(default=None, validation_alias="EMBEDDING_MODEL")
     embedding_dim: int | None = Field(default=None, validation_alias="EMBEDDING_DIM")
     embedding_batch_size: int = Field(default=32, validation_alias="EMBEDDING_BATCH_SIZE")
@@ -61,7 +67,7 @@ class Settings(BaseSettings):
     search_fusion: str = Field(default="linear", validation_alias="SEARCH_FUSION")
 
     llm_base_url: str | None = Field(default=None, validation_alias="LLM_BASE_URL")
-    llm_api_key: str | None = Field(default=None, validation_alias="LLM_API_KEY")
+    llm_api_key: SecretStr | None = Field(default=None, validation_alias="LLM_API_KEY")
     llm_model: str | None = Field(default=None, validation_alias="LLM_MODEL")
     llm_timeout_s: float = Field(default=30.0, validation_alias="LLM_TIMEOUT")
     llm_max_retries: int = Field(default=1, validation_alias="LLM_MAX_RETRIES")
@@ -108,6 +114,22 @@ class Settings(BaseSettings):
     slack_collections: str = Field(default="internal,public", validation_alias="SLACK_COLLECTIONS")
     telegram_collections: str = Field(default="public", validation_alias="TELEGRAM_COLLECTIONS")
 
+    # telemetry and privacy
+    langfuse_public_key: str | None = Field(default=None, validation_alias="LANGFUSE_PUBLIC_KEY")
+    langfuse_secret_key: SecretStr | None = Field(
+        default=None, validation_alias="LANGFUSE_SECRET_KEY"
+    )
+    # LANGFUSE_BASE_URL is the SDK's name, LANGFUSE_HOST the older one; either works
+    langfuse_host: str = Field(
+        default="https://cloud.langfuse.com",
+        validation_alias=AliasChoices("LANGFUSE_BASE_URL", "LANGFUSE_HOST"),
+    )
+    langfuse_environment: str | None = Field(
+        default=None, validation_alias="LANGFUSE_TRACING_ENVIRONMENT"
+    )
+    user_hash_key: SecretStr | None = Field(default=None, validation_alias="USER_HASH_KEY")
+    retention_days: int = Field(default=180, ge=1, validation_alias="RETENTION_DAYS")
+
     def admin_ids(self, platform: str) -> frozenset[str]:
         """The user ids allowed to run admin commands on `platform` (none for unknown ones)."""
         raw = {"slack": self.slack_admin_user_ids, "telegram": self.telegram_admin_user_ids}
@@ -123,6 +145,16 @@ class Settings(BaseSettings):
     def upload_collection(self, platform: str) -> str:
         """Where an admin's upload lands unless they name a collection."""
         return {"slack": "internal", "telegram": "public"}.get(platform, "public")
+
+    @property
+    def database_dsn(self) -> str | None:
+        """DATABASE_URL as a plain string (None: the embedded server)."""
+        return reveal(self.database_url)
+
+    @property
+    def tracing_enabled(self) -> bool:
+        """True when both Langfuse keys are set: only then is anything sent."""
+        return bool(self.langfuse_public_key and self.langfuse_secret_key)
 
     @property
     def max_file_bytes(self) -> int:

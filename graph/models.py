@@ -21,4 +21,6 @@ def build_chat_model(
         timeout=timeout,
         max_retries=retries,
         temperature=0,
+        # token usage of streamed answers too (the trace's generations carry it)
+        stream_usage=True,
     )

@@ -22,6 +22,7 @@ TABLES = ", ".join(
     [
         "audit_log",
         "chat_state",
+        "instance_secrets",
         "rate_limits",
         "uploads",
         "procrastinate_events",

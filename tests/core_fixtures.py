@@ -14,7 +14,9 @@ from bot.core.jobs import JobQueue
 from bot.core.messages import InboundMessage, Outbound, UploadOutcome
 from bot.service import AnswerService
 from bot.settings import Settings
+from bot.telemetry import Telemetry
 from graph.context import GraphContext
+from graph.prompts import versions
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.forms import FormFinder, FormService
@@ -55,18 +57,29 @@ class Worker:
 
 
 async def make_worker(
-    url: str, embedder: Embedder, settings: Settings, *, open_jobs: bool = True, llm: Any = None
+    url: str,
+    embedder: Embedder,
+    settings: Settings,
+    *,
+    open_jobs: bool = True,
+    llm: Any = None,
+    telemetry: Telemetry | None = None,
 ) -> Worker:
     """A core with its own engine on `url`, like a second process would have (`llm`: a chat
-    model for the graph; None is no-LLM mode)."""
+    model for the graph; None is no-LLM mode; `telemetry`: Langfuse tracing)."""
     db = Database.connect(url)
     ingestion = IngestionService(db, embedder, IngestOptions(max_bytes=settings.max_file_bytes))
     searcher = HybridSearcher(db, embedder)
     context = GraphContext(
-        searcher=searcher, forms=FormFinder(db), embedder=embedder.model, llm=llm, llm_timeout=5.0
+        searcher=searcher,
+        forms=FormFinder(db),
+        embedder=embedder.model,
+        llm=llm,
+        llm_timeout=5.0,
+        prompt_versions=versions() if llm is not None else {},  # as the runtime does
     )
-    answers = AnswerService(db, context)
-    jobs = JobQueue(url, db, ingestion)
+    answers = AnswerService(db, context, telemetry=telemetry)
+    jobs = JobQueue(url, db, ingestion, telemetry)
     if open_jobs:
         await jobs.open()
     forms = FormService(db, settings.max_file_bytes)

@@ -62,7 +62,8 @@ class FakeOpenAI:
                     return
                 content = reply.raw if reply.raw is not None else reply.content
                 if body.get("stream"):
-                    self._stream(content, body.get("model", "fake"), reply.pace)
+                    usage = (body.get("stream_options") or {}).get("include_usage", False)
+                    self._stream(content, body.get("model", "fake"), reply.pace, usage)
                 else:
                     self._send(200, _completion(content, body.get("model", "fake")))
 
@@ -74,7 +75,7 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, content: str, model: str, pace: float) -> None:
+            def _stream(self, content: str, model: str, pace: float, usage: bool) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
@@ -86,6 +87,9 @@ class FakeOpenAI:
                     if pace:
                         time.sleep(pace)
                 self.wfile.write(f"data: {json.dumps(_chunk('', model, 'stop'))}\n\n".encode())
+                if usage:  # as OpenAI sends it: a last chunk with no choices
+                    last = {**_chunk("", model, None), "choices": [], "usage": _USAGE}
+                    self.wfile.write(f"data: {json.dumps(last)}\n\n".encode())
                 self.wfile.write(b"data: [DONE]\n\n")
 
         self._server, root = serve(Handler)
@@ -94,6 +98,9 @@ class FakeOpenAI:
 
     def stop(self) -> None:
         shutdown(self._server)
+
+
+_USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 
 
 def _completion(content: str, model: str) -> dict[str, Any]:
@@ -109,7 +116,7 @@ def _completion(content: str, model: str) -> dict[str, Any]:
                 "message": {"role": "assistant", "content": content},
             }
         ],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        "usage": _USAGE,
     }
 
 

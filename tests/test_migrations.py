@@ -14,6 +14,7 @@ EXPECTED = {
     "conversations",
     "messages",
     "chat_state",
+    "instance_secrets",
     "feedback",
     "processed_events",
     "index_meta",
@@ -37,7 +38,7 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == dbmod.head_revision() == "0003"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0004"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
     engine.dispose()

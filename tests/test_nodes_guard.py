@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graph.nodes.guard import MAX_CHARS, guard, mask_sensitive
+from graph.nodes.guard import MAX_CHARS, guard
 from graph.nodes.language_normalizer import language_normalizer
+from graph.privacy import mask_sensitive
 
 
 @pytest.mark.parametrize(

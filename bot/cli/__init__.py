@@ -68,11 +68,15 @@ def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
 
 def main() -> None:
     """Console-script entry point."""
+    from graph.privacy import install_log_masking
+
     logging.basicConfig(level=Settings().log_level.upper(), stream=sys.stderr)
+    # the privacy rule holds for logs too: a message's e-mail or phone number never lands there
+    install_log_masking()
     # pypdf logs every oddity of a bad PDF; the ingest summary already says what failed.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     # httpx logs each request's URL, and Telegram's URLs carry the bot token
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    from bot.cli import admin, ask, chat, demo, jobs, kb, serve  # noqa: F401  (registers them)
+    from bot.cli import admin, ask, chat, demo, jobs, kb, reports, serve  # noqa: F401
 
     app()

@@ -48,7 +48,7 @@ def db_current() -> None:
     async def go() -> str | None:
         cfg = settings()
         url, _server = await asyncio.to_thread(
-            dbmod.resolve_database_url, cfg.database_url, cfg.data_dir
+            dbmod.resolve_database_url, cfg.database_dsn, cfg.data_dir
         )
         return await asyncio.to_thread(dbmod.current_revision, url)
 

@@ -1,4 +1,4 @@
-"""`ragbot upload` (queue files for the job worker), `ragbot jobs` and `ragbot stats`."""
+"""`ragbot upload` (queue files for the job worker) and `ragbot jobs`."""
 
 from __future__ import annotations
 
@@ -72,19 +72,3 @@ def jobs(
     for r in rows:
         table.add_row(*(str(r[c] if r[c] is not None else "") for c in columns))
     Console().print(table)
-
-
-@app.command()
-def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """Counts: documents, chunks, forms, conversations, questions, votes, pending uploads."""
-
-    async def go() -> dict[str, int]:
-        async with open_runtime(settings()) as rt:
-            return await rt.admin_service().stats(operator())
-
-    counts = run(go)
-    if as_json:
-        print(json.dumps(counts))
-        return
-    for key, value in counts.items():
-        typer.echo(f"{key.replace('_', ' ')}: {value}")

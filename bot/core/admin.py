@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import Any
 
@@ -21,6 +22,7 @@ from storage.ingestion import COLLECTION_NAME, IngestionService
 from storage.models import Upload
 from storage.repositories import admin as admin_repo
 from storage.repositories import documents as docs_repo
+from storage.repositories import reports
 
 CLI_PLATFORMS = frozenset({"cli", "console"})
 
@@ -229,10 +231,27 @@ class AdminService:
             for u in rows
         ]
 
-    async def stats(self, actor: Actor) -> dict[str, int]:
-        """Knowledge-base and traffic counts."""
+    async def stats(self, actor: Actor, days: int = 30) -> dict[str, Any]:
+        """Knowledge-base counts, then the last `days` of traffic: volumes, intents,
+        languages, platforms, refusal rate, feedback and latency percentiles."""
         await self.check(actor, "stats", None)
+        until = datetime.now(UTC)
+        since = until - timedelta(days=days)
         async with self._db.sessions() as session:
-            counts = await admin_repo.counts(session)
+            counts: dict[str, Any] = dict(await admin_repo.counts(session))
+            summary = await reports.turn_summary(session, since)
         await self._audit(actor, "stats", None, "ok")
-        return counts
+        period = {
+            "days": days,
+            "from": since.isoformat(timespec="seconds"),
+            "to": until.isoformat(timespec="seconds"),
+        }
+        return {**counts, "period": period, **summary}
+
+    async def traces(self, actor: Actor, last: int = 20) -> list[dict[str, Any]]:
+        """The newest turn records: question as stored, answer, path, timings, errors."""
+        await self.check(actor, "traces", None)
+        async with self._db.sessions() as session:
+            rows = await reports.recent_turns(session, last)
+        await self._audit(actor, "traces", None, "ok")
+        return rows

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
+from typing import Any
 
 from bot.core.admin import Actor, AdminService, NotAllowedError
 from bot.core.messages import Attachment, Reply
@@ -122,9 +123,8 @@ class CommandRunner:
                 reply("not_found", language, kind="form", name=form), language, "not_found"
             )
         if name == "stats":
-            counts = await self._admin.stats(actor)
-            text = "\n".join(f"{k.replace('_', ' ')}: {v}" for k, v in counts.items())
-            return Reply(text, language, "stats", {"stats": counts})
+            stats = await self._admin.stats(actor)
+            return Reply(stats_text(stats), language, "stats", {"stats": stats})
         uploads = await self._admin.uploads(actor)  # "jobs"
         lines = [
             f"• #{u['id']} {u['file']}: {u['status']}"
@@ -146,3 +146,20 @@ class CommandRunner:
         new = await self._admin.add_form(actor, form, url, FormFile(attachment.name, data))
         what = f"{'added' if new else 'replaced'} form {form!r} with the file {attachment.name}"
         return Reply(reply("done", language, what=what), language, "done")
+
+
+def stats_text(stats: dict[str, Any]) -> str:
+    """`stats` for a chat: the counts, then one line each for the period's traffic."""
+    lines = [f"{k.replace('_', ' ')}: {v}" for k, v in stats.items() if isinstance(v, int)]
+    volumes, latency = stats["volumes"], stats["latency_ms"]
+    helpful = stats["feedback"]["helpful_rate"]
+    lines += [
+        f"last {stats['period']['days']} days: {volumes['turns']} turns, "
+        f"{volumes['users']} users, {volumes['llm_calls_per_turn']} LLM calls per turn",
+        "intents: " + ", ".join(f"{k} {v}" for k, v in stats["intents"].items()),
+        "languages: " + ", ".join(f"{k} {v}" for k, v in stats["languages"].items()),
+        f"refusal rate: {stats['refusal_rate']:.1%}"
+        + (f", helpful votes: {helpful:.0%}" if helpful is not None else ""),
+        f"latency p50 / p95: {latency['p50']} / {latency['p95']} ms",
+    ]
+    return "\n".join(lines)

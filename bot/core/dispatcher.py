@@ -297,8 +297,14 @@ class ServingCore:
     # --- feedback --------------------------------------------------------------
 
     async def feedback(self, platform: str, user_id: str, message_id: int, helpful: bool) -> bool:
-        """Store (or change) a user's vote on an answer; False when there is no such answer."""
+        """Store (or change) a user's vote on an answer; False when there is no such answer.
+
+        Stored in Postgres either way; with Langfuse keys also a score on the answer's trace.
+        """
         async with self._db.transaction() as session:
-            return await admin_repo.vote(
+            found, trace_id = await admin_repo.vote(
                 session, message_id, platform, user_id, 1 if helpful else -1
             )
+        if found:
+            self._answers.telemetry.feedback(trace_id, message_id, platform, user_id, helpful)
+        return found

@@ -8,6 +8,8 @@ job survives restarts, and a job a stopped worker had to abandon is retried.
 from __future__ import annotations
 
 import logging
+import time
+from typing import TYPE_CHECKING
 
 from procrastinate import App, PsycopgConnector, RetryStrategy
 from sqlalchemy import func
@@ -15,9 +17,13 @@ from sqlalchemy.engine import make_url
 
 from bot.core.messages import Notifier, UploadOutcome
 from bot.core.replies import reply
+from bot.core.retention import purge_expired
 from storage.db import Database
 from storage.ingestion import FAILED, IngestionService
 from storage.repositories import admin as admin_repo
+
+if TYPE_CHECKING:
+    from bot.telemetry import Telemetry
 
 logger = logging.getLogger(__name__)
 QUEUE = "uploads"
@@ -31,9 +37,18 @@ def libpq_url(url: str) -> str:
 class JobQueue:
     """Defers upload jobs and runs them; tells the uploader through their platform's notifier."""
 
-    def __init__(self, url: str, db: Database, ingestion: IngestionService) -> None:
+    def __init__(
+        self,
+        url: str,
+        db: Database,
+        ingestion: IngestionService,
+        telemetry: Telemetry | None = None,
+        retention_days: int | None = None,
+    ) -> None:
         self._db = db
+        self._retention_days = retention_days
         self._ingestion = ingestion
+        self._telemetry = telemetry
         self.notifiers: dict[str, Notifier] = {}
         self.app = App(connector=PsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=4))
         # A job a stopped worker abandoned (shutdown grace exceeded) goes back to the
@@ -45,6 +60,10 @@ class JobQueue:
             name="retry_stalled_jobs", queue=QUEUE, queueing_lock="retry_stalled_jobs"
         )(self._retry_stalled)
         self.app.periodic(cron="*/5 * * * *", periodic_id="retry_stalled")(retry_stalled)
+        purge = self.app.task(name="purge_expired", queue=QUEUE, queueing_lock="purge_expired")(
+            self._purge
+        )
+        self.app.periodic(cron="17 3 * * *", periodic_id="purge_expired")(purge)
 
     async def open(self) -> None:
         """Open the queue's connection pool."""
@@ -79,6 +98,7 @@ class JobQueue:
             await admin_repo.set_upload(session, upload_id, status="running")
             name, data, title = upload.file_name, upload.data, upload.title
             collection, language = upload.collection, upload.language or "en"
+        started = time.perf_counter()
         result = await self._ingestion.ingest_bytes(
             name,
             data,
@@ -104,6 +124,22 @@ class JobQueue:
                 title,
                 "failed" if result.status == FAILED else "ok",
                 result.reason,
+            )
+        if self._telemetry is not None:
+            self._telemetry.ingestion(
+                upload.platform,
+                upload.user_id,
+                {
+                    "upload_id": upload_id,
+                    "file": name,
+                    "title": result.title or title,
+                    "collection": collection,
+                    "bytes": len(data),
+                    "status": result.status,
+                    "chunks": result.chunks,
+                    "reason": result.reason,
+                    "seconds": round(time.perf_counter() - started, 3),
+                },
             )
         outcome = UploadOutcome(
             upload_id=upload_id,
@@ -143,6 +179,12 @@ class JobQueue:
             logger.exception(
                 "could not tell %s about upload %s", outcome.platform, outcome.upload_id
             )
+
+    async def _purge(self, timestamp: int) -> None:
+        """Daily: apply RETENTION_DAYS (once across all workers: procrastinate's periodic lock)."""
+        del timestamp
+        if self._retention_days is not None:
+            await purge_expired(self._db, self._retention_days)
 
     async def _retry_stalled(self, timestamp: int) -> None:
         """Jobs of workers that died (no heartbeat) go back to the queue."""

@@ -1,7 +1,7 @@
 """guard: empty/too-long messages, prompt-injection and abuse screen, secret/PII masking.
 
-Runs before anything leaves the process, so what the LLM, the logs and the
-trace see is the masked question.
+The service masks the question before the graph runs (graph.privacy); the guard
+masks again so the graph holds the rule on its own when run directly.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import re
 import time
 
 from graph.messages import message
+from graph.privacy import mask_sensitive
 from graph.state import GraphState
 from storage.text import detect_language
 
@@ -26,27 +27,6 @@ _INJECTION = re.compile(
     re.IGNORECASE,
 )
 _ABUSE = re.compile(r"\b(fuck(ing)?|cunt|motherfucker)\b|幹你娘|干你娘|操你[妈媽]|去死吧", re.I)
-
-# Order matters: keys and card numbers before the generic long-digit phone rule.
-_MASKS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\b(sk|rk|pk)-[A-Za-z0-9_-]{16,}\b"), "[API_KEY]"),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"), "[SLACK_TOKEN]"),
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "[AWS_KEY]"),
-    (re.compile(r"\b\d{8,10}:[A-Za-z0-9_-]{30,}\b"), "[BOT_TOKEN]"),
-    (re.compile(r"(?i)\b(password|passwd|pwd|密碼|密码)\s*[:=：]\s*\S+"), r"\1: [SECRET]"),
-    (re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"), "[EMAIL]"),
-    (re.compile(r"\b(?:\d[ -]?){13,16}\b"), "[CARD]"),
-    (re.compile(r"\b[A-Z][12]\d{8}\b"), "[ID]"),  # Taiwan national ID
-    (re.compile(r"\b\d{17}[\dXx]\b"), "[ID]"),  # PRC resident ID
-    (re.compile(r"(?<!\w)\+?\d[\d -]{7,}\d(?!\w)"), "[PHONE]"),
-]
-
-
-def mask_sensitive(text: str) -> str:
-    """The text with secrets and personal data replaced by placeholders."""
-    for pattern, replacement in _MASKS:
-        text = pattern.sub(replacement, text)
-    return text
 
 
 def guard(state: GraphState) -> GraphState:

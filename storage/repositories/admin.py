@@ -69,8 +69,8 @@ async def recent_uploads(
 
 async def vote(
     session: AsyncSession, message_id: int, platform: str, user_id: str, rating: int
-) -> bool:
-    """Store or change a user's vote on an answer; False when there is no such answer."""
+) -> tuple[bool, str | None]:
+    """Store or change a user's vote on an answer: (found, the answer's trace id)."""
     answer = (
         await session.execute(
             select(Message.id, Message.trace_id).where(
@@ -79,7 +79,7 @@ async def vote(
         )
     ).first()
     if answer is None:
-        return False
+        return False, None
     trace_id = answer[1]
     stmt = insert(Feedback).values(
         message_id=message_id, platform=platform, user_id=user_id, rating=rating, trace_id=trace_id
@@ -90,7 +90,7 @@ async def vote(
             set_={"rating": stmt.excluded.rating, "updated_at": func.now()},
         )
     )
-    return True
+    return True, trace_id
 
 
 async def counts(session: AsyncSession) -> dict[str, int]:

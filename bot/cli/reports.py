@@ -1,0 +1,100 @@
+"""`ragbot traces`, `ragbot stats` and `ragbot purge`: what happened, in numbers, and retention."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from bot.cli import app, run, settings
+from bot.cli.admin import operator
+from bot.core.commands import stats_text
+from bot.core.retention import purge_expired
+from bot.runtime import open_runtime
+
+
+@app.command()
+def traces(
+    last: Annotated[int, typer.Option("--last", min=1, max=1000, help="How many turns.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Recent turns: question as stored (masked), answer, intent, path, timings, LLM calls."""
+
+    async def go() -> list[dict[str, Any]]:
+        async with open_runtime(settings(), check_index=False) as rt:
+            return await rt.admin_service().traces(operator(), last)
+
+    rows = run(go)
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return
+    if not rows:
+        typer.echo("no turns yet")
+        return
+    table = Table("at", "platform", "question", "answer", "intent", "path", "ms", "llm", "error")
+    for r in rows:
+        table.add_row(
+            r["at"],
+            r["platform"],
+            escape(_clip(r["question"])),
+            escape(_clip(r["answer"] or "")),
+            r["intent"] or "",
+            escape(" → ".join(r["decision_path"])),
+            str(r["timings_ms"].get("total", "")),
+            str(r["llm_calls"]),
+            r["error"] or "",
+        )
+    Console().print(table)
+
+
+def _clip(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@app.command()
+def stats(
+    days: Annotated[int, typer.Option(min=1, max=3650, help="The period, in days.")] = 30,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Knowledge-base counts and the period's volumes, intents, languages, refusal rate,
+    feedback and latency percentiles."""
+
+    async def go() -> dict[str, Any]:
+        async with open_runtime(settings(), check_index=False) as rt:
+            return await rt.admin_service().stats(operator(), days)
+
+    report = run(go)
+    if as_json:
+        print(json.dumps(report, ensure_ascii=False))
+        return
+    typer.echo(stats_text(report))
+
+
+@app.command()
+def purge(
+    days: Annotated[
+        int | None, typer.Option(min=1, help="Keep this many days (default RETENTION_DAYS).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Delete conversations, feedback, audit rows and chat state past retention."""
+    cfg = settings()
+    keep = days or cfg.retention_days
+
+    async def go() -> dict[str, int]:
+        async with open_runtime(cfg, check_index=False) as rt:
+            return await purge_expired(rt.db, keep)
+
+    deleted = run(go)
+    if as_json:
+        print(json.dumps({"retention_days": keep, "deleted": deleted}))
+        return
+    typer.echo(
+        f"kept the last {keep} days; deleted "
+        + ", ".join(f"{n} {table.replace('_', ' ')}" for table, n in deleted.items())
+    )

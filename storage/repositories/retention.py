@@ -1,0 +1,54 @@
+"""Retention (what `ragbot purge` deletes) and per-installation secrets (never commits)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+# table → the rows past retention; order matters (messages before the conversations
+# they leave empty). Queued or running uploads and unexpired delivery leases stay.
+_PURGE = {
+    "messages": "DELETE FROM messages WHERE created_at < :cutoff",
+    "conversations": (
+        "DELETE FROM conversations c WHERE c.created_at < :cutoff"
+        " AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id)"
+    ),
+    "feedback": "DELETE FROM feedback WHERE updated_at < :cutoff",
+    "audit_log": "DELETE FROM audit_log WHERE at < :cutoff",
+    "chat_state": "DELETE FROM chat_state WHERE updated_at < :cutoff",
+    "uploads": (
+        "DELETE FROM uploads WHERE created_at < :cutoff AND status NOT IN ('queued', 'running')"
+    ),
+    "processed_events": (
+        "DELETE FROM processed_events WHERE received_at < :cutoff"
+        " AND (status = 'done' OR lease_until < now())"
+    ),
+    "rate_limits": "DELETE FROM rate_limits WHERE window_start < :cutoff",
+}
+
+
+async def purge(session: AsyncSession, cutoff: datetime) -> dict[str, int]:
+    """Delete what is older than `cutoff`; rows deleted per table."""
+    deleted: dict[str, int] = {}
+    for table, statement in _PURGE.items():
+        result = await session.execute(text(statement), {"cutoff": cutoff})
+        deleted[table] = int(getattr(result, "rowcount", 0) or 0)
+    return deleted
+
+
+async def instance_secret(session: AsyncSession, name: str, generate: Callable[[], str]) -> str:
+    """The installation's secret `name`, created once (concurrent callers get the same one)."""
+    await session.execute(
+        text(
+            "INSERT INTO instance_secrets (name, value) VALUES (:name, :value)"
+            " ON CONFLICT (name) DO NOTHING"
+        ),
+        {"name": name, "value": generate()},
+    )
+    row = await session.execute(
+        text("SELECT value FROM instance_secrets WHERE name = :name"), {"name": name}
+    )
+    return str(row.scalar_one())
