@@ -6,9 +6,6 @@ import json
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from bot.cli import app, run, settings
 from bot.cli.admin import operator
@@ -35,23 +32,34 @@ def traces(
     if not rows:
         typer.echo("no turns yet")
         return
-    table = Table("at", "platform", "question", "answer", "intent", "path", "ms", "llm", "error")
     for r in rows:
-        table.add_row(
-            r["at"],
-            r["platform"],
-            escape(_clip(r["question"])),
-            escape(_clip(r["answer"] or "")),
-            r["intent"] or "",
-            escape(" → ".join(r["decision_path"])),
-            str(r["timings_ms"].get("total", "")),
-            str(r["llm_calls"]),
-            r["error"] or "",
-        )
-    Console().print(table)
+        typer.echo("\n".join(_turn_lines(r)) + "\n")
 
 
-def _clip(text: str, width: int = 60) -> str:
+def _turn_lines(turn: dict[str, Any]) -> list[str]:
+    """One turn as a few plain lines (readable at any terminal width)."""
+    total = turn["timings_ms"].get("total")
+    head = [
+        turn["at"],
+        turn["platform"],
+        turn["trace_id"] or "",
+        turn["intent"] or ("unfinished" if turn["answer"] is None else ""),
+        turn["language"] or "",
+        f"{total:.0f} ms" if total is not None else "",
+        f"{turn['llm_calls']} LLM calls",
+    ]
+    lines = ["  ".join(part for part in head if part)]
+    lines.append(f"  Q: {_clip(turn['question'])}")
+    if turn["answer"] is not None:
+        lines.append(f"  A: {_clip(turn['answer'])}")
+    if turn["decision_path"]:
+        lines.append("  path: " + " → ".join(turn["decision_path"]))
+    if turn["error"]:
+        lines.append(f"  error: {turn['error']}")
+    return lines
+
+
+def _clip(text: str, width: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
