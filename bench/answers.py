@@ -66,7 +66,9 @@ def scripted_llm(body: dict[str, Any]) -> Reply:
     return Reply("Per the documents [1].")
 
 
-def service_for(db: Database, settings: Settings, llm: Any = None) -> AnswerService:
+def service_for(
+    db: Database, settings: Settings, llm: Any = None, telemetry: Any = None
+) -> AnswerService:
     embedder = build_embedder(None, None, None, None)
     searcher = HybridSearcher(
         db,
@@ -78,7 +80,7 @@ def service_for(db: Database, settings: Settings, llm: Any = None) -> AnswerServ
     context = GraphContext(
         searcher=searcher, forms=FormFinder(db), llm=llm, llm_timeout=10, embedder=embedder.model
     )
-    return AnswerService(db, context)
+    return AnswerService(db, context, telemetry=telemetry)
 
 
 async def run_set(service: AnswerService, questions: list[Question]) -> list[dict[str, Any]]:

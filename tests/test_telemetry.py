@@ -19,9 +19,11 @@ import pytest
 from sqlalchemy import text
 
 from bot.core.admin import Actor
+from bot.core.jobs import JobQueue
 from bot.core.messages import FinalAnswer
 from bot.settings import Settings
 from bot.telemetry import Pseudonyms, Telemetry, load_pseudonyms
+from bot.telemetry.tracer import SHUTDOWN_WAIT_S
 from graph.models import build_chat_model
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -307,11 +309,15 @@ async def test_a_broken_langfuse_neither_slows_turns_nor_floods_the_log(
         assert traced_time < baseline + 0.25, (baseline, traced_time)
         failures = [r for r in caplog.records if "Langfuse" in r.getMessage()]
         assert len(failures) == 1, [r.getMessage() for r in caplog.records]
+        # a process stopping does not wait on it longer than the shutdown bound
+        await ask(broken, "passport renewal fee?", conv=f"{mode}-last")
+        start = time.perf_counter()
+        await asyncio.to_thread(telemetry.shutdown)
+        assert time.perf_counter() - start < SHUTDOWN_WAIT_S + 1.0
     finally:
         await close_worker(plain)
         await close_worker(broken)
-        langfuse.stop()  # releases hung requests, so shutdown does not wait on them
-        await asyncio.to_thread(telemetry.shutdown)
+        langfuse.stop()
 
 
 async def test_the_pseudonym_key_is_generated_once_and_kept(db: Database) -> None:
@@ -321,3 +327,36 @@ async def test_the_pseudonym_key_is_generated_once_and_kept(db: Database) -> Non
     assert first.user("slack", "U1") != first.user("telegram", "U1")
     configured = await load_pseudonyms(db, "operator-chosen-key")
     assert configured.user("slack", "U1") != first.user("slack", "U1")
+
+
+async def test_the_job_worker_purges_past_retention_daily(
+    db: Database, database_url: str, embedder: Embedder
+) -> None:
+    worker = await traced_worker(database_url, db, embedder, None)
+    queue = JobQueue(database_url, db, IngestionService(db, embedder, IngestOptions()), None, 30)
+    try:
+        await ask(worker, "passport renewal fee?", conv="old")
+        await ask(worker, "passport renewal fee?", conv="new")
+        async with db.transaction() as session:
+            await session.execute(
+                text(
+                    "UPDATE messages SET created_at = now() - interval '31 days' FROM conversations c"
+                    " WHERE c.id = conversation_id AND c.external_id = 'old'"
+                )
+            )
+            await session.execute(
+                text(
+                    "UPDATE conversations SET created_at = now() - interval '31 days'"
+                    " WHERE external_id = 'old'"
+                )
+            )
+        periodic = {
+            p.task.name: p.cron for p in queue.app.periodic_registry.periodic_tasks.values()
+        }
+        assert periodic["purge_expired"] == "17 3 * * *"  # once a day
+        await queue.app.tasks["purge_expired"](timestamp=0)
+        async with db.sessions() as session:
+            left = (await session.execute(text("SELECT external_id FROM conversations"))).all()
+        assert [row[0] for row in left] == ["new"]
+    finally:
+        await close_worker(worker)

@@ -119,7 +119,13 @@ async def _serve(
         app = build_app(rt.db, head_revision(), routes)
         server = _Server(
             uvicorn.Config(
-                app, host=host, port=port, lifespan="off", log_level="warning", access_log=False
+                app,
+                host=host,
+                port=port,
+                lifespan="off",
+                log_level="warning",
+                access_log=False,
+                log_config=None,  # uvicorn logs through our handlers (and their masking)
             )
         )
         await _start_adapters(adapters)  # before HTTP: healthy means the adapters are up

@@ -12,12 +12,14 @@ network, and without keys no client exists, so nothing is sent.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from bot.telemetry.pseudonyms import Pseudonyms
 
 logger = logging.getLogger(__name__)
 EXPORT_TIMEOUT_S = 5
+SHUTDOWN_WAIT_S = 3.0  # what a stopping process gives the last traces (Langfuse may hang)
 TRACE_NAME = "turn"
 FEEDBACK_SCORE = "user_feedback"
 
@@ -90,16 +92,22 @@ class Telemetry:
         from opentelemetry.sdk.trace import TracerProvider
 
         from bot.telemetry.export_log import quiet_export_failures
+        from bot.telemetry.trim import trim_for_trace
+        from graph.privacy import install_log_masking
 
         quiet_export_failures()
+        # importing the SDK gave httpx's logger a handler of its own: mask there too
+        install_log_masking(logging.getLogger("httpx"))
         client = Langfuse(
             public_key=public_key,
             secret_key=secret_key,
             base_url=host,
             environment=environment,
             timeout=EXPORT_TIMEOUT_S,
-            # our own provider: tracing stays out of any global OpenTelemetry set-up
-            tracer_provider=TracerProvider(),
+            mask=trim_for_trace,
+            # our own provider: tracing stays out of any global OpenTelemetry set-up, and
+            # no exit hook of its own that could hold a stopping process on a hung Langfuse
+            tracer_provider=TracerProvider(shutdown_on_exit=False),
         )
         return cls(pseudonyms, client, public_key)
 
@@ -193,7 +201,19 @@ class Telemetry:
         if self._client is not None:
             self._client.flush()
 
-    def shutdown(self) -> None:
-        """Flush and stop the SDK's background threads (blocking: call it in a thread)."""
-        if self._client is not None:
-            self._client.shutdown()
+    def shutdown(self, wait_s: float = SHUTDOWN_WAIT_S) -> bool:
+        """Flush and stop the SDK, waiting at most `wait_s` (blocking: call it in a thread).
+
+        False when Langfuse did not take the last traces in time: they are dropped
+        rather than holding up a process that is stopping.
+        """
+        if self._client is None:
+            return True
+        # a daemon thread: a hung export can neither block us nor the interpreter's exit
+        done = threading.Thread(target=self._client.shutdown, name="langfuse-shutdown", daemon=True)
+        done.start()
+        done.join(wait_s)
+        if done.is_alive():
+            logger.warning("Langfuse did not take the last traces within %.0f s; dropped", wait_s)
+            return False
+        return True
