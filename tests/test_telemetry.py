@@ -340,7 +340,8 @@ async def test_the_job_worker_purges_past_retention_daily(
         async with db.transaction() as session:
             await session.execute(
                 text(
-                    "UPDATE messages SET created_at = now() - interval '31 days' FROM conversations c"
+                    "UPDATE messages SET created_at = now() - interval '31 days'"
+                    " FROM conversations c"
                     " WHERE c.id = conversation_id AND c.external_id = 'old'"
                 )
             )
