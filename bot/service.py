@@ -59,9 +59,8 @@ class AnswerService:
         self._db = db
         self._context = context
         self._history = history_messages
-        # without one: nothing traced, turn records keep no user reference at all
+        # without one (tests, benchmarks): nothing traced; pseudonyms under an empty key
         self._telemetry = telemetry or Telemetry(Pseudonyms(""))
-        self._keeps_users = telemetry is not None
         self._graph = build_graph()
 
     @property
@@ -108,7 +107,7 @@ class AnswerService:
         external = conversation or f"oneshot-{trace_id}"
         # the privacy rule: from here on only the masked text exists
         question = mask_sensitive(question)
-        user_ref = self._telemetry.pseudonyms.user(platform, user) if self._keeps_users else None
+        user_ref = self._telemetry.pseudonyms.user(platform, user)
         async with self._db.transaction() as session:
             conv_id = await conv_repo.get_or_create(session, platform, external, user)
             history = [
