@@ -285,3 +285,17 @@ async def test_traces_stats_and_purge(cli, tmp_path: Path, db: Database) -> None
     assert [t["trace_id"] for t in json.loads(cli("traces", "--json").stdout)] == [
         newest["trace_id"]
     ]
+
+
+def test_search_and_listings_print_document_text_literally(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    doc = tmp_path / "markup.md"
+    doc.write_text(
+        "# Markup\n\nThe closing tag [/x] and [bold]loud[/bold] appear in this notice.\n"
+    )
+    assert cli("ingest", str(doc), "--title", "[red]Notice[/red]").returncode == 0
+    found = cli("search", "closing tag notice")
+    assert found.returncode == 0, found.stderr
+    assert "[/x]" in found.stdout and "[bold]loud[/bold]" in found.stdout
+    assert "[red]Notice[/red]" in found.stdout
+    listed = cli("docs", "list")
+    assert listed.returncode == 0 and "[red]Notice" in listed.stdout  # (the cell may wrap)

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from bot.cli import app, fail, run, settings
@@ -103,12 +104,13 @@ def forms_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None
         return
     table = Table("name", "url", "aliases", "language", "file")
     for r in rows:
+        # escaped: names and aliases are user text, and rich would read "[x]" as markup
         table.add_row(
-            str(r["name"]),
-            str(r["url"] or ""),
-            ", ".join(r["aliases"]),
+            escape(str(r["name"])),
+            escape(str(r["url"] or "")),
+            escape(", ".join(r["aliases"])),
             str(r["language"] or ""),
-            str(r["file"] or ""),
+            escape(str(r["file"] or "")),
         )
     Console().print(table)
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from bot.cli import app, fail, run, settings
@@ -70,5 +71,5 @@ def jobs(
     columns = ("id", "file", "title", "collection", "status", "chunks", "reason", "received")
     table = Table(*columns)
     for r in rows:
-        table.add_row(*(str(r[c] if r[c] is not None else "") for c in columns))
+        table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in columns))
     Console().print(table)

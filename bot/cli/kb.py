@@ -8,8 +8,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from bot.cli import app, fail, run, settings
 from bot.cli.admin import operator
@@ -160,13 +162,14 @@ def search(
 
 
 def _print_hits(query: str, hits: list[SearchHit]) -> None:
-    out = Console(soft_wrap=True)
+    # document text is printed literally: "[/x]" in a passage is text, not rich markup
+    out = Console(soft_wrap=True, markup=False, highlight=False)
     if not hits:
         out.print(f"no results for {query!r}")
         return
     for n, h in enumerate(hits, 1):
         where = f" p.{h.page}" if h.page else ""
-        out.print(f"[bold]{n}. {h.document}{where}[/bold]  score {h.score:.2f}")
+        out.print(Text(f"{n}. {h.document}{where}", style="bold"), f" score {h.score:.2f}")
         snippet = h.text.replace("\n", " ")
         out.print(f"   {snippet[:240]}{'…' if len(snippet) > 240 else ''}")
 
@@ -207,7 +210,7 @@ def docs_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     columns = ("title", "collection", "format", "language", "chunks", "added")
     table = Table(*columns)
     for r in rows:
-        table.add_row(*(str(r[c]) for c in columns))
+        table.add_row(*(escape(str(r[c])) for c in columns))
     Console().print(table)
 
 
