@@ -65,6 +65,7 @@ class Runtime:
             cfg.llm_model,
             cfg.llm_timeout_s,
             cfg.llm_max_retries,
+            cfg.llm_max_tokens,
         )
         context = GraphContext(
             searcher=self.searcher,

@@ -71,6 +71,7 @@ class Settings(BaseSettings):
     llm_model: str | None = Field(default=None, validation_alias="LLM_MODEL")
     llm_timeout_s: float = Field(default=30.0, validation_alias="LLM_TIMEOUT")
     llm_max_retries: int = Field(default=1, validation_alias="LLM_MAX_RETRIES")
+    llm_max_tokens: int = Field(default=1024, ge=16, validation_alias="LLM_MAX_TOKENS")
     max_retrieval_loops: int = Field(default=3, validation_alias="MAX_RETRIEVAL_LOOPS")
     history_messages: int = Field(default=6, validation_alias="HISTORY_MESSAGES")
 

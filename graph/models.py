@@ -6,7 +6,12 @@ from typing import Any
 
 
 def build_chat_model(
-    base_url: str | None, api_key: str | None, model: str | None, timeout: float, retries: int
+    base_url: str | None,
+    api_key: str | None,
+    model: str | None,
+    timeout: float,
+    retries: int,
+    max_tokens: int = 1024,
 ) -> Any:
     """A langchain-openai ChatOpenAI for any OpenAI-compatible endpoint, or None."""
     if not base_url or not model:
@@ -21,6 +26,7 @@ def build_chat_model(
         timeout=timeout,
         max_retries=retries,
         temperature=0,
+        max_tokens=max_tokens,  # bounds every reply: an answer never runs on unchecked
         # token usage of streamed answers too (the trace's generations carry it)
         stream_usage=True,
     )

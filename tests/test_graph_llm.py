@@ -65,6 +65,8 @@ async def test_ordinary_question_takes_two_llm_calls(
     assert result.llm_calls == 2 and len(fake.requests) == 2
     assert fake.requests[0]["response_format"] == {"type": "json_object"}
     assert fake.requests[1]["stream"] is True
+    # every call is bounded (langchain-openai sends it as max_completion_tokens)
+    assert all(r.get("max_completion_tokens", r.get("max_tokens")) == 1024 for r in fake.requests)
     # the synthesis prompt carries the graded evidence, numbered
     assert "[1] (passport)" in fake.requests[1]["messages"][0]["content"]
     assert "planner:simple_faq:llm" in result.decision_path
