@@ -26,7 +26,7 @@ def build_chat_model(
         timeout=timeout,
         max_retries=retries,
         temperature=0,
-        max_tokens=max_tokens,  # bounds every reply: an answer never runs on unchecked
+        max_completion_tokens=max_tokens,  # bounds every reply (OpenAI's max_tokens)
         # token usage of streamed answers too (the trace's generations carry it)
         stream_usage=True,
     )
