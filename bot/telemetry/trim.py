@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-MAX_TEXT = 600  # characters of any one string
+MAX_TEXT = 6000  # characters of any one string (a synthesis prompt with its passages fits)
 MAX_ITEMS = 10  # passages listed per list of candidates
 
 
