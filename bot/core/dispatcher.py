@@ -12,14 +12,13 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
-
-from sqlalchemy import text
 
 from bot.core.admin import Actor, AdminService
 from bot.core.chat_state import ChatState
 from bot.core.commands import CommandRunner
+from bot.core.conversation_locks import ConversationLocks
 from bot.core.messages import (
     ErrorReply,
     FinalAnswer,
@@ -44,7 +43,6 @@ from storage.text import detect_language
 
 logger = logging.getLogger(__name__)
 CONSOLE_PLATFORMS = frozenset({"console", "cli"})
-CONVERSATION_LOCK = 0x7262  # advisory lock class of conversations ("rb")
 
 
 def pick_language(text: str, hint: str | None) -> str:
@@ -71,8 +69,7 @@ class ServingCore:
         self._commands = CommandRunner(admin)
         self.chat_state = ChatState(db)
         self._settings = settings
-        self._turns = asyncio.Semaphore(settings.max_concurrent_turns)
-        self._local_locks: dict[str, list[Any]] = {}  # conversation → [lock, users]
+        self._locks = ConversationLocks(db, settings.max_concurrent_turns)
         self._active = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -208,31 +205,6 @@ class ServingCore:
 
     # --- questions -------------------------------------------------------------
 
-    @contextlib.asynccontextmanager
-    async def _conversation_lock(self, platform: str, key: str) -> AsyncIterator[None]:
-        """Serialise turns of one conversation, in this process and across workers.
-
-        Messages of one conversation in this process queue on an asyncio lock and
-        hold no connection while they wait; the turn that runs takes a transaction
-        advisory lock (one pooled connection until it ends), which other workers'
-        turns of the same conversation wait for. The semaphore in between bounds
-        how many connections the advisory locks can hold.
-        """
-        name = f"{platform}:{key}"
-        local = self._local_locks.setdefault(name, [asyncio.Lock(), 0])
-        local[1] += 1
-        try:
-            async with local[0], self._turns, self._db.engine.connect() as conn, conn.begin():
-                await conn.execute(
-                    text("SELECT pg_advisory_xact_lock(:cls, hashtext(:key))"),
-                    {"cls": CONVERSATION_LOCK, "key": name},
-                )
-                yield
-        finally:
-            local[1] -= 1
-            if not local[1]:
-                del self._local_locks[name]
-
     async def _turn(
         self, message: InboundMessage, language: str, collections: Sequence[str] | None
     ) -> AsyncGenerator[Outbound, None]:
@@ -247,7 +219,7 @@ class ServingCore:
             language=message.language,
         )
         async with (
-            self._conversation_lock(message.platform, message.conversation_key),
+            self._locks.hold(message.platform, message.conversation_key),
             contextlib.aclosing(turn) as stream,
         ):
             async for event in stream:

@@ -32,8 +32,7 @@ def _short(value: Any) -> str:
 class TurnTrace:
     """One turn's trace: the callbacks for the graph run, then `finish` with the outcome."""
 
-    def __init__(self, client: Any = None, root: Any = None, handler: Any = None) -> None:
-        self._client = client
+    def __init__(self, root: Any = None, handler: Any = None) -> None:
         self._root = root
         self.callbacks: list[Any] = [handler] if handler is not None else []
 
@@ -148,7 +147,7 @@ class Telemetry:
         except Exception:
             logger.warning("could not open the trace of a turn", exc_info=True)
             return TurnTrace()
-        return TurnTrace(self._client, root, handler)
+        return TurnTrace(root, handler)
 
     def feedback(
         self, trace_id: str | None, message_id: int, platform: str, user: str, helpful: bool

@@ -1,0 +1,56 @@
+"""One turn at a time per conversation, in this process and across workers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from sqlalchemy import text
+
+from storage.db import Database
+
+CONVERSATION_LOCK = 0x7262  # advisory lock class of conversations ("rb")
+
+
+@dataclass
+class _Local:
+    """A conversation's in-process lock and how many turns hold or wait for it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+
+
+class ConversationLocks:
+    """Serialises the turns of each conversation and bounds how many run at once.
+
+    Messages of one conversation in this process queue on an asyncio lock and
+    hold no connection while they wait; the turn that runs takes a transaction
+    advisory lock (one pooled connection until it ends), which other workers'
+    turns of the same conversation wait for. The semaphore in between bounds
+    how many connections the advisory locks can hold.
+    """
+
+    def __init__(self, db: Database, max_concurrent: int) -> None:
+        self._db = db
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self._local: dict[str, _Local] = {}  # dropped when no turn holds or waits
+
+    @contextlib.asynccontextmanager
+    async def hold(self, platform: str, key: str) -> AsyncIterator[None]:
+        """Wait for the conversation's turn and a free slot; hold both while the block runs."""
+        name = f"{platform}:{key}"
+        local = self._local.setdefault(name, _Local())
+        local.users += 1
+        try:
+            async with local.lock, self._slots, self._db.engine.connect() as conn, conn.begin():
+                await conn.execute(
+                    text("SELECT pg_advisory_xact_lock(:cls, hashtext(:key))"),
+                    {"cls": CONVERSATION_LOCK, "key": name},
+                )
+                yield
+        finally:
+            local.users -= 1
+            if not local.users:
+                del self._local[name]
