@@ -144,6 +144,24 @@ def answers(fake: FakeTelegram, chat_id: int) -> list[dict[str, Any]]:
     ]
 
 
+async def until_stored(db: Database, key: str) -> None:
+    """Wait until the bot has written chat state `key` (it does so after a send returns)."""
+
+    async def stored() -> bool:
+        async with db.sessions() as session:
+            found = await session.scalar(
+                text("SELECT 1 FROM chat_state WHERE platform = 'telegram' AND key = :k"),
+                {"k": key},
+            )
+        return found is not None
+
+    for _ in range(300):
+        if await stored():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"chat state {key} never stored")
+
+
 async def answered(fake: FakeTelegram, chat_id: int, count: int = 1) -> list[dict[str, Any]]:
     await until(lambda: len(answers(fake, chat_id)) >= count, timeout=30)
     return answers(fake, chat_id)
@@ -223,6 +241,8 @@ async def test_group_answers_only_mentions_and_replies_as_replies(
     assert int(final["reply_parameters"]["message_id"]) == 92010
     assert not fake_tg.of("sendMessageDraft", group)  # no drafts in groups
     bot_message = next(m for m in fake_tg.sent if m["chat"]["id"] == group and "1,300" in m["text"])
+    # the fake records the answer before the bot hears back and notes which thread it is in
+    await until_stored(db, f"msg:{group}:{bot_message['message_id']}")
     follow_up = group_text(9202, group, 7, "And how long does it take?", reply_to=bot_message)
     await tg[1].post(follow_up)
     await answered(fake_tg, group, 2)
@@ -295,7 +315,10 @@ async def test_admin_upload_is_fetched_with_getfile_and_ingested(tg, fake_tg) ->
     async with jobs_running(tg[0].worker):
         await tg[0].post(private_document(9700, ADMIN, "doc1", "dog-licences.md", 60, "/upload"))
         await until(lambda: any("Received" in p["text"] for p in fake_tg.of("sendMessage", ADMIN)))
-        await until(lambda: any("added" in p["text"] for p in fake_tg.of("sendMessage", ADMIN)), 60)
+        # "was added as": the receipt itself says "I'll tell you when it has been added"
+        await until(
+            lambda: any("was added as" in p["text"] for p in fake_tg.of("sendMessage", ADMIN)), 60
+        )
     assert fake_tg.of("getFile")[0]["file_id"] == "doc1"
     assert fake_tg.downloads == ["documents/doc1"]
     docs = await tg[0].worker.core.admin.list_documents(tg[0].worker.core.actor(_admin_msg()))

@@ -126,12 +126,11 @@ class TelegramHandlers:
                         key = translate.upload_key(message.chat_id, int(inbound.user_id))
                         await self._state.remember(PLATFORM, key, inbound.text)
                     if isinstance(out, FinalAnswer):
+                        if group:  # now, not after the form files: a reply may come quickly
+                            await self._remember_thread(message.chat_id, responder, inbound)
                         await self._send_form_files(out, message.chat_id, context)
-            if group and responder.sent:  # a reply to any of them continues this conversation
-                keys = [
-                    translate.message_key(message.chat_id, m.message_id) for m in responder.sent
-                ]
-                await self._state.remember_many(PLATFORM, keys, inbound.conversation_key)
+            if group:  # replies and refusals too: a reply to any of them continues here
+                await self._remember_thread(message.chat_id, responder, inbound)
         except TelegramError as exc:
             logger.error("could not answer in chat %s: %s", message.chat_id, exc)
         finally:
@@ -251,6 +250,14 @@ class TelegramHandlers:
         """The user's /lang choice, else what their Telegram client's language suggests."""
         chosen = await self._chosen_language(user.id) if user else None
         return chosen or pick_language("", user.language_code if user else None)
+
+    async def _remember_thread(
+        self, chat_id: int, responder: TelegramResponder, inbound: InboundMessage
+    ) -> None:
+        """The bot's messages so far belong to this conversation (for replies in groups)."""
+        if responder.sent:
+            keys = [translate.message_key(chat_id, m.message_id) for m in responder.sent]
+            await self._state.remember_many(PLATFORM, keys, inbound.conversation_key)
 
     async def _conversation(self, message: Message, bot_id: int) -> tuple[str, str | None]:
         """(conversation key, chosen language), read together.
