@@ -15,6 +15,7 @@ from storage.db import Database, DatabaseUnavailableError
 from storage.embeddings import Embedder, build_embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
+from storage.sandbox import ParseLimits
 from storage.search import HybridSearcher
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ def ingest_options(settings: Settings) -> IngestOptions:
         chunk_size=settings.chunk_size,
         chunk_overlap=settings.chunk_overlap,
         batch_size=settings.embedding_batch_size,
+        parse=ParseLimits(settings.parse_memory_mb, settings.parse_timeout_s),
     )
 
 

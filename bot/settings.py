@@ -57,6 +57,8 @@ class Settings(BaseSettings):
     embedding_batch_size: int = Field(default=32, validation_alias="EMBEDDING_BATCH_SIZE")
 
     max_file_mb: float = Field(default=20.0, validation_alias="MAX_FILE_MB")
+    parse_memory_mb: int = Field(default=768, ge=128, validation_alias="PARSE_MEMORY_MB")
+    parse_timeout_s: float = Field(default=60.0, gt=0, validation_alias="PARSE_TIMEOUT_SECONDS")
     chunk_size: int = Field(default=500, validation_alias="CHUNK_SIZE")
     chunk_overlap: int = Field(default=80, validation_alias="CHUNK_OVERLAP")
 

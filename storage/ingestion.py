@@ -6,16 +6,18 @@ import asyncio
 import hashlib
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from storage.chunking import Block, TextChunk, chunk_blocks
 from storage.db import Database
 from storage.embeddings import Embedder
-from storage.loaders import UnreadableFileError, canonical_url, detect_format, load_blocks
+from storage.filenames import clean_title, display_name, name_problem
+from storage.loaders import UnreadableFileError, detect_format, load_blocks
 from storage.models import Document
 from storage.repositories import documents as docs_repo
 from storage.repositories.documents import NewChunk
+from storage.sandbox import SANDBOXED_FORMATS, ParseLimits, parse_isolated
 from storage.text import LANGUAGES, detect_language, keyword_tokens
 
 ADDED, REPLACED, UNCHANGED, FAILED = "added", "replaced", "unchanged", "failed"
@@ -42,6 +44,7 @@ class IngestOptions:
     chunk_size: int = 500
     chunk_overlap: int = 80
     batch_size: int = 32
+    parse: ParseLimits = field(default_factory=ParseLimits)
 
 
 def index_text(title: str, heading: str | None, body: str) -> str:
@@ -56,12 +59,19 @@ def index_text(title: str, heading: str | None, body: str) -> str:
     return "\n".join([*context, body])
 
 
-def _load(data: bytes, fmt: str, url: str | None) -> tuple[list[Block], int | None, str | None]:
-    """The file's text blocks, page count, and link (an HTML page's canonical URL if none)."""
-    blocks, pages = load_blocks(data, fmt)
-    if url is None and fmt == "html":
-        url = canonical_url(data)
-    return blocks, pages, url
+async def _load(
+    data: bytes, fmt: str, url: str | None, limits: ParseLimits
+) -> tuple[list[Block], int | None, str | None]:
+    """The file's text blocks, page count, and link (an HTML page's canonical URL if none).
+
+    Plain text and Markdown are decoded here (bounded, linear work); formats
+    with decompressing parsers go to the sandboxed parser process.
+    """
+    if fmt not in SANDBOXED_FORMATS:
+        blocks, pages = await asyncio.to_thread(load_blocks, data, fmt)
+        return blocks, pages, url
+    parsed = await parse_isolated(data, fmt, limits)
+    return parsed.blocks, parsed.pages, url or parsed.url
 
 
 def _tokenise(texts: list[str]) -> list[list[str]]:
@@ -139,8 +149,11 @@ class IngestionService:
         `url` is where readers can find the document (an HTML page's canonical URL
         when not given); citations link to it.
         """
-        source = source or filename
-        title = (title or Path(filename).stem).strip()
+        source = display_name(source or filename)
+        problem = name_problem(filename)
+        if problem is not None:
+            return IngestResult(source, FAILED, reason=problem)
+        title = clean_title(title or Path(filename).stem)
         collection = collection.strip()
         if not COLLECTION_NAME.fullmatch(collection):
             return IngestResult(source, FAILED, title, reason=f"bad collection name {collection!r}")
@@ -161,7 +174,7 @@ class IngestionService:
                     same.chunk_count,
                     reason=f"same content as {same.title!r}",
                 )
-            blocks, pages, url = await asyncio.to_thread(_load, data, fmt, url)
+            blocks, pages, url = await _load(data, fmt, url, self._options.parse)
         except UnreadableFileError as exc:
             return IngestResult(source, FAILED, title, reason=str(exc))
         # Chunking and language detection are CPU work: off the event loop.

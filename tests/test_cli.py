@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from storage.db import Database
-from tests import files
+from tests import files, hostile_files
 
 RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
 
@@ -28,10 +28,12 @@ def cli(db: Database, database_url: str, tmp_path: Path):  # type: ignore[no-unt
         "MAX_FILE_MB": "0.1",
     }
 
-    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, stdin: str | None = None, extra_env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [RAGBOT, *args],
-            env=env,
+            env={**env, **(extra_env or {})},
             capture_output=True,
             text=True,
             timeout=120,
@@ -40,6 +42,36 @@ def cli(db: Database, database_url: str, tmp_path: Path):  # type: ignore[no-unt
         )
 
     return run
+
+
+def test_a_folder_of_hostile_files_fails_each_with_its_reason_and_keeps_the_honest_ones(
+    cli, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "dogs.txt").write_text(files.TEXT)
+    (folder / "big5.txt").write_bytes(
+        "護照換發須知：規費新臺幣一千三百元，約需四個工作天。".encode("big5")
+    )
+    hostile = {
+        "zip-bomb.docx": (hostile_files.docx_zip_bomb(300 * 1024 * 1024), "zip bomb"),
+        "nested.html": (hostile_files.nested_html(), "nested"),
+        "scanned.pdf": (hostile_files.scanned_pdf(), "OCR"),
+        "binary.txt": (bytes(range(256)) * 40, "not text"),
+        "bad\x1bname.md": (b"# T\n\nbody", "control characters"),
+    }
+    for name, (data, _) in hostile.items():
+        (folder / name).write_bytes(data)
+    result = cli("ingest", str(folder), extra_env={"MAX_FILE_MB": "5"})
+    assert result.returncode == 1, result.stderr
+    assert "summary: 2 added, 0 replaced, 0 unchanged, 5 failed" in result.stdout
+    lines = result.stdout.splitlines()
+    for name, (_, reason) in hostile.items():
+        shown = name.replace("\x1b", "\\x1b")  # control characters are printed escaped
+        assert any(shown in line and reason in line for line in lines), (name, result.stdout)
+    assert "\x1b" not in result.stdout
+    found = cli("search", "護照 規費", "--json", "--top-k", "1")
+    assert json.loads(found.stdout)[0]["document"] == "big5"
 
 
 def test_ingest_search_docs_round_trip(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import text
 
-from bot.core.admin import clean_file_name
 from bot.core.messages import Attachment, ErrorReply, FinalAnswer, Progress, Reply
 from storage.db import Database
 from storage.embeddings import Embedder
+from storage.filenames import clean_file_name
 from storage.ingestion import IngestionService, IngestOptions
 from tests.core_fixtures import (
     DOCS,

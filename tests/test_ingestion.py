@@ -5,11 +5,21 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from storage.db import Database
-from storage.ingestion import ADDED, FAILED, REPLACED, UNCHANGED, IngestionService, collect_files
-from tests import files
+from storage.embeddings import Embedder
+from storage.ingestion import (
+    ADDED,
+    FAILED,
+    REPLACED,
+    UNCHANGED,
+    IngestionService,
+    IngestOptions,
+    collect_files,
+)
+from tests import files, hostile_files
 
 
 async def _chunk_texts(db: Database, title: str) -> list[str]:
@@ -183,3 +193,50 @@ async def test_document_links_come_from_ingest_or_the_html_canonical_url(
         "permits": "https://city.example.org/permits",
         "dogs": "https://city.example.org/dogs",
     }
+
+
+@pytest.fixture(scope="module")
+def hostile() -> list[tuple[str, bytes, str]]:
+    return hostile_files.hostile_files(big=False)
+
+
+async def test_hostile_files_fail_with_their_reason_and_nothing_is_half_stored(
+    hostile: list[tuple[str, bytes, str]], db: Database, embedder: Embedder
+) -> None:
+    # limits as served (20 MB files), not the small test default
+    service = IngestionService(db, embedder, IngestOptions(max_bytes=20 * 1024 * 1024))
+    results = await asyncio.gather(*(service.ingest_bytes(n, d) for n, d, _ in hostile))
+    for (name, _, reason), result in zip(hostile, results, strict=True):
+        assert result.status == FAILED, name
+        assert reason in (result.reason or ""), (name, result.reason)
+        assert "\x1b" not in result.source and "\u202e" not in result.source
+    async with db.sessions() as s:
+        assert (await s.execute(text("SELECT count(*) FROM documents"))).scalar_one() == 0
+        assert (await s.execute(text("SELECT count(*) FROM chunks"))).scalar_one() == 0
+    assert await _stats_consistent(db)
+    honest = await service.ingest_bytes("dogs.txt", files.TEXT.encode())
+    assert honest.status == ADDED
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("../../x.md", "folder parts"),
+        ("..\\..\\x.md", "folder parts"),
+        ("x\x00.md", "control characters"),
+        ("..", "folder parts"),
+    ],
+)
+async def test_uploaded_file_names_with_folders_or_control_characters_are_refused(
+    name: str, reason: str, ingestion: IngestionService, db: Database
+) -> None:
+    result = await ingestion.ingest_bytes(name, b"# Title\n\nSome honest text.")
+    assert result.status == FAILED
+    assert reason in (result.reason or "")
+    async with db.sessions() as s:
+        assert (await s.execute(text("SELECT count(*) FROM documents"))).scalar_one() == 0
+
+
+async def test_titles_from_captions_are_stored_clean(ingestion: IngestionService) -> None:
+    result = await ingestion.ingest_bytes("a.md", b"# T\n\nText.", title="Staff\x1b[2J  handbook\n")
+    assert result.title == "Staff[2J handbook"

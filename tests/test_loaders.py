@@ -32,9 +32,30 @@ def test_markdown_sections() -> None:
     assert [b.heading for b in blocks] == ["垃圾分類", "大型家具"]
 
 
-def test_text_in_big5_is_decoded() -> None:
-    blocks, _ = load_blocks("護照申請".encode("big5"), "txt")
-    assert blocks[0].text == "護照申請"
+HANT = "護照申請須知：申請人應親自到場辦理，規費新臺幣一千三百元，約需四個工作天。"
+HANS = "图书馆借书证办理：携带身份证到服务台，工本费二十元，当日即可领取。"
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [
+        (HANT, "big5"),
+        (HANT, "utf-16"),  # with its byte-order mark
+        (HANT, "utf-8-sig"),
+        (HANS, "gb18030"),
+        (HANS, "utf-16"),
+        (HANS, "utf-8"),
+        ("Dog licences are renewed every year for 300 dollars.", "utf-16-le"),  # no BOM
+    ],
+)
+def test_text_encodings_are_detected(text: str, encoding: str) -> None:
+    blocks, _ = load_blocks(text.encode(encoding), "txt")
+    assert blocks[0].text == text  # a BOM is not part of the text
+
+
+def test_binary_data_named_txt_is_refused() -> None:
+    with pytest.raises(UnreadableFileError, match="not text"):
+        load_blocks(bytes(range(256)) * 50, "txt")
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from rich.text import Text
 from bot.cli import app, fail, run, settings
 from bot.cli.admin import operator
 from bot.runtime import open_runtime
+from storage.filenames import display_name
 from storage.index import reindex as reindex_index
 from storage.ingestion import (
     ADDED,
@@ -68,12 +69,15 @@ def ingest(
         fail(f"--language must be one of {', '.join(LANGUAGES)}")
 
     async def go() -> list[IngestResult]:
-        results = [IngestResult(str(p), FAILED, reason="no such file or folder") for p in missing]
+        results = [
+            IngestResult(display_name(str(p)), FAILED, reason="no such file or folder")
+            for p in missing
+        ]
         async with open_runtime(settings()) as rt:
             with _progress() as bar:
                 overall = bar.add_task("files", total=len(files))
                 for path in files:
-                    chunk_task = bar.add_task(f"  {path.name}", total=None)
+                    chunk_task = bar.add_task(f"  {escape(display_name(path.name))}", total=None)
 
                     def step(done: int, total: int, task: TaskID = chunk_task) -> None:
                         bar.update(task, completed=done, total=total)

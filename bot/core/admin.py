@@ -7,8 +7,6 @@ nothing and is written to the audit log like an allowed one.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -17,6 +15,7 @@ from typing import Any
 
 from bot.core.jobs import JobQueue
 from storage.db import Database
+from storage.filenames import clean_file_name, name_problem
 from storage.forms import FormFile, FormService, InvalidFormError
 from storage.ingestion import COLLECTION_NAME, IngestionService
 from storage.models import Upload
@@ -42,14 +41,6 @@ class Actor:
     platform: str
     user_id: str
     is_admin: bool
-
-
-def clean_file_name(name: str) -> str:
-    """A file name safe to store and show: no folders, control characters or odd spaces."""
-    base = PurePath(name.replace("\\", "/")).name
-    base = "".join(ch for ch in base if unicodedata.category(ch)[0] != "C")
-    base = re.sub(r"\s+", " ", base).strip(" .")
-    return base[:200] or "upload"
 
 
 class AdminService:
@@ -169,7 +160,7 @@ class AdminService:
         """Store an uploaded file and queue its ingestion; the upload id."""
         name = clean_file_name(file_name)
         await self.check(actor, "upload", name)
-        problem = self.upload_problem(len(data), collection)
+        problem = name_problem(file_name) or self.upload_problem(len(data), collection)
         if problem is None and not data:
             problem = "the file is empty"
         if problem is not None or self.jobs is None:

@@ -8,6 +8,7 @@ import re
 from bot.core.admin import Actor, AdminInputError, AdminService, NotAllowedError
 from bot.core.messages import Attachment, InboundMessage, Reply
 from bot.core.replies import human_size, reply
+from storage.filenames import display_name
 
 logger = logging.getLogger(__name__)
 _UPLOAD_CAPTION = re.compile(r"^/?upload\b\s*(.*)$", re.IGNORECASE | re.DOTALL)
@@ -47,7 +48,9 @@ async def receive_upload(
             problem = str(exc)
     if problem is not None:
         return refused(attachment, problem, language)
-    text = reply("upload_received", language, name=attachment.name, size=human_size(len(data)))
+    text = reply(
+        "upload_received", language, name=display_name(attachment.name), size=human_size(len(data))
+    )
     return Reply(text, language, "upload_received", {"upload_id": upload_id})
 
 
@@ -77,5 +80,5 @@ async def fetch_attachment(
 
 def refused(attachment: Attachment, problem: str, language: str) -> Reply:
     """The polite "I can't take this file" reply."""
-    text = reply("upload_refused", language, name=attachment.name, reason=problem)
+    text = reply("upload_refused", language, name=display_name(attachment.name), reason=problem)
     return Reply(text, language, "upload_refused", {"reason": problem})
