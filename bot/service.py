@@ -14,6 +14,8 @@ from typing import Any
 from bot.telemetry import Pseudonyms, Telemetry, TurnTrace
 from graph.builder import build_graph
 from graph.context import GraphContext
+from graph.injection import clean_message
+from graph.nodes.guard import MAX_CHARS
 from graph.privacy import mask_sensitive
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
@@ -105,8 +107,11 @@ class AnswerService:
         """
         trace_id = uuid.uuid4().hex
         external = conversation or f"oneshot-{trace_id}"
-        # the privacy rule: from here on only the masked text exists
-        question = mask_sensitive(question)
+        # a long message is cut before anything is kept (the guard refuses it as
+        # too_long from its received length); then the privacy rule: from here on
+        # only the masked text exists
+        received_chars = len(question)
+        question = mask_sensitive(clean_message(question[: MAX_CHARS + 1]))
         user_ref = self._telemetry.pseudonyms.user(platform, user)
         async with self._db.transaction() as session:
             conv_id = await conv_repo.get_or_create(session, platform, external, user)
@@ -118,6 +123,7 @@ class AnswerService:
         trace = self._telemetry.start_turn(trace_id, platform, external, user, question)
         state: dict[str, Any] = {
             "question": question,
+            "question_chars": received_chars,
             "reply_language": language,
             "history": history,
             "llm_calls": 0,

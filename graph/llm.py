@@ -26,6 +26,7 @@ LANGUAGE_NAMES = {
     "zh-hans": "Simplified Chinese (简体中文)",
 }
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+_FENCE = re.compile(r"</?\s*(?:sources|question)\s*>", re.IGNORECASE)
 
 
 class PlannerOutput(BaseModel):
@@ -87,6 +88,19 @@ async def rewrite(llm: Any, question: str, failed: list[str], timeout: float) ->
     return text.splitlines()[0] if text else None
 
 
+def _fenced(text: str) -> str:
+    """Text that cannot close or open the fences around it."""
+    return _FENCE.sub(lambda m: m.group(0).replace("<", "(").replace(">", ")"), text)
+
+
+def context_message(question: str, evidence: list[dict[str, Any]]) -> str:
+    """The user message of a synthesis call: the sources as fenced data, then the question."""
+    sources = "\n\n".join(
+        f"[{n}] ({_fenced(e['document'])}) {_fenced(e['text'])}" for n, e in enumerate(evidence, 1)
+    )
+    return f"<sources>\n{sources}\n</sources>\n\n<question>\n{_fenced(question)}\n</question>"
+
+
 async def synthesise(
     llm: Any,
     question: str,
@@ -96,12 +110,17 @@ async def synthesise(
     timeout: float,
     on_token: Callable[[str], None],
 ) -> str | None:
-    """Stream a cited answer grounded in `evidence`; None when the model fails."""
-    sources = "\n\n".join(f"[{n}] ({e['document']}) {e['text']}" for n, e in enumerate(evidence, 1))
-    system = load("synth").text.format(
-        language_name=LANGUAGE_NAMES.get(language, "English"), sources=sources
-    )
-    messages = [SystemMessage(system), *_history_messages(history[-4:]), HumanMessage(question)]
+    """Stream a cited answer grounded in `evidence`; None when the model fails.
+
+    The system message holds only the rules; the passages travel in the user
+    message, fenced as data, so a passage's words are never the system's.
+    """
+    system = load("synth").text.format(language_name=LANGUAGE_NAMES.get(language, "English"))
+    messages = [
+        SystemMessage(system),
+        *_history_messages(history[-4:]),
+        HumanMessage(context_message(question, evidence)),
+    ]
 
     async def run() -> str:
         parts: list[str] = []

@@ -57,7 +57,8 @@ class GraphState(TypedDict, total=False):
     """
 
     # input
-    question: str  # the user's message as received
+    question: str  # the user's message as received (capped at the guard's limit)
+    question_chars: int  # the message's length before the cap (the guard blocks it as too long)
     history: list[dict[str, str]]  # earlier turns, oldest first: {"role", "content"}
     reply_language: str | None  # the language the user chose (Telegram /lang): wins over detection
     # guard

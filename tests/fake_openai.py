@@ -130,3 +130,12 @@ def _chunk(piece: str, model: str, finish: str | None) -> dict[str, Any]:
             {"index": 0, "delta": {"content": piece} if piece else {}, "finish_reason": finish}
         ],
     }
+
+
+def echo_prompt(body: dict[str, Any]) -> Reply:
+    """A model that repeats every message it was sent (the attack suite: leaks show up).
+
+    JSON-mode calls get the echo too: not JSON, so the planner falls back to its rules.
+    """
+    parts = [f"{m.get('role')}: {m.get('content')}" for m in body.get("messages", [])]
+    return Reply("\n".join(parts) + " [1]")

@@ -67,8 +67,12 @@ async def test_ordinary_question_takes_two_llm_calls(
     assert fake.requests[1]["stream"] is True
     # every call is bounded (langchain-openai sends it as max_completion_tokens)
     assert all(r.get("max_completion_tokens", r.get("max_tokens")) == 1024 for r in fake.requests)
-    # the synthesis prompt carries the graded evidence, numbered
-    assert "[1] (passport)" in fake.requests[1]["messages"][0]["content"]
+    # the graded evidence travels numbered and fenced in the user message, never the system one
+    synth = fake.requests[1]["messages"]
+    assert synth[0]["role"] == "system" and "(passport)" not in synth[0]["content"]
+    assert synth[-1]["role"] == "user"
+    assert synth[-1]["content"].startswith("<sources>\n[1] (passport)")
+    assert "</sources>\n\n<question>" in synth[-1]["content"]
     assert "planner:simple_faq:llm" in result.decision_path
     assert "response_synth:llm" in result.decision_path
     assert result.prompt_versions == {"planner": "v1-test"}

@@ -47,7 +47,7 @@ CONSOLE_PLATFORMS = frozenset({"console", "cli"})
 
 def pick_language(text: str, hint: str | None) -> str:
     """The reply language: the message's script when it has Chinese, else the platform hint."""
-    detected = detect_language(text) if text.strip() else "en"
+    detected = detect_language(text[:2000]) if text.strip() else "en"  # a sample is plenty
     if detected != "en" or not hint:
         return detected
     hint = hint.lower().replace("_", "-")

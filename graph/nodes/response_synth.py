@@ -14,6 +14,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from graph.answer_safety import allowed_links, leaks_prompt, strip_unknown_links
 from graph.context import GraphContext
 from graph.llm import synthesise
 from graph.messages import message
@@ -195,9 +196,16 @@ async def _llm_answer(
 ) -> tuple[str, list[dict[str, Any]]] | None:
     context = runtime.context
     question = state.get("standalone_question") or state.get("normalized_question", "")
+    shown: list[str] = []
+    leaked = False
 
     def on_token(piece: str) -> None:
-        runtime.stream_writer({"type": "token", "text": to_script(piece, language)})
+        nonlocal leaked
+        shown.append(piece)
+        # a model repeating its rules stops being shown at once, not after the stream
+        leaked = leaked or leaks_prompt("".join(shown)[-400:])
+        if not leaked:
+            runtime.stream_writer({"type": "token", "text": to_script(piece, language)})
 
     answer = await synthesise(
         context.llm,
@@ -208,11 +216,12 @@ async def _llm_answer(
         context.llm_timeout,
         on_token,
     )
-    if not answer:
+    if not answer or leaked or leaks_prompt(answer):
         return None
     citations = cited_sources(answer, evidence)
     if not citations:  # an answer that cites nothing is not grounded: do not show it
         return None
+    answer, _ = strip_unknown_links(answer, allowed_links(evidence, state.get("forms", [])))
     return to_script(answer, language), citations
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
 from graph.state import GraphState
 
@@ -21,7 +22,7 @@ async def _retrieve(context: GraphContext, query: str, threshold: float) -> list
     hits = await context.searcher.search(
         query, top_k=context.top_k, threshold=threshold, filters=context.search_filters
     )
-    return [
+    found = [
         {
             "document": h.document,
             "chunk_id": h.chunk_id,
@@ -33,6 +34,8 @@ async def _retrieve(context: GraphContext, query: str, threshold: float) -> list
         }
         for h in hits
     ]
+    # a document's sentences addressed to the assistant never reach a model or an answer
+    return redact_evidence(found)[0]
 
 
 def merge_candidates(

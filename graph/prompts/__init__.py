@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 _DIR = Path(__file__).resolve().parent
-CURRENT = {"planner": "v1", "synth": "v1", "rewrite": "v1"}
+CURRENT = {"planner": "v1", "synth": "v2", "rewrite": "v1"}
 
 
 @dataclass(frozen=True)
