@@ -165,7 +165,7 @@ async def main() -> None:
             ]
         )
         # The same turns with a scripted OpenAI-compatible server (see `scripted_llm`).
-        llm = build_chat_model(fake.url, "bench", "fake", timeout=10, retries=0)
+        llm = build_chat_model(fake.url, "bench", "fake", timeout=10)
         with_llm = service_for(db, settings, llm)
         sample = answerable[: args.llm]
         fake.requests.clear()

@@ -39,7 +39,7 @@ async def run_mode(
             Pseudonyms("bench"), f"pk-lf-bench-{uuid.uuid4().hex}", "sk-bench", capture.url
         )
     db = connect(url)
-    llm = build_chat_model(llm_url, "bench", "fake", timeout=10, retries=0)
+    llm = build_chat_model(llm_url, "bench", "fake", timeout=10)
     service = service_for(db, Settings(_env_file=None), llm, telemetry)  # type: ignore[call-arg]
     await service.ask("暖機")  # jieba, the embedder and the HTTP pools warm
     gate = asyncio.Semaphore(concurrency)

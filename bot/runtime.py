@@ -65,7 +65,6 @@ class Runtime:
             reveal(cfg.llm_api_key),
             cfg.llm_model,
             cfg.llm_timeout_s,
-            cfg.llm_max_retries,
             cfg.llm_max_tokens,
         )
         context = GraphContext(
@@ -73,6 +72,7 @@ class Runtime:
             forms=FormFinder(self.db),
             llm=llm,
             llm_timeout=cfg.llm_timeout_s,
+            llm_retries=cfg.llm_max_retries,
             embedder=self.embedder.model,
             top_k=cfg.search_top_k,
             max_loops=cfg.max_retrieval_loops,

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from graph.llm_client import CallLimits
+
 
 class Searcher(Protocol):
     """Hybrid search over the knowledge base (storage.search.HybridSearcher fits)."""
@@ -37,7 +39,8 @@ class GraphContext:
     searcher: Searcher
     forms: FormFinder | None = None
     llm: Any = None  # a langchain chat model, or None for the deterministic mode
-    llm_timeout: float = 30.0  # seconds per LLM call before the fallback answers
+    llm_timeout: float = 30.0  # seconds each LLM attempt may wait for its reply (first token)
+    llm_retries: int = 0  # further attempts after a timeout or provider error
     embedder: Any = None  # langchain Embeddings: ranks sentences for extractive answers
     top_k: int = 5
     thresholds: tuple[float, ...] = (0.65, 0.50, 0.35)
@@ -47,3 +50,8 @@ class GraphContext:
     collections: tuple[str, ...] | None = None
     # the search restrictions matching `collections`, opaque to the graph (SearchFilters)
     search_filters: Any = None
+
+    @property
+    def llm_limits(self) -> CallLimits:
+        """The bounds of every LLM call of the run (LLM_TIMEOUT, LLM_MAX_RETRIES)."""
+        return CallLimits(self.llm_timeout, self.llm_retries)

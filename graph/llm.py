@@ -1,22 +1,22 @@
 """The three LLM steps (plan, rewrite, synthesise) over any langchain chat model.
 
-Each returns None (or raises nothing) when the model fails, times out or sends
-something unusable: the calling node then uses its deterministic fallback, so
-the user always gets a reply.
+Each returns its result, or None when the model fails, times out or sends
+something unusable (the calling node then uses its deterministic fallback, so
+the user always gets a reply), together with the number of requests sent.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
+from graph.llm_client import CallLimits, call_with_retries, invoke, stream_text
 from graph.prompts import load
 
 logger = logging.getLogger(__name__)
@@ -46,46 +46,49 @@ def _history_messages(history: list[dict[str, str]]) -> list[BaseMessage]:
     return out
 
 
-async def _guarded(call: Awaitable[Any], timeout: float, step: str) -> Any:
-    try:
-        return await asyncio.wait_for(call, timeout)
-    except Exception as exc:  # timeouts, HTTP errors, connection errors alike
-        logger.warning("LLM %s failed (%s: %s); using the fallback", step, type(exc).__name__, exc)
-        return None
-
-
 async def plan(
-    llm: Any, question: str, history: list[dict[str, str]], timeout: float
-) -> PlannerOutput | None:
-    """One call: task type, whether to retrieve, and the standalone retrieval query."""
+    llm: Any, question: str, history: list[dict[str, str]], limits: CallLimits
+) -> tuple[PlannerOutput | None, int]:
+    """One call: task type, whether to retrieve, and the standalone retrieval query.
+
+    Returns the output (None: use the rules) and the requests sent.
+    """
     messages = [
         SystemMessage(load("planner").text),
         *_history_messages(history),
         HumanMessage(question),
     ]
-    reply = await _guarded(
-        llm.ainvoke(messages, response_format={"type": "json_object"}), timeout, "planner"
+    reply, calls = await call_with_retries(
+        "planner",
+        lambda: invoke(llm, messages, limits.timeout, response_format={"type": "json_object"}),
+        limits,
     )
     if reply is None:
-        return None
+        return None, calls
     match = _JSON_OBJECT.search(str(reply.content))
     try:
-        return PlannerOutput.model_validate(json.loads(match.group(0) if match else ""))
+        return PlannerOutput.model_validate(json.loads(match.group(0) if match else "")), calls
     except (json.JSONDecodeError, ValidationError) as exc:
         logger.warning("LLM planner sent unusable output (%s); using the rules", exc)
-        return None
+        return None, calls
 
 
-async def rewrite(llm: Any, question: str, failed: list[str], timeout: float) -> str | None:
-    """A new retrieval query that differs from the ones that failed."""
+async def rewrite(
+    llm: Any, question: str, failed: list[str], limits: CallLimits
+) -> tuple[str | None, int]:
+    """A new retrieval query that differs from the ones that failed, and the requests sent."""
     tried = "\n".join(f"- {q}" for q in failed) or "- (none)"
     messages = [
         SystemMessage(load("rewrite").text),
         HumanMessage(f"Question: {question}\nQueries that found nothing:\n{tried}"),
     ]
-    reply = await _guarded(llm.ainvoke(messages), timeout, "rewrite")
-    text = str(reply.content).strip().strip('"') if reply is not None else ""
-    return text.splitlines()[0] if text else None
+    reply, calls = await call_with_retries(
+        "rewrite", lambda: invoke(llm, messages, limits.timeout), limits
+    )
+    text = str(reply.content).strip() if reply is not None else ""
+    line = text.splitlines()[0] if text else ""
+    # models echo the prompt's list style and quoting: "- "passport fee""
+    return line.lstrip("-*• ").strip().strip("\"'“”「」") or None, calls
 
 
 def _fenced(text: str) -> str:
@@ -107,13 +110,14 @@ async def synthesise(
     evidence: list[dict[str, Any]],
     language: str,
     history: list[dict[str, str]],
-    timeout: float,
+    limits: CallLimits,
     on_token: Callable[[str], None],
-) -> str | None:
-    """Stream a cited answer grounded in `evidence`; None when the model fails.
+) -> tuple[str | None, int]:
+    """Stream a cited answer grounded in `evidence`, and the requests sent.
 
-    The system message holds only the rules; the passages travel in the user
-    message, fenced as data, so a passage's words are never the system's.
+    None when the model fails, stalls before its first token, or its stream is
+    cut off. The system message holds only the rules; the passages travel in
+    the user message, fenced as data, so a passage's words are never the system's.
     """
     system = load("synth").text.format(language_name=LANGUAGE_NAMES.get(language, "English"))
     messages = [
@@ -121,15 +125,17 @@ async def synthesise(
         *_history_messages(history[-4:]),
         HumanMessage(context_message(question, evidence)),
     ]
+    shown = False
 
-    async def run() -> str:
-        parts: list[str] = []
-        async for chunk in llm.astream(messages):
-            piece = str(chunk.content)
-            if piece:
-                parts.append(piece)
-                on_token(piece)
-        return "".join(parts)
+    def show(piece: str) -> None:
+        nonlocal shown
+        shown = True
+        on_token(piece)
 
-    answer = await _guarded(run(), timeout, "synth")
-    return answer.strip() if answer else None
+    answer, calls = await call_with_retries(
+        "answer",
+        lambda: stream_text(llm, messages, limits.timeout, show),
+        limits,
+        may_retry=lambda: not shown,  # text on screen is not asked for twice
+    )
+    return (answer.strip() or None) if answer else None, calls

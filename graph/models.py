@@ -10,10 +10,13 @@ def build_chat_model(
     api_key: str | None,
     model: str | None,
     timeout: float,
-    retries: int,
     max_tokens: int = 1024,
 ) -> Any:
-    """A langchain-openai ChatOpenAI for any OpenAI-compatible endpoint, or None."""
+    """A langchain-openai ChatOpenAI for any OpenAI-compatible endpoint, or None.
+
+    The client itself never retries: graph.llm_client does, so that every
+    request is counted and each attempt is bounded by LLM_TIMEOUT.
+    """
     if not base_url or not model:
         return None
     from langchain_openai import ChatOpenAI
@@ -24,7 +27,7 @@ def build_chat_model(
         api_key=SecretStr(api_key or "unused"),
         model=model,
         timeout=timeout,
-        max_retries=retries,
+        max_retries=0,
         temperature=0,
         max_completion_tokens=max_tokens,  # bounds every reply (OpenAI's max_tokens)
         # token usage of streamed answers too (the trace's generations carry it)

@@ -25,6 +25,7 @@ class Reply:
     delay: float = 0.0
     raw: str | None = None  # sent as the message content verbatim (e.g. malformed JSON)
     pace: float = 0.0  # seconds between streamed pieces (a model writing slowly)
+    cut: bool = False  # the stream ends without a finish reason (a server cutting it off)
 
 
 @dataclass
@@ -53,6 +54,9 @@ class FakeOpenAI:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if not self.path.startswith("/v1/"):  # as hosted APIs answer a base URL without /v1
+                    self._send(404, {"error": {"message": "model not found"}})
+                    return
                 fake.requests.append(body)
                 reply = fake.next_reply(body)
                 if reply.delay:
@@ -63,7 +67,7 @@ class FakeOpenAI:
                 content = reply.raw if reply.raw is not None else reply.content
                 if body.get("stream"):
                     usage = (body.get("stream_options") or {}).get("include_usage", False)
-                    self._stream(content, body.get("model", "fake"), reply.pace, usage)
+                    self._stream(content, body.get("model", "fake"), reply, usage)
                 else:
                     self._send(200, _completion(content, body.get("model", "fake")))
 
@@ -75,7 +79,7 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, content: str, model: str, pace: float, usage: bool) -> None:
+            def _stream(self, content: str, model: str, reply: Reply, usage: bool) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
@@ -84,9 +88,11 @@ class FakeOpenAI:
                     chunk = _chunk(piece, model, None)
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
-                    if pace:
-                        time.sleep(pace)
-                self.wfile.write(f"data: {json.dumps(_chunk('', model, 'stop'))}\n\n".encode())
+                    if reply.pace:
+                        time.sleep(reply.pace)
+                if not reply.cut:
+                    stop = _chunk("", model, "stop")
+                    self.wfile.write(f"data: {json.dumps(stop)}\n\n".encode())
                 if usage:  # as OpenAI sends it: a last chunk with no choices
                     last = {**_chunk("", model, None), "choices": [], "usage": _USAGE}
                     self.wfile.write(f"data: {json.dumps(last)}\n\n".encode())

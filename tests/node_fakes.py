@@ -54,6 +54,7 @@ class FakeLLM:
 
     async def astream(self, messages: list[Any], **_: Any) -> Any:
         yield AIMessageChunk(self._next(messages))
+        yield AIMessageChunk("", response_metadata={"finish_reason": "stop"})
 
 
 def runtime(**kwargs: Any) -> tuple[Runtime[GraphContext], list[dict[str, Any]]]:

@@ -45,7 +45,7 @@ async def poisoned(ingestion: IngestionService) -> None:
 
 
 def _service(db: Database, searcher: HybridSearcher, llm_url: str | None) -> AnswerService:
-    llm = build_chat_model(llm_url, "k", "fake", timeout=2.0, retries=0) if llm_url else None
+    llm = build_chat_model(llm_url, "k", "fake", timeout=2.0) if llm_url else None
     return AnswerService(db, GraphContext(searcher=searcher, forms=FormFinder(db), llm=llm))
 
 

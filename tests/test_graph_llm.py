@@ -37,7 +37,7 @@ def fake() -> Iterator[FakeOpenAI]:
 
 @pytest.fixture
 def context(db: Database, searcher: HybridSearcher, fake: FakeOpenAI) -> GraphContext:
-    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=1.0, retries=0)
+    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=1.0)
     return GraphContext(
         searcher=searcher,
         forms=FormFinder(db),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from graph.nodes.followup_transform import followup_transform
@@ -42,12 +43,27 @@ async def test_llm_planner_gives_the_query_in_the_same_call() -> None:
     assert out["llm_calls"] == 1 and "llm:planner" in out["timings_ms"]
 
 
-@pytest.mark.parametrize("reply", ["not json at all", RuntimeError("500"), '{"task_type": 3}'])
+@pytest.mark.parametrize(
+    "reply", ["not json at all", httpx.ConnectError("connection refused"), '{"task_type": 3}']
+)
 async def test_llm_planner_falls_back_to_rules(reply: str | Exception) -> None:
     rt, _ = runtime(llm=FakeLLM([reply]))
     out = await planner({"normalized_question": "Hi"}, rt)
     assert out["plan"]["task_type"] == "greeting"
     assert out["decision_path"] == ["planner:greeting:fallback"] and out["llm_calls"] == 1
+
+
+async def test_provider_errors_are_retried_and_every_request_counts() -> None:
+    reply = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport fee"}'
+    rt, _ = runtime(llm=FakeLLM([TimeoutError(), reply]), llm_retries=1)
+    out = await planner({"normalized_question": "How much is a passport?"}, rt)
+    assert out["plan"]["source"] == "llm" and out["llm_calls"] == 2
+
+
+async def test_a_programming_error_in_the_llm_path_is_not_swallowed() -> None:
+    rt, _ = runtime(llm=FakeLLM([TypeError("a bug, not the provider")]))
+    with pytest.raises(TypeError):
+        await planner({"normalized_question": "Hi"}, rt)
 
 
 def test_followup_transform_joins_the_previous_question() -> None:

@@ -102,7 +102,7 @@ async def llm_harness(
         if "planning step" in str(body["messages"][0]["content"])
         else Reply(answer, pace=pace)
     )
-    llm = build_chat_model(llm_server.url, "key", "fake", timeout=10.0, retries=0)
+    llm = build_chat_model(llm_server.url, "key", "fake", timeout=10.0)
     h = await start_harness(database_url, embedder, fake, llm=llm)
     try:
         yield h

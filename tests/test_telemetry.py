@@ -84,7 +84,7 @@ async def traced_worker(
 ) -> Worker:
     llm = None
     if openai is not None:
-        llm = build_chat_model(openai.url, "key", "fake-model", timeout=5.0, retries=0)
+        llm = build_chat_model(openai.url, "key", "fake-model", timeout=5.0)
     worker = await make_worker(
         database_url, embedder, settings_for_tests(), llm=llm, telemetry=telemetry
     )

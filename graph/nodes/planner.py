@@ -98,9 +98,8 @@ async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> GraphSta
     waited = 0.0
     plan: Plan | None = None
     if context.llm is not None:
-        calls = 1
         asked = time.perf_counter()
-        output = await plan_with_llm(context.llm, question, history, context.llm_timeout)
+        output, calls = await plan_with_llm(context.llm, question, history, context.llm_limits)
         waited = (time.perf_counter() - asked) * 1000
         plan = llm_plan(output, question) if output is not None else None
     source = "llm" if plan is not None else ("fallback" if calls else "rules")

@@ -67,11 +67,10 @@ async def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     calls = 0
     waited = 0.0
     if retrieval["rewrite_by"] == "llm":
-        calls = 1
         asked = time.perf_counter()
         question = state.get("standalone_question") or state.get("normalized_question", "")
         failed = retrieval.get("failed_queries", [])
-        better = await rewrite(context.llm, question, failed, context.llm_timeout)
+        better, calls = await rewrite(context.llm, question, failed, context.llm_limits)
         waited = (time.perf_counter() - asked) * 1000
         if better and better not in failed:
             retrieval["query"] = better

@@ -193,7 +193,8 @@ def cited_sources(answer: str, evidence: list[dict[str, Any]]) -> list[dict[str,
 
 async def _llm_answer(
     state: GraphState, runtime: Runtime[GraphContext], evidence: list[dict[str, Any]], language: str
-) -> tuple[str, list[dict[str, Any]]] | None:
+) -> tuple[tuple[str, list[dict[str, Any]]] | None, int]:
+    """The model's cited answer (None: discarded, the caller falls back) and requests sent."""
     context = runtime.context
     question = state.get("standalone_question") or state.get("normalized_question", "")
     shown: list[str] = []
@@ -207,22 +208,22 @@ async def _llm_answer(
         if not leaked:
             runtime.stream_writer({"type": "token", "text": to_script(piece, language)})
 
-    answer = await synthesise(
+    answer, calls = await synthesise(
         context.llm,
         question,
         evidence,
         language,
         state.get("history", []),
-        context.llm_timeout,
+        context.llm_limits,
         on_token,
     )
     if not answer or leaked or leaks_prompt(answer):
-        return None
+        return None, calls
     citations = cited_sources(answer, evidence)
     if not citations:  # an answer that cites nothing is not grounded: do not show it
-        return None
+        return None, calls
     answer, _ = strip_unknown_links(answer, allowed_links(evidence, state.get("forms", [])))
-    return to_script(answer, language), citations
+    return (to_script(answer, language), citations), calls
 
 
 async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
@@ -245,9 +246,8 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> G
     elif evidence:
         generated = None
         if runtime.context.llm is not None:
-            calls = 1
             asked = time.perf_counter()
-            generated = await _llm_answer(state, runtime, evidence, language)
+            generated, calls = await _llm_answer(state, runtime, evidence, language)
             waited = (time.perf_counter() - asked) * 1000
             if generated is None:
                 runtime.stream_writer({"type": "reset"})  # drop any partial tokens

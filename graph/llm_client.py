@@ -1,0 +1,122 @@
+"""Calling the model: one bounded attempt at a time, retried after timeouts and provider errors.
+
+- `LLM_TIMEOUT` bounds each attempt's wait for the model's reply (for a
+  streamed answer: for its first token; once text is on the user's screen the
+  stream is not cut by a clock, only by the HTTP client's read timeout).
+- `LLM_MAX_RETRIES` more attempts follow a timeout or a provider error (HTTP
+  status, connection, malformed stream) but never a stream that already showed
+  text. Every request sent counts in `llm_calls`.
+- Only provider errors fall back: a programming error (TypeError, KeyError...)
+  raises, so tests see it instead of a silently worse answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import httpx
+import openai
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+PROVIDER_ERRORS: tuple[type[BaseException], ...] = (
+    openai.APIError,
+    httpx.HTTPError,
+    TimeoutError,
+)
+
+
+@dataclass(frozen=True)
+class CallLimits:
+    """Seconds each attempt may wait (LLM_TIMEOUT) and further attempts (LLM_MAX_RETRIES)."""
+
+    timeout: float = 30.0
+    retries: int = 0
+
+
+class StreamCutOffError(Exception):
+    """The model's stream ended without saying it had finished (or ran out of tokens)."""
+
+
+def explain(step: str, exc: BaseException, limits: CallLimits) -> str:
+    """What went wrong with an LLM call and what to do, in one line (no traceback)."""
+    if isinstance(exc, TimeoutError | openai.APITimeoutError):
+        return (
+            f"LLM {step}: no reply within LLM_TIMEOUT={limits.timeout:g} s (a slow model or a"
+            " busy server: raise LLM_TIMEOUT or serve fewer users at once)"
+        )
+    if isinstance(exc, openai.NotFoundError):
+        return (
+            f"LLM {step}: the endpoint said 404 ({exc.message}); check LLM_MODEL and that"
+            " LLM_BASE_URL ends with /v1"
+        )
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return f"LLM {step}: the endpoint refused the key ({exc.message}); check LLM_API_KEY"
+    if isinstance(exc, openai.APIConnectionError | httpx.ConnectError):
+        return f"LLM {step}: cannot reach LLM_BASE_URL ({exc}); is the model server running?"
+    if isinstance(exc, StreamCutOffError):
+        return f"LLM {step}: {exc}"
+    detail = str(exc).strip() or "no details"
+    return f"LLM {step} failed ({type(exc).__name__}: {detail[:300]})"
+
+
+async def call_with_retries(
+    step: str,
+    attempt: Callable[[], Awaitable[T]],
+    limits: CallLimits,
+    may_retry: Callable[[], bool] = lambda: True,
+) -> tuple[T | None, int]:
+    """The first attempt's result that succeeds, and how many requests were sent.
+
+    None after the last failed attempt (the caller falls back); `may_retry`
+    False stops early (an answer already on screen is not asked for again).
+    """
+    calls = 0
+    total = limits.retries + 1
+    for number in range(1, total + 1):
+        calls += 1
+        try:
+            return await attempt(), calls
+        except (*PROVIDER_ERRORS, StreamCutOffError) as exc:
+            again = number < total and may_retry() and not isinstance(exc, StreamCutOffError)
+            what = f"retrying ({number + 1} of {total})" if again else "using the fallback"
+            logger.warning("%s; %s", explain(step, exc, limits), what)
+            if not again:
+                break
+    return None, calls
+
+
+async def invoke(llm: Any, messages: list[Any], timeout: float, **kwargs: Any) -> Any:
+    """One request whose reply must arrive within `timeout` (the request is cancelled after)."""
+    return await asyncio.wait_for(llm.ainvoke(messages, **kwargs), timeout)
+
+
+async def stream_text(
+    llm: Any, messages: list[Any], timeout: float, on_token: Callable[[str], None]
+) -> str:
+    """Stream one reply; `timeout` bounds the wait for its first token only.
+
+    Raises StreamCutOffError when the stream ends without a finish reason or
+    because it hit the token limit: the text is incomplete.
+    """
+    parts: list[str] = []
+    finish: str | None = None
+    deadline = asyncio.timeout(timeout)
+    async with deadline:
+        async for chunk in llm.astream(messages):
+            finish = (chunk.response_metadata or {}).get("finish_reason") or finish
+            piece = str(chunk.content)
+            if not piece:
+                continue
+            if not parts:
+                deadline.reschedule(None)  # text is on screen: no clock cuts it off now
+            parts.append(piece)
+            on_token(piece)
+    if finish is None or finish == "length":
+        reason = "hit LLM_MAX_TOKENS" if finish == "length" else "ended without a finish reason"
+        raise StreamCutOffError(f"the answer stream {reason}: the text is incomplete")
+    return "".join(parts)
