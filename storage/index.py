@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
 
-from sqlalchemy import text
+from sqlalchemy import CursorResult, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
 from storage.embeddings import Embedder, EmbeddingMismatchError
+from storage.ingestion import index_text
 from storage.repositories.documents import get_index_meta
 
 
@@ -42,34 +46,107 @@ async def reindex(
     embedder: Embedder,
     batch_size: int = 64,
     progress: Callable[[int, int], None] | None = None,
-) -> int:
-    """Re-embed every chunk with `embedder` in one transaction; returns the chunk count.
+) -> ReindexResult:
+    """Re-embed every chunk with `embedder`, as ingestion embeds it (title, heading, body).
 
-    Readers keep seeing the old index until the commit.
+    Batches go to `reindex_vectors`, each in its own short transaction: searches
+    keep using the old vectors meanwhile. The swap is one transaction at the
+    end; chunks added during the run are embedded there. With the same
+    dimension, readers are never blocked (row updates); a new dimension means
+    a new column and index, and searches wait for that swap.
     """
+    started = time.perf_counter()
     async with db.transaction() as session:
-        meta = await get_index_meta(session)
-        rows = (await session.execute(text("SELECT id, text FROM chunks ORDER BY id"))).all()
+        # vectors left by an interrupted run of another embedder are useless
+        await session.execute(
+            text("DELETE FROM reindex_vectors WHERE embedder <> :m"), {"m": embedder.model_id}
+        )
+    async with db.sessions() as session:
+        todo = await _unembedded(session, embedder.model_id)
+    done = 0
+    for start in range(0, len(todo), batch_size):
+        await _stage(db, embedder, todo[start : start + batch_size])
+        done += len(todo[start : start + batch_size])
+        if progress:
+            progress(done, len(todo))
+    swap_started = time.perf_counter()
+    async with db.transaction() as session:
+        meta = await get_index_meta(session, lock=True)  # ingests wait for the swap
+        late = await _unembedded(session, embedder.model_id)
+        if late:
+            await _stage_in(session, embedder, late)
         if meta.embedding_dim != embedder.dim:
             await _resize_embedding_column(session, embedder.dim, keep_not_null=False)
-        done = 0
-        for start in range(0, len(rows), batch_size):
-            batch = rows[start : start + batch_size]
-            vectors = await asyncio.to_thread(embedder.model.embed_documents, [r[1] for r in batch])
-            await session.execute(
-                text("UPDATE chunks SET embedding = CAST(:v AS vector) WHERE id = :id"),
-                [
-                    {"id": r[0], "v": "[" + ",".join(f"{x:.7g}" for x in v) + "]"}
-                    for r, v in zip(batch, vectors, strict=True)
-                ],
+        swapped = await session.execute(
+            text(
+                "UPDATE chunks c SET embedding = r.embedding"
+                " FROM reindex_vectors r WHERE r.chunk_id = c.id"
             )
-            done += len(batch)
-            if progress:
-                progress(done, len(rows))
+        )
+        count = cast("CursorResult[Any]", swapped).rowcount
         await session.execute(text("ALTER TABLE chunks ALTER COLUMN embedding SET NOT NULL"))
+        await session.execute(text("DELETE FROM reindex_vectors"))
         meta.embedding_model = embedder.model_id
         meta.embedding_dim = embedder.dim
-        return len(rows)
+    return ReindexResult(
+        chunks=int(count),
+        seconds=round(time.perf_counter() - started, 3),
+        swap_seconds=round(time.perf_counter() - swap_started, 3),
+    )
+
+
+@dataclass(frozen=True)
+class ReindexResult:
+    """How many chunks were re-embedded, in how long, and how long the final swap took."""
+
+    chunks: int
+    seconds: float
+    swap_seconds: float
+
+
+Row = tuple[int, str, str | None, str]  # chunk id, document title, heading, body
+
+
+async def _unembedded(session: AsyncSession, model_id: str) -> list[Row]:
+    """Chunks without a staged vector of `model_id`, with what ingestion embeds of them."""
+    rows = await session.execute(
+        text(
+            "SELECT c.id, d.title, c.heading, c.text FROM chunks c"
+            " JOIN documents d ON d.id = c.document_id"
+            " WHERE NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.id"
+            " AND r.embedder = :m) ORDER BY c.id"
+        ),
+        {"m": model_id},
+    )
+    return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+async def _stage(db: Database, embedder: Embedder, rows: list[Row]) -> None:
+    """Embed one batch and keep its vectors (its own transaction: no lock on chunks)."""
+    async with db.transaction() as session:
+        await _stage_in(session, embedder, rows)
+
+
+async def _stage_in(session: AsyncSession, embedder: Embedder, rows: list[Row]) -> None:
+    texts = [index_text(title, heading, body) for _, title, heading, body in rows]
+    vectors = await asyncio.to_thread(embedder.model.embed_documents, texts)
+    # ON CONFLICT: a chunk deleted meanwhile is simply gone (the foreign key cascades)
+    await session.execute(
+        text(
+            "INSERT INTO reindex_vectors (chunk_id, embedder, embedding)"
+            " SELECT :id, :m, CAST(:v AS vector) WHERE EXISTS"
+            " (SELECT 1 FROM chunks WHERE id = :id)"
+            " ON CONFLICT (chunk_id) DO UPDATE SET embedder = :m, embedding = EXCLUDED.embedding"
+        ),
+        [
+            {"id": r[0], "m": embedder.model_id, "v": _literal(v)}
+            for r, v in zip(rows, vectors, strict=True)
+        ],
+    )
+
+
+def _literal(vector: list[float]) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
 
 
 async def _resize_embedding_column(

@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from storage.chunking import Block, TextChunk, chunk_blocks
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -200,6 +202,9 @@ class IngestionService:
             # Two ingests of the same title or the same bytes at once: the second
             # waits here, then sees the first one's document instead of a conflict.
             await docs_repo.lock_keys(session, [f"doc-hash:{digest}", f"doc-title:{title}"])
+            stale = await self._stale_embedder(session)
+            if stale is not None:
+                return IngestResult(source, FAILED, title, reason=stale)
             if await docs_repo.find_by_hash(session, digest) is not None:
                 return IngestResult(source, UNCHANGED, title, len(chunks), reason="added meanwhile")
             old = await docs_repo.find_by_title(session, title, lock=True)
@@ -238,6 +243,17 @@ class IngestionService:
             if on_progress:
                 on_progress(len(out), len(pieces))
         return out
+
+    async def _stale_embedder(self, session: AsyncSession) -> str | None:
+        """Why this process may not add vectors: the index was re-embedded by another one."""
+        meta = await docs_repo.get_index_meta(session)
+        if meta.embedding_model in (None, self._embedder.model_id):
+            return None
+        return (
+            f"the knowledge base is now embedded with {meta.embedding_model} (`ragbot reindex`"
+            f" ran) but this process uses {self._embedder.model_id}: restart it with the"
+            " matching EMBEDDING_* settings"
+        )
 
     def _too_large(self, size: int) -> str:
         limit = self._options.max_bytes / 1024 / 1024

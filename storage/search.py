@@ -13,6 +13,7 @@ cosine similarity.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from storage.embeddings import Embedder
 from storage.ranking import coverage_weights, linear_fusion, relevance, rrf
 from storage.text import keyword_tokens
 
+logger = logging.getLogger(__name__)
 K1, B = 1.2, 0.75
 # BM25 uses the rarest query terms whose postings add up to at most this many
 # rows: very common terms ("的", "the") barely move a BM25 ranking but would
@@ -51,6 +53,7 @@ class QueryTerms:
 
     idf: dict[str, tuple[float, int]]
     avgdl: float
+    vectors_usable: bool = True  # the stored vectors come from this process's embedder
 
 
 @dataclass
@@ -94,6 +97,7 @@ class HybridSearcher:
         self._embedder = embedder
         self.candidates = candidates
         self.weights = {"keyword": keyword_weight, "vector": vector_weight}
+        self._warned_stale = False
 
     async def search(
         self,
@@ -140,7 +144,7 @@ class HybridSearcher:
             batch = top_k if threshold <= 0 else 2 * top_k
             for start in range(0, len(order), batch):
                 ids = order[start : start + batch]
-                hits = await self._details(session, ids, vec_literal, terms.idf)
+                hits = await self._details(session, ids, vec_literal, terms)
                 for chunk_id in ids:
                     hit = hits.get(chunk_id)
                     if hit is None or hit.score < threshold:
@@ -162,8 +166,9 @@ class HybridSearcher:
                 text(
                     "SELECT m.chunk_count, coalesce(array_agg(t.term) FILTER (WHERE t.term IS"
                     " NOT NULL), '{}'), coalesce(array_agg(t.df) FILTER (WHERE t.term IS NOT"
-                    " NULL), '{}'), m.token_total FROM index_meta m LEFT JOIN keyword_terms t"
-                    " ON t.term = ANY(:terms) GROUP BY m.chunk_count, m.token_total"
+                    " NULL), '{}'), m.token_total, m.embedding_model FROM index_meta m"
+                    " LEFT JOIN keyword_terms t ON t.term = ANY(:terms)"
+                    " GROUP BY m.chunk_count, m.token_total, m.embedding_model"
                 ),
                 {"terms": terms},
             )
@@ -174,12 +179,34 @@ class HybridSearcher:
             t: (math.log(1 + (n - dfs.get(t, 0) + 0.5) / (dfs.get(t, 0) + 0.5)), dfs.get(t, 0))
             for t in terms
         }
-        return QueryTerms(idf, max(1.0, int(row[3]) / max(1, n)))
+        usable = self._vectors_usable(row[4])
+        return QueryTerms(idf, max(1.0, int(row[3]) / max(1, n)), usable)
+
+    def _vectors_usable(self, stored_model: str | None) -> bool:
+        """False once another process re-embedded the index with another embedder.
+
+        Checked on every search (the row is read anyway): this process then
+        searches by keywords alone and says once what to do, instead of
+        comparing vectors of two different models.
+        """
+        usable = stored_model in (None, self._embedder.model_id)
+        if not usable and not self._warned_stale:
+            self._warned_stale = True
+            logger.warning(
+                "the knowledge base was re-embedded with %s but this process embeds with %s:"
+                " searching by keywords only; restart with the matching EMBEDDING_* settings",
+                stored_model,
+                self._embedder.model_id,
+            )
+        return usable
 
     async def _vector_in_own_session(
         self, vec: str, filters: SearchFilters
     ) -> list[tuple[int, float]]:
         async with self._db.sessions() as session:
+            stored = await session.execute(text("SELECT embedding_model FROM index_meta"))
+            if not self._vectors_usable(stored.scalar_one_or_none()):
+                return []
             return await self._vector_ids(session, vec, filters)
 
     async def _vector_ids(
@@ -244,17 +271,19 @@ class HybridSearcher:
         session: AsyncSession,
         ids: list[int],
         vec: str,
-        idf: dict[str, tuple[float, int]],
+        query: QueryTerms,
     ) -> dict[int, SearchHit]:
         if not ids:
             return {}
-        weights = coverage_weights(idf)
+        weights = coverage_weights(query.idf)
+        # vectors of another embedder (maybe another size) are not compared with this one's
+        cosine = "1 - (c.embedding <=> CAST(:vec AS vector))" if query.vectors_usable else "0.0"
         terms = sorted(weights)
         total_idf = sum(weights.values()) or 1.0
         rows = await session.execute(
             text(
                 "SELECT c.id, d.title, c.text, c.page, c.heading, c.language, d.url,"
-                " 1 - (c.embedding <=> CAST(:vec AS vector)),"
+                f" {cosine},"
                 " (SELECT coalesce(sum(q.idf), 0) FROM unnest(CAST(:terms AS text[]),"
                 " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
                 " q.term AND p.chunk_id = c.id)"

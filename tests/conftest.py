@@ -24,6 +24,7 @@ TABLES = ", ".join(
         "chat_state",
         "instance_secrets",
         "rate_limits",
+        "reindex_vectors",
         "uploads",
         "procrastinate_events",
         "procrastinate_periodic_defers",

@@ -94,9 +94,9 @@ async def test_embedder_mismatch_is_a_clear_error_and_reindex_fixes_it(
     other = Embedder(DeterministicFakeEmbedding(size=16), "fake/16", 16)
     with pytest.raises(EmbeddingMismatchError, match=r"ragbot reindex"):
         await check_embedder(db, other)
-    assert await reindex(db, other) == len(DOCS)
+    assert (await reindex(db, other)).chunks == len(DOCS)
     await check_embedder(db, other)  # now consistent
     hits = await HybridSearcher(db, other).search("passport", top_k=1)
     assert hits[0].document == "passport"
-    assert await reindex(db, embedder) == len(DOCS)  # back, for the fixture teardown
+    assert (await reindex(db, embedder)).chunks == len(DOCS)  # back, for the teardown
     await check_embedder(db, embedder)

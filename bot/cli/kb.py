@@ -17,6 +17,7 @@ from bot.cli import app, fail, run, settings
 from bot.cli.admin import operator
 from bot.runtime import open_runtime
 from storage.filenames import display_name
+from storage.index import ReindexResult
 from storage.index import reindex as reindex_index
 from storage.ingestion import (
     ADDED,
@@ -182,7 +183,7 @@ def _print_hits(query: str, hits: list[SearchHit]) -> None:
 def reindex() -> None:
     """Re-embed every chunk with the configured embedder."""
 
-    async def go() -> int:
+    async def go() -> ReindexResult:
         async with open_runtime(settings(), check_index=False) as rt:
             with _progress() as bar:
                 task = bar.add_task("re-embedding", total=None)
@@ -192,8 +193,11 @@ def reindex() -> None:
                     progress=lambda d, t: bar.update(task, completed=d, total=t),
                 )
 
-    n = run(go)
-    typer.echo(f"re-embedded {n} chunks")
+    done = run(go)
+    typer.echo(
+        f"re-embedded {done.chunks} chunks in {done.seconds:.1f} s"
+        f" (searches used the old vectors until the final {done.swap_seconds:.2f} s swap)"
+    )
 
 
 @docs_app.command("list")

@@ -162,8 +162,8 @@ async def _add_totals(session: AsyncSession, chunks: int, tokens: int) -> None:
     meta.token_total += tokens
 
 
-async def get_index_meta(session: AsyncSession) -> IndexMeta:
-    """The index description row (created by the first migration)."""
-    meta = await session.get(IndexMeta, 1)
+async def get_index_meta(session: AsyncSession, lock: bool = False) -> IndexMeta:
+    """The index description row (created by the first migration); `lock`: FOR UPDATE."""
+    meta = await session.get(IndexMeta, 1, with_for_update=lock)
     assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
     return meta
