@@ -23,11 +23,7 @@ import openai
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-PROVIDER_ERRORS: tuple[type[BaseException], ...] = (
-    openai.APIError,
-    httpx.HTTPError,
-    TimeoutError,
-)
+PROVIDER_ERRORS = (openai.APIError, httpx.HTTPError, TimeoutError)
 
 
 @dataclass(frozen=True)
@@ -40,6 +36,9 @@ class CallLimits:
 
 class StreamCutOffError(Exception):
     """The model's stream ended without saying it had finished (or ran out of tokens)."""
+
+
+_RETRIED = (*PROVIDER_ERRORS, StreamCutOffError)
 
 
 def explain(step: str, exc: BaseException, limits: CallLimits) -> str:
@@ -81,7 +80,7 @@ async def call_with_retries(
         calls += 1
         try:
             return await attempt(), calls
-        except (*PROVIDER_ERRORS, StreamCutOffError) as exc:
+        except _RETRIED as exc:
             again = number < total and may_retry() and not isinstance(exc, StreamCutOffError)
             what = f"retrying ({number + 1} of {total})" if again else "using the fallback"
             logger.warning("%s; %s", explain(step, exc, limits), what)
