@@ -136,10 +136,10 @@ def ingest_hostile_folder(small: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "mixed"
         folder.mkdir()
-        (folder / "honest.txt").write_text(TEXT)
-        (folder / "honest.docx").write_bytes(make_docx("Fees", ["Dog licences cost 300 dollars."]))
-        (folder / "honest.pdf").write_bytes(make_pdf(["Library cards are free of charge."]))
-        (folder / "big5.txt").write_bytes("護照換發規費新臺幣一千三百元。".encode("big5"))
+        (folder / "dog-licence.txt").write_text(TEXT)
+        (folder / "fees.docx").write_bytes(make_docx("Fees", ["Dog licences cost 300 dollars."]))
+        (folder / "library.pdf").write_bytes(make_pdf(["Library cards are free of charge."]))
+        (folder / "passport-big5.txt").write_bytes("護照換發規費新臺幣一千三百元。".encode("big5"))
         files = hostile_files(big=not small)
         for name, data, _ in files:
             (folder / name).write_bytes(data)

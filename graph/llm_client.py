@@ -16,14 +16,11 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, TypeVar
-
-import httpx
-import openai
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-PROVIDER_ERRORS = (openai.APIError, httpx.HTTPError, TimeoutError)
 
 
 @dataclass(frozen=True)
@@ -38,11 +35,24 @@ class StreamCutOffError(Exception):
     """The model's stream ended without saying it had finished (or ran out of tokens)."""
 
 
-_RETRIED = (*PROVIDER_ERRORS, StreamCutOffError)
+@lru_cache(maxsize=1)
+def provider_errors() -> tuple[type[BaseException], ...]:
+    """What a provider can throw: HTTP statuses, connections, timeouts, cut streams.
+
+    Imported on first use: the openai client costs most of a second to import,
+    and commands that never call a model (`ragbot docs list`) should not pay it.
+    """
+    import httpx
+    import openai
+
+    return (openai.APIError, httpx.HTTPError, TimeoutError, StreamCutOffError)
 
 
 def explain(step: str, exc: BaseException, limits: CallLimits) -> str:
     """What went wrong with an LLM call and what to do, in one line (no traceback)."""
+    import httpx
+    import openai
+
     if isinstance(exc, TimeoutError | openai.APITimeoutError):
         return (
             f"LLM {step}: no reply within LLM_TIMEOUT={limits.timeout:g} s (a slow model or a"
@@ -80,7 +90,7 @@ async def call_with_retries(
         calls += 1
         try:
             return await attempt(), calls
-        except _RETRIED as exc:
+        except provider_errors() as exc:
             again = number < total and may_retry() and not isinstance(exc, StreamCutOffError)
             what = f"retrying ({number + 1} of {total})" if again else "using the fallback"
             logger.warning("%s; %s", explain(step, exc, limits), what)
