@@ -19,7 +19,7 @@ from graph.nodes.guard import MAX_CHARS
 from graph.privacy import mask_sensitive
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
-from storage.search import SearchFilters
+from storage.search_types import SearchFilters
 
 HISTORY_MESSAGES = 6
 logger = logging.getLogger(__name__)

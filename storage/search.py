@@ -15,8 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -24,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ranking import coverage_weights, linear_fusion, relevance, rrf
+from storage.search_types import QueryTerms, SearchFilters, SearchHit, filter_sql
 from storage.text import keyword_tokens
 
 logger = logging.getLogger(__name__)
@@ -33,49 +32,6 @@ K1, B = 1.2, 0.75
 # make every query read a posting for nearly every chunk.
 MAX_KEYWORD_POSTINGS = 6000
 FUSIONS = ("linear", "rrf")
-
-
-@dataclass(frozen=True)
-class SearchFilters:
-    """Optional restrictions: document language, titles, and the collections the asker reads.
-
-    `collections` None means every collection (the console); an empty tuple, none.
-    """
-
-    language: str | None = None
-    documents: tuple[str, ...] = ()
-    collections: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class QueryTerms:
-    """The query's tokens with (IDF, document frequency), and the mean chunk length."""
-
-    idf: dict[str, tuple[float, int]]
-    avgdl: float
-    vectors_usable: bool = True  # the stored vectors come from this process's embedder
-
-
-@dataclass
-class SearchHit:
-    """One retrieved chunk, best first; `score` is the thresholded relevance."""
-
-    document: str
-    chunk_id: int
-    text: str
-    score: float
-    page: int | None
-    heading: str | None = None
-    language: str | None = None
-    url: str | None = None  # where the document can be read, when known
-    cosine: float = 0.0
-    coverage: float = 0.0
-    fusion: float = 0.0
-    ranks: dict[str, int | None] = field(default_factory=dict)
-
-    def as_json(self) -> dict[str, Any]:
-        """The JSON shape the CLI and evaluation read."""
-        return asdict(self)
 
 
 class HybridSearcher:
@@ -212,7 +168,7 @@ class HybridSearcher:
     async def _vector_ids(
         self, session: AsyncSession, vec: str, filters: SearchFilters
     ) -> list[tuple[int, float]]:
-        where, params = _filter_sql(filters)
+        where, params = filter_sql(filters)
         if self.candidates > 40:  # pgvector's default ef_search is 40
             await session.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.candidates)}"))
         if where:
@@ -240,7 +196,7 @@ class HybridSearcher:
             postings += idf[term][1]
         if not selective:
             return []
-        where, params = _filter_sql(filters)
+        where, params = filter_sql(filters)
         avgdl = terms.avgdl
         join = f"JOIN chunks c ON c.id = p.chunk_id {where}" if where else ""
         # BM25 straight from the postings of the selective terms (an index-only
@@ -307,23 +263,3 @@ class HybridSearcher:
                 coverage=round(coverage, 4),
             )
         return hits
-
-
-def _filter_sql(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
-    """A WHERE clause on `chunks c` alone: a join would keep the HNSW index unused."""
-    clauses: list[str] = []
-    params: dict[str, Any] = {}
-    if filters.language:
-        clauses.append("c.language = :f_language")
-        params["f_language"] = filters.language
-    if filters.documents:
-        clauses.append(
-            "c.document_id IN (SELECT id FROM documents WHERE title = ANY(:f_documents))"
-        )
-        params["f_documents"] = list(filters.documents)
-    if filters.collections is not None:
-        clauses.append(
-            "c.document_id IN (SELECT id FROM documents WHERE collection = ANY(:f_collections))"
-        )
-        params["f_collections"] = list(filters.collections)
-    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params

@@ -28,7 +28,7 @@ from storage.ingestion import (
     IngestResult,
     collect_files,
 )
-from storage.search import SearchFilters, SearchHit
+from storage.search_types import SearchFilters, SearchHit
 from storage.text import LANGUAGES
 
 docs_app = typer.Typer(help="List and delete documents.", no_args_is_help=True)

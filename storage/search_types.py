@@ -1,0 +1,69 @@
+"""What a search takes and gives: filters, query statistics, hits, and the filter SQL."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Optional restrictions: document language, titles, and the collections the asker reads.
+
+    `collections` None means every collection (the console); an empty tuple, none.
+    """
+
+    language: str | None = None
+    documents: tuple[str, ...] = ()
+    collections: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """The query's tokens with (IDF, document frequency), and the mean chunk length."""
+
+    idf: dict[str, tuple[float, int]]
+    avgdl: float
+    vectors_usable: bool = True  # the stored vectors come from this process's embedder
+
+
+@dataclass
+class SearchHit:
+    """One retrieved chunk, best first; `score` is the thresholded relevance."""
+
+    document: str
+    chunk_id: int
+    text: str
+    score: float
+    page: int | None
+    heading: str | None = None
+    language: str | None = None
+    url: str | None = None  # where the document can be read, when known
+    cosine: float = 0.0
+    coverage: float = 0.0
+    fusion: float = 0.0
+    ranks: dict[str, int | None] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON shape the CLI and evaluation read."""
+        return asdict(self)
+
+
+def filter_sql(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
+    """A WHERE clause on `chunks c` alone: a join would keep the HNSW index unused."""
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    if filters.language:
+        clauses.append("c.language = :f_language")
+        params["f_language"] = filters.language
+    if filters.documents:
+        clauses.append(
+            "c.document_id IN (SELECT id FROM documents WHERE title = ANY(:f_documents))"
+        )
+        params["f_documents"] = list(filters.documents)
+    if filters.collections is not None:
+        clauses.append(
+            "c.document_id IN (SELECT id FROM documents WHERE collection = ANY(:f_collections))"
+        )
+        params["f_collections"] = list(filters.collections)
+    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
