@@ -21,9 +21,8 @@ import unicodedata
 from storage.text import to_simplified
 
 _CONTROLS = re.compile(
-    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
 )
-_ZERO_WIDTH = re.compile(r"[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 _SPACED_CJK = re.compile(r"(?<=[\u3400-\u9fff])[\s._*·/|-]{1,3}(?=[\u3400-\u9fff])")
 _SPACED_LETTERS = re.compile(r"(?<![^\W\d_])(?:[a-z][ .]){3,}[a-z](?![^\W\d_])", re.IGNORECASE)
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
@@ -134,7 +133,7 @@ def clean_message(text: str) -> str:
 
 def normalise(text: str) -> str:
     """The text as the patterns see it (width, zero-width, script, spacing folded)."""
-    text = _ZERO_WIDTH.sub("", unicodedata.normalize("NFKC", text))
+    text = clean_message(unicodedata.normalize("NFKC", text))
     text = to_simplified(text)
     text = _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .]", "", m.group(0)), text)  # "i g n o r e"
     return _SPACED_CJK.sub("", text)

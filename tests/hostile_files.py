@@ -65,7 +65,6 @@ def docx_lying_bomb(unpacked: int = GIB) -> bytes:
 
 def pdf_bomb(unpacked: int = GIB) -> bytes:
     """A one-page PDF whose content stream inflates to `unpacked` bytes."""
-    stream = zlib.compress(bytes(0), 9)
     packer = zlib.compressobj(9)
     piece = b" " * (16 * 1024 * 1024)
     parts = [packer.compress(piece) for _ in range(unpacked // len(piece))]

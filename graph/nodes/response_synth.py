@@ -197,14 +197,14 @@ async def _llm_answer(
     """The model's cited answer (None: discarded, the caller falls back) and requests sent."""
     context = runtime.context
     question = state.get("standalone_question") or state.get("normalized_question", "")
-    shown: list[str] = []
+    tail = ""  # the stream's last characters: enough to hold a run of the prompt's words
     leaked = False
 
     def on_token(piece: str) -> None:
-        nonlocal leaked
-        shown.append(piece)
+        nonlocal leaked, tail
+        tail = (tail + piece)[-400:]
         # a model repeating its rules stops being shown at once, not after the stream
-        leaked = leaked or leaks_prompt("".join(shown)[-400:])
+        leaked = leaked or leaks_prompt(tail)
         if not leaked:
             runtime.stream_writer({"type": "token", "text": to_script(piece, language)})
 
