@@ -29,6 +29,46 @@ class TextChunk:
     heading: str | None
 
 
+# An FAQ entry starts at "Q:", "Question:", "問：", a numbered question, or a short
+# line ending in a question mark; its answer runs to the next one.
+_FAQ_QUESTION = re.compile(
+    r"^\s*(?:(?:q|question|問|问|問題|问题)\s*\d*\s*[:：.．]\s*(?P<q>.+)"
+    r"|(?:\d{1,3}\s*[.)、．]\s*)?(?P<line>.{2,200}[?？]))\s*$",
+    re.IGNORECASE,
+)
+MIN_FAQ_ENTRIES = 2  # one question line in prose is rhetoric, not an FAQ
+
+
+def faq_blocks(blocks: list[Block]) -> list[Block]:
+    """FAQ-shaped blocks split into one block per entry, its question as the heading.
+
+    The heading goes into every chunk's indexed text (`index_text`), so a long
+    answer's later chunks still carry the question they answer.
+    """
+    out: list[Block] = []
+    for block in blocks:
+        lines = block.text.splitlines()
+        starts = [(i, _faq_question(line)) for i, line in enumerate(lines)]
+        entries = [(i, q) for i, q in starts if q]
+        if len(entries) < MIN_FAQ_ENTRIES:
+            out.append(block)
+            continue
+        if entries[0][0] > 0 and "\n".join(lines[: entries[0][0]]).strip():
+            out.append(Block("\n".join(lines[: entries[0][0]]), block.page, block.heading))
+        bounds = [i for i, _ in entries] + [len(lines)]
+        for (start, question), end in zip(entries, bounds[1:], strict=True):
+            body = "\n".join(lines[start:end]).strip()
+            out.append(Block(body, block.page, question))
+    return out
+
+
+def _faq_question(line: str) -> str | None:
+    match = _FAQ_QUESTION.match(line)
+    if match is None:
+        return None
+    return (match.group("q") or match.group("line") or "").strip() or None
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of mixed CJK/English text, whitespace-trimmed, empties dropped."""
     pieces = _SENTENCE_END.split(text)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from storage.chunking import Block, TextChunk, chunk_blocks
+from storage.chunking import Block, TextChunk, chunk_blocks, faq_blocks
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.filenames import clean_title, display_name, name_problem
@@ -181,7 +181,7 @@ class IngestionService:
             return IngestResult(source, FAILED, title, reason=str(exc))
         # Chunking and language detection are CPU work: off the event loop.
         pieces = await asyncio.to_thread(
-            chunk_blocks, blocks, self._options.chunk_size, self._options.chunk_overlap
+            chunk_blocks, faq_blocks(blocks), self._options.chunk_size, self._options.chunk_overlap
         )
         sample = " ".join(p.text for p in pieces[:20])
         doc_language = language if language else await asyncio.to_thread(detect_language, sample)
@@ -213,6 +213,12 @@ class IngestionService:
                 await session.flush()
             await docs_repo.add_document(session, document, chunks)
         return IngestResult(source, REPLACED if old else ADDED, title, len(chunks))
+
+    async def embed_pieces(
+        self, pieces: list[TextChunk], language: str, title: str
+    ) -> list[NewChunk]:
+        """Chunks ready to store: embedded and tokenised exactly as ingestion does."""
+        return await self._embed(pieces, language, title, None)
 
     async def _embed(
         self,

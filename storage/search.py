@@ -21,17 +21,34 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
 from storage.embeddings import Embedder
+from storage.grounding import asks_number, content_query, window_support
 from storage.ranking import coverage_weights, linear_fusion, relevance, rrf
-from storage.search_types import QueryTerms, SearchFilters, SearchHit, filter_sql
+from storage.search_types import (
+    QueryTerms,
+    SearchFilters,
+    SearchHit,
+    filter_sql,
+    per_document_hits,
+)
 from storage.text import keyword_tokens
 
 logger = logging.getLogger(__name__)
+
+
+def _query_tokens(query: str) -> tuple[list[str], list[str]]:
+    """The query's keyword tokens, and those of its content words alone."""
+    return keyword_tokens(query), keyword_tokens(content_query(query))
+
+
 K1, B = 1.2, 0.75
 # BM25 uses the rarest query terms whose postings add up to at most this many
 # rows: very common terms ("的", "the") barely move a BM25 ranking but would
 # make every query read a posting for nearly every chunk.
 MAX_KEYWORD_POSTINGS = 6000
 FUSIONS = ("linear", "rrf")
+# The fused ranking picks the pool whose details are read; `score` orders the pool.
+POOL_FACTOR = 4
+MIN_POOL = 20
 
 
 class HybridSearcher:
@@ -62,18 +79,22 @@ class HybridSearcher:
         threshold: float = 0.0,
         filters: SearchFilters | None = None,
         mode: str = "hybrid",
+        per_document: int = 1,
     ) -> list[SearchHit]:
-        """The best `top_k` chunks with relevance ≥ `threshold`.
+        """The best chunks with relevance ≥ `threshold`, ordered by `score`.
 
+        At most `per_document` chunks of a document (its best ones; the ids of
+        its other matching chunks are in `more`), `top_k` results in all.
         `mode` is "hybrid", or "keyword" / "vector" for one side alone (baselines).
         """
         filters = filters or SearchFilters()
         # jieba is CPU work: off the event loop, like the embedding
-        tokens = await asyncio.to_thread(keyword_tokens, query)
+        tokens, support_tokens = await asyncio.to_thread(_query_tokens, query)
         vector = await asyncio.to_thread(self._embedder.model.embed_query, query)
         vec_literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
         async with self._db.sessions() as session:
-            terms = await self._idf(session, tokens)
+            number = asks_number(query)
+            terms = await self._idf(session, tokens, support_tokens)
             rankings: dict[str, list[tuple[int, float]]] = {}
             # The two sides run at once, the vector side on a second connection.
             vector_side = (
@@ -94,29 +115,34 @@ class HybridSearcher:
                 name: {cid: r for r, (cid, _) in enumerate(ranked, 1)}
                 for name, ranked in rankings.items()
             }
-            out: list[SearchHit] = []
-            # Details (text, cosine, coverage) are fetched in batches, best first,
-            # until top_k hits pass the threshold: usually one small batch.
-            batch = top_k if threshold <= 0 else 2 * top_k
-            for start in range(0, len(order), batch):
-                ids = order[start : start + batch]
-                hits = await self._details(session, ids, vec_literal, terms)
-                for chunk_id in ids:
-                    hit = hits.get(chunk_id)
-                    if hit is None or hit.score < threshold:
-                        continue
-                    hit.fusion = round(fused[chunk_id], 6)
-                    hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
-                    out.append(hit)
-                    if len(out) >= top_k:
-                        break
-                if len(out) >= top_k:
-                    break
+            pool = order[: max(POOL_FACTOR * top_k, MIN_POOL)]
+            hits = await self._details(session, pool, vec_literal, terms)
+        for chunk_id, hit in hits.items():
+            hit.fusion = round(fused[chunk_id], 6)
+            hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
+        passing = [hits[c] for c in pool if c in hits and hits[c].score >= threshold]
+        # a one-sided baseline keeps its own side's order
+        out = per_document_hits(passing, top_k, per_document, by_score=mode == "hybrid")
+        # jieba over each passage's sentences is CPU work: off the event loop
+        supports = await asyncio.to_thread(
+            lambda: [
+                window_support(terms.support, h.text, f"{h.document}\n{h.heading or ''}", number)
+                for h in out
+            ]
+        )
+        for hit, support in zip(out, supports, strict=True):
+            hit.support = support
         return out
 
-    async def _idf(self, session: AsyncSession, tokens: list[str]) -> QueryTerms:
-        """IDF and document frequency of each distinct query token, and the mean chunk length."""
-        terms = sorted(set(tokens))
+    async def _idf(
+        self, session: AsyncSession, tokens: list[str], support_tokens: list[str]
+    ) -> QueryTerms:
+        """IDF and document frequency of each distinct query token, and the mean chunk length.
+
+        `support_tokens` (the query without question words, cut again) are looked
+        up in the same statement, for `support`.
+        """
+        terms = sorted(set(tokens) | set(support_tokens))
         row = (
             await session.execute(
                 text(
@@ -136,7 +162,9 @@ class HybridSearcher:
             for t in terms
         }
         usable = self._vectors_usable(row[4])
-        return QueryTerms(idf, max(1.0, int(row[3]) / max(1, n)), usable)
+        query_idf = {t: idf[t] for t in set(tokens)}
+        support = coverage_weights({t: idf[t] for t in set(support_tokens)})
+        return QueryTerms(query_idf, max(1.0, int(row[3]) / max(1, n)), usable, support)
 
     def _vectors_usable(self, stored_model: str | None) -> bool:
         """False once another process re-embedded the index with another embedder.

@@ -25,6 +25,7 @@ class QueryTerms:
     idf: dict[str, tuple[float, int]]
     avgdl: float
     vectors_usable: bool = True  # the stored vectors come from this process's embedder
+    support: dict[str, float] = field(default_factory=dict)  # content term → weight, for support
 
 
 @dataclass
@@ -41,8 +42,11 @@ class SearchHit:
     url: str | None = None  # where the document can be read, when known
     cosine: float = 0.0
     coverage: float = 0.0
+    # share of the question's content terms found together in two sentences (storage.grounding)
+    support: float = 0.0
     fusion: float = 0.0
     ranks: dict[str, int | None] = field(default_factory=dict)
+    more: list[int] = field(default_factory=list)  # the document's other matching chunks
 
     def as_json(self) -> dict[str, Any]:
         """The JSON shape the CLI and evaluation read."""
@@ -67,3 +71,25 @@ def filter_sql(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
         )
         params["f_collections"] = list(filters.collections)
     return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def per_document_hits(
+    hits: list[SearchHit], top_k: int, per_document: int, by_score: bool = True
+) -> list[SearchHit]:
+    """`hits` ordered by `score` (fused ranking breaks ties; `by_score` False: by the
+    fusion alone), at most `per_document` per document, `top_k` in all; each kept
+    hit lists its document's other chunks in `more`.
+    """
+    ordered = sorted(hits, key=lambda h: (-h.score, -h.fusion) if by_score else -h.fusion)
+    kept: dict[str, list[SearchHit]] = {}
+    extra: dict[str, list[int]] = {}
+    for hit in ordered:
+        group = kept.setdefault(hit.document, [])
+        if len(group) < max(1, per_document):
+            group.append(hit)
+        else:
+            extra.setdefault(hit.document, []).append(hit.chunk_id)
+    out = [h for h in ordered if h in kept[h.document]]
+    for hit in out:
+        hit.more = extra.get(hit.document, [])
+    return out[:top_k]

@@ -28,6 +28,8 @@ from storage.ingestion import (
     IngestResult,
     collect_files,
 )
+from storage.rechunk import RechunkResult
+from storage.rechunk import rechunk as rechunk_documents
 from storage.search_types import SearchFilters, SearchHit
 from storage.text import LANGUAGES
 
@@ -125,7 +127,9 @@ def _hit_json(hit: SearchHit) -> dict[str, object]:
         "heading": hit.heading,
         "cosine": hit.cosine,
         "coverage": hit.coverage,
+        "support": hit.support,
         "ranks": hit.ranks,
+        "more": hit.more,
     }
 
 
@@ -141,8 +145,21 @@ def search(
     language: Annotated[str | None, typer.Option(help="Only documents in this language.")] = None,
     document: Annotated[list[str] | None, typer.Option(help="Only these titles.")] = None,
     mode: Annotated[str, typer.Option(help="hybrid, keyword or vector.")] = "hybrid",
+    per_document: Annotated[
+        int,
+        typer.Option(
+            "--per-document",
+            min=1,
+            max=100,
+            help="Chunks shown per document (the others' ids are listed in `more`).",
+        ),
+    ] = 1,
 ) -> None:
-    """Hybrid search over the knowledge base, best first."""
+    """Hybrid search over the knowledge base, ordered by `score` (best first).
+
+    One result per document by default: its best chunk, with the ids of its
+    other matching chunks in `more`.
+    """
     if (query is None) == (batch is None):
         fail("give a QUERY or --batch FILE (not both)")
     if mode not in ("hybrid", "keyword", "vector"):
@@ -157,7 +174,11 @@ def search(
     async def go() -> None:
         async with open_runtime(cfg) as rt:
             for q in queries:
-                hits = await rt.searcher.search(q, k, threshold, filters, mode) if q.strip() else []
+                hits = (
+                    await rt.searcher.search(q, k, threshold, filters, mode, per_document)
+                    if q.strip()
+                    else []
+                )
                 if as_json:
                     print(json.dumps([_hit_json(h) for h in hits], ensure_ascii=False), flush=True)
                 else:
@@ -174,14 +195,27 @@ def _print_hits(query: str, hits: list[SearchHit]) -> None:
         return
     for n, h in enumerate(hits, 1):
         where = f" p.{h.page}" if h.page else ""
-        out.print(Text(f"{n}. {h.document}{where}", style="bold"), f" score {h.score:.2f}")
+        more = f" (+{len(h.more)} more in this document)" if h.more else ""
+        out.print(Text(f"{n}. {h.document}{where}", style="bold"), f" score {h.score:.2f}{more}")
         snippet = h.text.replace("\n", " ")
         out.print(f"   {snippet[:240]}{'…' if len(snippet) > 240 else ''}")
 
 
 @app.command()
-def reindex() -> None:
-    """Re-embed every chunk with the configured embedder."""
+def reindex(
+    rechunk: Annotated[
+        bool,
+        typer.Option(
+            "--rechunk",
+            help="Also rebuild every document's chunks and keyword statistics (after an"
+            " upgrade that changes how chunks are built).",
+        ),
+    ] = False,
+) -> None:
+    """Re-embed every chunk with the configured embedder (--rechunk: chunk again first)."""
+    if rechunk:
+        _rechunk()
+        return
 
     async def go() -> ReindexResult:
         async with open_runtime(settings(), check_index=False) as rt:
@@ -197,6 +231,28 @@ def reindex() -> None:
     typer.echo(
         f"re-embedded {done.chunks} chunks in {done.seconds:.1f} s"
         f" (searches used the old vectors until the final {done.swap_seconds:.2f} s swap)"
+    )
+
+
+def _rechunk() -> None:
+    cfg = settings()
+
+    async def go() -> RechunkResult:
+        async with open_runtime(cfg) as rt:
+            with _progress() as bar:
+                task = bar.add_task("re-chunking", total=None)
+                return await rechunk_documents(
+                    rt.db,
+                    rt.ingestion,
+                    cfg.chunk_size,
+                    cfg.chunk_overlap,
+                    progress=lambda d, t: bar.update(task, completed=d, total=t),
+                )
+
+    done = run(go)
+    typer.echo(
+        f"re-chunked {done.documents} documents: {done.chunks_before} chunks before,"
+        f" {done.chunks_after} now, in {done.seconds:.1f} s"
     )
 
 
