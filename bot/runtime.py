@@ -77,6 +77,7 @@ class Runtime:
             top_k=cfg.search_top_k,
             max_loops=cfg.max_retrieval_loops,
             prompt_versions=versions() if llm is not None else {},
+            handoff=cfg.handoff_contacts(),
         )
         return AnswerService(
             self.db, context, history_messages=cfg.history_messages, telemetry=self.telemetry

@@ -42,6 +42,8 @@ class TurnResult:
     prompt_versions: dict[str, str] = field(default_factory=dict)
     message_id: int | None = None  # the stored answer: feedback buttons point at it
     blocked: bool = False
+    # answered, refused, blocked, forms, smalltalk (memory: issue on answer memory)
+    outcome: str = "refused"
 
     def as_json(self) -> dict[str, Any]:
         """The JSON shape of `ragbot ask --json`."""
@@ -210,6 +212,9 @@ class AnswerService:
             timings_ms=timings,
             prompt_versions=trace.get("prompt_versions", {}),
             blocked=bool(state.get("guard_blocked")),
+            outcome=str(
+                trace.get("outcome", "blocked" if state.get("guard_blocked") else "refused")
+            ),
         )
 
     async def export_form_file(self, name: str, collections: Sequence[str] | None = None) -> Any:

@@ -76,6 +76,11 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(default=1024, ge=16, validation_alias="LLM_MAX_TOKENS")
     max_retrieval_loops: int = Field(default=3, validation_alias="MAX_RETRIEVAL_LOOPS")
     history_messages: int = Field(default=6, validation_alias="HISTORY_MESSAGES")
+    # who a refusal ("not in our documents") sends the user to; per-language values win
+    handoff_contact: str = Field(default="", validation_alias="HANDOFF_CONTACT")
+    handoff_contact_en: str = Field(default="", validation_alias="HANDOFF_CONTACT_EN")
+    handoff_contact_zh_hant: str = Field(default="", validation_alias="HANDOFF_CONTACT_ZH_HANT")
+    handoff_contact_zh_hans: str = Field(default="", validation_alias="HANDOFF_CONTACT_ZH_HANS")
 
     log_level: str = Field(default="WARNING", validation_alias="LOG_LEVEL")
 
@@ -132,6 +137,16 @@ class Settings(BaseSettings):
     )
     user_hash_key: SecretStr | None = Field(default=None, validation_alias="USER_HASH_KEY")
     retention_days: int = Field(default=180, ge=1, validation_alias="RETENTION_DAYS")
+
+    def handoff_contacts(self) -> dict[str, str]:
+        """HANDOFF_CONTACT per language ("" key: the value for every language)."""
+        values = {
+            "": self.handoff_contact,
+            "en": self.handoff_contact_en,
+            "zh-hant": self.handoff_contact_zh_hant,
+            "zh-hans": self.handoff_contact_zh_hans,
+        }
+        return {k: v.strip() for k, v in values.items() if v.strip()}
 
     def admin_ids(self, platform: str) -> frozenset[str]:
         """The user ids allowed to run admin commands on `platform` (none for unknown ones)."""

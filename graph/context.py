@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from graph.llm_client import CallLimits
+from graph.structured import FormatLadder
 
 
 class Searcher(Protocol):
@@ -50,6 +51,10 @@ class GraphContext:
     collections: tuple[str, ...] | None = None
     # the search restrictions matching `collections`, opaque to the graph (SearchFilters)
     search_filters: Any = None
+    # the response formats this endpoint accepts, learnt on the way (shared across turns)
+    llm_formats: FormatLadder = field(default_factory=FormatLadder)
+    # who a refusal sends the user to, per language (HANDOFF_CONTACT*); "" uses the default
+    handoff: dict[str, str] = field(default_factory=dict)
 
     @property
     def llm_limits(self) -> CallLimits:

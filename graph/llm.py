@@ -1,4 +1,4 @@
-"""The three LLM steps (plan, rewrite, synthesise) over any langchain chat model.
+"""The two LLM steps (plan, synthesise) over any langchain chat model.
 
 Each returns its result, or None when the model fails, times out or sends
 something unusable (the calling node then uses its deterministic fallback, so
@@ -7,17 +7,17 @@ the user always gets a reply), together with the number of requests sent.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
-from collections.abc import Callable
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from graph.llm_client import CallLimits, call_with_retries, invoke, stream_text
 from graph.prompts import load
+from graph.structured import FormatLadder, is_format_rejection, parse_json, response_format
 
 logger = logging.getLogger(__name__)
 LANGUAGE_NAMES = {
@@ -25,7 +25,8 @@ LANGUAGE_NAMES = {
     "zh-hant": "Traditional Chinese (繁體中文)",
     "zh-hans": "Simplified Chinese (简体中文)",
 }
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+_LABEL = re.compile(r"^(?:query|search|alternate|查询|查詢|搜索|搜尋)\s*\d*\s*[:：]\s*", re.I)
+T = TypeVar("T")
 _FENCE = re.compile(r"</?\s*(?:sources|question)\s*>", re.IGNORECASE)
 
 
@@ -37,6 +38,15 @@ class PlannerOutput(BaseModel):
     ]
     should_retrieve: bool
     query: str = ""
+    alternates: list[str] = Field(default_factory=list, max_length=4)
+
+
+class SynthOutput(BaseModel):
+    """The synthesis call's structured output: whether the sources answer, and the answer."""
+
+    answerable: bool
+    answer: str = ""
+    citations: list[int] = Field(default_factory=list)
 
 
 def _history_messages(history: list[dict[str, str]]) -> list[BaseMessage]:
@@ -46,10 +56,63 @@ def _history_messages(history: list[dict[str, str]]) -> list[BaseMessage]:
     return out
 
 
+class _Rejection:
+    """Whether the last request failed because the server refused its response format."""
+
+    rejected = False
+
+    async def watch(self, request: Awaitable[T], fmt: str) -> T:
+        try:
+            return await request
+        except Exception as exc:
+            self.rejected = fmt != "none" and is_format_rejection(exc)
+            raise
+
+
+async def structured_call(
+    step: str,
+    ladder: FormatLadder,
+    model: type[BaseModel],
+    send: Callable[[dict[str, Any]], Awaitable[T]],
+    limits: CallLimits,
+    may_retry: Callable[[], bool] = lambda: True,
+) -> tuple[T | None, int]:
+    """`send(request kwargs)` with the strictest response format the endpoint accepts.
+
+    A 400 to a format steps the ladder down (for every later turn too) and
+    asks again; each request counts in the calls returned.
+    """
+    calls = 0
+    while True:
+        fmt = ladder.current()
+        seen = _Rejection()
+
+        def attempt(fmt: str = fmt, seen: _Rejection = seen) -> Awaitable[T]:
+            return seen.watch(send(response_format(fmt, step, model)), fmt)
+
+        def again(seen: _Rejection = seen) -> bool:
+            return may_retry() and not seen.rejected
+
+        result, sent = await call_with_retries(step, attempt, limits, may_retry=again)
+        calls += sent
+        if result is not None or not seen.rejected or not ladder.reject(fmt):
+            return result, calls
+        logger.warning(
+            "LLM %s: the endpoint does not accept response_format %s; trying %s",
+            step,
+            fmt,
+            ladder.current(),
+        )
+
+
 async def plan(
-    llm: Any, question: str, history: list[dict[str, str]], limits: CallLimits
+    llm: Any,
+    question: str,
+    history: list[dict[str, str]],
+    limits: CallLimits,
+    ladder: FormatLadder,
 ) -> tuple[PlannerOutput | None, int]:
-    """One call: task type, whether to retrieve, and the standalone retrieval query.
+    """One call: task type, whether to retrieve, the retrieval query and its alternates.
 
     Returns the output (None: use the rules) and the requests sent.
     """
@@ -58,37 +121,34 @@ async def plan(
         *_history_messages(history),
         HumanMessage(question),
     ]
-    reply, calls = await call_with_retries(
+    reply, calls = await structured_call(
         "planner",
-        lambda: invoke(llm, messages, limits.timeout, response_format={"type": "json_object"}),
+        ladder,
+        PlannerOutput,
+        lambda kwargs: invoke(llm, messages, limits.timeout, **kwargs),
         limits,
     )
     if reply is None:
         return None, calls
-    match = _JSON_OBJECT.search(str(reply.content))
+    data = parse_json(str(reply.content))
     try:
-        return PlannerOutput.model_validate(json.loads(match.group(0) if match else "")), calls
-    except (json.JSONDecodeError, ValidationError) as exc:
-        logger.warning("LLM planner sent unusable output (%s); using the rules", exc)
+        output = PlannerOutput.model_validate(data if data is not None else "")
+    except ValidationError as exc:
+        logger.warning(
+            "LLM planner sent unusable output (%s); planning by the rules",
+            str(exc).splitlines()[0],
+        )
         return None, calls
+    output.alternates = [clean_query(q) for q in output.alternates if clean_query(q)][:2]
+    output.query = clean_query(output.query)
+    return output, calls
 
 
-async def rewrite(
-    llm: Any, question: str, failed: list[str], limits: CallLimits
-) -> tuple[str | None, int]:
-    """A new retrieval query that differs from the ones that failed, and the requests sent."""
-    tried = "\n".join(f"- {q}" for q in failed) or "- (none)"
-    messages = [
-        SystemMessage(load("rewrite").text),
-        HumanMessage(f"Question: {question}\nQueries that found nothing:\n{tried}"),
-    ]
-    reply, calls = await call_with_retries(
-        "rewrite", lambda: invoke(llm, messages, limits.timeout), limits
-    )
-    text = str(reply.content).strip() if reply is not None else ""
-    line = text.splitlines()[0] if text else ""
-    # models echo the prompt's list style and quoting: "- "passport fee""
-    return line.lstrip("-*• ").strip().strip("\"'“”「」") or None, calls
+def clean_query(text: str) -> str:
+    """A model-written query without list bullets, quotes or a "Query:" label."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    line = _LABEL.sub("", line.lstrip("-*• ").strip())
+    return line.strip().strip("\"'“”「」『』").strip()
 
 
 def _fenced(text: str) -> str:
@@ -111,13 +171,15 @@ async def synthesise(
     language: str,
     history: list[dict[str, str]],
     limits: CallLimits,
+    ladder: FormatLadder,
     on_token: Callable[[str], None],
 ) -> tuple[str | None, int]:
-    """Stream a cited answer grounded in `evidence`, and the requests sent.
+    """Stream the model's structured reply (answerable, answer, citations), and requests sent.
 
-    None when the model fails, stalls before its first token, or its stream is
-    cut off. The system message holds only the rules; the passages travel in
-    the user message, fenced as data, so a passage's words are never the system's.
+    `on_token` receives the raw reply text as it streams (the caller pulls the
+    answer out of it). None when the model fails, stalls before its first
+    token, or its stream is cut off. The system message holds only the rules;
+    the passages travel in the user message, fenced as data.
     """
     system = load("synth").text.format(language_name=LANGUAGE_NAMES.get(language, "English"))
     messages = [
@@ -132,9 +194,11 @@ async def synthesise(
         shown = True
         on_token(piece)
 
-    answer, calls = await call_with_retries(
+    answer, calls = await structured_call(
         "answer",
-        lambda: stream_text(llm, messages, limits.timeout, show),
+        ladder,
+        SynthOutput,
+        lambda kwargs: stream_text(llm, messages, limits.timeout, show, **kwargs),
         limits,
         may_retry=lambda: not shown,  # text on screen is not asked for twice
     )

@@ -105,7 +105,11 @@ async def invoke(llm: Any, messages: list[Any], timeout: float, **kwargs: Any) -
 
 
 async def stream_text(
-    llm: Any, messages: list[Any], timeout: float, on_token: Callable[[str], None]
+    llm: Any,
+    messages: list[Any],
+    timeout: float,
+    on_token: Callable[[str], None],
+    **kwargs: Any,
 ) -> str:
     """Stream one reply; `timeout` bounds the wait for its first token only.
 
@@ -116,7 +120,7 @@ async def stream_text(
     finish: str | None = None
     deadline = asyncio.timeout(timeout)
     async with deadline:
-        async for chunk in llm.astream(messages):
+        async for chunk in llm.astream(messages, **kwargs):
             finish = (chunk.response_metadata or {}).get("finish_reason") or finish
             piece = str(chunk.content)
             if not piece:

@@ -36,12 +36,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-hans": "不客气！有任何问题欢迎随时询问。",
     },
     "refusal": {
-        "en": "Sorry, I couldn't find this in our documents, so I won't guess. "
-        "Please contact our service desk (phone 1999) and a colleague will help you.",
-        "zh-hant": "抱歉，我在文件中找不到相關資訊，因此無法回答。"
-        "請聯絡服務台（1999），將由專人為您服務。",
-        "zh-hans": "抱歉，我在文件中找不到相关信息，因此无法回答。"
-        "请联系服务台（1999），将由专人为您服务。",
+        "en": "Sorry, our documents don't answer this, so I won't guess. "
+        "Please contact {contact} and a colleague will help you.",
+        "zh-hant": "抱歉，文件中沒有這個問題的答案，因此我無法回答。"
+        "請聯絡{contact}，將由專人為您服務。",
+        "zh-hans": "抱歉，文件中没有这个问题的答案，因此我无法回答。"
+        "请联系{contact}，将由专人为您服务。",
     },
     "answer_intro": {
         "en": "Here is what our documents say:",
@@ -84,6 +84,22 @@ def progress_message(step: str, language: str) -> str | None:
     """What to show after node `step` finished, or None for steps users need not see."""
     texts = MESSAGES.get(f"progress:{step}")
     return texts.get(language, texts["en"]) if texts else None
+
+
+DEFAULT_CONTACT = {"en": "our service desk", "zh-hant": "服務台", "zh-hans": "服务台"}
+
+
+def refusal(language: str, contacts: dict[str, str]) -> str:
+    """The "not in our documents" reply, sending the user to the contact for `language`.
+
+    `contacts` holds HANDOFF_CONTACT per language ("" key: every language).
+    """
+    contact = (
+        contacts.get(language)
+        or contacts.get("")
+        or DEFAULT_CONTACT.get(language, DEFAULT_CONTACT["en"])
+    )
+    return message("refusal", language, contact=contact)
 
 
 def message(key: str, language: str, **values: object) -> str:

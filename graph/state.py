@@ -32,6 +32,7 @@ class Plan(TypedDict, total=False):
     task_type: TaskType
     should_retrieve: bool
     query: str  # the retrieval query that came out of the same planner call
+    alternates: list[str]  # up to two other phrasings (other words, script or English) for retries
     tool_calls: list[ToolCall]
     source: Literal["llm", "rules"]  # rules: no LLM configured, or the LLM failed
 
@@ -45,8 +46,6 @@ class Retrieval(TypedDict, total=False):
     status: RetrievalStatus
     pass_rate: float  # share of retrieved chunks that passed grading
     failed_queries: list[str]  # earlier queries that found nothing usable
-    # who rewrote this loop's query: "llm" only when no candidate reaches the threshold
-    rewrite_by: Literal["none", "rules", "llm"]
 
 
 class GraphState(TypedDict, total=False):

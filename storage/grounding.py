@@ -50,11 +50,11 @@ def content_query(query: str) -> str:
     return _QUESTION_WORDS.sub(" ", plain(query))
 
 
-def _stem(token: str) -> str:
+def stem(token: str) -> str:
     return token[:STEM] if len(token) > STEM else token
 
 
-def _presence(term: str, text: str, tokens: frozenset[str], stems: frozenset[str]) -> float:
+def presence(term: str, text: str, tokens: frozenset[str], stems: frozenset[str]) -> float:
     """1 when the window holds the term; half credit for part of a Chinese word.
 
     Chinese terms are matched as substrings (jieba cuts a question and a
@@ -68,7 +68,7 @@ def _presence(term: str, text: str, tokens: frozenset[str], stems: frozenset[str
             return 1.0
         pairs = [term[i : i + 2] for i in range(len(term) - 1)]
         return 0.5 * sum(p in text for p in pairs) / len(pairs) if pairs else 0.0
-    return 1.0 if _stem(term) in stems else 0.0
+    return 1.0 if stem(term) in stems else 0.0
 
 
 def window_support(
@@ -90,9 +90,9 @@ def window_support(
         if asks_number and not _HAS_NUMBER.search(window):
             continue
         tokens = frozenset(keyword_tokens(window)) | head_tokens
-        stems = frozenset(_stem(t) for t in tokens)
+        stems = frozenset(stem(t) for t in tokens)
         text = plain(window) + " " + head
-        share = sum(w * _presence(t, text, tokens, stems) for t, w in weights.items()) / total
+        share = sum(w * presence(t, text, tokens, stems) for t, w in weights.items()) / total
         best = max(best, share)
         if start + WINDOW_SENTENCES >= len(sentences):
             break  # later windows are parts of this one

@@ -26,6 +26,8 @@ class Reply:
     raw: str | None = None  # sent as the message content verbatim (e.g. malformed JSON)
     pace: float = 0.0  # seconds between streamed pieces (a model writing slowly)
     cut: bool = False  # the stream ends without a finish reason (a server cutting it off)
+    # a model answer citing the numbered source holding this text: "{n}" in content becomes it
+    cite: str | None = None
 
 
 @dataclass
@@ -65,6 +67,8 @@ class FakeOpenAI:
                     self._send(reply.status, {"error": {"message": "scripted failure"}})
                     return
                 content = reply.raw if reply.raw is not None else reply.content
+                if reply.cite is not None:
+                    content = content.replace("{n}", str(source_number(body, reply.cite)))
                 if body.get("stream"):
                     usage = (body.get("stream_options") or {}).get("include_usage", False)
                     self._stream(content, body.get("model", "fake"), reply, usage)
@@ -84,8 +88,10 @@ class FakeOpenAI:
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 pieces = [content[i : i + 8] for i in range(0, len(content), 8)] or [""]
-                for piece in pieces:
+                for number, piece in enumerate(pieces):
                     chunk = _chunk(piece, model, None)
+                    if number == 0:  # as real servers do: the first delta names the role
+                        chunk["choices"][0]["delta"]["role"] = "assistant"
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
                     if reply.pace:
@@ -104,6 +110,16 @@ class FakeOpenAI:
 
     def stop(self) -> None:
         shutdown(self._server)
+
+
+def source_number(body: dict[str, Any], needle: str) -> int:
+    """The number of the first source in a synthesis request holding `needle` (0: none)."""
+    user = str(body["messages"][-1]["content"])
+    for line in user.split("\n\n"):
+        head = line.removeprefix("<sources>\n")
+        if head.startswith("[") and needle in head:
+            return int(head[1 : head.index("]")])
+    return 0
 
 
 _USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}

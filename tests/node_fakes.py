@@ -21,6 +21,8 @@ class Hit:
     text: str = "Passports are renewed at the City Service Centre."
     page: int | None = None
     heading: str | None = None
+    support: float = 1.0  # the passage answers the question (graph.grounding) unless set lower
+    cosine: float = 0.0
 
 
 @dataclass
@@ -64,6 +66,15 @@ def runtime(**kwargs: Any) -> tuple[Runtime[GraphContext], list[dict[str, Any]]]
     return Runtime(context=context, stream_writer=events.append), events
 
 
-def chunk(chunk_id: int, score: float, text: str = "", document: str = "doc") -> dict[str, Any]:
-    """A retrieved chunk as it sits in the graph state."""
-    return {"chunk_id": chunk_id, "score": score, "text": text, "document": document, "page": None}
+def chunk(
+    chunk_id: int, score: float, text: str = "", document: str = "doc", support: float = 1.0
+) -> dict[str, Any]:
+    """A retrieved chunk as it sits in the graph state (grounded unless `support` is low)."""
+    return {
+        "chunk_id": chunk_id,
+        "score": score,
+        "text": text,
+        "document": document,
+        "page": None,
+        "support": support,
+    }

@@ -23,9 +23,19 @@ PASSPORT = (
 )
 
 
-def plan_reply(task: str = "simple_faq", query: str = "passport renewal fee") -> Reply:
+def plan_reply(
+    task: str = "simple_faq",
+    query: str = "passport renewal fee",
+    alternates: list[str] | None = None,
+) -> Reply:
     retrieve = task not in ("greeting", "out_of_scope")
-    return Reply(json.dumps({"task_type": task, "should_retrieve": retrieve, "query": query}))
+    plan = {"task_type": task, "should_retrieve": retrieve, "query": query}
+    return Reply(json.dumps({**plan, "alternates": alternates or []}))
+
+
+def citing(needle: str, answer: str) -> Reply:
+    """A scripted model answer citing (as `{n}`) the numbered source that holds `needle`."""
+    return Reply(answer, cite=needle)
 
 
 @pytest.fixture
@@ -58,12 +68,16 @@ async def service(
 async def test_ordinary_question_takes_two_llm_calls(
     service: AnswerService, fake: FakeOpenAI
 ) -> None:
-    fake.script = [plan_reply(), Reply("An adult renewal costs 1,300 dollars [1].")]
+    fake.script = [plan_reply(), citing("1,300", "An adult renewal costs 1,300 dollars [{n}].")]
     result = await service.ask("How much is it to renew a passport?")
-    assert result.answer == "An adult renewal costs 1,300 dollars [1]."
+    assert result.answer.startswith("An adult renewal costs 1,300 dollars [")
     assert result.citations[0]["document"] == "passport"
     assert result.llm_calls == 2 and len(fake.requests) == 2
-    assert fake.requests[0]["response_format"] == {"type": "json_object"}
+    assert result.outcome == "answered"
+    # structured output: the planner and the answer ask for their JSON schema
+    formats = [r["response_format"] for r in fake.requests]
+    assert [f["type"] for f in formats] == ["json_schema", "json_schema"]
+    assert formats[1]["json_schema"]["schema"]["required"] == ["answerable"]
     assert fake.requests[1]["stream"] is True
     # every call is bounded (langchain-openai sends it as max_completion_tokens)
     assert all(r.get("max_completion_tokens", r.get("max_tokens")) == 1024 for r in fake.requests)
@@ -72,6 +86,7 @@ async def test_ordinary_question_takes_two_llm_calls(
     assert synth[0]["role"] == "system" and "(passport)" not in synth[0]["content"]
     assert synth[-1]["role"] == "user"
     assert synth[-1]["content"].startswith("<sources>\n[1] (passport)")
+    assert "1,300" in synth[-1]["content"]
     assert "</sources>\n\n<question>" in synth[-1]["content"]
     assert "planner:simple_faq:llm" in result.decision_path
     assert "response_synth:llm" in result.decision_path
@@ -79,12 +94,16 @@ async def test_ordinary_question_takes_two_llm_calls(
 
 
 async def test_answer_tokens_stream_before_done(service: AnswerService, fake: FakeOpenAI) -> None:
-    fake.script = [plan_reply(), Reply("Renewal costs 1,300 dollars and takes four days [1].")]
+    fake.script = [
+        plan_reply(),
+        citing("1,300", "Renewal costs 1,300 dollars [{n}]. It takes four working days [{n}]."),
+    ]
     events = [e async for e in service.stream("passport renewal fee?")]
     tokens = [e["text"] for e in events if e["type"] == "token"]
     steps = [e["step"] for e in events if e["type"] == "progress"]
-    assert len(tokens) > 1
-    assert "".join(tokens) == "Renewal costs 1,300 dollars and takes four days [1]."
+    # checked sentences are shown one by one as they complete
+    assert len(tokens) == 2 and tokens[0].startswith("Renewal costs 1,300 dollars [")
+    assert "".join(tokens).strip() == events[-1]["result"].answer
     assert steps.index("tool_executor") < steps.index("response_synth")
     assert events[-1]["type"] == "done"
 
@@ -93,7 +112,7 @@ FAILURES = [
     # (planner reply, reply to every later call, expected planner step, expected synth step)
     (
         Reply(raw="{not json at all"),
-        Reply("It costs 1,300 dollars [1]."),
+        citing("1,300", "It costs 1,300 dollars [{n}]."),
         "planner:simple_faq:fallback",
         "response_synth:llm",
     ),
@@ -111,9 +130,15 @@ FAILURES = [
     ),
     (
         plan_reply(),
-        Reply("It costs 1,300 dollars."),  # an answer that cites nothing
+        Reply("An adult passport renewal costs 1,300 dollars."),  # supported, cites nothing
         "planner:simple_faq:llm",
-        "response_synth:fallback_extractive",
+        "response_synth:llm",  # attributed to the passage it came from, not thrown away
+    ),
+    (
+        plan_reply(),
+        citing("City Service", "An adult passport renewal costs 1,300 dollars [{n}]."),
+        "planner:simple_faq:llm",
+        "response_synth:fallback_extractive",  # [n] does not say it: discarded
     ),
 ]
 
@@ -121,7 +146,7 @@ FAILURES = [
 @pytest.mark.parametrize(
     ("planner_reply", "later_replies", "planner_step", "synth_step"),
     FAILURES,
-    ids=["malformed-json", "http-500", "timeout", "uncited-answer"],
+    ids=["malformed-json", "http-500", "timeout", "uncited-answer", "unsupported-citation"],
 )
 async def test_llm_failures_still_produce_a_reply(
     service: AnswerService,
@@ -131,8 +156,7 @@ async def test_llm_failures_still_produce_a_reply(
     planner_step: str,
     synth_step: str,
 ) -> None:
-    fake.script = [planner_reply]
-    fake.default = later_replies  # retries' rewrites and the synthesis get these
+    fake.script = [planner_reply, later_replies, later_replies]  # the synthesis (and a retry)
     result = await service.ask("How much does a passport renewal cost?")
     assert "1,300 dollars" in result.answer
     assert result.citations[0]["document"] == "passport"
@@ -168,11 +192,14 @@ async def test_llm_answer_is_converted_to_the_users_script(
 async def test_follow_up_uses_the_planner_query_without_an_extra_call(
     service: AnswerService, fake: FakeOpenAI
 ) -> None:
-    fake.script = [plan_reply(), Reply("Renewal is done at the City Service Centre [1].")]
+    fake.script = [
+        plan_reply(),
+        citing("City Service", "Renewal is done at the City Service Centre [{n}]."),
+    ]
     await service.ask("Where do I renew a passport?", conversation="t1")
     fake.script = [
         plan_reply("conversation_followup", "passport renewal cost"),
-        Reply("It costs 1,300 dollars [1]."),
+        citing("1,300", "It costs 1,300 dollars [{n}]."),
     ]
     second = await service.ask("and how much is it?", conversation="t1")
     assert "followup_transform" in second.decision_path
@@ -182,17 +209,32 @@ async def test_follow_up_uses_the_planner_query_without_an_extra_call(
     assert roles == ["system", "user", "assistant", "user"]
 
 
-async def test_retry_rewrites_with_the_llm(service: AnswerService, fake: FakeOpenAI) -> None:
+async def test_retries_search_the_planners_alternates_without_another_call(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
     fake.script = [
-        plan_reply(query="zzzz qqqq"),  # finds nothing at any threshold
-        Reply("passport renewal fee"),  # loop 2 rewrite
-        Reply("An adult renewal costs 1,300 dollars [1]."),
+        # the query and the user's words find nothing; the alternate does
+        plan_reply(query="zzzz qqqq", alternates=["passport renewal fee"]),
+        citing("1,300", "An adult renewal costs 1,300 dollars [{n}]."),
     ]
     result = await service.ask("What do I pay for it?")
     assert result.retrieval_loops == 2
     assert "retrieval_checker:retry" in " ".join(result.decision_path)
-    assert result.llm_calls == 3
-    assert "zzzz qqqq" in fake.requests[1]["messages"][1]["content"]  # the rewrite saw the failure
+    assert result.llm_calls == 2 and len(fake.requests) == 2
+    assert result.citations[0]["document"] == "passport"
+
+
+async def test_the_users_own_question_is_searched_beside_a_wrong_planner_query(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [
+        plan_reply(query="Final arbitrator in the World Cup"),  # a planner gone astray
+        citing("1,300", "An adult renewal costs 1,300 dollars [{n}]."),
+    ]
+    result = await service.ask("How much does an adult passport renewal cost?")
+    assert "tool_executor:retrieve_documents+own_question" in result.decision_path
+    assert result.llm_calls == 2 and len(fake.requests) == 2
+    assert result.citations[0]["document"] == "passport"
 
 
 async def test_weaker_evidence_is_regraded_without_an_llm_rewrite(
@@ -200,9 +242,9 @@ async def test_weaker_evidence_is_regraded_without_an_llm_rewrite(
 ) -> None:
     # a first threshold no passage can reach (relevance tops out near 0.8 + 0.2 × cosine)
     strict = AnswerService(db, replace(context, thresholds=(1.01, 0.5, 0.35)))
-    fake.script = [plan_reply(), Reply("An adult renewal costs 1,300 dollars [1].")]
+    fake.script = [plan_reply(), citing("1,300", "An adult renewal costs 1,300 dollars [{n}].")]
     result = await strict.ask("How much is it to renew a passport?")
     assert result.citations[0]["document"] == "passport"
     assert result.llm_calls == 2 and len(fake.requests) == 2
     assert result.retrieval_loops == 2
-    assert "query_builder:loop2:rewrite=rules" in result.decision_path
+    assert "query_builder:loop2" in result.decision_path

@@ -53,7 +53,7 @@ async def test_response_synth_extractive_answer_cites_in_the_users_script() -> N
     [
         ("greeting", "en", [], "Hello"),
         ("out_of_scope", "zh-hant", [], "只能協助回答"),
-        ("simple_faq", "en", [], "couldn't find"),
+        ("simple_faq", "en", [], "documents don't answer"),
     ],
 )
 async def test_response_synth_replies_without_evidence(
@@ -85,10 +85,49 @@ async def test_response_synth_streams_llm_tokens_and_rejects_uncited_answers() -
     out = await response_synth(state, rt)  # type: ignore[arg-type]
     assert out["answer"] == "It costs 1,300 dollars [1]." and out["llm_calls"] == 1
     assert events == [{"type": "token", "text": "It costs 1,300 dollars [1]."}]
-    rt, events = runtime(llm=FakeLLM(["I think it is free."]))  # cites nothing: not grounded
+    rt, events = runtime(llm=FakeLLM(["I think it is free."]))  # nothing supports it: held back
     out = await response_synth(state, rt)  # type: ignore[arg-type]
-    assert "1,300 dollars. [1]" in out["answer"] and events[-1] == {"type": "reset"}
+    assert "1,300 dollars. [1]" in out["answer"] and events == []
     assert out["decision_path"] == ["response_synth:fallback_extractive"]
+
+
+async def test_a_sentence_citing_a_passage_that_does_not_say_it_is_never_shown() -> None:
+    evidence = [
+        chunk(1, 0.8, "Renewal costs 1,300 dollars.", "passport"),
+        chunk(2, 0.7, "The library opens at nine.", "library"),
+    ]
+    state = {"language": "en", "plan": {"task_type": "simple_faq"}, "evidence": evidence}
+    reply = '{"answerable": true, "answer": "Renewal costs 1,300 dollars [1]. It is free on Sundays [2].", "citations": [1, 2]}'  # noqa: E501
+    rt, events = runtime(llm=FakeLLM([reply]))
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    shown = "".join(e.get("text", "") for e in events)
+    assert "Sundays" not in shown and "Sundays" not in out["answer"]
+    assert events[-1] == {"type": "reset"}  # the first, checked sentence is taken back
+    assert out["decision_path"] == ["response_synth:fallback_extractive"]
+
+
+async def test_the_model_saying_the_sources_do_not_answer_is_a_refusal_in_one_call() -> None:
+    evidence = [chunk(1, 0.8, "Renewal costs 1,300 dollars.", "passport")]
+    state = {"language": "zh-hant", "plan": {"task_type": "simple_faq"}, "evidence": evidence}
+    rt, events = runtime(
+        llm=FakeLLM(['{"answerable": false, "answer": "", "citations": []}']),
+        handoff={"zh-hant": "市民熱線 1999"},
+    )
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert "市民熱線 1999" in out["answer"] and out["citations"] == []
+    assert out["llm_calls"] == 1 and out["decision_path"] == ["response_synth:llm_refusal"]
+    assert events == []
+
+
+async def test_no_llm_refuses_passages_on_the_topic_that_do_not_answer() -> None:
+    evidence = [chunk(1, 0.7, "Passports are issued by the ministry.", "passport", support=0.3)]
+    state = {"language": "en", "plan": {"task_type": "simple_faq"}, "evidence": evidence}
+    rt, _ = runtime(handoff={"": "the front desk (phone 1999)"})
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert "the front desk (phone 1999)" in out["answer"] and out["citations"] == []
+    state = {"retrieval": {"loop": 3, "threshold": 0.35}, "evidence": evidence}
+    checked = retrieval_checker(state, runtime()[0])  # type: ignore[arg-type]
+    assert checked["retrieval"]["status"] == "fallback"
 
 
 def test_telemetry_summarises_the_turn() -> None:

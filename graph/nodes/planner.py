@@ -1,8 +1,9 @@
 """planner: task type, whether to retrieve, and the tool calls (rules when there is no LLM).
 
-The LLM planner (one structured-output call that also yields the retrieval
-query) comes with the LLM issue work; the rules here are also its fallback
-when the model times out or errors.
+With an LLM, one structured-output call classifies the message (including
+out-of-scope requests and small talk, which end the turn without a second
+call) and writes the retrieval query and up to two alternates for retries.
+The rules here are the no-LLM mode and the fallback when the model fails.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def rule_plan(question: str, has_history: bool) -> Plan:
 
 def llm_plan(output: PlannerOutput, question: str) -> Plan:
     """The LLM's decision as a plan with tool calls."""
-    query = output.query.strip() or question
+    query = output.query or question
     retrieve = output.should_retrieve and output.task_type not in ("greeting", "out_of_scope")
     calls: list[ToolCall] = []
     if retrieve:
@@ -83,6 +84,7 @@ def llm_plan(output: PlannerOutput, question: str) -> Plan:
         "task_type": output.task_type,
         "should_retrieve": retrieve,
         "query": query,
+        "alternates": [q for q in output.alternates if q != query] if retrieve else [],
         "tool_calls": calls,
         "source": "llm",
     }
@@ -99,7 +101,9 @@ async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> GraphSta
     plan: Plan | None = None
     if context.llm is not None:
         asked = time.perf_counter()
-        output, calls = await plan_with_llm(context.llm, question, history, context.llm_limits)
+        output, calls = await plan_with_llm(
+            context.llm, question, history, context.llm_limits, context.llm_formats
+        )
         waited = (time.perf_counter() - asked) * 1000
         plan = llm_plan(output, question) if output is not None else None
     source = "llm" if plan is not None else ("fallback" if calls else "rules")

@@ -1,24 +1,21 @@
-"""query_builder: the retrieval query and threshold of each loop.
+"""query_builder: the retrieval query and threshold of each loop, without an LLM call.
 
-Loop 1 uses the planner's query at the strictest threshold; each retry lowers
-the threshold (0.65 → 0.50 → 0.35) and rewrites the query. The rules rewrite
-(question words dropped, so the content words weigh more) costs nothing; the
-LLM rewrite, which sees the queries that failed, costs a call and is spent only
-when no candidate found so far reaches the new threshold: otherwise the
-candidates already answer at this loop, and a question that is answered stays
-within the budget of two LLM calls (planning, synthesis).
+Loop 1 searches the planner's query (tool_executor also searches the user's
+own question beside it, so a planner that misreads the question cannot hide
+the answer) at the strictest threshold; each retry lowers the threshold
+(0.65 → 0.50 → 0.35) and searches the next query not tried yet: the
+planner's alternative phrasings first (written in the same planning call, so
+a retry costs no LLM call), then the question without its question words.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from typing import Literal
 
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
-from graph.llm import rewrite
 from graph.state import GraphState, Retrieval
 
 _QUESTION_WORDS = re.compile(
@@ -35,6 +32,15 @@ def rewrite_for_retry(query: str) -> str:
     return stripped or query
 
 
+def retry_queries(state: GraphState) -> list[str]:
+    """The queries later loops may search, in order: alternates, then the rules rewrite."""
+    plan = state.get("plan", {})
+    question = state.get("standalone_question") or state.get("normalized_question", "")
+    base = plan.get("query") or question
+    queries = [*plan.get("alternates", []), rewrite_for_retry(question), rewrite_for_retry(base)]
+    return [q for q in dict.fromkeys(q.strip() for q in queries) if q]
+
+
 def build_query(state: GraphState, context: GraphContext) -> Retrieval:
     """The next loop's query, threshold and bookkeeping."""
     previous = state.get("retrieval", {})
@@ -45,44 +51,26 @@ def build_query(state: GraphState, context: GraphContext) -> Retrieval:
         failed.append(previous.get("query", base))
     thresholds = context.thresholds
     threshold = thresholds[min(loop, len(thresholds)) - 1]
-    best = max((c["score"] for c in state.get("candidates", [])), default=-1.0)
-    rewrite_by: Literal["none", "rules", "llm"] = "none"
+    query = base
     if loop > 1:
-        rewrite_by = "llm" if context.llm is not None and best < threshold else "rules"
+        tried = {*failed, base, state.get("normalized_question", "")}
+        # nothing new left: the same query again, regraded at the lower threshold
+        query = next((q for q in retry_queries(state) if q not in tried), failed[-1])
     return {
         "loop": loop,
-        "query": base if loop == 1 else rewrite_for_retry(base),
+        "query": query,
         "threshold": threshold,
         "status": "pending",
         "failed_queries": failed,
-        "rewrite_by": rewrite_by,
     }
 
 
 async def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
-    """Set this loop's retrieval query and threshold (an LLM rewrite on retries only)."""
+    """Set this loop's retrieval query and threshold."""
     start = time.perf_counter()
-    context = runtime.context
-    retrieval = build_query(state, context)
-    calls = 0
-    waited = 0.0
-    if retrieval["rewrite_by"] == "llm":
-        asked = time.perf_counter()
-        question = state.get("standalone_question") or state.get("normalized_question", "")
-        failed = retrieval.get("failed_queries", [])
-        better, calls = await rewrite(context.llm, question, failed, context.llm_limits)
-        waited = (time.perf_counter() - asked) * 1000
-        if better and better not in failed:
-            retrieval["query"] = better
+    retrieval = build_query(state, runtime.context)
     return {
         "retrieval": retrieval,
-        "llm_calls": calls,
-        "decision_path": [
-            f"query_builder:loop{retrieval['loop']}"
-            + (f":rewrite={retrieval['rewrite_by']}" if retrieval["loop"] > 1 else "")
-        ],
-        "timings_ms": {
-            "query_builder": round((time.perf_counter() - start) * 1000, 3),
-            **({"llm:rewrite": round(waited, 3)} if calls else {}),
-        },
+        "decision_path": [f"query_builder:loop{retrieval['loop']}"],
+        "timings_ms": {"query_builder": round((time.perf_counter() - start) * 1000, 3)},
     }

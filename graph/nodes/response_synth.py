@@ -14,10 +14,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.answer_safety import allowed_links, leaks_prompt, strip_unknown_links
 from graph.context import GraphContext
-from graph.llm import synthesise
-from graph.messages import message
+from graph.grounding import is_grounded
+from graph.llm_answer import model_answer
+from graph.messages import message, refusal
 from graph.nodes.planner import is_thanks
 from graph.state import GraphState
 from storage.chunking import split_sentences
@@ -173,57 +173,36 @@ def forms_answer(forms: list[dict[str, Any]], language: str) -> str:
     return "\n".join(lines)
 
 
-def cited_sources(answer: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The sources an LLM answer cites, in order of first citation."""
-    seen: list[int] = []
-    for match in _CITATION.finditer(answer):
-        n = int(match.group(1))
-        if 1 <= n <= len(evidence) and n not in seen:
-            seen.append(n)
-    return [
-        {
-            "n": n,
-            "document": evidence[n - 1]["document"],
-            "page": evidence[n - 1].get("page"),
-            "url": evidence[n - 1].get("url"),
-        }
-        for n in seen
-    ]
-
-
-async def _llm_answer(
+async def _answer(
     state: GraphState, runtime: Runtime[GraphContext], evidence: list[dict[str, Any]], language: str
-) -> tuple[tuple[str, list[dict[str, Any]]] | None, int]:
-    """The model's cited answer (None: discarded, the caller falls back) and requests sent."""
-    context = runtime.context
-    question = state.get("standalone_question") or state.get("normalized_question", "")
-    tail = ""  # the stream's last characters: enough to hold a run of the prompt's words
-    leaked = False
-
-    def on_token(piece: str) -> None:
-        nonlocal leaked, tail
-        tail = (tail + piece)[-400:]
-        # a model repeating its rules stops being shown at once, not after the stream
-        leaked = leaked or leaks_prompt(tail)
-        if not leaked:
-            runtime.stream_writer({"type": "token", "text": to_script(piece, language)})
-
-    answer, calls = await synthesise(
-        context.llm,
+) -> tuple[str, list[dict[str, Any]], str, int, float]:
+    """Answer from evidence: the model's checked answer, else the extractive one when a
+    passage is grounded, else the refusal. (answer, citations, kind, calls, ms waited)."""
+    calls = 0
+    waited = 0.0
+    if runtime.context.llm is not None:
+        asked = time.perf_counter()
+        generated, calls = await model_answer(state, runtime, evidence, language)
+        waited = (time.perf_counter() - asked) * 1000
+        if generated.verdict != "answered" and generated.shown:
+            runtime.stream_writer({"type": "reset"})  # drop the sentences already shown
+        if generated.verdict == "answered":
+            return generated.text, generated.citations, "llm", calls, waited
+        if generated.verdict == "refused":
+            return refusal(language, runtime.context.handoff), [], "llm_refusal", calls, waited
+    grounded = [e for e in evidence if e.get("grounded", is_grounded(e))]
+    if not grounded:  # passages on the topic, none answering: say so rather than guess
+        return refusal(language, runtime.context.handoff), [], "refusal", calls, waited
+    question = state.get("normalized_question", "")
+    context = state.get("standalone_question", "")
+    answer, citations = await extractive_answer(
         question,
-        evidence,
+        grounded + [e for e in evidence if e not in grounded],
         language,
-        state.get("history", []),
-        context.llm_limits,
-        on_token,
+        context,
+        runtime.context.embedder,
     )
-    if not answer or leaked or leaks_prompt(answer):
-        return None, calls
-    citations = cited_sources(answer, evidence)
-    if not citations:  # an answer that cites nothing is not grounded: do not show it
-        return None, calls
-    answer, _ = strip_unknown_links(answer, allowed_links(evidence, state.get("forms", [])))
-    return (to_script(answer, language), citations), calls
+    return answer, citations, ("extractive" if not calls else "fallback_extractive"), calls, waited
 
 
 async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
@@ -244,24 +223,9 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> G
     elif task == "form_download" and forms:
         answer, kind = forms_answer(forms, language), "forms"
     elif evidence:
-        generated = None
-        if runtime.context.llm is not None:
-            asked = time.perf_counter()
-            generated, calls = await _llm_answer(state, runtime, evidence, language)
-            waited = (time.perf_counter() - asked) * 1000
-            if generated is None:
-                runtime.stream_writer({"type": "reset"})  # drop any partial tokens
-        if generated is not None:
-            (answer, citations), kind = generated, "llm"
-        else:
-            question = state.get("normalized_question", "")
-            context = state.get("standalone_question", "")
-            answer, citations = await extractive_answer(
-                question, evidence, language, context, runtime.context.embedder
-            )
-            kind = "extractive" if not calls else "fallback_extractive"
+        answer, citations, kind, calls, waited = await _answer(state, runtime, evidence, language)
     else:
-        answer, kind = message("refusal", language), "refusal"
+        answer, kind = refusal(language, runtime.context.handoff), "refusal"
     return {
         "answer": answer,
         "citations": citations,

@@ -8,27 +8,31 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
+from graph.grounding import is_grounded
 from graph.state import GraphState, Retrieval
-
-MIN_PASSING = 1
 
 
 def grade(
-    state: GraphState, max_loops: int, floor: float
+    state: GraphState, max_loops: int, floor: float, has_llm: bool
 ) -> tuple[Retrieval, list[dict[str, Any]]]:
     """The loop's outcome and the evidence to answer from.
 
-    The loop passes when a passage reaches this loop's threshold; the answer may
-    then also draw on passages above the loosest threshold (`floor`), which
-    often hold the detail ("The fee is…") while the best one names the topic.
-    Those come after the passing ones, marked "support" (response_synth
-    discounts their sentences), the passing ones marked "pass".
+    The loop passes when a passage reaches this loop's threshold *and* is
+    grounded (graph.grounding: it holds the question's key terms together, or
+    means the same): a passage on the topic that does not answer is not
+    enough. Grounded passing passages come first ("pass"), then the other
+    passing ones and those above the loosest threshold (`floor`), marked
+    "support" (they often hold a detail; response_synth discounts them). When
+    the loops run out with passages on the topic but none grounded, a model
+    may still read them and decide (its structured reply says whether they
+    answer); without a model the turn falls back to the refusal.
     """
     retrieval: Retrieval = dict(state.get("retrieval", {}))  # type: ignore[assignment]
     threshold = float(retrieval.get("threshold", 0.0))
     evidence = state.get("evidence", [])
     passed = [e for e in evidence if e["score"] >= threshold]
-    retrieval["pass_rate"] = round(len(passed) / len(evidence), 3) if evidence else 0.0
+    grounded = [e for e in passed if is_grounded(e)]
+    retrieval["pass_rate"] = round(len(grounded) / len(evidence), 3) if evidence else 0.0
     has_forms = bool(state.get("forms"))
     calls = state.get("plan", {}).get("tool_calls")
     if calls is not None and all(c["name"] != "retrieve_documents" for c in calls):
@@ -36,22 +40,28 @@ def grade(
         retrieval["status"] = "generate" if has_forms else "fallback"
         retrieval["pass_rate"] = 0.0
         return retrieval, []
-    if len(passed) >= MIN_PASSING or has_forms:
+    last = int(retrieval.get("loop", 1)) >= max_loops
+    if grounded or has_forms or (last and has_llm and passed):
         retrieval["status"] = "generate"
-        passed = [{**e, "graded": "pass"} for e in passed]
-        passed += [{**e, "graded": "support"} for e in evidence if floor <= e["score"] < threshold]
-    elif int(retrieval.get("loop", 1)) < max_loops:
-        retrieval["status"] = "retry"
-    else:
-        retrieval["status"] = "fallback"
-    return retrieval, passed
+        keep = [{**e, "graded": "pass", "grounded": True} for e in grounded]
+        ids = {e["chunk_id"] for e in grounded}
+        keep += [
+            {**e, "graded": "support", "grounded": is_grounded(e)}
+            for e in evidence
+            if e["chunk_id"] not in ids and e["score"] >= floor
+        ]
+        return retrieval, keep
+    retrieval["status"] = "fallback" if last else "retry"
+    return retrieval, []
 
 
 def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
     """Keep only graded evidence and set the loop's status."""
     start = time.perf_counter()
     context = runtime.context
-    retrieval, passed = grade(state, context.max_loops, min(context.thresholds))
+    retrieval, passed = grade(
+        state, context.max_loops, min(context.thresholds), context.llm is not None
+    )
     return {
         "retrieval": retrieval,
         "evidence": passed,

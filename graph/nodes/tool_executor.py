@@ -2,7 +2,8 @@
 
 Retrieval always searches at the loosest threshold and merges the hits into the
 turn's candidates, so a later loop can regrade them at its own threshold
-without searching again; retrieval_checker does the grading.
+without searching again; retrieval_checker does the grading. The first loop
+searches the planner's query and the user's own question at once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
+from graph.grounding import is_grounded
 from graph.state import GraphState
 
 
@@ -31,6 +33,8 @@ async def _retrieve(context: GraphContext, query: str, threshold: float) -> list
             "page": h.page,
             "heading": h.heading,
             "url": getattr(h, "url", None),
+            "support": getattr(h, "support", 0.0),
+            "cosine": getattr(h, "cosine", 0.0),
         }
         for h in hits
     ]
@@ -41,20 +45,18 @@ async def _retrieve(context: GraphContext, query: str, threshold: float) -> list
 def merge_candidates(
     earlier: list[dict[str, Any]], hits: list[dict[str, Any]], limit: int
 ) -> list[dict[str, Any]]:
-    """The new hits in search order, then earlier candidates they did not find again.
+    """Earlier candidates and new hits, one entry per chunk (its best score), by score.
 
-    The search order (fused ranking) is kept rather than re-sorting by relevance:
-    it places the gold passage first more often. The newest query comes first
-    because it was written after the earlier ones failed; a chunk found twice
-    keeps its best score.
+    Grounded passages (graph.grounding) come before the others: they are what
+    the answer is drawn from.
     """
-    earlier_score = {c["chunk_id"]: c["score"] for c in earlier}
-    merged = [
-        {**h, "score": max(h["score"], earlier_score.get(h["chunk_id"], h["score"]))} for h in hits
-    ]
-    found = {h["chunk_id"] for h in hits}
-    merged += [c for c in earlier if c["chunk_id"] not in found]
-    return merged[:limit]
+    best: dict[int, dict[str, Any]] = {}
+    for item in [*hits, *earlier]:
+        kept = best.get(item["chunk_id"])
+        if kept is None or item["score"] > kept["score"]:
+            best[item["chunk_id"]] = item
+    ordered = sorted(best.values(), key=lambda c: (not is_grounded(c), -c["score"]))
+    return ordered[:limit]
 
 
 async def _forms(context: GraphContext, query: str, export: bool) -> list[dict[str, Any]]:
@@ -89,19 +91,25 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     searched = "retrieve_documents" in names and query in retrieval.get("failed_queries", [])
     if "retrieve_documents" in names and not searched:
         jobs["hits"] = _retrieve(context, query, min(context.thresholds))
+        own = state.get("standalone_question") or state.get("normalized_question", "")
+        if retrieval.get("loop", 1) == 1 and own.strip() and own != query:
+            # the user's own words are always searched too: a planner query that
+            # misreads the question (or translates it wrongly) cannot hide the answer
+            jobs["own"] = _retrieve(context, own, min(context.thresholds))
     if "get_form_download_links" in names:
         asked = state.get("normalized_question", "")
         jobs["forms"] = _forms(context, asked, export="export_form_file" in names)
     results = dict(zip(jobs, await asyncio.gather(*jobs.values()), strict=True))
     label = "+".join(names) or "none"
+    if "own" in jobs:
+        label += "+own_question"
     update: GraphState = {
         "decision_path": [f"tool_executor:{label}" + (":cached" if searched else "")],
         "timings_ms": {"tool_executor": round((time.perf_counter() - start) * 1000, 3)},
     }
     if "retrieve_documents" in names:
-        candidates = merge_candidates(
-            state.get("candidates", []), results.get("hits", []), context.top_k
-        )
+        found = [*results.get("hits", []), *results.get("own", [])]
+        candidates = merge_candidates(state.get("candidates", []), found, context.top_k)
         update["candidates"] = candidates
         update["evidence"] = candidates
     if "forms" in results:

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 _DIR = Path(__file__).resolve().parent
-CURRENT = {"planner": "v1", "synth": "v2", "rewrite": "v1"}
+CURRENT = {"planner": "v2", "synth": "v3"}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,98 @@
+"""Citation checks for model answers: a cited passage must say what the sentence says.
+
+`CitationGate` sits between the model's stream and the user: it releases a
+sentence only once it is complete and checked. A sentence citing [n] is shown
+when passage n holds most of its content words; a sentence citing passages
+that do not support it rejects the whole answer (the caller falls back), so an
+unsupported citation is never shown. A sentence without [n] is attributed to
+the passage that supports it, or held back when none does (a model's own
+knowledge is not an answer from the documents).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from storage.grounding import plain, presence, stem
+from storage.text import keyword_tokens, stopwords
+
+MIN_SENTENCE_SUPPORT = 0.5
+CITATION = re.compile(r"\[(\d{1,2})\]")
+# A sentence ends at a CJK stop, or at . ! ? before a space, or at a line break;
+# citation marks after the stop stay with their sentence.
+_BOUNDARY = re.compile(r"(?:[。！？]|[.!?](?=\s)|\n)(?:\s*\[\d{1,2}\])*[ \t]*\n*(?=[^\s\[])")
+
+
+def sentence_support(sentence: str, passage: str) -> float:
+    """The share of the sentence's content words found in the passage."""
+    skip = stopwords()
+    words = [t for t in dict.fromkeys(keyword_tokens(sentence)) if t not in skip]
+    if not words:
+        return 1.0
+    tokens = frozenset(keyword_tokens(passage))
+    stems = frozenset(stem(t) for t in tokens)
+    text = plain(passage)
+    return sum(presence(w, text, tokens, stems) for w in words) / len(words)
+
+
+def check_sentence(sentence: str, evidence: list[dict[str, Any]]) -> tuple[str | None, bool]:
+    """(the sentence to show, with its citation; None: hold it back) and whether the
+    answer may stand (False: it cites passages that do not support it)."""
+    cited = [int(n) for n in CITATION.findall(sentence)]
+    body = CITATION.sub("", sentence).strip()
+    if not body.strip(" -*•.。"):
+        return None, True
+    if cited:
+        valid = [n for n in cited if 1 <= n <= len(evidence)]
+        ok = any(
+            sentence_support(body, evidence[n - 1]["text"]) >= MIN_SENTENCE_SUPPORT for n in valid
+        )
+        return (sentence, True) if ok else (None, False)
+    scores = [sentence_support(body, e["text"]) for e in evidence]
+    best = max(range(len(scores)), key=lambda i: scores[i], default=-1)
+    if best < 0 or scores[best] < MIN_SENTENCE_SUPPORT:
+        return None, True
+    trail = sentence[len(sentence.rstrip()) :]
+    return f"{sentence.rstrip()} [{best + 1}]{trail}", True
+
+
+class CitationGate:
+    """Buffers streamed answer text and releases checked sentences through `emit`."""
+
+    def __init__(self, evidence: list[dict[str, Any]], emit: Callable[[str], None]) -> None:
+        self._evidence = evidence
+        self._emit = emit
+        self._buffer = ""
+        self.shown: list[str] = []
+        self.rejected = False
+
+    def feed(self, text: str) -> None:
+        """Add streamed text; complete sentences are checked and released."""
+        if self.rejected:
+            return
+        self._buffer += text
+        end = 0
+        for match in _BOUNDARY.finditer(self._buffer):
+            self._release(self._buffer[end : match.end()])
+            end = match.end()
+            if self.rejected:
+                return
+        self._buffer = self._buffer[end:]
+
+    def finish(self) -> str:
+        """Check the last sentence; the answer as shown ("" when nothing was)."""
+        if self._buffer and not self.rejected:
+            self._release(self._buffer)
+        self._buffer = ""
+        return "".join(self.shown).strip()
+
+    def _release(self, sentence: str) -> None:
+        shown, ok = check_sentence(sentence, self._evidence)
+        if not ok:
+            self.rejected = True
+            return
+        if shown is not None:
+            self.shown.append(shown)
+            self._emit(shown)

@@ -1,0 +1,101 @@
+"""The model's answer for response_synth: streamed, checked sentence by sentence, or refused.
+
+The synthesis call returns JSON (`answerable`, `answer`, `citations`);
+`AnswerFieldStream` pulls the answer text out while it streams and
+`CitationGate` shows each sentence only once its citation is checked (or
+attributed). The model saying the sources do not answer is a refusal at no
+extra cost; an answer citing passages that do not support it, leaking the
+prompt, or citing nothing at all is discarded (the caller resets the screen and
+falls back).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from graph.answer_safety import allowed_links, leaks_prompt, strip_unknown_links
+from graph.citations import CITATION, CitationGate
+from graph.context import GraphContext
+from graph.llm import synthesise
+from graph.state import GraphState
+from graph.structured import AnswerFieldStream, parse_json
+from storage.text import to_script
+
+
+@dataclass
+class ModelAnswer:
+    """What the model's reply came to."""
+
+    verdict: Literal["answered", "refused", "discarded"]
+    text: str = ""
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    shown: bool = False  # something reached the screen (a discard must reset it)
+
+
+def cited_sources(answer: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The sources an answer cites, in order of first citation."""
+    seen: list[int] = []
+    for match in CITATION.finditer(answer):
+        n = int(match.group(1))
+        if 1 <= n <= len(evidence) and n not in seen:
+            seen.append(n)
+    return [
+        {
+            "n": n,
+            "document": evidence[n - 1]["document"],
+            "page": evidence[n - 1].get("page"),
+            "url": evidence[n - 1].get("url"),
+        }
+        for n in seen
+    ]
+
+
+async def model_answer(
+    state: GraphState, runtime: Runtime[GraphContext], evidence: list[dict[str, Any]], language: str
+) -> tuple[ModelAnswer, int]:
+    """Ask the model once; its checked answer, refusal or discard, and the requests sent."""
+    context = runtime.context
+    question = state.get("standalone_question") or state.get("normalized_question", "")
+    fields = AnswerFieldStream()
+    tail = ""  # the shown text's last characters: enough to hold a run of the prompt's words
+    leaked = False
+    shown = False
+
+    def emit(sentence: str) -> None:
+        nonlocal leaked, tail, shown
+        tail = (tail + sentence)[-400:]
+        # a model repeating its rules stops being shown at once, not after the stream
+        leaked = leaked or leaks_prompt(tail)
+        if not leaked:
+            shown = True
+            runtime.stream_writer({"type": "token", "text": to_script(sentence, language)})
+
+    gate = CitationGate(evidence, emit)
+    reply, calls = await synthesise(
+        context.llm,
+        question,
+        evidence,
+        language,
+        state.get("history", []),
+        context.llm_limits,
+        context.llm_formats,
+        lambda piece: gate.feed(fields.feed(piece)),
+    )
+    if reply is None:
+        return ModelAnswer("discarded", shown=shown), calls
+    data = None if fields.plain else parse_json(reply)
+    if data is not None and data.get("answerable") is False:
+        return ModelAnswer("refused", shown=shown), calls
+    if data is not None and not gate.shown and not gate.rejected:
+        gate.feed(str(data.get("answer", "")))  # the answer field came in a shape not streamed
+    text = gate.finish()
+    if gate.rejected or leaked or not text or leaks_prompt(text):
+        return ModelAnswer("discarded", shown=shown), calls
+    citations = cited_sources(text, evidence)
+    if not citations:  # nothing in it could be traced to a passage
+        return ModelAnswer("discarded", shown=shown), calls
+    text, _ = strip_unknown_links(text, allowed_links(evidence, state.get("forms", [])))
+    return ModelAnswer("answered", to_script(text, language), citations, shown), calls

@@ -1,0 +1,154 @@
+"""Structured replies from any OpenAI-compatible server: schema, JSON mode, or repaired text.
+
+Servers differ: OpenAI, vLLM and recent llama.cpp/Ollama accept
+`response_format: json_schema`; older ones only `json_object`; some reject
+both. `FormatLadder` tries the strictest first and steps down (for the rest
+of the process) when a server answers 400 to it. Whatever comes back is
+parsed leniently (`parse_json`): code fences, text around the object, Python
+literals and trailing commas are repaired before giving up.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+FORMATS = ("json_schema", "json_object", "none")
+_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+
+
+@dataclass
+class FormatLadder:
+    """The response formats still worth trying with this endpoint (shared by all turns)."""
+
+    rejected: set[str] = field(default_factory=set)
+
+    def current(self) -> str:
+        """The strictest format the endpoint has not rejected."""
+        return next(f for f in FORMATS if f not in self.rejected or f == "none")
+
+    def reject(self, fmt: str) -> bool:
+        """Step down after a 400; False when there is nothing weaker left."""
+        if fmt == "none":
+            return False
+        self.rejected.add(fmt)
+        return True
+
+
+def response_format(fmt: str, name: str, model: type[BaseModel]) -> dict[str, Any]:
+    """The request keyword arguments for `fmt` (none: no response_format at all)."""
+    if fmt == "json_schema":
+        schema = model.model_json_schema()
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema},
+            }
+        }
+    if fmt == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    return {}
+
+
+def is_format_rejection(exc: BaseException) -> bool:
+    """True for a 400 (the server did not accept the request as sent)."""
+    import openai
+
+    return isinstance(exc, openai.BadRequestError)
+
+
+def parse_json(text: str) -> dict[str, Any] | None:
+    """The JSON object in a model's reply, repaired where a weak model bent it; None if none."""
+    cleaned = text.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
+    match = _OBJECT.search(cleaned)
+    if match is None:
+        return None
+    raw = match.group(0)
+    for candidate in (raw, _repair(raw)):
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        return value if isinstance(value, dict) else None
+    return None
+
+
+def _repair(raw: str) -> str:
+    fixed = _TRAILING_COMMA.sub(r"\1", raw)
+    for python, js in _PY_LITERALS.items():
+        fixed = re.sub(rf"(?<=[:\[,\s]){python}(?=[,\]\}}\s])", js, fixed)
+    if "'" in fixed and '"' not in fixed:
+        fixed = fixed.replace("'", '"')
+    return fixed
+
+
+class AnswerFieldStream:
+    """Pulls the text of one string field out of a JSON reply while it streams.
+
+    `feed` returns the field's newly decoded characters. A reply that is not
+    JSON at all (a server ignoring the format) is passed through as it comes.
+    """
+
+    def __init__(self, field_name: str = "answer") -> None:
+        self._key = re.compile(r'"' + re.escape(field_name) + r'"\s*:\s*"')
+        self._raw = ""
+        self._start: int | None = None  # where the field's string begins in _raw
+        self._pos = 0  # next raw index to decode
+        self._done = False
+        self.plain: bool | None = None  # None until the first non-space character
+
+    def feed(self, piece: str) -> str:
+        """The field text that `piece` completes (plain replies: `piece` itself)."""
+        self._raw += piece
+        if self.plain is None and self._raw.strip():
+            self.plain = not self._raw.lstrip().startswith(("{", "`"))
+        if self.plain:
+            return piece
+        if self._done:
+            return ""
+        if self._start is None:
+            match = self._key.search(self._raw)
+            if match is None:
+                return ""
+            self._start = self._pos = match.end()
+        out: list[str] = []
+        raw = self._raw
+        i = self._pos
+        while i < len(raw):
+            ch = raw[i]
+            if ch == '"':
+                self._done = True
+                i += 1
+                break
+            if ch == "\\":
+                decoded, used = _escape(raw, i)
+                if used == 0:
+                    break  # an escape split across pieces: wait for the rest
+                out.append(decoded)
+                i += used
+                continue
+            out.append(ch)
+            i += 1
+        self._pos = i
+        return "".join(out)
+
+
+def _escape(raw: str, i: int) -> tuple[str, int]:
+    """The character an escape at raw[i] stands for, and its length (0: incomplete)."""
+    if i + 1 >= len(raw):
+        return "", 0
+    kind = raw[i + 1]
+    if kind == "u":
+        if i + 6 > len(raw):
+            return "", 0
+        try:
+            return chr(int(raw[i + 2 : i + 6], 16)), 6
+        except ValueError:
+            return "", 6
+    return {"n": "\n", "t": "\t", "r": "", "b": "", "f": ""}.get(kind, kind), 2
