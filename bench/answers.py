@@ -27,12 +27,16 @@ from bench.common import (
     print_table,
     write_json,
 )
+from bench.faq import corpus as faq_corpus
+from bench.faq import load_entries, recall
+from bench.faq import questions as faq_questions
 from bench.retrieval import ingest_corpus
 from bot.service import AnswerService
 from bot.settings import Settings
 from graph.context import GraphContext
 from graph.models import build_chat_model
 from graph.nodes.query_builder import rewrite_for_retry
+from storage.chunking import split_sentences
 from storage.db import Database
 from storage.embeddings import build_embedder
 from storage.forms import FormFinder
@@ -53,17 +57,23 @@ def overhead_ms(timings: dict[str, float]) -> float:
 
 
 def scripted_llm(body: dict[str, Any]) -> Reply:
-    """The fake model's reply: it plans simple_faq with the question as the query,
-    rewrites a failed query by dropping question words, and answers citing [1]."""
+    """The fake model's reply: it plans simple_faq with the question as the query and
+    an alternate without question words, and answers by quoting source [1]'s first
+    sentence with its citation (a faithful but unsophisticated model)."""
     system = str(body["messages"][0]["content"])
     question = str(body["messages"][-1]["content"])
     if system.startswith("You are the planning step"):
-        plan = {"task_type": "simple_faq", "should_retrieve": True, "query": question}
+        plan = {
+            "task_type": "simple_faq",
+            "should_retrieve": True,
+            "query": question,
+            "alternates": [rewrite_for_retry(question)],
+        }
         return Reply(json.dumps(plan, ensure_ascii=False))
-    if system.startswith("You rewrite search queries"):
-        asked = question.split("\n", 1)[0].removeprefix("Question: ")
-        return Reply(rewrite_for_retry(asked))
-    return Reply("Per the documents [1].")
+    first = question.split("\n[1] ", 1)[-1].split("\n\n", 1)[0]
+    sentence = split_sentences(first.split(") ", 1)[-1])[:1] or [""]
+    answer = {"answerable": True, "answer": f"{sentence[0]} [1]", "citations": [1]}
+    return Reply(json.dumps(answer, ensure_ascii=False))
 
 
 def service_for(
@@ -111,7 +121,8 @@ async def main() -> None:
     parser.add_argument("--answerable", type=int, default=200)
     parser.add_argument("--unanswerable", type=int, default=100)
     parser.add_argument("--llm", type=int, default=100, help="questions run with the fake LLM")
-    parser.add_argument("--corpora", nargs="*", default=list(CORPORA), help="names to run")
+    parser.add_argument("--corpora", nargs="*", default=[*CORPORA, "stackfaq"], help="names to run")
+    parser.add_argument("--faq", type=int, default=400, help="StackFAQ questions for recall")
     args = parser.parse_args()
     settings = Settings()
     rng = random.Random(20261122)
@@ -119,8 +130,14 @@ async def main() -> None:
     llm_rows: list[list[Any]] = []
     results: dict[str, Any] = {}
     fake = FakeOpenAI().start()
-    for name, path in CORPORA.items():
-        passages, questions = load_squad(path)
+    calls_rows: list[list[Any]] = []
+    for name, path in {**CORPORA, "stackfaq (en)": None}.items():
+        if path is None:
+            entries = load_entries()
+            passages, where = faq_corpus(entries, paged=False)
+            questions = faq_questions(entries, where, 10_000, seed=1)
+        else:
+            passages, questions = load_squad(path)
         rng.shuffle(questions)  # before skipping, so each corpus keeps its sample
         if name not in args.corpora and name.split()[0] not in args.corpora:
             continue
@@ -171,6 +188,22 @@ async def main() -> None:
         fake.requests.clear()
         fake.responder = scripted_llm
         llm_results = await run_set(with_llm, sample)
+        llm_una = await run_set(with_llm, unanswerable[: args.llm])
+        llm_oos = await run_set(with_llm, [Question("oos", q, "", ()) for q in OUT_OF_SCOPE])
+        llm_chat = await run_set(with_llm, [Question("chat", q, "", ()) for q in CHIT_CHAT])
+        row["fake_llm_citation_hit"] = mean(
+            [1.0 if r["gold"] in r["cited"] else 0.0 for r in llm_results]
+        )
+        row["fake_llm_refusal_gold_removed"] = mean([1.0 if r["refused"] else 0.0 for r in llm_una])
+        for kind, turns in (
+            ("answerable", llm_results),
+            ("gold removed", llm_una),
+            ("out of scope", llm_oos),
+            ("chit-chat", llm_chat),
+        ):
+            turn_calls = [float(r["llm_calls"]) for r in turns]
+            calls_rows.append([name, kind, len(turns), mean(turn_calls), max(turn_calls)])
+        rows[-1] += [row["fake_llm_citation_hit"], row["fake_llm_refusal_gold_removed"]]
         calls = [float(r["llm_calls"]) for r in llm_results]
         answered = [r for r in llm_results if not r["refused"]]
         within = [1.0 if r["llm_calls"] <= 2 else 0.0 for r in answered]
@@ -206,6 +239,8 @@ async def main() -> None:
             "overhead p50 ms",
             "overhead p95 ms",
             "turn p95 ms (with history and store)",
+            "fake LLM: citation hit",
+            "fake LLM: refused (gold removed)",
         ],
         rows,
     )
@@ -224,7 +259,51 @@ async def main() -> None:
         ],
         llm_rows,
     )
+    print("\n## LLM calls per turn by question type (fake OpenAI-compatible server)\n")
+    results["calls_table"] = print_table(
+        ["corpus", "questions", "count", "mean calls", "max calls"], calls_rows
+    )
+    if "stackfaq" in " ".join(args.corpora):
+        results["faq"] = await faq_recall(settings, args.faq)
     print(f"\nwrote {write_json('answers', results)}")
+
+
+async def faq_recall(settings: Settings, limit: int) -> dict[str, Any]:
+    """StackFAQ R@1/R@5, single entries and pages, hybrid vs its one-sided baselines."""
+    entries = load_entries()
+    rows, out = [], {}
+    for paged in (False, True):
+        docs, where = faq_corpus(entries, paged)
+        url, _server = await asyncio.to_thread(fresh_database, f"faq_{int(paged)}")
+        db = connect(url)
+        await ingest_corpus(db, docs, settings)
+        embedder = build_embedder(None, None, None, None)
+        searcher = HybridSearcher(
+            db,
+            embedder,
+            settings.search_candidates,
+            settings.search_keyword_weight,
+            settings.search_vector_weight,
+        )
+        qs = faq_questions(entries, where, limit, seed=3)
+        found = await recall(searcher, qs, paged)
+        label = "paged (10 per file)" if paged else "single (1 per file)"
+        out[label] = found
+        rows += [[label, m, len(qs), v["R@1"], v["R@5"]] for m, v in found.items()]
+        await db.dispose()
+    print("\n## StackFAQ paraphrased questions: gold entry in the results\n")
+    out["table"] = print_table(["corpus", "method", "questions", "R@1", "R@5"], rows)
+    return out
+
+
+OUT_OF_SCOPE = [
+    "who won the 1998 world cup",
+    "write me a Python sort function",
+    "what's the weather tomorrow",
+    "tell me a joke",
+    "誰贏了1998年世界盃",
+]
+CHIT_CHAT = ["hello", "thanks a lot!", "你好", "謝謝你", "good morning"]
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ class Searcher(Protocol):
         threshold: float = 0.0,
         filters: Any = None,
         mode: str = "hybrid",
+        per_document: int = 1,
     ) -> list[Any]: ...
 
 
@@ -44,6 +45,8 @@ class GraphContext:
     llm_retries: int = 0  # further attempts after a timeout or provider error
     embedder: Any = None  # langchain Embeddings: ranks sentences for extractive answers
     top_k: int = 5
+    # chunks per document a turn reads: a document's fee section may rank just below its intro
+    chunks_per_document: int = 2
     thresholds: tuple[float, ...] = (0.65, 0.50, 0.35)
     max_loops: int = 3
     prompt_versions: dict[str, str] = field(default_factory=dict)

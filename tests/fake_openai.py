@@ -54,6 +54,12 @@ class FakeOpenAI:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                if self.path == "/v1/models":
+                    self._send(200, {"object": "list", "data": [{"id": "fake-model"}]})
+                else:
+                    self._send(404, {"error": {"message": "not found"}})
+
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if not self.path.startswith("/v1/"):  # as hosted APIs answer a base URL without /v1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from sqlalchemy import text
 
 from storage.db import Database
 from tests import files, hostile_files
+from tests.fake_openai import FakeOpenAI
 
 RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
 
@@ -194,7 +196,7 @@ def test_demo_ingests_samples_and_answers(cli) -> None:  # type: ignore[no-untyp
     assert "[1] 图书馆借书证" in first.stdout and "二十冊" in first.stdout
     assert "https://forms.example.org/ps-11" in first.stdout
     assert "[1] office-hours" in first.stdout
-    assert "couldn't find this in our documents" in first.stdout
+    assert "our documents don't answer this" in first.stdout
     assert "不客氣" in first.stdout
     again = cli("demo")
     assert again.returncode == 0 and again.stdout.count("unchanged") == 5
@@ -331,3 +333,27 @@ def test_search_and_listings_print_document_text_literally(cli, tmp_path: Path) 
     assert "[red]Notice[/red]" in found.stdout
     listed = cli("docs", "list")
     assert listed.returncode == 0 and "[red]Notice" in listed.stdout  # (the cell may wrap)
+
+
+def test_doctor_says_plainly_what_is_wrong_with_the_llm_endpoint(cli) -> None:  # type: ignore[no-untyped-def]
+    fake = FakeOpenAI().start()
+    try:
+        root = fake.url.removesuffix("/v1")
+        good = cli("doctor", extra_env={"LLM_BASE_URL": fake.url, "LLM_MODEL": "fake-model"})
+        assert good.returncode == 0 and "model 'fake-model' is served" in good.stdout
+        no_v1 = cli("doctor", extra_env={"LLM_BASE_URL": root, "LLM_MODEL": "fake-model"})
+        assert no_v1.returncode == 1 and "ends with /v1" in no_v1.stdout
+        unknown = cli("doctor", extra_env={"LLM_BASE_URL": fake.url, "LLM_MODEL": "qwen-7b"})
+        assert unknown.returncode == 1 and "does not serve LLM_MODEL='qwen-7b'" in unknown.stdout
+        assert "it lists: fake-model" in unknown.stdout
+    finally:
+        fake.stop()
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    gone = cli(
+        "doctor", extra_env={"LLM_BASE_URL": f"http://127.0.0.1:{port}/v1", "LLM_MODEL": "m"}
+    )
+    assert gone.returncode == 1 and "nothing is listening" in gone.stdout
+    plain = cli("doctor", extra_env={"LLM_BASE_URL": "", "LLM_MODEL": ""})
+    assert plain.returncode == 0 and "no-LLM mode" in plain.stdout

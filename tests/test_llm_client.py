@@ -74,7 +74,14 @@ async def test_a_cut_off_stream_is_discarded_and_cleared(
     db: Database, ingestion: IngestionService, searcher: HybridSearcher, fake: FakeOpenAI, caplog
 ) -> None:  # type: ignore[no-untyped-def]
     service = await _service(db, ingestion, searcher, fake.url, retries=1)
-    fake.script = [PLAN, Reply("An adult passport renewal costs 1,3", cut=True)]
+    fake.script = [
+        PLAN,
+        Reply(
+            "An adult passport renewal costs 1,300 dollars [{n}]. It takes fo",
+            cut=True,
+            cite="1,300",
+        ),
+    ]
     with caplog.at_level(logging.WARNING):
         events, result = await _run(service, "passport renewal fee?")
     assert any(e["type"] == "reset" for e in events)  # the partial text leaves the screen

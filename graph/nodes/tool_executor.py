@@ -22,7 +22,11 @@ from graph.state import GraphState
 
 async def _retrieve(context: GraphContext, query: str, threshold: float) -> list[dict[str, Any]]:
     hits = await context.searcher.search(
-        query, top_k=context.top_k, threshold=threshold, filters=context.search_filters
+        query,
+        top_k=context.top_k,
+        threshold=threshold,
+        filters=context.search_filters,
+        per_document=context.chunks_per_document,
     )
     found = [
         {

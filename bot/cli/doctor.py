@@ -1,0 +1,25 @@
+"""`ragbot doctor`: check the configured LLM endpoint and say plainly what is wrong."""
+
+from __future__ import annotations
+
+import typer
+
+from bot.cli import app, run, settings
+from bot.llm_probe import Finding, probe_llm
+from bot.settings import reveal
+
+
+@app.command()
+def doctor() -> None:
+    """Check the LLM endpoint (LLM_BASE_URL, LLM_MODEL, LLM_API_KEY); exit 1 on a problem."""
+    cfg = settings()
+    key = reveal(cfg.llm_api_key)
+
+    async def go() -> list[Finding]:
+        return await probe_llm(cfg.llm_base_url, key, cfg.llm_model, timeout=cfg.llm_timeout_s)
+
+    findings = run(go)
+    for f in findings:
+        typer.echo(f"{'ok  ' if f.ok else 'FAIL'} {f.text}")
+    if not all(f.ok for f in findings):
+        raise typer.Exit(1)
