@@ -100,3 +100,64 @@ async def test_embedder_mismatch_is_a_clear_error_and_reindex_fixes_it(
     assert hits[0].document == "passport"
     assert (await reindex(db, embedder)).chunks == len(DOCS)  # back, for the teardown
     await check_embedder(db, embedder)
+
+
+FAQ_PAGE = "\n\n".join(
+    f"Q: {q}\nA: {a}"
+    for q, a in [
+        ("How do I reset my library card PIN?", "Ask at any branch desk. " * 30),
+        (
+            "Can I renew a passport for my child online?",
+            "Children's passports are renewed in person. " * 12
+            + "Bring the child's birth certificate and two photos taken within six months.",
+        ),
+        ("Where can I park near the service centre?", "The car park on Elm Street. " * 20),
+    ]
+)
+
+
+async def test_results_are_one_per_document_ordered_by_score_with_the_rest_in_more(
+    ingestion: IngestionService, searcher: HybridSearcher
+) -> None:
+    assert (await ingestion.ingest_bytes("faq.txt", FAQ_PAGE.encode())).chunks >= 4
+    await ingestion.ingest_bytes("other.txt", b"Passport photos must be 35 by 45 millimetres.")
+    hits = await searcher.search("child passport renewal birth certificate", top_k=5)
+    assert [h.document for h in hits].count("faq") == 1  # one per document
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    faq = next(h for h in hits if h.document == "faq")
+    assert faq.more  # the page's other matching chunks are named
+    more = await searcher.search("child passport renewal birth certificate", per_document=3)
+    assert [h.document for h in more].count("faq") > 1
+
+
+async def test_every_chunk_of_a_long_faq_answer_is_indexed_under_its_question(
+    ingestion: IngestionService, searcher: HybridSearcher, db: Database
+) -> None:
+    await ingestion.ingest_bytes("faq.txt", FAQ_PAGE.encode())
+    hits = await searcher.search("birth certificate photos", per_document=5)
+    last = next(h for h in hits if "birth certificate" in h.text)
+    # the chunk holding the end of the answer no longer holds the question, its heading does
+    assert "Can I renew a passport" not in last.text
+    assert last.heading == "Can I renew a passport for my child online?"
+    # a question worded like the FAQ entry finds that chunk through the heading
+    asked = await searcher.search("renew passport for my child online", per_document=5)
+    assert any(h.chunk_id == last.chunk_id for h in asked)
+
+
+async def test_rechunk_rebuilds_chunks_of_documents_stored_before_faq_splitting(
+    ingestion: IngestionService, searcher: HybridSearcher, db: Database
+) -> None:
+    from sqlalchemy import text
+
+    from storage.rechunk import rechunk
+
+    await ingestion.ingest_bytes("faq.txt", FAQ_PAGE.encode())
+    async with db.transaction() as session:  # as an older version stored it: no headings
+        await session.execute(text("UPDATE chunks SET heading = NULL"))
+    done = await rechunk(db, ingestion, 300, 80)
+    assert done.documents == 1 and done.chunks_after >= 4
+    async with db.sessions() as session:
+        headings = (await session.execute(text("SELECT DISTINCT heading FROM chunks"))).scalars()
+        assert "Where can I park near the service centre?" in set(headings)
+    hits = await searcher.search("park near the service centre")
+    assert hits and hits[0].document == "faq"
