@@ -38,7 +38,7 @@ from graph.models import build_chat_model
 from graph.nodes.query_builder import rewrite_for_retry
 from storage.chunking import split_sentences
 from storage.db import Database
-from storage.embeddings import build_embedder
+from storage.embeddings import Embedder, build_embedder
 from storage.forms import FormFinder
 from storage.search import HybridSearcher
 from storage.text import normalise_width, to_simplified
@@ -76,17 +76,24 @@ def scripted_llm(body: dict[str, Any]) -> Reply:
     return Reply(json.dumps(answer, ensure_ascii=False))
 
 
-def service_for(
-    db: Database, settings: Settings, llm: Any = None, telemetry: Any = None
-) -> AnswerService:
-    embedder = build_embedder(None, None, None, None)
-    searcher = HybridSearcher(
+def default_searcher(
+    db: Database, settings: Settings, embedder: Embedder | None = None
+) -> HybridSearcher:
+    """The hybrid searcher with the configured weights (the local embedder by default)."""
+    return HybridSearcher(
         db,
-        embedder,
+        embedder or build_embedder(None, None, None, None),
         settings.search_candidates,
         settings.search_keyword_weight,
         settings.search_vector_weight,
     )
+
+
+def service_for(
+    db: Database, settings: Settings, llm: Any = None, telemetry: Any = None
+) -> AnswerService:
+    embedder = build_embedder(None, None, None, None)
+    searcher = default_searcher(db, settings, embedder)
     context = GraphContext(
         searcher=searcher, forms=FormFinder(db), llm=llm, llm_timeout=10, embedder=embedder.model
     )
@@ -271,20 +278,14 @@ async def main() -> None:
 async def faq_recall(settings: Settings, limit: int) -> dict[str, Any]:
     """StackFAQ R@1/R@5, single entries and pages, hybrid vs its one-sided baselines."""
     entries = load_entries()
-    rows, out = [], {}
+    rows: list[list[Any]] = []
+    out: dict[str, Any] = {}
     for paged in (False, True):
         docs, where = faq_corpus(entries, paged)
         url, _server = await asyncio.to_thread(fresh_database, f"faq_{int(paged)}")
         db = connect(url)
         await ingest_corpus(db, docs, settings)
-        embedder = build_embedder(None, None, None, None)
-        searcher = HybridSearcher(
-            db,
-            embedder,
-            settings.search_candidates,
-            settings.search_keyword_weight,
-            settings.search_vector_weight,
-        )
+        searcher = default_searcher(db, settings)
         qs = faq_questions(entries, where, limit, seed=3)
         found = await recall(searcher, qs, paged)
         label = "paged (10 per file)" if paged else "single (1 per file)"

@@ -51,7 +51,8 @@ def corpus(entries: list[FaqEntry], paged: bool) -> tuple[dict[str, str], dict[i
     if not paged:
         docs = {f"FAQ entry {e.number}": entry_text(e) for e in entries}
         return docs, {e.number: f"FAQ entry {e.number}" for e in entries}
-    docs, where = {}, {}
+    docs: dict[str, str] = {}
+    where: dict[int, str] = {}
     for start in range(0, len(entries), PAGE_SIZE):
         title = f"FAQ page {start // PAGE_SIZE + 1}"
         page = entries[start : start + PAGE_SIZE]
