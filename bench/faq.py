@@ -49,8 +49,8 @@ def entry_text(e: FaqEntry) -> str:
 def corpus(entries: list[FaqEntry], paged: bool) -> tuple[dict[str, str], dict[int, str]]:
     """Documents by title, and each entry's document."""
     if not paged:
-        docs = {f"FAQ entry {e.number}": entry_text(e) for e in entries}
-        return docs, {e.number: f"FAQ entry {e.number}" for e in entries}
+        single = {f"FAQ entry {e.number}": entry_text(e) for e in entries}
+        return single, {e.number: f"FAQ entry {e.number}" for e in entries}
     docs: dict[str, str] = {}
     where: dict[int, str] = {}
     for start in range(0, len(entries), PAGE_SIZE):
