@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from storage.grounding import plain, presence, stem
@@ -25,19 +26,32 @@ CITATION = re.compile(r"\[(\d{1,2})\]")
 _BOUNDARY = re.compile(r"(?:[。！？]|[.!?](?=\s)|\n)(?:\s*\[\d{1,2}\])*[ \t]*\n*(?=[^\s\[])")
 
 
-def sentence_support(sentence: str, passage: str) -> float:
+@dataclass(frozen=True)
+class Passage:
+    """A passage cut once for every sentence checked against it."""
+
+    text: str
+    tokens: frozenset[str]
+    stems: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> Passage:
+        """The passage's normalised text, keyword tokens and their stems."""
+        tokens = frozenset(keyword_tokens(text))
+        return cls(plain(text), tokens, frozenset(stem(t) for t in tokens))
+
+
+def sentence_support(sentence: str, passage: Passage) -> float:
     """The share of the sentence's content words found in the passage."""
     skip = stopwords()
     words = [t for t in dict.fromkeys(keyword_tokens(sentence)) if t not in skip]
     if not words:
         return 1.0
-    tokens = frozenset(keyword_tokens(passage))
-    stems = frozenset(stem(t) for t in tokens)
-    text = plain(passage)
-    return sum(presence(w, text, tokens, stems) for w in words) / len(words)
+    found = (presence(w, passage.text, passage.tokens, passage.stems) for w in words)
+    return sum(found) / len(words)
 
 
-def check_sentence(sentence: str, evidence: list[dict[str, Any]]) -> tuple[str | None, bool]:
+def check_sentence(sentence: str, passages: list[Passage]) -> tuple[str | None, bool]:
     """(the sentence to show, with its citation; None: hold it back) and whether the
     answer may stand (False: it cites passages that do not support it)."""
     cited = [int(n) for n in CITATION.findall(sentence)]
@@ -45,12 +59,10 @@ def check_sentence(sentence: str, evidence: list[dict[str, Any]]) -> tuple[str |
     if not body.strip(" -*•.。"):
         return None, True
     if cited:
-        valid = [n for n in cited if 1 <= n <= len(evidence)]
-        ok = any(
-            sentence_support(body, evidence[n - 1]["text"]) >= MIN_SENTENCE_SUPPORT for n in valid
-        )
+        valid = [n for n in cited if 1 <= n <= len(passages)]
+        ok = any(sentence_support(body, passages[n - 1]) >= MIN_SENTENCE_SUPPORT for n in valid)
         return (sentence, True) if ok else (None, False)
-    scores = [sentence_support(body, e["text"]) for e in evidence]
+    scores = [sentence_support(body, p) for p in passages]
     best = max(range(len(scores)), key=lambda i: scores[i], default=-1)
     if best < 0 or scores[best] < MIN_SENTENCE_SUPPORT:
         return None, True
@@ -62,7 +74,8 @@ class CitationGate:
     """Buffers streamed answer text and releases checked sentences through `emit`."""
 
     def __init__(self, evidence: list[dict[str, Any]], emit: Callable[[str], None]) -> None:
-        self._evidence = evidence
+        # cut once here, not once per streamed sentence
+        self._passages = [Passage.of(e["text"]) for e in evidence]
         self._emit = emit
         self._buffer = ""
         self.shown: list[str] = []
@@ -89,7 +102,7 @@ class CitationGate:
         return "".join(self.shown).strip()
 
     def _release(self, sentence: str) -> None:
-        shown, ok = check_sentence(sentence, self._evidence)
+        shown, ok = check_sentence(sentence, self._passages)
         if not ok:
             self.rejected = True
             return

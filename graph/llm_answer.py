@@ -89,7 +89,7 @@ async def model_answer(
     data = None if fields.plain else parse_json(reply)
     if data is not None and data.get("answerable") is False:
         return ModelAnswer("refused", shown=shown), calls
-    if data is not None and not gate.shown and not gate.rejected:
+    if data is not None and not fields.found:
         gate.feed(str(data.get("answer", "")))  # the answer field came in a shape not streamed
     text = gate.finish()
     if gate.rejected or leaked or not text or leaks_prompt(text):

@@ -103,6 +103,11 @@ class AnswerFieldStream:
         self._done = False
         self.plain: bool | None = None  # None until the first non-space character
 
+    @property
+    def found(self) -> bool:
+        """True once the field's opening quote has streamed past."""
+        return self._start is not None
+
     def feed(self, piece: str) -> str:
         """The field text that `piece` completes (plain replies: `piece` itself)."""
         self._raw += piece

@@ -84,17 +84,20 @@ def window_support(
     head = plain(context)
     head_tokens = frozenset(keyword_tokens(context)) if context else frozenset()
     sentences = split_sentences(body) or [body]
+    # each sentence is cut and normalised once; a window is the union of its sentences'
+    cut = [frozenset(keyword_tokens(s)) for s in sentences]
+    normal = [plain(s) for s in sentences]
     best = 0.0
     for start in range(len(sentences)):
-        window = " ".join(sentences[start : start + WINDOW_SENTENCES])
-        if asks_number and not _HAS_NUMBER.search(window):
+        end = start + WINDOW_SENTENCES
+        if asks_number and not any(_HAS_NUMBER.search(s) for s in sentences[start:end]):
             continue
-        tokens = frozenset(keyword_tokens(window)) | head_tokens
+        tokens = head_tokens.union(*cut[start:end])
         stems = frozenset(stem(t) for t in tokens)
-        text = plain(window) + " " + head
+        text = " ".join([*normal[start:end], head])
         share = sum(w * presence(t, text, tokens, stems) for t, w in weights.items()) / total
         best = max(best, share)
-        if start + WINDOW_SENTENCES >= len(sentences):
+        if end >= len(sentences):
             break  # later windows are parts of this one
     return round(best, 4)
 

@@ -31,7 +31,6 @@ SIMILARITY_WEIGHT = 4.0
 SUPPORT_PENALTY = 1.0
 MAX_EMBEDDED = 12  # sentences embedded per answer (~1.7 ms each on 2 CPU cores)
 _LINE_BREAK = re.compile(r"\s*\n\s*")
-_CITATION = re.compile(r"\[(\d{1,2})\]")
 
 
 Candidate = tuple[int, int, str, frozenset[str]]  # evidence index, position, sentence, tokens
@@ -190,14 +189,14 @@ async def _answer(
             return generated.text, generated.citations, "llm", calls, waited
         if generated.verdict == "refused":
             return refusal(language, runtime.context.handoff), [], "llm_refusal", calls, waited
-    grounded = [e for e in evidence if e.get("grounded", is_grounded(e))]
-    if not grounded:  # passages on the topic, none answering: say so rather than guess
+    if not any(e.get("grounded", is_grounded(e)) for e in evidence):
+        # passages on the topic, none answering: say so rather than guess
         return refusal(language, runtime.context.handoff), [], "refusal", calls, waited
     question = state.get("normalized_question", "")
     context = state.get("standalone_question", "")
     answer, citations = await extractive_answer(
         question,
-        grounded + [e for e in evidence if e not in grounded],
+        sorted(evidence, key=lambda e: not e.get("grounded", is_grounded(e))),  # grounded first
         language,
         context,
         runtime.context.embedder,
