@@ -36,13 +36,12 @@ from bot.settings import Settings
 from graph.context import GraphContext
 from graph.models import build_chat_model
 from graph.nodes.query_builder import rewrite_for_retry
-from storage.chunking import split_sentences
 from storage.db import Database
 from storage.embeddings import Embedder, build_embedder
 from storage.forms import FormFinder
 from storage.search import HybridSearcher
 from storage.text import normalise_width, to_simplified
-from tests.fake_openai import FakeOpenAI, Reply
+from tests.fake_openai import FakeOpenAI, Reply, first_source_sentence
 
 
 def contains_span(answer: str, spans: tuple[str, ...]) -> bool:
@@ -70,9 +69,7 @@ def scripted_llm(body: dict[str, Any]) -> Reply:
             "alternates": [rewrite_for_retry(question)],
         }
         return Reply(json.dumps(plan, ensure_ascii=False))
-    first = question.split("\n[1] ", 1)[-1].split("\n\n", 1)[0]
-    sentence = split_sentences(first.split(") ", 1)[-1])[:1] or [""]
-    answer = {"answerable": True, "answer": f"{sentence[0]} [1]", "citations": [1]}
+    answer = {"answerable": True, "answer": f"{first_source_sentence(body)} [1]", "citations": [1]}
     return Reply(json.dumps(answer, ensure_ascii=False))
 
 

@@ -21,6 +21,7 @@ class Searcher(Protocol):
         filters: Any = None,
         mode: str = "hybrid",
         per_document: int = 1,
+        question: str | None = None,
     ) -> list[Any]: ...
 
 

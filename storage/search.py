@@ -29,15 +29,16 @@ from storage.search_types import (
     SearchHit,
     filter_sql,
     per_document_hits,
+    set_leads,
 )
 from storage.text import keyword_tokens
 
 logger = logging.getLogger(__name__)
 
 
-def _query_tokens(query: str) -> tuple[list[str], list[str]]:
-    """The query's keyword tokens, and those of its content words alone."""
-    return keyword_tokens(query), keyword_tokens(content_query(query))
+def _query_tokens(query: str, question: str) -> tuple[list[str], list[str]]:
+    """The query's keyword tokens, and those of the question's content words alone."""
+    return keyword_tokens(query), keyword_tokens(content_query(question))
 
 
 K1, B = 1.2, 0.75
@@ -80,20 +81,25 @@ class HybridSearcher:
         filters: SearchFilters | None = None,
         mode: str = "hybrid",
         per_document: int = 1,
+        question: str | None = None,
     ) -> list[SearchHit]:
         """The best chunks with relevance ≥ `threshold`, ordered by `score`.
 
         At most `per_document` chunks of a document (its best ones; the ids of
         its other matching chunks are in `more`), `top_k` results in all.
         `mode` is "hybrid", or "keyword" / "vector" for one side alone (baselines).
+        Each hit's `support` is measured against `question` (default: the
+        query): a reworded retry query must not make a passage look like it
+        answers what the user asked.
         """
         filters = filters or SearchFilters()
+        asked = question or query
         # jieba is CPU work: off the event loop, like the embedding
-        tokens, support_tokens = await asyncio.to_thread(_query_tokens, query)
+        tokens, support_tokens = await asyncio.to_thread(_query_tokens, query, asked)
         vector = await asyncio.to_thread(self._embedder.model.embed_query, query)
         vec_literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
         async with self._db.sessions() as session:
-            number = asks_number(query)
+            number = asks_number(asked)
             terms = await self._idf(session, tokens, support_tokens)
             rankings: dict[str, list[tuple[int, float]]] = {}
             # The two sides run at once, the vector side on a second connection.
@@ -120,6 +126,7 @@ class HybridSearcher:
         for chunk_id, hit in hits.items():
             hit.fusion = round(fused[chunk_id], 6)
             hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
+        set_leads(list(hits.values()))  # over the whole pool, before the threshold
         passing = [hits[c] for c in pool if c in hits and hits[c].score >= threshold]
         # a one-sided baseline keeps its own side's order
         out = per_document_hits(passing, top_k, per_document, by_score=mode == "hybrid")

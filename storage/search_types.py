@@ -44,6 +44,9 @@ class SearchHit:
     coverage: float = 0.0
     # share of the question's content terms found together in two sentences (storage.grounding)
     support: float = 0.0
+    # `score` minus the best `score` of another document among the ranked candidates:
+    # a passage that answers usually stands out from the other documents
+    lead: float = 0.0
     fusion: float = 0.0
     ranks: dict[str, int | None] = field(default_factory=dict)
     more: list[int] = field(default_factory=list)  # the document's other matching chunks
@@ -71,6 +74,17 @@ def filter_sql(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
         )
         params["f_collections"] = list(filters.collections)
     return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def set_leads(hits: list[SearchHit]) -> None:
+    """Each hit's `lead`: its score minus the best score of any other document's hit."""
+    best: dict[str, float] = {}
+    for h in hits:
+        best[h.document] = max(best.get(h.document, 0.0), h.score)
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])[:2]
+    for h in hits:
+        other = next((score for doc, score in ranked if doc != h.document), 0.0)
+        h.lead = round(h.score - other, 4)
 
 
 def per_document_hits(

@@ -128,6 +128,18 @@ def source_number(body: dict[str, Any], needle: str) -> int:
     return 0
 
 
+def first_source_sentence(body: dict[str, Any]) -> str:
+    """The first sentence of source [1] in a synthesis request ("" when there is none)."""
+    from storage.chunking import split_sentences  # only the synthesis fakes need it
+
+    user = str(body["messages"][-1]["content"])
+    if "\n[1] " not in user:
+        return ""
+    first = user.split("\n[1] ", 1)[-1].split("\n\n", 1)[0]
+    sentences = split_sentences(first.split(") ", 1)[-1])
+    return sentences[0] if sentences else ""
+
+
 _USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 
 

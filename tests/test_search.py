@@ -161,3 +161,18 @@ async def test_rechunk_rebuilds_chunks_of_documents_stored_before_faq_splitting(
         assert "Where can I park near the service centre?" in set(headings)
     hits = await searcher.search("park near the service centre")
     assert hits and hits[0].document == "faq"
+
+
+async def test_support_is_measured_against_the_question_and_leads_show_who_stands_out(
+    loaded: None, searcher: HybridSearcher
+) -> None:
+    asked = "How much does a passport renewal cost in working days and fees for adults?"
+    alone = await searcher.search("passport", top_k=4)
+    against = await searcher.search("passport", top_k=4, question=asked)
+    passport = next(h for h in alone if h.document == "passport")
+    tested = next(h for h in against if h.document == "passport")
+    # the reworded query finds the same passage but cannot make it look like a full answer
+    assert passport.support == 1.0 and tested.support < passport.support
+    hits = await searcher.search("passport renewal cost", top_k=4)
+    assert hits[0].document == "passport" and hits[0].lead > 0
+    assert all(h.lead <= 0 for h in hits[1:])  # the others trail the passport passage

@@ -20,13 +20,16 @@ from graph.grounding import is_grounded
 from graph.state import GraphState
 
 
-async def _retrieve(context: GraphContext, query: str, threshold: float) -> list[dict[str, Any]]:
+async def _retrieve(
+    context: GraphContext, query: str, threshold: float, question: str
+) -> list[dict[str, Any]]:
     hits = await context.searcher.search(
         query,
         top_k=context.top_k,
         threshold=threshold,
         filters=context.search_filters,
         per_document=context.chunks_per_document,
+        question=question or None,
     )
     found = [
         {
@@ -39,6 +42,7 @@ async def _retrieve(context: GraphContext, query: str, threshold: float) -> list
             "url": getattr(h, "url", None),
             "support": getattr(h, "support", 0.0),
             "cosine": getattr(h, "cosine", 0.0),
+            "lead": getattr(h, "lead", 0.0),
         }
         for h in hits
     ]
@@ -94,12 +98,13 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     # a query already searched this turn would find the same chunks again
     searched = "retrieve_documents" in names and query in retrieval.get("failed_queries", [])
     if "retrieve_documents" in names and not searched:
-        jobs["hits"] = _retrieve(context, query, min(context.thresholds))
         own = state.get("standalone_question") or state.get("normalized_question", "")
+        # every passage is tested against what the user asked, whatever query found it
+        jobs["hits"] = _retrieve(context, query, min(context.thresholds), own)
         if retrieval.get("loop", 1) == 1 and own.strip() and own != query:
             # the user's own words are always searched too: a planner query that
             # misreads the question (or translates it wrongly) cannot hide the answer
-            jobs["own"] = _retrieve(context, own, min(context.thresholds))
+            jobs["own"] = _retrieve(context, own, min(context.thresholds), own)
     if "get_form_download_links" in names:
         asked = state.get("normalized_question", "")
         jobs["forms"] = _forms(context, asked, export="export_form_file" in names)

@@ -1,0 +1,48 @@
+"""The evidence test (graph.grounding) and the window support it rests on (storage.grounding)."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.grounding import is_grounded
+from storage.grounding import window_support
+from storage.search_types import SearchHit, set_leads
+
+
+@pytest.mark.parametrize(
+    ("support", "cosine", "lead", "grounded"),
+    [
+        (1.0, 0.0, 0.0, True),  # every key term together
+        (0.6, 0.3, 0.0, True),  # most terms, and on the topic
+        (0.6, 0.1, 0.0, False),  # most terms, meaning far off, nothing stands out
+        (0.45, 0.3, 0.3, True),  # a paraphrase that clearly leads the other documents
+        (0.45, 0.3, -0.2, False),  # the same, trailing another document: not enough
+        (0.1, 0.9, 0.0, False),  # similar wording of a different question
+        (0.0, 0.0, 0.0, False),
+    ],
+)
+def test_grounded_when_words_meaning_and_lead_add_up(
+    support: float, cosine: float, lead: float, grounded: bool
+) -> None:
+    assert is_grounded({"support": support, "cosine": cosine, "lead": lead}) is grounded
+
+
+def test_support_needs_the_terms_together_and_a_number_when_one_is_asked() -> None:
+    weights = {"passport": 1.0, "fee": 1.0}
+    together = "The passport fee is 1,300 dollars. Offices open at nine."
+    apart = "The passport office is downtown. It is busy. Parking is scarce. The fee is posted."
+    assert window_support(weights, together) == 1.0
+    assert window_support(weights, apart) == 0.5
+    assert window_support(weights, "The passport fee is posted online.", asks_number=True) == 0.0
+
+
+def _hit(document: str, score: float) -> SearchHit:
+    return SearchHit(
+        document=document, chunk_id=hash((document, score)), text="", score=score, page=None
+    )
+
+
+def test_lead_is_the_margin_over_the_best_other_document() -> None:
+    hits = [_hit("a", 0.9), _hit("a", 0.7), _hit("b", 0.6), _hit("c", 0.5)]
+    set_leads(hits)
+    assert [h.lead for h in hits] == [0.3, 0.1, -0.3, -0.4]
