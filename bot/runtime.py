@@ -15,6 +15,7 @@ from storage.db import Database, DatabaseUnavailableError
 from storage.embeddings import Embedder, build_embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
+from storage.memory import AnswerMemory
 from storage.sandbox import ParseLimits
 from storage.search import HybridSearcher
 
@@ -80,8 +81,19 @@ class Runtime:
             handoff=cfg.handoff_contacts(),
         )
         return AnswerService(
-            self.db, context, history_messages=cfg.history_messages, telemetry=self.telemetry
+            self.db,
+            context,
+            history_messages=cfg.history_messages,
+            telemetry=self.telemetry,
+            memory=self.answer_memory(),
         )
+
+    def answer_memory(self) -> AnswerMemory | None:
+        """The answer memory (None when MEMORY_ENABLED is off)."""
+        cfg = self.settings
+        if not cfg.memory_enabled:
+            return None
+        return AnswerMemory(self.db, self.embedder, cfg.memory_ttl_days, cfg.memory_min_similarity)
 
     def admin_service(self, jobs: JobQueue | None = None) -> AdminService:
         """Admin commands over this runtime's knowledge base (uploads need `jobs`)."""
@@ -89,7 +101,14 @@ class Runtime:
         from storage.forms import FormService
 
         forms = FormService(self.db, self.settings.max_file_bytes)
-        return AdminService(self.db, self.ingestion, forms, jobs, self.settings.max_file_bytes)
+        return AdminService(
+            self.db,
+            self.ingestion,
+            forms,
+            jobs,
+            self.settings.max_file_bytes,
+            memory=self.answer_memory(),
+        )
 
     def serving_core(self, jobs: JobQueue | None = None) -> ServingCore:
         """The core adapters plug into."""

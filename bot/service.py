@@ -18,7 +18,9 @@ from graph.injection import clean_message
 from graph.nodes.guard import MAX_CHARS
 from graph.privacy import mask_sensitive
 from storage.db import Database
+from storage.memory import AnswerMemory
 from storage.repositories import conversations as conv_repo
+from storage.repositories import memory as memory_repo
 from storage.search_types import SearchFilters
 
 HISTORY_MESSAGES = 6
@@ -42,7 +44,7 @@ class TurnResult:
     prompt_versions: dict[str, str] = field(default_factory=dict)
     message_id: int | None = None  # the stored answer: feedback buttons point at it
     blocked: bool = False
-    # answered, refused, blocked, forms, smalltalk (memory: issue on answer memory)
+    # answered, refused, blocked, forms, smalltalk, memory (served from the answer memory)
     outcome: str = "refused"
 
     def as_json(self) -> dict[str, Any]:
@@ -59,9 +61,12 @@ class AnswerService:
         context: GraphContext,
         history_messages: int = HISTORY_MESSAGES,
         telemetry: Telemetry | None = None,
+        memory: AnswerMemory | None = None,
     ) -> None:
         self._db = db
-        self._context = context
+        # the graph looks answers up through the context; the service stores new ones
+        self._memory = memory
+        self._context = dataclasses.replace(context, memory=memory) if memory else context
         self._history = history_messages
         # without one (tests, benchmarks): nothing traced; pseudonyms under an empty key
         self._telemetry = telemetry or Telemetry(Pseudonyms(""))
@@ -234,8 +239,12 @@ class AnswerService:
         """Store the question (masked) and the answer; the answer's id.
 
         The asker's pseudonym is kept with the question: several people can share
-        a thread, and `stats` counts users without knowing who they are.
+        a thread, and `stats` counts users without knowing who they are. A turn
+        consolidate_memory picked is remembered in the same transaction.
         """
+        remember = None
+        if self._memory is not None and state.get("memory_entry"):
+            remember = await self._memory.prepare(state["memory_entry"], result.trace_id)
         async with self._db.transaction() as session:
             await conv_repo.add_message(
                 session,
@@ -265,6 +274,8 @@ class AnswerService:
                     "trace": state.get("trace", {}),
                 },
             )
+            if remember is not None:
+                await memory_repo.remember(session, remember)
             return int(answer.id)
 
     async def _store_failed(

@@ -82,6 +82,13 @@ class Settings(BaseSettings):
     handoff_contact_zh_hant: str = Field(default="", validation_alias="HANDOFF_CONTACT_ZH_HANT")
     handoff_contact_zh_hans: str = Field(default="", validation_alias="HANDOFF_CONTACT_ZH_HANS")
 
+    # answer memory: questions answered well before are answered again at once
+    memory_enabled: bool = Field(default=True, validation_alias="MEMORY_ENABLED")
+    memory_ttl_days: int = Field(default=30, ge=1, validation_alias="MEMORY_TTL_DAYS")
+    memory_min_similarity: float = Field(
+        default=0.9, ge=0.0, le=1.0, validation_alias="MEMORY_MIN_SIMILARITY"
+    )
+
     log_level: str = Field(default="WARNING", validation_alias="LOG_LEVEL")
 
     # serving (`ragbot serve` / `ragbot worker`)

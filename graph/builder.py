@@ -1,4 +1,4 @@
-"""The one place the graph is wired: nine nodes and three routing functions."""
+"""The one place the graph is wired: eleven nodes and four routing functions."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from graph.context import GraphContext
+from graph.nodes.consolidate_memory import consolidate_memory
 from graph.nodes.followup_transform import followup_transform
 from graph.nodes.guard import guard
 from graph.nodes.language_normalizer import language_normalizer
@@ -14,9 +15,15 @@ from graph.nodes.planner import planner
 from graph.nodes.query_builder import query_builder
 from graph.nodes.response_synth import response_synth
 from graph.nodes.retrieval_checker import retrieval_checker
+from graph.nodes.retrieve_memory import retrieve_memory
 from graph.nodes.telemetry import telemetry
 from graph.nodes.tool_executor import tool_executor
-from graph.routing import route_after_guard, route_after_planner, route_after_retrieval_checker
+from graph.routing import (
+    route_after_guard,
+    route_after_memory,
+    route_after_planner,
+    route_after_retrieval_checker,
+)
 from graph.state import GraphState
 
 
@@ -25,26 +32,33 @@ def build_graph() -> Any:
     graph = StateGraph(GraphState, context_schema=GraphContext)
     graph.add_node("guard", guard)
     graph.add_node("language_normalizer", language_normalizer)
+    graph.add_node("retrieve_memory", retrieve_memory)
     graph.add_node("planner", planner)
     graph.add_node("followup_transform", followup_transform)
     graph.add_node("query_builder", query_builder)
     graph.add_node("tool_executor", tool_executor)
     graph.add_node("retrieval_checker", retrieval_checker)
     graph.add_node("response_synth", response_synth)
+    graph.add_node("consolidate_memory", consolidate_memory)
     graph.add_node("telemetry", telemetry)
 
     graph.add_edge(START, "guard")
     graph.add_conditional_edges("guard", route_after_guard, ["language_normalizer", "telemetry"])
-    graph.add_edge("language_normalizer", "planner")
+    graph.add_edge("language_normalizer", "retrieve_memory")
+    graph.add_conditional_edges(
+        "retrieve_memory", route_after_memory, ["planner", "query_builder", "telemetry"]
+    )
     graph.add_conditional_edges(
         "planner", route_after_planner, ["followup_transform", "query_builder", "response_synth"]
     )
-    graph.add_edge("followup_transform", "query_builder")
+    # a follow-up made to stand alone may have been answered before
+    graph.add_edge("followup_transform", "retrieve_memory")
     graph.add_edge("query_builder", "tool_executor")
     graph.add_edge("tool_executor", "retrieval_checker")
     graph.add_conditional_edges(
         "retrieval_checker", route_after_retrieval_checker, ["query_builder", "response_synth"]
     )
-    graph.add_edge("response_synth", "telemetry")
+    graph.add_edge("response_synth", "consolidate_memory")
+    graph.add_edge("consolidate_memory", "telemetry")
     graph.add_edge("telemetry", END)
     return graph.compile()

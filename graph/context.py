@@ -35,6 +35,12 @@ class FormFinder(Protocol):
     async def export(self, name: str, collections: Sequence[str] | None = None) -> Any: ...
 
 
+class AnswerMemory(Protocol):
+    """Answers remembered from earlier turns (storage.memory.AnswerMemory fits)."""
+
+    async def lookup(self, question: str, collections: Sequence[str] | None) -> Any: ...
+
+
 @dataclass
 class GraphContext:
     """Dependencies and knobs of one graph run."""
@@ -59,6 +65,8 @@ class GraphContext:
     llm_formats: FormatLadder = field(default_factory=FormatLadder)
     # who a refusal sends the user to, per language (HANDOFF_CONTACT*); "" uses the default
     handoff: dict[str, str] = field(default_factory=dict)
+    # answers of earlier turns served again (MEMORY_ENABLED); None: every turn runs in full
+    memory: AnswerMemory | None = None
 
     @property
     def llm_limits(self) -> CallLimits:

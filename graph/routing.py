@@ -12,6 +12,13 @@ def route_after_guard(state: GraphState) -> str:
     return "telemetry" if state.get("guard_blocked") else "language_normalizer"
 
 
+def route_after_memory(state: GraphState) -> str:
+    """A remembered answer ends the turn; otherwise plan (or search a resolved follow-up)."""
+    if "memory_id" in state:
+        return "telemetry"
+    return "query_builder" if "plan" in state else "planner"
+
+
 def route_after_planner(state: GraphState) -> str:
     """Follow-ups are rewritten first; retrieval questions build a query; the rest answer."""
     plan = state.get("plan", {})

@@ -81,6 +81,11 @@ class GraphState(TypedDict, total=False):
     # response_synth
     answer: str
     citations: list[dict[str, Any]]  # {n, document, page, url} in citation order
+    # retrieve_memory / consolidate_memory
+    memory_id: int  # the remembered answer this turn served (absent: none)
+    # what the service stores in the answer memory after this turn (absent: nothing):
+    # question (masked, normalised), language, answer, citations, forms
+    memory_entry: dict[str, Any]
     # telemetry
     trace: dict[str, Any]  # the turn summary the service stores and traces
     # bookkeeping

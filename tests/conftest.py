@@ -20,6 +20,7 @@ from storage.search import HybridSearcher
 
 TABLES = ", ".join(
     [
+        "answer_memory",
         "audit_log",
         "chat_state",
         "instance_secrets",

@@ -21,6 +21,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.forms import FormFinder, FormService
 from storage.ingestion import IngestionService, IngestOptions
+from storage.memory import AnswerMemory
 from storage.search import HybridSearcher
 
 DOCS = {
@@ -64,6 +65,7 @@ async def make_worker(
     open_jobs: bool = True,
     llm: Any = None,
     telemetry: Telemetry | None = None,
+    memory: bool = False,
 ) -> Worker:
     """A core with its own engine on `url`, like a second process would have (`llm`: a chat
     model for the graph; None is no-LLM mode; `telemetry`: Langfuse tracing)."""
@@ -78,12 +80,13 @@ async def make_worker(
         llm_timeout=5.0,
         prompt_versions=versions() if llm is not None else {},  # as the runtime does
     )
-    answers = AnswerService(db, context, telemetry=telemetry)
+    remembered = AnswerMemory(db, embedder) if memory else None
+    answers = AnswerService(db, context, telemetry=telemetry, memory=remembered)
     jobs = JobQueue(url, db, ingestion, telemetry)
     if open_jobs:
         await jobs.open()
     forms = FormService(db, settings.max_file_bytes)
-    admin = AdminService(db, ingestion, forms, jobs, settings.max_file_bytes)
+    admin = AdminService(db, ingestion, forms, jobs, settings.max_file_bytes, memory=remembered)
     worker = Worker(db, ServingCore(db, answers, admin, settings), jobs)
 
     async def notify(outcome: UploadOutcome) -> None:

@@ -399,3 +399,36 @@ async def test_upload_result_is_told_in_the_uploaders_language(workers: list[Wor
     async with jobs_running(worker):
         await asyncio.wait_for(worker.notified.wait(), 60)
     assert worker.outcomes[0].text == "回收.txt 已加入為「回收」（1 個段落）。"
+
+
+async def test_admins_list_and_forget_remembered_answers_in_chat(
+    database_url: str, embedder: Embedder, db: Database
+) -> None:
+    worker = await make_worker(
+        database_url, embedder, settings_for_tests(), open_jobs=False, memory=True
+    )
+    ingestion = IngestionService(db, embedder, IngestOptions())
+    for name, body in DOCS.items():
+        await ingestion.ingest_bytes(name, body.encode())
+    try:
+        core = worker.core
+        await collect(core.handle(message("How much does an adult passport renewal cost?")))
+        listed = await collect(core.handle(message("", user="U-ADMIN", command="memory")))
+        reply = only(listed, Reply)[0]
+        assert reply.kind == "memory" and "passport renewal cost" in reply.text
+        assert "passport (0 hits)" in reply.text
+        refused = await collect(
+            core.handle(message("", command="memory", args=("forget", "all")))
+        )
+        assert only(refused, Reply)[0].kind == "not_admin"
+        usage = await collect(
+            core.handle(message("", user="U-ADMIN", command="memory", args=("forget", "x")))
+        )
+        assert only(usage, Reply)[0].kind == "usage"
+        done = await collect(
+            core.handle(message("", user="U-ADMIN", command="memory", args=("forget", "all")))
+        )
+        assert only(done, Reply)[0].text == "Done: forgot 1 remembered answer."
+        assert await _count(db, "SELECT count(*) FROM answer_memory") == 0
+    finally:
+        await close_worker(worker)

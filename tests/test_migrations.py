@@ -7,6 +7,7 @@ from sqlalchemy import create_engine, inspect
 from storage import db as dbmod
 
 EXPECTED = {
+    "answer_memory",
     "documents",
     "chunks",
     "keyword_terms",
@@ -39,7 +40,7 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == dbmod.head_revision() == "0005"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0006"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
     engine.dispose()

@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
+from graph.nodes.consolidate_memory import memory_entry
 from graph.routing import (
     route_after_guard,
+    route_after_memory,
     route_after_planner,
     route_after_retrieval_checker,
 )
@@ -61,3 +63,57 @@ def test_route_after_planner(plan: dict[str, Any], expected: str) -> None:
 def test_route_after_retrieval_checker(status: str | None, expected: str) -> None:
     state = {"retrieval": {"status": status}} if status else {}
     assert route_after_retrieval_checker(state) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("state", "expected"),
+    [
+        ({"memory_id": 7}, "telemetry"),  # answered from memory
+        ({}, "planner"),
+        ({"plan": {"task_type": "conversation_followup"}}, "query_builder"),  # resolved follow-up
+    ],
+)
+def test_route_after_memory(state: dict[str, Any], expected: str) -> None:
+    assert route_after_memory(state) == expected  # type: ignore[arg-type]
+
+
+ANSWERED: dict[str, Any] = {
+    "question": "How much is a passport?",
+    "normalized_question": "How much is a passport?",
+    "language": "en",
+    "plan": {"task_type": "simple_faq"},
+    "answer": "It costs 1,300 dollars [1].",
+    "citations": [{"n": 1, "document": "passport"}],
+    "evidence": [{"chunk_id": 1, "grounded": True}],
+    "decision_path": ["response_synth:llm"],
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "kept"),
+    [
+        ({}, True),
+        ({"decision_path": ["response_synth:extractive"]}, True),
+        ({"decision_path": ["response_synth:refusal"], "citations": []}, False),
+        ({"decision_path": ["response_synth:llm_refusal"], "citations": []}, False),
+        ({"evidence": [{"chunk_id": 1, "grounded": False}]}, False),  # not grounded
+        ({"citations": []}, False),
+        ({"question": "How much is a passport? [EMAIL]"}, False),  # personal data
+        ({"plan": {"task_type": "conversation_followup"}}, False),
+        ({"plan": {"task_type": "out_of_scope"}}, False),
+        ({"history": [{"role": "user", "content": "hi"}], "normalized_question": "and it?"}, False),
+        ({"decision_path": ["memory:hit", "response_synth:llm"]}, False),  # already remembered
+        ({"guard_blocked": True}, False),
+        (
+            {
+                "plan": {"task_type": "form_download"},
+                "decision_path": ["response_synth:forms"],
+                "citations": [],
+                "forms": [{"name": "passport form", "url": "https://x"}],
+            },
+            True,
+        ),
+    ],
+)
+def test_what_the_answer_memory_keeps(change: dict[str, Any], kept: bool) -> None:
+    assert (memory_entry({**ANSWERED, **change}) is not None) is kept  # type: ignore[typeddict-item]

@@ -77,6 +77,6 @@ def main() -> None:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     # httpx logs each request's URL, and Telegram's URLs carry the bot token
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    from bot.cli import admin, ask, chat, demo, doctor, jobs, kb, reports, serve  # noqa: F401
+    from bot.cli import admin, ask, chat, demo, doctor, jobs, kb, memory, reports, serve  # noqa: F401
 
     app()

@@ -18,6 +18,7 @@ from storage.db import Database
 from storage.filenames import clean_file_name, name_problem
 from storage.forms import FormFile, FormService, InvalidFormError
 from storage.ingestion import COLLECTION_NAME, IngestionService
+from storage.memory import AnswerMemory
 from storage.models import Upload
 from storage.repositories import admin as admin_repo
 from storage.repositories import documents as docs_repo
@@ -53,8 +54,10 @@ class AdminService:
         forms: FormService,
         jobs: JobQueue | None,
         max_bytes: int,
+        memory: AnswerMemory | None = None,
     ) -> None:
         self._db = db
+        self._memory = memory
         self._ingestion = ingestion
         self._forms = forms
         self.jobs = jobs
@@ -238,6 +241,38 @@ class AdminService:
             "to": until.isoformat(timespec="seconds"),
         }
         return {**counts, "period": period, **summary}
+
+    async def memory_entries(self, actor: Actor, limit: int = 100) -> list[dict[str, Any]]:
+        """The answer memory, newest first (empty when MEMORY_ENABLED is off)."""
+        await self.check(actor, "memory", "list")
+        rows = await self._memory.entries(limit) if self._memory is not None else []
+        await self._audit(actor, "memory", "list", "ok")
+        return [
+            {
+                "id": r["id"],
+                "question": r["question"],
+                "language": r["language"],
+                "documents": sorted({c["document"] for c in r["citations"]}),
+                "forms": sorted({f["name"] for f in r["forms"]}),
+                "collections": list(r["collections"]),
+                "hits": r["hits"],
+                "helpful": r["helpful"],
+                "valid": r["valid"],
+                "created_at": r["created_at"].isoformat(timespec="seconds"),
+                "last_hit_at": r["last_hit_at"].isoformat(timespec="seconds")
+                if r["last_hit_at"]
+                else None,
+            }
+            for r in rows
+        ]
+
+    async def forget_memory(self, actor: Actor, entry_id: int | None) -> int:
+        """Delete one remembered answer, or all of them (None); how many went."""
+        target = "all" if entry_id is None else str(entry_id)
+        await self.check(actor, "memory forget", target)
+        removed = await self._memory.forget(entry_id) if self._memory is not None else 0
+        await self._audit(actor, "memory forget", target, "ok")
+        return removed
 
     async def traces(self, actor: Actor, last: int = 20) -> list[dict[str, Any]]:
         """The newest turn records: question as stored, answer, path, timings, errors."""

@@ -18,7 +18,7 @@ from bot.core.uploads import fetch_attachment, refused
 from storage.forms import FormFile, InvalidFormError
 
 PUBLIC = ("help", "forms")
-ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs", "upload")
+ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs", "upload", "memory")
 COMMANDS = PUBLIC + ADMIN
 _URL = re.compile(r"^https?://", re.IGNORECASE)
 USAGE = {
@@ -26,6 +26,7 @@ USAGE = {
     "addform": "addform <name> <url>",
     "delform": "delform <name>",
 }
+MEMORY_USAGE = "memory [list] | memory forget <id|all>"
 
 
 def parse_words(text: str) -> list[str]:
@@ -122,6 +123,8 @@ class CommandRunner:
             return Reply(
                 reply("not_found", language, kind="form", name=form), language, "not_found"
             )
+        if name == "memory":
+            return await self._memory(actor, args, language)
         if name == "stats":
             stats = await self._admin.stats(actor)
             return Reply(stats_text(stats), language, "stats", {"stats": stats})
@@ -133,6 +136,26 @@ class CommandRunner:
         ]
         text = "\n".join(lines) or reply("empty_list", language, kind="uploads")
         return Reply(text, language, "jobs", {"uploads": uploads})
+
+    async def _memory(self, actor: Actor, args: list[str], language: str) -> Reply:
+        """`memory [list]` shows the remembered answers; `memory forget <id|all>` drops them."""
+        words = [a.lower() for a in args]
+        target = words[1] if len(words) == 2 else ""
+        if words[:1] == ["forget"] and (target == "all" or target.isdigit()):
+            entry = None if target == "all" else int(target)
+            removed = await self._admin.forget_memory(actor, entry)
+            what = f"forgot {removed} remembered answer{'s' if removed != 1 else ''}"
+            return Reply(reply("done", language, what=what), language, "done")
+        if words not in ([], ["list"]):
+            return Reply(reply("usage", language, usage=MEMORY_USAGE), language, "usage")
+        entries = await self._admin.memory_entries(actor, limit=20)
+        lines = [
+            f"• #{e['id']} {e['question']} — {', '.join(e['documents'] + e['forms'])}"
+            f" ({e['hits']} hits{'' if e['valid'] else ', stale'})"
+            for e in entries
+        ]
+        text = "\n".join(lines) or reply("empty_list", language, kind="remembered answers")
+        return Reply(text, language, "memory", {"memory": entries})
 
     async def _add_form_file(
         self, actor: Actor, args: list[str], language: str, attachment: Attachment
@@ -161,5 +184,7 @@ def stats_text(stats: dict[str, Any]) -> str:
         f"refusal rate: {stats['refusal_rate']:.1%}"
         + (f", helpful votes: {helpful:.0%}" if helpful is not None else ""),
         f"latency p50 / p95: {latency['p50']} / {latency['p95']} ms",
+        f"answered from memory: {stats['memory']['hits']}"
+        f" ({stats['memory']['hit_rate']:.1%} of answered turns)",
     ]
     return "\n".join(lines)

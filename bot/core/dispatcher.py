@@ -39,6 +39,7 @@ from storage.db import Database
 from storage.repositories import admin as admin_repo
 from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries
+from storage.repositories import memory as memory_repo
 from storage.text import detect_language
 
 logger = logging.getLogger(__name__)
@@ -277,6 +278,8 @@ class ServingCore:
             found, trace_id = await admin_repo.vote(
                 session, message_id, platform, user_id, 1 if helpful else -1
             )
+            if found:  # unhelpful drops the remembered answer; helpful keeps it longer
+                await memory_repo.vote(session, message_id, trace_id, helpful)
         if found:
             self._answers.telemetry.feedback(trace_id, message_id, platform, user_id, helpful)
         return found

@@ -26,11 +26,12 @@ REPLIES: dict[str, dict[str, str]] = {
     },
     "help_admin": {
         "en": "Admin commands: docs, delete <title>, forms, addform <name> <url>, "
-        "delform <name>, stats, jobs; send a file to add it to the knowledge base.",
+        "delform <name>, stats, jobs, memory [forget <id|all>]; send a file to add it to the"
+        " knowledge base.",
         "zh-hant": "管理指令：docs、delete <標題>、forms、addform <名稱> <網址>、"
-        "delform <名稱>、stats、jobs；傳送檔案即可加入知識庫。",
+        "delform <名稱>、stats、jobs、memory [forget <編號|all>]；傳送檔案即可加入知識庫。",
         "zh-hans": "管理指令：docs、delete <标题>、forms、addform <名称> <网址>、"
-        "delform <名称>、stats、jobs；发送文件即可加入知识库。",
+        "delform <名称>、stats、jobs、memory [forget <编号|all>]；发送文件即可加入知识库。",
     },
     "error": {
         "en": "Sorry, something went wrong while answering. Please try again in a moment.",

@@ -53,6 +53,7 @@ CORE_COMMANDS = [
     "stats",
     "jobs",
     "upload",
+    "memory",
 ]
 
 

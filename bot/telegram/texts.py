@@ -88,6 +88,7 @@ ADMIN_COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("delform", "Delete a form: /delform <name>"),
         ("jobs", "State of recent uploads"),
         ("stats", "Usage and knowledge-base counts"),
+        ("memory", "Remembered answers: /memory, /memory forget <id|all>"),
     ],
     "zh": [
         ("upload", "新增文件（作為檔案說明）"),
@@ -97,6 +98,7 @@ ADMIN_COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("delform", "刪除表單：/delform <名稱>"),
         ("jobs", "最近上傳的處理狀態"),
         ("stats", "使用量與知識庫統計"),
+        ("memory", "記住的回答：/memory、/memory forget <編號|all>"),
     ],
 }
 

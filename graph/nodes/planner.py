@@ -43,6 +43,11 @@ def is_thanks(text: str) -> bool:
     return bool(_THANKS.search(text))
 
 
+def looks_like_followup(question: str) -> bool:
+    """True when the message leans on an earlier one ("and for children?", "那個呢")."""
+    return bool(_FOLLOWUP.search(question))
+
+
 def rule_plan(question: str, has_history: bool) -> Plan:
     """The deterministic plan: greeting, form request, follow-up or a question to look up."""
     task: TaskType
@@ -50,7 +55,7 @@ def rule_plan(question: str, has_history: bool) -> Plan:
         task = "greeting"
     elif _FORM.search(question):
         task = "form_download"
-    elif has_history and _FOLLOWUP.search(question):
+    elif has_history and looks_like_followup(question):
         task = "conversation_followup"
     else:
         task = "simple_faq"

@@ -28,9 +28,11 @@ OUTCOMES = {
 
 
 def outcome_of(state: GraphState) -> str:
-    """answered, refused, blocked, forms or smalltalk: what the user got."""
+    """answered, refused, blocked, forms, smalltalk or memory: what the user got."""
     if state.get("guard_blocked"):
         return "blocked"
+    if "memory_id" in state:
+        return "memory"
     kinds = [
         p.split(":", 1)[1]
         for p in state.get("decision_path", [])
@@ -47,7 +49,8 @@ def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
     outcome = outcome_of(state)
     trace = {
         "outcome": outcome,
-        "intent": plan.get("task_type", "blocked" if state.get("guard_blocked") else None),
+        "intent": plan.get("task_type", "blocked" if state.get("guard_blocked") else None)
+        or ("memory" if outcome == "memory" else None),
         "plan_source": plan.get("source"),
         "used_tools": [c["name"] for c in plan.get("tool_calls", [])],
         "language": state.get("language"),
@@ -57,6 +60,7 @@ def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
         "retrieval_status": retrieval.get("status"),
         "failed_queries": retrieval.get("failed_queries", []),
         "prompt_versions": dict(runtime.context.prompt_versions),
+        "memory_id": state.get("memory_id"),  # a vote on this answer reaches the entry
     }
     return {
         "trace": trace,

@@ -72,6 +72,7 @@ SELECT count(*) AS turns,
        count(*) FILTER (WHERE a.id IS NULL) AS unfinished,
        count(*) FILTER (WHERE (a.details -> 'trace' ->> 'is_out_of_scope')::boolean
                         AND NOT q.blocked) AS refusals,
+       count(*) FILTER (WHERE a.details -> 'trace' ->> 'outcome' = 'memory') AS memory_hits,
        coalesce(sum((a.details ->> 'llm_calls')::int), 0) AS llm_calls,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY (a.details -> 'timings_ms' ->> 'total')::float)
            AS p50,
@@ -120,6 +121,11 @@ async def turn_summary(session: AsyncSession, since: datetime) -> dict[str, Any]
             "llm_calls_per_turn": round(row["llm_calls"] / finished, 3) if finished else 0.0,
         },
         "refusals": row["refusals"],
+        # share of answered turns served from the answer memory
+        "memory": {
+            "hits": row["memory_hits"],
+            "hit_rate": round(row["memory_hits"] / answered, 4) if answered else 0.0,
+        },
         "refusal_rate": round(row["refusals"] / answered, 4) if answered else 0.0,
         "latency_ms": {
             key: round(row[key], 1) if row[key] is not None else None

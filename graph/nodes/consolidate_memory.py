@@ -1,0 +1,65 @@
+"""consolidate_memory: decide what of this turn the answer memory keeps (the service stores it).
+
+Only answers worth giving again to anyone: a looked-up question (not a
+follow-up, greeting or out-of-scope request) answered from grounded, cited
+evidence, or with the forms asked for. Never a refusal, a blocked message, an
+answer that came from memory, or a question whose masked text holds personal
+data placeholders ([EMAIL], [PHONE], …): memory is shared by every asker.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import GraphContext
+from graph.nodes.planner import looks_like_followup
+from graph.privacy import PLACEHOLDERS
+from graph.state import GraphState
+
+ANSWERED = frozenset({"llm", "extractive", "fallback_extractive"})
+
+
+def memory_entry(state: GraphState) -> dict[str, Any] | None:
+    """What to remember of a finished turn, or None."""
+    path = state.get("decision_path", [])
+    kinds = [p.split(":", 1)[1] for p in path if p.startswith("response_synth:")]
+    if state.get("guard_blocked") or "memory:hit" in path or not kinds:
+        return None
+    if state.get("plan", {}).get("task_type") not in ("simple_faq", "form_download"):
+        return None
+    asked = state.get("question", "")
+    if any(p in asked for p in PLACEHOLDERS):
+        return None
+    question = state.get("normalized_question", "")
+    if state.get("history") and looks_like_followup(question):
+        return None  # "and what does it cost?" means something only in its conversation
+    citations = state.get("citations", [])
+    forms = state.get("forms", [])
+    grounded = any(e.get("grounded") for e in state.get("evidence", []))
+    if kinds[-1] in ANSWERED and citations and grounded:
+        pass
+    elif not (kinds[-1] == "forms" and forms):
+        return None
+    return {
+        "question": question,
+        "language": state.get("language", "en"),
+        "answer": state.get("answer", ""),
+        "citations": citations,
+        "forms": forms,
+    }
+
+
+def consolidate_memory(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+    """Mark the turn for the answer memory when it qualifies."""
+    start = time.perf_counter()
+    entry = memory_entry(state) if runtime.context.memory is not None else None
+    update: GraphState = {
+        "timings_ms": {"consolidate_memory": round((time.perf_counter() - start) * 1000, 3)}
+    }
+    if entry is not None:
+        update["memory_entry"] = entry
+        update["decision_path"] = ["memory:consolidate"]
+    return update

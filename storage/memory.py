@@ -1,0 +1,133 @@
+"""Answer memory: a question answered well before is answered again at once.
+
+The seeds' long-term memory and search cache as one feature. An entry is
+found by its *question key*: the question's words in order, with script
+(Traditional/Simplified), case, width, plurals, punctuation, articles and
+politeness particles folded. Question words, verbs and tense stay: "when did
+X begin" and "where did X begin", "who is" and "who was" are different
+questions. A key match is served only when the embeddings of the whole
+questions agree too (cosine ≥ MEMORY_MIN_SIMILARITY) and the entry is valid:
+younger than MEMORY_TTL_DAYS since it was stored or last voted helpful,
+embedded by this embedder, and every document it cites and form it offers
+unchanged. Stale entries met on the way are dropped.
+
+Why keys and not a similarity threshold alone: on 3,600 dev questions (DRCD,
+XQuAD en/zh) different questions reach cosines of 0.97-0.99 ("one algorithm"
+/ "another algorithm for testing primality", "when" / "where did the
+movement begin" at 0.95). Paraphrases in other words are therefore not
+matched: they take a normal turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.grounding import plain
+from storage.repositories import memory as memory_repo
+from storage.text import keyword_tokens
+
+logger = logging.getLogger(__name__)
+
+# words whose absence changes no question's meaning
+KEY_SKIP = frozenset(
+    ["a", "an", "the", "please", "的", "了", "吗", "呢", "吧", "啊", "呀", "请", "请问"]
+)
+
+
+def question_key(question: str) -> str:
+    """The question's words in order: script, case, width, articles and particles folded."""
+    return " ".join(t for t in keyword_tokens(question) if t not in KEY_SKIP)
+
+
+def vector_literal(vector: Sequence[float]) -> str:
+    """A pgvector literal."""
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+
+
+@dataclass(frozen=True)
+class MemoryHit:
+    """An answer served from memory."""
+
+    id: int
+    answer: str
+    language: str
+    citations: list[dict[str, Any]]
+    forms: list[dict[str, Any]]
+    similarity: float
+
+
+class AnswerMemory:
+    """Looks entries up, prepares new ones, lists and forgets them."""
+
+    def __init__(
+        self, db: Database, embedder: Embedder, ttl_days: int = 30, min_similarity: float = 0.9
+    ) -> None:
+        self._db = db
+        self._embedder = embedder
+        self.ttl_days = ttl_days
+        self.min_similarity = min_similarity
+
+    async def _vector(self, question: str) -> str:
+        # embedding is CPU (or network) work: off the event loop
+        vector = await asyncio.to_thread(self._embedder.model.embed_query, question)
+        return vector_literal(vector)
+
+    async def lookup(self, question: str, collections: Sequence[str] | None) -> MemoryHit | None:
+        """The remembered answer to `question` the asker may read, or None."""
+        key = await asyncio.to_thread(question_key, question)
+        if not key:
+            return None
+        model = self._embedder.model_id
+        async with self._db.sessions() as session:
+            found = await memory_repo.candidates(session, key, collections, self.ttl_days, model)
+        stale = [i for i, valid in found if not valid]
+        if stale:
+            async with self._db.transaction() as session:
+                await memory_repo.drop(session, stale)
+            logger.info("answer memory: dropped %d stale entries", len(stale))
+        valid = [i for i, ok in found if ok]
+        if not valid:
+            return None
+        vector = await self._vector(plain(question))
+        async with self._db.transaction() as session:
+            row = await memory_repo.closest(session, valid, vector)
+            if row is None or float(row["similarity"]) < self.min_similarity:
+                return None
+            await memory_repo.mark_hit(session, int(row["id"]))
+        return MemoryHit(
+            id=int(row["id"]),
+            answer=str(row["answer"]),
+            language=str(row["language"]),
+            citations=list(row["citations"]),
+            forms=list(row["forms"]),
+            similarity=round(float(row["similarity"]), 4),
+        )
+
+    async def prepare(self, entry: dict[str, Any], trace_id: str) -> dict[str, Any] | None:
+        """The row to store for a consolidated turn (key and vector), or None without a key."""
+        key = await asyncio.to_thread(question_key, entry["question"])
+        if not key:
+            return None
+        return {
+            **entry,
+            "question_key": key,
+            "embedding": await self._vector(plain(entry["question"])),
+            "embedding_model": self._embedder.model_id,
+            "source_trace_id": trace_id,
+        }
+
+    async def entries(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest entries with whether each would still be served."""
+        async with self._db.sessions() as session:
+            return await memory_repo.entries(session, self.ttl_days, self._embedder.model_id, limit)
+
+    async def forget(self, entry_id: int | None) -> int:
+        """Delete one entry (or all with None); how many went."""
+        async with self._db.transaction() as session:
+            return await memory_repo.forget(session, entry_id)
