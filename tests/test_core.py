@@ -417,9 +417,7 @@ async def test_admins_list_and_forget_remembered_answers_in_chat(
         reply = only(listed, Reply)[0]
         assert reply.kind == "memory" and "passport renewal cost" in reply.text
         assert "passport (0 hits)" in reply.text
-        refused = await collect(
-            core.handle(message("", command="memory", args=("forget", "all")))
-        )
+        refused = await collect(core.handle(message("", command="memory", args=("forget", "all"))))
         assert only(refused, Reply)[0].kind == "not_admin"
         usage = await collect(
             core.handle(message("", user="U-ADMIN", command="memory", args=("forget", "x")))

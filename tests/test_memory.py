@@ -173,9 +173,7 @@ async def test_personal_data_and_follow_ups_and_refusals_are_not_remembered(
 async def test_concurrent_identical_questions_make_one_entry(
     service: AnswerService, db: Database, embedder: Embedder
 ) -> None:
-    results = await asyncio.gather(
-        *(service.ask(ASKED, conversation=f"c{i}") for i in range(3))
-    )
+    results = await asyncio.gather(*(service.ask(ASKED, conversation=f"c{i}") for i in range(3)))
     assert all(r.outcome in ("answered", "memory") for r in results)
     assert len(await entries(db, embedder)) == 1
 
@@ -189,4 +187,3 @@ async def test_entries_are_served_only_to_askers_who_may_read_their_documents(
     assert staff.outcome == "answered"
     public = await service.ask("When is the staff bonus paid?", collections=["public"])
     assert public.outcome != "memory" and not public.citations
-
