@@ -114,6 +114,7 @@ class Database:
 
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
+    max_connections: int = 15  # pool size + overflow: what may be open at once
 
     @classmethod
     def connect(cls, url: str, pool_size: int = 5) -> Database:
@@ -121,7 +122,7 @@ class Database:
         engine = create_async_engine(
             url, pool_size=pool_size, max_overflow=2 * pool_size, pool_pre_ping=True
         )
-        return cls(engine, async_sessionmaker(engine, expire_on_commit=False))
+        return cls(engine, async_sessionmaker(engine, expire_on_commit=False), 3 * pool_size)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:

@@ -72,6 +72,10 @@ class HybridSearcher:
         self.candidates = candidates
         self.weights = {"keyword": keyword_weight, "vector": vector_weight}
         self._warned_stale = False
+        # A search holds one connection and opens a second for the vector side. Were
+        # every pooled connection held by a search waiting for its second, none would
+        # ever come back: at most half the pool's connections go to searches.
+        self._searching = asyncio.Semaphore(max(1, db.max_connections // 2))
 
     async def search(
         self,
@@ -98,7 +102,7 @@ class HybridSearcher:
         tokens, support_tokens = await asyncio.to_thread(_query_tokens, query, asked)
         vector = await asyncio.to_thread(self._embedder.model.embed_query, query)
         vec_literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
-        async with self._db.sessions() as session:
+        async with self._searching, self._db.sessions() as session:
             number = asks_number(asked)
             terms = await self._idf(session, tokens, support_tokens)
             rankings: dict[str, list[tuple[int, float]]] = {}

@@ -176,3 +176,21 @@ async def test_support_is_measured_against_the_question_and_leads_show_who_stand
     hits = await searcher.search("passport renewal cost", top_k=4)
     assert hits[0].document == "passport" and hits[0].lead > 0
     assert all(h.lead <= 0 for h in hits[1:])  # the others trail the passport passage
+
+
+async def test_many_concurrent_searches_on_a_small_pool_never_wait_forever(
+    loaded: None, database_url: str, embedder: Embedder
+) -> None:
+    import asyncio
+
+    small = Database.connect(database_url, pool_size=1)  # 3 connections in all
+    try:
+        searcher = HybridSearcher(small, embedder)
+        queries = ["passport renewal fee", "圖書館借書證", "停車許可證", "opening hours"] * 3
+        # each search holds a connection while it opens a second (the vector side)
+        found = await asyncio.wait_for(
+            asyncio.gather(*(searcher.search(q, top_k=2) for q in queries)), timeout=25
+        )
+        assert all(found)
+    finally:
+        await small.dispose()
