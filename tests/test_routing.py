@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from graph.nodes.consolidate_memory import memory_entry
+from graph.nodes.retrieve_memory import servable_in
 from graph.routing import (
     route_after_guard,
     route_after_memory,
@@ -117,3 +118,19 @@ ANSWERED: dict[str, Any] = {
 )
 def test_what_the_answer_memory_keeps(change: dict[str, Any], kept: bool) -> None:
     assert (memory_entry({**ANSWERED, **change}) is not None) is kept  # type: ignore[typeddict-item]
+
+
+@pytest.mark.parametrize(
+    ("stored", "asked", "served"),
+    [
+        ("en", "en", True),
+        ("zh-hant", "zh-hans", True),  # converted to the asker's script
+        ("zh-hans", "zh-hant", True),
+        ("en", "zh-hant", False),  # a reply language chosen with /lang wins over memory
+        ("zh-hant", "en", False),
+    ],
+)
+def test_which_remembered_answers_an_asker_can_be_given(
+    stored: str, asked: str, served: bool
+) -> None:
+    assert servable_in(stored, asked) is served
