@@ -187,3 +187,19 @@ async def test_entries_are_served_only_to_askers_who_may_read_their_documents(
     assert staff.outcome == "answered"
     public = await service.ask("When is the staff bonus paid?", collections=["public"])
     assert public.outcome != "memory" and not public.citations
+
+
+async def test_a_broken_memory_costs_the_shortcut_not_the_answer(
+    service: AnswerService, db: Database
+) -> None:
+    from sqlalchemy import text
+
+    async with db.transaction() as session:
+        await session.execute(text("ALTER TABLE answer_memory RENAME TO answer_memory_away"))
+    try:
+        result = await service.ask(ASKED, conversation="a")
+        assert result.outcome == "answered" and "memory:error" in result.decision_path
+        assert result.message_id is not None  # the turn itself was stored
+    finally:
+        async with db.transaction() as session:
+            await session.execute(text("ALTER TABLE answer_memory_away RENAME TO answer_memory"))

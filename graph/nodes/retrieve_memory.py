@@ -8,6 +8,7 @@ The remembered answer is converted to the asker's script and streamed whole.
 
 from __future__ import annotations
 
+import logging
 import time
 
 from langgraph.runtime import Runtime
@@ -18,6 +19,7 @@ from graph.state import GraphState
 from storage.text import to_script
 
 CHINESE = frozenset({"zh-hant", "zh-hans"})
+logger = logging.getLogger(__name__)
 
 
 def servable_in(stored: str, asked: str) -> bool:
@@ -34,7 +36,11 @@ async def retrieve_memory(state: GraphState, runtime: Runtime[GraphContext]) -> 
     question = state.get("standalone_question") or state.get("normalized_question", "")
     if "plan" not in state and state.get("history") and looks_like_followup(question):
         return {"decision_path": ["memory:after_followup"]}
-    hit = await memory.lookup(question, runtime.context.collections)
+    try:
+        hit = await memory.lookup(question, runtime.context.collections)
+    except Exception:  # the memory is a shortcut: without it the turn still answers
+        logger.warning("answer memory lookup failed; answering without it", exc_info=True)
+        return {"decision_path": ["memory:error"]}
     language = state.get("language", "en")
     elapsed = {"retrieve_memory": round((time.perf_counter() - start) * 1000, 3)}
     if hit is None or not servable_in(hit.language, language):
