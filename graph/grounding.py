@@ -10,19 +10,25 @@ Search gives every passage three signals (storage.search):
   stands out; when it is missing, several documents hold a few of the words
   each and none leads.
 
-A passage is grounded when `support + ½·cosine + ½·max(lead, 0) ≥ 0.75`. One
+A passage is grounded when `support + ½·cosine + ½·max(lead, 0) ≥ 0.8`. One
 sum rather than separate routes: the words held together carry most of the
 weight, and meaning and a clear lead make up for a paraphrase.
 
 Measured over the top 5 hits (2 per document) on dev sets built from
 shared/eval with gold passages removed (scratch probe, 300 answerable and
 60-200 gold-removed questions each; see the issue-12 note): gold passage
-grounded / no passage grounded — DRCD 0.943 / 0.775, XQuAD-en 0.850 / 0.933,
-XQuAD-zh 0.823 / 0.817, StackFAQ 0.497 / 0.880; the former two-route test
+grounded / no passage grounded at 0.8 — DRCD 0.920 / 0.805, XQuAD-en 0.800 /
+0.933, XQuAD-zh 0.793 / 0.867, StackFAQ 0.420 / 0.907 (at 0.75: 0.943 / 0.775,
+0.850 / 0.933, 0.823 / 0.817, 0.497 / 0.880); the former two-route test
 (support ≥ 0.5, or cosine ≥ 0.55 with support ≥ 0.2) gave 0.940 / 0.665,
-0.853 / 0.867, 0.833 / 0.800, 0.523 / 0.827. Dev-set figures; the weights are
-round numbers and neighbouring ones (0.4-0.6, thresholds 0.7-0.8) trade the two
-rates smoothly, without a cliff.
+0.853 / 0.867, 0.833 / 0.800, 0.523 / 0.827. Whole turns see more passages
+(three loops, two queries) and refuse a little less than these single
+searches: at 0.75 the Traditional-Chinese set stayed just under the 75%
+refusal target, at 0.8 it clears it (0.78, citing the gold passage for 0.93),
+at a cost of ~4 points of citation hit on XQuAD. A wrong answer with a
+citation is the worse failure for a citizen-facing bot, so 0.8. Dev-set
+figures; the weights are round numbers and neighbouring ones (0.4-0.6,
+thresholds 0.7-0.8) trade the two rates smoothly, without a cliff.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from typing import Any
 
 COSINE_WEIGHT = 0.5
 LEAD_WEIGHT = 0.5
-MIN_GROUNDING = 0.75
+MIN_GROUNDING = 0.8
 
 
 def grounding(item: dict[str, Any]) -> float:

@@ -13,10 +13,10 @@ from storage.search_types import SearchHit, set_leads
     ("support", "cosine", "lead", "grounded"),
     [
         (1.0, 0.0, 0.0, True),  # every key term together
-        (0.6, 0.3, 0.0, True),  # most terms, and on the topic
+        (0.7, 0.3, 0.0, True),  # most terms, and on the topic
         (0.6, 0.1, 0.0, False),  # most terms, meaning far off, nothing stands out
-        (0.45, 0.3, 0.3, True),  # a paraphrase that clearly leads the other documents
-        (0.45, 0.3, -0.2, False),  # the same, trailing another document: not enough
+        (0.5, 0.4, 0.3, True),  # a paraphrase that clearly leads the other documents
+        (0.5, 0.4, -0.2, False),  # the same, trailing another document: not enough
         (0.1, 0.9, 0.0, False),  # similar wording of a different question
         (0.0, 0.0, 0.0, False),
     ],
