@@ -203,3 +203,21 @@ async def test_a_broken_memory_costs_the_shortcut_not_the_answer(
     finally:
         async with db.transaction() as session:
             await session.execute(text("ALTER TABLE answer_memory_away RENAME TO answer_memory"))
+
+
+async def test_a_changed_form_is_not_served_from_memory(
+    db: Database, searcher: HybridSearcher, embedder: Embedder, loaded: None
+) -> None:
+    from storage.forms import FormService
+
+    forms = FormService(db, 10_000)
+    name = "Passport application form PS-11"
+    await forms.add(name, "https://forms.example.org/ps-11", aliases=["passport form"])
+    plain = service_with(db, searcher, embedder, None)
+    asked = "Where can I download the passport form?"
+    first = await plain.ask(asked, conversation="a")
+    assert first.outcome == "forms" and "forms.example.org/ps-11" in first.answer
+    assert (await plain.ask(asked, conversation="b")).outcome == "memory"
+    await forms.add(name, "https://forms.example.org/ps-11-2027", aliases=["passport form"])
+    fresh = await plain.ask(asked, conversation="c")
+    assert fresh.outcome == "forms" and "ps-11-2027" in fresh.answer
