@@ -11,8 +11,6 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from bot.telemetry import Pseudonyms, Telemetry, TurnTrace
 from graph.builder import build_graph
 from graph.context import GraphContext
@@ -22,7 +20,6 @@ from graph.privacy import mask_sensitive
 from storage.db import Database
 from storage.memory import AnswerMemory
 from storage.repositories import conversations as conv_repo
-from storage.repositories import memory as memory_repo
 from storage.search_types import SearchFilters
 
 HISTORY_MESSAGES = 6
@@ -244,7 +241,9 @@ class AnswerService:
         a thread, and `stats` counts users without knowing who they are. A turn
         consolidate_memory picked is remembered in the same transaction.
         """
-        remember = await self._prepare_memory(state, result.trace_id)
+        remember = None
+        if self._memory is not None and state.get("memory_entry"):
+            remember = await self._memory.prepare(state["memory_entry"], result.trace_id)
         async with self._db.transaction() as session:
             await conv_repo.add_message(
                 session,
@@ -275,27 +274,8 @@ class AnswerService:
                 },
             )
             if remember is not None:
-                await self._remember(session, remember)
+                await AnswerMemory.store(session, remember)
             return int(answer.id)
-
-    async def _prepare_memory(self, state: dict[str, Any], trace_id: str) -> Any:
-        """The answer-memory row for this turn (embedded), or None; never fails the turn."""
-        if self._memory is None or not state.get("memory_entry"):
-            return None
-        try:
-            return await self._memory.prepare(state["memory_entry"], trace_id)
-        except Exception:
-            logger.warning("could not prepare the answer-memory entry", exc_info=True)
-            return None
-
-    @staticmethod
-    async def _remember(session: AsyncSession, row: dict[str, Any]) -> None:
-        """Remember the turn inside its store transaction; a failure costs the entry only."""
-        try:
-            async with session.begin_nested():  # a savepoint: the turn is stored either way
-                await memory_repo.remember(session, row)
-        except Exception:
-            logger.warning("could not store the answer-memory entry", exc_info=True)
 
     async def _store_failed(
         self, conv_id: int, state: dict[str, Any], trace_id: str, error: str

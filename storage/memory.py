@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.grounding import plain
@@ -110,17 +112,37 @@ class AnswerMemory:
         )
 
     async def prepare(self, entry: dict[str, Any], trace_id: str) -> dict[str, Any] | None:
-        """The row to store for a consolidated turn (key and vector), or None without a key."""
-        key = await asyncio.to_thread(question_key, entry["question"])
-        if not key:
+        """The row to store for a consolidated turn (key and vector), or None.
+
+        Never raises: an embedder that fails costs the entry, not the turn.
+        """
+        try:
+            key = await asyncio.to_thread(question_key, entry["question"])
+            if not key:
+                return None
+            vector = await self._vector(plain(entry["question"]))
+        except Exception:
+            logger.warning("could not prepare the answer-memory entry", exc_info=True)
             return None
         return {
             **entry,
             "question_key": key,
-            "embedding": await self._vector(plain(entry["question"])),
+            "embedding": vector,
             "embedding_model": self._embedder.model_id,
             "source_trace_id": trace_id,
         }
+
+    @staticmethod
+    async def store(session: AsyncSession, row: dict[str, Any]) -> None:
+        """Remember a prepared row inside the caller's transaction (the turn's store).
+
+        A savepoint: when the entry cannot be written, the turn is stored anyway.
+        """
+        try:
+            async with session.begin_nested():
+                await memory_repo.remember(session, row)
+        except Exception:
+            logger.warning("could not store the answer-memory entry", exc_info=True)
 
     async def entries(self, limit: int = 100) -> list[dict[str, Any]]:
         """The newest entries with whether each would still be served."""
