@@ -139,7 +139,7 @@ async def plan(
             str(exc).splitlines()[0],
         )
         return None, calls
-    output.alternates = [clean_query(q) for q in output.alternates if clean_query(q)][:2]
+    output.alternates = [q for q in map(clean_query, output.alternates) if q][:2]
     output.query = clean_query(output.query)
     return output, calls
 

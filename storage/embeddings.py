@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,3 +85,8 @@ class EmbeddingMismatchError(RuntimeError):
             f"configured embedder is {model} ({dim}-d). Run `ragbot reindex` to re-embed "
             "every chunk with the configured embedder, or restore the previous settings."
         )
+
+
+def vector_literal(vector: Sequence[float]) -> str:
+    """A pgvector text literal ("[0.1,0.2,...]"), bound as a parameter and cast in SQL."""
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"

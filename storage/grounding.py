@@ -14,8 +14,10 @@ are only supported by a window holding one.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from storage.chunking import split_sentences
+from storage.search_types import SearchHit
 from storage.text import keyword_tokens, normalise_width, to_simplified
 
 WINDOW_SENTENCES = 2
@@ -105,3 +107,15 @@ def window_support(
 def asks_number(query: str) -> bool:
     """True when the question asks for a number, an amount, a duration or a date."""
     return bool(_ASKS_NUMBER.search(plain(query)))
+
+
+def support_tokens(question: str) -> list[str]:
+    """The keyword tokens of the question's content words (what `support` weighs)."""
+    return keyword_tokens(content_query(question))
+
+
+def set_supports(hits: Sequence[SearchHit], weights: dict[str, float], number: bool) -> None:
+    """Each hit's `support` for the question whose content-term `weights` are given."""
+    for hit in hits:
+        context = f"{hit.document}\n{hit.heading or ''}"
+        hit.support = window_support(weights, hit.text, context, number)

@@ -12,7 +12,7 @@ from sqlalchemy import CursorResult, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
-from storage.embeddings import Embedder, EmbeddingMismatchError
+from storage.embeddings import Embedder, EmbeddingMismatchError, vector_literal
 from storage.ingestion import index_text
 from storage.repositories.documents import get_index_meta
 
@@ -139,14 +139,10 @@ async def _stage_in(session: AsyncSession, embedder: Embedder, rows: list[Row]) 
             " ON CONFLICT (chunk_id) DO UPDATE SET embedder = :m, embedding = EXCLUDED.embedding"
         ),
         [
-            {"id": r[0], "m": embedder.model_id, "v": _literal(v)}
+            {"id": r[0], "m": embedder.model_id, "v": vector_literal(v)}
             for r, v in zip(rows, vectors, strict=True)
         ],
     )
-
-
-def _literal(vector: list[float]) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
 
 
 async def _resize_embedding_column(

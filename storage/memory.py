@@ -29,7 +29,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
-from storage.embeddings import Embedder
+from storage.embeddings import Embedder, vector_literal
 from storage.grounding import plain
 from storage.repositories import memory as memory_repo
 from storage.text import keyword_tokens
@@ -45,11 +45,6 @@ KEY_SKIP = frozenset(
 def question_key(question: str) -> str:
     """The question's words in order: script, case, width, articles and particles folded."""
     return " ".join(t for t in keyword_tokens(question) if t not in KEY_SKIP)
-
-
-def vector_literal(vector: Sequence[float]) -> str:
-    """A pgvector literal."""
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
-from storage.embeddings import Embedder
-from storage.grounding import asks_number, content_query, window_support
+from storage.embeddings import Embedder, vector_literal
+from storage.grounding import asks_number, set_supports, support_tokens
 from storage.ranking import coverage_weights, linear_fusion, relevance, rrf
 from storage.search_types import (
     QueryTerms,
@@ -34,11 +34,6 @@ from storage.search_types import (
 from storage.text import keyword_tokens
 
 logger = logging.getLogger(__name__)
-
-
-def _query_tokens(query: str, question: str) -> tuple[list[str], list[str]]:
-    """The query's keyword tokens, and those of the question's content words alone."""
-    return keyword_tokens(query), keyword_tokens(content_query(question))
 
 
 K1, B = 1.2, 0.75
@@ -99,12 +94,13 @@ class HybridSearcher:
         filters = filters or SearchFilters()
         asked = question or query
         # jieba is CPU work: off the event loop, like the embedding
-        tokens, support_tokens = await asyncio.to_thread(_query_tokens, query, asked)
+        tokens, content = await asyncio.to_thread(
+            lambda: (keyword_tokens(query), support_tokens(asked))
+        )
         vector = await asyncio.to_thread(self._embedder.model.embed_query, query)
-        vec_literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+        vec_literal = vector_literal(vector)
         async with self._searching, self._db.sessions() as session:
-            number = asks_number(asked)
-            terms = await self._idf(session, tokens, support_tokens)
+            terms = await self._idf(session, tokens, content)
             rankings: dict[str, list[tuple[int, float]]] = {}
             # The two sides run at once, the vector side on a second connection.
             vector_side = (
@@ -135,14 +131,7 @@ class HybridSearcher:
         # a one-sided baseline keeps its own side's order
         out = per_document_hits(passing, top_k, per_document, by_score=mode == "hybrid")
         # jieba over each passage's sentences is CPU work: off the event loop
-        supports = await asyncio.to_thread(
-            lambda: [
-                window_support(terms.support, h.text, f"{h.document}\n{h.heading or ''}", number)
-                for h in out
-            ]
-        )
-        for hit, support in zip(out, supports, strict=True):
-            hit.support = support
+        await asyncio.to_thread(set_supports, out, terms.support, asks_number(asked))
         return out
 
     async def _idf(

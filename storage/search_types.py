@@ -103,7 +103,8 @@ def per_document_hits(
             group.append(hit)
         else:
             extra.setdefault(hit.document, []).append(hit.chunk_id)
-    out = [h for h in ordered if h in kept[h.document]]
+    chosen = {h.chunk_id for group in kept.values() for h in group}
+    out = [h for h in ordered if h.chunk_id in chosen]
     for hit in out:
         hit.more = extra.get(hit.document, [])
     return out[:top_k]

@@ -16,17 +16,16 @@ from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
 from graph.nodes.planner import looks_like_followup
+from graph.outcome import outcome_of
 from graph.privacy import PLACEHOLDERS
 from graph.state import GraphState
-
-ANSWERED = frozenset({"llm", "extractive", "fallback_extractive"})
 
 
 def memory_entry(state: GraphState) -> dict[str, Any] | None:
     """What to remember of a finished turn, or None."""
-    path = state.get("decision_path", [])
-    kinds = [p.split(":", 1)[1] for p in path if p.startswith("response_synth:")]
-    if state.get("guard_blocked") or "memory:hit" in path or not kinds:
+    # not blocked, refused, small talk, or an answer that came from memory
+    outcome = outcome_of(state)
+    if outcome not in ("answered", "forms"):
         return None
     if state.get("plan", {}).get("task_type") not in ("simple_faq", "form_download"):
         return None
@@ -39,9 +38,7 @@ def memory_entry(state: GraphState) -> dict[str, Any] | None:
     citations = state.get("citations", [])
     forms = state.get("forms", [])
     grounded = any(e.get("grounded") for e in state.get("evidence", []))
-    if kinds[-1] in ANSWERED and citations and grounded:
-        pass
-    elif not (kinds[-1] == "forms" and forms):
+    if not ((citations and grounded) if outcome == "answered" else forms):
         return None
     return {
         "question": question,

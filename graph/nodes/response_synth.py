@@ -189,14 +189,18 @@ async def _answer(
             return generated.text, generated.citations, "llm", calls, waited
         if generated.verdict == "refused":
             return refusal(language, runtime.context.handoff), [], "llm_refusal", calls, waited
-    if not any(e.get("grounded", is_grounded(e)) for e in evidence):
+    # retrieval_checker marks each passage; evidence handed in unmarked is tested here
+    marks = [e["grounded"] if "grounded" in e else is_grounded(e) for e in evidence]
+    if not any(marks):
         # passages on the topic, none answering: say so rather than guess
         return refusal(language, runtime.context.handoff), [], "refusal", calls, waited
     question = state.get("normalized_question", "")
     context = state.get("standalone_question", "")
+    marked = list(zip(marks, evidence, strict=True))
+    grounded_first = [e for m, e in marked if m] + [e for m, e in marked if not m]
     answer, citations = await extractive_answer(
         question,
-        sorted(evidence, key=lambda e: not e.get("grounded", is_grounded(e))),  # grounded first
+        grounded_first,
         language,
         context,
         runtime.context.embedder,

@@ -12,33 +12,8 @@ import time
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
+from graph.outcome import outcome_of
 from graph.state import GraphState
-
-# response_synth's kind of reply → the turn's outcome (`ragbot ask --json`)
-OUTCOMES = {
-    "greeting": "smalltalk",
-    "out_of_scope": "refused",
-    "forms": "forms",
-    "llm": "answered",
-    "extractive": "answered",
-    "fallback_extractive": "answered",
-    "refusal": "refused",
-    "llm_refusal": "refused",
-}
-
-
-def outcome_of(state: GraphState) -> str:
-    """answered, refused, blocked, forms, smalltalk or memory: what the user got."""
-    if state.get("guard_blocked"):
-        return "blocked"
-    if "memory_id" in state:
-        return "memory"
-    kinds = [
-        p.split(":", 1)[1]
-        for p in state.get("decision_path", [])
-        if p.startswith("response_synth:")
-    ]
-    return OUTCOMES.get(kinds[-1], "refused") if kinds else "refused"
 
 
 def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
@@ -49,8 +24,8 @@ def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
     outcome = outcome_of(state)
     trace = {
         "outcome": outcome,
-        "intent": plan.get("task_type", "blocked" if state.get("guard_blocked") else None)
-        or ("memory" if outcome == "memory" else None),
+        # a turn that never planned: blocked, or answered from memory
+        "intent": plan.get("task_type") or {"blocked": "blocked", "memory": "memory"}.get(outcome),
         "plan_source": plan.get("source"),
         "used_tools": [c["name"] for c in plan.get("tool_calls", [])],
         "language": state.get("language"),

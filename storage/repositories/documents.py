@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from storage.embeddings import vector_literal
 from storage.models import Document, IndexMeta
 from storage.text import tsvector_literal
 
@@ -66,7 +67,7 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
     """Insert a document with its chunks and count their terms into the statistics."""
     session.add(document)
     await session.flush()
-    vectors = ["[" + ",".join(f"{x:.7g}" for x in c.embedding) + "]" for c in chunks]
+    vectors = [vector_literal(c.embedding) for c in chunks]
     if chunks:
         # One round trip for all chunks; the ids come back for the term postings.
         result = await session.execute(
