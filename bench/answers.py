@@ -41,7 +41,7 @@ from storage.embeddings import Embedder, build_embedder
 from storage.forms import FormFinder
 from storage.search import HybridSearcher
 from storage.text import normalise_width, to_simplified
-from tests.fake_openai import FakeOpenAI, Reply, first_source_sentence
+from tests.support.fake_openai import FakeOpenAI, Reply, first_source_sentence
 
 
 def contains_span(answer: str, spans: tuple[str, ...]) -> bool:

@@ -1,6 +1,6 @@
 """The attack suite: hostile questions, hostile files and poisoned documents.
 
-Runs every hostile question (tests/attack_cases.py) through the real service
+Runs every hostile question (tests/support/attack_cases.py) through the real service
 twice, with no LLM and with the fake OpenAI server echoing the prompt it
 received (a model that obeys anything would leak exactly this), beside 5
 poisoned documents; ingests a folder of hostile files next to honest ones with
@@ -36,10 +36,10 @@ from graph.injection import screen
 from graph.models import build_chat_model
 from storage.embeddings import build_embedder
 from storage.ingestion import IngestionService, IngestOptions
-from tests.attack_cases import POISONED, QUESTIONS, leaks
-from tests.fake_openai import FakeOpenAI, echo_prompt
-from tests.files import TEXT, make_docx, make_pdf
-from tests.hostile_files import hostile_files
+from tests.support.attack_cases import POISONED, QUESTIONS, leaks
+from tests.support.fake_openai import FakeOpenAI, echo_prompt
+from tests.support.files import TEXT, make_docx, make_pdf
+from tests.support.hostile_files import hostile_files
 
 # the guard's patterns before this suite existed: the baseline
 BASELINE = re.compile(

@@ -14,7 +14,7 @@ from sqlalchemy import create_engine, text
 from bot.settings import Settings
 from storage import db as dbmod
 from storage.db import Database
-from storage.embedded import sqlalchemy_url, start_embedded_server
+from storage.embedded_postgres import sqlalchemy_url, start_embedded_server
 
 EVAL_DIR = Path(
     os.environ.get("RAGBOT_EVAL_DIR", Path(__file__).resolve().parents[2] / "shared" / "eval")

@@ -40,7 +40,7 @@ from storage.embeddings import build_embedder
 from storage.forms import FormFinder
 from storage.memory import AnswerMemory
 from storage.text import to_simplified
-from tests.fake_openai import FakeOpenAI
+from tests.support.fake_openai import FakeOpenAI
 
 
 def workload(texts: list[str], turns: int, seed: int) -> list[tuple[int, str]]:

@@ -27,7 +27,7 @@ from bench.common import (
     print_table,
     write_json,
 )
-from bot.runtime import ingest_options
+from bot.app.runtime import ingest_options
 from bot.settings import Settings
 from storage import db as dbmod
 from storage.db import Database

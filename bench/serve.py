@@ -22,12 +22,12 @@ from sqlalchemy import text
 from bench.answers import scripted_llm
 from bench.common import CORPORA, fresh_database, load_squad, pct, print_table, write_json
 from bench.retrieval import ingest_corpus
+from bot.app.runtime import Runtime, open_runtime, warm_up
 from bot.core.dispatcher import ServingCore
 from bot.core.messages import Attachment, FinalAnswer, InboundMessage
-from bot.runtime import Runtime, open_runtime, warm_up
 from bot.settings import Settings
 from storage.db import Database
-from tests.fake_openai import FakeOpenAI
+from tests.support.fake_openai import FakeOpenAI
 
 
 async def conversation(core: ServingCore, conv: str, questions: list[str]) -> list[float]:

@@ -23,8 +23,8 @@ from slack_sdk.signature import SignatureVerifier
 from bench.answers import scripted_llm
 from bench.common import pct, print_table, write_json
 from bench.serving import drcd_knowledge_base, free_port, start_serve, stop_serve, wait_healthy
-from tests.fake_openai import FakeOpenAI
-from tests.fake_slack import BOT_USER, TOKEN, FakeSlack
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_slack import BOT_USER, TOKEN, FakeSlack
 
 SECRET = "bench-signing-secret"
 

@@ -26,8 +26,8 @@ import httpx
 from bench.answers import scripted_llm
 from bench.common import pct, print_table, write_json
 from bench.serving import drcd_knowledge_base, free_port, start_serve, stop_serve, wait_healthy
-from tests.fake_openai import FakeOpenAI, Reply
-from tests.fake_telegram import TOKEN, FakeTelegram, private_text
+from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.fake_telegram import TOKEN, FakeTelegram, private_text
 
 SECRET = "bench-webhook-secret"
 PREVIEWS = {"sendMessageDraft", "editMessageText"}

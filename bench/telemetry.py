@@ -22,8 +22,8 @@ from bench.serving import drcd_knowledge_base
 from bot.settings import Settings
 from bot.telemetry import Pseudonyms, Telemetry
 from graph.models import build_chat_model
-from tests.fake_langfuse import FakeLangfuse
-from tests.fake_openai import FakeOpenAI
+from tests.support.fake_langfuse import FakeLangfuse
+from tests.support.fake_openai import FakeOpenAI
 
 MODES = ("off", "on", "down", "hung")
 

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import NullPool
 
 from alembic import command
-from storage.embedded import sqlalchemy_url, start_embedded_server
+from storage.embedded_postgres import sqlalchemy_url, start_embedded_server
 
 ALEMBIC_DIR = Path(__file__).resolve().parent.parent / "alembic"
 DEFAULT_EMBEDDING_DIM = 512

@@ -12,7 +12,7 @@ from sqlalchemy import create_engine, text
 
 from storage import db as dbmod
 from storage.db import Database
-from storage.embedded import sqlalchemy_url, start_embedded_server
+from storage.embedded_postgres import sqlalchemy_url, start_embedded_server
 from storage.embeddings import Embedder, build_embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions

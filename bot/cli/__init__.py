@@ -40,7 +40,7 @@ def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
 
     from bot.settings import ConfigurationError
     from storage.db import DatabaseUnavailableError
-    from storage.embedded import EmbeddedPostgresError
+    from storage.embedded_postgres import EmbeddedPostgresError
     from storage.embeddings import EmbeddingMismatchError
 
     async def main() -> T:

@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bot.app.runtime import open_runtime, prepare_database
 from bot.cli import app, fail, run, settings
 from bot.core.admin import Actor
-from bot.runtime import open_runtime, prepare_database
 from storage import db as dbmod
 from storage.forms import FormFile, InvalidFormError
 

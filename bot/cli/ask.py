@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from bot.app.runtime import open_runtime
 from bot.cli import app, fail, run, settings
-from bot.runtime import open_runtime
 from bot.service import TurnResult
 
 

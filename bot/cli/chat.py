@@ -14,6 +14,7 @@ import uuid
 
 import typer
 
+from bot.app.runtime import open_runtime
 from bot.cli import app, run, settings
 from bot.cli.ask import render_sources
 from bot.core.dispatcher import ServingCore
@@ -26,7 +27,6 @@ from bot.core.messages import (
     Reset,
     Token,
 )
-from bot.runtime import open_runtime
 
 QUIT = {"/quit", "/exit", "/q"}
 HELP = (

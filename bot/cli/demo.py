@@ -10,9 +10,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from bot.app.runtime import open_runtime
 from bot.cli import app, run, settings
 from bot.cli.ask import render
-from bot.runtime import open_runtime
 from storage.forms import FormService
 from storage.ingestion import FAILED
 

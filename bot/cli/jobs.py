@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bot.app.runtime import open_runtime
 from bot.cli import app, fail, run, settings
 from bot.cli.admin import operator
 from bot.core.admin import AdminInputError
-from bot.runtime import open_runtime
 from storage.ingestion import DEFAULT_COLLECTION
 
 

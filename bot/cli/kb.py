@@ -13,9 +13,9 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 from rich.text import Text
 
+from bot.app.runtime import open_runtime
 from bot.cli import app, fail, run, settings
 from bot.cli.admin import operator
-from bot.runtime import open_runtime
 from storage.filenames import display_name
 from storage.index import ReindexResult
 from storage.index import reindex as reindex_index

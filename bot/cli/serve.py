@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
+from bot.app import lifecycle
 from bot.cli import app, run, settings
-from bot.core import lifecycle
 
 
 def _say(line: str) -> None:

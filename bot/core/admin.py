@@ -20,9 +20,10 @@ from storage.forms import FormFile, FormService, InvalidFormError
 from storage.ingestion import COLLECTION_NAME, IngestionService
 from storage.memory import AnswerMemory
 from storage.models import Upload
-from storage.repositories import admin as admin_repo
+from storage.repositories import audit as audit_repo
 from storage.repositories import documents as docs_repo
 from storage.repositories import reports
+from storage.repositories import uploads as uploads_repo
 
 CLI_PLATFORMS = frozenset({"cli", "console"})
 
@@ -73,7 +74,7 @@ class AdminService:
         self, actor: Actor, action: str, target: str | None, result: str, detail: str | None = None
     ) -> None:
         async with self._db.transaction() as session:
-            await admin_repo.audit(
+            await audit_repo.audit(
                 session, actor.platform, actor.user_id, action, target, result, detail
             )
 
@@ -183,13 +184,13 @@ class AdminService:
             status="queued",
         )
         async with self._db.transaction() as session:
-            upload_id = await admin_repo.add_upload(session, record)
-            await admin_repo.audit(
+            upload_id = await uploads_repo.add_upload(session, record)
+            await audit_repo.audit(
                 session, actor.platform, actor.user_id, "upload", name, "queued", record.title
             )
         job_id = await self.jobs.defer_upload(upload_id)
         async with self._db.transaction() as session:
-            await admin_repo.set_upload(session, upload_id, job_id=job_id)
+            await uploads_repo.set_upload(session, upload_id, job_id=job_id)
         return upload_id
 
     def upload_problem(self, size: int | None, collection: str) -> str | None:
@@ -209,7 +210,7 @@ class AdminService:
         await self.check(actor, "jobs", None)
         platform = None if actor.platform in CLI_PLATFORMS else actor.platform
         async with self._db.sessions() as session:
-            rows = await admin_repo.recent_uploads(session, platform, limit)
+            rows = await uploads_repo.recent_uploads(session, platform, limit)
         return [
             {
                 "id": u.id,
@@ -232,7 +233,7 @@ class AdminService:
         until = datetime.now(UTC)
         since = until - timedelta(days=days)
         async with self._db.sessions() as session:
-            counts: dict[str, Any] = dict(await admin_repo.counts(session))
+            counts: dict[str, Any] = dict(await reports.counts(session))
             summary = await reports.turn_summary(session, since)
         await self._audit(actor, "stats", None, "ok")
         period = {

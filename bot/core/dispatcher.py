@@ -36,9 +36,9 @@ from bot.service import AnswerService
 from bot.settings import Settings
 from graph.messages import progress_message
 from storage.db import Database
-from storage.repositories import admin as admin_repo
 from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries
+from storage.repositories import feedback as feedback_repo
 from storage.repositories import memory as memory_repo
 from storage.text import detect_language
 
@@ -275,7 +275,7 @@ class ServingCore:
         Stored in Postgres either way; with Langfuse keys also a score on the answer's trace.
         """
         async with self._db.transaction() as session:
-            found, trace_id = await admin_repo.vote(
+            found, trace_id = await feedback_repo.vote(
                 session, message_id, platform, user_id, 1 if helpful else -1
             )
             if found:  # unhelpful drops the remembered answer; helpful keeps it longer

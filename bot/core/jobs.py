@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
 
 from procrastinate import App, PsycopgConnector, RetryStrategy
 from sqlalchemy import func
@@ -18,12 +17,11 @@ from sqlalchemy.engine import make_url
 from bot.core.messages import Notifier, UploadOutcome
 from bot.core.replies import reply
 from bot.core.retention import purge_expired
+from bot.telemetry import Telemetry
 from storage.db import Database
 from storage.ingestion import FAILED, IngestionService
-from storage.repositories import admin as admin_repo
-
-if TYPE_CHECKING:
-    from bot.telemetry import Telemetry
+from storage.repositories import audit as audit_repo
+from storage.repositories import uploads as uploads_repo
 
 logger = logging.getLogger(__name__)
 QUEUE = "uploads"
@@ -92,10 +90,10 @@ class JobQueue:
     async def run_upload(self, upload_id: int) -> str:
         """The job: ingest an upload's bytes, record the outcome, tell the uploader."""
         async with self._db.transaction() as session:
-            upload = await admin_repo.get_upload(session, upload_id, with_data=True)
+            upload = await uploads_repo.get_upload(session, upload_id, with_data=True)
             if upload is None or upload.data is None:
                 return "gone"  # already done by an earlier attempt
-            await admin_repo.set_upload(session, upload_id, status="running")
+            await uploads_repo.set_upload(session, upload_id, status="running")
             name, data, title = upload.file_name, upload.data, upload.title
             collection, language = upload.collection, upload.language or "en"
         started = time.perf_counter()
@@ -107,7 +105,7 @@ class JobQueue:
             collection=collection,
         )
         async with self._db.transaction() as session:
-            await admin_repo.set_upload(
+            await uploads_repo.set_upload(
                 session,
                 upload_id,
                 status=result.status,
@@ -116,7 +114,7 @@ class JobQueue:
                 data=None,  # the document now holds the content
                 finished_at=func.now(),
             )
-            await admin_repo.audit(
+            await audit_repo.audit(
                 session,
                 upload.platform,
                 upload.user_id,

@@ -7,7 +7,7 @@ import hmac
 import secrets
 
 from storage.db import Database
-from storage.repositories import retention
+from storage.repositories import instance_secrets
 
 SECRET_NAME = "user_hash_key"
 
@@ -39,5 +39,7 @@ async def load_pseudonyms(db: Database, configured: str | None) -> Pseudonyms:
     if configured:
         return Pseudonyms(configured)
     async with db.transaction() as session:
-        key = await retention.instance_secret(session, SECRET_NAME, lambda: secrets.token_hex(32))
+        key = await instance_secrets.instance_secret(
+            session, SECRET_NAME, lambda: secrets.token_hex(32)
+        )
     return Pseudonyms(key)

@@ -15,7 +15,10 @@ import logging
 import threading
 from typing import Any
 
+from bot.telemetry.export_log import quiet_export_failures
 from bot.telemetry.pseudonyms import Pseudonyms
+from bot.telemetry.trim import trim_for_trace
+from graph.privacy import install_log_masking
 
 logger = logging.getLogger(__name__)
 EXPORT_TIMEOUT_S = 5
@@ -89,10 +92,6 @@ class Telemetry:
             return cls(pseudonyms)
         from langfuse import Langfuse
         from opentelemetry.sdk.trace import TracerProvider
-
-        from bot.telemetry.export_log import quiet_export_failures
-        from bot.telemetry.trim import trim_for_trace
-        from graph.privacy import install_log_masking
 
         quiet_export_failures()
         # importing the SDK gave httpx's logger a handler of its own: mask there too

@@ -143,3 +143,30 @@ async def turn_summary(session: AsyncSession, since: datetime) -> dict[str, Any]
         "helpful_rate": round(helpful / votes, 4) if votes else None,
     }
     return out
+
+
+async def counts(session: AsyncSession) -> dict[str, int]:
+    """Sizes of the knowledge base and of the traffic, for `stats`."""
+    row = (
+        await session.execute(
+            text(
+                "SELECT (SELECT count(*) FROM documents), (SELECT chunk_count FROM index_meta),"
+                " (SELECT count(*) FROM forms), (SELECT count(*) FROM conversations),"
+                " (SELECT count(*) FROM messages WHERE role = 'user'),"
+                " (SELECT count(*) FROM feedback WHERE rating > 0),"
+                " (SELECT count(*) FROM feedback WHERE rating < 0),"
+                " (SELECT count(*) FROM uploads WHERE status IN ('queued', 'running'))"
+            )
+        )
+    ).one()
+    keys = (
+        "documents",
+        "chunks",
+        "forms",
+        "conversations",
+        "questions",
+        "helpful",
+        "not_helpful",
+        "uploads_pending",
+    )
+    return dict(zip(keys, (int(v) for v in row), strict=True))

@@ -1,8 +1,7 @@
-"""Retention (what `ragbot purge` deletes) and per-installation secrets (never commits)."""
+"""Retention: what `ragbot purge` deletes (never commits)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import text
@@ -37,18 +36,3 @@ async def purge(session: AsyncSession, cutoff: datetime) -> dict[str, int]:
         result = await session.execute(text(statement), {"cutoff": cutoff})
         deleted[table] = int(getattr(result, "rowcount", 0) or 0)
     return deleted
-
-
-async def instance_secret(session: AsyncSession, name: str, generate: Callable[[], str]) -> str:
-    """The installation's secret `name`, created once (concurrent callers get the same one)."""
-    await session.execute(
-        text(
-            "INSERT INTO instance_secrets (name, value) VALUES (:name, :value)"
-            " ON CONFLICT (name) DO NOTHING"
-        ),
-        {"name": name, "value": generate()},
-    )
-    row = await session.execute(
-        text("SELECT value FROM instance_secrets WHERE name = :name"), {"name": name}
-    )
-    return str(row.scalar_one())

@@ -1,0 +1,217 @@
+"""`ragbot serve` and `ragbot worker`: start what is configured, stop it all cleanly on a signal.
+
+SIGTERM and Ctrl-C: no new deliveries are taken, turns in flight finish (up to
+SHUTDOWN_GRACE_SECONDS), running jobs get the same grace and queued ones stay
+queued, then the database pool closes and the embedded Postgres this process
+started is stopped (atexit alone would skip it on SIGTERM).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
+
+import uvicorn
+from starlette.routing import BaseRoute
+
+from bot.app.runtime import Runtime, open_runtime, warm_up
+from bot.core import loops
+from bot.core.dispatcher import ServingCore
+from bot.core.http import build_app
+from bot.core.jobs import JobQueue
+from bot.settings import Settings
+from bot.slack.app import SlackAdapter
+from bot.telegram.app import TelegramAdapter
+from storage.db import head_revision
+
+logger = logging.getLogger(__name__)
+WORKER_RESTART_S = 5.0
+
+
+class Adapter(Protocol):
+    """A chat platform plugged into the core (Slack, Telegram)."""
+
+    name: str
+
+    @property
+    def routes(self) -> Sequence[BaseRoute]:
+        """HTTP endpoints it needs on the shared server."""
+        ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+def configured_adapters(settings: Settings, core: ServingCore) -> list[Adapter]:
+    """The adapters whose credentials are set."""
+    adapters: list[Adapter] = []
+    if settings.slack_bot_token is not None:
+        adapters.append(SlackAdapter(core, settings))
+    if settings.telegram_bot_token is not None:
+        adapters.append(TelegramAdapter(core, settings))
+    return adapters
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handling: the lifecycle owns SIGTERM/SIGINT."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _stop_on_signals(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+
+
+async def run(
+    settings: Settings,
+    host: str,
+    port: int,
+    *,
+    chat: bool,
+    say: Callable[[str], None] = print,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Serve until `stop` is set (by SIGTERM/SIGINT unless given); `chat=False` is the worker."""
+    stop = stop or asyncio.Event()
+    _stop_on_signals(stop)
+    embedded = None
+    try:
+        async with open_runtime(settings) as rt:
+            embedded = rt.server
+            await _serve(rt, host, port, chat=chat, say=say, stop=stop)
+    finally:
+        # the pool is closed by now; stop the embedded Postgres if this process started it
+        if embedded is not None:
+            await asyncio.to_thread(embedded.cleanup)
+    say("stopped")
+
+
+async def _serve(
+    rt: Runtime,
+    host: str,
+    port: int,
+    *,
+    chat: bool,
+    say: Callable[[str], None],
+    stop: asyncio.Event,
+) -> None:
+    settings = rt.settings
+    loops.remember_core_loop()
+    await asyncio.to_thread(warm_up, rt)
+    jobs = rt.job_queue()
+    await jobs.open()
+    try:
+        core = rt.serving_core(jobs) if chat else None
+        adapters = configured_adapters(settings, core) if core is not None else []
+        routes = [route for adapter in adapters for route in adapter.routes]
+        app = build_app(rt.db, head_revision(), routes)
+        server = _Server(
+            uvicorn.Config(
+                app,
+                host=host,
+                port=port,
+                lifespan="off",
+                log_level="warning",
+                access_log=False,
+                log_config=None,  # uvicorn logs through our handlers (and their masking)
+            )
+        )
+        await _start_adapters(adapters)  # before HTTP: healthy means the adapters are up
+        http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
+        worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
+        _announce(say, host, port, chat, [a.name for a in adapters])
+        await _until_stopped(stop, http)
+        say("stopping: finishing turns and jobs in flight…")
+        for adapter in adapters:
+            await adapter.stop()
+        if core is not None and not await core.drain(settings.shutdown_grace_s):
+            logger.warning(
+                "turns still running after %.0f s; stopping anyway", settings.shutdown_grace_s
+            )
+        server.should_exit = True
+        worker.cancel()  # procrastinate: running jobs get the grace, queued ones stay queued
+        # bounded: with the database gone, the worker's goodbye would wait for a connection
+        await asyncio.wait([http, worker], timeout=settings.shutdown_grace_s + 5)
+    finally:
+        try:
+            await asyncio.wait_for(jobs.close(), 5)
+        except TimeoutError:
+            logger.warning("the job queue's connections did not close in time")
+
+
+async def _start_adapters(adapters: Sequence[Adapter]) -> None:
+    """Start each adapter; if one fails, stop the ones already started."""
+    started: list[Adapter] = []
+    try:
+        for adapter in adapters:
+            await adapter.start()
+            started.append(adapter)
+    except BaseException:
+        for adapter in reversed(started):
+            await adapter.stop()
+        raise
+
+
+async def _run_jobs(jobs: JobQueue, settings: Settings) -> None:
+    """Run the job worker; restart it when it stops on a database error (a blip, a restart)."""
+    while True:
+        try:
+            await jobs.run_worker(settings.worker_concurrency, settings.shutdown_grace_s)
+            reason = "stopped"
+        except Exception as exc:
+            reason = f"failed ({type(exc).__name__})"
+        logger.warning("job worker %s; restarting in %.0f s", reason, WORKER_RESTART_S)
+        await asyncio.sleep(WORKER_RESTART_S)
+
+
+async def _listen_in_thread(server: uvicorn.Server, host: str, port: int) -> None:
+    """Serve HTTP from a thread with its own event loop.
+
+    Slack wants an ack within 3 s and the ack must not queue behind the turns
+    in flight on the main loop; handlers hand the work to the main loop
+    (`bot.core.loops.on_core_loop`).
+    """
+    with ThreadPoolExecutor(1, thread_name_prefix="http") as pool:
+        try:
+            await asyncio.get_running_loop().run_in_executor(pool, server.run)
+        except SystemExit as exc:  # uvicorn exits when it cannot bind
+            raise RuntimeError(f"cannot listen on {host}:{port} (in use?)") from exc
+    if not server.started:
+        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)")
+
+
+async def _until_stopped(stop: asyncio.Event, *tasks: asyncio.Task[None]) -> None:
+    """Wait for the stop signal, or for a part to die (which then stops the rest)."""
+    waiter = asyncio.create_task(stop.wait())
+    done, _ = await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED)
+    waiter.cancel()
+    for task in done:
+        if task is not waiter and task.exception() is not None:
+            logger.error("%s stopped: %s", task.get_name(), task.exception())
+    stop.set()
+
+
+def _announce(
+    say: Callable[[str], None], host: str, port: int, chat: bool, names: list[str]
+) -> None:
+    say(f"health: http://{host}:{port}/healthz")
+    say("job worker: running")
+    if not chat:
+        return
+    if names:
+        say(f"adapters: {', '.join(names)}")
+    else:
+        say(
+            "adapters: none configured (set SLACK_BOT_TOKEN or TELEGRAM_BOT_TOKEN);"
+            " serving health only"
+        )

@@ -1,0 +1,211 @@
+"""Builds the long-lived parts (database, embedder, services) from settings, once per process."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.engine import make_url
+
+from bot.core.admin import AdminService
+from bot.core.dispatcher import ServingCore
+from bot.core.jobs import JobQueue
+from bot.service import AnswerService
+from bot.settings import Settings, reveal
+from bot.telemetry import Telemetry, load_pseudonyms
+from graph.context import GraphContext
+from graph.models import build_chat_model
+from graph.prompts import versions
+from storage import db as dbmod
+from storage.db import Database, DatabaseUnavailableError
+from storage.embeddings import Embedder, build_embedder
+from storage.forms import FormFinder, FormService
+from storage.index import check_embedder
+from storage.ingestion import IngestionService, IngestOptions
+from storage.memory import AnswerMemory
+from storage.sandbox import ParseLimits
+from storage.search import HybridSearcher
+from storage.text import keyword_tokens, to_script
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    """Everything a command or adapter needs, handed in rather than imported."""
+
+    settings: Settings
+    db: Database
+    embedder: Embedder
+    ingestion: IngestionService
+    searcher: HybridSearcher
+    url: str
+    telemetry: Telemetry
+    server: Any = None  # the embedded Postgres handle, kept alive while we run
+
+    _answers: AnswerService | None = field(default=None, init=False, repr=False)
+
+    def answer_service(self) -> AnswerService:
+        """The turn service over this runtime's search, forms and (optional) LLM.
+
+        Built once per process: the chat model holds an HTTP connection pool.
+        """
+        if self._answers is None:
+            self._answers = self._build_answer_service()
+        return self._answers
+
+    def _build_answer_service(self) -> AnswerService:
+        cfg = self.settings
+        llm = build_chat_model(
+            cfg.llm_base_url,
+            reveal(cfg.llm_api_key),
+            cfg.llm_model,
+            cfg.llm_timeout_s,
+            cfg.llm_max_tokens,
+        )
+        context = GraphContext(
+            searcher=self.searcher,
+            forms=FormFinder(self.db),
+            llm=llm,
+            llm_timeout=cfg.llm_timeout_s,
+            llm_retries=cfg.llm_max_retries,
+            embedder=self.embedder.model,
+            top_k=cfg.search_top_k,
+            max_loops=cfg.max_retrieval_loops,
+            prompt_versions=versions() if llm is not None else {},
+            handoff=cfg.handoff_contacts(),
+        )
+        return AnswerService(
+            self.db,
+            context,
+            history_messages=cfg.history_messages,
+            telemetry=self.telemetry,
+            memory=self.answer_memory(),
+        )
+
+    def answer_memory(self) -> AnswerMemory | None:
+        """The answer memory (None when MEMORY_ENABLED is off)."""
+        cfg = self.settings
+        if not cfg.memory_enabled:
+            return None
+        return AnswerMemory(self.db, self.embedder, cfg.memory_ttl_days, cfg.memory_min_similarity)
+
+    def admin_service(self, jobs: JobQueue | None = None) -> AdminService:
+        """Admin commands over this runtime's knowledge base (uploads need `jobs`)."""
+        forms = FormService(self.db, self.settings.max_file_bytes)
+        return AdminService(
+            self.db,
+            self.ingestion,
+            forms,
+            jobs,
+            self.settings.max_file_bytes,
+            memory=self.answer_memory(),
+        )
+
+    def serving_core(self, jobs: JobQueue | None = None) -> ServingCore:
+        """The core adapters plug into."""
+        return ServingCore(self.db, self.answer_service(), self.admin_service(jobs), self.settings)
+
+    def job_queue(self) -> JobQueue:
+        """The upload job queue on this runtime's database (open it before use)."""
+        return JobQueue(
+            self.url, self.db, self.ingestion, self.telemetry, self.settings.retention_days
+        )
+
+
+def warm_up(runtime: Runtime) -> None:
+    """Load jieba's dictionary, the embedder and OpenCC now (blocking: run in a thread).
+
+    jieba's first cut takes over a second; paid at start, not by the first user.
+    """
+    keyword_tokens("暖機 warm up 测试")
+    runtime.embedder.model.embed_query("warm up")
+    to_script("测试", "zh-hant")
+    to_script("測試", "zh-hans")
+
+
+def ingest_options(settings: Settings) -> IngestOptions:
+    """Ingestion limits from settings."""
+    return IngestOptions(
+        max_bytes=settings.max_file_bytes,
+        chunk_size=settings.chunk_size,
+        chunk_overlap=settings.chunk_overlap,
+        batch_size=settings.embedding_batch_size,
+        parse=ParseLimits(settings.parse_memory_mb, settings.parse_timeout_s),
+    )
+
+
+def prepare_database(settings: Settings) -> tuple[str, Any]:
+    """Resolve the URL (starting the embedded server if needed) and apply migrations."""
+    url, server = dbmod.resolve_database_url(settings.database_dsn, settings.data_dir)
+    try:
+        dbmod.upgrade(url, embedding_dim=settings.embedding_dim or 512)
+    except Exception as exc:
+        if "connect" in str(exc).lower() or "connection" in type(exc).__name__.lower():
+            raise DatabaseUnavailableError(_redacted(url, exc)) from exc
+        raise
+    return url, server
+
+
+def _redacted(url: str, exc: Exception) -> str:
+    safe = make_url(url).render_as_string(hide_password=True)
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"cannot reach the database at {safe}: {first_line}"
+
+
+@asynccontextmanager
+async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIterator[Runtime]:
+    """Start what the process needs; dispose of it on the way out."""
+    url, server = await asyncio.to_thread(prepare_database, settings)
+    embedder = await asyncio.to_thread(
+        build_embedder,
+        settings.embedding_base_url,
+        reveal(settings.embedding_api_key),
+        settings.embedding_model,
+        settings.embedding_dim,
+    )
+    # each running turn holds one connection for its conversation lock, on top of the work
+    db = Database.connect(url, pool_size=settings.db_pool_size + settings.max_concurrent_turns)
+    telemetry: Telemetry | None = None
+    try:
+        if check_index:
+            await check_embedder(db, embedder)
+        telemetry = await open_telemetry(settings, db)
+        yield Runtime(
+            settings=settings,
+            db=db,
+            embedder=embedder,
+            ingestion=IngestionService(db, embedder, ingest_options(settings)),
+            searcher=HybridSearcher(
+                db,
+                embedder,
+                candidates=settings.search_candidates,
+                keyword_weight=settings.search_keyword_weight,
+                vector_weight=settings.search_vector_weight,
+                fusion=settings.search_fusion,
+            ),
+            url=url,
+            telemetry=telemetry,
+            server=server,
+        )
+    finally:
+        if telemetry is not None:  # sends what is buffered; bounded by the export timeout
+            await asyncio.to_thread(telemetry.shutdown)
+        await db.dispose()
+
+
+async def open_telemetry(settings: Settings, db: Database) -> Telemetry:
+    """Langfuse tracing when its keys are set, and the pseudonymisation key either way."""
+    pseudonyms = await load_pseudonyms(db, reveal(settings.user_hash_key))
+    return await asyncio.to_thread(
+        Telemetry.connect,
+        pseudonyms,
+        settings.langfuse_public_key,
+        reveal(settings.langfuse_secret_key),
+        settings.langfuse_host,
+        settings.langfuse_environment,
+    )

@@ -1,0 +1,35 @@
+"""Feedback votes on answers (never commits)."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from storage.models import Feedback, Message
+
+
+async def vote(
+    session: AsyncSession, message_id: int, platform: str, user_id: str, rating: int
+) -> tuple[bool, str | None]:
+    """Store or change a user's vote on an answer: (found, the answer's trace id)."""
+    answer = (
+        await session.execute(
+            select(Message.id, Message.trace_id).where(
+                Message.id == message_id, Message.role == "assistant"
+            )
+        )
+    ).first()
+    if answer is None:
+        return False, None
+    trace_id = answer[1]
+    stmt = insert(Feedback).values(
+        message_id=message_id, platform=platform, user_id=user_id, rating=rating, trace_id=trace_id
+    )
+    await session.execute(
+        stmt.on_conflict_do_update(
+            constraint="uq_feedback_vote",
+            set_={"rating": stmt.excluded.rating, "updated_at": func.now()},
+        )
+    )
+    return True, trace_id

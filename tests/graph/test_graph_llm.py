@@ -1,0 +1,252 @@
+"""The whole graph with the real langchain-openai client talking to a local fake server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from bot.service import AnswerService
+from graph.context import GraphContext
+from graph.models import build_chat_model
+from storage.db import Database
+from storage.forms import FormFinder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+PASSPORT = (
+    "# Passport renewal\n\nAdults renew passports at the City Service Centre.\n\n"
+    "## Fees\n\nAn adult passport renewal costs 1,300 dollars and takes four working days.\n"
+)
+
+
+def plan_reply(
+    task: str = "simple_faq",
+    query: str = "passport renewal fee",
+    alternates: list[str] | None = None,
+) -> Reply:
+    retrieve = task not in ("greeting", "out_of_scope")
+    plan = {"task_type": task, "should_retrieve": retrieve, "query": query}
+    return Reply(json.dumps({**plan, "alternates": alternates or []}))
+
+
+def citing(needle: str, answer: str) -> Reply:
+    """A scripted model answer citing (as `{n}`) the numbered source that holds `needle`."""
+    return Reply(answer, cite=needle)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def context(db: Database, searcher: HybridSearcher, fake: FakeOpenAI) -> GraphContext:
+    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=1.0)
+    return GraphContext(
+        searcher=searcher,
+        forms=FormFinder(db),
+        llm=llm,
+        llm_timeout=1.0,
+        prompt_versions={"planner": "v1-test"},
+    )
+
+
+@pytest.fixture
+async def service(
+    db: Database, ingestion: IngestionService, context: GraphContext
+) -> AnswerService:
+    assert (await ingestion.ingest_bytes("passport.md", PASSPORT.encode())).status == "added"
+    return AnswerService(db, context)
+
+
+async def test_ordinary_question_takes_two_llm_calls(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [plan_reply(), citing("1,300", "An adult renewal costs 1,300 dollars [{n}].")]
+    result = await service.ask("How much is it to renew a passport?")
+    assert result.answer.startswith("An adult renewal costs 1,300 dollars [")
+    assert result.citations[0]["document"] == "passport"
+    assert result.llm_calls == 2 and len(fake.requests) == 2
+    assert result.outcome == "answered"
+    # structured output: the planner and the answer ask for their JSON schema
+    formats = [r["response_format"] for r in fake.requests]
+    assert [f["type"] for f in formats] == ["json_schema", "json_schema"]
+    assert formats[1]["json_schema"]["schema"]["required"] == ["answerable"]
+    assert fake.requests[1]["stream"] is True
+    # every call is bounded (langchain-openai sends it as max_completion_tokens)
+    assert all(r.get("max_completion_tokens", r.get("max_tokens")) == 1024 for r in fake.requests)
+    # the graded evidence travels numbered and fenced in the user message, never the system one
+    synth = fake.requests[1]["messages"]
+    assert synth[0]["role"] == "system" and "(passport)" not in synth[0]["content"]
+    assert synth[-1]["role"] == "user"
+    assert synth[-1]["content"].startswith("<sources>\n[1] (passport)")
+    assert "1,300" in synth[-1]["content"]
+    assert "</sources>\n\n<question>" in synth[-1]["content"]
+    assert "planner:simple_faq:llm" in result.decision_path
+    assert "response_synth:llm" in result.decision_path
+    assert result.prompt_versions == {"planner": "v1-test"}
+
+
+async def test_answer_tokens_stream_before_done(service: AnswerService, fake: FakeOpenAI) -> None:
+    fake.script = [
+        plan_reply(),
+        citing("1,300", "Renewal costs 1,300 dollars [{n}]. It takes four working days [{n}]."),
+    ]
+    events = [e async for e in service.stream("passport renewal fee?")]
+    tokens = [e["text"] for e in events if e["type"] == "token"]
+    steps = [e["step"] for e in events if e["type"] == "progress"]
+    # checked sentences are shown one by one as they complete
+    assert len(tokens) == 2 and tokens[0].startswith("Renewal costs 1,300 dollars [")
+    assert "".join(tokens).strip() == events[-1]["result"].answer
+    assert steps.index("tool_executor") < steps.index("response_synth")
+    assert events[-1]["type"] == "done"
+
+
+FAILURES = [
+    # (planner reply, reply to every later call, expected planner step, expected synth step)
+    (
+        Reply(raw="{not json at all"),
+        citing("1,300", "It costs 1,300 dollars [{n}]."),
+        "planner:simple_faq:fallback",
+        "response_synth:llm",
+    ),
+    (
+        Reply(status=500),
+        Reply(status=500),
+        "planner:simple_faq:fallback",
+        "response_synth:fallback_extractive",
+    ),
+    (
+        Reply(delay=2.5),
+        Reply(delay=2.5),
+        "planner:simple_faq:fallback",
+        "response_synth:fallback_extractive",
+    ),
+    (
+        plan_reply(),
+        Reply("An adult passport renewal costs 1,300 dollars."),  # supported, cites nothing
+        "planner:simple_faq:llm",
+        "response_synth:llm",  # attributed to the passage it came from, not thrown away
+    ),
+    (
+        plan_reply(),
+        citing("City Service", "An adult passport renewal costs 1,300 dollars [{n}]."),
+        "planner:simple_faq:llm",
+        "response_synth:fallback_extractive",  # [n] does not say it: discarded
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("planner_reply", "later_replies", "planner_step", "synth_step"),
+    FAILURES,
+    ids=["malformed-json", "http-500", "timeout", "uncited-answer", "unsupported-citation"],
+)
+async def test_llm_failures_still_produce_a_reply(
+    service: AnswerService,
+    fake: FakeOpenAI,
+    planner_reply: Reply,
+    later_replies: Reply,
+    planner_step: str,
+    synth_step: str,
+) -> None:
+    fake.script = [planner_reply, later_replies, later_replies]  # the synthesis (and a retry)
+    result = await service.ask("How much does a passport renewal cost?")
+    assert "1,300 dollars" in result.answer
+    assert result.citations[0]["document"] == "passport"
+    assert planner_step in result.decision_path
+    assert synth_step in result.decision_path
+    assert result.llm_calls == len(fake.requests)  # every request is counted
+
+
+async def test_llm_out_of_scope_and_greeting_take_no_retrieval(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [plan_reply("out_of_scope", "")]
+    result = await service.ask("Tell me a joke about cats")
+    assert "only help" in result.answer
+    assert not any(s.startswith("tool_executor") for s in result.decision_path)
+    assert result.llm_calls == 1
+    fake.script = [plan_reply("greeting", "")]
+    result = await service.ask("早安")
+    assert result.intent == "greeting" and result.llm_calls == 1
+
+
+async def test_llm_answer_is_converted_to_the_users_script(
+    service: AnswerService, fake: FakeOpenAI, ingestion: IngestionService
+) -> None:
+    await ingestion.ingest_bytes("停車.txt", "停車許可證每年收費新臺幣一千二百元。".encode())
+    # the model drifts into Traditional characters for a Simplified question
+    fake.script = [plan_reply(query="停车许可证 费用"), Reply("停車許可證每年收費一千二百元 [1]。")]
+    result = await service.ask("停车许可证一年多少钱？")
+    assert result.language == "zh-hans"
+    assert result.answer == "停车许可证每年收费一千二百元 [1]。"
+
+
+async def test_follow_up_uses_the_planner_query_without_an_extra_call(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [
+        plan_reply(),
+        citing("City Service", "Renewal is done at the City Service Centre [{n}]."),
+    ]
+    await service.ask("Where do I renew a passport?", conversation="t1")
+    fake.script = [
+        plan_reply("conversation_followup", "passport renewal cost"),
+        citing("1,300", "It costs 1,300 dollars [{n}]."),
+    ]
+    second = await service.ask("and how much is it?", conversation="t1")
+    assert "followup_transform" in second.decision_path
+    assert second.llm_calls == 2 and len(fake.requests) == 4
+    # the planner saw the earlier turn
+    roles = [m["role"] for m in fake.requests[2]["messages"]]
+    assert roles == ["system", "user", "assistant", "user"]
+
+
+async def test_retries_search_the_planners_alternates_without_another_call(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [
+        # the query and the user's words find nothing; the alternate does
+        plan_reply(query="zzzz qqqq", alternates=["passport renewal fee"]),
+        citing("1,300", "An adult renewal costs 1,300 dollars [{n}]."),
+    ]
+    result = await service.ask("What do I pay for it?")
+    # only the alternate finds the passage (neither the query nor the user's words do);
+    # the user's vague words do not ground it, so the last loop hands it to the model
+    assert result.retrieval_loops >= 2
+    assert "retrieval_checker:retry" in " ".join(result.decision_path)
+    assert result.llm_calls == 2 and len(fake.requests) == 2
+    assert result.citations[0]["document"] == "passport"
+
+
+async def test_the_users_own_question_is_searched_beside_a_wrong_planner_query(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [
+        plan_reply(query="Final arbitrator in the World Cup"),  # a planner gone astray
+        citing("1,300", "An adult renewal costs 1,300 dollars [{n}]."),
+    ]
+    result = await service.ask("How much does an adult passport renewal cost?")
+    assert "tool_executor:retrieve_documents+own_question" in result.decision_path
+    assert result.llm_calls == 2 and len(fake.requests) == 2
+    assert result.citations[0]["document"] == "passport"
+
+
+async def test_weaker_evidence_is_regraded_without_an_llm_rewrite(
+    service: AnswerService, db: Database, context: GraphContext, fake: FakeOpenAI
+) -> None:
+    # a first threshold no passage can reach (relevance tops out near 0.8 + 0.2 × cosine)
+    strict = AnswerService(db, replace(context, thresholds=(1.01, 0.5, 0.35)))
+    fake.script = [plan_reply(), citing("1,300", "An adult renewal costs 1,300 dollars [{n}].")]
+    result = await strict.ask("How much is it to renew a passport?")
+    assert result.citations[0]["document"] == "passport"
+    assert result.llm_calls == 2 and len(fake.requests) == 2
+    assert result.retrieval_loops == 2
+    assert "query_builder:loop2" in result.decision_path

@@ -1,0 +1,162 @@
+"""retrieval_checker, response_synth and telemetry, each alone (no database, no HTTP)."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.nodes.response_synth import response_synth
+from graph.nodes.retrieval_checker import retrieval_checker
+from graph.nodes.telemetry import telemetry
+from tests.support.node_fakes import FakeLLM, chunk, runtime
+
+
+@pytest.mark.parametrize(
+    ("loop", "threshold", "scores", "status", "kept"),
+    [
+        (1, 0.65, [0.7, 0.4, 0.3], "generate", 2),  # answer from everything above the floor
+        (1, 0.65, [0.6, 0.4], "retry", 0),
+        (2, 0.50, [0.6, 0.4], "generate", 2),
+        (3, 0.35, [0.3], "fallback", 0),
+        (1, 0.65, [], "retry", 0),
+    ],
+)
+def test_retrieval_checker(
+    loop: int, threshold: float, scores: list[float], status: str, kept: int
+) -> None:
+    rt, _ = runtime()
+    evidence = [chunk(i, s) for i, s in enumerate(scores)]
+    state = {"retrieval": {"loop": loop, "threshold": threshold}, "evidence": evidence}
+    out = retrieval_checker(state, rt)  # type: ignore[arg-type]
+    assert out["retrieval"]["status"] == status and len(out["evidence"]) == kept
+    assert out["decision_path"][0].startswith(f"retrieval_checker:{status}")
+
+
+async def test_response_synth_extractive_answer_cites_in_the_users_script() -> None:
+    rt, _ = runtime()
+    evidence = [
+        chunk(1, 0.8, "停車許可證每年收費新臺幣一千二百元。請攜帶身分證。", "停車許可證"),
+        chunk(2, 0.5, "Unrelated text about libraries.", "library"),
+    ]
+    state = {
+        "language": "zh-hans",
+        "normalized_question": "停车许可证多少钱",
+        "plan": {"task_type": "simple_faq"},
+        "evidence": evidence,
+    }
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert "停车许可证每年收费" in out["answer"] and "[1]" in out["answer"]
+    assert out["citations"][0] == {"n": 1, "document": "停車許可證", "page": None, "url": None}
+
+
+@pytest.mark.parametrize(
+    ("task", "language", "evidence", "fragment"),
+    [
+        ("greeting", "en", [], "Hello"),
+        ("out_of_scope", "zh-hant", [], "只能協助回答"),
+        ("simple_faq", "en", [], "documents don't answer"),
+    ],
+)
+async def test_response_synth_replies_without_evidence(
+    task: str, language: str, evidence: list, fragment: str
+) -> None:
+    rt, _ = runtime()
+    state = {"language": language, "plan": {"task_type": task}, "evidence": evidence}
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert fragment in out["answer"] and out["citations"] == []
+
+
+async def test_response_synth_lists_forms() -> None:
+    rt, _ = runtime()
+    form = {
+        "name": "PS-11",
+        "url": "https://x.example/ps",
+        "file_name": "ps.pdf",
+        "send_file": True,
+    }
+    state = {"language": "en", "plan": {"task_type": "form_download"}, "forms": [form]}
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert "PS-11: https://x.example/ps (ps.pdf)" in out["answer"]
+
+
+async def test_response_synth_streams_llm_tokens_and_rejects_uncited_answers() -> None:
+    evidence = [chunk(1, 0.8, "Renewal costs 1,300 dollars.", "passport")]
+    state = {"language": "en", "plan": {"task_type": "simple_faq"}, "evidence": evidence}
+    rt, events = runtime(llm=FakeLLM(["It costs 1,300 dollars [1]."]))
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert out["answer"] == "It costs 1,300 dollars [1]." and out["llm_calls"] == 1
+    assert events == [{"type": "token", "text": "It costs 1,300 dollars [1]."}]
+    rt, events = runtime(llm=FakeLLM(["I think it is free."]))  # nothing supports it: held back
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert "1,300 dollars. [1]" in out["answer"] and events == []
+    assert out["decision_path"] == ["response_synth:fallback_extractive"]
+
+
+async def test_a_sentence_citing_a_passage_that_does_not_say_it_is_never_shown() -> None:
+    evidence = [
+        chunk(1, 0.8, "Renewal costs 1,300 dollars.", "passport"),
+        chunk(2, 0.7, "The library opens at nine.", "library"),
+    ]
+    state = {"language": "en", "plan": {"task_type": "simple_faq"}, "evidence": evidence}
+    reply = '{"answerable": true, "answer": "Renewal costs 1,300 dollars [1]. It is free on Sundays [2].", "citations": [1, 2]}'  # noqa: E501
+    rt, events = runtime(llm=FakeLLM([reply]))
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    shown = "".join(e.get("text", "") for e in events)
+    assert "Sundays" not in shown and "Sundays" not in out["answer"]
+    assert events[-1] == {"type": "reset"}  # the first, checked sentence is taken back
+    assert out["decision_path"] == ["response_synth:fallback_extractive"]
+
+
+async def test_the_model_saying_the_sources_do_not_answer_is_a_refusal_in_one_call() -> None:
+    evidence = [chunk(1, 0.8, "Renewal costs 1,300 dollars.", "passport")]
+    state = {"language": "zh-hant", "plan": {"task_type": "simple_faq"}, "evidence": evidence}
+    rt, events = runtime(
+        llm=FakeLLM(['{"answerable": false, "answer": "", "citations": []}']),
+        handoff={"zh-hant": "市民熱線 1999"},
+    )
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert "市民熱線 1999" in out["answer"] and out["citations"] == []
+    assert out["llm_calls"] == 1 and out["decision_path"] == ["response_synth:llm_refusal"]
+    assert events == []
+
+
+async def test_no_llm_refuses_passages_on_the_topic_that_do_not_answer() -> None:
+    evidence = [chunk(1, 0.7, "Passports are issued by the ministry.", "passport", support=0.3)]
+    state = {"language": "en", "plan": {"task_type": "simple_faq"}, "evidence": evidence}
+    rt, _ = runtime(handoff={"": "the front desk (phone 1999)"})
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert "the front desk (phone 1999)" in out["answer"] and out["citations"] == []
+    state = {"retrieval": {"loop": 3, "threshold": 0.35}, "evidence": evidence}
+    checked = retrieval_checker(state, runtime()[0])  # type: ignore[arg-type]
+    assert checked["retrieval"]["status"] == "fallback"
+
+
+def test_telemetry_summarises_the_turn() -> None:
+    rt, _ = runtime(prompt_versions={"planner": "v1"})
+    state = {
+        "plan": {"task_type": "simple_faq", "tool_calls": [{"name": "retrieve_documents"}]},
+        "retrieval": {"loop": 3, "status": "fallback", "failed_queries": ["a", "b"]},
+        "language": "en",
+    }
+    trace = telemetry(state, rt)["trace"]  # type: ignore[arg-type]
+    assert trace["retrieval_loops"] == 3 and trace["is_out_of_scope"] is True
+    assert trace["used_tools"] == ["retrieve_documents"]
+    assert trace["prompt_versions"] == {"planner": "v1"}
+
+
+def test_retrieval_checker_puts_passing_evidence_before_supporting() -> None:
+    rt, _ = runtime()
+    evidence = [chunk(1, 0.5), chunk(2, 0.7), chunk(3, 0.2), chunk(4, 0.4)]
+    state = {"retrieval": {"loop": 1, "threshold": 0.65}, "evidence": evidence}
+    out = retrieval_checker(state, rt)  # type: ignore[arg-type]
+    assert [e["chunk_id"] for e in out["evidence"]] == [2, 1, 4]
+
+
+@pytest.mark.parametrize(
+    ("forms", "status"), [([{"name": "passport"}], "generate"), ([], "fallback")]
+)
+def test_retrieval_checker_does_not_retry_a_forms_only_plan(forms: list, status: str) -> None:
+    rt, _ = runtime()
+    plan = {"task_type": "form_download", "tool_calls": [{"name": "get_form_download_links"}]}
+    state = {"retrieval": {"loop": 1, "threshold": 0.65}, "plan": plan, "forms": forms}
+    out = retrieval_checker(state, rt)  # type: ignore[arg-type]
+    assert out["retrieval"]["status"] == status and out["evidence"] == []

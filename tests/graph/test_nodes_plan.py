@@ -1,0 +1,168 @@
+"""planner, followup_transform, query_builder and tool_executor, each alone (small fakes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from graph.nodes.followup_transform import followup_transform
+from graph.nodes.planner import planner
+from graph.nodes.query_builder import query_builder
+from graph.nodes.tool_executor import tool_executor
+from tests.support.node_fakes import FakeLLM, FakeSearcher, Hit, chunk, runtime
+
+
+@pytest.mark.parametrize(
+    ("question", "history", "task", "tools"),
+    [
+        ("Hello!", [], "greeting", []),
+        ("謝謝", [], "greeting", []),
+        ("我要下載護照申請書", [], "form_download",
+         ["retrieve_documents", "get_form_download_links"]),
+        ("And how much is it?", [{"role": "user", "content": "passport?"}],
+         "conversation_followup", ["retrieve_documents"]),
+        ("And how much is it?", [], "simple_faq", ["retrieve_documents"]),
+        ("停车许可证多少钱", [], "simple_faq", ["retrieve_documents"]),
+    ],
+)  # fmt: skip
+async def test_rule_planner(question: str, history: list, task: str, tools: list[str]) -> None:
+    rt, _ = runtime()
+    out = await planner({"normalized_question": question, "history": history}, rt)
+    assert out["plan"]["task_type"] == task
+    assert [c["name"] for c in out["plan"]["tool_calls"]][: len(tools)] == tools
+    assert out["llm_calls"] == 0 and out["decision_path"] == [f"planner:{task}:rules"]
+
+
+async def test_llm_planner_gives_the_query_in_the_same_call() -> None:
+    llm = FakeLLM(['{"task_type": "simple_faq", "should_retrieve": true, "query": "passport fee"}'])
+    rt, _ = runtime(llm=llm)
+    out = await planner({"normalized_question": "How much is a passport?"}, rt)
+    assert out["plan"]["query"] == "passport fee" and out["plan"]["source"] == "llm"
+    assert out["llm_calls"] == 1 and "llm:planner" in out["timings_ms"]
+
+
+@pytest.mark.parametrize(
+    "reply", ["not json at all", httpx.ConnectError("connection refused"), '{"task_type": 3}']
+)
+async def test_llm_planner_falls_back_to_rules(reply: str | Exception) -> None:
+    rt, _ = runtime(llm=FakeLLM([reply]))
+    out = await planner({"normalized_question": "Hi"}, rt)
+    assert out["plan"]["task_type"] == "greeting"
+    assert out["decision_path"] == ["planner:greeting:fallback"] and out["llm_calls"] == 1
+
+
+async def test_provider_errors_are_retried_and_every_request_counts() -> None:
+    reply = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport fee"}'
+    rt, _ = runtime(llm=FakeLLM([TimeoutError(), reply]), llm_retries=1)
+    out = await planner({"normalized_question": "How much is a passport?"}, rt)
+    assert out["plan"]["source"] == "llm" and out["llm_calls"] == 2
+
+
+async def test_a_programming_error_in_the_llm_path_is_not_swallowed() -> None:
+    rt, _ = runtime(llm=FakeLLM([TypeError("a bug, not the provider")]))
+    with pytest.raises(TypeError):
+        await planner({"normalized_question": "Hi"}, rt)
+
+
+def test_followup_transform_joins_the_previous_question() -> None:
+    state = {
+        "normalized_question": "how much is it?",
+        "history": [
+            {"role": "user", "content": "How do I renew a passport?"},
+            {"role": "assistant", "content": "At the centre [1]."},
+        ],
+        "plan": {"task_type": "conversation_followup", "source": "rules"},
+    }
+    out = followup_transform(state)  # type: ignore[arg-type]
+    assert out["standalone_question"] == "How do I renew a passport? how much is it?"
+    assert out["plan"]["tool_calls"][0]["args"]["query"] == out["standalone_question"]
+
+
+def test_followup_transform_keeps_the_llm_planners_query() -> None:
+    state = {
+        "normalized_question": "how much is it?",
+        "plan": {"task_type": "conversation_followup", "source": "llm", "query": "passport fee"},
+    }
+    assert followup_transform(state)["standalone_question"] == "passport fee"  # type: ignore[arg-type]
+
+
+async def test_query_builder_retries_with_the_planners_alternates_without_a_call() -> None:
+    llm = FakeLLM([])  # any call would fail the test: the script is empty
+    rt, _ = runtime(llm=llm)
+    plan = {"query": "What is the price?", "alternates": ["passport renewal fee", "護照 費用"]}
+    state: dict[str, Any] = {"plan": plan, "normalized_question": "What is the price?"}
+    first = await query_builder(state, rt)  # type: ignore[arg-type]
+    assert first["retrieval"]["threshold"] == 0.65 and "llm_calls" not in first
+    state["retrieval"] = first["retrieval"]
+    second = await query_builder(state, rt)  # type: ignore[arg-type]
+    assert second["retrieval"]["threshold"] == 0.5
+    assert second["retrieval"]["query"] == "passport renewal fee"
+    state["retrieval"] = second["retrieval"]
+    third = await query_builder(state, rt)  # type: ignore[arg-type]
+    assert third["retrieval"]["query"] == "護照 費用"
+    assert third["retrieval"]["failed_queries"] == ["What is the price?", "passport renewal fee"]
+    assert third["decision_path"] == ["query_builder:loop3"]
+
+
+async def test_query_builder_without_llm_drops_question_words() -> None:
+    rt, _ = runtime()
+    state = {
+        "plan": {"query": "What is the passport fee?"},
+        "retrieval": {"loop": 1, "query": "What is the passport fee?", "threshold": 0.65},
+    }
+    out = await query_builder(state, rt)  # type: ignore[arg-type]
+    assert out["retrieval"]["query"] == "passport fee"
+    assert out["retrieval"]["failed_queries"] == ["What is the passport fee?"]
+
+
+async def test_tool_executor_searches_at_the_floor_and_merges_loops() -> None:
+    searcher = FakeSearcher([Hit(1, 0.9), Hit(2, 0.4), Hit(3, 0.2)])
+    rt, _ = runtime(searcher=searcher)
+    plan = {"tool_calls": [{"name": "retrieve_documents", "args": {}}]}
+    state: dict[str, Any] = {"plan": plan, "retrieval": {"query": "q1", "threshold": 0.65}}
+    out = await tool_executor(state, rt)  # type: ignore[arg-type]
+    assert searcher.queries == [("q1", 0.35)]
+    assert [c["chunk_id"] for c in out["candidates"]] == [1, 2]
+    searcher.hits = [Hit(2, 0.6), Hit(4, 0.5, support=0.1)]
+    state |= {
+        "candidates": out["candidates"],
+        "retrieval": {"loop": 2, "query": "q2", "failed_queries": ["q1"]},
+    }
+    again = await tool_executor(state, rt)  # type: ignore[arg-type]
+    # grounded passages first, then by score; a chunk found twice keeps its best score
+    assert [(c["chunk_id"], c["score"]) for c in again["candidates"]] == [
+        (1, 0.9),
+        (2, 0.6),
+        (4, 0.5),
+    ]
+
+
+async def test_tool_executor_also_searches_the_users_own_question_on_loop_one() -> None:
+    searcher = FakeSearcher([Hit(1, 0.9)])
+    rt, _ = runtime(searcher=searcher)
+    plan = {"tool_calls": [{"name": "retrieve_documents", "args": {}}]}
+    state: dict[str, Any] = {
+        "plan": plan,
+        "normalized_question": "網球比賽誰是最終裁判？",
+        "retrieval": {"loop": 1, "query": "Final arbitrator in the World Cup"},
+    }
+    out = await tool_executor(state, rt)  # type: ignore[arg-type]
+    assert sorted(q for q, _ in searcher.queries) == sorted(
+        ["Final arbitrator in the World Cup", "網球比賽誰是最終裁判？"]
+    )
+    assert out["decision_path"] == ["tool_executor:retrieve_documents+own_question"]
+
+
+async def test_tool_executor_does_not_search_a_query_twice() -> None:
+    searcher = FakeSearcher([Hit(1, 0.9)])
+    rt, _ = runtime(searcher=searcher)
+    state = {
+        "plan": {"tool_calls": [{"name": "retrieve_documents", "args": {}}]},
+        "retrieval": {"query": "q1", "failed_queries": ["q1"]},
+        "candidates": [chunk(7, 0.5)],
+    }
+    out = await tool_executor(state, rt)  # type: ignore[arg-type]
+    assert searcher.queries == [] and out["candidates"] == [chunk(7, 0.5)]
+    assert out["decision_path"] == ["tool_executor:retrieve_documents:cached"]

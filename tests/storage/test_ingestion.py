@@ -1,0 +1,242 @@
+"""Ingestion on real Postgres: formats, dedupe, atomic replace, bad files."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import (
+    ADDED,
+    FAILED,
+    REPLACED,
+    UNCHANGED,
+    IngestionService,
+    IngestOptions,
+    collect_files,
+)
+from tests.support import files, hostile_files
+
+
+async def _chunk_texts(db: Database, title: str) -> list[str]:
+    async with db.sessions() as s:
+        rows = await s.execute(
+            text(
+                "SELECT c.text FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " WHERE d.title = :t ORDER BY c.position"
+            ),
+            {"t": title},
+        )
+        return [r[0] for r in rows]
+
+
+async def _stats_consistent(db: Database) -> bool:
+    """The keyword statistics equal a recount from the stored chunks."""
+    async with db.sessions() as s:
+        diff = await s.execute(
+            text(
+                "SELECT count(*) FROM (SELECT u.lexeme AS term, count(*) AS df FROM chunks c,"
+                " unnest(c.keywords) u GROUP BY u.lexeme) r FULL JOIN keyword_terms k"
+                " USING (term) FULL JOIN (SELECT term, count(*) AS df FROM chunk_terms"
+                " GROUP BY term) p USING (term) WHERE r.df IS DISTINCT FROM k.df"
+                " OR p.df IS DISTINCT FROM k.df"
+            )
+        )
+        meta = (
+            await s.execute(
+                text(
+                    "SELECT m.chunk_count = (SELECT count(*) FROM chunks) AND m.token_total ="
+                    " (SELECT coalesce(sum(token_count), 0) FROM chunks) FROM index_meta m"
+                )
+            )
+        ).scalar_one()
+        return diff.scalar_one() == 0 and bool(meta)
+
+
+async def test_every_format_is_ingested(
+    tmp_path: Path, ingestion: IngestionService, db: Database
+) -> None:
+    (tmp_path / "guide.pdf").write_bytes(files.make_pdf(["Bulky waste pickup.", "Call 1999."]))
+    (tmp_path / "permits.docx").write_bytes(files.make_docx("Parking", ["Permits cost 1,200."]))
+    (tmp_path / "recycling.html").write_text(files.HTML)
+    (tmp_path / "垃圾分類.md").write_text(files.MARKDOWN)
+    (tmp_path / "dogs.txt").write_text(files.TEXT)
+    results = [await ingestion.ingest_path(p) for p in collect_files([tmp_path])]
+    assert {r.status for r in results} == {ADDED}, results
+    assert sorted(r.title or "" for r in results) == sorted(
+        ["guide", "permits", "recycling", "垃圾分類", "dogs"]
+    )
+    async with db.sessions() as s:
+        pages = (
+            await s.execute(text("SELECT DISTINCT page FROM chunks WHERE page IS NOT NULL"))
+        ).all()
+        langs = dict((await s.execute(text("SELECT title, language FROM documents"))).all())
+    assert sorted(p[0] for p in pages) == [1, 2]
+    assert langs["垃圾分類"] == "zh-hant" and langs["dogs"] == "en"
+    assert await _stats_consistent(db)
+
+
+async def test_same_content_twice_is_stored_once(
+    tmp_path: Path, ingestion: IngestionService, db: Database
+) -> None:
+    a, b = tmp_path / "a.txt", tmp_path / "copy-of-a.txt"
+    a.write_text(files.TEXT)
+    b.write_text(files.TEXT)
+    first, second = await ingestion.ingest_path(a), await ingestion.ingest_path(b)
+    assert (first.status, second.status) == (ADDED, UNCHANGED)
+    assert "same content as 'a'" in (second.reason or "")
+    async with db.sessions() as s:
+        assert (await s.execute(text("SELECT count(*) FROM documents"))).scalar_one() == 1
+
+
+async def test_same_title_new_content_replaces_atomically(
+    ingestion: IngestionService, db: Database
+) -> None:
+    old = "\n\n".join(f"Old rule number {i}: pets stay on a leash." for i in range(60))
+    new = "\n\n".join(f"New rule number {i}: pets may run free in zone B." for i in range(60))
+    assert (await ingestion.ingest_bytes("rules.txt", old.encode())).status == ADDED
+    seen: list[set[str]] = []
+    done = asyncio.Event()
+
+    async def reader() -> None:
+        while not done.is_set():
+            texts = await _chunk_texts(db, "rules")
+            seen.append({"old" if "Old rule" in t else "new" for t in texts})
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(reader())
+    result = await ingestion.ingest_bytes("rules.txt", new.encode())
+    done.set()
+    await task
+    assert result.status == REPLACED
+    assert all(len(kinds) == 1 for kinds in seen), "a reader saw half a document"
+    assert all("New rule" in t for t in await _chunk_texts(db, "rules"))
+    async with db.sessions() as s:
+        assert (await s.execute(text("SELECT count(*) FROM documents"))).scalar_one() == 1
+    assert await _stats_consistent(db)
+
+
+async def test_bad_files_are_reported_and_others_still_go_in(
+    tmp_path: Path, ingestion: IngestionService, db: Database
+) -> None:
+    (tmp_path / "good.txt").write_text(files.TEXT)
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 nonsense")
+    (tmp_path / "locked.pdf").write_bytes(files.make_encrypted_pdf())
+    (tmp_path / "empty.md").write_text("")
+    (tmp_path / "image.png").write_bytes(b"\x89PNG\r\n")
+    (tmp_path / "huge.txt").write_text("big file. " * 30_000)
+    results = {
+        Path(r.source).name: r
+        for r in [await ingestion.ingest_path(p) for p in collect_files([tmp_path])]
+    }
+    assert results["good.txt"].status == ADDED
+    reasons = {name: r.reason for name, r in results.items() if r.status == FAILED}
+    assert set(reasons) == {"broken.pdf", "locked.pdf", "empty.md", "image.png", "huge.txt"}
+    assert "corrupt" in reasons["broken.pdf"]
+    assert "encrypted" in reasons["locked.pdf"]
+    assert "empty" in reasons["empty.md"]
+    assert "unsupported" in reasons["image.png"]
+    assert "limit" in reasons["huge.txt"]
+    async with db.sessions() as s:
+        titles = [r[0] for r in await s.execute(text("SELECT title FROM documents"))]
+    assert titles == ["good"]
+
+
+async def test_delete_removes_chunks_and_statistics(
+    ingestion: IngestionService, db: Database
+) -> None:
+    await ingestion.ingest_bytes("a.txt", files.TEXT.encode())
+    await ingestion.ingest_bytes("b.md", files.MARKDOWN.encode())
+    assert await ingestion.delete("a") is True
+    assert await ingestion.delete("a") is False
+    assert await _chunk_texts(db, "a") == []
+    assert await _stats_consistent(db)
+
+
+async def test_concurrent_ingests_of_one_title_or_one_content_give_results_not_errors(
+    db: Database, ingestion: IngestionService
+) -> None:
+    """Two workers ingesting the same new title, or the same bytes under two names, at once."""
+    same_title = await asyncio.gather(
+        ingestion.ingest_bytes("notice.txt", b"The office opens at nine."),
+        ingestion.ingest_bytes("notice.txt", b"The office opens at ten."),
+    )
+    assert sorted(r.status for r in same_title) == [ADDED, REPLACED]
+    same_bytes = await asyncio.gather(
+        ingestion.ingest_bytes("a.txt", b"Libraries close on public holidays."),
+        ingestion.ingest_bytes("b.txt", b"Libraries close on public holidays."),
+    )
+    assert sorted(r.status for r in same_bytes) == [ADDED, UNCHANGED]
+    async with db.sessions() as s:
+        titles = sorted((await s.execute(text("SELECT title FROM documents"))).scalars())
+    assert len([t for t in titles if t in ("a", "b")]) == 1 and "notice" in titles
+    assert await _stats_consistent(db)
+
+
+async def test_document_links_come_from_ingest_or_the_html_canonical_url(
+    ingestion: IngestionService, searcher
+) -> None:  # type: ignore[no-untyped-def]
+    page = (
+        b'<html><head><link rel="canonical" href="https://city.example.org/permits"></head>'
+        b"<body><h1>Permits</h1><p>Street party permits are free of charge.</p></body></html>"
+    )
+    assert (await ingestion.ingest_bytes("permits.html", page)).status == ADDED
+    note = b"Dog licences cost 20 dollars a year."
+    given = await ingestion.ingest_bytes("dogs.txt", note, url="https://city.example.org/dogs")
+    assert given.status == ADDED
+    hits = {h.document: h.url for h in await searcher.search("street party permit dog licence")}
+    assert hits == {
+        "permits": "https://city.example.org/permits",
+        "dogs": "https://city.example.org/dogs",
+    }
+
+
+@pytest.fixture(scope="module")
+def hostile() -> list[tuple[str, bytes, str]]:
+    return hostile_files.hostile_files(big=False)
+
+
+async def test_hostile_files_fail_with_their_reason_and_nothing_is_half_stored(
+    hostile: list[tuple[str, bytes, str]], db: Database, embedder: Embedder
+) -> None:
+    # limits as served (20 MB files), not the small test default
+    service = IngestionService(db, embedder, IngestOptions(max_bytes=20 * 1024 * 1024))
+    results = await asyncio.gather(*(service.ingest_bytes(n, d) for n, d, _ in hostile))
+    for (name, _, reason), result in zip(hostile, results, strict=True):
+        assert result.status == FAILED, name
+        assert reason in (result.reason or ""), (name, result.reason)
+        assert "\x1b" not in result.source and "\u202e" not in result.source
+    async with db.sessions() as s:
+        assert (await s.execute(text("SELECT count(*) FROM documents"))).scalar_one() == 0
+        assert (await s.execute(text("SELECT count(*) FROM chunks"))).scalar_one() == 0
+    assert await _stats_consistent(db)
+    honest = await service.ingest_bytes("dogs.txt", files.TEXT.encode())
+    assert honest.status == ADDED
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("../../x.md", "folder parts"),
+        ("..\\..\\x.md", "folder parts"),
+        ("x\x00.md", "control characters"),
+        ("..", "folder parts"),
+    ],
+)
+async def test_uploaded_file_names_with_folders_or_control_characters_are_refused(
+    name: str, reason: str, ingestion: IngestionService, db: Database
+) -> None:
+    result = await ingestion.ingest_bytes(name, b"# Title\n\nSome honest text.")
+    assert result.status == FAILED
+    assert reason in (result.reason or "")
+    async with db.sessions() as s:
+        assert (await s.execute(text("SELECT count(*) FROM documents"))).scalar_one() == 0
+
+
+async def test_titles_from_captions_are_stored_clean(ingestion: IngestionService) -> None:
+    result = await ingestion.ingest_bytes("a.md", b"# T\n\nText.", title="Staff\x1b[2J  handbook\n")
+    assert result.title == "Staff[2J handbook"

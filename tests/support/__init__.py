@@ -1,0 +1,1 @@
+"""Fake servers (Slack, Telegram, OpenAI, Langfuse) and shared fixtures the tests use."""

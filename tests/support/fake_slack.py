@@ -1,0 +1,138 @@
+"""A small local server that speaks the Slack Web API (the methods ragbot uses), recording calls.
+
+The real slack-sdk client is pointed at it (SLACK_API_BASE_URL). It also serves
+shared files (checking the bot's bearer token) and response_url posts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs
+
+from tests.support.local_server import serve, shutdown
+
+TOKEN = "xoxb-test-token"
+BOT_USER = "UBOT"
+
+
+@dataclass
+class FakeSlack:
+    """What the fake received, and what it should do next."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    responses: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # time.monotonic() of each call
+    files: dict[str, bytes] = field(default_factory=dict)  # served at /files/<name>
+    downloads: list[str | None] = field(default_factory=list)  # Authorization headers seen
+    failing: dict[str, str] = field(default_factory=dict)  # method → Slack error to return
+    rate_limited: set[str] = field(default_factory=set)  # methods answering 429 once
+    url: str = ""
+    _ts: Any = field(default_factory=lambda: itertools.count(1))
+    _server: ThreadingHTTPServer | None = None
+    _lock: Any = field(default_factory=threading.Lock)
+
+    def start(self) -> FakeSlack:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_GET(self) -> None:
+                if self.path.startswith("/api/"):  # some methods are GETs with a query
+                    method, _, query = self.path.removeprefix("/api/").partition("?")
+                    params = {k: v[0] for k, v in parse_qs(query).items()}
+                    reply = fake.reply(method)
+                    fake.record(method, params, reply)
+                    self._send(200, json.dumps(reply).encode(), "application/json")
+                    return
+                name = self.path.removeprefix("/files/")
+                fake.downloads.append(self.headers.get("Authorization"))
+                if self.headers.get("Authorization") != f"Bearer {TOKEN}":
+                    self._send(403, b"forbidden", "text/plain")
+                elif name not in fake.files:
+                    self._send(404, b"not found", "text/plain")
+                else:
+                    self._send(200, fake.files[name], "application/octet-stream")
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                method, _, query = self.path.strip("/").removeprefix("api/").partition("?")
+                params = fake.parse(body, self.headers.get("Content-Type", ""))
+                params.update({k: v[0] for k, v in parse_qs(query).items()})
+                if method in fake.rate_limited:
+                    fake.rate_limited.discard(method)
+                    fake.record(f"429:{method}", params, {"ok": False, "status": 429})
+                    self.send_response(429)
+                    self.send_header("Retry-After", "1")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                reply = fake.reply(method)
+                fake.record(method, params, reply)
+                self._send(200, json.dumps(reply).encode(), "application/json")
+
+            def _send(self, status: int, data: bytes, kind: str) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server, root = serve(Handler)
+        self.url = root + "/api/"
+        return self
+
+    def record(self, method: str, params: dict[str, Any], reply: dict[str, Any]) -> None:
+        """One call with its reply and time (the lists stay aligned across threads)."""
+        with self._lock:
+            self.calls.append((method, params))
+            self.responses.append((method, reply))
+            self.times.append(time.monotonic())
+
+    def stop(self) -> None:
+        shutdown(self._server)
+
+    @property
+    def root(self) -> str:
+        return self.url.removesuffix("api/")
+
+    @staticmethod
+    def parse(body: bytes, kind: str) -> dict[str, Any]:
+        if "json" in kind:
+            return dict(json.loads(body or b"{}"))
+        params: dict[str, Any] = {k: v[0] for k, v in parse_qs(body.decode()).items()}
+        for key in ("blocks", "chunks"):
+            if isinstance(params.get(key), str):
+                params[key] = json.loads(params[key])
+        return params
+
+    def reply(self, method: str) -> dict[str, Any]:
+        if method in self.failing:
+            return {"ok": False, "error": self.failing[method]}
+        ts = f"1700000000.{next(self._ts):06d}"
+        if method == "auth.test":
+            return {
+                "ok": True,
+                "user_id": BOT_USER,
+                "bot_id": "BBOT",
+                "team_id": "T1",
+                "url": "https://example.slack.com/",
+            }
+        if method == "files.getUploadURLExternal":
+            return {"ok": True, "upload_url": f"{self.root}upload/F1", "file_id": "F1"}
+        if method == "files.completeUploadExternal":
+            return {"ok": True, "files": [{"id": "F1"}]}
+        return {"ok": True, "ts": ts, "channel": "C1"}
+
+    def of(self, method: str, **where: str) -> list[dict[str, Any]]:
+        """The calls of `method` whose parameters include `where`."""
+        return [
+            p for m, p in self.calls if m == method and all(p.get(k) == v for k, v in where.items())
+        ]
