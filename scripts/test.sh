@@ -5,5 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-.venv/bin/mypy bot graph storage
+.venv/bin/mypy bot graph storage textkit
 .venv/bin/python -m pytest "$@"
