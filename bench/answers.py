@@ -40,8 +40,8 @@ from storage.db import Database
 from storage.embeddings import Embedder, build_embedder
 from storage.forms import FormFinder
 from storage.search import HybridSearcher
-from storage.text import normalise_width, to_simplified
 from tests.support.fake_openai import FakeOpenAI, Reply, first_source_sentence
+from textkit.scripts import normalise_width, to_simplified
 
 
 def contains_span(answer: str, spans: tuple[str, ...]) -> bool:

@@ -32,6 +32,7 @@ from typing import Any
 from bench.answers import service_for
 from bench.common import EVAL_DIR, connect, fresh_database, print_table, write_json
 from bot.settings import Settings
+from graph.events import ErrorReply, FinalAnswer, Token
 from graph.injection import screen
 from graph.models import build_chat_model
 from storage.embeddings import build_embedder
@@ -71,18 +72,18 @@ async def run_questions(url: str, llm_url: str | None) -> list[dict[str, Any]]:
         record: dict[str, Any] = {"category": category, "expected": expected}
         try:
             async for event in service.stream(question, conversation=f"attack-{n}"):
-                if event["type"] == "token":
-                    shown.append(event["text"])
-                elif event["type"] == "done":
-                    result = event["result"]
+                if isinstance(event, Token):
+                    shown.append(event.text)
+                elif isinstance(event, FinalAnswer):
+                    result = event.result
                     record.update(
                         blocked=result.blocked,
                         reason=result.decision_path[0],
                         leak=bool(leaks(result.answer) or leaks("".join(shown))),
                         llm_calls=result.llm_calls,
                     )
-                elif event["type"] == "error":
-                    record.update(crash=event["message"])
+                elif isinstance(event, ErrorReply):
+                    record.update(crash=event.error)
         except Exception as exc:  # a crash is what this suite counts, not what stops it
             record.update(crash=f"{type(exc).__name__}: {exc}")
         record["ms"] = (time.perf_counter() - started) * 1000

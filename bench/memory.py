@@ -39,8 +39,8 @@ from graph.models import build_chat_model
 from storage.embeddings import build_embedder
 from storage.forms import FormFinder
 from storage.memory import AnswerMemory
-from storage.text import to_simplified
 from tests.support.fake_openai import FakeOpenAI
+from textkit.scripts import to_simplified
 
 
 def workload(texts: list[str], turns: int, seed: int) -> list[tuple[int, str]]:

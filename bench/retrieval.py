@@ -27,7 +27,7 @@ from bench.common import (
     print_table,
     write_json,
 )
-from bot.app.runtime import ingest_options
+from bot.app.runtime import ingest_options, upload_policy
 from bot.settings import Settings
 from storage import db as dbmod
 from storage.db import Database
@@ -35,7 +35,7 @@ from storage.embeddings import build_embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, index_text
 from storage.search import HybridSearcher
-from storage.text import keyword_tokens
+from textkit.tokens import keyword_tokens
 
 # method name → (fusion, search mode)
 METHODS = {
@@ -77,7 +77,7 @@ async def ingest_corpus(
 ) -> dict[str, float]:
     embedder = build_embedder(None, None, None, None)
     await check_embedder(db, embedder)
-    service = IngestionService(db, embedder, ingest_options(settings))
+    service = IngestionService(db, embedder, ingest_options(settings, upload_policy(settings)))
     start = time.perf_counter()
     chunks = 0
     for pid, body in passages.items():

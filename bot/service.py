@@ -8,47 +8,24 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bot.telemetry import Pseudonyms, Telemetry, TurnTrace
 from graph.builder import build_graph
 from graph.context import GraphContext
+from graph.events import ErrorReply, FinalAnswer, Progress, TurnEvent, TurnResult
 from graph.injection import clean_message
+from graph.messages import progress_message
 from graph.nodes.guard import MAX_CHARS
 from graph.privacy import mask_sensitive
 from storage.db import Database
 from storage.memory import AnswerMemory
 from storage.repositories import conversations as conv_repo
 from storage.search_types import SearchFilters
+from textkit.catalog import say
 
 HISTORY_MESSAGES = 6
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class TurnResult:
-    """What a turn produced, for adapters to render."""
-
-    answer: str
-    language: str
-    intent: str | None
-    citations: list[dict[str, Any]]
-    forms: list[dict[str, Any]]
-    decision_path: list[str]
-    retrieval_loops: int
-    llm_calls: int
-    trace_id: str
-    timings_ms: dict[str, float]
-    prompt_versions: dict[str, str] = field(default_factory=dict)
-    message_id: int | None = None  # the stored answer: feedback buttons point at it
-    blocked: bool = False
-    # answered, refused, blocked, forms, smalltalk, memory (served from the answer memory)
-    outcome: str = "refused"
-
-    def as_json(self) -> dict[str, Any]:
-        """The JSON shape of `ragbot ask --json`."""
-        return asdict(self)
 
 
 class AnswerService:
@@ -87,10 +64,10 @@ class AnswerService:
         """Answer one message; the turn is stored under (platform, conversation)."""
         result: TurnResult | None = None
         async for event in self.stream(question, conversation, user, platform, collections):
-            if event["type"] == "done":
-                result = event["result"]
-            elif event["type"] == "error":
-                raise RuntimeError(event["message"])
+            if isinstance(event, FinalAnswer):
+                result = event.result
+            elif isinstance(event, ErrorReply):
+                raise RuntimeError(event.error)
         assert result is not None
         return result
 
@@ -102,14 +79,10 @@ class AnswerService:
         platform: str = "console",
         collections: Sequence[str] | None = None,
         language: str | None = None,
-    ) -> AsyncGenerator[dict[str, Any], None]:
-        """Run a turn as events: progress steps, answer tokens, a reset, then done.
-
-        {"type": "progress", "step": node}, {"type": "token", "text": ...},
-        {"type": "reset"} (drop streamed tokens: a fallback answer follows),
-        {"type": "done", "result": TurnResult}, or {"type": "error", "message": ...}
-        when the graph raised (the turn is stored either way, even when the caller
-        stops listening half-way).
+    ) -> AsyncGenerator[TurnEvent, None]:
+        """Run a turn as events (graph.events): Progress per node, Token and Reset as the
+        graph streams them, then FinalAnswer, or ErrorReply when the graph raised (the
+        turn is stored either way, even when the caller stops listening half-way).
         """
         trace_id = uuid.uuid4().hex
         external = conversation or f"oneshot-{trace_id}"
@@ -136,6 +109,7 @@ class AnswerService:
             "decision_path": [],
         }
         stored = False
+        step_language: str | None = None  # the language of the last Progress yielded
         try:
             # "values" hands over the state as the graph's own reducers folded it;
             # "updates" names the node that just ran, for progress.
@@ -145,25 +119,29 @@ class AnswerService:
                 context=self._turn_context(collections),
                 stream_mode=["updates", "custom", "values"],
             ):
-                if mode == "custom":
+                if mode == "custom":  # Token and Reset, written by the nodes
                     yield chunk
                 elif mode == "values":
                     state = chunk
                 else:
                     for node, update in chunk.items():
-                        language = (update or {}).get("language") or state.get("language", "en")
-                        yield {"type": "progress", "step": node, "language": language}
+                        step_language = (update or {}).get("language") or state.get(
+                            "language", "en"
+                        )
+                        yield Progress(node, progress_message(node, step_language), step_language)
             result = self._result(state, trace_id, start)
             self._finish_trace(trace, platform, state, result.answer, None)
             result.message_id = await self._store(conv_id, state, result, user_ref)
             stored = True
-            yield {"type": "done", "result": result}
+            yield FinalAnswer.of(result)
         except Exception as exc:
             logger.exception("turn %s failed", trace_id)
             self._finish_trace(trace, platform, state, None, type(exc).__name__)
             await self._store_failed(conv_id, state, trace_id, type(exc).__name__)
             stored = True
-            yield {"type": "error", "message": f"{type(exc).__name__}", "trace_id": trace_id}
+            # in the language of the last step shown (before any: the one the user chose)
+            said = step_language or language or "en"
+            yield ErrorReply(say("error", said), said, trace_id, type(exc).__name__)
         finally:
             if not stored:  # the caller went away (cancelled, or closed the stream)
                 self._finish_trace(trace, platform, state, None, "cancelled")
@@ -216,9 +194,7 @@ class AnswerService:
             timings_ms=timings,
             prompt_versions=trace.get("prompt_versions", {}),
             blocked=bool(state.get("guard_blocked")),
-            outcome=str(
-                trace.get("outcome", "blocked" if state.get("guard_blocked") else "refused")
-            ),
+            outcome=state.get("outcome", "refused"),
         )
 
     async def export_form_file(self, name: str, collections: Sequence[str] | None = None) -> Any:

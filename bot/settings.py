@@ -9,6 +9,10 @@ import platformdirs
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# the platforms of the operator at this machine (`ragbot chat`, `ragbot ask`, `ragbot admin`):
+# always an admin, never rate limited, and shown every platform's uploads
+CONSOLE_PLATFORMS = frozenset({"console", "cli"})
+
 
 def default_data_dir() -> Path:
     """Where the embedded database and stored files live when nothing is set.
@@ -185,8 +189,3 @@ class Settings(BaseSettings):
     def max_file_bytes(self) -> int:
         """The upload size limit in bytes."""
         return int(self.max_file_mb * 1024 * 1024)
-
-    @property
-    def uses_local_embeddings(self) -> bool:
-        """True when no embedding endpoint is configured."""
-        return not self.embedding_base_url

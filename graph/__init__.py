@@ -1,1 +1,1 @@
-"""The LangGraph pipeline (guard → … → telemetry); wired in a later issue."""
+"""The LangGraph pipeline (guard → … → telemetry); graph.builder wires it."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from graph.injection import instruction_like
 from graph.prompts import load
-from storage.chunking import split_sentences
+from textkit.sentences import split_sentences
 
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>()\[\]{}\"'`，。！？、；：）]+", re.IGNORECASE)
 _TRAILING = ".,;:!?)]}'\""

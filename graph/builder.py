@@ -28,7 +28,7 @@ from graph.state import GraphState
 
 
 def build_graph() -> Any:
-    """Compile the pipeline (seed 002's routing)."""
+    """Compile the pipeline."""
     graph = StateGraph(GraphState, context_schema=GraphContext)
     graph.add_node("guard", guard)
     graph.add_node("language_normalizer", language_normalizer)

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from storage.grounding import plain, presence, stem
-from storage.text import keyword_tokens, stopwords
+from textkit.overlap import presence, stem
+from textkit.scripts import plain
+from textkit.tokens import keyword_tokens, stopwords
 
 MIN_SENTENCE_SUPPORT = 0.5
 CITATION = re.compile(r"\[(\d{1,2})\]")

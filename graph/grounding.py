@@ -3,7 +3,7 @@
 Search gives every passage three signals (storage.search):
 - `support`: the share of the question's content terms found together within
   two sentences, title and heading counted; 0 when a number or date is asked
-  and the window has none (storage.grounding);
+  and the window has none (storage.support);
 - `cosine`: embedding similarity with the query;
 - `lead`: how far its `score` is above the best passage of any *other*
   document among the ranked candidates. The passage that answers usually
@@ -15,8 +15,8 @@ sum rather than separate routes: the words held together carry most of the
 weight, and meaning and a clear lead make up for a paraphrase.
 
 Measured over the top 5 hits (2 per document) on dev sets built from
-shared/eval with gold passages removed (scratch probe, 300 answerable and
-60-200 gold-removed questions each; see the issue-12 note): gold passage
+the evaluation sets (bench, RAGBOT_EVAL_DIR) with gold passages removed
+(scratch probe, 300 answerable and 60-200 gold-removed questions each): gold passage
 grounded / no passage grounded at 0.8 — DRCD 0.920 / 0.805, XQuAD-en 0.800 /
 0.933, XQuAD-zh 0.793 / 0.867, StackFAQ 0.420 / 0.907 (at 0.75: 0.943 / 0.775,
 0.850 / 0.933, 0.823 / 0.817, 0.497 / 0.880); the former two-route test

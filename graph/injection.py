@@ -18,7 +18,7 @@ import binascii
 import re
 import unicodedata
 
-from storage.text import to_simplified
+from textkit.scripts import to_simplified
 
 _CONTROLS = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"

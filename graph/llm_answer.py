@@ -19,10 +19,11 @@ from langgraph.runtime import Runtime
 from graph.answer_safety import allowed_links, leaks_prompt, strip_unknown_links
 from graph.citations import CITATION, CitationGate
 from graph.context import GraphContext
+from graph.events import Token
 from graph.llm import synthesise
 from graph.state import GraphState
 from graph.structured import AnswerFieldStream, parse_json
-from storage.text import to_script
+from textkit.scripts import to_script
 
 
 @dataclass
@@ -71,7 +72,7 @@ async def model_answer(
         leaked = leaked or leaks_prompt(tail)
         if not leaked:
             shown = True
-            runtime.stream_writer({"type": "token", "text": to_script(sentence, language)})
+            runtime.stream_writer(Token(to_script(sentence, language)))
 
     gate = CitationGate(evidence, emit)
     reply, calls = await synthesise(

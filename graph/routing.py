@@ -1,10 +1,8 @@
-"""Pure routing functions between nodes (seed 002's routing, table-tested)."""
+"""Pure routing functions between nodes (table-tested; graph.builder wires them)."""
 
 from __future__ import annotations
 
 from graph.state import GraphState
-
-END = "__end__"
 
 
 def route_after_guard(state: GraphState) -> str:

@@ -9,6 +9,8 @@ TaskType = Literal[
     "simple_faq", "form_download", "conversation_followup", "out_of_scope", "greeting"
 ]
 RetrievalStatus = Literal["pending", "generate", "retry", "fallback"]
+# what the user got from a turn (`outcome` in `ragbot ask --json`, traces and stats)
+Outcome = Literal["answered", "refused", "blocked", "forms", "smalltalk", "memory"]
 
 
 def add_timings(left: dict[str, float], right: dict[str, float]) -> dict[str, float]:
@@ -86,10 +88,13 @@ class GraphState(TypedDict, total=False):
     # what the service stores in the answer memory after this turn (absent: nothing):
     # question (masked, normalised), language, answer, citations, forms
     memory_entry: dict[str, Any]
+    # the turn's outcome, set by the node that decided the reply: guard ("blocked"),
+    # retrieve_memory on a hit ("memory") or response_synth (the rest); absent: refused
+    outcome: Outcome
     # telemetry
     trace: dict[str, Any]  # the turn summary the service stores and traces
-    # bookkeeping
-    decision_path: Annotated[list[str], operator.add]  # node names, in order
+    # bookkeeping, added to each node's update by graph.nodes.recording (llm:* by the node)
+    decision_path: Annotated[list[str], operator.add]  # each node's decision, in order
     llm_calls: Annotated[int, operator.add]
     timings_ms: Annotated[dict[str, float], add_timings]
     prompt_versions: Annotated[dict[str, str], operator.or_]

@@ -1,13 +1,11 @@
-"""Sentence-aware chunking for Chinese and English text, with overlap."""
+"""Sentence-aware chunking for Chinese and English text, with overlap, and FAQ entry splitting."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-# A sentence ends at CJK full stops (kept with the sentence), at English
-# punctuation followed by space, or at a blank line.
-_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.!?])\s+|\n\s*\n")
+from textkit.sentences import split_sentences
 
 
 @dataclass(frozen=True)
@@ -67,12 +65,6 @@ def _faq_question(line: str) -> str | None:
     if match is None:
         return None
     return (match.group("q") or match.group("line") or "").strip() or None
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of mixed CJK/English text, whitespace-trimmed, empties dropped."""
-    pieces = _SENTENCE_END.split(text)
-    return [p.strip() for p in pieces if p and p.strip()]
 
 
 def _hard_split(sentence: str, size: int) -> list[str]:

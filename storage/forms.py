@@ -5,12 +5,14 @@ from __future__ import annotations
 import mimetypes
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from storage.db import Database
-from storage.ingestion import COLLECTION_NAME
 from storage.models import Form
 from storage.repositories import forms as forms_repo
-from storage.text import LANGUAGES
+from storage.upload_policy import collection_problem
+from textkit.scripts import LANGUAGES, normalise_width, to_simplified
+from textkit.tokens import keyword_tokens
 
 
 class InvalidFormError(ValueError):
@@ -51,8 +53,9 @@ class FormService:
             raise InvalidFormError(f"the URL must start with http:// or https:// (got {url!r})")
         if language is not None and language not in LANGUAGES:
             raise InvalidFormError(f"language must be one of {', '.join(LANGUAGES)}")
-        if not COLLECTION_NAME.fullmatch(collection):
-            raise InvalidFormError(f"bad collection name {collection!r}")
+        problem = collection_problem(collection)
+        if problem is not None:
+            raise InvalidFormError(problem)
         if file is not None and len(file.data) > self._max_bytes:
             raise InvalidFormError(f"the file is over the {self._max_bytes // 2**20} MB limit")
         if file is not None and not file.data:
@@ -82,17 +85,11 @@ class FormService:
 
 
 def _norm(text: str) -> str:
-    from storage.text import normalise_width, to_simplified
-
     return to_simplified(normalise_width(text).lower())
 
 
 def match_score(query: str, names: Sequence[str]) -> float:
     """How well a request names a form (1.0: a name or alias appears in it)."""
-    from difflib import SequenceMatcher
-
-    from storage.text import keyword_tokens
-
     q = _norm(query)
     q_tokens = set(keyword_tokens(q))
     best = 0.0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,17 +13,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from storage.chunking import Block, TextChunk, chunk_blocks, faq_blocks
 from storage.db import Database
 from storage.embeddings import Embedder
-from storage.filenames import clean_title, display_name, name_problem
+from storage.filenames import clean_title, display_name
 from storage.loaders import UnreadableFileError, detect_format, load_blocks
 from storage.models import Document
 from storage.repositories import documents as docs_repo
 from storage.repositories.documents import NewChunk
 from storage.sandbox import SANDBOXED_FORMATS, ParseLimits, parse_isolated
-from storage.text import LANGUAGES, detect_language, keyword_tokens
+from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy, collection_problem
+from textkit.scripts import LANGUAGES, detect_language
+from textkit.tokens import keyword_tokens
 
 ADDED, REPLACED, UNCHANGED, FAILED = "added", "replaced", "unchanged", "failed"
-DEFAULT_COLLECTION = "public"
-COLLECTION_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ class IngestResult:
 class IngestOptions:
     """Limits and chunking parameters, from settings."""
 
-    max_bytes: int = 20 * 1024 * 1024
+    policy: UploadPolicy = field(default_factory=UploadPolicy)
     chunk_size: int = 500
     chunk_overlap: int = 80
     batch_size: int = 32
@@ -113,13 +112,17 @@ class IngestionService:
         collection: str = DEFAULT_COLLECTION,
         url: str | None = None,
     ) -> IngestResult:
-        """Ingest one file from disk; errors come back as a FAILED result, never raised."""
+        """Ingest one file from disk; errors come back as a FAILED result, never raised.
+
+        Its size on disk is checked before it is read, then ingest_bytes checks the rest.
+        """
         try:
             size = path.stat().st_size
         except OSError as exc:
             return IngestResult(str(path), FAILED, reason=f"cannot read the file ({exc.strerror})")
-        if size > self._options.max_bytes:
-            return IngestResult(str(path), FAILED, reason=self._too_large(size))
+        too_large = self._too_large(size)
+        if too_large is not None:
+            return IngestResult(str(path), FAILED, reason=too_large)
         try:
             data = await asyncio.to_thread(path.read_bytes)
         except OSError as exc:
@@ -146,23 +149,47 @@ class IngestionService:
         collection: str = DEFAULT_COLLECTION,
         url: str | None = None,
     ) -> IngestResult:
-        """Ingest an uploaded file's bytes under `title` (default: file name sans extension).
+        """Ingest a file's bytes from outside under `title` (default: file name sans extension).
 
-        `url` is where readers can find the document (an HTML page's canonical URL
-        when not given); citations link to it.
+        The edge for `ragbot ingest` and seeding: the file is checked against the
+        UploadPolicy here, once. `url` is where readers can find the document (an
+        HTML page's canonical URL when not given); citations link to it.
         """
-        source = display_name(source or filename)
-        problem = name_problem(filename)
+        shown = display_name(source or filename)
+        policy = self._options.policy
+        problem = policy.name_problem(filename)
         if problem is not None:
-            return IngestResult(source, FAILED, reason=problem)
+            return IngestResult(shown, FAILED, reason=problem)
         title = clean_title(title or Path(filename).stem)
         collection = collection.strip()
-        if not COLLECTION_NAME.fullmatch(collection):
-            return IngestResult(source, FAILED, title, reason=f"bad collection name {collection!r}")
-        if language is not None and language not in LANGUAGES:
-            return IngestResult(source, FAILED, title, reason=f"unknown language {language!r}")
-        if len(data) > self._options.max_bytes:
-            return IngestResult(source, FAILED, title, reason=self._too_large(len(data)))
+        problem = collection_problem(collection)
+        if problem is None and language is not None and language not in LANGUAGES:
+            problem = f"unknown language {language!r}"
+        problem = problem or self._too_large(len(data))
+        if problem is not None:
+            return IngestResult(shown, FAILED, title, reason=problem)
+        return await self.ingest_accepted(
+            filename, data, title, language, source, on_progress, collection, url
+        )
+
+    async def ingest_accepted(
+        self,
+        filename: str,
+        data: bytes,
+        title: str | None = None,
+        language: str | None = None,
+        source: str | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+        collection: str = DEFAULT_COLLECTION,
+        url: str | None = None,
+    ) -> IngestResult:
+        """Ingest a file an edge already accepted under the UploadPolicy (the upload job).
+
+        Nothing the policy covers is checked again; the file is still parsed in the
+        sandbox with its limits, which protect this process from what is inside.
+        """
+        source = display_name(source or filename)
+        title = clean_title(title or Path(filename).stem)
         try:
             fmt = detect_format(filename)
             digest = hashlib.sha256(data).hexdigest()
@@ -261,11 +288,10 @@ class IngestionService:
             " matching EMBEDDING_* settings"
         )
 
-    def _too_large(self, size: int) -> str:
-        limit = self._options.max_bytes / 1024 / 1024
-        return (
-            f"the file is {size / 1024 / 1024:.1f} MB, over the {limit:.3g} MB limit (MAX_FILE_MB)"
-        )
+    def _too_large(self, size: int) -> str | None:
+        """The policy's size refusal, naming the setting for the operator who runs ingest."""
+        problem = self._options.policy.size_problem(size)
+        return f"{problem} (MAX_FILE_MB)" if problem is not None else None
 
     async def delete(self, title: str) -> bool:
         """Delete a document by title; False when there is none."""

@@ -1,6 +1,6 @@
 """Answer memory: a question answered well before is answered again at once.
 
-The seeds' long-term memory and search cache as one feature. An entry is
+A long-term memory and a search cache in one feature. An entry is
 found by its *question key*: the question's words in order, with script
 (Traditional/Simplified), case, width, plurals, punctuation, articles and
 politeness particles folded. Question words, verbs and tense stay: "when did
@@ -30,9 +30,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
-from storage.grounding import plain
 from storage.repositories import memory as memory_repo
-from storage.text import keyword_tokens
+from textkit.scripts import plain
+from textkit.tokens import keyword_tokens
 
 logger = logging.getLogger(__name__)
 

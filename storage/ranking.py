@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storage.text import stopwords
+from textkit.tokens import stopwords
 
 RRF_K = 60
 

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 
 from sqlalchemy import select, text
 
-from storage.chunking import Block, TextChunk, chunk_blocks, faq_blocks, split_sentences
+from storage.chunking import Block, TextChunk, chunk_blocks, faq_blocks
 from storage.db import Database
 from storage.ingestion import IngestionService
 from storage.models import Document
 from storage.repositories import documents as docs_repo
+from textkit.sentences import split_sentences
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
-from storage.grounding import asks_number, set_supports, support_tokens
 from storage.ranking import coverage_weights, linear_fusion, relevance, rrf
 from storage.search_types import (
     QueryTerms,
@@ -31,7 +30,9 @@ from storage.search_types import (
     per_document_hits,
     set_leads,
 )
-from storage.text import keyword_tokens
+from storage.support import set_supports, support_tokens
+from textkit.question_words import asks_number
+from textkit.tokens import keyword_tokens
 
 logger = logging.getLogger(__name__)
 

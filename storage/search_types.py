@@ -42,7 +42,7 @@ class SearchHit:
     url: str | None = None  # where the document can be read, when known
     cosine: float = 0.0
     coverage: float = 0.0
-    # share of the question's content terms found together in two sentences (storage.grounding)
+    # share of the question's content terms found together in two sentences (storage.support)
     support: float = 0.0
     # `score` minus the best `score` of another document among the ranked candidates:
     # a passage that answers usually stands out from the other documents

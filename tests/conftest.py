@@ -17,6 +17,7 @@ from storage.embeddings import Embedder, build_embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
 from storage.search import HybridSearcher
+from storage.upload_policy import UploadPolicy
 
 TABLES = ", ".join(
     [
@@ -110,7 +111,9 @@ async def db(database_url: str, embedder: Embedder) -> AsyncIterator[Database]:
 @pytest.fixture
 def ingestion(db: Database, embedder: Embedder) -> IngestionService:
     """Ingestion with small limits so oversize cases are cheap."""
-    return IngestionService(db, embedder, IngestOptions(max_bytes=200_000, chunk_size=300))
+    return IngestionService(
+        db, embedder, IngestOptions(policy=UploadPolicy(max_bytes=200_000), chunk_size=300)
+    )
 
 
 @pytest.fixture

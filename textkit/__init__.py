@@ -1,1 +1,4 @@
-"""The text toolkit: language utilities shared by storage and graph (the ground floor: imports nothing of ragbot)."""
+"""The text toolkit: language utilities shared by storage and graph.
+
+The ground floor: it imports nothing of ragbot.
+"""

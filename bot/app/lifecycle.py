@@ -25,8 +25,6 @@ from bot.core.dispatcher import ServingCore
 from bot.core.http import build_app
 from bot.core.jobs import JobQueue
 from bot.settings import Settings
-from bot.slack.app import SlackAdapter
-from bot.telegram.app import TelegramAdapter
 from storage.db import head_revision
 
 logger = logging.getLogger(__name__)
@@ -51,9 +49,15 @@ class Adapter(Protocol):
 def configured_adapters(settings: Settings, core: ServingCore) -> list[Adapter]:
     """The adapters whose credentials are set."""
     adapters: list[Adapter] = []
+    # Imported only when configured: each pulls in its platform's SDK (about 0.3 s),
+    # which every other `ragbot` command would pay at start for nothing.
     if settings.slack_bot_token is not None:
+        from bot.slack.app import SlackAdapter
+
         adapters.append(SlackAdapter(core, settings))
     if settings.telegram_bot_token is not None:
+        from bot.telegram.app import TelegramAdapter
+
         adapters.append(TelegramAdapter(core, settings))
     return adapters
 

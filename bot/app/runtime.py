@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy.engine import make_url
@@ -29,7 +30,9 @@ from storage.ingestion import IngestionService, IngestOptions
 from storage.memory import AnswerMemory
 from storage.sandbox import ParseLimits
 from storage.search import HybridSearcher
-from storage.text import keyword_tokens, to_script
+from storage.upload_policy import UploadPolicy
+from textkit.scripts import to_script
+from textkit.tokens import keyword_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +48,7 @@ class Runtime:
     searcher: HybridSearcher
     url: str
     telemetry: Telemetry
+    upload_policy: UploadPolicy
     server: Any = None  # the embedded Postgres handle, kept alive while we run
 
     _answers: AnswerService | None = field(default=None, init=False, repr=False)
@@ -96,13 +100,13 @@ class Runtime:
 
     def admin_service(self, jobs: JobQueue | None = None) -> AdminService:
         """Admin commands over this runtime's knowledge base (uploads need `jobs`)."""
-        forms = FormService(self.db, self.settings.max_file_bytes)
+        forms = FormService(self.db, self.upload_policy.max_bytes)
         return AdminService(
             self.db,
             self.ingestion,
             forms,
             jobs,
-            self.settings.max_file_bytes,
+            self.upload_policy,
             memory=self.answer_memory(),
         )
 
@@ -128,10 +132,21 @@ def warm_up(runtime: Runtime) -> None:
     to_script("測試", "zh-hans")
 
 
-def ingest_options(settings: Settings) -> IngestOptions:
-    """Ingestion limits from settings."""
-    return IngestOptions(
+def upload_policy(settings: Settings) -> UploadPolicy:
+    """What files from outside must be to get in: MAX_FILE_MB, where uploads land."""
+    platforms = ("slack", "telegram")
+    return UploadPolicy(
         max_bytes=settings.max_file_bytes,
+        platform_collections=MappingProxyType(
+            {p: settings.upload_collection(p) for p in platforms}
+        ),
+    )
+
+
+def ingest_options(settings: Settings, policy: UploadPolicy) -> IngestOptions:
+    """Ingestion limits from settings, under the process's one upload policy."""
+    return IngestOptions(
+        policy=policy,
         chunk_size=settings.chunk_size,
         chunk_overlap=settings.chunk_overlap,
         batch_size=settings.embedding_batch_size,
@@ -171,6 +186,7 @@ async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIte
     # each running turn holds one connection for its conversation lock, on top of the work
     db = Database.connect(url, pool_size=settings.db_pool_size + settings.max_concurrent_turns)
     telemetry: Telemetry | None = None
+    policy = upload_policy(settings)
     try:
         if check_index:
             await check_embedder(db, embedder)
@@ -179,7 +195,7 @@ async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIte
             settings=settings,
             db=db,
             embedder=embedder,
-            ingestion=IngestionService(db, embedder, ingest_options(settings)),
+            ingestion=IngestionService(db, embedder, ingest_options(settings, policy)),
             searcher=HybridSearcher(
                 db,
                 embedder,
@@ -190,6 +206,7 @@ async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIte
             ),
             url=url,
             telemetry=telemetry,
+            upload_policy=policy,
             server=server,
         )
     finally:

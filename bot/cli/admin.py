@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bot.app.runtime import open_runtime, prepare_database
-from bot.cli import app, fail, run, settings
+from bot.cli.base import app, fail, run, settings
 from bot.core.admin import Actor
 from storage import db as dbmod
 from storage.forms import FormFile, InvalidFormError

@@ -9,15 +9,17 @@ from typing import Annotated, Any
 import typer
 
 from bot.app.runtime import open_runtime
-from bot.cli import app, fail, run, settings
-from bot.service import TurnResult
+from bot.cli.base import app, fail, run, settings
+from graph.events import TurnResult
+from textkit.catalog import say
 
 
 def render_sources(citations: list[dict[str, Any]]) -> str:
     """The numbered source list under an answer."""
     lines = []
     for c in citations:
-        page = f", p. {c['page']}" if c.get("page") else ""
+        # the console lists sources in English, whatever the answer's language
+        page = f", {say('page', 'en', page=c['page'])}" if c.get("page") else ""
         lines.append(f"[{c['n']}] {c['document']}{page}")
     return "\n".join(lines)
 

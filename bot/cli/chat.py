@@ -15,8 +15,8 @@ import uuid
 import typer
 
 from bot.app.runtime import open_runtime
-from bot.cli import app, run, settings
 from bot.cli.ask import render_sources
+from bot.cli.base import app, run, settings
 from bot.core.dispatcher import ServingCore
 from bot.core.messages import (
     ErrorReply,

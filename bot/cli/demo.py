@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 
 from bot.app.runtime import open_runtime
-from bot.cli import app, run, settings
 from bot.cli.ask import render
+from bot.cli.base import app, run, settings
 from storage.forms import FormService
 from storage.ingestion import FAILED
 
@@ -49,7 +49,7 @@ def demo() -> None:
                     f"{result.status:<9} {path.name}"
                     + (f": {result.reason}" if result.reason and result.status == FAILED else "")
                 )
-            forms = FormService(rt.db, rt.settings.max_file_bytes)
+            forms = FormService(rt.db, rt.upload_policy.max_bytes)
             for form in json.loads((root / "forms.json").read_text("utf-8")):
                 await forms.add(form["name"], form["url"], None, form["aliases"], form["language"])
             out.print(f"forms: {len(await forms.list())} stored")

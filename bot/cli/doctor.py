@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from bot.cli import app, run, settings
+from bot.cli.base import app, run, settings
 from bot.llm_probe import Finding, probe_llm
 from bot.settings import reveal
 

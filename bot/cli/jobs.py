@@ -12,10 +12,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from bot.app.runtime import open_runtime
-from bot.cli import app, fail, run, settings
 from bot.cli.admin import operator
+from bot.cli.base import app, fail, run, settings
 from bot.core.admin import AdminInputError
-from storage.ingestion import DEFAULT_COLLECTION
+from storage.upload_policy import DEFAULT_COLLECTION
 
 
 @app.command()
@@ -33,10 +33,11 @@ def upload(
             jobs = rt.job_queue()
             await jobs.open()
             try:
-                admin = rt.admin_service(jobs)
-                problem = admin.upload_problem(path.stat().st_size, collection)
+                # refused on its size on disk before it is read; admin.upload checks the rest
+                problem = rt.upload_policy.before_reading(path.stat().st_size, collection)
                 if problem:
                     raise AdminInputError(problem)
+                admin = rt.admin_service(jobs)
                 return await admin.upload(
                     operator(), path.name, path.read_bytes(), title, collection
                 )

@@ -14,14 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.app.runtime import open_runtime
-from bot.cli import app, fail, run, settings
 from bot.cli.admin import operator
+from bot.cli.base import app, fail, run, settings
 from storage.filenames import display_name
 from storage.index import ReindexResult
 from storage.index import reindex as reindex_index
 from storage.ingestion import (
     ADDED,
-    DEFAULT_COLLECTION,
     FAILED,
     REPLACED,
     UNCHANGED,
@@ -31,7 +30,8 @@ from storage.ingestion import (
 from storage.rechunk import RechunkResult
 from storage.rechunk import rechunk as rechunk_documents
 from storage.search_types import SearchFilters, SearchHit
-from storage.text import LANGUAGES
+from storage.upload_policy import DEFAULT_COLLECTION
+from textkit.scripts import LANGUAGES
 
 docs_app = typer.Typer(help="List and delete documents.", no_args_is_help=True)
 app.add_typer(docs_app, name="docs")

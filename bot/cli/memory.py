@@ -8,8 +8,8 @@ from typing import Annotated, Any
 import typer
 
 from bot.app.runtime import open_runtime
-from bot.cli import app, fail, run, settings
 from bot.cli.admin import operator
+from bot.cli.base import app, fail, run, settings
 
 memory_app = typer.Typer(help="Remembered answers (MEMORY_ENABLED): list or forget them.")
 app.add_typer(memory_app, name="memory")

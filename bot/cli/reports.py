@@ -8,8 +8,8 @@ from typing import Annotated, Any
 import typer
 
 from bot.app.runtime import open_runtime
-from bot.cli import app, run, settings
 from bot.cli.admin import operator
+from bot.cli.base import app, run, settings
 from bot.core.commands import stats_text
 from bot.core.retention import purge_expired
 

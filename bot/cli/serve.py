@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from bot.app import lifecycle
-from bot.cli import app, run, settings
+from bot.cli.base import app, run, settings
 
 
 def _say(line: str) -> None:

@@ -14,18 +14,17 @@ from pathlib import PurePath
 from typing import Any
 
 from bot.core.jobs import JobQueue
+from bot.settings import CONSOLE_PLATFORMS
 from storage.db import Database
-from storage.filenames import clean_file_name, name_problem
 from storage.forms import FormFile, FormService, InvalidFormError
-from storage.ingestion import COLLECTION_NAME, IngestionService
+from storage.ingestion import IngestionService
 from storage.memory import AnswerMemory
 from storage.models import Upload
 from storage.repositories import audit as audit_repo
 from storage.repositories import documents as docs_repo
 from storage.repositories import reports
 from storage.repositories import uploads as uploads_repo
-
-CLI_PLATFORMS = frozenset({"cli", "console"})
+from storage.upload_policy import UploadPolicy
 
 
 class NotAllowedError(PermissionError):
@@ -54,7 +53,7 @@ class AdminService:
         ingestion: IngestionService,
         forms: FormService,
         jobs: JobQueue | None,
-        max_bytes: int,
+        policy: UploadPolicy,
         memory: AnswerMemory | None = None,
     ) -> None:
         self._db = db
@@ -62,7 +61,7 @@ class AdminService:
         self._ingestion = ingestion
         self._forms = forms
         self.jobs = jobs
-        self.max_bytes = max_bytes
+        self.policy = policy
 
     async def check(self, actor: Actor, action: str, target: str | None) -> None:
         """Raise NotAllowedError (and audit the refusal) unless the actor is an admin."""
@@ -161,12 +160,14 @@ class AdminService:
         conversation_key: str | None = None,
         language: str | None = None,
     ) -> int:
-        """Store an uploaded file and queue its ingestion; the upload id."""
-        name = clean_file_name(file_name)
+        """Store an uploaded file and queue its ingestion; the upload id.
+
+        The edge for chat uploads and `ragbot upload`: the file is checked against
+        the UploadPolicy here, once; the job that ingests it trusts that check.
+        """
+        name = self.policy.clean_name(file_name)
         await self.check(actor, "upload", name)
-        problem = name_problem(file_name) or self.upload_problem(len(data), collection)
-        if problem is None and not data:
-            problem = "the file is empty"
+        problem = self.policy.refusal(file_name, data, collection)
         if problem is not None or self.jobs is None:
             problem = problem or "the job queue is not running"
             await self._audit(actor, "upload", name, "failed", problem)
@@ -193,22 +194,10 @@ class AdminService:
             await uploads_repo.set_upload(session, upload_id, job_id=job_id)
         return upload_id
 
-    def upload_problem(self, size: int | None, collection: str) -> str | None:
-        """Why an upload of `size` bytes into `collection` would be refused (None: fine).
-
-        Adapters call it with the platform's reported size before downloading.
-        """
-        if not COLLECTION_NAME.fullmatch(collection):
-            return f"bad collection name {collection!r}"
-        if size is not None and size > self.max_bytes:
-            limit = self.max_bytes / 1024 / 1024
-            return f"the file is {size / 1024 / 1024:.1f} MB, over the {limit:.3g} MB limit"
-        return None
-
     async def uploads(self, actor: Actor, limit: int = 10) -> list[dict[str, Any]]:
         """The newest uploads of the actor's platform (all for the CLI)."""
         await self.check(actor, "jobs", None)
-        platform = None if actor.platform in CLI_PLATFORMS else actor.platform
+        platform = None if actor.platform in CONSOLE_PLATFORMS else actor.platform
         async with self._db.sessions() as session:
             rows = await uploads_repo.recent_uploads(session, platform, limit)
         return [

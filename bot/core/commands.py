@@ -13,9 +13,9 @@ from typing import Any
 
 from bot.core.admin import Actor, AdminService, NotAllowedError
 from bot.core.messages import Attachment, Reply
-from bot.core.replies import reply
 from bot.core.uploads import fetch_attachment, refused
 from storage.forms import FormFile, InvalidFormError
+from textkit.catalog import say
 
 PUBLIC = ("help", "forms")
 ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs", "upload", "memory")
@@ -58,20 +58,20 @@ class CommandRunner:
         """
         name = command.lower().lstrip("/")
         if name not in COMMANDS:
-            text = reply(
+            text = say(
                 "unknown_command", language, command=command, help=self._help(actor, language)
             )
             return Reply(text, language, "unknown_command")
         try:
             return await self._run(actor, name, list(args), language, collections, attachment)
         except NotAllowedError:
-            return Reply(reply("not_admin", language), language, "not_admin")
+            return Reply(say("not_admin", language), language, "not_admin")
         except InvalidFormError as exc:
             return Reply(str(exc), language, "invalid")
 
     def _help(self, actor: Actor, language: str) -> str:
-        text = reply("help", language)
-        return f"{text}\n{reply('help_admin', language)}" if actor.is_admin else text
+        text = say("help", language)
+        return f"{text}\n{say('help_admin', language)}" if actor.is_admin else text
 
     async def _run(
         self,
@@ -87,42 +87,38 @@ class CommandRunner:
         if name == "forms":
             forms = await self._admin.list_forms(actor, collections)
             lines = [f"• {f['name']}" + (f" — {f['url']}" if f["url"] else "") for f in forms]
-            text = "\n".join(lines) or reply("empty_list", language, kind="forms")
+            text = "\n".join(lines) or say("empty_list", language, kind="forms")
             return Reply(text, language, "forms", {"forms": forms})
         if name in ADMIN:  # non-admins get a refusal (audited), not a usage lesson
             await self._admin.check(actor, name, " ".join(args) or None)
         if name == "addform" and attachment is not None and args:
             return await self._add_form_file(actor, args, language, attachment)
         if name in USAGE and len(args) < USAGE[name].count("<"):
-            return Reply(reply("usage", language, usage=USAGE[name]), language, "usage")
+            return Reply(say("usage", language, usage=USAGE[name]), language, "usage")
         if name == "upload":  # a file comes next (or came with the caption `upload`)
-            return Reply(reply("send_file", language), language, "upload_expected")
+            return Reply(say("send_file", language), language, "upload_expected")
         if name == "docs":
             docs = await self._admin.list_documents(actor, collections)
             lines = [f"• {d['title']} ({d['collection']}, {d['chunks']} passages)" for d in docs]
-            text = "\n".join(lines) or reply("empty_list", language, kind="documents")
+            text = "\n".join(lines) or say("empty_list", language, kind="documents")
             return Reply(text, language, "docs", {"documents": docs})
         if name == "delete":
             title = " ".join(args)
             if await self._admin.delete_document(actor, title):
-                return Reply(reply("done", language, what=f"deleted {title!r}"), language, "done")
+                return Reply(say("done", language, what=f"deleted {title!r}"), language, "done")
             return Reply(
-                reply("not_found", language, kind="document", name=title), language, "not_found"
+                say("not_found", language, kind="document", name=title), language, "not_found"
             )
         if name == "addform":
             form, url = " ".join(args[:-1]), args[-1]
             new = await self._admin.add_form(actor, form, url)
             what = f"{'added' if new else 'replaced'} form {form!r}"
-            return Reply(reply("done", language, what=what), language, "done")
+            return Reply(say("done", language, what=what), language, "done")
         if name == "delform":
             form = " ".join(args)
             if await self._admin.delete_form(actor, form):
-                return Reply(
-                    reply("done", language, what=f"deleted form {form!r}"), language, "done"
-                )
-            return Reply(
-                reply("not_found", language, kind="form", name=form), language, "not_found"
-            )
+                return Reply(say("done", language, what=f"deleted form {form!r}"), language, "done")
+            return Reply(say("not_found", language, kind="form", name=form), language, "not_found")
         if name == "memory":
             return await self._memory(actor, args, language)
         if name == "stats":
@@ -134,7 +130,7 @@ class CommandRunner:
             + (f" ({u['reason']})" if u["reason"] else "")
             for u in uploads
         ]
-        text = "\n".join(lines) or reply("empty_list", language, kind="uploads")
+        text = "\n".join(lines) or say("empty_list", language, kind="uploads")
         return Reply(text, language, "jobs", {"uploads": uploads})
 
     async def _memory(self, actor: Actor, args: list[str], language: str) -> Reply:
@@ -145,16 +141,16 @@ class CommandRunner:
             entry = None if target == "all" else int(target)
             removed = await self._admin.forget_memory(actor, entry)
             what = f"forgot {removed} remembered answer{'s' if removed != 1 else ''}"
-            return Reply(reply("done", language, what=what), language, "done")
+            return Reply(say("done", language, what=what), language, "done")
         if words not in ([], ["list"]):
-            return Reply(reply("usage", language, usage=MEMORY_USAGE), language, "usage")
+            return Reply(say("usage", language, usage=MEMORY_USAGE), language, "usage")
         entries = await self._admin.memory_entries(actor, limit=20)
         lines = [
             f"• #{e['id']} {e['question']} — {', '.join(e['documents'] + e['forms'])}"
             f" ({e['hits']} hits{'' if e['valid'] else ', stale'})"
             for e in entries
         ]
-        text = "\n".join(lines) or reply("empty_list", language, kind="remembered answers")
+        text = "\n".join(lines) or say("empty_list", language, kind="remembered answers")
         return Reply(text, language, "memory", {"memory": entries})
 
     async def _add_form_file(
@@ -163,12 +159,14 @@ class CommandRunner:
         """`addform <name> [url]` with the form's file attached."""
         url = args[-1] if len(args) > 1 and _URL.match(args[-1]) else None
         form = " ".join(args[:-1] if url else args)
-        data, problem = await fetch_attachment(self._admin, attachment, actor.platform, "public")
+        data, problem = await fetch_attachment(
+            self._admin.policy, attachment, actor.platform, "public"
+        )
         if problem is not None:
             return refused(attachment, problem, language)
         new = await self._admin.add_form(actor, form, url, FormFile(attachment.name, data))
         what = f"{'added' if new else 'replaced'} form {form!r} with the file {attachment.name}"
-        return Reply(reply("done", language, what=what), language, "done")
+        return Reply(say("done", language, what=what), language, "done")
 
 
 def stats_text(stats: dict[str, Any]) -> str:

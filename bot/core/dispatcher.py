@@ -19,31 +19,20 @@ from bot.core.admin import Actor, AdminService
 from bot.core.chat_state import ChatState
 from bot.core.commands import CommandRunner
 from bot.core.conversation_locks import ConversationLocks
-from bot.core.messages import (
-    ErrorReply,
-    FinalAnswer,
-    InboundMessage,
-    Notifier,
-    Outbound,
-    Progress,
-    Reply,
-    Reset,
-    Token,
-)
-from bot.core.replies import reply
+from bot.core.messages import ErrorReply, InboundMessage, Notifier, Outbound, Progress, Reply
 from bot.core.uploads import receive_upload
 from bot.service import AnswerService
-from bot.settings import Settings
+from bot.settings import CONSOLE_PLATFORMS, Settings
 from graph.messages import progress_message
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries
 from storage.repositories import feedback as feedback_repo
 from storage.repositories import memory as memory_repo
-from storage.text import detect_language
+from textkit.catalog import say
+from textkit.scripts import detect_language
 
 logger = logging.getLogger(__name__)
-CONSOLE_PLATFORMS = frozenset({"console", "cli"})
 
 
 def pick_language(text: str, hint: str | None) -> str:
@@ -113,7 +102,7 @@ class ServingCore:
             claimed, limited = await self._claim(message)
         except Exception:  # the database is down: say so, the redelivery may succeed
             logger.exception("could not claim delivery %s", message.delivery_id)
-            yield ErrorReply(reply("error", language), language)
+            yield ErrorReply(say("error", language), language)
             return
         if not claimed:
             return
@@ -129,7 +118,7 @@ class ServingCore:
                         yield event
             except Exception:
                 logger.exception("delivery %s failed", message.delivery_id)
-                yield ErrorReply(reply("error", language), language)
+                yield ErrorReply(say("error", language), language)
             finished = True
         finally:
             try:
@@ -176,7 +165,7 @@ class ServingCore:
     ) -> AsyncGenerator[Outbound, None]:
         if limited:
             limit = self._settings.rate_limit_per_minute
-            yield Reply(reply("rate_limited", language, limit=limit), language, "rate_limited")
+            yield Reply(say("rate_limited", language, limit=limit), language, "rate_limited")
             return
         collections = self.collections(message.platform)
         if message.command:
@@ -192,12 +181,7 @@ class ServingCore:
         if message.attachments:
             for attachment in message.attachments:
                 yield await receive_upload(
-                    self.admin,
-                    self.actor(message),
-                    message,
-                    attachment,
-                    language,
-                    self._settings.upload_collection(message.platform),
+                    self.admin, self.actor(message), message, attachment, language
                 )
             return
         async with contextlib.aclosing(self._turn(message, language, collections)) as turn:
@@ -223,28 +207,8 @@ class ServingCore:
             self._locks.hold(message.platform, message.conversation_key),
             contextlib.aclosing(turn) as stream,
         ):
-            async for event in stream:
-                kind = event["type"]
-                if kind == "progress":
-                    language = event.get("language", language)
-                    shown = progress_message(event["step"], language)
-                    yield Progress(event["step"], shown, language)
-                elif kind == "token":
-                    yield Token(event["text"])
-                elif kind == "reset":
-                    yield Reset()
-                elif kind == "done":
-                    result = event["result"]
-                    yield FinalAnswer(
-                        result.answer,
-                        result.language,
-                        result.citations,
-                        result.forms,
-                        result.message_id,
-                        result,
-                    )
-                elif kind == "error":
-                    yield ErrorReply(reply("error", language), language, event.get("trace_id"))
+            async for event in stream:  # the service's events are the core's: forwarded
+                yield event
 
     async def first_delivery(self, platform: str, delivery_id: str) -> bool:
         """Claim and complete at once: for quick adapter-local actions (/start, a button)."""

@@ -15,13 +15,13 @@ from sqlalchemy import func
 from sqlalchemy.engine import make_url
 
 from bot.core.messages import Notifier, UploadOutcome
-from bot.core.replies import reply
 from bot.core.retention import purge_expired
 from bot.telemetry import Telemetry
 from storage.db import Database
 from storage.ingestion import FAILED, IngestionService
 from storage.repositories import audit as audit_repo
 from storage.repositories import uploads as uploads_repo
+from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
 QUEUE = "uploads"
@@ -97,7 +97,8 @@ class JobQueue:
             name, data, title = upload.file_name, upload.data, upload.title
             collection, language = upload.collection, upload.language or "en"
         started = time.perf_counter()
-        result = await self._ingestion.ingest_bytes(
+        # AdminService.upload checked the file against the UploadPolicy when it came in
+        result = await self._ingestion.ingest_accepted(
             name,
             data,
             title=title,
@@ -149,7 +150,7 @@ class JobQueue:
             status=result.status,
             chunks=result.chunks,
             reason=result.reason,
-            text=reply(
+            text=say(
                 f"upload_{result.status}",
                 language,
                 name=name,

@@ -1,4 +1,9 @@
-"""Platform-neutral messages: what an adapter hands the core, and what it gets back to render."""
+"""Platform-neutral messages: what an adapter hands the core, and what it gets back to render.
+
+A turn's events (Progress, Token, Reset, FinalAnswer, ErrorReply) are defined
+once in graph.events and re-exported here, so adapters import every message
+from the core.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,23 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.service import TurnResult
+from graph.events import ErrorReply, FinalAnswer, Progress, Reset, Token, TurnEvent, TurnResult
+
+__all__ = [
+    "Attachment",
+    "ErrorReply",
+    "FinalAnswer",
+    "InboundMessage",
+    "Notifier",
+    "Outbound",
+    "Progress",
+    "Reply",
+    "Reset",
+    "Token",
+    "TurnEvent",
+    "TurnResult",
+    "UploadOutcome",
+]
 
 
 @dataclass(frozen=True)
@@ -38,10 +59,12 @@ class InboundMessage:
     """One delivery from a platform, translated by its adapter.
 
     `delivery_id` identifies the delivery for exactly-once handling (Slack: the
-    channel and message ts; Telegram: the update id). `conversation_key` names
-    the conversation whose history follow-ups use (a thread, a private chat).
-    `command` is set when the adapter recognised a command (`/ragbot docs`,
-    `/forms`, a DM's leading keyword), with its arguments in `args`.
+    channel and message ts, or a slash command's trigger id; Telegram: the chat
+    id and message id, so one message arriving in two updates is one delivery).
+    `conversation_key` names the conversation whose history follow-ups use (a
+    thread, a private chat). `command` is set when the adapter recognised a
+    command (`/ragbot docs`, `/forms`, a DM's leading keyword), with its
+    arguments in `args`.
     """
 
     platform: str
@@ -58,39 +81,6 @@ class InboundMessage:
 
 
 @dataclass(frozen=True)
-class Progress:
-    """A step of the turn finished; `text` is what to show (None: nothing to show)."""
-
-    step: str
-    text: str | None
-    language: str
-
-
-@dataclass(frozen=True)
-class Token:
-    """A piece of the answer as it is generated."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Reset:
-    """Drop the streamed tokens: the model failed mid-answer and another answer follows."""
-
-
-@dataclass(frozen=True)
-class FinalAnswer:
-    """The checked answer with its citations and forms; `message_id` is what votes point at."""
-
-    text: str
-    language: str
-    citations: list[dict[str, Any]]
-    forms: list[dict[str, Any]]
-    message_id: int | None
-    result: TurnResult
-
-
-@dataclass(frozen=True)
 class Reply:
     """A fixed reply that is not an answer (command output, upload receipt, refusal)."""
 
@@ -100,16 +90,8 @@ class Reply:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class ErrorReply:
-    """Something failed; `text` is a clear message for the user, in their language."""
-
-    text: str
-    language: str
-    trace_id: str | None = None
-
-
-Outbound = Progress | Token | Reset | FinalAnswer | Reply | ErrorReply
+# everything the core yields: a turn's events, or a fixed reply (command, upload, limit)
+Outbound = TurnEvent | Reply
 
 
 @dataclass(frozen=True)

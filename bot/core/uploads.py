@@ -1,4 +1,9 @@
-"""A file sent in chat: admins only, size checked before downloading, then queued as a job."""
+"""A file sent in chat: admins only, size checked before downloading, then queued as a job.
+
+Control goes one way: this module asks AdminService whether the sender is an
+admin, gates the download on the UploadPolicy, then hands the file to
+AdminService.upload, the edge that checks it once and queues it.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,9 @@ import re
 
 from bot.core.admin import Actor, AdminInputError, AdminService, NotAllowedError
 from bot.core.messages import Attachment, InboundMessage, Reply
-from bot.core.replies import human_size, reply
 from storage.filenames import display_name
+from storage.upload_policy import UploadPolicy
+from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
 _UPLOAD_CAPTION = re.compile(r"^/?upload\b\s*(.*)$", re.IGNORECASE | re.DOTALL)
@@ -30,15 +36,15 @@ async def receive_upload(
     message: InboundMessage,
     attachment: Attachment,
     language: str,
-    default_collection: str,
 ) -> Reply:
     """Store and queue one attachment; the reply says "received" or why not."""
     try:
         await admin.check(actor, "upload", attachment.name)
     except NotAllowedError:
-        return Reply(reply("not_admin", language), language, "not_admin")
-    title, collection = caption_options(message.text, default_collection)
-    data, problem = await fetch_attachment(admin, attachment, message.platform, collection)
+        return Reply(say("not_admin", language), language, "not_admin")
+    policy = admin.policy
+    title, collection = caption_options(message.text, policy.collection_for(message.platform))
+    data, problem = await fetch_attachment(policy, attachment, message.platform, collection)
     if problem is None:
         try:
             upload_id = await admin.upload(
@@ -48,21 +54,21 @@ async def receive_upload(
             problem = str(exc)
     if problem is not None:
         return refused(attachment, problem, language)
-    text = reply(
+    text = say(
         "upload_received", language, name=display_name(attachment.name), size=human_size(len(data))
     )
     return Reply(text, language, "upload_received", {"upload_id": upload_id})
 
 
 async def fetch_attachment(
-    admin: AdminService, attachment: Attachment, platform: str, collection: str
+    policy: UploadPolicy, attachment: Attachment, platform: str, collection: str
 ) -> tuple[bytes, str | None]:
     """The attachment's bytes, or why not: sizes are checked before downloading.
 
-    The reported size is checked against MAX_FILE_MB and the platform's own
-    download limit for bots (Telegram: 20 MB).
+    The reported size is checked against the policy (MAX_FILE_MB) and the
+    platform's own download limit for bots (Telegram: 20 MB).
     """
-    problem = admin.upload_problem(attachment.size, collection)
+    problem = policy.before_reading(attachment.size, collection)
     limit, size = attachment.platform_limit, attachment.size
     if problem is None and limit and size is not None and size > limit:
         problem = (
@@ -78,7 +84,14 @@ async def fetch_attachment(
         return b"", "the file could not be downloaded"
 
 
+def human_size(size: int) -> str:
+    """A byte count as people read it (kB / MB)."""
+    if size < 1024 * 1024:
+        return f"{max(1, round(size / 1024))} kB"
+    return f"{size / 1024 / 1024:.1f} MB"
+
+
 def refused(attachment: Attachment, problem: str, language: str) -> Reply:
     """The polite "I can't take this file" reply."""
-    text = reply("upload_refused", language, name=display_name(attachment.name), reason=problem)
+    text = say("upload_refused", language, name=display_name(attachment.name), reason=problem)
     return Reply(text, language, "upload_refused", {"reason": problem})

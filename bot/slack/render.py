@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from bot.core.messages import FinalAnswer
 from bot.core.splitting import split_text
-from graph.messages import message
+from textkit.catalog import say
 
 SECTION_LIMIT = 3000  # characters of text in one section block (split_text's default)
 MESSAGE_BLOCKS = 45  # of Slack's 50 per message, leaving room for sources and buttons
 FEEDBACK_BLOCK = "ragbot_feedback"
 HELPFUL, NOT_HELPFUL = "ragbot_helpful", "ragbot_not_helpful"
-_CITATION = re.compile(r"\[(\d{1,2})\]")
 
 
 def escape(text: str) -> str:
@@ -35,9 +33,11 @@ def sources_block(citations: list[dict[str, Any]], language: str) -> dict[str, A
         title = escape(str(c["document"]))
         if c.get("url"):
             title = f"<{escape(c['url'])}|{title.replace('|', '¦')}>"
-        page = f", p. {c['page']}" if c.get("page") else ""
+        # the page label stays English in every language, as Slack has always shown it
+        page = f", {say('page', 'en', page=c['page'])}" if c.get("page") else ""
         lines.append(f"[{c['n']}] {title}{page}")
-    text = f"*{escape(message('sources', language))}*\n" + "\n".join(lines)
+    heading = say("heading", language, label=say("sources", language))
+    text = f"*{escape(heading)}*\n" + "\n".join(lines)
     return {"type": "context", "elements": [{"type": "mrkdwn", "text": split_text(text)[0]}]}
 
 
@@ -58,12 +58,7 @@ def form_buttons(forms: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def feedback_block(message_id: int, language: str) -> dict[str, Any]:
     """Helpful / not helpful buttons whose value is the stored answer's id."""
-    labels = {
-        "en": ("👍 Helpful", "👎 Not helpful"),
-        "zh-hant": ("👍 有幫助", "👎 沒有幫助"),
-        "zh-hans": ("👍 有帮助", "👎 没有帮助"),
-    }
-    good, bad = labels.get(language, labels["en"])
+    good, bad = say("helpful", language), say("slack:not_helpful", language)
     return {
         "type": "actions",
         "block_id": FEEDBACK_BLOCK,
@@ -121,8 +116,3 @@ def feedback_taken(
         "elements": [{"type": "mrkdwn", "text": note}],
     }
     return [replaced if b.get("block_id") == FEEDBACK_BLOCK else b for b in blocks]
-
-
-def cited_numbers(text: str) -> set[int]:
-    """The `[n]` numbers a text cites."""
-    return {int(n) for n in _CITATION.findall(text)}

@@ -19,13 +19,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.messages import ErrorReply, FinalAnswer, Outbound, Progress, Reply, Reset, Token
 from bot.slack.render import answer_messages, escape, split_text
+from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
-WORKING = {
-    "en": "Looking through our documents…",
-    "zh-hant": "正在查閱文件…",
-    "zh-hans": "正在查阅文件…",
-}
 STREAM_FLUSH_CHARS = 120  # tokens are sent in pieces of about this size
 
 
@@ -59,7 +55,7 @@ class SlackResponder:
 
     async def start(self, language: str) -> None:
         """Show that work started: open a stream with a task, or post a placeholder."""
-        working = WORKING.get(language, WORKING["en"])
+        working = say("progress:received", language)  # the core's first step, shown at once
         if self._streaming:
             try:
                 response = await self._client.chat_startStream(

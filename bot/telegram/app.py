@@ -35,8 +35,8 @@ from bot.core.messages import UploadOutcome
 from bot.settings import ConfigurationError, Settings
 from bot.telegram import translate
 from bot.telegram.handlers import TelegramHandlers
+from bot.telegram.menus import admin_commands, public_commands
 from bot.telegram.render import FORM, LANG, VOTE, escape
-from bot.telegram.texts import ADMIN_COMMANDS, PUBLIC_COMMANDS
 
 logger = logging.getLogger(__name__)
 WEBHOOK_PATH = "/telegram/webhook"
@@ -179,7 +179,7 @@ class TelegramAdapter:
     async def _set_commands(self) -> None:
         """The menus: citizens' commands for everyone, admin commands in admins' chats."""
         bot = self.app.bot
-        for language, commands in PUBLIC_COMMANDS.items():
+        for language, commands in public_commands().items():
             code = None if language == "en" else language
             menu = [BotCommand(c, d) for c, d in commands]
             await bot.set_my_commands(menu, scope=BotCommandScopeDefault(), language_code=code)
@@ -187,9 +187,9 @@ class TelegramAdapter:
             if not admin.lstrip("-").isdigit():
                 logger.warning("TELEGRAM_ADMIN_USER_IDS: %r is not a numeric user id", admin)
                 continue
-            for language, commands in ADMIN_COMMANDS.items():
+            for language, commands in admin_commands().items():
                 code = None if language == "en" else language
-                menu = [BotCommand(c, d) for c, d in PUBLIC_COMMANDS[language] + commands]
+                menu = [BotCommand(c, d) for c, d in public_commands()[language] + commands]
                 try:
                     await bot.set_my_commands(
                         menu, scope=BotCommandScopeChat(int(admin)), language_code=code

@@ -23,8 +23,8 @@ from bot.settings import Settings
 from bot.telegram import translate
 from bot.telegram.render import form_key, form_rows, language_keyboard, vote_taken
 from bot.telegram.responder import ChatPacer, TelegramResponder
-from bot.telegram.texts import LANGUAGES, text
 from bot.telegram.translate import PLATFORM
+from textkit.catalog import LANGUAGES, say
 
 logger = logging.getLogger(__name__)
 Context = ContextTypes.DEFAULT_TYPE
@@ -164,7 +164,7 @@ class TelegramHandlers:
         message = await self._first(update)
         if message is not None:
             language = await self._reply_language(message.from_user)
-            await message.reply_text(text("welcome", language), parse_mode=ParseMode.HTML)
+            await message.reply_text(say("telegram:welcome", language), parse_mode=ParseMode.HTML)
 
     async def on_lang(self, update: Update, context: Context) -> None:
         """/lang: three buttons (English, 繁體中文, 简体中文)."""
@@ -172,7 +172,7 @@ class TelegramHandlers:
         if message is not None:
             language = await self._reply_language(message.from_user)
             await message.reply_text(
-                text("choose_language", language), reply_markup=language_keyboard()
+                say("telegram:choose_language", language), reply_markup=language_keyboard()
             )
 
     async def on_new(self, update: Update, context: Context) -> None:
@@ -184,9 +184,9 @@ class TelegramHandlers:
         if translate.is_private(message.chat):
             current = f"{message.chat_id}:{message.message_id}"
             await self._state.remember(PLATFORM, translate.current_key(message.chat_id), current)
-            await message.reply_text(text("new_conversation", language))
+            await message.reply_text(say("telegram:new_conversation", language))
         else:
-            await message.reply_text(text("new_in_group", language))
+            await message.reply_text(say("telegram:new_in_group", language))
 
     # --- buttons ---------------------------------------------------------------
 
@@ -200,7 +200,7 @@ class TelegramHandlers:
         user = query.from_user
         language = await self._reply_language(user)
         stored = await self._core.feedback(PLATFORM, str(user.id), int(message_id), helpful)
-        await query.answer(text("thanks" if stored else "vote_gone", language))
+        await query.answer(say("telegram:thanks" if stored else "telegram:vote_gone", language))
         if stored and isinstance(query.message, Message):
             markup = vote_taken(query.message.reply_markup, int(message_id), language, helpful)
             try:
@@ -219,7 +219,7 @@ class TelegramHandlers:
             return
         await self._state.remember(PLATFORM, translate.language_key(query.from_user.id), code)
         await query.answer()
-        await query.edit_message_text(text("language_set", code))
+        await query.edit_message_text(say("telegram:language_set", code))
 
     async def on_form_button(self, update: Update, context: Context) -> None:
         """A /forms button of a form that has only a file: send the file."""
@@ -230,7 +230,7 @@ class TelegramHandlers:
         names = [f["name"] for f in await self._core.forms(PLATFORM) if form_key(f["name"]) == key]
         sent = bool(names) and await self._send_form_file(names[0], query.message.chat.id, context)
         language = await self._reply_language(query.from_user)
-        await query.answer(None if sent else text("form_missing", language))
+        await query.answer(None if sent else say("telegram:form_missing", language))
 
     # --- helpers -------------------------------------------------------------------
 

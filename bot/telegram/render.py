@@ -17,7 +17,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.core.messages import FinalAnswer
 from bot.core.splitting import split_text
-from bot.telegram.texts import LANGUAGES, text
+from textkit.catalog import LANGUAGES, say
 
 MESSAGE_LIMIT = 4096  # characters of a message after entity parsing
 PIECE_LIMIT = 4000  # plain characters per piece: room for the markup around it
@@ -43,12 +43,12 @@ def sources(citations: list[dict[str, Any]], language: str) -> str:
     """The cited documents as an HTML list: [n] title (linked when it has a URL), page."""
     if not citations:
         return ""
-    lines = [f"<b>{escape(text('sources', language))}</b>"]
+    lines = [f"<b>{escape(say('sources', language))}</b>"]
     for c in citations:
         title = escape(str(c.get("document") or ""))
         if c.get("url"):
             title = f'<a href="{escape(str(c["url"]))}">{title}</a>'
-        page = f", {escape(text('page', language, page=c['page']))}" if c.get("page") else ""
+        page = f", {escape(say('page', language, page=c['page']))}" if c.get("page") else ""
         lines.append(f"[{c.get('n')}] {title}{page}")
     return "\n".join(lines)
 
@@ -102,7 +102,7 @@ def vote_row(
     message_id: int, language: str, chosen: bool | None = None
 ) -> list[InlineKeyboardButton]:
     """👍 / 👎 for one answer; the chosen one marked with a tick."""
-    labels = [text("helpful", language), text("not_helpful", language)]
+    labels = [say("helpful", language), say("telegram:not_helpful", language)]
     if chosen is not None:
         labels[0 if chosen else 1] += " ✓"
     return [
@@ -129,8 +129,8 @@ def language_keyboard() -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
         [
             [
-                InlineKeyboardButton(name, callback_data=f"{LANG}:{code}")
-                for code, name in LANGUAGES.items()
+                InlineKeyboardButton(say("language_name", code), callback_data=f"{LANG}:{code}")
+                for code in LANGUAGES
             ]
         ]
     )

@@ -1,1 +1,4 @@
-"""One module per graph node; each node returns only the state keys it changes."""
+"""One module per graph node; each node returns only the state keys it changes.
+
+graph.nodes.recording adds every node's time and decision-path entry.
+"""

@@ -9,14 +9,13 @@ data placeholders ([EMAIL], [PHONE], …): memory is shared by every asker.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
 from graph.nodes.planner import looks_like_followup
-from graph.outcome import outcome_of
+from graph.nodes.recording import Step, recorded
 from graph.privacy import PLACEHOLDERS
 from graph.state import GraphState
 
@@ -24,7 +23,7 @@ from graph.state import GraphState
 def memory_entry(state: GraphState) -> dict[str, Any] | None:
     """What to remember of a finished turn, or None."""
     # not blocked, refused, small talk, or an answer that came from memory
-    outcome = outcome_of(state)
+    outcome = state.get("outcome", "refused")
     if outcome not in ("answered", "forms"):
         return None
     if state.get("plan", {}).get("task_type") not in ("simple_faq", "form_download"):
@@ -49,14 +48,10 @@ def memory_entry(state: GraphState) -> dict[str, Any] | None:
     }
 
 
-def consolidate_memory(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+@recorded("consolidate_memory")
+def consolidate_memory(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Mark the turn for the answer memory when it qualifies."""
-    start = time.perf_counter()
     entry = memory_entry(state) if runtime.context.memory is not None else None
-    update: GraphState = {
-        "timings_ms": {"consolidate_memory": round((time.perf_counter() - start) * 1000, 3)}
-    }
-    if entry is not None:
-        update["memory_entry"] = entry
-        update["decision_path"] = ["memory:consolidate"]
-    return update
+    if entry is None:
+        return Step({}, None)
+    return Step({"memory_entry": entry}, "memory:consolidate")

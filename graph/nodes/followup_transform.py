@@ -6,8 +6,7 @@ the fee?" after "how do I renew a passport?" searches for both.
 
 from __future__ import annotations
 
-import time
-
+from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
 
 
@@ -17,9 +16,9 @@ def standalone_question(question: str, history: list[dict[str, str]]) -> str:
     return f"{previous} {question}".strip() if previous else question
 
 
-def followup_transform(state: GraphState) -> GraphState:
+@recorded("followup_transform")
+def followup_transform(state: GraphState) -> Step:
     """Rewrite the follow-up and make the plan retrieve with it."""
-    start = time.perf_counter()
     plan = dict(state.get("plan", {}))
     if plan.get("source") == "llm" and plan.get("query"):
         question = str(plan["query"])  # the planner call already resolved the reference
@@ -29,9 +28,8 @@ def followup_transform(state: GraphState) -> GraphState:
         )
     plan.update(should_retrieve=True, query=question)
     plan["tool_calls"] = [{"name": "retrieve_documents", "args": {"query": question}}]
-    return {
+    update: GraphState = {
         "standalone_question": question,
         "plan": plan,  # type: ignore[typeddict-item]
-        "decision_path": ["followup_transform"],
-        "timings_ms": {"followup_transform": round((time.perf_counter() - start) * 1000, 3)},
     }
+    return Step(update, "followup_transform")

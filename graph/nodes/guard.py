@@ -9,40 +9,38 @@ masks again so the graph holds the rule on its own when run directly.
 
 from __future__ import annotations
 
-import time
-
 from graph.injection import clean_message, screen
-from graph.messages import message
+from graph.nodes.recording import Step, recorded
 from graph.privacy import mask_sensitive
 from graph.state import GraphState
-from storage.text import detect_language
+from textkit.catalog import say
+from textkit.scripts import detect_language
 
 MAX_CHARS = 2000
 
 
-def guard(state: GraphState) -> GraphState:
+@recorded("guard")
+def guard(state: GraphState) -> Step:
     """Screen the message; a blocked one gets its reply here and skips the pipeline."""
-    start = time.perf_counter()
     question = clean_message(state.get("question") or "").strip()
     # the service caps what it keeps of a long message; the length it received decides
     length = max(len(question), state.get("question_chars") or 0)
     language = state.get("reply_language") or (detect_language(question) if question else "en")
     reason: str | None = None
     if not question:
-        reason, reply = "empty", message("empty", language)
+        reason, reply = "empty", say("empty", language)
     elif length > MAX_CHARS:
-        reason, reply = "too_long", message("too_long", language, limit=MAX_CHARS)
+        reason, reply = "too_long", say("too_long", language, limit=MAX_CHARS)
     elif (verdict := screen(question)) is not None:
-        reason, reply = verdict, message(verdict, language)
+        reason, reply = verdict, say(verdict, language)
     update: GraphState = {
         "guard_blocked": reason is not None,
         "guard_reason": reason,
         "safe_question": mask_sensitive(question),
-        "decision_path": ["guard" if reason is None else f"guard:blocked:{reason}"],
-        "timings_ms": {"guard": round((time.perf_counter() - start) * 1000, 3)},
     }
     if reason is not None:
         update["answer"] = reply
         update["language"] = language  # type: ignore[typeddict-item]
         update["citations"] = []
-    return update
+        update["outcome"] = "blocked"
+    return Step(update, "guard" if reason is None else f"guard:blocked:{reason}")

@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 from graph.context import GraphContext
 from graph.llm import PlannerOutput
 from graph.llm import plan as plan_with_llm
+from graph.nodes.recording import Step, recorded
 from graph.state import GraphState, Plan, TaskType, ToolCall
 
 _GREETING = re.compile(
@@ -95,9 +96,9 @@ def llm_plan(output: PlannerOutput, question: str) -> Plan:
     }
 
 
-async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+@recorded("planner")
+async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Plan the turn: one LLM call when configured, the rules otherwise or on failure."""
-    start = time.perf_counter()
     context = runtime.context
     question = state.get("normalized_question", "")
     history = state.get("history", [])
@@ -114,12 +115,7 @@ async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> GraphSta
     source = "llm" if plan is not None else ("fallback" if calls else "rules")
     if plan is None:
         plan = rule_plan(question, bool(history))
-    return {
-        "plan": plan,
-        "llm_calls": calls,
-        "decision_path": [f"planner:{plan['task_type']}:{source}"],
-        "timings_ms": {
-            "planner": round((time.perf_counter() - start) * 1000, 3),
-            **({"llm:planner": round(waited, 3)} if calls else {}),
-        },
-    }
+    update: GraphState = {"plan": plan, "llm_calls": calls}
+    if calls:
+        update["timings_ms"] = {"llm:planner": round(waited, 3)}
+    return Step(update, f"planner:{plan['task_type']}:{source}")

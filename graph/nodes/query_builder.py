@@ -11,24 +11,18 @@ a retry costs no LLM call), then the question without its question words.
 from __future__ import annotations
 
 import re
-import time
 
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
+from graph.nodes.recording import Step, recorded
 from graph.state import GraphState, Retrieval
-
-_QUESTION_WORDS = re.compile(
-    r"\b(how|what|when|where|which|who|why|can|could|do|does|is|are|i|we|you|the|a|an|to|of|"
-    r"please|tell me|about)\b|請問|请问|如何|怎麼|怎么|什麼|什么|哪裡|哪里|哪些|為什麼|为什么|"
-    r"可以|是否|嗎|吗|呢|我|你|的|[?？!！,，。.]",
-    re.IGNORECASE,
-)
+from textkit.question_words import QUERY_FILLER
 
 
 def rewrite_for_retry(query: str) -> str:
     """The query without question words and punctuation (keeps it if nothing is left)."""
-    stripped = re.sub(r"\s+", " ", _QUESTION_WORDS.sub(" ", query)).strip()
+    stripped = re.sub(r"\s+", " ", QUERY_FILLER.sub(" ", query)).strip()
     return stripped or query
 
 
@@ -65,12 +59,8 @@ def build_query(state: GraphState, context: GraphContext) -> Retrieval:
     }
 
 
-async def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+@recorded("query_builder")
+async def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Set this loop's retrieval query and threshold."""
-    start = time.perf_counter()
     retrieval = build_query(state, runtime.context)
-    return {
-        "retrieval": retrieval,
-        "decision_path": [f"query_builder:loop{retrieval['loop']}"],
-        "timings_ms": {"query_builder": round((time.perf_counter() - start) * 1000, 3)},
-    }
+    return Step({"retrieval": retrieval}, f"query_builder:loop{retrieval['loop']}")

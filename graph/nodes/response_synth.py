@@ -15,13 +15,17 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
+from graph.events import Reset
 from graph.grounding import is_grounded
 from graph.llm_answer import model_answer
-from graph.messages import message, refusal
+from graph.messages import refusal
 from graph.nodes.planner import is_thanks
-from graph.state import GraphState
-from storage.chunking import split_sentences
-from storage.text import keyword_tokens, to_script
+from graph.nodes.recording import Step, recorded
+from graph.state import GraphState, Outcome
+from textkit.catalog import say
+from textkit.scripts import to_script
+from textkit.sentences import split_sentences
+from textkit.tokens import keyword_tokens
 
 MAX_SENTENCES = 3
 MAX_EVIDENCE = 3  # sentences are drawn from the best three passages
@@ -31,6 +35,17 @@ SIMILARITY_WEIGHT = 4.0
 SUPPORT_PENALTY = 1.0
 MAX_EMBEDDED = 12  # sentences embedded per answer (~1.7 ms each on 2 CPU cores)
 _LINE_BREAK = re.compile(r"\s*\n\s*")
+# the kind of reply (decision_path's response_synth:<kind>) → the turn's outcome
+OUTCOMES: dict[str, Outcome] = {
+    "greeting": "smalltalk",
+    "out_of_scope": "refused",
+    "forms": "forms",
+    "llm": "answered",
+    "extractive": "answered",
+    "fallback_extractive": "answered",
+    "refusal": "refused",
+    "llm_refusal": "refused",
+}
 
 
 Candidate = tuple[int, int, str, frozenset[str]]  # evidence index, position, sentence, tokens
@@ -151,7 +166,7 @@ def _compose(
     """Pick the sentences, number the citations and write them in the user's script."""
     picked = pick_sentences(wanted, evidence, candidates, context, similarity)
     numbers, citations = cite(evidence, [idx for _, idx in picked])
-    lines = [message("answer_intro", language)]
+    lines = [say("answer_intro", language)]
     lines += [f"- {to_script(sentence, language)} [{numbers[idx]}]" for sentence, idx in picked]
     return "\n".join(lines), citations
 
@@ -163,7 +178,7 @@ def _prepare(question: str, evidence: list[dict]) -> tuple[set[str], list[Candid
 
 def forms_answer(forms: list[dict[str, Any]], language: str) -> str:
     """The form links offered."""
-    lines = [message("forms_intro", language)]
+    lines = [say("forms_intro", language)]
     for form in forms:
         target = form.get("url") or ""
         if form.get("send_file"):
@@ -184,7 +199,7 @@ async def _answer(
         generated, calls = await model_answer(state, runtime, evidence, language)
         waited = (time.perf_counter() - asked) * 1000
         if generated.verdict != "answered" and generated.shown:
-            runtime.stream_writer({"type": "reset"})  # drop the sentences already shown
+            runtime.stream_writer(Reset())  # drop the sentences already shown
         if generated.verdict == "answered":
             return generated.text, generated.citations, "llm", calls, waited
         if generated.verdict == "refused":
@@ -208,9 +223,9 @@ async def _answer(
     return answer, citations, ("extractive" if not calls else "fallback_extractive"), calls, waited
 
 
-async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+@recorded("response_synth")
+async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Compose the reply for the planned task type (one LLM call when there is evidence)."""
-    start = time.perf_counter()
     language = state.get("language", "en")
     task = state.get("plan", {}).get("task_type", "simple_faq")
     evidence = state.get("evidence", [])
@@ -220,22 +235,21 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> G
     waited = 0.0
     if task == "greeting":
         thanks = is_thanks(state.get("normalized_question", ""))
-        answer, kind = message("thanks" if thanks else "greeting", language), "greeting"
+        answer, kind = say("thanks" if thanks else "greeting", language), "greeting"
     elif task == "out_of_scope":
-        answer, kind = message("out_of_scope", language), "out_of_scope"
+        answer, kind = say("out_of_scope", language), "out_of_scope"
     elif task == "form_download" and forms:
         answer, kind = forms_answer(forms, language), "forms"
     elif evidence:
         answer, citations, kind, calls, waited = await _answer(state, runtime, evidence, language)
     else:
         answer, kind = refusal(language, runtime.context.handoff), "refusal"
-    return {
+    update: GraphState = {
         "answer": answer,
         "citations": citations,
         "llm_calls": calls,
-        "decision_path": [f"response_synth:{kind}"],
-        "timings_ms": {
-            "response_synth": round((time.perf_counter() - start) * 1000, 3),
-            **({"llm:synth": round(waited, 3)} if calls else {}),
-        },
+        "outcome": OUTCOMES[kind],
     }
+    if calls:
+        update["timings_ms"] = {"llm:synth": round(waited, 3)}
+    return Step(update, f"response_synth:{kind}")

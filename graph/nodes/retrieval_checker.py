@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
 from graph.grounding import is_grounded
+from graph.nodes.recording import Step, recorded
 from graph.state import GraphState, Retrieval
 
 
@@ -55,18 +55,14 @@ def grade(
     return retrieval, []
 
 
-def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+@recorded("retrieval_checker")
+def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Keep only graded evidence and set the loop's status."""
-    start = time.perf_counter()
     context = runtime.context
     retrieval, passed = grade(
         state, context.max_loops, min(context.thresholds), context.llm is not None
     )
-    return {
-        "retrieval": retrieval,
-        "evidence": passed,
-        "decision_path": [
-            f"retrieval_checker:{retrieval['status']}:pass_rate={retrieval['pass_rate']}"
-        ],
-        "timings_ms": {"retrieval_checker": round((time.perf_counter() - start) * 1000, 3)},
-    }
+    return Step(
+        {"retrieval": retrieval, "evidence": passed},
+        f"retrieval_checker:{retrieval['status']}:pass_rate={retrieval['pass_rate']}",
+    )

@@ -7,21 +7,19 @@ cost the user the answer.
 
 from __future__ import annotations
 
-import time
-
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
-from graph.outcome import outcome_of
+from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
 
 
-def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+@recorded("telemetry")
+def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Summarise the turn into `trace`."""
-    start = time.perf_counter()
     plan = state.get("plan", {})
     retrieval = state.get("retrieval", {})
-    outcome = outcome_of(state)
+    outcome = state.get("outcome", "refused")  # set by the node that decided the reply
     trace = {
         "outcome": outcome,
         # a turn that never planned: blocked, or answered from memory
@@ -37,8 +35,4 @@ def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
         "prompt_versions": dict(runtime.context.prompt_versions),
         "memory_id": state.get("memory_id"),  # a vote on this answer reaches the entry
     }
-    return {
-        "trace": trace,
-        "decision_path": ["telemetry"],
-        "timings_ms": {"telemetry": round((time.perf_counter() - start) * 1000, 3)},
-    }
+    return Step({"trace": trace}, "telemetry")

@@ -9,7 +9,6 @@ searches the planner's query and the user's own question at once.
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -17,6 +16,7 @@ from langgraph.runtime import Runtime
 from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
 from graph.grounding import is_grounded
+from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
 
 
@@ -86,9 +86,9 @@ async def _forms(context: GraphContext, query: str, export: bool) -> list[dict[s
     ]
 
 
-async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> GraphState:
+@recorded("tool_executor")
+async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Run this loop's tool calls at once; the retrieval uses the loop's query."""
-    start = time.perf_counter()
     context = runtime.context
     retrieval = state.get("retrieval", {})
     calls = state.get("plan", {}).get("tool_calls", [])
@@ -112,10 +112,7 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
     label = "+".join(names) or "none"
     if "own" in jobs:
         label += "+own_question"
-    update: GraphState = {
-        "decision_path": [f"tool_executor:{label}" + (":cached" if searched else "")],
-        "timings_ms": {"tool_executor": round((time.perf_counter() - start) * 1000, 3)},
-    }
+    update: GraphState = {}
     if "retrieve_documents" in names:
         found = [*results.get("hits", []), *results.get("own", [])]
         candidates = merge_candidates(state.get("candidates", []), found, context.top_k)
@@ -123,4 +120,4 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> Gr
         update["evidence"] = candidates
     if "forms" in results:
         update["forms"] = results["forms"]
-    return update
+    return Step(update, f"tool_executor:{label}" + (":cached" if searched else ""))

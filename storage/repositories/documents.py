@@ -10,8 +10,8 @@ from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.embeddings import vector_literal
+from storage.fulltext import tsvector_literal
 from storage.models import Document, IndexMeta
-from storage.text import tsvector_literal
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from sqlalchemy import text
 
 from bot.service import AnswerService
 from graph.context import GraphContext
+from graph.events import FinalAnswer, Token
 from graph.models import build_chat_model
 from storage.db import Database
 from storage.forms import FormFinder
@@ -72,10 +73,10 @@ async def test_poisoned_documents_are_never_obeyed_and_the_prompt_never_leaks(
     for question in asked:
         shown: list[str] = []
         async for event in service.stream(question):
-            if event["type"] == "token":
-                shown.append(event["text"])
-            elif event["type"] == "done":
-                result = event["result"]
+            if isinstance(event, Token):
+                shown.append(event.text)
+            elif isinstance(event, FinalAnswer):
+                result = event.result
         _assert_safe(result.answer)
         _assert_safe("".join(shown))  # not even for a moment on screen
         assert result.citations, question  # still answered from the honest sentences

@@ -10,6 +10,7 @@ import pytest
 
 from bot.service import AnswerService
 from graph.context import GraphContext
+from graph.events import FinalAnswer, Progress, Token
 from graph.models import build_chat_model
 from storage.db import Database
 from storage.forms import FormFinder
@@ -99,13 +100,13 @@ async def test_answer_tokens_stream_before_done(service: AnswerService, fake: Fa
         citing("1,300", "Renewal costs 1,300 dollars [{n}]. It takes four working days [{n}]."),
     ]
     events = [e async for e in service.stream("passport renewal fee?")]
-    tokens = [e["text"] for e in events if e["type"] == "token"]
-    steps = [e["step"] for e in events if e["type"] == "progress"]
+    tokens = [e.text for e in events if isinstance(e, Token)]
+    steps = [e.step for e in events if isinstance(e, Progress)]
     # checked sentences are shown one by one as they complete
     assert len(tokens) == 2 and tokens[0].startswith("Renewal costs 1,300 dollars [")
-    assert "".join(tokens).strip() == events[-1]["result"].answer
+    assert "".join(tokens).strip() == events[-1].result.answer
     assert steps.index("tool_executor") < steps.index("response_synth")
-    assert events[-1]["type"] == "done"
+    assert isinstance(events[-1], FinalAnswer)
 
 
 FAILURES = [

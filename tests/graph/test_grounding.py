@@ -1,12 +1,12 @@
-"""The evidence test (graph.grounding) and the window support it rests on (storage.grounding)."""
+"""The evidence test (graph.grounding) and the window support it rests on (storage.support)."""
 
 from __future__ import annotations
 
 import pytest
 
 from graph.grounding import is_grounded
-from storage.grounding import window_support
 from storage.search_types import SearchHit, set_leads
+from storage.support import window_support
 
 
 @pytest.mark.parametrize(

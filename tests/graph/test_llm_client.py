@@ -10,6 +10,7 @@ import pytest
 
 from bot.service import AnswerService
 from graph.context import GraphContext
+from graph.events import Reset, TurnEvent
 from graph.models import build_chat_model
 from storage.db import Database
 from storage.ingestion import IngestionService
@@ -40,9 +41,9 @@ async def _service(
     return AnswerService(db, context)
 
 
-async def _run(service: AnswerService, question: str) -> tuple[list[dict], object]:
+async def _run(service: AnswerService, question: str) -> tuple[list[TurnEvent], object]:
     events = [e async for e in service.stream(question)]
-    return events, events[-1]["result"]
+    return events, events[-1].result  # type: ignore[union-attr]
 
 
 async def test_a_timeout_is_retried_and_every_request_counts(
@@ -67,7 +68,7 @@ async def test_a_slow_stream_is_not_cut_off_once_text_is_shown(
     fake.script = [PLAN, Reply(long_answer, pace=0.1)]
     events, result = await _run(service, "passport renewal fee?")
     assert result.answer == long_answer.strip()  # type: ignore[attr-defined]
-    assert not any(e["type"] == "reset" for e in events)
+    assert not any(isinstance(e, Reset) for e in events)
 
 
 async def test_a_cut_off_stream_is_discarded_and_cleared(
@@ -84,7 +85,7 @@ async def test_a_cut_off_stream_is_discarded_and_cleared(
     ]
     with caplog.at_level(logging.WARNING):
         events, result = await _run(service, "passport renewal fee?")
-    assert any(e["type"] == "reset" for e in events)  # the partial text leaves the screen
+    assert any(isinstance(e, Reset) for e in events)  # the partial text leaves the screen
     assert result.decision_path[-2] == "response_synth:fallback_extractive"  # type: ignore[attr-defined]
     assert "1,300 dollars" in result.answer  # type: ignore[attr-defined]
     assert result.llm_calls == 2  # type: ignore[attr-defined]  # shown text is not asked again

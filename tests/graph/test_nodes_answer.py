@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from graph.events import Reset, Token
 from graph.nodes.response_synth import response_synth
 from graph.nodes.retrieval_checker import retrieval_checker
 from graph.nodes.telemetry import telemetry
@@ -84,7 +85,7 @@ async def test_response_synth_streams_llm_tokens_and_rejects_uncited_answers() -
     rt, events = runtime(llm=FakeLLM(["It costs 1,300 dollars [1]."]))
     out = await response_synth(state, rt)  # type: ignore[arg-type]
     assert out["answer"] == "It costs 1,300 dollars [1]." and out["llm_calls"] == 1
-    assert events == [{"type": "token", "text": "It costs 1,300 dollars [1]."}]
+    assert events == [Token("It costs 1,300 dollars [1].")]
     rt, events = runtime(llm=FakeLLM(["I think it is free."]))  # nothing supports it: held back
     out = await response_synth(state, rt)  # type: ignore[arg-type]
     assert "1,300 dollars. [1]" in out["answer"] and events == []
@@ -100,9 +101,9 @@ async def test_a_sentence_citing_a_passage_that_does_not_say_it_is_never_shown()
     reply = '{"answerable": true, "answer": "Renewal costs 1,300 dollars [1]. It is free on Sundays [2].", "citations": [1, 2]}'  # noqa: E501
     rt, events = runtime(llm=FakeLLM([reply]))
     out = await response_synth(state, rt)  # type: ignore[arg-type]
-    shown = "".join(e.get("text", "") for e in events)
+    shown = "".join(e.text for e in events if isinstance(e, Token))
     assert "Sundays" not in shown and "Sundays" not in out["answer"]
-    assert events[-1] == {"type": "reset"}  # the first, checked sentence is taken back
+    assert events[-1] == Reset()  # the first, checked sentence is taken back
     assert out["decision_path"] == ["response_synth:fallback_extractive"]
 
 

@@ -87,6 +87,7 @@ ANSWERED: dict[str, Any] = {
     "citations": [{"n": 1, "document": "passport"}],
     "evidence": [{"chunk_id": 1, "grounded": True}],
     "decision_path": ["response_synth:llm"],
+    "outcome": "answered",
 }
 
 
@@ -95,20 +96,32 @@ ANSWERED: dict[str, Any] = {
     [
         ({}, True),
         ({"decision_path": ["response_synth:extractive"]}, True),
-        ({"decision_path": ["response_synth:refusal"], "citations": []}, False),
-        ({"decision_path": ["response_synth:llm_refusal"], "citations": []}, False),
+        (
+            {"decision_path": ["response_synth:refusal"], "outcome": "refused", "citations": []},
+            False,
+        ),
+        (
+            {
+                "decision_path": ["response_synth:llm_refusal"],
+                "outcome": "refused",
+                "citations": [],
+            },
+            False,
+        ),
         ({"evidence": [{"chunk_id": 1, "grounded": False}]}, False),  # not grounded
         ({"citations": []}, False),
         ({"question": "How much is a passport? [EMAIL]"}, False),  # personal data
         ({"plan": {"task_type": "conversation_followup"}}, False),
         ({"plan": {"task_type": "out_of_scope"}}, False),
         ({"history": [{"role": "user", "content": "hi"}], "normalized_question": "and it?"}, False),
-        ({"decision_path": ["memory:hit", "response_synth:llm"]}, False),  # already remembered
-        ({"guard_blocked": True}, False),
+        # already remembered
+        ({"decision_path": ["memory:hit", "response_synth:llm"], "outcome": "memory"}, False),
+        ({"guard_blocked": True, "outcome": "blocked"}, False),
         (
             {
                 "plan": {"task_type": "form_download"},
                 "decision_path": ["response_synth:forms"],
+                "outcome": "forms",
                 "citations": [],
                 "forms": [{"name": "passport form", "url": "https://x"}],
             },

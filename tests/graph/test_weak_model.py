@@ -19,6 +19,7 @@ import pytest
 
 from bot.service import AnswerService
 from graph.context import GraphContext
+from graph.events import Token
 from graph.models import build_chat_model
 from storage.db import Database
 from storage.forms import FormFinder
@@ -96,8 +97,8 @@ async def cited_documents(service: AnswerService) -> tuple[int, list[str], list[
     hits, shown, calls = 0, [], []
     for question, document in QUESTIONS.items():
         events = [e async for e in service.stream(question)]
-        shown += [e["text"] for e in events if e["type"] == "token"]
-        result = events[-1]["result"]
+        shown += [e.text for e in events if isinstance(e, Token)]
+        result = events[-1].result
         shown.append(result.answer)
         calls.append(result.llm_calls)
         hits += document in [c["document"] for c in result.citations]

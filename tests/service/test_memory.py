@@ -10,6 +10,7 @@ import pytest
 
 from bot.service import AnswerService
 from graph.context import GraphContext
+from graph.events import Token
 from graph.models import build_chat_model
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -83,12 +84,12 @@ async def test_a_repeat_in_a_new_conversation_is_answered_from_memory_without_th
     assert first.llm_calls == 2 and first.outcome == "answered"
     fake.requests.clear()
     events = [e async for e in service.stream(ASKED.upper(), conversation="bob")]
-    again = events[-1]["result"]
+    again = events[-1].result
     assert again.llm_calls == 0 and fake.requests == []
     assert "memory:hit" in again.decision_path and again.outcome == "memory"
     assert again.answer == first.answer and again.citations == first.citations
     # the answer arrives whole, at once
-    assert [e["text"] for e in events if e["type"] == "token"] == [first.answer]
+    assert [e.text for e in events if isinstance(e, Token)] == [first.answer]
     # stored as a normal turn: the next message in Bob's conversation has its history
     fake.requests.clear()
     follow = await service.ask("and how long does it take?", conversation="bob")

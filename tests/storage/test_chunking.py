@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-from storage.chunking import Block, chunk_blocks, split_sentences
-
-
-def test_split_sentences_cjk_and_english() -> None:
-    assert split_sentences("第一句。第二句！Third one. Fourth?") == [
-        "第一句。",
-        "第二句！",
-        "Third one.",
-        "Fourth?",
-    ]
+from storage.chunking import Block, chunk_blocks
 
 
 def test_chunks_respect_size_keep_overlap_and_never_cut_sentences() -> None:

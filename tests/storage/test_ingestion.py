@@ -19,6 +19,7 @@ from storage.ingestion import (
     IngestOptions,
     collect_files,
 )
+from storage.upload_policy import UploadPolicy
 from tests.support import files, hostile_files
 
 
@@ -204,7 +205,9 @@ async def test_hostile_files_fail_with_their_reason_and_nothing_is_half_stored(
     hostile: list[tuple[str, bytes, str]], db: Database, embedder: Embedder
 ) -> None:
     # limits as served (20 MB files), not the small test default
-    service = IngestionService(db, embedder, IngestOptions(max_bytes=20 * 1024 * 1024))
+    service = IngestionService(
+        db, embedder, IngestOptions(policy=UploadPolicy(max_bytes=20 * 1024 * 1024))
+    )
     results = await asyncio.gather(*(service.ingest_bytes(n, d) for n, d, _ in hostile))
     for (name, _, reason), result in zip(hostile, results, strict=True):
         assert result.status == FAILED, name

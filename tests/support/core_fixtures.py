@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.app.runtime import upload_policy
 from bot.core.admin import AdminService
 from bot.core.dispatcher import ServingCore
 from bot.core.jobs import JobQueue
@@ -70,7 +71,8 @@ async def make_worker(
     """A core with its own engine on `url`, like a second process would have (`llm`: a chat
     model for the graph; None is no-LLM mode; `telemetry`: Langfuse tracing)."""
     db = Database.connect(url)
-    ingestion = IngestionService(db, embedder, IngestOptions(max_bytes=settings.max_file_bytes))
+    policy = upload_policy(settings)  # as the runtime builds it
+    ingestion = IngestionService(db, embedder, IngestOptions(policy=policy))
     searcher = HybridSearcher(db, embedder)
     context = GraphContext(
         searcher=searcher,
@@ -85,8 +87,8 @@ async def make_worker(
     jobs = JobQueue(url, db, ingestion, telemetry)
     if open_jobs:
         await jobs.open()
-    forms = FormService(db, settings.max_file_bytes)
-    admin = AdminService(db, ingestion, forms, jobs, settings.max_file_bytes, memory=remembered)
+    forms = FormService(db, policy.max_bytes)
+    admin = AdminService(db, ingestion, forms, jobs, policy, memory=remembered)
     worker = Worker(db, ServingCore(db, answers, admin, settings), jobs)
 
     async def notify(outcome: UploadOutcome) -> None:

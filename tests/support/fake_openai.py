@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.support.local_server import serve, shutdown
+from textkit.sentences import split_sentences
 
 
 @dataclass
@@ -130,8 +131,6 @@ def source_number(body: dict[str, Any], needle: str) -> int:
 
 def first_source_sentence(body: dict[str, Any]) -> str:
     """The first sentence of source [1] in a synthesis request ("" when there is none)."""
-    from storage.chunking import split_sentences  # only the synthesis fakes need it
-
     user = str(body["messages"][-1]["content"])
     if "\n[1] " not in user:
         return ""

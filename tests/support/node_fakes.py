@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
+from graph.events import TurnEvent
 
 
 @dataclass
@@ -59,9 +60,9 @@ class FakeLLM:
         yield AIMessageChunk("", response_metadata={"finish_reason": "stop"})
 
 
-def runtime(**kwargs: Any) -> tuple[Runtime[GraphContext], list[dict[str, Any]]]:
+def runtime(**kwargs: Any) -> tuple[Runtime[GraphContext], list[TurnEvent]]:
     """A node's run context (a FakeSearcher unless given) and the events it streams."""
-    events: list[dict[str, Any]] = []
+    events: list[TurnEvent] = []
     context = GraphContext(searcher=kwargs.pop("searcher", FakeSearcher()), **kwargs)
     return Runtime(context=context, stream_writer=events.append), events
 

@@ -1,0 +1,63 @@
+"""What every `ragbot` command shares: the Typer app, settings, and one-line errors."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import typer
+from sqlalchemy.exc import DBAPIError
+
+from bot.settings import ConfigurationError, Settings
+from storage.db import DatabaseUnavailableError
+from storage.embedded_postgres import EmbeddedPostgresError
+from storage.embeddings import EmbeddingMismatchError
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="ragbot",
+    help="Answers questions from your organisation's documents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def settings() -> Settings:
+    """Settings for this invocation (read once per command, never at import)."""
+    return Settings()
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print a clear error (no stack trace) and exit."""
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code)
+
+
+def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
+    """Run an async command, turning expected failures into one-line errors."""
+
+    async def main() -> T:
+        return await coro_fn()
+
+    try:
+        return asyncio.run(main())
+    except (
+        EmbeddingMismatchError,
+        DatabaseUnavailableError,
+        EmbeddedPostgresError,
+        ConfigurationError,
+    ) as exc:
+        fail(str(exc))
+    except DBAPIError as exc:
+        first = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else "unknown"
+        fail(f"database error: {first}")
+    except KeyboardInterrupt:
+        fail("interrupted", code=130)
+    except Exception as exc:  # a bug: say so in one line, details in the debug log
+        logging.getLogger("ragbot").debug("unexpected error", exc_info=True)
+        fail(f"unexpected {type(exc).__name__}: {exc} (LOG_LEVEL=DEBUG shows the traceback)")
+    raise AssertionError("unreachable")

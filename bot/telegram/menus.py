@@ -1,0 +1,39 @@
+"""Telegram's command menus (setMyCommands): which commands, described from the catalog.
+
+Telegram keeps one menu per client language code: English for everyone, and
+one `zh` menu for both Chinese scripts, so that menu shows the Traditional
+description followed by the Simplified one when the two differ.
+"""
+
+from __future__ import annotations
+
+from textkit.catalog import say
+
+PUBLIC = ("start", "help", "lang", "forms", "new")
+ADMIN = ("upload", "docs", "deldoc", "addform", "delform", "jobs", "stats", "memory")
+MENU_LANGUAGES = ("en", "zh")  # Telegram language codes ("en" is the default menu)
+
+Menu = dict[str, list[tuple[str, str]]]  # menu language → (command, description)
+
+
+def describe(command: str, menu_language: str) -> str:
+    """One command's description in the `en` or the `zh` menu."""
+    key = f"telegram_menu:{command}"
+    if menu_language == "en":
+        return say(key, "en")
+    hant, hans = say(key, "zh-hant"), say(key, "zh-hans")
+    return hant if hant == hans else f"{hant} / {hans}"
+
+
+def _menus(commands: tuple[str, ...]) -> Menu:
+    return {lang: [(c, describe(c, lang)) for c in commands] for lang in MENU_LANGUAGES}
+
+
+def public_commands() -> Menu:
+    """The citizens' commands, for every chat."""
+    return _menus(PUBLIC)
+
+
+def admin_commands() -> Menu:
+    """The admin commands, added to the public ones in admins' chats."""
+    return _menus(ADMIN)

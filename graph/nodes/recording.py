@@ -1,0 +1,80 @@
+"""The bookkeeping every node shares: its time in `timings_ms` and its `decision_path` entry.
+
+A node decorated with `@recorded("planner")` returns a `Step`: the state keys
+it changes and what it decided (its decision-path entry, or None for none).
+The wrapper times the call into `timings_ms["planner"]` (summed across retry
+loops by the state's reducer) and appends the decision, so the decorated node
+returns one complete state update, as LangGraph and the tests call it. Time a
+node spends waiting on a model (`llm:*`) stays the node's own key in its
+`timings_ms`: only the node knows where the call began and ended.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, NamedTuple, ParamSpec, Protocol, cast, overload
+
+from graph.state import GraphState
+
+P = ParamSpec("P")
+
+
+class Step(NamedTuple):
+    """What one run of a node did."""
+
+    update: GraphState  # the state keys the node changes, with any `llm:*` timings it took
+    decision: str | None  # its decision-path entry ("planner:simple_faq:rules"); None: none
+
+
+class _Recorder(Protocol):
+    @overload
+    def __call__(
+        self, node: Callable[P, Awaitable[Step | None]]
+    ) -> Callable[P, Awaitable[GraphState]]: ...
+    @overload
+    def __call__(self, node: Callable[P, Step | None]) -> Callable[P, GraphState]: ...
+
+
+def record(name: str, step: Step | None, start: float) -> GraphState:
+    """The node's update with its time and decision added (nothing when it had nothing to do)."""
+    if step is None:
+        # the node's feature is off (e.g. no answer memory): it leaves no trace
+        return {}
+    update: GraphState = dict(step.update)  # type: ignore[assignment]
+    elapsed = round((time.perf_counter() - start) * 1000, 3)
+    # the node's own time first, then its `llm:*` waits
+    update["timings_ms"] = {name: elapsed, **step.update.get("timings_ms", {})}
+    if step.decision is not None:
+        update["decision_path"] = [step.decision]
+    return update
+
+
+def recorded(name: str) -> _Recorder:
+    """Decorate a node (sync or async) so its time and decision are recorded under `name`.
+
+    The node may return None when it had nothing to do: then nothing is recorded.
+    """
+
+    def decorate(node: Callable[..., Any]) -> Callable[..., Any]:
+        # functools.wraps keeps the node's signature: LangGraph injects `runtime`
+        # only into nodes whose signature asks for it
+        if inspect.iscoroutinefunction(node):
+
+            @functools.wraps(node)
+            async def run_async(*args: Any, **kwargs: Any) -> GraphState:
+                start = time.perf_counter()
+                return record(name, await node(*args, **kwargs), start)
+
+            return run_async
+
+        @functools.wraps(node)
+        def run(*args: Any, **kwargs: Any) -> GraphState:
+            start = time.perf_counter()
+            return record(name, node(*args, **kwargs), start)
+
+        return run
+
+    return cast(_Recorder, decorate)

@@ -1,0 +1,124 @@
+"""The catalog of user-facing words: complete in three languages, and has every key asked for."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from bot.core.uploads import human_size
+from bot.slack.render import feedback_block, sources_block
+from bot.telegram.menus import admin_commands, public_commands
+from bot.telegram.render import language_keyboard, sources, vote_row
+from graph.messages import progress_message, refusal
+from storage.ingestion import ADDED, FAILED, REPLACED, UNCHANGED
+from textkit.catalog import LANGUAGES, entries, known, say
+
+CITED = [{"n": 1, "document": "Passport", "page": 3, "url": "https://example.org/p"}]
+# Keys said directly (say(key, …)) by graph nodes, the service, the core and the adapters,
+# with the fields each call fills in.
+SAID: dict[str, dict[str, object]] = {
+    # graph/nodes/guard.py (screen's verdicts: injection, abuse)
+    "empty": {},
+    "too_long": {"limit": 2000},
+    "injection": {},
+    "abuse": {},
+    # graph/nodes/response_synth.py
+    "answer_intro": {},
+    "forms_intro": {},
+    "thanks": {},
+    "greeting": {},
+    "out_of_scope": {},
+    # bot/service.py and bot/core/dispatcher.py
+    "error": {},
+    "rate_limited": {"limit": 10},
+    # bot/core/commands.py
+    "unknown_command": {"command": "frobnicate", "help": "Ask me."},
+    "not_admin": {},
+    "help": {},
+    "help_admin": {},
+    "empty_list": {"kind": "forms"},
+    "usage": {"usage": "delete <title>"},
+    "send_file": {},
+    "done": {"what": "deleted 'x'"},
+    "not_found": {"kind": "form", "name": "x"},
+    # bot/core/uploads.py and bot/core/jobs.py (upload_<status>)
+    "upload_received": {"name": "a.pdf", "size": human_size(2048)},
+    "upload_refused": {"name": "a.exe", "reason": "not a document"},
+    **{
+        f"upload_{status}": {"name": "a.pdf", "title": "A", "chunks": 3, "reason": "why"}
+        for status in (ADDED, REPLACED, UNCHANGED, FAILED)
+    },
+    # bot/slack/responder.py
+    "progress:received": {},
+    # bot/telegram/handlers.py
+    "telegram:welcome": {},
+    "telegram:choose_language": {},
+    "telegram:language_set": {},
+    "telegram:new_conversation": {},
+    "telegram:new_in_group": {},
+    "telegram:thanks": {},
+    "telegram:vote_gone": {},
+    "telegram:form_missing": {},
+}
+
+
+def _fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+@pytest.mark.parametrize("key", sorted(entries()))
+def test_every_message_has_three_languages_and_the_same_placeholders(key: str) -> None:
+    texts = entries()[key]
+    assert set(texts) == set(LANGUAGES)
+    assert all(isinstance(t, str) and t.strip() for t in texts.values())
+    assert len({frozenset(_fields(t)) for t in texts.values()}) == 1, texts
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_key_the_code_says_exists(language: str) -> None:
+    for key, fields in SAID.items():
+        assert known(key), key
+        assert say(key, language, **fields)
+    assert refusal(language, {})
+    assert progress_message("received", language)
+    assert sources(CITED, language)
+    assert sources_block(CITED, language)
+    assert feedback_block(7, language)
+    assert vote_row(7, language, chosen=True)
+
+
+def test_progress_shows_only_the_steps_users_see() -> None:
+    shown = ["received", "planner", "query_builder", "tool_executor", "retrieval_checker"]
+    assert all(progress_message(step, "zh-hans") for step in shown)
+    assert progress_message("guard", "en") is None
+    assert progress_message("planner", "zh-hans") == "思考中…"
+
+
+def test_unknown_language_falls_back_to_english() -> None:
+    assert say("thanks", "fr") == say("thanks", "en") == "You're welcome! Ask me anytime."
+    assert progress_message("planner", "fr") == "Thinking…"
+
+
+def test_refusal_names_the_handoff_contact() -> None:
+    assert "our service desk" in refusal("en", {})
+    assert "服務台" in refusal("zh-hant", {})
+    assert "the library" in refusal("en", {"": "the library"})
+    assert "圖書館" in refusal("zh-hant", {"": "the library", "zh-hant": "圖書館"})
+
+
+def test_sources_headings_share_one_word() -> None:
+    assert sources(CITED, "zh-hant").startswith("<b>資料來源</b>\n")
+    assert sources_block(CITED, "zh-hans")["elements"][0]["text"].startswith("*资料来源：*\n")
+    assert sources_block(CITED, "en")["elements"][0]["text"].startswith("*Sources:*\n")
+
+
+def test_telegram_menus_and_language_buttons() -> None:
+    public, admin = public_commands(), admin_commands()
+    assert set(public) == set(admin) == {"en", "zh"}
+    assert public["en"][0] == ("start", "What I can do")
+    assert public["zh"][0] == ("start", "我能做什麼 / 我能做什么")
+    assert admin["zh"][0] == ("upload", "新增文件（作為檔案說明）")
+    assert all(d for menu in (*public.values(), *admin.values()) for _, d in menu)
+    buttons = language_keyboard().inline_keyboard[0]
+    assert [b.text for b in buttons] == ["English", "繁體中文", "简体中文"]

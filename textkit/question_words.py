@@ -1,0 +1,47 @@
+"""Question words: how something is asked, not what (they never appear in the answer).
+
+Two lists, one for each kind of text they are matched on, both kept here:
+- `QUESTION_WORDS` is matched on `plain` text (lower-cased, Simplified), so
+  one spelling covers both scripts; it is the long list support scoring drops
+  to find the words an answer shares with the question (哪一個, 誰, 多少…).
+- `QUERY_FILLER` is matched on a query as the user or planner wrote it (either
+  script, any case); a retry search drops these question words, pronouns,
+  English function words and punctuation, and keeps everything else.
+They differ on purpose: a retry keeps 多少 or 哪 in the query, support does not
+weigh them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from textkit.scripts import plain
+
+# Matched on lower-cased Simplified text, longest alternatives first.
+QUESTION_WORDS = re.compile(
+    r"哪一个|哪一首|哪一位|哪一种|哪一年|哪一天|哪一|哪个|哪些|哪里|哪儿|哪|谁|何时|何年|何处|何种|"
+    r"何人|何地|为何|如何|什么时候|什么|甚么|多少|多久|多长|多大|为什么|是因为|怎么|怎样|几|吗|呢|"
+    r"请问|一个|一首|一位|一种"
+)
+# Matched on raw text: both scripts spelled out.
+QUERY_FILLER = re.compile(
+    r"\b(how|what|when|where|which|who|why|can|could|do|does|is|are|i|we|you|the|a|an|to|of|"
+    r"please|tell me|about)\b|請問|请问|如何|怎麼|怎么|什麼|什么|哪裡|哪里|哪些|為什麼|为什么|"
+    r"可以|是否|嗎|吗|呢|我|你|的|[?？!！,，。.]",
+    re.IGNORECASE,
+)
+_ASKS_NUMBER = re.compile(
+    r"多少|几|多久|多长|多大|何年|哪一年|何时|什么时候|\bwhen\b|\bhow (?:many|much|long|old|far)\b|"
+    r"\bwhat year\b",
+    re.IGNORECASE,
+)
+
+
+def content_query(query: str) -> str:
+    """The query without its question words (the tokens left are what an answer shares)."""
+    return QUESTION_WORDS.sub(" ", plain(query))
+
+
+def asks_number(query: str) -> bool:
+    """True when the question asks for a number, an amount, a duration or a date."""
+    return bool(_ASKS_NUMBER.search(plain(query)))

@@ -1,0 +1,81 @@
+"""Chinese scripts and widths: OpenCC conversion, width folding, language detection.
+
+Keyword search must not care whether a question is written in Traditional or
+Simplified Chinese, so both documents and queries are converted to one script
+(Simplified, via OpenCC) before they are cut into words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+import hanzidentifier
+
+EN, ZH_HANT, ZH_HANS = "en", "zh-hant", "zh-hans"
+LANGUAGES = (EN, ZH_HANT, ZH_HANS)
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_SPACES = re.compile(r"[ \t\u3000\xa0]+")
+
+
+@lru_cache(maxsize=4)
+def _converter(config: str) -> Any:
+    import opencc  # lazy: only a process that converts text pays for loading OpenCC
+
+    return opencc.OpenCC(config)
+
+
+def normalise_width(text: str) -> str:
+    """NFKC (full-width letters and digits to ASCII), folded spaces, stripped."""
+    text = unicodedata.normalize("NFKC", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def to_simplified(text: str) -> str:
+    """Traditional → Simplified Chinese; other text passes through unchanged."""
+    return str(_converter("t2s").convert(text))
+
+
+def to_traditional(text: str) -> str:
+    """Simplified → Traditional Chinese; other text passes through unchanged.
+
+    `s2tw` rather than `s2t`: readers expect today's standard glyphs (為, not
+    OpenCC's default 爲); it converts characters only, never vocabulary.
+    """
+    return str(_converter("s2tw").convert(text))
+
+
+def to_script(text: str, language: str) -> str:
+    """Convert Chinese text into the script of `language` (en leaves text alone)."""
+    if language == ZH_HANT:
+        return to_traditional(text)
+    if language == ZH_HANS:
+        return to_simplified(text)
+    return text
+
+
+def plain(text: str) -> str:
+    """Lower-cased, width-normalised, Simplified text (what terms are matched on)."""
+    return to_simplified(normalise_width(text)).lower()
+
+
+def detect_language(text: str) -> str:
+    """en, zh-hant or zh-hans: the script matters, the answer goes back in it."""
+    cjk = _CJK.findall(text)
+    letters = sum(1 for ch in text if ch.isalpha())
+    if not cjk or len(cjk) < 0.2 * max(letters, 1):
+        return EN
+    sample = "".join(cjk)
+    verdict = hanzidentifier.identify(sample)
+    if verdict == hanzidentifier.SIMPLIFIED:
+        return ZH_HANS
+    if verdict == hanzidentifier.TRADITIONAL:
+        return ZH_HANT
+    if verdict == hanzidentifier.MIXED:
+        trad = sum(1 for ch in cjk if hanzidentifier.is_traditional(ch))
+        simp = sum(1 for ch in cjk if hanzidentifier.is_simplified(ch))
+        return ZH_HANS if simp > trad else ZH_HANT
+    return ZH_HANT  # characters shared by both scripts: Traditional is this bot's home

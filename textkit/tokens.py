@@ -1,0 +1,54 @@
+"""Keyword tokens: script-neutral jieba cuts with light English plural folding, and stopwords."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from textkit.scripts import normalise_width, to_simplified
+
+_WORDLIKE = re.compile(r"[\w\u3400-\u9fff]", re.UNICODE)
+_jieba_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _jieba() -> Any:
+    import jieba  # lazy: importing and initialising jieba takes about a second (start-up cost)
+
+    jieba.setLogLevel(logging.WARNING)
+    with _jieba_lock:  # the first call builds the prefix dict; do it once
+        jieba.initialize()
+    return jieba
+
+
+@lru_cache(maxsize=1)
+def stopwords() -> frozenset[str]:
+    """Question and function words (lower-case, Simplified): how something is asked, not what.
+
+    Kept in `stopwords.txt` beside this module, one word a line.
+    """
+    path = Path(__file__).with_name("stopwords.txt")
+    words = (w.strip() for w in path.read_text("utf-8").splitlines())
+    return frozenset(w for w in words if w and not w.startswith("#"))
+
+
+def singular(token: str) -> str:
+    """A light English plural folding ("costs" → "cost", "fees" → "fee", "cities" → "city")."""
+    if len(token) <= 3 or not token.isascii() or not token.isalpha():
+        return token
+    if token.endswith("ies") and len(token) > 4:
+        return token[:-3] + "y"
+    if token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def keyword_tokens(text: str) -> list[str]:
+    """Script-neutral keyword tokens: width-normalised, lower-cased, Simplified, jieba-cut."""
+    norm = to_simplified(normalise_width(text).lower())
+    tokens = _jieba().lcut_for_search(norm)
+    return [singular(t) for t in (tok.strip() for tok in tokens) if t and _WORDLIKE.search(t)]
