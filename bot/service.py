@@ -15,9 +15,9 @@ from graph.builder import build_graph
 from graph.context import GraphContext
 from graph.events import ErrorReply, FinalAnswer, Progress, TurnEvent, TurnResult
 from graph.injection import clean_message
-from graph.messages import progress_message
 from graph.nodes.guard import MAX_CHARS
 from graph.privacy import mask_sensitive
+from graph.replies import progress_message
 from storage.db import Database
 from storage.memory import AnswerMemory
 from storage.repositories import conversations as conv_repo
@@ -79,10 +79,15 @@ class AnswerService:
         platform: str = "console",
         collections: Sequence[str] | None = None,
         language: str | None = None,
+        apology_language: str | None = None,
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run a turn as events (graph.events): Progress per node, Token and Reset as the
         graph streams them, then FinalAnswer, or ErrorReply when the graph raised (the
         turn is stored either way, even when the caller stops listening half-way).
+
+        `language` is the one the user chose (it wins); `apology_language` is the
+        caller's guess (message script, platform locale) for an error raised before
+        any step has said which language the turn speaks.
         """
         trace_id = uuid.uuid4().hex
         external = conversation or f"oneshot-{trace_id}"
@@ -139,8 +144,8 @@ class AnswerService:
             self._finish_trace(trace, platform, state, None, type(exc).__name__)
             await self._store_failed(conv_id, state, trace_id, type(exc).__name__)
             stored = True
-            # in the language of the last step shown (before any: the one the user chose)
-            said = step_language or language or "en"
+            # in the language of the last step shown (before any: the user's, else the guess)
+            said = step_language or language or apology_language or "en"
             yield ErrorReply(say("error", said), said, trace_id, type(exc).__name__)
         finally:
             if not stored:  # the caller went away (cancelled, or closed the stream)

@@ -1,6 +1,6 @@
 """Postgres full-text literals built from our own keyword tokens.
 
-Built here rather than by `to_tsvector` / `to_tsquery` so Postgres's parser
+Built here rather than by `to_tsvector` so Postgres's parser
 cannot re-split jieba's tokens (it would break "covid-19" or mixed-script
 words apart).
 """
@@ -18,8 +18,3 @@ def tsvector_literal(tokens: list[str]) -> str:
         quoted = tok.replace("\\", "\\\\").replace("'", "''")
         parts.append(f"'{quoted}':{','.join(str(p) for p in pos_list[:256])}")
     return " ".join(parts)
-
-
-def tsquery_literal(terms: list[str]) -> str:
-    """An OR `tsquery` literal over exact terms."""
-    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)

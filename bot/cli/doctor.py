@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from bot.cli.base import app, run, settings
-from bot.llm_probe import Finding, probe_llm
+from bot.cli.llm_probe import Finding, probe_llm
 from bot.settings import reveal
 
 

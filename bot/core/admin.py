@@ -24,7 +24,7 @@ from storage.repositories import audit as audit_repo
 from storage.repositories import documents as docs_repo
 from storage.repositories import reports
 from storage.repositories import uploads as uploads_repo
-from storage.upload_policy import UploadPolicy
+from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy
 
 
 class NotAllowedError(PermissionError):
@@ -115,7 +115,7 @@ class AdminService:
         file: FormFile | None = None,
         aliases: Sequence[str] = (),
         language: str | None = None,
-        collection: str = "public",
+        collection: str = DEFAULT_COLLECTION,
     ) -> bool:
         """Add or replace a form; True when new. InvalidFormError says what is wrong."""
         await self.check(actor, "forms:add", name)
@@ -156,7 +156,7 @@ class AdminService:
         file_name: str,
         data: bytes,
         title: str | None = None,
-        collection: str = "public",
+        collection: str = DEFAULT_COLLECTION,
         conversation_key: str | None = None,
         language: str | None = None,
     ) -> int:

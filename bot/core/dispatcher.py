@@ -23,7 +23,7 @@ from bot.core.messages import ErrorReply, InboundMessage, Notifier, Outbound, Pr
 from bot.core.uploads import receive_upload
 from bot.service import AnswerService
 from bot.settings import CONSOLE_PLATFORMS, Settings
-from graph.messages import progress_message
+from graph.replies import progress_message
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries
@@ -202,6 +202,7 @@ class ServingCore:
             platform=message.platform,
             collections=collections,
             language=message.language,
+            apology_language=language,
         )
         async with (
             self._locks.hold(message.platform, message.conversation_key),

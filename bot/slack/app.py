@@ -31,6 +31,7 @@ from bot.settings import ConfigurationError, Settings
 from bot.slack import translate
 from bot.slack.render import HELPFUL, NOT_HELPFUL, escape, feedback_taken
 from bot.slack.responder import SlackResponder
+from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
 
@@ -217,7 +218,7 @@ class SlackAdapter:
             await self.client.chat_postMessage(
                 channel=channel,
                 thread_ts=thread_ts,
-                text="Sorry, I could not post my answer here. Please try again.",
+                text=say("slack:post_failed", "en"),
             )
         except SlackApiError:
             logger.error("could not tell %s about the failure either", channel)

@@ -109,7 +109,8 @@ def feedback_taken(
     blocks: list[dict[str, Any]], user_id: str, helpful: bool
 ) -> list[dict[str, Any]]:
     """The message's blocks with the buttons replaced by a note that the vote was taken."""
-    note = f"{'👍' if helpful else '👎'} Thanks <@{user_id}>, your feedback was recorded."
+    emoji = "👍" if helpful else "👎"
+    note = say("slack:feedback_taken", "en", emoji=emoji, user=f"<@{user_id}>")
     replaced = {
         "type": "context",
         "block_id": FEEDBACK_BLOCK,

@@ -27,6 +27,7 @@ class Step(NamedTuple):
 
     update: GraphState  # the state keys the node changes, with any `llm:*` timings it took
     decision: str | None  # its decision-path entry ("planner:simple_faq:rules"); None: none
+    timed: bool = True  # False: the node stepped aside before its work (no time recorded)
 
 
 class _Recorder(Protocol):
@@ -46,7 +47,8 @@ def record(name: str, step: Step | None, start: float) -> GraphState:
     update: GraphState = dict(step.update)  # type: ignore[assignment]
     elapsed = round((time.perf_counter() - start) * 1000, 3)
     # the node's own time first, then its `llm:*` waits
-    update["timings_ms"] = {name: elapsed, **step.update.get("timings_ms", {})}
+    if step.timed:
+        update["timings_ms"] = {name: elapsed, **step.update.get("timings_ms", {})}
     if step.decision is not None:
         update["decision_path"] = [step.decision]
     return update

@@ -18,9 +18,9 @@ from graph.context import GraphContext
 from graph.events import Reset
 from graph.grounding import is_grounded
 from graph.llm_answer import model_answer
-from graph.messages import refusal
 from graph.nodes.planner import is_thanks
 from graph.nodes.recording import Step, recorded
+from graph.replies import refusal
 from graph.state import GraphState, Outcome
 from textkit.catalog import say
 from textkit.scripts import to_script

@@ -36,12 +36,12 @@ async def retrieve_memory(state: GraphState, runtime: Runtime[GraphContext]) -> 
         return None  # no answer memory configured: the node leaves no trace
     question = state.get("standalone_question") or state.get("normalized_question", "")
     if "plan" not in state and state.get("history") and looks_like_followup(question):
-        return Step({}, "memory:after_followup")
+        return Step({}, "memory:after_followup", timed=False)
     try:
         hit = await memory.lookup(question, runtime.context.collections)
     except Exception:  # the memory is a shortcut: without it the turn still answers
         logger.warning("answer memory lookup failed; answering without it", exc_info=True)
-        return Step({}, "memory:error")
+        return Step({}, "memory:error", timed=False)
     language = state.get("language", "en")
     if hit is None or not servable_in(hit.language, language):
         return Step({}, "memory:miss")

@@ -10,7 +10,7 @@ from bot.core.uploads import human_size
 from bot.slack.render import feedback_block, sources_block
 from bot.telegram.menus import admin_commands, public_commands
 from bot.telegram.render import language_keyboard, sources, vote_row
-from graph.messages import progress_message, refusal
+from graph.replies import progress_message, refusal
 from storage.ingestion import ADDED, FAILED, REPLACED, UNCHANGED
 from textkit.catalog import LANGUAGES, entries, known, say
 
@@ -49,8 +49,10 @@ SAID: dict[str, dict[str, object]] = {
         f"upload_{status}": {"name": "a.pdf", "title": "A", "chunks": 3, "reason": "why"}
         for status in (ADDED, REPLACED, UNCHANGED, FAILED)
     },
-    # bot/slack/responder.py
+    # bot/slack/responder.py, render.py and app.py
     "progress:received": {},
+    "slack:feedback_taken": {"emoji": "👍", "user": "<@U1>"},
+    "slack:post_failed": {},
     # bot/telegram/handlers.py
     "telegram:welcome": {},
     "telegram:choose_language": {},
