@@ -121,7 +121,7 @@ class AnswerService:
             async for mode, chunk in self._graph.astream(
                 state,
                 config={"callbacks": trace.callbacks, "run_name": "graph"},
-                context=self._turn_context(collections),
+                context=self._turn_context(collections, user_ref),
                 stream_mode=["updates", "custom", "values"],
             ):
                 if mode == "custom":  # Token and Reset, written by the nodes
@@ -173,12 +173,16 @@ class AnswerService:
         }
         trace.finish(platform, summary, answer, error)
 
-    def _turn_context(self, collections: Sequence[str] | None) -> GraphContext:
+    def _turn_context(self, collections: Sequence[str] | None, asker: str | None) -> GraphContext:
+        # the memory as this asker sees it: an entry they voted unhelpful is not served to them
+        context = self._context
+        if self._memory is not None:
+            context = dataclasses.replace(context, memory=self._memory.for_asker(asker))
         if collections is None:
-            return self._context
+            return context
         allowed = tuple(collections)
         return dataclasses.replace(
-            self._context, collections=allowed, search_filters=SearchFilters(collections=allowed)
+            context, collections=allowed, search_filters=SearchFilters(collections=allowed)
         )
 
     @staticmethod

@@ -132,6 +132,15 @@ class Settings(BaseSettings):
     telegram_admin_user_ids: str = Field(default="", validation_alias="TELEGRAM_ADMIN_USER_IDS")
     slack_collections: str = Field(default="internal,public", validation_alias="SLACK_COLLECTIONS")
     telegram_collections: str = Field(default="public", validation_alias="TELEGRAM_COLLECTIONS")
+    # Slack audiences: guests and other organisations' users (Slack Connect) read these instead
+    slack_guest_collections: str = Field(
+        default="public", validation_alias="SLACK_GUEST_COLLECTIONS"
+    )
+    # "C123:hr,C456:finance": collections a channel adds for the home team's employees
+    slack_channel_collections: str = Field(default="", validation_alias="SLACK_CHANNEL_COLLECTIONS")
+    slack_user_cache_s: float = Field(
+        default=600.0, ge=0, validation_alias="SLACK_USER_CACHE_SECONDS"
+    )
 
     # telemetry and privacy
     langfuse_public_key: str | None = Field(default=None, validation_alias="LANGFUSE_PUBLIC_KEY")
@@ -170,6 +179,31 @@ class Settings(BaseSettings):
         if platform not in raw:
             return None
         return tuple(_split(raw[platform]))
+
+    def guest_collections(self, platform: str) -> tuple[str, ...] | None:
+        """What a guest on `platform` reads; None: the platform has no guests (only Slack has)."""
+        if platform != "slack":
+            return None
+        return tuple(_split(self.slack_guest_collections))
+
+    def channel_collections(self, platform: str) -> dict[str, tuple[str, ...]]:
+        """Extra collections per channel id on `platform` (SLACK_CHANNEL_COLLECTIONS).
+
+        A channel may be listed more than once to add several collections.
+        Raises ConfigurationError on an entry that is not `CHANNEL:collection`.
+        """
+        if platform != "slack":
+            return {}
+        extra: dict[str, tuple[str, ...]] = {}
+        for entry in _split(self.slack_channel_collections):
+            channel, sep, collection = (part.strip() for part in entry.partition(":"))
+            if not sep or not channel or not collection:
+                raise ConfigurationError(
+                    f"SLACK_CHANNEL_COLLECTIONS: {entry!r} is not CHANNEL_ID:collection"
+                )
+            if collection not in extra.get(channel, ()):
+                extra[channel] = (*extra.get(channel, ()), collection)
+        return extra
 
     def upload_collection(self, platform: str) -> str:
         """Where an admin's upload lands unless they name a collection."""

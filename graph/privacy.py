@@ -5,16 +5,18 @@ LLM or to a remote embedding endpoint (the service masks it before the graph
 runs; a logging filter masks log records). Documents are not masked: an office
 phone number in a document stays in the answer.
 
-Python's `\\b` and `\\w` count CJK characters as word characters, so
-"電話0912-345-678" has no word boundary before the number; every rule here
-bounds itself with ASCII lookarounds instead. Form codes and case numbers
-("PK-01", "PS-11", "2024-0012") match none of the rules.
+The personal-data rules (e-mail, IDs, phones, cards) live in
+textkit.personal_data, which also screens documents bound for `public`; the
+secret and token rules here run before them. Every rule bounds itself with
+ASCII lookarounds (Python's `\\b` treats CJK characters as word characters).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+
+from textkit.personal_data import PERSONAL_RULES, PHONE_CUE
 
 # Placeholders; `has_personal_data` looks for them.
 PLACEHOLDERS = (
@@ -30,8 +32,6 @@ PLACEHOLDERS = (
 
 _NOT_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
 _NOT_ALNUM_AFTER = r"(?![A-Za-z0-9])"
-_NOT_DIGIT_BEFORE = r"(?<![0-9])"
-_NOT_DIGIT_AFTER = r"(?![0-9])"
 
 
 def _bounded(core: str) -> str:
@@ -44,9 +44,18 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"), "[JWT]"),
     (re.compile(_bounded(r"(?:sk|rk|pk)-(?:proj-|live-|test-)?[A-Za-z0-9_\-]{16,}")), "[API_KEY]"),
     (re.compile(_bounded(r"AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}")), "[API_KEY]"),
-    (re.compile(_bounded(r"xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}")), "[TOKEN]"),
+    # Slack tokens (bot, user, app-level, refresh `xoxe.xoxp-…`), also inside URLs and headers
+    (
+        re.compile(f"{_NOT_ALNUM_BEFORE}(?:xoxe\\.)?(?:xox[a-z]|xapp)-[A-Za-z0-9-]{{10,}}"),
+        "[TOKEN]",
+    ),
     (re.compile(_bounded(r"gh[pousr]_[A-Za-z0-9]{30,}|glpat-[A-Za-z0-9_\-]{20,}")), "[TOKEN]"),
-    (re.compile(_bounded(r"\d{8,10}:[A-Za-z0-9_-]{30,}")), "[TOKEN]"),  # Telegram bot token
+    # Telegram bot token, alone or in a Bot API URL path (`…/bot123456:AAH…/getMe`,
+    # `/file/bot<token>/…`): "bot" glued to the digits defeats a plain word boundary
+    (
+        re.compile(f"(?:(?<=/bot)|{_NOT_ALNUM_BEFORE})\\d{{5,12}}:[A-Za-z0-9_-]{{30,}}"),
+        "[TOKEN]",
+    ),
     (re.compile(r"(?i)(?<![A-Za-z])(bearer)\s+[A-Za-z0-9._~+/=-]{16,}"), r"\1 [TOKEN]"),
     (
         re.compile(
@@ -54,47 +63,9 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         ),
         r"\1: [SECRET]",
     ),
-    (
-        re.compile(
-            r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
-            r"\.[A-Za-z]{2,}(?![A-Za-z0-9])"
-        ),
-        "[EMAIL]",
-    ),
-    # Taiwan national ID / resident certificate, PRC resident ID, Hong Kong ID: before
-    # cards, which would take an 18-digit ID for a card number
-    (re.compile(_bounded(r"[A-Za-z][1289]\d{8}")), "[ID]"),
-    (re.compile(f"{_NOT_DIGIT_BEFORE}\\d{{17}}[0-9Xx]{_NOT_ALNUM_AFTER}"), "[ID]"),
-    (re.compile(_bounded(r"[A-Z]{1,2}\d{6}\s?\([0-9A]\)")), "[ID]"),
-    # international phones (+886 912 345 678) before cards: their digits can reach 13
-    (
-        re.compile(
-            r"(?<![0-9+])\+\d{1,3}[ \-.]?(?:\(\d{1,4}\)[ \-.]?)?\d{1,4}(?:[ \-.]?\d{2,4}){2,3}"
-            f"{_NOT_DIGIT_AFTER}"
-        ),
-        "[PHONE]",
-    ),
-    # 13-19 digits, optionally grouped by spaces or dashes (payment cards)
-    (re.compile(f"{_NOT_DIGIT_BEFORE}\\d(?:[ -]?\\d){{12,18}}{_NOT_DIGIT_AFTER}"), "[CARD]"),
-    # national phones: trunk prefix 0 (0912-345-678, 02-2345-6789), mainland mobiles
-    # (138 1234 5678), (02) 2345-6789
-    (
-        re.compile(
-            f"{_NOT_DIGIT_BEFORE}(?:"
-            r"0\d{1,3}[ \-.]?\d{3,4}[ \-.]?\d{3,4}"
-            r"|1[3-9]\d[ \-.]?\d{4}[ \-.]?\d{4}"
-            r"|\(0?\d{1,4}\)[ \-.]?\d{3,4}[ \-.]?\d{3,4}"
-            f"){_NOT_DIGIT_AFTER}"
-        ),
-        "[PHONE]",
-    ),
+    *PERSONAL_RULES,  # e-mail, IDs, phones, cards: shared with document screening
 ]
-# after a phone cue, any 7+ digit number (555-1234, 2345 6789) is a phone number
-_PHONE_CUE = re.compile(
-    r"(?i)((?<![A-Za-z])(?:phone|tel|mobile|cell|call|whatsapp|電話|电话|手機|手机|联系|聯絡|聯繫)"
-    r"(?:\s*(?:number|no\.?|me at|us at|me on|號碼|号码|是|為|为))?\s*[:：]?\s*)"
-    f"{_NOT_DIGIT_BEFORE}(\\d(?:[ \\-.]?\\d){{6,}}){_NOT_DIGIT_AFTER}"
-)
+_PHONE_CUE = PHONE_CUE  # after a phone cue, any 7+ digit number is a phone number
 
 
 def mask_sensitive(text: str) -> str:

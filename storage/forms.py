@@ -19,6 +19,24 @@ class InvalidFormError(ValueError):
     """A form that cannot be saved; the message says why."""
 
 
+class FormCollectionError(InvalidFormError):
+    """The form would land in a collection the saver's audience cannot read; nothing changed."""
+
+    def __init__(self, name: str, collection: str) -> None:
+        super().__init__(f"the form {name!r} would be in {collection!r}, outside the readable ones")
+        self.name = name
+        self.collection = collection
+
+
+@dataclass(frozen=True)
+class SavedForm:
+    """What `FormService.save` did: new or replaced, and the collection the form is in."""
+
+    new: bool
+    collection: str
+    previous_collection: str | None  # before a replacement (None: the form is new)
+
+
 @dataclass(frozen=True)
 class FormFile:
     """A file attached to a form."""
@@ -44,6 +62,29 @@ class FormService:
         collection: str = "public",
     ) -> bool:
         """Save a form; True when new, False when it replaced one of the same name."""
+        return (await self.save(name, url, file, aliases, language, collection)).new
+
+    async def save(
+        self,
+        name: str,
+        url: str | None,
+        file: FormFile | None = None,
+        aliases: Sequence[str] | None = (),
+        language: str | None = None,
+        collection: str | None = "public",
+        *,
+        keep: bool = False,
+        default_collection: str = "public",
+        allowed: Sequence[str] | None = None,
+    ) -> SavedForm:
+        """Save a form, replacing the one of the same name.
+
+        `keep`: what is not given (aliases, language, collection None) stays as the
+        replaced form had it; a new form gets no aliases, no language and
+        `default_collection`. `allowed`: the collections the saver's audience reads;
+        a form that is, or would end up, elsewhere is refused (FormCollectionError)
+        and nothing changes. The check and the write are one transaction.
+        """
         name = name.strip()
         if not name:
             raise InvalidFormError("a form needs a name")
@@ -53,25 +94,37 @@ class FormService:
             raise InvalidFormError(f"the URL must start with http:// or https:// (got {url!r})")
         if language is not None and language not in LANGUAGES:
             raise InvalidFormError(f"language must be one of {', '.join(LANGUAGES)}")
-        problem = collection_problem(collection)
+        problem = collection_problem(collection) if collection is not None else None
         if problem is not None:
             raise InvalidFormError(problem)
         if file is not None and len(file.data) > self._max_bytes:
             raise InvalidFormError(f"the file is over the {self._max_bytes // 2**20} MB limit")
         if file is not None and not file.data:
             raise InvalidFormError("the file is empty")
-        form = Form(
-            name=name,
-            url=url,
-            aliases=sorted({a.strip() for a in aliases if a.strip()}),
-            language=language,
-            file_name=file.name if file else None,
-            file_mime=(mimetypes.guess_type(file.name)[0] if file else None),
-            file_data=file.data if file else None,
-            collection=collection,
-        )
         async with self._db.transaction() as session:
-            return await forms_repo.upsert_form(session, form)
+            existing = await forms_repo.find_for_update(session, name) if keep else None
+            if existing is not None and allowed is not None and existing.collection not in allowed:
+                raise FormCollectionError(name, existing.collection)  # not theirs to change
+            if existing is not None:
+                aliases = existing.aliases if aliases is None else aliases
+                language = existing.language if language is None else language
+                collection = existing.collection if collection is None else collection
+            collection = collection or default_collection
+            if allowed is not None and collection not in allowed:
+                raise FormCollectionError(name, collection)
+            form = Form(
+                name=name,
+                url=url,
+                aliases=sorted({a.strip() for a in aliases or () if a.strip()}),
+                language=language,
+                file_name=file.name if file else None,
+                file_mime=(mimetypes.guess_type(file.name)[0] if file else None),
+                file_data=file.data if file else None,
+                collection=collection,
+            )
+            before = existing.collection if existing is not None else None
+            new = await forms_repo.upsert_form(session, form)
+            return SavedForm(new, collection, None if new else before or collection)
 
     async def list(self, collections: Sequence[str] | None = None) -> Sequence[Form]:
         """All forms (of `collections` when given) by name."""

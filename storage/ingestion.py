@@ -20,10 +20,12 @@ from storage.repositories import documents as docs_repo
 from storage.repositories.documents import NewChunk
 from storage.sandbox import SANDBOXED_FORMATS, ParseLimits, parse_isolated
 from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy, collection_problem
+from textkit.personal_data import Findings, scan
 from textkit.scripts import LANGUAGES, detect_language
 from textkit.tokens import keyword_tokens
 
 ADDED, REPLACED, UNCHANGED, FAILED = "added", "replaced", "unchanged", "failed"
+HELD = "held"  # personal data found in a document bound for `public`: nothing stored
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class IngestResult:
     title: str | None = None
     chunks: int = 0
     reason: str | None = None
+    findings: Findings | None = None  # HELD: the personal data found (masked)
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,8 @@ class IngestionService:
         on_progress: Callable[[int, int], None] | None = None,
         collection: str = DEFAULT_COLLECTION,
         url: str | None = None,
+        *,
+        hold_personal_data: bool = False,
     ) -> IngestResult:
         """Ingest one file from disk; errors come back as a FAILED result, never raised.
 
@@ -136,6 +141,7 @@ class IngestionService:
             on_progress=on_progress,
             collection=collection,
             url=url,
+            hold_personal_data=hold_personal_data,
         )
 
     async def ingest_bytes(
@@ -148,6 +154,8 @@ class IngestionService:
         on_progress: Callable[[int, int], None] | None = None,
         collection: str = DEFAULT_COLLECTION,
         url: str | None = None,
+        *,
+        hold_personal_data: bool = False,
     ) -> IngestResult:
         """Ingest a file's bytes from outside under `title` (default: file name sans extension).
 
@@ -169,7 +177,15 @@ class IngestionService:
         if problem is not None:
             return IngestResult(shown, FAILED, title, reason=problem)
         return await self.ingest_accepted(
-            filename, data, title, language, source, on_progress, collection, url
+            filename,
+            data,
+            title,
+            language,
+            source,
+            on_progress,
+            collection,
+            url,
+            hold_personal_data=hold_personal_data,
         )
 
     async def ingest_accepted(
@@ -182,11 +198,15 @@ class IngestionService:
         on_progress: Callable[[int, int], None] | None = None,
         collection: str = DEFAULT_COLLECTION,
         url: str | None = None,
+        *,
+        hold_personal_data: bool = False,
     ) -> IngestResult:
         """Ingest a file an edge already accepted under the UploadPolicy (the upload job).
 
         Nothing the policy covers is checked again; the file is still parsed in the
         sandbox with its limits, which protect this process from what is inside.
+        `hold_personal_data`: when the parsed text holds personal data, store
+        nothing and return HELD with what was found.
         """
         source = display_name(source or filename)
         title = clean_title(title or Path(filename).stem)
@@ -206,6 +226,11 @@ class IngestionService:
             blocks, pages, url = await _load(data, fmt, url, self._options.parse)
         except UnreadableFileError as exc:
             return IngestResult(source, FAILED, title, reason=str(exc))
+        if hold_personal_data:
+            findings = await asyncio.to_thread(scan, ((b.text, b.page, b.heading) for b in blocks))
+            if findings is not None:
+                reason = f"personal data found ({findings.summary()})"
+                return IngestResult(source, HELD, title, reason=reason, findings=findings)
         # Chunking and language detection are CPU work: off the event loop.
         pieces = await asyncio.to_thread(
             chunk_blocks, faq_blocks(blocks), self._options.chunk_size, self._options.chunk_overlap
@@ -240,6 +265,17 @@ class IngestionService:
                 await session.flush()
             await docs_repo.add_document(session, document, chunks)
         return IngestResult(source, REPLACED if old else ADDED, title, len(chunks))
+
+    async def personal_data(self, filename: str, data: bytes) -> Findings | None:
+        """The personal data in a file's text (parsed as ingestion parses it), or None.
+
+        A file that cannot be parsed has none to report: ingesting it fails anyway.
+        """
+        try:
+            blocks, _, _ = await _load(data, detect_format(filename), None, self._options.parse)
+        except UnreadableFileError:
+            return None
+        return await asyncio.to_thread(scan, ((b.text, b.page, b.heading) for b in blocks))
 
     async def embed_pieces(
         self, pieces: list[TextChunk], language: str, title: str

@@ -75,14 +75,25 @@ class AnswerMemory:
         vector = await asyncio.to_thread(self._embedder.model.embed_query, question)
         return vector_literal(vector)
 
-    async def lookup(self, question: str, collections: Sequence[str] | None) -> MemoryHit | None:
-        """The remembered answer to `question` the asker may read, or None."""
+    def for_asker(self, voter: str | None) -> AskerMemory:
+        """This memory as one asker sees it: entries they voted unhelpful are not served."""
+        return AskerMemory(self, voter)
+
+    async def lookup(
+        self, question: str, collections: Sequence[str] | None, voter: str | None = None
+    ) -> MemoryHit | None:
+        """The remembered answer to `question` the asker may read (and did not reject), or None.
+
+        `voter` is the asker's pseudonym, as their votes are stored.
+        """
         key = await asyncio.to_thread(question_key, question)
         if not key:
             return None
         model = self._embedder.model_id
         async with self._db.sessions() as session:
-            found = await memory_repo.candidates(session, key, collections, self.ttl_days, model)
+            found = await memory_repo.candidates(
+                session, key, collections, self.ttl_days, model, voter
+            )
         stale = [i for i, valid in found if not valid]
         if stale:
             async with self._db.transaction() as session:
@@ -139,12 +150,40 @@ class AnswerMemory:
         except Exception:
             logger.warning("could not store the answer-memory entry", exc_info=True)
 
-    async def entries(self, limit: int = 100) -> list[dict[str, Any]]:
-        """The newest entries with whether each would still be served."""
-        async with self._db.sessions() as session:
-            return await memory_repo.entries(session, self.ttl_days, self._embedder.model_id, limit)
+    async def entries(
+        self,
+        limit: int = 100,
+        collections: Sequence[str] | None = None,
+        platform: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The newest entries with whether each would still be served.
 
-    async def forget(self, entry_id: int | None) -> int:
-        """Delete one entry (or all with None); how many went."""
+        Scoped when asked: only entries readable by `collections` and first asked on
+        `platform` (None: no limit on either).
+        """
+        async with self._db.sessions() as session:
+            return await memory_repo.entries(
+                session, self.ttl_days, self._embedder.model_id, limit, collections, platform
+            )
+
+    async def forget(
+        self,
+        entry_id: int | None,
+        collections: Sequence[str] | None = None,
+        platform: str | None = None,
+    ) -> int:
+        """Delete one entry (or all with None) within the same scope as `entries`."""
         async with self._db.transaction() as session:
-            return await memory_repo.forget(session, entry_id)
+            return await memory_repo.forget(session, entry_id, collections, platform)
+
+
+@dataclass(frozen=True)
+class AskerMemory:
+    """The answer memory bound to one asker, as the graph's per-turn context holds it."""
+
+    memory: AnswerMemory
+    voter: str | None
+
+    async def lookup(self, question: str, collections: Sequence[str] | None) -> MemoryHit | None:
+        """The remembered answer this asker may be served, or None."""
+        return await self.memory.lookup(question, collections, self.voter)

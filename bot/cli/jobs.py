@@ -14,8 +14,10 @@ from rich.table import Table
 from bot.app.runtime import open_runtime
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
+from bot.cli.kb import personal_data_report
 from bot.core.admin import AdminInputError
 from storage.upload_policy import DEFAULT_COLLECTION
+from textkit.personal_data import Findings
 
 
 @app.command()
@@ -23,10 +25,22 @@ def upload(
     path: Annotated[Path, typer.Argument(help="The file to add.")],
     title: Annotated[str | None, typer.Option(help="Title (default: the file name).")] = None,
     collection: Annotated[str, typer.Option(help="Who may read it.")] = DEFAULT_COLLECTION,
+    allow_personal_data: Annotated[
+        bool,
+        typer.Option(
+            "--allow-personal-data",
+            help="Queue it for public even if it holds personal data (e-mail, phone, ID numbers).",
+        ),
+    ] = False,
 ) -> None:
-    """Queue a file for the job worker (`ragbot serve` or `ragbot worker` ingests it)."""
+    """Queue a file for the job worker (`ragbot serve` or `ragbot worker` ingests it).
+
+    A file for `public` that holds personal data is refused here, with what was
+    found, unless --allow-personal-data is given.
+    """
     if not path.is_file():
         fail(f"no such file: {path}")
+    found: list[Findings] = []
 
     async def go() -> int:
         async with open_runtime(settings()) as rt:
@@ -37,9 +51,21 @@ def upload(
                 problem = rt.upload_policy.before_reading(path.stat().st_size, collection)
                 if problem:
                     raise AdminInputError(problem)
+                data = path.read_bytes()
+                if collection.strip() == DEFAULT_COLLECTION and not allow_personal_data:
+                    findings = await rt.ingestion.personal_data(path.name, data)
+                    if findings is not None:
+                        found.append(findings)
+                        return 0
                 admin = rt.admin_service(jobs)
                 return await admin.upload(
-                    operator(), path.name, path.read_bytes(), title, collection
+                    operator(),
+                    path.name,
+                    data,
+                    title,
+                    collection,
+                    # screened here (or the operator allowed it): the job need not again
+                    allow_personal_data=True,
                 )
             finally:
                 await jobs.close()
@@ -48,6 +74,9 @@ def upload(
         upload_id = run(go)
     except AdminInputError as exc:
         fail(f"{path}: {exc}")
+    if found:
+        typer.secho(personal_data_report(str(path), found[0]), fg=typer.colors.RED, err=True)
+        raise typer.Exit(1)
     typer.echo(f"queued upload #{upload_id}; `ragbot jobs` shows its result")
 
 

@@ -22,6 +22,7 @@ from storage.index import reindex as reindex_index
 from storage.ingestion import (
     ADDED,
     FAILED,
+    HELD,
     REPLACED,
     UNCHANGED,
     IngestResult,
@@ -31,6 +32,7 @@ from storage.rechunk import RechunkResult
 from storage.rechunk import rechunk as rechunk_documents
 from storage.search_types import SearchFilters, SearchHit
 from storage.upload_policy import DEFAULT_COLLECTION
+from textkit.personal_data import Findings
 from textkit.scripts import LANGUAGES
 
 docs_app = typer.Typer(help="List and delete documents.", no_args_is_help=True)
@@ -60,8 +62,20 @@ def ingest(
     url: Annotated[
         str | None, typer.Option(help="Where readers find it (one file only); cited as a link.")
     ] = None,
+    allow_personal_data: Annotated[
+        bool,
+        typer.Option(
+            "--allow-personal-data",
+            help="Ingest into public even files with personal data (e-mail, phone, ID numbers).",
+        ),
+    ] = False,
 ) -> None:
-    """Ingest PDF, DOCX, TXT, Markdown and HTML files; print a summary."""
+    """Ingest PDF, DOCX, TXT, Markdown and HTML files; print a summary.
+
+    Files bound for `public` that hold personal data are refused (held, nothing
+    stored) unless --allow-personal-data is given.
+    """
+    screen = collection.strip() == DEFAULT_COLLECTION and not allow_personal_data
     files = collect_files(paths)
     missing = [p for p in paths if not p.exists()]
     if (title or url) and len(files) > 1:
@@ -86,7 +100,15 @@ def ingest(
                         bar.update(task, completed=done, total=total)
 
                     results.append(
-                        await rt.ingestion.ingest_path(path, title, language, step, collection, url)
+                        await rt.ingestion.ingest_path(
+                            path,
+                            title,
+                            language,
+                            step,
+                            collection,
+                            url,
+                            hold_personal_data=screen,
+                        )
                     )
                     bar.remove_task(chunk_task)
                     bar.advance(overall)
@@ -94,7 +116,7 @@ def ingest(
 
     results = run(go)
     _print_summary(results)
-    if any(r.status == FAILED for r in results) or not results:
+    if any(r.status in (FAILED, HELD) for r in results) or not results:
         raise typer.Exit(1)
 
 
@@ -102,19 +124,37 @@ def _print_summary(results: list[IngestResult]) -> None:
     for r in results:
         if r.status == FAILED:
             typer.secho(f"failed    {r.source}: {r.reason}", fg=typer.colors.RED)
+        elif r.status == HELD and r.findings is not None:
+            typer.secho(personal_data_report(r.source, r.findings), fg=typer.colors.RED)
         elif r.status == UNCHANGED:
             typer.echo(f"unchanged {r.source} ({r.reason})")
         else:
             typer.echo(f"{r.status:<9} {r.source} → {r.title!r} ({r.chunks} chunks)")
     counts = {
-        s: sum(1 for r in results if r.status == s) for s in (ADDED, REPLACED, UNCHANGED, FAILED)
+        s: sum(1 for r in results if r.status == s)
+        for s in (ADDED, REPLACED, UNCHANGED, FAILED, HELD)
     }
+    held = f", {counts[HELD]} refused for personal data" if counts[HELD] else ""
     typer.echo(
         f"summary: {counts[ADDED]} added, {counts[REPLACED]} replaced, "
-        f"{counts[UNCHANGED]} unchanged, {counts[FAILED]} failed"
+        f"{counts[UNCHANGED]} unchanged, {counts[FAILED]} failed{held}"
     )
     if not results:
         typer.echo("nothing to ingest")
+
+
+def personal_data_report(source: str, findings: Findings) -> str:
+    """Why a file bound for public was refused: counts per kind and where, masked."""
+    lines = [
+        f"refused   {source}: personal data found ({findings.summary()}); nothing was stored."
+        " Use --allow-personal-data to ingest it anyway, or another --collection"
+    ]
+    for f in findings.examples:
+        where = f"page {f.page}, line {f.line}" if f.page else f"line {f.line}"
+        lines.append(f"            {where}: {f.kind} {f.value}")
+    if findings.total > len(findings.examples):
+        lines.append("            …")
+    return "\n".join(lines)
 
 
 def _hit_json(hit: SearchHit) -> dict[str, object]:

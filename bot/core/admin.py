@@ -16,7 +16,7 @@ from typing import Any
 from bot.core.jobs import JobQueue
 from bot.settings import CONSOLE_PLATFORMS
 from storage.db import Database
-from storage.forms import FormFile, FormService, InvalidFormError
+from storage.forms import FormFile, FormService, InvalidFormError, SavedForm
 from storage.ingestion import IngestionService
 from storage.memory import AnswerMemory
 from storage.models import Upload
@@ -127,6 +127,39 @@ class AdminService:
         await self._audit(actor, "forms:add", name, "ok", "added" if new else "replaced")
         return new
 
+    async def save_form(
+        self,
+        actor: Actor,
+        name: str,
+        url: str | None,
+        file: FormFile | None = None,
+        collection: str | None = None,
+        allowed: Sequence[str] | None = None,
+    ) -> SavedForm:
+        """Add or replace a form from chat: a replaced form keeps its collection, aliases
+        and language unless `collection` says otherwise; a new one lands where the
+        platform's uploads do. The resulting collection must be one of `allowed` (what
+        the admin's audience reads), else FormCollectionError and nothing changes."""
+        await self.check(actor, "forms:add", name)
+        try:
+            saved = await self._forms.save(
+                name,
+                url,
+                file,
+                None,
+                None,
+                collection,
+                keep=True,
+                default_collection=self.policy.collection_for(actor.platform),
+                allowed=allowed,
+            )
+        except InvalidFormError as exc:
+            await self._audit(actor, "forms:add", name, "failed", str(exc))
+            raise
+        done = "added" if saved.new else "replaced"
+        await self._audit(actor, "forms:add", name, "ok", f"{done} in {saved.collection}")
+        return saved
+
     async def list_forms(
         self, actor: Actor, collections: Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
@@ -159,11 +192,14 @@ class AdminService:
         collection: str = DEFAULT_COLLECTION,
         conversation_key: str | None = None,
         language: str | None = None,
+        allow_personal_data: bool = False,
     ) -> int:
         """Store an uploaded file and queue its ingestion; the upload id.
 
         The edge for chat uploads and `ragbot upload`: the file is checked against
         the UploadPolicy here, once; the job that ingests it trusts that check.
+        A file bound for `public` is held by the job if it holds personal data,
+        unless `allow_personal_data` (the operator's `--allow-personal-data`).
         """
         name = self.policy.clean_name(file_name)
         await self.check(actor, "upload", name)
@@ -189,7 +225,7 @@ class AdminService:
             await audit_repo.audit(
                 session, actor.platform, actor.user_id, "upload", name, "queued", record.title
             )
-        job_id = await self.jobs.defer_upload(upload_id)
+        job_id = await self.jobs.defer_upload(upload_id, allow_personal_data)
         async with self._db.transaction() as session:
             await uploads_repo.set_upload(session, upload_id, job_id=job_id)
         return upload_id
@@ -215,27 +251,45 @@ class AdminService:
             for u in rows
         ]
 
-    async def stats(self, actor: Actor, days: int = 30) -> dict[str, Any]:
+    async def stats(
+        self, actor: Actor, days: int = 30, collections: Sequence[str] | None = None
+    ) -> dict[str, Any]:
         """Knowledge-base counts, then the last `days` of traffic: volumes, intents,
-        languages, platforms, refusal rate, feedback and latency percentiles."""
+        languages, platforms, refusal rate, feedback and latency percentiles.
+
+        A chat admin's view is their audience's: documents, passages and forms of
+        `collections`, traffic and uploads of their own platform (`scope` says so).
+        """
         await self.check(actor, "stats", None)
         until = datetime.now(UTC)
         since = until - timedelta(days=days)
+        collections, platform = _view_scope(actor, collections)
         async with self._db.sessions() as session:
-            counts: dict[str, Any] = dict(await reports.counts(session))
-            summary = await reports.turn_summary(session, since)
+            counts: dict[str, Any] = dict(await reports.counts(session, collections, platform))
+            summary = await reports.turn_summary(session, since, platform)
         await self._audit(actor, "stats", None, "ok")
         period = {
             "days": days,
             "from": since.isoformat(timespec="seconds"),
             "to": until.isoformat(timespec="seconds"),
         }
-        return {**counts, "period": period, **summary}
+        scope = {
+            "collections": list(collections) if collections is not None else None,
+            "platform": platform,
+        }
+        return {**counts, "period": period, "scope": scope, **summary}
 
-    async def memory_entries(self, actor: Actor, limit: int = 100) -> list[dict[str, Any]]:
-        """The answer memory, newest first (empty when MEMORY_ENABLED is off)."""
+    async def memory_entries(
+        self, actor: Actor, limit: int = 100, collections: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """The answer memory, newest first (empty when MEMORY_ENABLED is off).
+
+        A chat admin sees only entries their platform's audience may read
+        (`collections`) that were asked on their own platform; the CLI sees all.
+        """
         await self.check(actor, "memory", "list")
-        rows = await self._memory.entries(limit) if self._memory is not None else []
+        scope = _view_scope(actor, collections)
+        rows = await self._memory.entries(limit, *scope) if self._memory is not None else []
         await self._audit(actor, "memory", "list", "ok")
         return [
             {
@@ -256,11 +310,14 @@ class AdminService:
             for r in rows
         ]
 
-    async def forget_memory(self, actor: Actor, entry_id: int | None) -> int:
-        """Delete one remembered answer, or all of them (None); how many went."""
+    async def forget_memory(
+        self, actor: Actor, entry_id: int | None, collections: Sequence[str] | None = None
+    ) -> int:
+        """Delete one remembered answer, or all of them (None), of those the actor may list."""
         target = "all" if entry_id is None else str(entry_id)
         await self.check(actor, "memory forget", target)
-        removed = await self._memory.forget(entry_id) if self._memory is not None else 0
+        scope = _view_scope(actor, collections)
+        removed = await self._memory.forget(entry_id, *scope) if self._memory is not None else 0
         await self._audit(actor, "memory forget", target, "ok")
         return removed
 
@@ -271,3 +328,12 @@ class AdminService:
             rows = await reports.recent_turns(session, last)
         await self._audit(actor, "traces", None, "ok")
         return rows
+
+
+def _view_scope(
+    actor: Actor, collections: Sequence[str] | None
+) -> tuple[Sequence[str] | None, str | None]:
+    """(collections, platform) an admin's views are limited to: none for the CLI."""
+    if actor.platform in CONSOLE_PLATFORMS:
+        return None, None
+    return collections if collections is not None else (), actor.platform

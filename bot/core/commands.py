@@ -14,7 +14,7 @@ from typing import Any
 from bot.core.admin import Actor, AdminService, NotAllowedError
 from bot.core.messages import Attachment, Reply
 from bot.core.uploads import fetch_attachment, refused
-from storage.forms import FormFile, InvalidFormError
+from storage.forms import FormCollectionError, FormFile, InvalidFormError, SavedForm
 from textkit.catalog import say
 
 PUBLIC = ("help", "forms")
@@ -27,6 +27,25 @@ USAGE = {
     "delform": "delform <name>",
 }
 MEMORY_USAGE = "memory [list] | memory forget <id|all>"
+# commands whose further words are arguments; the others are a command only as a bare word
+WITH_ARGUMENTS = frozenset(USAGE) | {"memory"}
+
+
+def is_exact_command(words: Sequence[str]) -> bool:
+    """True when free text is exactly a command, not a question that starts with one.
+
+    The first word must be a command and either stand alone ("help", "docs") or
+    be followed by the arguments that command takes ("delete Old title",
+    "memory forget 3"); "help me renew my badge" and "docs about leave" are questions.
+    """
+    if not words or words[0].lower() not in COMMANDS:
+        return False
+    name, rest = words[0].lower(), [w.lower() for w in words[1:]]
+    if not rest:
+        return True
+    if name == "memory":  # its arguments are keywords: anything else is prose
+        return rest[0] in ("list", "forget")
+    return name in WITH_ARGUMENTS
 
 
 def parse_words(text: str) -> list[str]:
@@ -66,6 +85,16 @@ class CommandRunner:
             return await self._run(actor, name, list(args), language, collections, attachment)
         except NotAllowedError:
             return Reply(say("not_admin", language), language, "not_admin")
+        except FormCollectionError as exc:
+            allowed = ", ".join(collections) if collections is not None else "all"
+            text = say(
+                "form_collection_refused",
+                language,
+                name=exc.name,
+                collection=exc.collection,
+                allowed=allowed or "none",
+            )
+            return Reply(text, language, "form_collection_refused")
         except InvalidFormError as exc:
             return Reply(str(exc), language, "invalid")
 
@@ -91,8 +120,13 @@ class CommandRunner:
             return Reply(text, language, "forms", {"forms": forms})
         if name in ADMIN:  # non-admins get a refusal (audited), not a usage lesson
             await self._admin.check(actor, name, " ".join(args) or None)
+        collection = None
+        if name == "addform":  # `collection=<name>` anywhere among the words
+            args, collection = take_collection(args)
         if name == "addform" and attachment is not None and args:
-            return await self._add_form_file(actor, args, language, attachment)
+            return await self._add_form_file(
+                actor, args, language, attachment, collection, collections
+            )
         if name in USAGE and len(args) < USAGE[name].count("<"):
             return Reply(say("usage", language, usage=USAGE[name]), language, "usage")
         if name == "upload":  # a file comes next (or came with the caption `upload`)
@@ -111,18 +145,17 @@ class CommandRunner:
             )
         if name == "addform":
             form, url = " ".join(args[:-1]), args[-1]
-            new = await self._admin.add_form(actor, form, url)
-            what = f"{'added' if new else 'replaced'} form {form!r}"
-            return Reply(say("done", language, what=what), language, "done")
+            saved = await self._admin.save_form(actor, form, url, None, collection, collections)
+            return form_saved(saved, form, language)
         if name == "delform":
             form = " ".join(args)
             if await self._admin.delete_form(actor, form):
                 return Reply(say("done", language, what=f"deleted form {form!r}"), language, "done")
             return Reply(say("not_found", language, kind="form", name=form), language, "not_found")
         if name == "memory":
-            return await self._memory(actor, args, language)
+            return await self._memory(actor, args, language, collections)
         if name == "stats":
-            stats = await self._admin.stats(actor)
+            stats = await self._admin.stats(actor, collections=collections)
             return Reply(stats_text(stats), language, "stats", {"stats": stats})
         uploads = await self._admin.uploads(actor)  # "jobs"
         lines = [
@@ -133,18 +166,23 @@ class CommandRunner:
         text = "\n".join(lines) or say("empty_list", language, kind="uploads")
         return Reply(text, language, "jobs", {"uploads": uploads})
 
-    async def _memory(self, actor: Actor, args: list[str], language: str) -> Reply:
-        """`memory [list]` shows the remembered answers; `memory forget <id|all>` drops them."""
+    async def _memory(
+        self, actor: Actor, args: list[str], language: str, collections: Sequence[str] | None
+    ) -> Reply:
+        """`memory [list]` shows the remembered answers; `memory forget <id|all>` drops them.
+
+        Both only over the entries this platform's audience may read and asked here.
+        """
         words = [a.lower() for a in args]
         target = words[1] if len(words) == 2 else ""
         if words[:1] == ["forget"] and (target == "all" or target.isdigit()):
             entry = None if target == "all" else int(target)
-            removed = await self._admin.forget_memory(actor, entry)
+            removed = await self._admin.forget_memory(actor, entry, collections)
             what = f"forgot {removed} remembered answer{'s' if removed != 1 else ''}"
             return Reply(say("done", language, what=what), language, "done")
         if words not in ([], ["list"]):
             return Reply(say("usage", language, usage=MEMORY_USAGE), language, "usage")
-        entries = await self._admin.memory_entries(actor, limit=20)
+        entries = await self._admin.memory_entries(actor, limit=20, collections=collections)
         lines = [
             f"• #{e['id']} {e['question']} — {', '.join(e['documents'] + e['forms'])}"
             f" ({e['hits']} hits{'' if e['valid'] else ', stale'})"
@@ -154,24 +192,58 @@ class CommandRunner:
         return Reply(text, language, "memory", {"memory": entries})
 
     async def _add_form_file(
-        self, actor: Actor, args: list[str], language: str, attachment: Attachment
+        self,
+        actor: Actor,
+        args: list[str],
+        language: str,
+        attachment: Attachment,
+        collection: str | None,
+        collections: Sequence[str] | None,
     ) -> Reply:
-        """`addform <name> [url]` with the form's file attached."""
+        """`addform <name> [url] [collection=<name>]` with the form's file attached."""
         url = args[-1] if len(args) > 1 and _URL.match(args[-1]) else None
         form = " ".join(args[:-1] if url else args)
         data, problem = await fetch_attachment(
-            self._admin.policy, attachment, actor.platform, "public"
+            self._admin.policy, attachment, actor.platform, collection or "public"
         )
         if problem is not None:
             return refused(attachment, problem, language)
-        new = await self._admin.add_form(actor, form, url, FormFile(attachment.name, data))
-        what = f"{'added' if new else 'replaced'} form {form!r} with the file {attachment.name}"
-        return Reply(say("done", language, what=what), language, "done")
+        file = FormFile(attachment.name, data)
+        saved = await self._admin.save_form(actor, form, url, file, collection, collections)
+        return form_saved(saved, form, language)
+
+
+def take_collection(args: Sequence[str]) -> tuple[list[str], str | None]:
+    """The words without `collection=<name>`, and that name (None when not given)."""
+    rest, collection = [], None
+    for word in args:
+        key, sep, value = word.partition("=")
+        if sep and key.lower() == "collection" and value:
+            collection = value.strip().lower()
+        else:
+            rest.append(word)
+    return rest, collection
+
+
+def form_saved(saved: SavedForm, name: str, language: str) -> Reply:
+    """The reply to a saved form: added, kept in, or moved to its collection."""
+    if saved.new:
+        key = "form_added"
+    elif saved.previous_collection == saved.collection:
+        key = "form_replaced"
+    else:
+        key = "form_moved"
+    text = say(key, language, name=name, collection=saved.collection)
+    return Reply(text, language, "done", {"collection": saved.collection, "new": saved.new})
 
 
 def stats_text(stats: dict[str, Any]) -> str:
     """`stats` for a chat: the counts, then one line each for the period's traffic."""
     lines = [f"{k.replace('_', ' ')}: {v}" for k, v in stats.items() if isinstance(v, int)]
+    scope = stats.get("scope") or {}
+    if scope.get("platform"):  # a chat admin's view: say whose numbers these are
+        readable = ", ".join(scope.get("collections") or []) or "none"
+        lines.insert(0, f"scope: {scope['platform']} only, collections {readable}")
     volumes, latency = stats["volumes"], stats["latency_ms"]
     helpful = stats["feedback"]["helpful_rate"]
     lines += [

@@ -19,8 +19,16 @@ from bot.core.admin import Actor, AdminService
 from bot.core.chat_state import ChatState
 from bot.core.commands import CommandRunner
 from bot.core.conversation_locks import ConversationLocks
-from bot.core.messages import ErrorReply, InboundMessage, Notifier, Outbound, Progress, Reply
-from bot.core.uploads import receive_upload
+from bot.core.messages import (
+    Audience,
+    ErrorReply,
+    InboundMessage,
+    Notifier,
+    Outbound,
+    Progress,
+    Reply,
+)
+from bot.core.upload_desk import FileFetcher, UploadDesk
 from bot.service import AnswerService
 from bot.settings import CONSOLE_PLATFORMS, Settings
 from graph.replies import progress_message
@@ -58,6 +66,9 @@ class ServingCore:
         self.admin = admin
         self._commands = CommandRunner(admin)
         self.chat_state = ChatState(db)
+        self.uploads = UploadDesk(
+            db, admin, self.chat_state, self.is_admin, self.collections, self.readers
+        )
         self._settings = settings
         self._locks = ConversationLocks(db, settings.max_concurrent_turns)
         self._active = 0
@@ -67,17 +78,70 @@ class ServingCore:
 
     # --- who may do what -------------------------------------------------------
 
-    def is_admin(self, platform: str, user_id: str) -> bool:
-        """Admins come from settings; the console operator is always one."""
-        return platform in CONSOLE_PLATFORMS or user_id in self._settings.admin_ids(platform)
+    def is_admin(self, platform: str, user_id: str, audience: Audience | None = None) -> bool:
+        """Admins come from settings; the console operator is always one.
 
-    def collections(self, platform: str) -> tuple[str, ...] | None:
-        """The collections askers on `platform` may read (None: all)."""
-        return self._settings.collections(platform)
+        On a platform with guests (Slack) a guest, an outsider or a sender the
+        adapter could not identify (`audience` None) is never an admin, listed or not.
+        """
+        if platform in CONSOLE_PLATFORMS:
+            return True
+        if self._is_guest(platform, audience):
+            return False
+        return user_id in self._settings.admin_ids(platform)
+
+    def collections(
+        self, platform: str, audience: Audience | None = None
+    ) -> tuple[str, ...] | None:
+        """The collections this asker on `platform` may read (None: all).
+
+        Slack: guests and unidentified senders read SLACK_GUEST_COLLECTIONS; the
+        home team reads SLACK_COLLECTIONS plus what SLACK_CHANNEL_COLLECTIONS adds
+        for the channel. Other platforms: their setting, whoever asks.
+        """
+        if self._is_guest(platform, audience):
+            return self._settings.guest_collections(platform)
+        allowed = self._settings.collections(platform)
+        channel = audience.channel if audience is not None else None
+        extra = self._settings.channel_collections(platform).get(channel or "", ())
+        if allowed is None or not extra:
+            return allowed
+        return allowed + tuple(c for c in extra if c not in allowed)
+
+    def _is_guest(self, platform: str, audience: Audience | None) -> bool:
+        """True on a platform with guests when the sender is one or is unknown (fail closed)."""
+        if self._settings.guest_collections(platform) is None:
+            return False  # Telegram, the console: no guest notion, the platform decides
+        return audience is None or audience.guest
 
     def actor(self, message: InboundMessage) -> Actor:
         """The AdminService actor of a message's sender."""
         return Actor(message.platform, message.user_id, message.is_admin)
+
+    def readers(self, collection: str, language: str) -> str:
+        """Who can read `collection`, in words: the chat audiences whose settings include it."""
+        who = [
+            say(f"readers:{platform}", language)
+            for platform in ("slack", "telegram")
+            if (readable := self._settings.collections(platform)) is None or collection in readable
+        ]
+        return ", ".join(who) or say("readers:none", language)
+
+    async def press(
+        self,
+        platform: str,
+        user_id: str,
+        action: str,
+        value: str,
+        fetch: FileFetcher,
+        audience: Audience | None = None,
+    ) -> Reply:
+        """A core button (an upload offer, a held upload) pressed by `user_id`.
+
+        `fetch` downloads a pending file's platform reference; only the admin who
+        sent the file may choose, anyone else's press changes nothing.
+        """
+        return await self.uploads.press(platform, user_id, audience, action, value, fetch)
 
     def register_notifier(self, platform: str, notifier: Notifier) -> None:
         """How upload results reach admins on `platform` (the adapter sends a message)."""
@@ -95,7 +159,7 @@ class ServingCore:
             )
             return
         message = dataclasses.replace(
-            message, is_admin=self.is_admin(message.platform, message.user_id)
+            message, is_admin=self.is_admin(message.platform, message.user_id, message.audience)
         )
         language = message.language or pick_language(message.text, message.language_hint)
         try:
@@ -167,7 +231,7 @@ class ServingCore:
             limit = self._settings.rate_limit_per_minute
             yield Reply(say("rate_limited", language, limit=limit), language, "rate_limited")
             return
-        collections = self.collections(message.platform)
+        collections = self.collections(message.platform, message.audience)
         if message.command:
             yield await self._commands.run(
                 self.actor(message),
@@ -180,9 +244,7 @@ class ServingCore:
             return
         if message.attachments:
             for attachment in message.attachments:
-                yield await receive_upload(
-                    self.admin, self.actor(message), message, attachment, language
-                )
+                yield await self.uploads.receive(message, attachment, language)
             return
         async with contextlib.aclosing(self._turn(message, language, collections)) as turn:
             async for event in turn:
@@ -224,27 +286,38 @@ class ServingCore:
         async with self._db.sessions() as session:
             return await conv_repo.find_id(session, platform, key) is not None
 
-    async def forms(self, platform: str) -> list[dict[str, Any]]:
-        """The forms `platform`'s users may read."""
-        return await self.admin.list_forms(Actor(platform, "", False), self.collections(platform))
+    async def forms(self, platform: str, audience: Audience | None = None) -> list[dict[str, Any]]:
+        """The forms this user on `platform` may read (Slack without `audience`: a guest's)."""
+        return await self.admin.list_forms(
+            Actor(platform, "", False), self.collections(platform, audience)
+        )
 
-    async def form_file(self, platform: str, name: str) -> Any:
-        """The stored file of a form an answer offered, if the platform's users may read it."""
-        return await self._answers.export_form_file(name, self.collections(platform))
+    async def form_file(self, platform: str, name: str, audience: Audience | None = None) -> Any:
+        """The stored file of a form an answer offered, if this user may read it."""
+        return await self._answers.export_form_file(name, self.collections(platform, audience))
 
     # --- feedback --------------------------------------------------------------
 
-    async def feedback(self, platform: str, user_id: str, message_id: int, helpful: bool) -> bool:
-        """Store (or change) a user's vote on an answer; False when there is no such answer.
+    async def feedback(
+        self, platform: str, user_id: str, message_id: int, helpful: bool, where: str
+    ) -> bool:
+        """Store (or change) a user's vote on an answer; False when it cannot count.
 
-        Stored in Postgres either way; with Langfuse keys also a score on the answer's trace.
+        `where` is the conversation the click came from, as the adapter verified
+        it against the platform's message (a Slack thread `channel:ts`, a Telegram
+        chat id): the answer must have been posted there, on this platform. Anything
+        else (no such answer, another platform's, another chat's) changes nothing.
+        Stored in Postgres; with Langfuse keys also a score on the answer's trace.
         """
         async with self._db.transaction() as session:
             found, trace_id = await feedback_repo.vote(
-                session, message_id, platform, user_id, 1 if helpful else -1
+                session, message_id, platform, user_id, 1 if helpful else -1, where
             )
-            if found:  # unhelpful drops the remembered answer; helpful keeps it longer
-                await memory_repo.vote(session, message_id, trace_id, helpful)
+            if found:  # one vote per person per remembered answer (see memory_repo.vote)
+                voter = self._answers.telemetry.pseudonyms.user(platform, user_id)
+                await memory_repo.vote(session, message_id, trace_id, voter or "", helpful)
+        if not found:
+            logger.info("vote on answer %s from %s/%s not counted", message_id, platform, where)
         if found:
             self._answers.telemetry.feedback(trace_id, message_id, platform, user_id, helpful)
         return found

@@ -9,19 +9,22 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 from procrastinate import App, PsycopgConnector, RetryStrategy
 from sqlalchemy import func
 from sqlalchemy.engine import make_url
 
-from bot.core.messages import Notifier, UploadOutcome
+from bot.core.messages import Button, Notifier, UploadOutcome
 from bot.core.retention import purge_expired
 from bot.telemetry import Telemetry
 from storage.db import Database
-from storage.ingestion import FAILED, IngestionService
+from storage.ingestion import FAILED, HELD, IngestionService, IngestResult
 from storage.repositories import audit as audit_repo
 from storage.repositories import uploads as uploads_repo
+from storage.upload_policy import DEFAULT_COLLECTION
 from textkit.catalog import say
+from textkit.personal_data import KINDS, Findings
 
 logger = logging.getLogger(__name__)
 QUEUE = "uploads"
@@ -71,9 +74,14 @@ class JobQueue:
         """Close the pool."""
         await self.app.close_async()
 
-    async def defer_upload(self, upload_id: int) -> int:
-        """Queue the ingestion of a stored upload; the job id."""
-        return await self._ingest.defer_async(upload_id=upload_id)
+    async def defer_upload(self, upload_id: int, allow_personal_data: bool = False) -> int:
+        """Queue the ingestion of a stored upload; the job id.
+
+        `allow_personal_data`: an admin chose to publish it anyway (no screening).
+        """
+        return await self._ingest.defer_async(
+            upload_id=upload_id, allow_personal_data=allow_personal_data
+        )
 
     async def run_worker(self, concurrency: int, grace_s: float, wait: bool = True) -> None:
         """Run jobs until cancelled (then finish running jobs within `grace_s`)."""
@@ -87,8 +95,13 @@ class JobQueue:
             fetch_job_polling_interval=2.0,
         )
 
-    async def run_upload(self, upload_id: int) -> str:
-        """The job: ingest an upload's bytes, record the outcome, tell the uploader."""
+    async def run_upload(self, upload_id: int, allow_personal_data: bool = False) -> str:
+        """The job: ingest an upload's bytes, record the outcome, tell the uploader.
+
+        A file bound for `public` is screened for personal data after parsing
+        unless an admin allowed it; one that holds any is held (bytes kept, status
+        `held`, counts audited) and the uploader is asked to publish or cancel.
+        """
         async with self._db.transaction() as session:
             upload = await uploads_repo.get_upload(session, upload_id, with_data=True)
             if upload is None or upload.data is None:
@@ -104,7 +117,12 @@ class JobQueue:
             title=title,
             source=f"upload:{upload.platform}:{name}",
             collection=collection,
+            hold_personal_data=collection == DEFAULT_COLLECTION and not allow_personal_data,
         )
+        if result.status == HELD and result.findings is not None:
+            await self._hold(upload_id, upload.platform, upload.user_id, name, result)
+            await self._notify(held_outcome(upload, result, result.findings, language))
+            return HELD
         async with self._db.transaction() as session:
             await uploads_repo.set_upload(
                 session,
@@ -162,6 +180,27 @@ class JobQueue:
         await self._notify(outcome)
         return result.status
 
+    async def _hold(
+        self,
+        upload_id: int,
+        platform: str,
+        user_id: str,
+        name: str,
+        result: IngestResult,
+    ) -> None:
+        """Keep the bytes, mark the upload held, audit the counts of what was found."""
+        async with self._db.transaction() as session:
+            await uploads_repo.set_upload(session, upload_id, status=HELD, reason=result.reason)
+            await audit_repo.audit(
+                session,
+                platform,
+                user_id,
+                "upload:held",
+                name,
+                HELD,
+                result.findings.summary() if result.findings else None,
+            )
+
     async def _notify(self, outcome: UploadOutcome) -> None:
         notifier = self.notifiers.get(outcome.platform)
         if notifier is None:
@@ -190,3 +229,53 @@ class JobQueue:
         del timestamp
         for job in await self.app.job_manager.get_stalled_jobs():
             await self.app.job_manager.retry_job(job)
+
+
+def findings_text(findings: Findings, language: str) -> str:
+    """What was found and where, masked: counts per kind, then the first few places."""
+    counts = ", ".join(
+        f"{say(f'personal_data:{kind}', language)} × {findings.counts[kind]}"
+        for kind in KINDS
+        if findings.counts.get(kind)
+    )
+    lines = [counts]
+    for found in findings.examples:
+        where = (
+            say("personal_data_page_line", language, page=found.page, line=found.line)
+            if found.page
+            else say("personal_data_line", language, line=found.line)
+        )
+        lines.append(f"• {where}: {say(f'personal_data:{found.kind}', language)} {found.value}")
+    if findings.total > len(findings.examples):
+        lines.append("• …")
+    return "\n".join(lines)
+
+
+def held_outcome(
+    upload: Any, result: IngestResult, findings: Findings, language: str
+) -> UploadOutcome:
+    """The message that tells the uploader a file is held, with publish / cancel buttons."""
+    text = say(
+        "upload_held",
+        language,
+        name=upload.file_name,
+        collection=upload.collection,
+        findings=findings_text(findings, language),
+    )
+    buttons = (
+        Button("held", f"{upload.id}:publish", say("upload_publish_anyway_button", language)),
+        Button("held", f"{upload.id}:cancel", say("upload_cancel_button", language)),
+    )
+    return UploadOutcome(
+        upload_id=upload.id,
+        platform=upload.platform,
+        user_id=upload.user_id,
+        conversation_key=upload.conversation_key,
+        file_name=upload.file_name,
+        title=upload.title,
+        status=HELD,
+        chunks=0,
+        reason=result.reason,
+        text=text,
+        buttons=buttons,
+    )

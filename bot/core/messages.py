@@ -15,6 +15,8 @@ from graph.events import ErrorReply, FinalAnswer, Progress, Reset, Token, TurnEv
 
 __all__ = [
     "Attachment",
+    "Audience",
+    "Button",
     "ErrorReply",
     "FinalAnswer",
     "InboundMessage",
@@ -44,6 +46,7 @@ class Attachment:
     mime: str | None = None
     fetch: Callable[[], Awaitable[bytes]] | None = None
     data: bytes | None = None  # already in hand (the console, tests)
+    ref: str | None = None  # the platform's handle (file id, URL): kept for a pending offer
 
     async def read(self) -> bytes:
         """The file's bytes."""
@@ -52,6 +55,22 @@ class Attachment:
         if self.fetch is None:
             raise ValueError(f"no way to download {self.name!r}")
         return await self.fetch()
+
+
+@dataclass(frozen=True)
+class Audience:
+    """What the adapter learned about who is asking, in platform-neutral terms.
+
+    `guest` is true for anyone outside the home organisation (a Slack Connect
+    user, a guest account) and for anyone the adapter could not identify: the
+    default is the least privileged audience, so a message built without facts
+    never reads more than a guest. `channel` is where the message was sent (a
+    Slack channel id), for per-channel collections. Only platforms with guests
+    (Slack) read these facts; Telegram and the console ignore them.
+    """
+
+    guest: bool = True
+    channel: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +97,11 @@ class InboundMessage:
     command: str | None = None
     args: tuple[str, ...] = ()
     is_admin: bool = False  # filled in by the core from settings, never trusted from input
+    audience: Audience = Audience()  # who is asking, as the adapter found out (default: a guest)
+    # the sender asked for its files to be added (Telegram `/upload` caption or reply,
+    # Slack `upload` in a DM); without it a file is only offered, never stored
+    upload_intent: bool = False
+    direct: bool = False  # a one-to-one chat with the bot (a DM, a private chat)
 
 
 @dataclass(frozen=True)
@@ -88,6 +112,19 @@ class Reply:
     language: str
     kind: str  # command | upload_received | rate_limited | not_admin | unknown_command | ...
     data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button under a reply: `action` and `value` come back when it is pressed.
+
+    The adapter renders it (Telegram callback data, a Slack action) and hands a
+    press to `ServingCore.press`, which checks who pressed it.
+    """
+
+    action: str  # "upload" (a pending file) | "held" (an upload held for personal data)
+    value: str  # "<offer id>:<public|internal|ignore>" or "<upload id>:<publish|cancel>"
+    label: str
 
 
 # everything the core yields: a turn's events, or a fixed reply (command, upload, limit)
@@ -104,10 +141,11 @@ class UploadOutcome:
     conversation_key: str | None
     file_name: str
     title: str
-    status: str  # added | replaced | unchanged | failed
+    status: str  # added | replaced | unchanged | failed | held
     chunks: int
     reason: str | None
     text: str  # the message to send, in the uploader's language
+    buttons: tuple[Button, ...] = ()  # a held upload: publish anyway / cancel
 
 
 Notifier = Callable[[UploadOutcome], Awaitable[None]]

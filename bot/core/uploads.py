@@ -1,14 +1,17 @@
-"""A file sent in chat: admins only, size checked before downloading, then queued as a job.
+"""A file an admin asked to add: size checked before downloading, then queued as a job.
 
 Control goes one way: this module asks AdminService whether the sender is an
 admin, gates the download on the UploadPolicy, then hands the file to
-AdminService.upload, the edge that checks it once and queues it.
+AdminService.upload, the edge that checks it once and queues it. Whether the
+sender asked at all (an upload intent, or a button on an offer) is decided
+before, in bot.core.upload_desk.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 
 from bot.core.admin import Actor, AdminInputError, AdminService, NotAllowedError
 from bot.core.messages import Attachment, InboundMessage, Reply
@@ -30,34 +33,64 @@ def caption_options(text: str, default_collection: str) -> tuple[str | None, str
     return title, named.group(1) if named else default_collection
 
 
+Readers = Callable[[str, str], str]  # (collection, language) → who can read it, in words
+
+
 async def receive_upload(
     admin: AdminService,
     actor: Actor,
     message: InboundMessage,
     attachment: Attachment,
     language: str,
+    readers: Readers,
 ) -> Reply:
-    """Store and queue one attachment; the reply says "received" or why not."""
+    """Store and queue one attachment sent with an upload intent (the caption may name
+    a title and `collection=`); the reply says "received" and where, or why not."""
     try:
         await admin.check(actor, "upload", attachment.name)
     except NotAllowedError:
         return Reply(say("not_admin", language), language, "not_admin")
+    title, collection = caption_options(message.text, admin.policy.collection_for(actor.platform))
+    return await store_upload(
+        admin, actor, attachment, title, collection, message.conversation_key, language, readers
+    )
+
+
+async def store_upload(
+    admin: AdminService,
+    actor: Actor,
+    attachment: Attachment,
+    title: str | None,
+    collection: str,
+    conversation_key: str | None,
+    language: str,
+    readers: Readers,
+) -> Reply:
+    """Download, store and queue a file into `collection` for an admin who chose it.
+
+    The receipt names the collection and who will be able to read it.
+    """
     policy = admin.policy
-    title, collection = caption_options(message.text, policy.collection_for(message.platform))
-    data, problem = await fetch_attachment(policy, attachment, message.platform, collection)
+    data, problem = await fetch_attachment(policy, attachment, actor.platform, collection)
     if problem is None:
         try:
             upload_id = await admin.upload(
-                actor, attachment.name, data, title, collection, message.conversation_key, language
+                actor, attachment.name, data, title, collection, conversation_key, language
             )
         except AdminInputError as exc:
             problem = str(exc)
     if problem is not None:
         return refused(attachment, problem, language)
     text = say(
-        "upload_received", language, name=display_name(attachment.name), size=human_size(len(data))
+        "upload_received",
+        language,
+        name=display_name(attachment.name),
+        size=human_size(len(data)),
+        collection=collection,
+        readers=readers(collection, language),
     )
-    return Reply(text, language, "upload_received", {"upload_id": upload_id})
+    data_out = {"upload_id": upload_id, "collection": collection}
+    return Reply(text, language, "upload_received", data_out)
 
 
 async def fetch_attachment(

@@ -26,10 +26,11 @@ from starlette.routing import BaseRoute, Route
 
 from bot.core.dispatcher import ServingCore
 from bot.core.loops import on_core_loop
-from bot.core.messages import InboundMessage, Progress, Token, UploadOutcome
+from bot.core.messages import Audience, InboundMessage, Progress, Token, UploadOutcome
 from bot.settings import ConfigurationError, Settings
 from bot.slack import translate
-from bot.slack.render import HELPFUL, NOT_HELPFUL, escape, feedback_taken
+from bot.slack.audience import SlackAudiences
+from bot.slack.render import HELPFUL, NOT_HELPFUL, core_buttons_block, escape, feedback_taken
 from bot.slack.responder import SlackResponder
 from textkit.catalog import say
 
@@ -56,6 +57,8 @@ class SlackAdapter:
             base_url=api_base_url(settings.slack_api_base_url),
             retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=3)],
         )
+        settings.channel_collections(translate.PLATFORM)  # a malformed entry stops start-up
+        self.audiences = SlackAudiences(self.client, settings.slack_user_cache_s)
         secret = settings.slack_signing_secret
         self.socket_mode = settings.slack_app_token is not None
         if not self.socket_mode and secret is None:
@@ -105,6 +108,7 @@ class SlackAdapter:
         app.action(HELPFUL)(self._on_vote)
         app.action(NOT_HELPFUL)(self._on_vote)
         app.action(re.compile(r"ragbot_form_\d+"))(self._on_link)
+        app.action(translate.CORE_ACTION)(self._on_core_button)
         app.error(self._on_error)
 
     # Listeners run on the HTTP loop: they ack there, and hand the work to the core's loop.
@@ -126,6 +130,10 @@ class SlackAdapter:
         await ack()
         await on_core_loop(self._vote(body))
 
+    async def _on_core_button(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        await on_core_loop(self._core_button(body))
+
     async def _on_link(self, ack: AsyncAck) -> None:
         await ack()  # link buttons open their URL in Slack; nothing to do here
 
@@ -146,7 +154,10 @@ class SlackAdapter:
             await self._answer(event, bot, team)
 
     async def _command(self, command: dict[str, Any], respond: AsyncRespond) -> None:
-        async for event in self._core.handle(translate.slash_command(command)):
+        audience = await self.audiences.audience(
+            command.get("user_id"), translate.user_team(command), command.get("channel_id")
+        )
+        async for event in self._core.handle(translate.slash_command(command, audience)):
             text = getattr(event, "text", None)
             if text:
                 await respond(text=escape(text), response_type="ephemeral")
@@ -155,7 +166,10 @@ class SlackAdapter:
         action = body["actions"][0]
         helpful = action["action_id"] == HELPFUL
         user = body["user"]["id"]
-        stored = await self._core.feedback(translate.PLATFORM, user, int(action["value"]), helpful)
+        where = translate.vote_origin(body)
+        stored = where is not None and await self._core.feedback(
+            translate.PLATFORM, user, int(action["value"]), helpful, where
+        )
         message = body.get("message") or {}
         if stored and message.get("ts"):
             blocks = feedback_taken(message.get("blocks") or [], user, helpful)
@@ -166,8 +180,42 @@ class SlackAdapter:
                 blocks=blocks,
             )
 
+    async def _core_button(self, body: dict[str, Any]) -> None:
+        """An upload offer's or held upload's button: the core checks who pressed it;
+        a choice made replaces the buttons with its result, anyone else is told privately."""
+        parsed = translate.core_button(body)
+        user = (body.get("user") or {}).get("id") or ""
+        channel = (body.get("channel") or {}).get("id") or ""
+        message = body.get("message") or {}
+        action_ts = (body.get("actions") or [{}])[0].get("action_ts") or message.get("ts")
+        if parsed is None or not channel:
+            return
+        if not await self._core.first_delivery(translate.PLATFORM, f"action:{user}:{action_ts}"):
+            return
+        audience = await self.action_audience(body)
+        reply = await self._core.press(
+            translate.PLATFORM, user, parsed[0], parsed[1], self._download, audience
+        )
+        text = escape(reply.text)
+        if reply.kind == "not_yours" or not message.get("ts"):
+            await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
+            return
+        section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+        await self.client.chat_update(
+            channel=channel, ts=message["ts"], text=text, blocks=[section]
+        )
+
+    async def action_audience(self, body: dict[str, Any]) -> Audience:
+        """The audience of whoever pressed a button (block_actions: user.id, user.team_id)."""
+        user = body.get("user") or {}
+        channel = (body.get("channel") or {}).get("id")
+        return await self.audiences.audience(user.get("id"), translate.user_team(body), channel)
+
     async def _answer(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
-        inbound = translate.inbound_message(event, bot, self._download)
+        audience = await self.audiences.audience(
+            event.get("user"), translate.user_team(event), event.get("channel")
+        )
+        inbound = translate.inbound_message(event, bot, self._download, audience)
         channel, thread_ts = translate.split_key(inbound.conversation_key)
         responder = SlackResponder(
             self.client,
@@ -203,7 +251,7 @@ class SlackAdapter:
         for form in getattr(out, "forms", None) or ():
             if not form.get("send_file"):
                 continue
-            file = await self._core.form_file(inbound.platform, form["name"])
+            file = await self._core.form_file(inbound.platform, form["name"], inbound.audience)
             if file is not None:
                 await self.client.files_upload_v2(
                     channel=channel,
@@ -240,6 +288,12 @@ class SlackAdapter:
         """Tell the admin, in the upload's thread, what the ingestion job did."""
         channel, thread_ts = translate.split_key(outcome.conversation_key or "")
         if channel:
+            text = escape(outcome.text)
+            buttons = core_buttons_block(outcome.buttons)  # a held upload: publish / cancel
+            blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]
             await self.client.chat_postMessage(
-                channel=channel, thread_ts=thread_ts or None, text=escape(outcome.text)
+                channel=channel,
+                thread_ts=thread_ts or None,
+                text=text,
+                blocks=[*blocks, buttons] if buttons else None,
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core.messages import FinalAnswer
+from bot.core.messages import Button, FinalAnswer
 from bot.core.splitting import split_text
 from textkit.catalog import say
 
@@ -117,3 +117,21 @@ def feedback_taken(
         "elements": [{"type": "mrkdwn", "text": note}],
     }
     return [replaced if b.get("block_id") == FEEDBACK_BLOCK else b for b in blocks]
+
+
+def core_buttons_block(buttons: tuple[Button, ...] | list[Button]) -> dict[str, Any] | None:
+    """The core's buttons (upload offers, held uploads) as an actions block.
+
+    The action id names what the button does (`ragbot_upload_public`); the value
+    carries the offer or upload it is about, checked by the core when pressed.
+    """
+    elements = [
+        {
+            "type": "button",
+            "text": {"type": "plain_text", "text": b.label[:75]},
+            "action_id": f"ragbot_{b.action}_{b.value.rsplit(':', 1)[-1]}",
+            "value": b.value,
+        }
+        for b in buttons
+    ]
+    return {"type": "actions", "elements": elements} if elements else None

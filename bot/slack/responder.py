@@ -18,7 +18,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.messages import ErrorReply, FinalAnswer, Outbound, Progress, Reply, Reset, Token
-from bot.slack.render import answer_messages, escape, split_text
+from bot.slack.render import answer_messages, core_buttons_block, escape, split_text
 from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
@@ -86,7 +86,13 @@ class SlackResponder:
             await self._final(answer_messages(event))
         elif isinstance(event, Reply | ErrorReply):
             text = escape(event.text)
-            await self._final([(text, [_section(p) for p in split_text(text)])])
+            blocks = [_section(p) for p in split_text(text)]
+            buttons = (
+                core_buttons_block(event.data.get("buttons") or ())
+                if isinstance(event, Reply)
+                else None
+            )
+            await self._final([(text, blocks + ([buttons] if buttons else []))])
 
     async def _progress(self, event: Progress) -> None:
         if event.step == "received":  # start() already shows it

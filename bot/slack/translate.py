@@ -6,8 +6,9 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.core.commands import COMMANDS, parse_words
-from bot.core.messages import Attachment, InboundMessage
+from bot.core.commands import is_exact_command, parse_words
+from bot.core.messages import Attachment, Audience, InboundMessage
+from bot.slack.render import FEEDBACK_BLOCK
 
 PLATFORM = "slack"
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
@@ -28,6 +29,9 @@ _IGNORED_SUBTYPES = frozenset(
 )
 
 Fetcher = Callable[[str], Awaitable[bytes]]
+_UPLOAD_WORD = re.compile(r"^/?upload\b", re.IGNORECASE)  # the DM text that asks for an upload
+CORE_ACTION = re.compile(r"^ragbot_(upload|held)_[a-z]+$")  # the core's buttons
+UNKNOWN = Audience()  # no facts: a guest (the core fails closed)
 
 
 def conversation_key(channel: str, thread_ts: str) -> str:
@@ -61,15 +65,35 @@ def strip_mentions(text: str, bot_user_id: str | None) -> str:
 
 
 def dm_command(text: str) -> tuple[str | None, tuple[str, ...]]:
-    """In a DM, a leading keyword (`docs`, `delete "Old title"`, …) is a command."""
+    """In a DM, text that is exactly a command (`docs`, `delete "Old title"`) is one.
+
+    A question that merely starts with a command word ("help me renew my badge")
+    stays a question: see `is_exact_command`.
+    """
     words = parse_words(text)
-    if words and words[0].lower() in COMMANDS:
+    if is_exact_command(words):
         return words[0].lower(), tuple(words[1:])
     return None, ()
 
 
+def user_team(payload: dict[str, Any]) -> str | None:
+    """The team the acting user belongs to, as the payload says (None: not said).
+
+    Events carry `user_team` (Slack Connect) or `team`; slash commands `team_id`
+    (with `user_team_id` in shared channels); actions `user.team_id`.
+    """
+    user = payload.get("user")
+    if isinstance(user, dict) and user.get("team_id"):
+        return str(user["team_id"])
+    for key in ("user_team", "user_team_id", "team", "team_id"):
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
 def inbound_message(
-    event: dict[str, Any], bot_user_id: str | None, fetch: Fetcher
+    event: dict[str, Any], bot_user_id: str | None, fetch: Fetcher, audience: Audience = UNKNOWN
 ) -> InboundMessage:
     """A mention, DM or thread reply (with any shared files) as the core's message.
 
@@ -84,11 +108,14 @@ def inbound_message(
             name=f.get("name") or f.get("title") or f.get("id", "file"),
             size=f.get("size"),
             mime=f.get("mimetype"),
-            fetch=_bind(fetch, f.get("url_private_download") or f.get("url_private") or ""),
+            fetch=_bind(fetch, file_url(f)),
+            ref=file_url(f) or None,
         )
         for f in event.get("files") or ()
     )
     command, args = dm_command(text) if is_dm and not files else (None, ())
+    # files become uploads only in a DM whose text says `upload`: never in a channel
+    intent = bool(files) and is_dm and _UPLOAD_WORD.match(text) is not None
     return InboundMessage(
         platform=PLATFORM,
         delivery_id=f"{channel}:{ts}",
@@ -98,7 +125,23 @@ def inbound_message(
         attachments=files,
         command=command,
         args=args,
+        audience=audience,
+        upload_intent=intent,
+        direct=is_dm,
     )
+
+
+def file_url(shared: dict[str, Any]) -> str:
+    """Where a shared file is downloaded (with the bot token)."""
+    return str(shared.get("url_private_download") or shared.get("url_private") or "")
+
+
+def core_button(body: dict[str, Any]) -> tuple[str, str] | None:
+    """(action, value) of a pressed core button (`ragbot_upload_*`, `ragbot_held_*`)."""
+    action = (body.get("actions") or [{}])[0]
+    found = CORE_ACTION.match(str(action.get("action_id") or ""))
+    value = str(action.get("value") or "")
+    return (found.group(1), value) if found and value else None
 
 
 def _bind(fetch: Fetcher, url: str) -> Callable[[], Awaitable[bytes]]:
@@ -108,7 +151,7 @@ def _bind(fetch: Fetcher, url: str) -> Callable[[], Awaitable[bytes]]:
     return download
 
 
-def slash_command(payload: dict[str, Any]) -> InboundMessage:
+def slash_command(payload: dict[str, Any], audience: Audience = UNKNOWN) -> InboundMessage:
     """`/ragbot docs` → the `docs` command (`/ragbot` alone is `help`)."""
     words = parse_words(payload.get("text") or "")
     name = words[0].lower() if words else "help"
@@ -120,4 +163,30 @@ def slash_command(payload: dict[str, Any]) -> InboundMessage:
         text=payload.get("text") or "",
         command=name,
         args=tuple(words[1:]),
+        audience=audience,
     )
+
+
+def vote_origin(body: dict[str, Any]) -> str | None:
+    """The thread (`channel:thread_ts`) a feedback click may count in, or None.
+
+    The clicked message must be one carrying that answer's feedback buttons
+    (the action's value among its blocks), and the thread is the message's own
+    (its channel from the action's container): the core then checks that the
+    answer was posted in exactly that thread.
+    """
+    actions = body.get("actions") or [{}]
+    value = actions[0].get("value")
+    message = body.get("message") or {}
+    container = body.get("container") or {}
+    channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
+    carried = [
+        element.get("value")
+        for block in message.get("blocks") or ()
+        if block.get("block_id") == FEEDBACK_BLOCK
+        for element in block.get("elements") or ()
+    ]
+    thread = message.get("thread_ts") or message.get("ts")
+    if not channel or not thread or value is None or value not in carried:
+        return None
+    return conversation_key(channel, thread)

@@ -36,7 +36,7 @@ from bot.settings import ConfigurationError, Settings
 from bot.telegram import translate
 from bot.telegram.handlers import TelegramHandlers
 from bot.telegram.menus import admin_commands, public_commands
-from bot.telegram.render import FORM, LANG, VOTE, escape
+from bot.telegram.render import FORM, LANG, VOTE, core_keyboard, escape
 
 logger = logging.getLogger(__name__)
 WEBHOOK_PATH = "/telegram/webhook"
@@ -110,6 +110,9 @@ class TelegramAdapter:
         app.add_handler(CallbackQueryHandler(h.on_vote, pattern=rf"^{VOTE}:\d+:[01]$"))
         app.add_handler(CallbackQueryHandler(h.on_language_choice, pattern=rf"^{LANG}:"))
         app.add_handler(CallbackQueryHandler(h.on_form_button, pattern=rf"^{FORM}:"))
+        app.add_handler(
+            CallbackQueryHandler(h.on_core_button, pattern=rf"^{translate.CORE_BUTTON}:")
+        )
         app.add_error_handler(self._on_error)
 
     async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -226,4 +229,9 @@ class TelegramAdapter:
         chat_id = translate.chat_of(outcome.conversation_key or "")
         if chat_id is None:
             return
-        await self.app.bot.send_message(chat_id, escape(outcome.text), parse_mode="HTML")
+        await self.app.bot.send_message(
+            chat_id,
+            escape(outcome.text),
+            parse_mode="HTML",
+            reply_markup=core_keyboard(outcome.buttons),  # a held upload: publish / cancel
+        )

@@ -10,18 +10,27 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import InlineKeyboardMarkup, InputFile, Message, Update, User
-from telegram.constants import ParseMode
+from telegram.constants import ChatAction, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from bot.core.commands import ADMIN
 from bot.core.dispatcher import ServingCore, pick_language
 from bot.core.messages import FinalAnswer, InboundMessage, Progress, Reply, Token
 from bot.settings import Settings
 from bot.telegram import translate
-from bot.telegram.render import form_key, form_rows, language_keyboard, vote_taken
+from bot.telegram.render import (
+    core_keyboard,
+    escape,
+    form_key,
+    form_rows,
+    language_keyboard,
+    vote_taken,
+)
 from bot.telegram.responder import ChatPacer, TelegramResponder
 from bot.telegram.translate import PLATFORM
 from textkit.catalog import LANGUAGES, say
@@ -66,6 +75,11 @@ class TelegramHandlers:
         command = translate.split_command(message.text, context.bot.username)
         if command is None:
             return
+        replied = message.reply_to_message
+        if command[0] == "upload" and replied is not None and replied.document is not None:
+            # `/upload [title]` replying to a document: that document, as asked
+            await self._send_document(message, replied, message.text, command, context)
+            return
         inbound = translate.inbound(
             message,
             text=message.text,
@@ -73,44 +87,90 @@ class TelegramHandlers:
             language=await self._chosen_language(message.from_user.id),
             command=command,
         )
+        if not translate.is_private(message.chat) and inbound.command in ADMIN:
+            await self._run_privately(inbound, message, context)
+            return
         await self._run(inbound, message, context)
 
+    async def _run_privately(
+        self, inbound: InboundMessage, message: Message, context: Context
+    ) -> None:
+        """An admin command sent in a group: answered in the sender's private chat, never
+        in the group; when the bot may not write to them there, refused with a hint."""
+        user_id = int(inbound.user_id)
+        try:  # a bot may only write to users who started it: ask Telegram first
+            await context.bot.send_chat_action(user_id, ChatAction.TYPING)
+        except TelegramError as exc:
+            logger.info("no private chat with %s for a group command: %s", user_id, exc)
+            if await self._core.first_delivery(PLATFORM, inbound.delivery_id):
+                language = inbound.language or await self._reply_language(message.from_user)
+                await message.reply_text(say("telegram:admin_in_private", language))
+            return
+        await self._run(inbound, message, context, private_to=user_id)
+
     async def on_document(self, update: Update, context: Context) -> None:
-        """A file: an upload (caption `/upload [title]`, or after `/upload`), or a form's file."""
+        """A file: an upload (caption `/upload [title]`), a form's file, or else only offered.
+
+        A forwarded document's caption is its original sender's, never an admin's
+        intent. In groups only an explicit /upload or /addform is heard.
+        """
         message = update.message
-        bot = context.bot
         if message is None or message.from_user is None or message.document is None:
             return
-        caption = message.caption or ""
-        command = translate.split_command(caption, bot.username)
-        if not translate.is_private(message.chat) and command is None:
-            return  # in groups only an explicit /upload or /addform
+        caption = "" if message.forward_origin is not None else message.caption or ""
+        command = translate.split_command(caption, context.bot.username)
         if command is not None and command[0] not in ("upload", "addform"):
             command = None
-        if command is None:  # `/upload` first, then the file
-            key = translate.upload_key(message.chat_id, message.from_user.id)
-            caption = await self._state.take(PLATFORM, key, translate.PENDING_UPLOAD_S) or caption
-        document = message.document
+        if not translate.is_private(message.chat) and command is None:
+            return
+        await self._send_document(message, message, caption, command, context)
 
-        async def fetch() -> bytes:
-            file = await bot.get_file(document.file_id)
-            return bytes(await file.download_as_bytearray())
-
+    async def _send_document(
+        self,
+        message: Message,
+        carrier: Message,
+        text: str,
+        command: tuple[str, tuple[str, ...]] | None,
+        context: Context,
+    ) -> None:
+        """`carrier`'s document through the core, as `message` (itself, or a `/upload` reply)."""
+        document = carrier.document
+        if document is None or message.from_user is None:
+            return
         inbound = translate.inbound(
             message,
-            text=caption,
+            text=text,
             conversation_key=str(message.chat_id),
             language=await self._chosen_language(message.from_user.id),
             command=command if command and command[0] == "addform" else None,
-            attachments=(translate.attachment(document, fetch),),
+            attachments=(translate.attachment(document, self._fetcher(context)),),
+            upload_intent=command is not None and command[0] == "upload",
         )
         await self._run(inbound, message, context)
 
-    async def _run(self, inbound: InboundMessage, message: Message, context: Context) -> None:
-        group = not translate.is_private(message.chat)
+    @staticmethod
+    def _fetcher(context: Context) -> Callable[[str], Awaitable[bytes]]:
+        """Downloads a document by its file id (getFile, then the file URL)."""
+        bot = context.bot
+
+        async def fetch(file_id: str) -> bytes:
+            file = await bot.get_file(file_id)
+            return bytes(await file.download_as_bytearray())
+
+        return fetch
+
+    async def _run(
+        self,
+        inbound: InboundMessage,
+        message: Message,
+        context: Context,
+        private_to: int | None = None,
+    ) -> None:
+        """Render the core's reply in the message's chat (or `private_to`'s private chat)."""
+        group = private_to is None and not translate.is_private(message.chat)
         responder = TelegramResponder(
             context.bot,
-            message.chat_id,
+            private_to or message.chat_id,
             self.pacer,
             reply_to=message.message_id if group else None,
             drafts=self._drafts and not group,
@@ -122,9 +182,6 @@ class TelegramHandlers:
                     if isinstance(out, Progress | Token):
                         await responder.start()
                     await responder.render(out, self._reply_keyboard(out))
-                    if isinstance(out, Reply) and out.kind == "upload_expected":
-                        key = translate.upload_key(message.chat_id, int(inbound.user_id))
-                        await self._state.remember(PLATFORM, key, inbound.text)
                     if isinstance(out, FinalAnswer):
                         if group:  # now, not after the form files: a reply may come quickly
                             await self._remember_thread(message.chat_id, responder, inbound)
@@ -141,6 +198,8 @@ class TelegramHandlers:
         if isinstance(out, Reply) and out.kind == "forms":
             rows = form_rows(out.data.get("forms", []))
             return InlineKeyboardMarkup(rows) if rows else None
+        if isinstance(out, Reply) and out.data.get("buttons"):
+            return core_keyboard(out.data["buttons"])
         return None
 
     async def _send_form_files(self, answer: FinalAnswer, chat_id: int, context: Context) -> None:
@@ -199,7 +258,10 @@ class TelegramHandlers:
         helpful = value == "1"
         user = query.from_user
         language = await self._reply_language(user)
-        stored = await self._core.feedback(PLATFORM, str(user.id), int(message_id), helpful)
+        where = translate.vote_origin(query.message, query.data, user.id)
+        stored = where is not None and await self._core.feedback(
+            PLATFORM, str(user.id), int(message_id), helpful, where
+        )
         await query.answer(say("telegram:thanks" if stored else "telegram:vote_gone", language))
         if stored and isinstance(query.message, Message):
             markup = vote_taken(query.message.reply_markup, int(message_id), language, helpful)
@@ -207,6 +269,36 @@ class TelegramHandlers:
                 await query.edit_message_reply_markup(markup)
             except TelegramError as exc:  # e.g. "not modified" when the same vote comes again
                 logger.debug("vote buttons not updated: %s", exc)
+
+    async def on_core_button(self, update: Update, context: Context) -> None:
+        """An upload offer's or a held upload's button: the core checks who pressed it.
+
+        The presser's own press of someone else's file changes nothing and only
+        says so in a toast; a choice made replaces the buttons with its result.
+        """
+        query = update.callback_query
+        if query is None or query.data is None:
+            return
+        if not await self._core.first_delivery(PLATFORM, f"callback:{query.id}"):
+            return  # the same press delivered again
+        parsed = translate.core_button(query.data)
+        if parsed is None:
+            await query.answer()
+            return
+        action, value = parsed
+        reply = await self._core.press(
+            PLATFORM, str(query.from_user.id), action, value, self._fetcher(context)
+        )
+        if reply.kind == "not_yours":
+            await query.answer(reply.text, show_alert=True)
+            return
+        await query.answer()
+        try:
+            await query.edit_message_text(escape(reply.text), parse_mode=ParseMode.HTML)
+        except TelegramError as exc:  # the message is gone: say it in the chat instead
+            logger.info("offer message not edited: %s", exc)
+            if query.message is not None:
+                await context.bot.send_message(query.message.chat.id, escape(reply.text))
 
     async def on_language_choice(self, update: Update, context: Context) -> None:
         """A /lang button: remembered for every later answer."""

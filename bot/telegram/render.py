@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.core.messages import FinalAnswer
+from bot.core.messages import Button, FinalAnswer
 from bot.core.splitting import split_text
 from textkit.catalog import LANGUAGES, say
 
@@ -134,3 +135,16 @@ def language_keyboard() -> InlineKeyboardMarkup:
             ]
         ]
     )
+
+
+def core_keyboard(buttons: Sequence[Button]) -> InlineKeyboardMarkup | None:
+    """The core's buttons (upload offers, held uploads), one row, as `cb:<action>:<value>`.
+
+    Callback data holds at most 64 bytes: a longer one is left out rather than cut.
+    """
+    row = [
+        InlineKeyboardButton(b.label, callback_data=data)
+        for b in buttons
+        if len((data := f"cb:{b.action}:{b.value}").encode()) <= 64
+    ]
+    return InlineKeyboardMarkup([row]) if row else None

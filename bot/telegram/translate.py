@@ -12,9 +12,9 @@ from bot.core.messages import Attachment, InboundMessage
 
 PLATFORM = "telegram"
 DOWNLOAD_LIMIT = 20 * 1024 * 1024  # the Bot API's getFile limit for bots
-PENDING_UPLOAD_S = 600.0  # `/upload` then the file: within ten minutes
 # Telegram's command names → the core's (the rest are the same)
 CORE_COMMANDS = {"deldoc": "delete"}
+CORE_BUTTON = "cb"  # callback data prefix of the core's buttons (upload offers, held uploads)
 _COMMAND = re.compile(r"^/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]{3,64}))?(?:\s+(.*))?$", re.DOTALL)
 
 
@@ -34,11 +34,6 @@ def current_key(chat_id: int) -> str:
 def message_key(chat_id: int, message_id: int) -> str:
     """Where the conversation of a bot message is kept (a reply to it continues it)."""
     return f"msg:{chat_id}:{message_id}"
-
-
-def upload_key(chat_id: int, user_id: int) -> str:
-    """Where a `/upload` waiting for its file is kept."""
-    return f"upload:{chat_id}:{user_id}"
 
 
 # --- reading messages --------------------------------------------------------------
@@ -103,19 +98,44 @@ def split_command(text: str, username: str) -> tuple[str, tuple[str, ...]] | Non
     return name.lower(), tuple(parse_words(rest or ""))
 
 
+def vote_origin(message: object, data: str, user_id: int) -> str | None:
+    """The chat a vote may count in (its id), or None when the click cannot be trusted.
+
+    Callback data is chosen by the client; the message it came with is
+    Telegram's own copy. A vote counts only when that message carries a button
+    with exactly this data, and in a private chat only from the chat's user.
+    """
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return None
+    buttons = [b for row in message.reply_markup.inline_keyboard for b in row]
+    if not any(b.callback_data == data for b in buttons):
+        return None
+    if is_private(message.chat) and message.chat.id != user_id:
+        return None
+    return str(message.chat.id)
+
+
 def group_conversation(chat_id: int, user_id: int, anchor: int) -> str:
     """A user's thread of replies to the bot in a group, named by its first message."""
     return f"{chat_id}:{user_id}:{anchor}"
 
 
-def attachment(document: Document, fetch: Callable[[], Awaitable[bytes]]) -> Attachment:
-    """A sent document (named `telegram-<file_unique_id>` when it has no file name)."""
+def attachment(document: Document, fetch: Callable[[str], Awaitable[bytes]]) -> Attachment:
+    """A sent document (named `telegram-<file_unique_id>` when it has no file name).
+
+    `fetch` downloads a file id; the id is kept too (`ref`), for an upload offer.
+    """
+
+    async def download() -> bytes:
+        return await fetch(document.file_id)
+
     return Attachment(
         name=document.file_name or f"telegram-{document.file_unique_id}",
         size=document.file_size,
         mime=document.mime_type,
-        fetch=fetch,
+        fetch=download,
         platform_limit=DOWNLOAD_LIMIT,
+        ref=document.file_id,
     )
 
 
@@ -127,8 +147,9 @@ def inbound(
     language: str | None,
     command: tuple[str, tuple[str, ...]] | None = None,
     attachments: tuple[Attachment, ...] = (),
+    upload_intent: bool = False,
 ) -> InboundMessage:
-    """A question, command or upload as the core's message."""
+    """A question, command or upload as the core's message (`upload_intent`: `/upload`)."""
     user = message.from_user
     name, args = command if command else (None, ())
     return InboundMessage(
@@ -142,4 +163,15 @@ def inbound(
         attachments=attachments,
         command=CORE_COMMANDS.get(name, name) if name else None,
         args=args,
+        upload_intent=upload_intent,
+        direct=is_private(message.chat),
     )
+
+
+def core_button(data: str) -> tuple[str, str] | None:
+    """(action, value) of a core button's callback data `cb:<action>:<value>`, or None."""
+    prefix, _, rest = data.partition(":")
+    action, _, value = rest.partition(":")
+    if prefix != CORE_BUTTON or action not in ("upload", "held") or not value:
+        return None
+    return action, value

@@ -26,6 +26,11 @@ async def upsert_form(session: AsyncSession, form: Form) -> bool:
     return False
 
 
+async def find_for_update(session: AsyncSession, name: str) -> Form | None:
+    """The form called `name`, locked until the transaction ends (None: there is none)."""
+    return await session.scalar(select(Form).where(Form.name == name).with_for_update())
+
+
 async def list_forms(
     session: AsyncSession, collections: Sequence[str] | None = None
 ) -> Sequence[Form]:

@@ -24,21 +24,42 @@ _VALID = (
 )
 
 
+# an entry the asker voted unhelpful is never served to them again
+_NOT_REJECTED = (
+    " AND NOT EXISTS (SELECT 1 FROM answer_memory_votes v WHERE v.entry_id = m.id"
+    " AND v.voter = :voter AND NOT v.helpful)"
+)
+
+
+def _scope(collections: Sequence[str] | None, platform: str | None) -> str:
+    """SQL conditions: only entries `collections` may read, first asked on `platform`."""
+    readable = "" if collections is None else " AND m.collections <@ CAST(:allowed AS text[])"
+    asked_here = "" if platform is None else " AND m.origin_platform = :platform"
+    return readable + asked_here
+
+
 async def candidates(
     session: AsyncSession,
     key: str,
     collections: Sequence[str] | None,
     ttl_days: int,
     model: str,
+    voter: str | None = None,
 ) -> list[tuple[int, bool]]:
-    """(id, still valid) of the entries under `key` the asker may read."""
-    readable = "" if collections is None else " AND m.collections <@ CAST(:allowed AS text[])"
+    """(id, still valid) of the entries under `key` the asker may read and did not reject."""
+    where = _scope(collections, None) + (_NOT_REJECTED if voter else "")
     rows = await session.execute(
         text(
-            f"SELECT m.id, ({_VALID}) FROM answer_memory m WHERE m.question_key = :key{readable}"
+            f"SELECT m.id, ({_VALID}) FROM answer_memory m WHERE m.question_key = :key{where}"
             " ORDER BY m.helpful DESC, m.confirmed_at DESC"
         ),
-        {"key": key, "ttl": ttl_days, "model": model, "allowed": list(collections or [])},
+        {
+            "key": key,
+            "ttl": ttl_days,
+            "model": model,
+            "allowed": list(collections or []),
+            "voter": voter,
+        },
     )
     return [(int(r[0]), bool(r[1])) for r in rows]
 
@@ -99,19 +120,32 @@ async def remember(session: AsyncSession, entry: dict[str, Any]) -> int | None:
     if len(docs) != len(titles) or len(forms) != len(names):
         return None  # deleted while the turn ran: nothing safe to remember
     collections = sorted({r[2] for r in docs} | {r[2] for r in forms})
+    # the platform the question was asked on: its turn is stored in this transaction
+    origin = (
+        "(SELECT c.platform FROM messages msg JOIN conversations c ON c.id = msg.conversation_id"
+        " WHERE msg.trace_id = :trace LIMIT 1)"
+    )
+    before = await session.scalar(
+        text("SELECT answer FROM answer_memory WHERE question_key = :key AND scope = :scope"),
+        {"key": entry["question_key"], "scope": ",".join(collections)},
+    )
     row = await session.execute(
         text(
             "INSERT INTO answer_memory (question_key, scope, question, language, answer,"
             " citations, forms, sources, form_sources, collections, embedding_model,"
-            " source_trace_id, embedding) VALUES (:key, :scope, :question, :language, :answer,"
-            " CAST(:citations AS jsonb), CAST(:forms AS jsonb), CAST(:sources AS jsonb),"
-            " CAST(:form_sources AS jsonb), CAST(:collections AS text[]), :model, :trace,"
-            " CAST(:vec AS vector)) ON CONFLICT ON CONSTRAINT uq_answer_memory_key_scope DO UPDATE"
+            " source_trace_id, embedding, origin_platform) VALUES (:key, :scope, :question,"
+            " :language, :answer, CAST(:citations AS jsonb), CAST(:forms AS jsonb),"
+            " CAST(:sources AS jsonb), CAST(:form_sources AS jsonb),"
+            f" CAST(:collections AS text[]), :model, :trace, CAST(:vec AS vector), {origin})"
+            " ON CONFLICT ON CONSTRAINT uq_answer_memory_key_scope DO UPDATE"
             " SET question = excluded.question, language = excluded.language,"
             " answer = excluded.answer, citations = excluded.citations, forms = excluded.forms,"
             " sources = excluded.sources, form_sources = excluded.form_sources,"
             " embedding_model = excluded.embedding_model, embedding = excluded.embedding,"
-            " source_trace_id = excluded.source_trace_id, hits = 0, helpful = 0,"
+            " source_trace_id = excluded.source_trace_id,"
+            " origin_platform = excluded.origin_platform, hits = 0,"
+            " helpful = CASE WHEN answer_memory.answer = excluded.answer"
+            " THEN answer_memory.helpful ELSE 0 END,"
             " created_at = now(), confirmed_at = now(), last_hit_at = NULL RETURNING id"
         ),
         {
@@ -130,46 +164,104 @@ async def remember(session: AsyncSession, entry: dict[str, Any]) -> int | None:
             "vec": entry["embedding"],
         },
     )
-    return int(row.scalar_one())
+    entry_id = int(row.scalar_one())
+    if before is not None and before != entry["answer"]:
+        # a new answer under an old key starts with no votes: the old ones judged another
+        # text (the same text keeps them: whoever rejected it is still not served it)
+        await session.execute(
+            text("DELETE FROM answer_memory_votes WHERE entry_id = :id"), {"id": entry_id}
+        )
+    return entry_id
 
 
-async def vote(session: AsyncSession, message_id: int, trace_id: str | None, helpful: bool) -> int:
-    """Apply a vote on an answer to the entry it came from or went into; entries touched.
+async def vote(
+    session: AsyncSession, message_id: int, trace_id: str | None, voter: str, helpful: bool
+) -> int:
+    """Apply `voter`'s vote on an answer to the entry it came from or went into; entries touched.
 
-    Unhelpful removes the entry; helpful counts and restarts its TTL.
+    One vote per voter per entry (a changed vote replaces it), so `helpful` counts
+    distinct people. A helpful vote restarts the entry's TTL; an unhelpful one stops
+    it being served to that voter, and deletes it for everyone once the distinct
+    unhelpful votes outnumber the helpful ones.
     """
-    match = (
-        "(source_trace_id = :trace OR id = (SELECT (details->'trace'->>'memory_id')::bigint"
-        " FROM messages WHERE id = :mid))"
+    found = await session.execute(
+        text(
+            "SELECT id FROM answer_memory WHERE source_trace_id = :trace OR id ="
+            " (SELECT (details->'trace'->>'memory_id')::bigint FROM messages WHERE id = :mid)"
+            " FOR UPDATE"
+        ),
+        {"trace": trace_id, "mid": message_id},
     )
-    statement = (
-        f"UPDATE answer_memory SET helpful = helpful + 1, confirmed_at = now() WHERE {match}"
-        if helpful
-        else f"DELETE FROM answer_memory WHERE {match}"
-    )
-    result = await session.execute(text(statement), {"trace": trace_id, "mid": message_id})
-    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+    ids = [int(r[0]) for r in found]
+    for entry_id in ids:
+        await session.execute(
+            text(
+                "INSERT INTO answer_memory_votes (entry_id, voter, helpful)"
+                " VALUES (:id, :voter, :helpful) ON CONFLICT (entry_id, voter)"
+                " DO UPDATE SET helpful = excluded.helpful, updated_at = now()"
+            ),
+            {"id": entry_id, "voter": voter, "helpful": helpful},
+        )
+        counted = "(SELECT count(*) FROM answer_memory_votes v WHERE v.entry_id = m.id AND {})"
+        restart = ", confirmed_at = now()" if helpful else ""
+        await session.execute(
+            text(
+                f"UPDATE answer_memory m SET helpful = {counted.format('v.helpful')}{restart}"
+                " WHERE m.id = :id"
+            ),
+            {"id": entry_id},
+        )
+        await session.execute(
+            text(
+                f"DELETE FROM answer_memory m WHERE m.id = :id"
+                f" AND {counted.format('NOT v.helpful')} > m.helpful"
+            ),
+            {"id": entry_id},
+        )
+    return len(ids)
 
 
-async def entries(session: AsyncSession, ttl_days: int, model: str, limit: int) -> list[dict]:
-    """The newest entries first, each with whether it would still be served."""
+async def entries(
+    session: AsyncSession,
+    ttl_days: int,
+    model: str,
+    limit: int,
+    collections: Sequence[str] | None = None,
+    platform: str | None = None,
+) -> list[dict]:
+    """The newest entries first, each with whether it would still be served.
+
+    With `collections` / `platform`: only entries citing nothing outside those
+    collections and first asked on that platform (an admin's view of their audience).
+    """
     rows = await session.execute(
         text(
             "SELECT m.id, m.question, m.language, m.hits, m.helpful, m.collections,"
-            " m.created_at, m.last_hit_at, m.citations, m.forms,"
-            f" ({_VALID}) AS valid FROM answer_memory m ORDER BY m.id DESC LIMIT :limit"
+            " m.created_at, m.last_hit_at, m.citations, m.forms, m.origin_platform,"
+            f" ({_VALID}) AS valid FROM answer_memory m WHERE true"
+            f"{_scope(collections, platform)} ORDER BY m.id DESC LIMIT :limit"
         ),
-        {"ttl": ttl_days, "model": model, "limit": limit},
+        {
+            "ttl": ttl_days,
+            "model": model,
+            "limit": limit,
+            "allowed": list(collections or []),
+            "platform": platform,
+        },
     )
     return [dict(r._mapping) for r in rows]
 
 
-async def forget(session: AsyncSession, entry_id: int | None) -> int:
-    """Delete one entry, or every entry (None); how many were deleted."""
-    if entry_id is None:
-        result = await session.execute(text("DELETE FROM answer_memory"))
-    else:
-        result = await session.execute(
-            text("DELETE FROM answer_memory WHERE id = :id"), {"id": entry_id}
-        )
+async def forget(
+    session: AsyncSession,
+    entry_id: int | None,
+    collections: Sequence[str] | None = None,
+    platform: str | None = None,
+) -> int:
+    """Delete one entry, or every entry (None), within the same scope as `entries`."""
+    which = "" if entry_id is None else " AND m.id = :id"
+    result = await session.execute(
+        text(f"DELETE FROM answer_memory m WHERE true{which}{_scope(collections, platform)}"),
+        {"id": entry_id, "allowed": list(collections or []), "platform": platform},
+    )
     return int(result.rowcount or 0)  # type: ignore[attr-defined]

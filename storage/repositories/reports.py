@@ -7,6 +7,7 @@ the telemetry summary the graph assembled.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -63,7 +64,10 @@ def _turn(row: Any) -> dict[str, Any]:
     }
 
 
-_PERIOD = "q.role = 'user' AND q.created_at >= :since"
+_PERIOD = (
+    "q.role = 'user' AND q.created_at >= :since AND (CAST(:platform AS text) IS NULL"
+    " OR q.conversation_id IN (SELECT id FROM conversations WHERE platform = :platform))"
+)
 _SUMMARY = f"""
 SELECT count(*) AS turns,
        count(DISTINCT q.conversation_id) AS conversations,
@@ -101,12 +105,16 @@ _BREAKDOWNS = {
 _FEEDBACK = """
 SELECT count(*) FILTER (WHERE rating > 0), count(*) FILTER (WHERE rating < 0)
 FROM feedback WHERE updated_at >= :since
+AND (CAST(:platform AS text) IS NULL OR platform = :platform)
 """
 
 
-async def turn_summary(session: AsyncSession, since: datetime) -> dict[str, Any]:
-    """Volumes, breakdowns, refusals, feedback and latency of the turns since `since`."""
-    params = {"since": since}
+async def turn_summary(
+    session: AsyncSession, since: datetime, platform: str | None = None
+) -> dict[str, Any]:
+    """Volumes, breakdowns, refusals, feedback and latency of the turns since `since`
+    (of `platform` only, when given)."""
+    params = {"since": since, "platform": platform}
     row = (await session.execute(text(_SUMMARY), params)).one()._mapping
     finished = row["turns"] - row["unfinished"]
     answered = finished - row["blocked"]
@@ -145,18 +153,40 @@ async def turn_summary(session: AsyncSession, since: datetime) -> dict[str, Any]
     return out
 
 
-async def counts(session: AsyncSession) -> dict[str, int]:
-    """Sizes of the knowledge base and of the traffic, for `stats`."""
+async def counts(
+    session: AsyncSession, collections: Sequence[str] | None = None, platform: str | None = None
+) -> dict[str, int]:
+    """Sizes of the knowledge base and of the traffic, for `stats`.
+
+    With `collections`: documents, passages and forms of those collections only;
+    with `platform`: conversations, questions, votes and uploads of that platform.
+    """
+    if collections is None:
+        docs = "documents"
+        chunks = "(SELECT chunk_count FROM index_meta)"
+        forms = "forms"
+    else:
+        docs = "documents WHERE collection = ANY(:allowed)"
+        chunks = (
+            "(SELECT count(*) FROM chunks k JOIN documents d ON d.id = k.document_id"
+            " WHERE d.collection = ANY(:allowed))"
+        )
+        forms = "forms WHERE collection = ANY(:allowed)"
+    here = "(CAST(:platform AS text) IS NULL OR platform = :platform)"
     row = (
         await session.execute(
             text(
-                "SELECT (SELECT count(*) FROM documents), (SELECT chunk_count FROM index_meta),"
-                " (SELECT count(*) FROM forms), (SELECT count(*) FROM conversations),"
-                " (SELECT count(*) FROM messages WHERE role = 'user'),"
-                " (SELECT count(*) FROM feedback WHERE rating > 0),"
-                " (SELECT count(*) FROM feedback WHERE rating < 0),"
-                " (SELECT count(*) FROM uploads WHERE status IN ('queued', 'running'))"
-            )
+                f"SELECT (SELECT count(*) FROM {docs}), {chunks}, (SELECT count(*) FROM {forms}),"
+                f" (SELECT count(*) FROM conversations WHERE {here}),"
+                " (SELECT count(*) FROM messages m JOIN conversations c"
+                " ON c.id = m.conversation_id WHERE m.role = 'user'"
+                " AND (CAST(:platform AS text) IS NULL OR c.platform = :platform)),"
+                f" (SELECT count(*) FROM feedback WHERE rating > 0 AND {here}),"
+                f" (SELECT count(*) FROM feedback WHERE rating < 0 AND {here}),"
+                " (SELECT count(*) FROM uploads WHERE status IN ('queued', 'running')"
+                f" AND {here})"
+            ),
+            {"allowed": list(collections or []), "platform": platform},
         )
     ).one()
     keys = (

@@ -26,6 +26,10 @@ _PURGE = {
         " AND (status = 'done' OR lease_until < now())"
     ),
     "rate_limits": "DELETE FROM rate_limits WHERE window_start < :cutoff",
+    # remembered answers by when they were stored or last voted helpful (confirmed_at
+    # starts at created_at); their votes go with them
+    "answer_memory": "DELETE FROM answer_memory WHERE confirmed_at < :cutoff",
+    "answer_memory_votes": "DELETE FROM answer_memory_votes WHERE updated_at < :cutoff",
 }
 
 

@@ -42,3 +42,25 @@ async def recent_uploads(
     if platform is not None:
         query = query.where(Upload.platform == platform)
     return (await session.scalars(query)).all()
+
+
+async def settle_held(
+    session: AsyncSession, upload_id: int, platform: str, user_id: str, **values: Any
+) -> Upload | None:
+    """Move a held upload on (publish or cancel), only for the admin who sent it.
+
+    One caller wins: the row changes only while it is still `held`, so a second
+    press (or a second worker) gets None. The upload as it was, with its title.
+    """
+    row = await session.scalar(
+        update(Upload)
+        .where(
+            Upload.id == upload_id,
+            Upload.status == "held",
+            Upload.platform == platform,
+            Upload.user_id == user_id,
+        )
+        .values(**values)
+        .returning(Upload)
+    )
+    return row

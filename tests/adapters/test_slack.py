@@ -282,7 +282,13 @@ async def test_feedback_click_is_stored_and_shown(slack, fake_slack, db: Databas
         "team": {"id": "T1"},
         "trigger_id": "t1",
         "api_app_id": "A1",
-        "message": {"ts": "1700000000.000009", "text": "x", "blocks": final["blocks"]},
+        "container": {"type": "message", "channel_id": "C1", "message_ts": "1700000000.000009"},
+        "message": {
+            "ts": "1700000000.000009",
+            "thread_ts": "600.1",
+            "text": "x",
+            "blocks": final["blocks"],
+        },
         "actions": [
             {
                 "action_id": button["action_id"],
@@ -316,7 +322,7 @@ async def test_admin_file_share_is_downloaded_with_the_token_and_ingested(
         "channel_type": "im",
         "channel": "D5",
         "user": "U-ADMIN",
-        "text": "",
+        "text": "upload",  # the upload word: without it the file would only be offered
         "ts": "700.1",
         "files": [
             {
@@ -408,7 +414,7 @@ async def test_unsupported_and_corrupt_files_get_a_clear_reply(
         "channel_type": "im",
         "channel": "D7",
         "user": "U-ADMIN",
-        "text": "",
+        "text": "upload",
         "ts": "900.1",
         "files": [
             {

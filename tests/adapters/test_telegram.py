@@ -329,13 +329,13 @@ async def test_admin_upload_is_fetched_with_getfile_and_ingested(tg, fake_tg) ->
     assert "30 dollars" in final["text"]
 
 
-async def test_upload_command_then_file_and_oversized_file(tg, fake_tg) -> None:  # type: ignore[no-untyped-def]
+async def test_upload_alone_explains_and_oversized_file_is_refused(tg, fake_tg) -> None:  # type: ignore[no-untyped-def]
     await tg[0].post(private_text(9800, ADMIN, "/upload Fee table"))
     await until(
         lambda: any("Send me the file" in p["text"] for p in fake_tg.of("sendMessage", ADMIN))
     )
     too_big = 25 * 1024 * 1024
-    await tg[1].post(private_document(9801, ADMIN, "big", "huge.pdf", too_big))
+    await tg[1].post(private_document(9801, ADMIN, "big", "huge.pdf", too_big, "/upload"))
     await until(lambda: any("20 MB" in p["text"] for p in fake_tg.of("sendMessage", ADMIN)))
     assert not fake_tg.of("getFile")  # refused before downloading
 
@@ -466,7 +466,11 @@ async def test_admin_attaches_a_file_to_a_form_and_forms_lists_it(
     fake_tg.files["f1"] = b"%PDF-1.4 dog form"
     caption = "/addform Dog licence form https://forms.example.org/dog"
     await tg[0].post(private_document(9990, ADMIN, "f1", "dog-form.pdf", 17, caption))
-    await until(lambda: any("Done" in p["text"] for p in fake_tg.of("sendMessage", ADMIN)))
+    await until(
+        lambda: any("Added the form" in p["text"] for p in fake_tg.of("sendMessage", ADMIN))
+    )
+    # the reply names the collection: on Telegram a new form is public, read by citizens
+    assert any("collection public" in p["text"] for p in fake_tg.of("sendMessage", ADMIN))
     await tg[1].post(private_text(9991, 1701, "/forms"))
     await until(lambda: bool(fake_tg.of("sendMessage", 1701)))
     listed = fake_tg.of("sendMessage", 1701)[0]

@@ -120,7 +120,10 @@ async def test_upload_job_ingests_while_questions_are_answered(
     try:
         body = ("# Library cards\n\nA library card is free for residents. " * 40).encode()
         upload = message(
-            "", user="U-ADMIN", attachments=(Attachment("library.md", len(body), data=body),)
+            "upload",
+            user="U-ADMIN",
+            attachments=(Attachment("library.md", len(body), data=body),),
+            upload_intent=True,  # the adapter saw the upload word in a DM
         )
         replies = await collect(worker.core.handle(upload))
         assert only(replies, Reply)[0].kind == "upload_received"
@@ -163,6 +166,7 @@ async def test_a_queued_job_survives_a_worker_restart(workers: list[Worker], db:
         platform="telegram",
         user="42",
         attachments=(Attachment("r.txt", len(body), data=body),),
+        upload_intent=True,
     )
     assert only(await collect(first.core.handle(upload)), Reply)[0].kind == "upload_received"
     assert (
@@ -230,7 +234,8 @@ async def test_oversized_upload_is_refused_before_download(workers: list[Worker]
         return b""
 
     big = Attachment("huge.pdf", 500 * 1024 * 1024, fetch=fetch)
-    replies = await collect(workers[0].core.handle(message("", user="U-ADMIN", attachments=(big,))))
+    asked = message("upload", user="U-ADMIN", attachments=(big,), upload_intent=True)
+    replies = await collect(workers[0].core.handle(asked))
     assert (
         only(replies, Reply)[0].kind == "upload_refused"
         and "over the" in only(replies, Reply)[0].text
@@ -307,10 +312,10 @@ async def test_feedback_is_one_vote_per_user_and_can_change(
 ) -> None:
     core = workers[0].core
     answer = only(await collect(core.handle(message("passport renewal fee?"))), FinalAnswer)[0]
-    assert await core.feedback("slack", "U1", answer.message_id, helpful=True)
-    assert await core.feedback("slack", "U1", answer.message_id, helpful=False)
-    assert await core.feedback("slack", "U2", answer.message_id, helpful=True)
-    assert not await core.feedback("slack", "U1", 999_999, helpful=True)
+    assert await core.feedback("slack", "U1", answer.message_id, helpful=True, where="C1")
+    assert await core.feedback("slack", "U1", answer.message_id, helpful=False, where="C1")
+    assert await core.feedback("slack", "U2", answer.message_id, helpful=True, where="C1")
+    assert not await core.feedback("slack", "U1", 999_999, helpful=True, where="C1")
     async with db.sessions() as session:
         votes = (
             await session.execute(
@@ -393,6 +398,7 @@ async def test_upload_result_is_told_in_the_uploaders_language(workers: list[Wor
         platform="telegram",
         user="42",
         attachments=(Attachment("回收.txt", len(body), data=body),),
+        upload_intent=True,
     )
     received = only(await collect(worker.core.handle(upload)), Reply)[0]
     assert received.text.startswith("已收到 回收.txt")

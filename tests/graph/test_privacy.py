@@ -82,6 +82,39 @@ def test_log_records_are_masked_before_any_handler_writes_them() -> None:
     assert stream.getvalue() == "user wrote 電話[PHONE] [EMAIL]\n"
 
 
+@pytest.mark.parametrize(
+    ("record", "secret"),
+    [
+        # httpx logs the Bot API URL, the token inside its path
+        (
+            "HTTP Request: POST https://api.telegram.org/bot123456789:"
+            'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe "HTTP/1.1 200 OK"',
+            "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        ),
+        (
+            "GET https://api.telegram.org/file/bot123456:AAE-test_Token-xxxxxxxxxxxxxxxxxxxxxx/doc",
+            "AAE-test_Token-xxxxxxxxxxxxxxxxxxxxxx",
+        ),
+        ("POST https://slack.com/api/auth.test?token=xoxb-1234567890-abcdefghij", "xoxb-"),
+        ("socket mode with xapp-1-A0123456789-1234567890-abcdef0123", "xapp-1-A0123"),
+        ("refreshed xoxe.xoxp-1-Mi0yLTE0-abcdefghijkl", "xoxp-1-Mi0yLTE0"),
+    ],
+)
+def test_tokens_are_masked_in_log_records_in_every_form(record: str, secret: str) -> None:
+    logger = logging.getLogger("test.privacy.tokens")
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        install_log_masking(logger)
+        logger.warning("%s", record)
+    finally:
+        logger.removeHandler(handler)
+    assert secret not in stream.getvalue()
+    assert "[TOKEN]" in stream.getvalue()
+
+
 def test_secret_settings_never_print() -> None:
     values = {
         "LLM_API_KEY": "sk-llm-secret-value",

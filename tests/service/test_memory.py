@@ -136,7 +136,7 @@ async def test_a_replaced_document_is_not_served_and_a_fresh_answer_is_remembere
     assert gone.outcome != "memory" and await entries(db, embedder) == []
 
 
-async def test_an_unhelpful_vote_removes_the_answer_and_helpful_votes_count(
+async def test_votes_count_people_and_unhelpful_votes_hide_then_remove_an_answer(
     database_url: str, embedder: Embedder, ingestion: IngestionService, fake: FakeOpenAI
 ) -> None:
     worker = await make_worker(
@@ -145,15 +145,26 @@ async def test_an_unhelpful_vote_removes_the_answer_and_helpful_votes_count(
     try:
         await ingestion.ingest_bytes("passport.md", PASSPORT.encode())
         answers = worker.core._answers  # the core's own service, as adapters reach it
-        first = await answers.ask(ASKED, conversation="a", platform="slack")
-        served = await answers.ask(ASKED, conversation="b", platform="slack")
+        core = worker.core
+        first = await answers.ask(ASKED, conversation="a", user="U1", platform="slack")
+        served = await answers.ask(ASKED, conversation="b", user="U2", platform="slack")
         assert served.outcome == "memory" and served.message_id is not None
-        assert await worker.core.feedback("slack", "U2", served.message_id, helpful=True)
+        for _ in range(5):  # a repeated click is one person's one vote
+            assert await core.feedback("slack", "U2", served.message_id, True, where="b")
         listed = await AnswerMemory(worker.db, embedder).entries()
         assert listed[0]["helpful"] == 1 and listed[0]["hits"] == 1
         assert first.message_id is not None
-        assert await worker.core.feedback("slack", "U1", first.message_id, helpful=False)
-        after = await answers.ask(ASKED, conversation="c", platform="slack")
+        # the asker says no: never served to them again, still to others (1 helpful, 1 not)
+        assert await core.feedback("slack", "U1", first.message_id, False, where="a")
+        mine = await answers.ask(ASKED, conversation="c", user="U1", platform="slack")
+        theirs = await answers.ask(ASKED, conversation="d", user="U4", platform="slack")
+        assert mine.outcome != "memory" and theirs.outcome == "memory"
+        again = await answers.ask(ASKED, conversation="c2", user="U1", platform="slack")
+        assert again.outcome != "memory"  # U1's fresh answer has the same text: still no
+        # a second person's unhelpful vote outweighs the one helpful vote: gone for everyone
+        assert theirs.message_id is not None
+        assert await core.feedback("slack", "U4", theirs.message_id, False, where="d")
+        after = await answers.ask(ASKED, conversation="e", user="U5", platform="slack")
         assert after.outcome != "memory"
     finally:
         await close_worker(worker)
@@ -222,3 +233,28 @@ async def test_a_changed_form_is_not_served_from_memory(
     await forms.add(name, "https://forms.example.org/ps-11-2027", aliases=["passport form"])
     fresh = await plain.ask(asked, conversation="c")
     assert fresh.outcome == "forms" and "ps-11-2027" in fresh.answer
+
+
+async def test_retention_purges_remembered_answers_past_retention_days(
+    service: AnswerService, db: Database, embedder: Embedder
+) -> None:
+    from sqlalchemy import text
+
+    from bot.core.retention import purge_expired
+
+    await service.ask(ASKED, conversation="old")
+    await service.ask("停車許可證一年多少錢？", conversation="new")
+    assert len(await entries(db, embedder)) == 2
+    async with db.transaction() as session:  # the passport answer was stored 200 days ago
+        await session.execute(
+            text(
+                "UPDATE answer_memory SET created_at = now() - interval '200 days',"
+                " confirmed_at = now() - interval '200 days' WHERE question LIKE 'How much%'"
+            )
+        )
+    deleted = await purge_expired(db, 180)
+    assert deleted["answer_memory"] == 1
+    kept = await entries(db, embedder)
+    assert len(kept) == 1 and kept[0]["question"].startswith("停車許可證")
+    again = await service.ask(ASKED, conversation="later")
+    assert again.outcome != "memory"

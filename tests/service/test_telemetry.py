@@ -179,9 +179,9 @@ async def test_feedback_votes_become_scores_on_the_answers_trace(
 ) -> None:
     worker, telemetry = traced
     answer = await ask(worker, "passport renewal fee?", platform="slack", user="U1")
-    assert await worker.core.feedback("slack", "U1", answer.message_id, helpful=True)
-    assert await worker.core.feedback("slack", "U1", answer.message_id, helpful=False)
-    assert await worker.core.feedback("slack", "U2", answer.message_id, helpful=True)
+    assert await worker.core.feedback("slack", "U1", answer.message_id, helpful=True, where="C1")
+    assert await worker.core.feedback("slack", "U1", answer.message_id, helpful=False, where="C1")
+    assert await worker.core.feedback("slack", "U2", answer.message_id, helpful=True, where="C1")
     await asyncio.to_thread(telemetry.flush)
     assert langfuse.wait_for(lambda f: len(f.scores) == 3)
     assert {s["traceId"] for s in langfuse.scores} == {answer.result.trace_id}
@@ -268,7 +268,9 @@ async def test_without_keys_nothing_is_sent_and_turns_work(
     try:
         answer = await ask(worker, "passport renewal fee?")
         assert answer.citations
-        assert await worker.core.feedback("slack", "U1", answer.message_id, helpful=True)
+        assert await worker.core.feedback(
+            "slack", "U1", answer.message_id, helpful=True, where="C1"
+        )
         telemetry.flush()
         time.sleep(0.3)
         assert langfuse.requests == 0

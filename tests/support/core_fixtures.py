@@ -12,7 +12,7 @@ from bot.app.runtime import upload_policy
 from bot.core.admin import AdminService
 from bot.core.dispatcher import ServingCore
 from bot.core.jobs import JobQueue
-from bot.core.messages import InboundMessage, Outbound, UploadOutcome
+from bot.core.messages import Audience, InboundMessage, Outbound, UploadOutcome
 from bot.service import AnswerService
 from bot.settings import Settings
 from bot.telemetry import Telemetry
@@ -116,9 +116,15 @@ def message(
     delivery: str | None = None,
     **extra: Any,
 ) -> InboundMessage:
-    """An inbound message with a fresh delivery id unless given."""
+    """An inbound message with a fresh delivery id unless given.
+
+    Slack messages come from a home-team employee unless `audience=` says otherwise
+    (the adapter learns this; a message without facts would be a guest's).
+    """
     import uuid
 
+    if platform == "slack":
+        extra.setdefault("audience", Audience(guest=False))
     return InboundMessage(
         platform=platform,
         delivery_id=delivery or uuid.uuid4().hex,

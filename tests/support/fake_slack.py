@@ -32,6 +32,9 @@ class FakeSlack:
     downloads: list[str | None] = field(default_factory=list)  # Authorization headers seen
     failing: dict[str, str] = field(default_factory=dict)  # method → Slack error to return
     rate_limited: set[str] = field(default_factory=set)  # methods answering 429 once
+    # users.info: user id → the fields to answer with (unknown users: home team T1, no guest)
+    users: dict[str, dict[str, Any]] = field(default_factory=dict)
+    delays: dict[str, float] = field(default_factory=dict)  # method → seconds before answering
     url: str = ""
     _ts: Any = field(default_factory=lambda: itertools.count(1))
     _server: ThreadingHTTPServer | None = None
@@ -48,7 +51,7 @@ class FakeSlack:
                 if self.path.startswith("/api/"):  # some methods are GETs with a query
                     method, _, query = self.path.removeprefix("/api/").partition("?")
                     params = {k: v[0] for k, v in parse_qs(query).items()}
-                    reply = fake.reply(method)
+                    reply = fake.reply(method, params)
                     fake.record(method, params, reply)
                     self._send(200, json.dumps(reply).encode(), "application/json")
                     return
@@ -74,7 +77,7 @@ class FakeSlack:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                reply = fake.reply(method)
+                reply = fake.reply(method, params)
                 fake.record(method, params, reply)
                 self._send(200, json.dumps(reply).encode(), "application/json")
 
@@ -113,7 +116,9 @@ class FakeSlack:
                 params[key] = json.loads(params[key])
         return params
 
-    def reply(self, method: str) -> dict[str, Any]:
+    def reply(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        if method in self.delays:  # a slow Slack (this handler runs on its own thread)
+            time.sleep(self.delays[method])
         if method in self.failing:
             return {"ok": False, "error": self.failing[method]}
         ts = f"1700000000.{next(self._ts):06d}"
@@ -125,6 +130,10 @@ class FakeSlack:
                 "team_id": "T1",
                 "url": "https://example.slack.com/",
             }
+        if method == "users.info":
+            user_id = (params or {}).get("user", "")
+            default = {"team_id": "T1", "is_restricted": False, "is_ultra_restricted": False}
+            return {"ok": True, "user": {"id": user_id, **self.users.get(user_id, default)}}
         if method == "files.getUploadURLExternal":
             return {"ok": True, "upload_url": f"{self.root}upload/F1", "file_id": "F1"}
         if method == "files.completeUploadExternal":

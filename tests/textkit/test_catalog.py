@@ -43,12 +43,40 @@ SAID: dict[str, dict[str, object]] = {
     "done": {"what": "deleted 'x'"},
     "not_found": {"kind": "form", "name": "x"},
     # bot/core/uploads.py and bot/core/jobs.py (upload_<status>)
-    "upload_received": {"name": "a.pdf", "size": human_size(2048)},
+    "upload_received": {
+        "name": "a.pdf",
+        "size": human_size(2048),
+        "collection": "public",
+        "readers": "everyone",
+    },
     "upload_refused": {"name": "a.exe", "reason": "not a document"},
     **{
         f"upload_{status}": {"name": "a.pdf", "title": "A", "chunks": 3, "reason": "why"}
         for status in (ADDED, REPLACED, UNCHANGED, FAILED)
     },
+    # bot/core/upload_desk.py and bot/core/dispatcher.py (readers)
+    "upload_offer": {"name": "a.pdf", "size": "2 kB"},
+    "upload_add_to": {"collection": "public"},
+    "upload_ignore_button": {},
+    "upload_offer_gone": {},
+    "upload_not_yours": {},
+    "upload_ignored": {"name": "a.pdf"},
+    "upload_in_dm": {},
+    "upload_publishing": {"name": "a.pdf", "collection": "public", "readers": "everyone"},
+    "upload_cancelled": {"name": "a.pdf"},
+    "readers:slack": {},
+    "readers:telegram": {},
+    "readers:none": {},
+    # bot/core/jobs.py (a held upload)
+    "upload_held": {"name": "a.pdf", "collection": "public", "findings": "ID × 1"},
+    "upload_publish_anyway_button": {},
+    "upload_cancel_button": {},
+    "personal_data:email": {},
+    "personal_data:id": {},
+    "personal_data:phone": {},
+    "personal_data:card": {},
+    "personal_data_page_line": {"page": 2, "line": 14},
+    "personal_data_line": {"line": 14},
     # bot/slack/responder.py, render.py and app.py
     "progress:received": {},
     "slack:feedback_taken": {"emoji": "👍", "user": "<@U1>"},
@@ -62,6 +90,12 @@ SAID: dict[str, dict[str, object]] = {
     "telegram:thanks": {},
     "telegram:vote_gone": {},
     "telegram:form_missing": {},
+    "telegram:admin_in_private": {},
+    # bot/core/commands.py (chat addform)
+    "form_added": {"name": "Leave form", "collection": "internal"},
+    "form_replaced": {"name": "Leave form", "collection": "internal"},
+    "form_moved": {"name": "Leave form", "collection": "public"},
+    "form_collection_refused": {"name": "Leave", "collection": "internal", "allowed": "public"},
 }
 
 

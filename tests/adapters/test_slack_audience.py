@@ -1,0 +1,280 @@
+"""Slack audiences: guests, Slack Connect users and the unidentified read only the guest
+collections and are never admins; channels can add collections; DM questions that start
+with a command word stay questions. The real bolt app against the fake Slack and Postgres."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from slack_sdk.web.async_client import AsyncWebClient
+from sqlalchemy import text
+
+from bot.slack.app import SlackAdapter
+from bot.slack.audience import SlackAudiences
+from bot.slack.translate import dm_command
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.forms import FormService
+from storage.ingestion import IngestionService, IngestOptions
+from tests.adapters.test_slack import SECRET, SlackHarness, blocks_text, mention
+from tests.support.core_fixtures import DOCS, close_worker, make_worker, settings_for_tests
+from tests.support.fake_slack import TOKEN, FakeSlack
+
+PASSPORT_Q = "How much does an adult passport renewal cost?"
+INTERNAL_FACT = "1,300"  # only in the internal passport document
+PUBLIC_DOC = "# Office hours\n\nThe City Service Centre is open 8:30 to 17:30 on weekdays.\n"
+HR_DOC = "# Salary bands\n\nThe grade 7 salary band runs from 52,000 to 61,000 dollars.\n"
+BADGE_URL = "https://intranet.example.org/badge"
+GUEST = {"team_id": "T1", "is_restricted": True, "is_ultra_restricted": False}
+SINGLE_CHANNEL_GUEST = {"team_id": "T1", "is_restricted": True, "is_ultra_restricted": True}
+OUTSIDER = {"team_id": "T2", "is_restricted": False, "is_ultra_restricted": False}
+
+
+@pytest.fixture
+def fake_slack() -> AsyncIterator[FakeSlack]:
+    fake = FakeSlack().start()
+    fake.users.update(
+        {"UGUEST": GUEST, "UONE": SINGLE_CHANNEL_GUEST, "UEXT": OUTSIDER, "U-GUESTADMIN": GUEST}
+    )
+    yield fake  # type: ignore[misc]
+    fake.stop()
+
+
+@pytest.fixture
+async def slack(
+    db: Database, database_url: str, embedder: Embedder, fake_slack: FakeSlack
+) -> AsyncIterator[SlackHarness]:
+    """One app with internal, public and hr documents, an internal form and answer memory."""
+    settings = settings_for_tests(
+        SLACK_BOT_TOKEN=TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_BASE_URL=fake_slack.url.rstrip("/"),
+        SLACK_UPDATE_INTERVAL=0.0,
+        SLACK_ADMIN_USER_IDS="U-ADMIN,U-GUESTADMIN",
+        SLACK_CHANNEL_COLLECTIONS="CHR:hr",
+    )
+    ingestion = IngestionService(db, embedder, IngestOptions())
+    for name, body in DOCS.items():
+        await ingestion.ingest_bytes(name, body.encode(), collection="internal")
+    await ingestion.ingest_bytes("office-hours.md", PUBLIC_DOC.encode(), collection="public")
+    await ingestion.ingest_bytes("salary-bands.md", HR_DOC.encode(), collection="hr")
+    await FormService(db, 100_000).add(
+        "Staff badge renewal form", BADGE_URL, aliases=["badge form"], collection="internal"
+    )
+    worker = await make_worker(database_url, embedder, settings, memory=True)
+    adapter = SlackAdapter(worker.core, settings)
+    await adapter.start()
+    harness = SlackHarness(worker, adapter)
+    yield harness
+    await harness.http.aclose()
+    await close_worker(worker)
+
+
+def dm(text_: str, ts: str, *, user: str = "U1", channel: str = "D1", **extra: Any) -> dict:
+    return {
+        "type": "message",
+        "channel_type": "im",
+        "channel": channel,
+        "user": user,
+        "text": text_,
+        "ts": ts,
+        **extra,
+    }
+
+
+async def reply_in(fake: FakeSlack, thread: str, timeout: float = 30) -> str:
+    """The final text the bot posted in thread `thread` (answers, refusals, command output)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        started = {
+            r["ts"]
+            for (m, p), (_, r) in zip(fake.calls, fake.responses, strict=True)
+            if m in ("chat.postMessage", "chat.startStream") and p.get("thread_ts") == thread
+        }
+        for method, params in fake.calls:
+            if not params.get("blocks"):
+                continue
+            if (method == "chat.postMessage" and params.get("thread_ts") == thread) or (
+                method == "chat.update" and params.get("ts") in started
+            ):
+                await asyncio.sleep(0.2)
+                return blocks_text(params)
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no reply in {thread}; calls: {[m for m, _ in fake.calls]}")
+
+
+async def outcomes(db: Database) -> list[str]:
+    """The stored outcome of each answered turn, oldest first."""
+    async with db.sessions() as session:
+        rows = await session.execute(
+            text(
+                "SELECT details -> 'trace' ->> 'outcome' FROM messages"
+                " WHERE role = 'assistant' ORDER BY id"
+            )
+        )
+        return [str(r) for r in rows.scalars().all()]
+
+
+async def test_outsiders_and_guests_get_no_internal_passage_form_or_memory(
+    slack: SlackHarness, fake_slack: FakeSlack, db: Database
+) -> None:
+    # a home-team employee reads internal documents and forms, and the answer is remembered
+    await slack.event(mention(PASSPORT_Q, "10.1", user="U1"))
+    assert INTERNAL_FACT in await reply_in(fake_slack, "10.1")
+    await slack.event(mention(PASSPORT_Q, "10.2", user="U2"))
+    assert INTERNAL_FACT in await reply_in(fake_slack, "10.2")
+    assert (await outcomes(db))[-1] == "memory"  # a colleague is served from the memory
+    await slack.event(mention("I need the badge form", "10.3", user="U1"))
+    assert BADGE_URL in await reply_in(fake_slack, "10.3")
+
+    # a Slack Connect user (another team, as the event and users.info say) and guests do not
+    for n, (user, extra) in enumerate(
+        [("UEXT", {"user_team": "T2"}), ("UGUEST", {}), ("UONE", {})], start=1
+    ):
+        await slack.event({**mention(PASSPORT_Q, f"2{n}.1", user=user), **extra})
+        shown = await reply_in(fake_slack, f"2{n}.1")
+        assert INTERNAL_FACT not in shown, user
+        assert (await outcomes(db))[-1] != "memory", user
+        await slack.event({**mention("I need the badge form", f"2{n}.2", user=user), **extra})
+        assert BADGE_URL not in await reply_in(fake_slack, f"2{n}.2"), user
+        # the public collection still answers them
+        await slack.event({**mention("When is the service centre open?", f"2{n}.3", user=user)})
+        assert "8:30" in await reply_in(fake_slack, f"2{n}.3"), user
+
+    # the forms list follows the asker too
+    assert "Staff badge" in await slash_forms(slack, fake_slack, "U1", "T1")
+    assert "badge" not in (await slash_forms(slack, fake_slack, "UEXT", "T2")).lower()
+
+
+async def slash_forms(slack: SlackHarness, fake: FakeSlack, user: str, team: str) -> str:
+    """`/ragbot forms` as `user` of `team`: the ephemeral reply's text."""
+    await slack.form(
+        {
+            "command": "/ragbot",
+            "text": "forms",
+            "user_id": user,
+            "user_team_id": team,
+            "team_id": team,
+            "channel_id": "C1",
+            "trigger_id": f"trig-{user}",
+            "response_url": f"{fake.root}respond/{user}",
+        }
+    )
+    for _ in range(200):
+        if fake.of(f"respond/{user}"):
+            break
+        await asyncio.sleep(0.05)
+    [listing] = fake.of(f"respond/{user}")
+    return str(listing["text"])
+
+
+async def test_a_connect_user_named_by_the_event_is_an_outsider_whatever_users_info_says(
+    slack: SlackHarness, fake_slack: FakeSlack
+) -> None:
+    await slack.event({**mention(PASSPORT_Q, "30.1", user="U7"), "user_team": "T9"})
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "30.1")
+
+
+@pytest.mark.parametrize("failure", ["error", "missing fields", "timeout"])
+async def test_when_users_info_fails_the_asker_reads_public_only(
+    slack: SlackHarness, fake_slack: FakeSlack, failure: str
+) -> None:
+    if failure == "error":
+        fake_slack.failing["users.info"] = "user_not_found"
+    elif failure == "missing fields":
+        fake_slack.users["U1"] = {"is_restricted": False}  # no team, no ultra flag
+    else:
+        fake_slack.delays["users.info"] = 1.5
+        slack.adapter.audiences = SlackAudiences(slack.adapter.client, 600, timeout_s=0.3)
+    await slack.event(mention(PASSPORT_Q, "40.1", user="U1"))
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "40.1")
+    await slack.event(mention("I need the badge form", "40.2", user="U1"))
+    assert BADGE_URL not in await reply_in(fake_slack, "40.2")
+    await slack.event(mention("When is the service centre open?", "40.3", user="U1"))
+    assert "8:30" in await reply_in(fake_slack, "40.3")
+
+
+async def test_a_listed_admin_who_is_a_guest_is_refused_commands_and_uploads(
+    slack: SlackHarness, fake_slack: FakeSlack, db: Database
+) -> None:
+    await slack.event(dm("docs", "50.1", user="U-ADMIN", channel="D2"))
+    assert "passport" in await reply_in(fake_slack, "50.1")  # the home-team admin: listed
+    await slack.event(dm("docs", "50.2", user="U-GUESTADMIN", channel="D3"))
+    assert "only administrators" in await reply_in(fake_slack, "50.2")
+    await slack.event(dm('delete "passport"', "50.3", user="U-GUESTADMIN", channel="D3"))
+    assert "only administrators" in await reply_in(fake_slack, "50.3")
+    fake_slack.files["x.md"] = b"# X\n\nSomething.\n"
+    share = dm("upload", "50.4", user="U-GUESTADMIN", channel="D3", subtype="file_share")
+    url = f"{fake_slack.root}files/x.md"
+    share["files"] = [{"id": "F9", "name": "x.md", "size": 16, "url_private_download": url}]
+    await slack.event(share)
+    await reply_in(fake_slack, "50.4")
+    assert fake_slack.downloads == []
+    async with db.sessions() as session:
+        titles = (await session.execute(text("SELECT title FROM documents"))).scalars().all()
+    assert "passport" in titles and "x" not in titles
+
+
+async def test_channel_collections_apply_only_in_their_channel_and_only_to_employees(
+    slack: SlackHarness, fake_slack: FakeSlack
+) -> None:
+    question = "What is the grade 7 salary band?"
+    await slack.event(mention(question, "60.1", user="U1", channel="CHR"))
+    assert "52,000" in await reply_in(fake_slack, "60.1")
+    await slack.event(mention(question, "60.2", user="U1", channel="C1"))
+    assert "52,000" not in await reply_in(fake_slack, "60.2")
+    await slack.event(mention(question, "60.3", user="UGUEST", channel="CHR"))
+    assert "52,000" not in await reply_in(fake_slack, "60.3")
+    # in the HR channel the employee still reads the platform's collections too
+    await slack.event(mention(PASSPORT_Q, "60.4", user="U1", channel="CHR"))
+    assert INTERNAL_FACT in await reply_in(fake_slack, "60.4")
+
+
+async def test_a_dm_question_starting_with_a_command_word_is_answered(
+    slack: SlackHarness, fake_slack: FakeSlack
+) -> None:
+    await slack.event(dm("help me renew my badge", "70.1"))
+    answer = await reply_in(fake_slack, "70.1")
+    # a turn (an answer with feedback buttons), not the help text
+    assert "Ask me a question" not in answer and "ragbot_not_helpful" in answer
+    await slack.event(dm("help me with the passport renewal fee", "70.4"))
+    assert INTERNAL_FACT in await reply_in(fake_slack, "70.4")
+    await slack.event(dm("help", "70.2"))
+    assert "Ask me a question about our services" in await reply_in(fake_slack, "70.2")
+    await slack.event(dm("docs about the passport fee", "70.3"))
+    shown = await reply_in(fake_slack, "70.3")
+    assert INTERNAL_FACT in shown and "only administrators" not in shown
+
+
+def test_only_exact_commands_are_commands_in_a_dm() -> None:
+    assert dm_command("help") == ("help", ())
+    assert dm_command("Docs") == ("docs", ())
+    assert dm_command('delete "Old title"') == ("delete", ("Old title",))
+    assert dm_command("memory forget 3") == ("memory", ("forget", "3"))
+    for question in (
+        "help me renew my badge",
+        "docs about leave",
+        "forms for parking",
+        "stats on parking fines?",
+        "upload limits for photos",
+        "memory of the meeting",
+        "",
+    ):
+        assert dm_command(question) == (None, ()), question
+
+
+async def test_user_facts_are_cached_for_the_configured_time(fake_slack: FakeSlack) -> None:
+    client = AsyncWebClient(token=TOKEN, base_url=fake_slack.url)
+    audiences = SlackAudiences(client, ttl_s=0.5)
+    assert not (await audiences.audience("U1", "T1", "C1")).guest
+    fake_slack.users["U1"] = GUEST  # U1 becomes a guest: seen once the cache expires
+    assert not (await audiences.audience("U1", "T1", "C1")).guest
+    assert len(fake_slack.of("users.info", user="U1")) == 1
+    await asyncio.sleep(0.6)
+    assert (await audiences.audience("U1", "T1", "C1")).guest
+    assert len(fake_slack.of("users.info", user="U1")) == 2
+    assert (await audiences.audience("U1", "T1", "C1")).channel == "C1"

@@ -1,0 +1,45 @@
+"""`ragbot ingest` and `ragbot upload` refuse personal data bound for public unless allowed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.test_cli import cli  # noqa: F401 (the fixture)
+
+
+def test_ingest_into_public_refuses_personal_data_unless_allowed(
+    cli,  # noqa: F811 (the fixture)
+    tmp_path: Path,
+) -> None:  # type: ignore[no-untyped-def]
+    contacts = tmp_path / "contacts.md"
+    contacts.write_text("# Permits\n\nQuestions: write to jane.doe@example.org any day.\n")
+    refused = cli("ingest", str(contacts))
+    assert refused.returncode == 1
+    assert "personal data found (email=1)" in refused.stdout
+    assert "line 3: email j*******@example.org" in refused.stdout
+    assert "jane.doe" not in refused.stdout + refused.stderr
+    assert "--allow-personal-data" in refused.stdout
+    assert json.loads(cli("docs", "list", "--json").stdout) == []
+    # internal documents are not screened; public ones are with the flag
+    assert cli("ingest", str(contacts), "--collection", "internal").returncode == 0
+    contacts.write_text("# Permits\n\nWrite to jane.doe@example.org, or call 02-2345-6789.\n")
+    allowed = cli("ingest", str(contacts), "--title", "Permit desk", "--allow-personal-data")
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    listed = {d["title"]: d["collection"] for d in json.loads(cli("docs", "list", "--json").stdout)}
+    assert listed == {"contacts": "internal", "Permit desk": "public"}
+
+
+def test_upload_into_public_refuses_personal_data_unless_allowed(
+    cli,  # noqa: F811 (the fixture)
+    tmp_path: Path,
+) -> None:  # type: ignore[no-untyped-def]
+    notice = tmp_path / "notice.txt"
+    notice.write_text("申請人：王小明\n身分證字號：A123456789\n")
+    refused = cli("upload", str(notice))
+    assert refused.returncode == 1
+    assert "personal data found (id=1)" in refused.stderr and "A1******89" in refused.stderr
+    assert json.loads(cli("jobs", "--json").stdout) == []
+    queued = cli("upload", str(notice), "--allow-personal-data")
+    assert queued.returncode == 0 and "queued upload #" in queued.stdout, queued.stderr
+    assert [j["status"] for j in json.loads(cli("jobs", "--json").stdout)] == ["queued"]
