@@ -6,7 +6,10 @@ when passage n holds most of its content words; a sentence citing passages
 that do not support it rejects the whole answer (the caller falls back), so an
 unsupported citation is never shown. A sentence without [n] is attributed to
 the passage that supports it, or held back when none does (a model's own
-knowledge is not an answer from the documents).
+knowledge is not an answer from the documents). Citations are numbered per
+document: a sentence citing the second chunk of a document already numbered
+shows that document's first number, so the source list names it once.
+An abbreviation's full stop ("U.S.", "e.g.", "Dr.") ends no sentence.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from typing import Any
 
 from textkit.overlap import presence, stem
 from textkit.scripts import plain
+from textkit.sentences import ends_with_abbreviation
 from textkit.tokens import keyword_tokens, stopwords
 
 MIN_SENTENCE_SUPPORT = 0.5
 CITATION = re.compile(r"\[(\d{1,2})\]")
+_REPEATED = re.compile(r"\[(\d{1,2})\](?:\s*\[\1\])+")
 # A sentence ends at a CJK stop, or at . ! ? before a space, or at a line break;
 # citation marks after the stop stay with their sentence.
 _BOUNDARY = re.compile(r"(?:[。！？]|[.!?](?=\s)|\n)(?:\s*\[\d{1,2}\])*[ \t]*\n*(?=[^\s\[])")
@@ -77,6 +82,7 @@ class CitationGate:
     def __init__(self, evidence: list[dict[str, Any]], emit: Callable[[str], None]) -> None:
         # cut once here, not once per streamed sentence
         self._passages = [Passage.of(e["text"]) for e in evidence]
+        self._numbers = document_numbers(evidence)
         self._emit = emit
         self._buffer = ""
         self.shown: list[str] = []
@@ -89,6 +95,11 @@ class CitationGate:
         self._buffer += text
         end = 0
         for match in _BOUNDARY.finditer(self._buffer):
+            stop = match.start() + 1
+            if self._buffer[match.start()] == "." and ends_with_abbreviation(
+                self._buffer[end:stop]
+            ):
+                continue  # "the U.S. embassy": the sentence goes on
             self._release(self._buffer[end : match.end()])
             end = match.end()
             if self.rejected:
@@ -108,5 +119,25 @@ class CitationGate:
             self.rejected = True
             return
         if shown is not None:
+            shown = renumber(shown, self._numbers)
             self.shown.append(shown)
             self._emit(shown)
+
+
+def document_numbers(evidence: list[dict[str, Any]]) -> dict[int, int]:
+    """Each passage's number → the number of the first passage of its document."""
+    first: dict[str, int] = {}
+    out: dict[int, int] = {}
+    for n, item in enumerate(evidence, 1):
+        out[n] = first.setdefault(str(item.get("document")), n)
+    return out
+
+
+def renumber(sentence: str, numbers: dict[int, int]) -> str:
+    """The sentence with each [n] as its document's number ("[1][1]" becomes "[1]")."""
+
+    def one(match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        return f"[{numbers.get(n, n)}]"
+
+    return _REPEATED.sub(r"[\1]", CITATION.sub(one, sentence))

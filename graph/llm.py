@@ -27,6 +27,8 @@ LANGUAGE_NAMES = {
 }
 _LABEL = re.compile(r"^(?:query|search|alternate|查询|查詢|搜索|搜尋)\s*\d*\s*[:：]\s*", re.I)
 T = TypeVar("T")
+# plan + answer: a turn's requests, retries after provider errors aside (README)
+CALLS_PER_TURN = 2
 _FENCE = re.compile(r"</?\s*(?:sources|question)\s*>", re.IGNORECASE)
 
 
@@ -60,13 +62,21 @@ class _Rejection:
     """Whether the last request failed because the server refused its response format."""
 
     rejected = False
+    why = ""
 
     async def watch(self, request: Awaitable[T], fmt: str) -> T:
         try:
             return await request
         except Exception as exc:
             self.rejected = fmt != "none" and is_format_rejection(exc)
+            if self.rejected:
+                self.why = _short_reason(exc)
             raise
+
+
+def _short_reason(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    return f"HTTP {status}" if status else type(exc).__name__
 
 
 async def structured_call(
@@ -76,11 +86,15 @@ async def structured_call(
     send: Callable[[dict[str, Any]], Awaitable[T]],
     limits: CallLimits,
     may_retry: Callable[[], bool] = lambda: True,
+    budget: int = 1,
 ) -> tuple[T | None, int]:
     """`send(request kwargs)` with the strictest response format the endpoint accepts.
 
-    A 400 to a format steps the ladder down (for every later turn too) and
-    asks again; each request counts in the calls returned.
+    A refused format (400, 422, a 500 naming it) steps the ladder down for
+    every later turn too; this step asks again in the weaker format only
+    while it has sent fewer than `budget` requests, so learning the endpoint
+    never takes a turn past its call budget (the step falls back instead).
+    Each request counts in the calls returned.
     """
     calls = 0
     while True:
@@ -95,14 +109,11 @@ async def structured_call(
 
         result, sent = await call_with_retries(step, attempt, limits, may_retry=again)
         calls += sent
-        if result is not None or not seen.rejected or not ladder.reject(fmt):
+        if result is not None:
+            ladder.confirm(fmt)
             return result, calls
-        logger.warning(
-            "LLM %s: the endpoint does not accept response_format %s; trying %s",
-            step,
-            fmt,
-            ladder.current(),
-        )
+        if not seen.rejected or not ladder.reject(fmt, seen.why) or calls >= budget:
+            return None, calls
 
 
 async def plan(
@@ -114,7 +125,10 @@ async def plan(
 ) -> tuple[PlannerOutput | None, int]:
     """One call: task type, whether to retrieve, the retrieval query and its alternates.
 
-    Returns the output (None: use the rules) and the requests sent.
+    Returns the output (None: use the rules) and the requests sent. A refused
+    response format is not asked again here: the ladder has stepped down, the
+    rules plan this turn, and the answer's request uses the weaker format, so
+    the turn keeps to CALLS_PER_TURN.
     """
     messages = [
         SystemMessage(load("planner").text),
@@ -173,13 +187,16 @@ async def synthesise(
     limits: CallLimits,
     ladder: FormatLadder,
     on_token: Callable[[str], None],
+    budget: int = CALLS_PER_TURN - 1,
 ) -> tuple[str | None, int]:
     """Stream the model's structured reply (answerable, answer, citations), and requests sent.
 
     `on_token` receives the raw reply text as it streams (the caller pulls the
     answer out of it). None when the model fails, stalls before its first
     token, or its stream is cut off. The system message holds only the rules;
-    the passages travel in the user message, fenced as data.
+    the passages travel in the user message, fenced as data. `budget`: the
+    requests the turn has left for this step (a refused format is asked
+    again in a weaker one only within it).
     """
     system = load("synth").text.format(language_name=LANGUAGE_NAMES.get(language, "English"))
     messages = [
@@ -201,5 +218,6 @@ async def synthesise(
         lambda kwargs: stream_text(llm, messages, limits.timeout, show, **kwargs),
         limits,
         may_retry=lambda: not shown,  # text on screen is not asked for twice
+        budget=budget,
     )
     return (answer.strip() or None) if answer else None, calls

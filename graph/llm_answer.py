@@ -20,7 +20,7 @@ from graph.answer_safety import allowed_links, leaks_prompt, strip_unknown_links
 from graph.citations import CITATION, CitationGate
 from graph.context import GraphContext
 from graph.events import Token
-from graph.llm import synthesise
+from graph.llm import CALLS_PER_TURN, synthesise
 from graph.state import GraphState
 from graph.structured import AnswerFieldStream, parse_json
 from textkit.scripts import to_script
@@ -37,11 +37,13 @@ class ModelAnswer:
 
 
 def cited_sources(answer: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The sources an answer cites, in order of first citation."""
+    """The sources an answer cites, in order of first citation, once per document."""
     seen: list[int] = []
+    documents: set[str] = set()
     for match in CITATION.finditer(answer):
         n = int(match.group(1))
-        if 1 <= n <= len(evidence) and n not in seen:
+        if 1 <= n <= len(evidence) and str(evidence[n - 1]["document"]) not in documents:
+            documents.add(str(evidence[n - 1]["document"]))
             seen.append(n)
     return [
         {
@@ -84,6 +86,8 @@ async def model_answer(
         context.llm_limits,
         context.llm_formats,
         lambda piece: gate.feed(fields.feed(piece)),
+        # what the planner left of the turn's budget (a refused format may be asked again)
+        budget=max(1, CALLS_PER_TURN - state.get("llm_calls", 0)),
     )
     if reply is None:
         return ModelAnswer("discarded", shown=shown), calls

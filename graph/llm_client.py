@@ -5,7 +5,9 @@
   stream is not cut by a clock, only by the HTTP client's read timeout).
 - `LLM_MAX_RETRIES` more attempts follow a timeout or a provider error (HTTP
   status, connection, malformed stream) but never a stream that already showed
-  text. Every request sent counts in `llm_calls`.
+  text, nor an answer that will not change on retry (`is_deterministic`: a 4xx
+  other than 408/409/429, a 500 refusing the response format). Every request
+  sent counts in `llm_calls`.
 - Only provider errors fall back: a programming error (TypeError, KeyError...)
   raises, so tests see it instead of a silently worse answer.
 """
@@ -18,6 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
+
+from graph.structured import error_text, rejects_format
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -73,6 +77,24 @@ def explain(step: str, exc: BaseException, limits: CallLimits) -> str:
     return f"LLM {step} failed ({type(exc).__name__}: {detail[:300]})"
 
 
+def is_deterministic(exc: BaseException) -> bool:
+    """True for a provider answer that asking again would only repeat.
+
+    A 4xx says the request itself is wrong (bad key, unknown model, refused
+    format), except 408 (timeout), 409 (conflict) and 429 (rate limit), which
+    pass; a 500 naming the response format is llama_cpp.server refusing
+    `json_schema`, just as deterministic.
+    """
+    import openai
+
+    if not isinstance(exc, openai.APIStatusError):
+        return False
+    status = exc.status_code
+    if 400 <= status < 500:
+        return status not in (408, 409, 429)
+    return rejects_format(status, error_text(exc))
+
+
 async def call_with_retries(
     step: str,
     attempt: Callable[[], Awaitable[T]],
@@ -91,7 +113,12 @@ async def call_with_retries(
         try:
             return await attempt(), calls
         except provider_errors() as exc:
-            again = number < total and may_retry() and not isinstance(exc, StreamCutOffError)
+            again = (
+                number < total
+                and may_retry()
+                and not isinstance(exc, StreamCutOffError)
+                and not is_deterministic(exc)
+            )
             what = f"retrying ({number + 1} of {total})" if again else "using the fallback"
             logger.warning("%s; %s", explain(step, exc, limits), what)
             if not again:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlparse
 
 
 def build_chat_model(
@@ -15,7 +16,8 @@ def build_chat_model(
     """A langchain-openai ChatOpenAI for any OpenAI-compatible endpoint, or None.
 
     The client itself never retries: graph.llm_client does, so that every
-    request is counted and each attempt is bounded by LLM_TIMEOUT.
+    request is counted and each attempt is bounded by LLM_TIMEOUT. Every
+    request carries the token cap (LLM_MAX_TOKENS) in the field the endpoint honours.
     """
     if not base_url or not model:
         return None
@@ -29,7 +31,20 @@ def build_chat_model(
         timeout=timeout,
         max_retries=0,
         temperature=0,
-        max_completion_tokens=max_tokens,  # bounds every reply (OpenAI's max_tokens)
+        extra_body={token_cap_field(base_url): max_tokens},
         # token usage of streamed answers too (the trace's generations carry it)
         stream_usage=True,
     )
+
+
+def token_cap_field(base_url: str) -> str:
+    """The request field that caps a reply's tokens at `base_url`.
+
+    OpenAI's own API takes `max_completion_tokens` (its reasoning models refuse
+    `max_tokens` with a 400); the local servers (llama.cpp, vLLM, Ollama) honour
+    `max_tokens` and llama_cpp.server ignores the other. langchain-openai always
+    renames its max_tokens to `max_completion_tokens`, so the field is set through
+    extra_body (merged into the request body as is).
+    """
+    host = (urlparse(base_url).hostname or "").lower()
+    return "max_completion_tokens" if host == "api.openai.com" else "max_tokens"

@@ -2,22 +2,29 @@
 
 Servers differ: OpenAI, vLLM and recent llama.cpp/Ollama accept
 `response_format: json_schema`; older ones only `json_object`; some reject
-both. `FormatLadder` tries the strictest first and steps down (for the rest
-of the process) when a server answers 400 to it. Whatever comes back is
+both, and they say so differently: 400, 422, or (llama_cpp.server, given
+`json_schema`) a 500 whose body names `response_format`. `FormatLadder` tries
+the strictest first and steps down for the rest of the process when a server
+refuses it, logging what it learnt once. Whatever comes back is
 parsed leniently (`parse_json`): code fences, text around the object, Python
 literals and trailing commas are repaired before giving up.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
+logger = logging.getLogger(__name__)
 FORMATS = ("json_schema", "json_object", "none")
+# words in an error body that say the response format, not the request, was the problem
+_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|grammar", re.IGNORECASE)
 _OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
@@ -28,17 +35,35 @@ class FormatLadder:
     """The response formats still worth trying with this endpoint (shared by all turns)."""
 
     rejected: set[str] = field(default_factory=set)
+    confirmed: str | None = None  # the format a reply already came back in
 
     def current(self) -> str:
         """The strictest format the endpoint has not rejected."""
         return next(f for f in FORMATS if f not in self.rejected or f == "none")
 
-    def reject(self, fmt: str) -> bool:
-        """Step down after a 400; False when there is nothing weaker left."""
-        if fmt == "none":
-            return False
-        self.rejected.add(fmt)
+    def reject(self, fmt: str, why: str = "") -> bool:
+        """Step down after the endpoint refused `fmt`; False when there is nothing weaker left.
+
+        Logged once per format and process (concurrent turns may meet the
+        same refusal; only the first says so).
+        """
+        if fmt == "none" or self.confirmed == fmt:
+            return False  # a format that already worked is not the problem: no step down
+        if fmt not in self.rejected:
+            self.rejected.add(fmt)
+            logger.warning(
+                "LLM endpoint does not accept response_format %s (%s); using %s from now on",
+                fmt,
+                why or "refused",
+                self.current(),
+            )
         return True
+
+    def confirm(self, fmt: str) -> None:
+        """Note that a reply came back in `fmt` (logged the first time only)."""
+        if self.confirmed is None and fmt not in self.rejected:
+            self.confirmed = fmt
+            logger.info("LLM endpoint accepts response_format %s", fmt)
 
 
 def response_format(fmt: str, name: str, model: type[BaseModel]) -> dict[str, Any]:
@@ -56,11 +81,37 @@ def response_format(fmt: str, name: str, model: type[BaseModel]) -> dict[str, An
     return {}
 
 
+def rejects_format(status: int, message: str) -> bool:
+    """True when an HTTP status and its body say the response format is not supported.
+
+    400 and 422 are the request itself refused; a 500 counts only when its
+    body names the format (llama_cpp.server's answer to `json_schema`), so an
+    ordinary server error still gets its retry.
+    """
+    if status in (400, 422):
+        return True
+    return status >= 500 and bool(_FORMAT_WORDS.search(message))
+
+
 def is_format_rejection(exc: BaseException) -> bool:
-    """True for a 400 (the server did not accept the request as sent)."""
+    """True for a provider error saying the response format is not supported."""
     import openai
 
-    return isinstance(exc, openai.BadRequestError)
+    if not isinstance(exc, openai.APIStatusError):
+        return False
+    return rejects_format(exc.status_code, error_text(exc))
+
+
+def error_text(exc: BaseException) -> str:
+    """The message of a provider error with its response body (where the reason usually is)."""
+    import openai
+
+    text = str(exc)
+    if isinstance(exc, openai.APIStatusError):
+        # a streamed body not read: the message is what there is
+        with contextlib.suppress(Exception):
+            text += " " + exc.response.text
+    return text
 
 
 def parse_json(text: str) -> dict[str, Any] | None:

@@ -8,10 +8,16 @@ from bot.cli.base import app, run, settings
 from bot.cli.llm_probe import Finding, probe_llm
 from bot.settings import reveal
 
+_LABELS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
+
 
 @app.command()
 def doctor() -> None:
-    """Check the LLM endpoint (LLM_BASE_URL, LLM_MODEL, LLM_API_KEY); exit 1 on a problem."""
+    """Check the LLM endpoint with real requests: reachable, model, format, token cap, latency.
+
+    Exit 1 only when the model cannot be used (nothing listening, key refused,
+    every chat request failing); warnings do not fail.
+    """
     cfg = settings()
     key = reveal(cfg.llm_api_key)
 
@@ -20,6 +26,6 @@ def doctor() -> None:
 
     findings = run(go)
     for f in findings:
-        typer.echo(f"{'ok  ' if f.ok else 'FAIL'} {f.text}")
+        typer.echo(f"{_LABELS[f.level]} {f.text}")
     if not all(f.ok for f in findings):
         raise typer.Exit(1)

@@ -3,7 +3,10 @@
 With an LLM, one structured-output call classifies the message (including
 out-of-scope requests and small talk, which end the turn without a second
 call) and writes the retrieval query and up to two alternates for retries.
-The rules here are the no-LLM mode and the fallback when the model fails.
+The rules here are the no-LLM mode and the fallback when the model fails,
+and they come first where they are certain: a message that is only a greeting
+or thanks ("謝謝", "hi", "thank you!") is answered without any model call, so
+the model cannot turn it into a document search.
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ from graph.llm import plan as plan_with_llm
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState, Plan, TaskType, ToolCall
 
+# the whole message is a greeting or thanks (a question after "thanks, ..." is not)
 _GREETING = re.compile(
     r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks?( you)?|thank you|"
-    r"你好|您好|哈囉|哈啰|嗨|早安|午安|晚安|謝謝|谢谢|感謝|感谢)[\s!！.。~～,，]*$",
+    r"thanks a lot|thank you (very|so) much|many thanks|thx|"
+    r"你好|您好|哈囉|哈啰|嗨|早安|午安|晚安|謝謝|谢谢|感謝|感谢|多謝|多谢|謝謝你|谢谢你|"
+    r"謝謝您|谢谢您)[\s!！.。~～,，]*$",
     re.IGNORECASE,
 )
 _FORM = re.compile(
@@ -105,7 +111,8 @@ async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     calls = 0
     waited = 0.0
     plan: Plan | None = None
-    if context.llm is not None:
+    # a bare greeting or thanks is certain: the rules answer it at no model call
+    if context.llm is not None and not _GREETING.match(question):
         asked = time.perf_counter()
         output, calls = await plan_with_llm(
             context.llm, question, history, context.llm_limits, context.llm_formats

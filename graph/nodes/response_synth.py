@@ -94,13 +94,13 @@ def pick_sentences(
 
 
 def cite(evidence: list[dict[str, Any]], used: list[int]) -> tuple[dict[int, int], list[dict]]:
-    """Citation numbers by first use, one per document and page."""
-    numbers: dict[tuple[str, Any], int] = {}
+    """Citation numbers by first use, one per document (its first cited page shown)."""
+    numbers: dict[str, int] = {}
     by_index: dict[int, int] = {}
     citations: list[dict[str, Any]] = []
     for idx in used:
         item = evidence[idx]
-        key = (item["document"], item.get("page"))
+        key = str(item["document"])
         if key not in numbers:
             numbers[key] = len(numbers) + 1
             citations.append(

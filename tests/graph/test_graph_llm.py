@@ -16,7 +16,7 @@ from storage.db import Database
 from storage.forms import FormFinder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
-from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.fake_openai import FakeOpenAI, Reply, source_number
 
 PASSPORT = (
     "# Passport renewal\n\nAdults renew passports at the City Service Centre.\n\n"
@@ -80,8 +80,9 @@ async def test_ordinary_question_takes_two_llm_calls(
     assert [f["type"] for f in formats] == ["json_schema", "json_schema"]
     assert formats[1]["json_schema"]["schema"]["required"] == ["answerable"]
     assert fake.requests[1]["stream"] is True
-    # every call is bounded (langchain-openai sends it as max_completion_tokens)
-    assert all(r.get("max_completion_tokens", r.get("max_tokens")) == 1024 for r in fake.requests)
+    # every call is bounded, as `max_tokens`: the field llama.cpp, vLLM and Ollama honour
+    assert all(r["max_tokens"] == 1024 for r in fake.requests)
+    assert not any("max_completion_tokens" in r for r in fake.requests)
     # the graded evidence travels numbered and fenced in the user message, never the system one
     synth = fake.requests[1]["messages"]
     assert synth[0]["role"] == "system" and "(passport)" not in synth[0]["content"]
@@ -175,8 +176,41 @@ async def test_llm_out_of_scope_and_greeting_take_no_retrieval(
     assert not any(s.startswith("tool_executor") for s in result.decision_path)
     assert result.llm_calls == 1
     fake.script = [plan_reply("greeting", "")]
-    result = await service.ask("早安")
+    result = await service.ask("早安，祝你有美好的一天")
     assert result.intent == "greeting" and result.llm_calls == 1
+
+
+async def test_thanks_is_answered_by_the_rules_without_any_request(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    # a model that would plan it as a document question is never asked
+    fake.script = [plan_reply("simple_faq", "謝謝")]
+    result = await service.ask("謝謝")
+    assert result.intent == "greeting" and "planner:greeting:rules" in result.decision_path
+    assert result.llm_calls == 0 and fake.requests == []
+    assert not any(s.startswith("tool_executor") for s in result.decision_path)
+
+
+async def test_a_document_cited_through_two_passages_is_listed_once(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    numbers: list[int] = []
+
+    def answer(body: dict) -> Reply:  # type: ignore[type-arg]
+        numbers.extend([source_number(body, "City Service"), source_number(body, "1,300")])
+        return Reply(
+            f"Adults renew at the City Service Centre [{numbers[0]}]."
+            f" It costs 1,300 dollars [{numbers[1]}]."
+        )
+
+    fake.script = [plan_reply(query="passport renewal where fee")]
+    fake.responder = answer
+    result = await service.ask("Where do I renew a passport and what is the fee?")
+    assert numbers[0] != numbers[1] and 0 not in numbers  # two passages of one document
+    assert "response_synth:llm" in result.decision_path
+    # both sentences carry the document's one number, and the list names it once
+    assert [(c["n"], c["document"]) for c in result.citations] == [(min(numbers), "passport")]
+    assert result.answer.count(f"[{min(numbers)}]") == 2
 
 
 async def test_llm_answer_is_converted_to_the_users_script(

@@ -11,11 +11,11 @@ import pytest
 from bot.service import AnswerService
 from graph.context import GraphContext
 from graph.events import Reset, TurnEvent
-from graph.models import build_chat_model
+from graph.models import build_chat_model, token_cap_field
 from storage.db import Database
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
-from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.fake_openai import FakeOpenAI, Reply, llama_cpp_server
 
 PASSPORT = "# Passport renewal\n\nAn adult passport renewal costs 1,300 dollars.\n"
 PLAN = Reply(
@@ -100,3 +100,78 @@ async def test_an_endpoint_without_v1_says_so(
         _, result = await _run(service, "passport renewal fee?")
     assert "1,300 dollars" in result.answer  # type: ignore[attr-defined]  # the rules answered
     assert "LLM_BASE_URL ends with /v1" in caplog.text
+
+
+async def test_a_500_refusing_json_schema_steps_down_within_the_turns_two_requests(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, caplog
+) -> None:  # type: ignore[no-untyped-def]
+    server = llama_cpp_server().start()  # answers json_schema with HTTP 500, as it does
+    try:
+        service = await _service(db, ingestion, searcher, server.url, retries=1)
+        answer = Reply("An adult passport renewal costs 1,300 dollars [{n}].", cite="1,300")
+        server.script = [answer]
+        with caplog.at_level(logging.INFO):
+            _, first = await _run(service, "passport renewal fee?")
+            # the planner's json_schema request met the 500: not retried, the rules planned,
+            # and the answer's request went out in JSON mode and was used
+            kinds = [(r.get("response_format") or {}).get("type") for r in server.requests]
+            assert kinds == ["json_schema", "json_object"]
+            assert first.llm_calls == 2  # type: ignore[attr-defined]
+            assert "planner:simple_faq:fallback" in first.decision_path  # type: ignore[attr-defined]
+            assert "response_synth:llm" in first.decision_path  # type: ignore[attr-defined]
+            assert "1,300 dollars [1]" in first.answer  # type: ignore[attr-defined]
+            # learnt once per process: the next turn asks in JSON mode from the start
+            server.requests.clear()
+            server.script = [PLAN, answer]
+            _, second = await _run(service, "passport renewal fee?")
+        kinds = [(r.get("response_format") or {}).get("type") for r in server.requests]
+        assert kinds == ["json_object", "json_object"]
+        assert second.llm_calls == 2  # type: ignore[attr-defined]
+        assert "planner:simple_faq:llm" in second.decision_path  # type: ignore[attr-defined]
+        assert caplog.text.count("does not accept response_format json_schema") == 1
+        assert caplog.text.count("accepts response_format json_object") == 1
+    finally:
+        server.stop()
+
+
+async def test_a_deterministic_4xx_is_not_retried_but_a_plain_500_is(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, fake: FakeOpenAI
+) -> None:
+    service = await _service(db, ingestion, searcher, fake.url, retries=2)
+    fake.script = [Reply(status=404), Reply(status=404)]  # e.g. an unknown model
+    _, result = await _run(service, "passport renewal fee?")
+    assert "1,300 dollars" in result.answer  # type: ignore[attr-defined]  # the rules answered
+    assert result.llm_calls == 2 and len(fake.requests) == 2  # type: ignore[attr-defined]
+    fake.requests.clear()
+    fake.script = [Reply(status=500), PLAN, Reply("It costs 1,300 dollars [1].")]
+    _, result = await _run(service, "passport renewal fee?")
+    assert len(fake.requests) == 3  # the provider error was worth its retry
+    assert "response_synth:llm" in result.decision_path  # type: ignore[attr-defined]
+
+
+async def test_the_token_cap_goes_out_as_max_tokens(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, fake: FakeOpenAI
+) -> None:
+    await ingestion.ingest_bytes("passport.md", PASSPORT.encode())
+    llm = build_chat_model(fake.url, "k", "fake", timeout=1.0, max_tokens=300)
+    service = AnswerService(db, GraphContext(searcher=searcher, llm=llm, llm_timeout=1.0))
+    fake.script = [PLAN, Reply("It costs 1,300 dollars [1].")]
+    await _run(service, "passport renewal fee?")
+    assert [r.get("max_tokens") for r in fake.requests] == [300, 300]
+    assert not any("max_completion_tokens" in r for r in fake.requests)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "field"),
+    [
+        (
+            "https://api.openai.com/v1",
+            "max_completion_tokens",
+        ),  # its reasoning models refuse max_tokens
+        ("http://127.0.0.1:8000/v1", "max_tokens"),  # llama_cpp.server ignores the other
+        ("http://localhost:11434/v1", "max_tokens"),  # Ollama
+        ("https://vllm.internal.example/v1", "max_tokens"),
+    ],
+)
+def test_the_token_cap_field_is_the_one_the_endpoint_honours(base_url: str, field: str) -> None:
+    assert token_cap_field(base_url) == field

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graph.events import Reset, Token
-from graph.nodes.response_synth import response_synth
+from graph.nodes.response_synth import cite, response_synth
 from graph.nodes.retrieval_checker import retrieval_checker
 from graph.nodes.telemetry import telemetry
 from tests.support.node_fakes import FakeLLM, chunk, runtime
@@ -129,6 +129,34 @@ async def test_no_llm_refuses_passages_on_the_topic_that_do_not_answer() -> None
     state = {"retrieval": {"loop": 3, "threshold": 0.35}, "evidence": evidence}
     checked = retrieval_checker(state, runtime()[0])  # type: ignore[arg-type]
     assert checked["retrieval"]["status"] == "fallback"
+
+
+async def test_a_document_cited_through_two_chunks_is_one_source() -> None:
+    evidence = [
+        chunk(1, 0.8, "Adults renew passports at the City Service Centre.", "passport"),
+        chunk(2, 0.7, "An adult renewal costs 1,300 dollars.", "passport"),
+    ]
+    state = {"language": "en", "plan": {"task_type": "simple_faq"}, "evidence": evidence}
+    reply = "You renew at the City Service Centre [1]. It costs 1,300 dollars [2][1]."
+    rt, events = runtime(llm=FakeLLM([reply]))
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert out["decision_path"] == ["response_synth:llm"]
+    assert out["answer"] == "You renew at the City Service Centre [1]. It costs 1,300 dollars [1]."
+    assert "".join(e.text for e in events if isinstance(e, Token)) == out["answer"]
+    assert [c["document"] for c in out["citations"]] == ["passport"]
+    # the extractive answer numbers it once too, even across pages
+    paged = [{**evidence[0], "page": 1}, {**evidence[1], "page": 2}]
+    numbers, citations = cite(paged, [0, 1])
+    assert numbers == {0: 1, 1: 1} and [c["page"] for c in citations] == [1]
+
+
+async def test_an_abbreviation_does_not_cut_a_model_sentence() -> None:
+    evidence = [chunk(1, 0.8, "The U.S. embassy issues student visas in May.", "visas")]
+    state = {"language": "en", "plan": {"task_type": "simple_faq"}, "evidence": evidence}
+    rt, events = runtime(llm=FakeLLM(["The U.S. embassy issues student visas in May [1]."]))
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert out["answer"] == "The U.S. embassy issues student visas in May [1]."
+    assert events == [Token("The U.S. embassy issues student visas in May [1].")]
 
 
 def test_telemetry_summarises_the_turn() -> None:

@@ -48,9 +48,28 @@ async def test_llm_planner_gives_the_query_in_the_same_call() -> None:
 )
 async def test_llm_planner_falls_back_to_rules(reply: str | Exception) -> None:
     rt, _ = runtime(llm=FakeLLM([reply]))
-    out = await planner({"normalized_question": "Hi"}, rt)
-    assert out["plan"]["task_type"] == "greeting"
-    assert out["decision_path"] == ["planner:greeting:fallback"] and out["llm_calls"] == 1
+    out = await planner({"normalized_question": "Where is the passport form?"}, rt)
+    assert out["plan"]["task_type"] == "form_download"
+    assert out["decision_path"] == ["planner:form_download:fallback"] and out["llm_calls"] == 1
+
+
+@pytest.mark.parametrize("greeting", ["謝謝", "谢谢！", "thanks", "Thank you!", "hi", "你好"])
+async def test_a_bare_greeting_or_thanks_is_decided_by_the_rules_before_the_model(
+    greeting: str,
+) -> None:
+    llm = FakeLLM(['{"task_type": "simple_faq", "should_retrieve": true, "query": "thanks"}'])
+    rt, _ = runtime(llm=llm)
+    out = await planner({"normalized_question": greeting}, rt)
+    assert out["plan"]["task_type"] == "greeting" and out["plan"]["tool_calls"] == []
+    assert out["decision_path"] == ["planner:greeting:rules"] and out["llm_calls"] == 0
+    assert llm.seen == []  # the model was never asked
+
+
+async def test_a_question_after_thanks_still_goes_to_the_model() -> None:
+    reply = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal"}'
+    rt, _ = runtime(llm=FakeLLM([reply]))
+    out = await planner({"normalized_question": "thanks, and how do I renew a passport?"}, rt)
+    assert out["decision_path"] == ["planner:simple_faq:llm"] and out["llm_calls"] == 1
 
 
 async def test_provider_errors_are_retried_and_every_request_counts() -> None:
@@ -63,7 +82,7 @@ async def test_provider_errors_are_retried_and_every_request_counts() -> None:
 async def test_a_programming_error_in_the_llm_path_is_not_swallowed() -> None:
     rt, _ = runtime(llm=FakeLLM([TypeError("a bug, not the provider")]))
     with pytest.raises(TypeError):
-        await planner({"normalized_question": "Hi"}, rt)
+        await planner({"normalized_question": "How much is a passport?"}, rt)
 
 
 def test_followup_transform_joins_the_previous_question() -> None:

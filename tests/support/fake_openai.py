@@ -2,6 +2,9 @@
 
 The real langchain-openai client is pointed at it; each request takes the next
 scripted reply: text (streamed when asked), an HTTP error, a delay, or raw bytes.
+`llama_cpp_server()` and `openai_api()` make it behave like those servers do
+where they differ: which response formats and token-cap fields they honour,
+and whether they answer under a model name they do not list.
 """
 
 from __future__ import annotations
@@ -41,6 +44,14 @@ class FakeOpenAI:
     # when the script is empty: a reply computed from the request (benchmarks), else `default`
     responder: Callable[[dict[str, Any]], Reply] | None = None
     url: str = ""
+    # server quirks (the defaults: accept everything, cap nothing)
+    models: tuple[str, ...] = ("fake-model",)  # what GET /models lists
+    strict_models: bool = False  # a chat request for an unlisted model gets 404 (OpenAI)
+    # status answering `response_format: json_schema` (llama_cpp.server: 500); None accepts it
+    json_schema_status: int | None = None
+    # the token-cap fields that cut a reply short (its words counted as tokens); usage then
+    # reports the words written instead of the fixed figures
+    cap_fields: tuple[str, ...] = ()
     _server: ThreadingHTTPServer | None = None
 
     def next_reply(self, body: dict[str, Any]) -> Reply:
@@ -57,7 +68,8 @@ class FakeOpenAI:
 
             def do_GET(self) -> None:
                 if self.path == "/v1/models":
-                    self._send(200, {"object": "list", "data": [{"id": "fake-model"}]})
+                    listed = [{"id": name} for name in fake.models]
+                    self._send(200, {"object": "list", "data": listed})
                 else:
                     self._send(404, {"error": {"message": "not found"}})
 
@@ -67,6 +79,10 @@ class FakeOpenAI:
                     self._send(404, {"error": {"message": "model not found"}})
                     return
                 fake.requests.append(body)
+                refusal = fake.refusal(body)
+                if refusal is not None:
+                    self._send(*refusal)
+                    return
                 reply = fake.next_reply(body)
                 if reply.delay:
                     time.sleep(reply.delay)
@@ -76,11 +92,15 @@ class FakeOpenAI:
                 content = reply.raw if reply.raw is not None else reply.content
                 if reply.cite is not None:
                     content = content.replace("{n}", str(source_number(body, reply.cite)))
+                content, finish, usage_figures = fake.capped(body, content)
                 if body.get("stream"):
                     usage = (body.get("stream_options") or {}).get("include_usage", False)
-                    self._stream(content, body.get("model", "fake"), reply, usage)
+                    self._stream(content, body.get("model", "fake"), reply, usage, finish)
                 else:
-                    self._send(200, _completion(content, body.get("model", "fake")))
+                    completion = _completion(content, body.get("model", "fake"))
+                    completion["choices"][0]["finish_reason"] = finish
+                    completion["usage"] = usage_figures
+                    self._send(200, completion)
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()
@@ -90,7 +110,9 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, content: str, model: str, reply: Reply, usage: bool) -> None:
+            def _stream(
+                self, content: str, model: str, reply: Reply, usage: bool, finish: str = "stop"
+            ) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
@@ -104,7 +126,7 @@ class FakeOpenAI:
                     if reply.pace:
                         time.sleep(reply.pace)
                 if not reply.cut:
-                    stop = _chunk("", model, "stop")
+                    stop = _chunk("", model, finish)
                     self.wfile.write(f"data: {json.dumps(stop)}\n\n".encode())
                 if usage:  # as OpenAI sends it: a last chunk with no choices
                     last = {**_chunk("", model, None), "choices": [], "usage": _USAGE}
@@ -117,6 +139,63 @@ class FakeOpenAI:
 
     def stop(self) -> None:
         shutdown(self._server)
+
+    def refusal(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        """The error a quirky server answers this request with (None: it is served)."""
+        model = body.get("model")
+        if self.strict_models and model not in self.models:
+            message = f"The model `{model}` does not exist or you do not have access to it."
+            return 404, {"error": {"message": message, "code": "model_not_found"}}
+        kind = (body.get("response_format") or {}).get("type")
+        if kind == "json_schema" and self.json_schema_status is not None:
+            # llama_cpp.server's words: its pydantic model knows only text and json_object
+            message = "response_format: Input should be 'text' or 'json_object' (json_schema)"
+            return self.json_schema_status, {"error": {"message": message}}
+        return None
+
+    def capped(self, body: dict[str, Any], content: str) -> tuple[str, str, dict[str, int]]:
+        """The reply as the server's token cap leaves it, its finish reason and usage."""
+        if not self.cap_fields:
+            return content, "stop", _USAGE
+        caps = [int(body[f]) for f in self.cap_fields if isinstance(body.get(f), int)]
+        words = content.split(" ")
+        finish = "stop"
+        if caps and len(words) > min(caps):
+            words, finish = words[: min(caps)], "length"
+        usage = {"prompt_tokens": 11, "completion_tokens": len(words)}
+        return " ".join(words), finish, {**usage, "total_tokens": 11 + len(words)}
+
+
+def llama_cpp_server() -> FakeOpenAI:
+    """A fake behaving like llama_cpp.server: 500 to json_schema, only max_tokens caps a reply,
+    and any model name is answered by the model it has loaded."""
+    return FakeOpenAI(
+        models=("/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",),
+        json_schema_status=500,
+        cap_fields=("max_tokens",),
+        responder=obliging_model,
+    )
+
+
+def openai_api() -> FakeOpenAI:
+    """A fake behaving like OpenAI's API: json_schema works, both cap fields are honoured,
+    an unknown model is a 404."""
+    return FakeOpenAI(
+        models=("gpt-4o-mini",),
+        strict_models=True,
+        cap_fields=("max_tokens", "max_completion_tokens"),
+        responder=obliging_model,
+    )
+
+
+LONG_STORY = " ".join(f"word{i}" for i in range(110))
+
+
+def obliging_model(body: dict[str, Any]) -> Reply:
+    """A model doing what it is asked: JSON when a format asks for it, else a long text."""
+    if body.get("response_format") or "JSON" in str(body["messages"][-1]["content"]):
+        return Reply('{"ok": true}')
+    return Reply(LONG_STORY)
 
 
 def source_number(body: dict[str, Any], needle: str) -> int:
