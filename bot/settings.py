@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import platformdirs
@@ -12,6 +13,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 # the platforms of the operator at this machine (`ragbot chat`, `ragbot ask`, `ragbot admin`):
 # always an admin, never rate limited, and shown every platform's uploads
 CONSOLE_PLATFORMS = frozenset({"console", "cli"})
+# SLACK_CHANNEL_COLLECTIONS: a channel id (public C…, private G…) and a collection name by
+# the rule storage.upload_policy.COLLECTION_NAME enforces everywhere else (settings sit
+# above storage in the layering, so the one-line rule is repeated here: keep them equal)
+_SLACK_CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,20}")
+_COLLECTION_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 
 
 def default_data_dir() -> Path:
@@ -190,16 +196,23 @@ class Settings(BaseSettings):
         """Extra collections per channel id on `platform` (SLACK_CHANNEL_COLLECTIONS).
 
         A channel may be listed more than once to add several collections.
-        Raises ConfigurationError on an entry that is not `CHANNEL:collection`.
+        Raises ConfigurationError on an entry that is not `CHANNEL_ID:collection`
+        with a Slack channel id and a valid collection name.
         """
         if platform != "slack":
             return {}
         extra: dict[str, tuple[str, ...]] = {}
         for entry in _split(self.slack_channel_collections):
             channel, sep, collection = (part.strip() for part in entry.partition(":"))
-            if not sep or not channel or not collection:
+            if not sep or not _SLACK_CHANNEL_ID.fullmatch(channel):
                 raise ConfigurationError(
                     f"SLACK_CHANNEL_COLLECTIONS: {entry!r} is not CHANNEL_ID:collection"
+                    " (a channel id such as C0123ABCD)"
+                )
+            if not _COLLECTION_NAME.fullmatch(collection):
+                raise ConfigurationError(
+                    f"SLACK_CHANNEL_COLLECTIONS: {entry!r} names a bad collection {collection!r}"
+                    " (lowercase letters, digits, _ and -, one collection per entry)"
                 )
             if collection not in extra.get(channel, ()):
                 extra[channel] = (*extra.get(channel, ()), collection)

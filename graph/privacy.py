@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import re
 
-from textkit.personal_data import PERSONAL_RULES, PHONE_CUE
+from textkit.personal_data import PERSONAL_RULES, PHONE_CUE, fold_width, substitute
 
 # Placeholders; `has_personal_data` looks for them.
 PLACEHOLDERS = (
@@ -52,8 +52,9 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(_bounded(r"gh[pousr]_[A-Za-z0-9]{30,}|glpat-[A-Za-z0-9_\-]{20,}")), "[TOKEN]"),
     # Telegram bot token, alone or in a Bot API URL path (`…/bot123456:AAH…/getMe`,
     # `/file/bot<token>/…`): "bot" glued to the digits defeats a plain word boundary
+    # (also a URL-quoted one: `%2Fbot…`, the colon as `%3A`)
     (
-        re.compile(f"(?:(?<=/bot)|{_NOT_ALNUM_BEFORE})\\d{{5,12}}:[A-Za-z0-9_-]{{30,}}"),
+        re.compile(f"(?:(?<=bot)|{_NOT_ALNUM_BEFORE})\\d{{5,12}}(?::|%3[Aa])[A-Za-z0-9_-]{{30,}}"),
         "[TOKEN]",
     ),
     (re.compile(r"(?i)(?<![A-Za-z])(bearer)\s+[A-Za-z0-9._~+/=-]{16,}"), r"\1 [TOKEN]"),
@@ -69,10 +70,15 @@ _PHONE_CUE = PHONE_CUE  # after a phone cue, any 7+ digit number is a phone numb
 
 
 def mask_sensitive(text: str) -> str:
-    """The text with secrets and personal data replaced by placeholders."""
+    """The text with secrets and personal data replaced by placeholders.
+
+    The rules match on the text with full-width forms folded to ASCII
+    (Ａ１２３４５６７８９ is an ID); everything they do not replace stays as written.
+    """
+    folded = fold_width(text)
     for pattern, replacement in _RULES:
-        text = pattern.sub(replacement, text)
-    return _PHONE_CUE.sub(r"\1[PHONE]", text)
+        text, folded = substitute(pattern, replacement, text, folded)
+    return substitute(_PHONE_CUE, r"\1[PHONE]", text, folded)[0]
 
 
 def has_personal_data(masked: str) -> bool:
@@ -80,18 +86,34 @@ def has_personal_data(masked: str) -> bool:
     return any(p in masked for p in PLACEHOLDERS)
 
 
+_TRACEBACKS = logging.Formatter()  # renders exc_info as every handler's formatter would
+
+
 class MaskingFilter(logging.Filter):
-    """Masks log records (message and arguments) before any handler writes them."""
+    """Masks log records before any handler writes them: the message and its arguments,
+    the exception's traceback and the stack (a Bot API URL with the token in an
+    exception message reaches the log only through these)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Replace the record's text with its masked rendering; never drops a record."""
         try:
             rendered = record.getMessage()
         except Exception:  # a malformed record: leave it to the handler to report
-            return True
-        masked = mask_sensitive(rendered)
-        if masked != rendered:
-            record.msg, record.args = masked, None
+            rendered = None
+        if rendered is not None:
+            masked = mask_sensitive(rendered)
+            if masked != rendered:
+                record.msg, record.args = masked, None
+        if record.exc_info:
+            # Handlers format exc_info into exc_text only when exc_text is empty: render
+            # it here, masked, and drop exc_info so no handler renders it unmasked again.
+            if not record.exc_text:
+                record.exc_text = _TRACEBACKS.formatException(record.exc_info)
+            record.exc_info = None
+        if record.exc_text:
+            record.exc_text = mask_sensitive(record.exc_text)
+        if record.stack_info:
+            record.stack_info = mask_sensitive(record.stack_info)
         return True
 
 

@@ -131,10 +131,10 @@ class FormService:
         async with self._db.sessions() as session:
             return await forms_repo.list_forms(session, collections)
 
-    async def delete(self, name: str) -> bool:
-        """Delete a form by name; False when there was none."""
+    async def delete(self, name: str, collections: Sequence[str] | None = None) -> bool:
+        """Delete a form by name; False when there was none (in `collections`, if given)."""
         async with self._db.transaction() as session:
-            return await forms_repo.delete_form(session, name)
+            return await forms_repo.delete_form(session, name, collections)
 
 
 def _norm(text: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,6 +105,11 @@ class IngestionService:
         self._db = db
         self._embedder = embedder
         self._options = options
+
+    @property
+    def policy(self) -> UploadPolicy:
+        """The upload policy this service ingests under (which collections are screened)."""
+        return self._options.policy
 
     async def ingest_path(
         self,
@@ -227,7 +232,9 @@ class IngestionService:
         except UnreadableFileError as exc:
             return IngestResult(source, FAILED, title, reason=str(exc))
         if hold_personal_data:
-            findings = await asyncio.to_thread(scan, ((b.text, b.page, b.heading) for b in blocks))
+            # the title and file name are stored and shown too (王小明_A123456789.pdf)
+            blocks_seen = [(b.text, b.page, b.heading) for b in blocks]
+            findings = await asyncio.to_thread(scan, blocks_seen, (title, filename))
             if findings is not None:
                 reason = f"personal data found ({findings.summary()})"
                 return IngestResult(source, HELD, title, reason=reason, findings=findings)
@@ -266,8 +273,11 @@ class IngestionService:
             await docs_repo.add_document(session, document, chunks)
         return IngestResult(source, REPLACED if old else ADDED, title, len(chunks))
 
-    async def personal_data(self, filename: str, data: bytes) -> Findings | None:
-        """The personal data in a file's text (parsed as ingestion parses it), or None.
+    async def personal_data(
+        self, filename: str, data: bytes, title: str | None = None
+    ) -> Findings | None:
+        """The personal data in a file's title, name and text (parsed as ingestion parses
+        it), or None.
 
         A file that cannot be parsed has none to report: ingesting it fails anyway.
         """
@@ -275,7 +285,9 @@ class IngestionService:
             blocks, _, _ = await _load(data, detect_format(filename), None, self._options.parse)
         except UnreadableFileError:
             return None
-        return await asyncio.to_thread(scan, ((b.text, b.page, b.heading) for b in blocks))
+        titles = (clean_title(title or Path(filename).stem), filename)
+        blocks_seen = [(b.text, b.page, b.heading) for b in blocks]
+        return await asyncio.to_thread(scan, blocks_seen, titles)
 
     async def embed_pieces(
         self, pieces: list[TextChunk], language: str, title: str
@@ -329,12 +341,12 @@ class IngestionService:
         problem = self._options.policy.size_problem(size)
         return f"{problem} (MAX_FILE_MB)" if problem is not None else None
 
-    async def delete(self, title: str) -> bool:
-        """Delete a document by title; False when there is none."""
+    async def delete(self, title: str, collections: Sequence[str] | None = None) -> bool:
+        """Delete a document by title; False when there is none (in `collections`, if given)."""
         async with self._db.transaction() as session:
             await docs_repo.lock_keys(session, [f"doc-title:{title}"])
             doc = await docs_repo.find_by_title(session, title, lock=True)
-            if doc is None:
+            if doc is None or (collections is not None and doc.collection not in collections):
                 return False
             await docs_repo.delete_document(session, doc)
             return True

@@ -33,10 +33,24 @@ class UploadPolicy:
     max_bytes: int = 20 * 1024 * 1024
     # platform → the collection its admins' uploads land in unless they name one
     platform_collections: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # collection → who outside the organisation reads it ("citizens", "guests"): an
+    # upload into one of these is screened for personal data before it is published
+    screened_collections: Mapping[str, tuple[str, ...]] = field(
+        default_factory=lambda: MappingProxyType({DEFAULT_COLLECTION: ("citizens",)})
+    )
 
     def collection_for(self, platform: str) -> str:
         """Where an upload from `platform` lands unless the uploader names a collection."""
         return self.platform_collections.get(platform, DEFAULT_COLLECTION)
+
+    def screens(self, collection: str) -> bool:
+        """True when an upload into `collection` is screened for personal data (outside
+        readers can read it)."""
+        return collection.strip() in self.screened_collections
+
+    def readers(self, collection: str) -> str:
+        """Who outside the organisation reads `collection`, e.g. `citizens/guests` ("" if none)."""
+        return "/".join(self.screened_collections.get(collection.strip(), ()))
 
     def size_problem(self, size: int | None) -> str | None:
         """Why a file of `size` bytes is too large (None: fine, or the size is unknown)."""

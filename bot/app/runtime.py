@@ -30,7 +30,7 @@ from storage.ingestion import IngestionService, IngestOptions
 from storage.memory import AnswerMemory
 from storage.sandbox import ParseLimits
 from storage.search import HybridSearcher
-from storage.upload_policy import UploadPolicy
+from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy
 from textkit.scripts import to_script
 from textkit.tokens import keyword_tokens
 
@@ -133,13 +133,25 @@ def warm_up(runtime: Runtime) -> None:
 
 
 def upload_policy(settings: Settings) -> UploadPolicy:
-    """What files from outside must be to get in: MAX_FILE_MB, where uploads land."""
+    """What files from outside must be to get in: MAX_FILE_MB, where uploads land, and
+    which collections outside readers see (TELEGRAM_COLLECTIONS: citizens,
+    SLACK_GUEST_COLLECTIONS: guests), whose uploads are screened for personal data."""
     platforms = ("slack", "telegram")
+    outside = (
+        ("citizens", settings.collections("telegram")),
+        ("guests", settings.guest_collections("slack")),
+    )
+    readers: dict[str, tuple[str, ...]] = {}
+    for audience, collections in outside:
+        for collection in collections or ():
+            readers[collection] = (*readers.get(collection, ()), audience)
+    readers.setdefault(DEFAULT_COLLECTION, ("citizens",))  # public by name: always screened
     return UploadPolicy(
         max_bytes=settings.max_file_bytes,
         platform_collections=MappingProxyType(
             {p: settings.upload_collection(p) for p in platforms}
         ),
+        screened_collections=MappingProxyType(readers),
     )
 
 

@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bot.app.runtime import open_runtime
+from bot.app.runtime import open_runtime, upload_policy
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
-from bot.cli.kb import personal_data_report
+from bot.cli.kb import bound_for, personal_data_report
 from bot.core.admin import AdminInputError
 from storage.upload_policy import DEFAULT_COLLECTION
 from textkit.personal_data import Findings
@@ -29,18 +29,22 @@ def upload(
         bool,
         typer.Option(
             "--allow-personal-data",
-            help="Queue it for public even if it holds personal data (e-mail, phone, ID numbers).",
+            help="Queue it even if it holds personal data (e-mail, phone, ID numbers) for a"
+            " collection citizens or guests read (public, TELEGRAM_COLLECTIONS,"
+            " SLACK_GUEST_COLLECTIONS).",
         ),
     ] = False,
 ) -> None:
     """Queue a file for the job worker (`ragbot serve` or `ragbot worker` ingests it).
 
-    A file for `public` that holds personal data is refused here, with what was
-    found, unless --allow-personal-data is given.
+    A file for a collection citizens or guests read (TELEGRAM_COLLECTIONS,
+    SLACK_GUEST_COLLECTIONS) that holds personal data is refused here, with what
+    was found, unless --allow-personal-data is given.
     """
     if not path.is_file():
         fail(f"no such file: {path}")
     found: list[Findings] = []
+    policy = upload_policy(settings())  # as the runtime builds it: what outside readers see
 
     async def go() -> int:
         async with open_runtime(settings()) as rt:
@@ -52,8 +56,8 @@ def upload(
                 if problem:
                     raise AdminInputError(problem)
                 data = path.read_bytes()
-                if collection.strip() == DEFAULT_COLLECTION and not allow_personal_data:
-                    findings = await rt.ingestion.personal_data(path.name, data)
+                if policy.screens(collection) and not allow_personal_data:
+                    findings = await rt.ingestion.personal_data(path.name, data, title)
                     if findings is not None:
                         found.append(findings)
                         return 0
@@ -75,7 +79,9 @@ def upload(
     except AdminInputError as exc:
         fail(f"{path}: {exc}")
     if found:
-        typer.secho(personal_data_report(str(path), found[0]), fg=typer.colors.RED, err=True)
+        bound = bound_for(collection, policy.readers(collection))
+        report = personal_data_report(str(path), found[0], bound)
+        typer.secho(report, fg=typer.colors.RED, err=True)
         raise typer.Exit(1)
     typer.echo(f"queued upload #{upload_id}; `ragbot jobs` shows its result")
 

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 from rich.text import Text
 
-from bot.app.runtime import open_runtime
+from bot.app.runtime import open_runtime, upload_policy
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
 from storage.filenames import display_name
@@ -32,7 +32,7 @@ from storage.rechunk import RechunkResult
 from storage.rechunk import rechunk as rechunk_documents
 from storage.search_types import SearchFilters, SearchHit
 from storage.upload_policy import DEFAULT_COLLECTION
-from textkit.personal_data import Findings
+from textkit.personal_data import HEADING, TITLE, Findings
 from textkit.scripts import LANGUAGES
 
 docs_app = typer.Typer(help="List and delete documents.", no_args_is_help=True)
@@ -66,16 +66,20 @@ def ingest(
         bool,
         typer.Option(
             "--allow-personal-data",
-            help="Ingest into public even files with personal data (e-mail, phone, ID numbers).",
+            help="Ingest even files with personal data (e-mail, phone, ID numbers) into a"
+            " collection citizens or guests read (public, TELEGRAM_COLLECTIONS,"
+            " SLACK_GUEST_COLLECTIONS).",
         ),
     ] = False,
 ) -> None:
     """Ingest PDF, DOCX, TXT, Markdown and HTML files; print a summary.
 
-    Files bound for `public` that hold personal data are refused (held, nothing
+    Files bound for a collection citizens or guests read (TELEGRAM_COLLECTIONS,
+    SLACK_GUEST_COLLECTIONS) that hold personal data are refused (held, nothing
     stored) unless --allow-personal-data is given.
     """
-    screen = collection.strip() == DEFAULT_COLLECTION and not allow_personal_data
+    policy = upload_policy(settings())  # as the runtime builds it: what outside readers see
+    screen = policy.screens(collection) and not allow_personal_data
     files = collect_files(paths)
     missing = [p for p in paths if not p.exists()]
     if (title or url) and len(files) > 1:
@@ -115,17 +119,17 @@ def ingest(
         return results
 
     results = run(go)
-    _print_summary(results)
+    _print_summary(results, bound_for(collection, policy.readers(collection)))
     if any(r.status in (FAILED, HELD) for r in results) or not results:
         raise typer.Exit(1)
 
 
-def _print_summary(results: list[IngestResult]) -> None:
+def _print_summary(results: list[IngestResult], bound: str) -> None:
     for r in results:
         if r.status == FAILED:
             typer.secho(f"failed    {r.source}: {r.reason}", fg=typer.colors.RED)
         elif r.status == HELD and r.findings is not None:
-            typer.secho(personal_data_report(r.source, r.findings), fg=typer.colors.RED)
+            typer.secho(personal_data_report(r.source, r.findings, bound), fg=typer.colors.RED)
         elif r.status == UNCHANGED:
             typer.echo(f"unchanged {r.source} ({r.reason})")
         else:
@@ -143,14 +147,26 @@ def _print_summary(results: list[IngestResult]) -> None:
         typer.echo("nothing to ingest")
 
 
-def personal_data_report(source: str, findings: Findings) -> str:
-    """Why a file bound for public was refused: counts per kind and where, masked."""
+def bound_for(collection: str, readers: str) -> str:
+    """Where a screened file was going and who reads it (`bound for public, readable by
+    citizens/guests`)."""
+    return f"bound for {collection.strip()}, readable by {readers or 'outside readers'}"
+
+
+def personal_data_report(source: str, findings: Findings, bound: str) -> str:
+    """Why a screened file was refused (`bound`: see bound_for): counts per kind and
+    where, masked."""
     lines = [
-        f"refused   {source}: personal data found ({findings.summary()}); nothing was stored."
-        " Use --allow-personal-data to ingest it anyway, or another --collection"
+        f"refused   {source} ({bound}): personal data found ({findings.summary()});"
+        " nothing was stored. Use --allow-personal-data to ingest it anyway,"
+        " or another --collection"
     ]
     for f in findings.examples:
-        where = f"page {f.page}, line {f.line}" if f.page else f"line {f.line}"
+        if f.part == TITLE:
+            where = "title or file name"
+        else:
+            where = f"page {f.page}, line {f.line}" if f.page else f"line {f.line}"
+            where += " (heading)" if f.part == HEADING else ""
         lines.append(f"            {where}: {f.kind} {f.value}")
     if findings.total > len(findings.examples):
         lines.append("            …")

@@ -100,10 +100,17 @@ class AdminService:
             for d in docs
         ]
 
-    async def delete_document(self, actor: Actor, title: str) -> bool:
-        """Delete a document by title; False when there is none."""
+    async def delete_document(
+        self, actor: Actor, title: str, collections: Sequence[str] | None = None
+    ) -> bool:
+        """Delete a document by title; False when there is none.
+
+        A chat admin deletes only in `collections` (what their audience reads): a
+        document outside them is "not found" too, so the answer does not tell
+        whether such a title exists. The CLI deletes anywhere.
+        """
         await self.check(actor, "docs:delete", title)
-        deleted = await self._ingestion.delete(title)
+        deleted = await self._ingestion.delete(title, _view_scope(actor, collections)[0])
         await self._audit(actor, "docs:delete", title, "ok" if deleted else "not_found")
         return deleted
 
@@ -176,10 +183,13 @@ class AdminService:
             for f in await self._forms.list(collections)
         ]
 
-    async def delete_form(self, actor: Actor, name: str) -> bool:
-        """Delete a form by name; False when there is none."""
+    async def delete_form(
+        self, actor: Actor, name: str, collections: Sequence[str] | None = None
+    ) -> bool:
+        """Delete a form by name; False when there is none (or, for a chat admin, when it
+        is outside `collections`: the same answer, see delete_document)."""
         await self.check(actor, "forms:delete", name)
-        deleted = await self._forms.delete(name)
+        deleted = await self._forms.delete(name, _view_scope(actor, collections)[0])
         await self._audit(actor, "forms:delete", name, "ok" if deleted else "not_found")
         return deleted
 
@@ -198,8 +208,9 @@ class AdminService:
 
         The edge for chat uploads and `ragbot upload`: the file is checked against
         the UploadPolicy here, once; the job that ingests it trusts that check.
-        A file bound for `public` is held by the job if it holds personal data,
-        unless `allow_personal_data` (the operator's `--allow-personal-data`).
+        A file bound for a collection citizens or guests read (`UploadPolicy.screens`)
+        is held by the job if it holds personal data, unless `allow_personal_data`
+        (the operator's `--allow-personal-data`).
         """
         name = self.policy.clean_name(file_name)
         await self.check(actor, "upload", name)

@@ -16,6 +16,7 @@ from bot.core.messages import Attachment, Reply
 from bot.core.uploads import fetch_attachment, refused
 from storage.forms import FormCollectionError, FormFile, InvalidFormError, SavedForm
 from textkit.catalog import say
+from textkit.scripts import EN
 
 PUBLIC = ("help", "forms")
 ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs", "upload", "memory")
@@ -86,13 +87,12 @@ class CommandRunner:
         except NotAllowedError:
             return Reply(say("not_admin", language), language, "not_admin")
         except FormCollectionError as exc:
-            allowed = ", ".join(collections) if collections is not None else "all"
             text = say(
                 "form_collection_refused",
                 language,
                 name=exc.name,
                 collection=exc.collection,
-                allowed=allowed or "none",
+                allowed=collection_names(collections, language),
             )
             return Reply(text, language, "form_collection_refused")
         except InvalidFormError as exc:
@@ -138,7 +138,7 @@ class CommandRunner:
             return Reply(text, language, "docs", {"documents": docs})
         if name == "delete":
             title = " ".join(args)
-            if await self._admin.delete_document(actor, title):
+            if await self._admin.delete_document(actor, title, collections):
                 return Reply(say("done", language, what=f"deleted {title!r}"), language, "done")
             return Reply(
                 say("not_found", language, kind="document", name=title), language, "not_found"
@@ -149,14 +149,14 @@ class CommandRunner:
             return form_saved(saved, form, language)
         if name == "delform":
             form = " ".join(args)
-            if await self._admin.delete_form(actor, form):
+            if await self._admin.delete_form(actor, form, collections):
                 return Reply(say("done", language, what=f"deleted form {form!r}"), language, "done")
             return Reply(say("not_found", language, kind="form", name=form), language, "not_found")
         if name == "memory":
             return await self._memory(actor, args, language, collections)
         if name == "stats":
             stats = await self._admin.stats(actor, collections=collections)
-            return Reply(stats_text(stats), language, "stats", {"stats": stats})
+            return Reply(stats_text(stats, language), language, "stats", {"stats": stats})
         uploads = await self._admin.uploads(actor)  # "jobs"
         lines = [
             f"• #{u['id']} {u['file']}: {u['status']}"
@@ -237,13 +237,23 @@ def form_saved(saved: SavedForm, name: str, language: str) -> Reply:
     return Reply(text, language, "done", {"collection": saved.collection, "new": saved.new})
 
 
-def stats_text(stats: dict[str, Any]) -> str:
+def collection_names(collections: Sequence[str] | None, language: str) -> str:
+    """Collections as a list in words: "all" for no limit, "none" for an empty one."""
+    if collections is None:
+        return say("collections_all", language)
+    return ", ".join(collections) or say("collections_none", language)
+
+
+def stats_text(stats: dict[str, Any], language: str = EN) -> str:
     """`stats` for a chat: the counts, then one line each for the period's traffic."""
     lines = [f"{k.replace('_', ' ')}: {v}" for k, v in stats.items() if isinstance(v, int)]
     scope = stats.get("scope") or {}
     if scope.get("platform"):  # a chat admin's view: say whose numbers these are
-        readable = ", ".join(scope.get("collections") or []) or "none"
-        lines.insert(0, f"scope: {scope['platform']} only, collections {readable}")
+        readable = collection_names(scope.get("collections") or (), language)
+        lines.insert(
+            0,
+            say("stats_scope", language, platform=scope["platform"], collections=readable),
+        )
     volumes, latency = stats["volumes"], stats["latency_ms"]
     helpful = stats["feedback"]["helpful_rate"]
     lines += [

@@ -95,11 +95,13 @@ class ServingCore:
     ) -> tuple[str, ...] | None:
         """The collections this asker on `platform` may read (None: all).
 
-        Slack: guests and unidentified senders read SLACK_GUEST_COLLECTIONS; the
-        home team reads SLACK_COLLECTIONS plus what SLACK_CHANNEL_COLLECTIONS adds
-        for the channel. Other platforms: their setting, whoever asks.
+        Slack: guests and unidentified senders, and anyone in a shared channel (or
+        one whose facts are unknown: everyone there reads the reply), read
+        SLACK_GUEST_COLLECTIONS; the home team elsewhere reads SLACK_COLLECTIONS plus
+        what SLACK_CHANNEL_COLLECTIONS adds for the channel. Other platforms: their
+        setting, whoever asks.
         """
-        if self._is_guest(platform, audience):
+        if self._is_guest(platform, audience) or (audience is not None and audience.shared_channel):
             return self._settings.guest_collections(platform)
         allowed = self._settings.collections(platform)
         channel = audience.channel if audience is not None else None
@@ -113,6 +115,22 @@ class ServingCore:
         if self._settings.guest_collections(platform) is None:
             return False  # Telegram, the console: no guest notion, the platform decides
         return audience is None or audience.guest
+
+    def unverified_admin(self, message: InboundMessage) -> bool:
+        """A listed admin refused only because the adapter could not learn who they are."""
+        audience = message.audience
+        return (
+            not message.is_admin
+            and self._settings.guest_collections(message.platform) is not None
+            and (audience is None or not audience.verified)
+            and message.user_id in self._settings.admin_ids(message.platform)
+        )
+
+    def _refusal(self, message: InboundMessage, reply: Reply, language: str) -> Reply:
+        """`not_admin` said to an unverified listed admin becomes "I couldn't verify you"."""
+        if reply.kind != "not_admin" or not self.unverified_admin(message):
+            return reply
+        return Reply(say("admin_unverified", language), language, "admin_unverified")
 
     def actor(self, message: InboundMessage) -> Actor:
         """The AdminService actor of a message's sender."""
@@ -135,13 +153,15 @@ class ServingCore:
         value: str,
         fetch: FileFetcher,
         audience: Audience | None = None,
+        language: str | None = None,
     ) -> Reply:
         """A core button (an upload offer, a held upload) pressed by `user_id`.
 
         `fetch` downloads a pending file's platform reference; only the admin who
-        sent the file may choose, anyone else's press changes nothing.
+        sent the file may choose, anyone else's press changes nothing. `language`:
+        the presser's, when the adapter knows it (for replies with no upload to go by).
         """
-        return await self.uploads.press(platform, user_id, audience, action, value, fetch)
+        return await self.uploads.press(platform, user_id, audience, action, value, fetch, language)
 
     def register_notifier(self, platform: str, notifier: Notifier) -> None:
         """How upload results reach admins on `platform` (the adapter sends a message)."""
@@ -233,7 +253,7 @@ class ServingCore:
             return
         collections = self.collections(message.platform, message.audience)
         if message.command:
-            yield await self._commands.run(
+            reply = await self._commands.run(
                 self.actor(message),
                 message.command,
                 message.args,
@@ -241,10 +261,12 @@ class ServingCore:
                 collections,
                 message.attachments[0] if message.attachments else None,
             )
+            yield self._refusal(message, reply, language)
             return
         if message.attachments:
             for attachment in message.attachments:
-                yield await self.uploads.receive(message, attachment, language)
+                reply = await self.uploads.receive(message, attachment, language)
+                yield self._refusal(message, reply, language)
             return
         async with contextlib.aclosing(self._turn(message, language, collections)) as turn:
             async for event in turn:

@@ -22,9 +22,8 @@ from storage.db import Database
 from storage.ingestion import FAILED, HELD, IngestionService, IngestResult
 from storage.repositories import audit as audit_repo
 from storage.repositories import uploads as uploads_repo
-from storage.upload_policy import DEFAULT_COLLECTION
 from textkit.catalog import say
-from textkit.personal_data import KINDS, Findings
+from textkit.personal_data import HEADING, KINDS, TITLE, Findings
 
 logger = logging.getLogger(__name__)
 QUEUE = "uploads"
@@ -98,7 +97,8 @@ class JobQueue:
     async def run_upload(self, upload_id: int, allow_personal_data: bool = False) -> str:
         """The job: ingest an upload's bytes, record the outcome, tell the uploader.
 
-        A file bound for `public` is screened for personal data after parsing
+        A file bound for a collection citizens or guests read (the UploadPolicy's
+        screened collections) is screened for personal data after parsing
         unless an admin allowed it; one that holds any is held (bytes kept, status
         `held`, counts audited) and the uploader is asked to publish or cancel.
         """
@@ -117,7 +117,8 @@ class JobQueue:
             title=title,
             source=f"upload:{upload.platform}:{name}",
             collection=collection,
-            hold_personal_data=collection == DEFAULT_COLLECTION and not allow_personal_data,
+            hold_personal_data=self._ingestion.policy.screens(collection)
+            and not allow_personal_data,
         )
         if result.status == HELD and result.findings is not None:
             await self._hold(upload_id, upload.platform, upload.user_id, name, result)
@@ -240,11 +241,16 @@ def findings_text(findings: Findings, language: str) -> str:
     )
     lines = [counts]
     for found in findings.examples:
-        where = (
-            say("personal_data_page_line", language, page=found.page, line=found.line)
-            if found.page
-            else say("personal_data_line", language, line=found.line)
-        )
+        if found.part == TITLE:
+            where = say("personal_data_title", language)
+        else:
+            where = (
+                say("personal_data_page_line", language, page=found.page, line=found.line)
+                if found.page
+                else say("personal_data_line", language, line=found.line)
+            )
+            if found.part == HEADING:
+                where = say("personal_data_heading", language, where=where)
         lines.append(f"• {where}: {say(f'personal_data:{found.kind}', language)} {found.value}")
     if findings.total > len(findings.examples):
         lines.append("• …")

@@ -67,10 +67,20 @@ class Audience:
     never reads more than a guest. `channel` is where the message was sent (a
     Slack channel id), for per-channel collections. Only platforms with guests
     (Slack) read these facts; Telegram and the console ignore them.
+
+    `verified` is true when the adapter learned the sender's facts (so a listed
+    admin refused as a guest is told they are not an admin, and one whose facts
+    could not be learned is told their account could not be verified).
+    `shared_channel` is true when the reply is posted where outsiders may read
+    it (a Slack Connect or otherwise shared channel, or a channel whose facts
+    could not be learned): the message then reads only the guest collections,
+    whoever asks, while admin rights still follow the sender.
     """
 
     guest: bool = True
     channel: str | None = None
+    verified: bool = False
+    shared_channel: bool = False
 
 
 @dataclass(frozen=True)

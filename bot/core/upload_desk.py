@@ -19,8 +19,6 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from sqlalchemy import func
-
 from bot.core.admin import Actor, AdminService
 from bot.core.chat_state import ChatState
 from bot.core.messages import Attachment, Audience, Button, InboundMessage, Reply
@@ -30,6 +28,7 @@ from storage.filenames import display_name
 from storage.repositories import audit as audit_repo
 from storage.repositories import uploads as uploads_repo
 from textkit.catalog import say
+from textkit.scripts import EN
 
 logger = logging.getLogger(__name__)
 OFFER_TTL_S = 24 * 3600.0  # an offer's buttons work for a day, then the reference is gone
@@ -122,32 +121,35 @@ class UploadDesk:
         action: str,
         value: str,
         fetch: FileFetcher,
+        language: str | None = None,
     ) -> Reply:
         """A button under an offer or a held upload. Only the admin who sent the file
-        may choose: anyone else's press changes nothing (kind `not_yours`)."""
-        if action == "upload":
-            return await self._choose(platform, user_id, audience, value, fetch)
-        if action == "held":
-            return await self._settle(platform, user_id, audience, value)
-        return _gone("en")
+        may choose: another admin's press changes nothing (kind `not_yours`).
 
-    async def _choose(
-        self,
-        platform: str,
-        user_id: str,
-        audience: Audience | None,
-        value: str,
-        fetch: FileFetcher,
-    ) -> Reply:
+        A non-admin's press is answered "gone" (for the presser alone: `private`)
+        before anything is looked up or audited: it learns nothing about which
+        uploads exist, and forged presses cannot flood the audit log.
+        """
+        language = language or EN
+        actor = Actor(platform, user_id, self._is_admin(platform, user_id, audience))
+        if not actor.is_admin:
+            return _gone(language, private=True)
+        if action == "upload":
+            return await self._choose(actor, value, fetch, language)
+        if action == "held":
+            return await self._settle(actor, value, language)
+        return _gone(language)
+
+    async def _choose(self, actor: Actor, value: str, fetch: FileFetcher, language: str) -> Reply:
+        platform = actor.platform
         offer_id, _, choice = value.partition(":")
         key = offer_key(offer_id)
         raw = await self._state.recall(platform, key, OFFER_TTL_S)
         if raw is None:
-            return _gone("en")
+            return _gone(language)
         pending: dict[str, Any] = json.loads(raw)
-        language = str(pending.get("language") or "en")
-        actor = Actor(platform, user_id, self._is_admin(platform, user_id, audience))
-        if pending.get("user") != user_id or not actor.is_admin:
+        language = str(pending.get("language") or language)
+        if pending.get("user") != actor.user_id:
             await self._audit(actor, "upload:press", pending.get("name"), "refused", "not theirs")
             return Reply(say("upload_not_yours", language), language, "not_yours")
         if choice != IGNORE and choice not in pending.get("choices", ()):
@@ -184,26 +186,20 @@ class UploadDesk:
             self.readers,
         )
 
-    async def _settle(
-        self, platform: str, user_id: str, audience: Audience | None, value: str
-    ) -> Reply:
-        """Publish a held upload anyway (queued again, unscreened) or cancel it (bytes deleted)."""
+    async def _settle(self, actor: Actor, value: str, language: str) -> Reply:
+        """Publish a held upload anyway (queued again, unscreened) or cancel it (bytes deleted).
+
+        Only ever called for an admin (`press` answers everyone else first).
+        """
+        platform, user_id = actor.platform, actor.user_id
         raw_id, _, what = value.partition(":")
         if not raw_id.isdigit() or what not in ("publish", "cancel"):
-            return _gone("en")
+            return _gone(language)
         upload_id = int(raw_id)
-        actor = Actor(platform, user_id, self._is_admin(platform, user_id, audience))
         publish = what == "publish"
-        values: dict[str, Any] = (
-            {"status": "queued"}
-            if publish
-            else {"status": "cancelled", "data": None, "finished_at": func.now()}
-        )
         async with self._db.transaction() as session:
-            held = (
-                await uploads_repo.settle_held(session, upload_id, platform, user_id, **values)
-                if actor.is_admin
-                else None
+            held = await uploads_repo.settle_held(
+                session, upload_id, platform, user_id, publish=publish
             )
             if held is None:
                 current = await uploads_repo.get_upload(session, upload_id)
@@ -213,12 +209,12 @@ class UploadDesk:
                     session, platform, user_id, action, held.file_name, "ok", held.reason
                 )
         if held is None:
-            language = (current.language if current else None) or "en"
+            language = (current.language if current else None) or language
             if current is not None and current.status == "held":  # someone else's
                 await self._audit(actor, "upload:press", current.file_name, "refused", "not theirs")
                 return Reply(say("upload_not_yours", language), language, "not_yours")
             return _gone(language)
-        language = held.language or "en"
+        language = held.language or language
         name = display_name(held.file_name)
         if not publish:
             return Reply(say("upload_cancelled", language, name=name), language, "upload_cancelled")
@@ -253,5 +249,11 @@ class UploadDesk:
             )
 
 
-def _gone(language: str) -> Reply:
-    return Reply(say("upload_offer_gone", language), language, "gone")
+def _gone(language: str, *, private: bool = False) -> Reply:
+    """The offer or held upload is not (or no longer) there to act on.
+
+    `private`: tell only the presser (a toast, an ephemeral message) and leave
+    the message with the buttons as it is.
+    """
+    data = {"private": True} if private else {}
+    return Reply(say("upload_offer_gone", language), language, "gone", data)

@@ -83,8 +83,9 @@ class SlackAdapter:
         )
 
     async def start(self) -> None:
-        """Connect Socket Mode (HTTP mode needs nothing: the routes are served)."""
+        """Check the app's scopes, then connect Socket Mode (HTTP mode: the routes are served)."""
         self._core.register_notifier(translate.PLATFORM, self.notify)
+        await self.audiences.check_access()  # a missing users:read is one clear ERROR, not a stop
         if self.socket_mode:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
@@ -197,7 +198,7 @@ class SlackAdapter:
             translate.PLATFORM, user, parsed[0], parsed[1], self._download, audience
         )
         text = escape(reply.text)
-        if reply.kind == "not_yours" or not message.get("ts"):
+        if reply.kind == "not_yours" or reply.data.get("private") or not message.get("ts"):
             await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
             return
         section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
@@ -212,8 +213,12 @@ class SlackAdapter:
         return await self.audiences.audience(user.get("id"), translate.user_team(body), channel)
 
     async def _answer(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
+        # outside a DM everyone in the channel reads the answer: the channel's facts count too
         audience = await self.audiences.audience(
-            event.get("user"), translate.user_team(event), event.get("channel")
+            event.get("user"),
+            translate.user_team(event),
+            event.get("channel"),
+            in_channel=event.get("channel_type") != "im",
         )
         inbound = translate.inbound_message(event, bot, self._download, audience)
         channel, thread_ts = translate.split_key(inbound.conversation_key)

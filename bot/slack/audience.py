@@ -1,10 +1,12 @@
-"""Who is asking in Slack: a home-team employee, or a guest / another organisation's user.
+"""Who is asking in Slack, and who else reads the reply.
 
-The facts come from the payload (the acting user's team) and `users.info`
-(their team and guest flags), compared with the bot's own team from
-`auth.test`. Answers are cached for SLACK_USER_CACHE_SECONDS. Any doubt — an
-API error, a timeout, a missing field — makes the sender a guest: the core then
-gives them the guest collections and no admin rights, never internal.
+The asker's facts come from the payload (the acting user's team) and
+`users.info` (their team and guest flags), compared with the bot's own team
+from `auth.test`; a channel's from `conversations.info` (its shared flags).
+Both are cached for SLACK_USER_CACHE_SECONDS; failures are not cached. Any
+doubt — an API error, a timeout, a missing field — makes the sender a guest and
+the channel a shared one: the core then gives the guest collections and no
+admin rights, never internal.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.messages import Audience
@@ -23,6 +26,11 @@ logger = logging.getLogger(__name__)
 
 LOOKUP_TIMEOUT_S = 5.0  # a slow users.info must not hold the answer up: past this, a guest
 _MAX_CACHED = 10_000
+# a channel any of these mark is (or is about to be) read by other organisations or workspaces
+_SHARED_FLAGS = ("is_shared", "is_ext_shared", "is_org_shared")
+_PENDING_FLAGS = ("is_pending_ext_shared", "pending_shared", "pending_connected_team_ids")
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -44,22 +52,79 @@ def facts_from(user: Any) -> UserFacts | None:
     return UserFacts(team, any(flags) or bool(user.get("is_stranger")))
 
 
+def channel_shared(channel: Any) -> bool | None:
+    """Whether outsiders may read a conversations.info `channel` (None: cannot tell).
+
+    A DM is the asker's and the bot's alone; a channel is shared when any shared
+    flag is set or a share is pending. A channel without its shared flags is unknown.
+    """
+    if not isinstance(channel, dict):
+        return None
+    if channel.get("is_im") is True:
+        return False
+    flags = [channel.get(name) for name in _SHARED_FLAGS]
+    if not all(isinstance(f, bool) for f in flags):
+        return None
+    return any(flags) or any(bool(channel.get(name)) for name in _PENDING_FLAGS)
+
+
+def slack_error(exc: Exception) -> tuple[str, str]:
+    """(error, needed scope) of a failed Web API call ("" when not said)."""
+    response = exc.response if isinstance(exc, SlackApiError) else None
+    if response is None:
+        return "", ""
+    return str(response.get("error") or ""), str(response.get("needed") or "")
+
+
+class _Cache(Generic[T]):
+    """Facts per id until they expire (ttl 0: nothing kept)."""
+
+    def __init__(self, ttl_s: float) -> None:
+        self._ttl = ttl_s
+        self._items: dict[str, tuple[float, T]] = {}
+
+    def get(self, key: str, now: float) -> T | None:
+        cached = self._items.get(key)
+        return cached[1] if cached is not None and cached[0] > now else None
+
+    def put(self, key: str, value: T, now: float) -> None:
+        if self._ttl <= 0:
+            return
+        if len(self._items) >= _MAX_CACHED:  # drop the expired; if none, start over
+            self._items = {k: v for k, v in self._items.items() if v[0] > now}
+            if len(self._items) >= _MAX_CACHED:
+                self._items.clear()
+        self._items[key] = (now + self._ttl, value)
+
+
 class SlackAudiences:
-    """Turns a Slack user (and where they wrote) into the core's Audience."""
+    """Turns a Slack user (and where the reply is posted) into the core's Audience."""
 
     def __init__(
         self, client: AsyncWebClient, ttl_s: float, timeout_s: float = LOOKUP_TIMEOUT_S
     ) -> None:
         self._client = client
-        self._ttl = ttl_s
         self._timeout = timeout_s
         self._home: str | None = None
-        self._users: dict[str, tuple[float, UserFacts]] = {}
+        self._bot_user: str | None = None
+        self._users: _Cache[UserFacts] = _Cache(ttl_s)
+        self._channels: _Cache[bool] = _Cache(ttl_s)
+        self._told: set[str] = set()  # missing scopes already logged as errors
 
     async def audience(
-        self, user_id: str | None, payload_team: str | None, channel: str | None
+        self,
+        user_id: str | None,
+        payload_team: str | None,
+        channel: str | None,
+        *,
+        in_channel: bool = False,
     ) -> Audience:
-        """The sender's audience: a member only when every fact says home team, no guest."""
+        """The sender's audience: a member only when every fact says home team, no guest.
+
+        `in_channel`: the reply is posted in `channel` for everyone there to read
+        (not a DM, not an ephemeral reply), so a shared or unknown channel makes
+        the message read only the guest collections.
+        """
         home = await self.home_team()
         facts = await self.user(user_id) if user_id else None
         member = (
@@ -69,15 +134,22 @@ class SlackAudiences:
             and not facts.guest
             and payload_team in (None, home)  # Slack Connect: the event names their team
         )
-        return Audience(guest=not member, channel=channel)
+        shared = in_channel and (not channel or await self.channel(channel) is not False)
+        return Audience(
+            guest=not member,
+            channel=channel,
+            verified=home is not None and facts is not None,
+            shared_channel=shared,
+        )
 
     async def home_team(self) -> str | None:
         """The bot's own team id (auth.test), remembered once known."""
         if self._home is None:
             try:
                 reply = await asyncio.wait_for(self._client.auth_test(), self._timeout)
-                team = reply.get("team_id")
+                team, user = reply.get("team_id"), reply.get("user_id")
                 self._home = team if isinstance(team, str) and team else None
+                self._bot_user = user if isinstance(user, str) and user else None
             except Exception as exc:  # unknown home team: everyone is a guest for now
                 logger.warning("slack auth.test failed, treating senders as guests: %s", exc)
         return self._home
@@ -85,25 +157,86 @@ class SlackAudiences:
     async def user(self, user_id: str) -> UserFacts | None:
         """users.info facts for `user_id`, cached; None when they cannot be learned."""
         now = time.monotonic()
-        cached = self._users.get(user_id)
-        if cached is not None and cached[0] > now:
-            return cached[1]
+        cached = self._users.get(user_id, now)
+        if cached is not None:
+            return cached
         try:
             reply = await asyncio.wait_for(self._client.users_info(user=user_id), self._timeout)
             facts = facts_from(reply.get("user"))
         except Exception as exc:  # error, timeout, network: a guest, and asked again next time
+            self._tell_missing_scope(exc, "users:read", "users.info")
             logger.warning("slack users.info failed for a user, treating as guest: %s", exc)
             return None
         if facts is None:
             logger.warning("slack users.info lacked team or guest flags: treating as guest")
             return None
-        if self._ttl > 0:
-            self._remember(user_id, facts, now)
+        self._users.put(user_id, facts, now)
         return facts
 
-    def _remember(self, user_id: str, facts: UserFacts, now: float) -> None:
-        if len(self._users) >= _MAX_CACHED:  # drop the expired; if none, start over
-            self._users = {k: v for k, v in self._users.items() if v[0] > now}
-            if len(self._users) >= _MAX_CACHED:
-                self._users.clear()
-        self._users[user_id] = (now + self._ttl, facts)
+    async def channel(self, channel_id: str) -> bool | None:
+        """Whether outsiders may read `channel_id` (conversations.info), cached; None: unknown."""
+        now = time.monotonic()
+        cached = self._channels.get(channel_id, now)
+        if cached is not None:
+            return cached
+        try:
+            reply = await asyncio.wait_for(
+                self._client.conversations_info(channel=channel_id), self._timeout
+            )
+            shared = channel_shared(reply.get("channel"))
+        except Exception as exc:  # treated as shared, and asked again next time
+            self._tell_missing_scope(exc, "channels:read", "conversations.info")
+            logger.warning(
+                "slack conversations.info failed, answering from guest collections: %s", exc
+            )
+            return None
+        if shared is None:
+            logger.warning("slack conversations.info lacked shared flags: a shared channel")
+            return None
+        self._channels.put(channel_id, shared, now)
+        return shared
+
+    async def check_access(self) -> None:
+        """At start: can users.info be read (on the bot's own user)? Logs, never raises.
+
+        Without `users:read` every sender would silently be a guest: say so once,
+        loudly, instead of a warning per message.
+        """
+        await self.home_team()
+        if self._bot_user is None:
+            logger.error(
+                "slack auth.test failed at start: every Slack user is treated as a guest "
+                "(SLACK_GUEST_COLLECTIONS, no admin commands) until it succeeds"
+            )
+            return
+        try:
+            reply = await asyncio.wait_for(
+                self._client.users_info(user=self._bot_user), self._timeout
+            )
+            if facts_from(reply.get("user")) is None:
+                logger.error("slack users.info lacks team or guest flags: everyone is a guest")
+        except Exception as exc:
+            if not self._tell_missing_scope(exc, "users:read", "users.info"):
+                logger.warning("slack users.info check at start failed: %s", exc)
+
+    def _tell_missing_scope(self, exc: Exception, default: str, method: str) -> bool:
+        """One ERROR per missing scope naming it and what it costs; True if it was that."""
+        error, needed = slack_error(exc)
+        if error != "missing_scope":
+            return False
+        scope = needed or default
+        if scope not in self._told:
+            self._told.add(scope)
+            cost = (
+                "everyone is treated as a guest (SLACK_GUEST_COLLECTIONS, no admin commands)"
+                if method == "users.info"
+                else "channels are treated as shared (answers there use SLACK_GUEST_COLLECTIONS)"
+            )
+            logger.error(
+                "the Slack app lacks the %s scope (%s: missing_scope): %s until it is added; "
+                "reinstall the app with the scopes in bot/slack/manifest.yaml",
+                scope,
+                method,
+                cost,
+            )
+        return True

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from telegram import BotCommand, BotCommandScopeChat, BotCommandScopeDefault, Update
+from telegram.constants import ParseMode
 from telegram.error import Conflict, TelegramError
 from telegram.ext import (
     Application,
@@ -225,13 +226,19 @@ class TelegramAdapter:
     # --- upload results ----------------------------------------------------------------
 
     async def notify(self, outcome: UploadOutcome) -> None:
-        """Tell the admin, in the chat the file came from, what the ingestion job did."""
-        chat_id = translate.chat_of(outcome.conversation_key or "")
-        if chat_id is None:
+        """Tell the admin, in their private chat, what the ingestion job did.
+
+        Never the chat the file came from: a held notice names personal data
+        (masked) and has buttons, and a group must see neither. A Telegram user's
+        private chat has their user id.
+        """
+        chat_id = translate.chat_of(outcome.user_id)
+        if chat_id is None or chat_id <= 0:  # not a user: groups have negative ids
+            logger.warning("upload %s: no private chat for its uploader", outcome.upload_id)
             return
         await self.app.bot.send_message(
             chat_id,
             escape(outcome.text),
-            parse_mode="HTML",
+            parse_mode=ParseMode.HTML,
             reply_markup=core_keyboard(outcome.buttons),  # a held upload: publish / cancel
         )

@@ -9,6 +9,7 @@ buttons) are claimed with `first_delivery` so a repeated update does nothing.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -87,7 +88,14 @@ class TelegramHandlers:
             language=await self._chosen_language(message.from_user.id),
             command=command,
         )
-        if not translate.is_private(message.chat) and inbound.command in ADMIN:
+        await self._run_admin_aware(inbound, message, context)
+
+    async def _run_admin_aware(
+        self, inbound: InboundMessage, message: Message, context: Context
+    ) -> None:
+        """Run in the message's chat, except an admin action in a group: privately."""
+        admin_action = inbound.command in ADMIN or inbound.upload_intent
+        if not translate.is_private(message.chat) and admin_action:
             await self._run_privately(inbound, message, context)
             return
         await self._run(inbound, message, context)
@@ -95,8 +103,9 @@ class TelegramHandlers:
     async def _run_privately(
         self, inbound: InboundMessage, message: Message, context: Context
     ) -> None:
-        """An admin command sent in a group: answered in the sender's private chat, never
-        in the group; when the bot may not write to them there, refused with a hint."""
+        """An admin command or upload sent in a group: answered in the sender's private
+        chat, never in the group; when the bot may not write to them there, refused with
+        a hint (and nothing is run: no file is read or stored)."""
         user_id = int(inbound.user_id)
         try:  # a bot may only write to users who started it: ask Telegram first
             await context.bot.send_chat_action(user_id, ChatAction.TYPING)
@@ -106,7 +115,10 @@ class TelegramHandlers:
                 language = inbound.language or await self._reply_language(message.from_user)
                 await message.reply_text(say("telegram:admin_in_private", language))
             return
-        await self._run(inbound, message, context, private_to=user_id)
+        # the private chat is the conversation: an upload's result and held notice
+        # (findings, buttons) are sent there by the job, never to the group
+        private = dataclasses.replace(inbound, conversation_key=str(user_id))
+        await self._run(private, message, context, private_to=user_id)
 
     async def on_document(self, update: Update, context: Context) -> None:
         """A file: an upload (caption `/upload [title]`), a form's file, or else only offered.
@@ -146,7 +158,7 @@ class TelegramHandlers:
             attachments=(translate.attachment(document, self._fetcher(context)),),
             upload_intent=command is not None and command[0] == "upload",
         )
-        await self._run(inbound, message, context)
+        await self._run_admin_aware(inbound, message, context)
 
     @staticmethod
     def _fetcher(context: Context) -> Callable[[str], Awaitable[bytes]]:
@@ -282,14 +294,22 @@ class TelegramHandlers:
         if not await self._core.first_delivery(PLATFORM, f"callback:{query.id}"):
             return  # the same press delivered again
         parsed = translate.core_button(query.data)
-        if parsed is None:
+        # callback data is the client's: only a button the message really carries counts
+        if parsed is None or not translate.carries_button(query.message, query.data):
             await query.answer()
             return
         action, value = parsed
+        language = await self._reply_language(query.from_user)
         reply = await self._core.press(
-            PLATFORM, str(query.from_user.id), action, value, self._fetcher(context)
+            PLATFORM,
+            str(query.from_user.id),
+            action,
+            value,
+            self._fetcher(context),
+            language=language,
         )
-        if reply.kind == "not_yours":
+        if reply.kind == "not_yours" or reply.data.get("private"):
+            # only the presser is told; the message (maybe in a group) stays as it is
             await query.answer(reply.text, show_alert=True)
             return
         await query.answer()
@@ -298,7 +318,9 @@ class TelegramHandlers:
         except TelegramError as exc:  # the message is gone: say it in the chat instead
             logger.info("offer message not edited: %s", exc)
             if query.message is not None:
-                await context.bot.send_message(query.message.chat.id, escape(reply.text))
+                await context.bot.send_message(
+                    query.message.chat.id, escape(reply.text), parse_mode=ParseMode.HTML
+                )
 
     async def on_language_choice(self, update: Update, context: Context) -> None:
         """A /lang button: remembered for every later answer."""

@@ -98,6 +98,14 @@ def split_command(text: str, username: str) -> tuple[str, tuple[str, ...]] | Non
     return name.lower(), tuple(parse_words(rest or ""))
 
 
+def carries_button(message: object, data: str) -> bool:
+    """The message (Telegram's own copy, not the client's word) has a button with `data`."""
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return False
+    buttons = [b for row in message.reply_markup.inline_keyboard for b in row]
+    return any(b.callback_data == data for b in buttons)
+
+
 def vote_origin(message: object, data: str, user_id: int) -> str | None:
     """The chat a vote may count in (its id), or None when the click cannot be trusted.
 
@@ -105,10 +113,7 @@ def vote_origin(message: object, data: str, user_id: int) -> str | None:
     Telegram's own copy. A vote counts only when that message carries a button
     with exactly this data, and in a private chat only from the chat's user.
     """
-    if not isinstance(message, Message) or message.reply_markup is None:
-        return None
-    buttons = [b for row in message.reply_markup.inline_keyboard for b in row]
-    if not any(b.callback_data == data for b in buttons):
+    if not isinstance(message, Message) or not carries_button(message, data):
         return None
     if is_private(message.chat) and message.chat.id != user_id:
         return None

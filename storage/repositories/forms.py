@@ -56,7 +56,12 @@ async def file_of(
     return row[0], row[1]
 
 
-async def delete_form(session: AsyncSession, name: str) -> bool:
-    """Delete a form by name; False when there was none."""
-    result = await session.execute(delete(Form).where(Form.name == name))
+async def delete_form(
+    session: AsyncSession, name: str, collections: Sequence[str] | None = None
+) -> bool:
+    """Delete a form by name (only in `collections`, when given); False when there was none."""
+    query = delete(Form).where(Form.name == name)
+    if collections is not None:
+        query = query.where(Form.collection.in_(collections))
+    result = await session.execute(query)
     return bool(getattr(result, "rowcount", 0))

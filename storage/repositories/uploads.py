@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import undefer
 
@@ -45,13 +45,19 @@ async def recent_uploads(
 
 
 async def settle_held(
-    session: AsyncSession, upload_id: int, platform: str, user_id: str, **values: Any
+    session: AsyncSession, upload_id: int, platform: str, user_id: str, *, publish: bool
 ) -> Upload | None:
-    """Move a held upload on (publish or cancel), only for the admin who sent it.
+    """Move a held upload on, only for the admin who sent it: `publish` queues it again;
+    otherwise it is cancelled, its bytes dropped and its finish time set now.
 
     One caller wins: the row changes only while it is still `held`, so a second
     press (or a second worker) gets None. The upload as it was, with its title.
     """
+    values: dict[str, Any] = (
+        {"status": "queued"}
+        if publish
+        else {"status": "cancelled", "data": None, "finished_at": func.now()}
+    )
     row = await session.scalar(
         update(Upload)
         .where(

@@ -1,6 +1,8 @@
 """Slack audiences: guests, Slack Connect users and the unidentified read only the guest
-collections and are never admins; channels can add collections; DM questions that start
-with a command word stay questions. The real bolt app against the fake Slack and Postgres."""
+collections and are never admins; answers in shared (or unknown) channels read only the
+guest collections whoever asks; channels can add collections; a missing users:read scope
+is one clear error; DM questions that start with a command word stay questions. The real
+bolt app against the fake Slack and Postgres."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 from sqlalchemy import text
 
+from bot import settings as bot_settings
+from bot.settings import ConfigurationError
 from bot.slack.app import SlackAdapter
 from bot.slack.audience import SlackAudiences
 from bot.slack.translate import dm_command
@@ -20,6 +24,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.forms import FormService
 from storage.ingestion import IngestionService, IngestOptions
+from storage.upload_policy import COLLECTION_NAME
 from tests.adapters.test_slack import SECRET, SlackHarness, blocks_text, mention
 from tests.support.core_fixtures import DOCS, close_worker, make_worker, settings_for_tests
 from tests.support.fake_slack import TOKEN, FakeSlack
@@ -278,3 +283,153 @@ async def test_user_facts_are_cached_for_the_configured_time(fake_slack: FakeSla
     assert (await audiences.audience("U1", "T1", "C1")).guest
     assert len(fake_slack.of("users.info", user="U1")) == 2
     assert (await audiences.audience("U1", "T1", "C1")).channel == "C1"
+
+
+def replies_in(fake: FakeSlack, thread: str) -> list[str]:
+    """Every final text posted in thread `thread` so far (answers are updated in place)."""
+    started = {
+        r["ts"]
+        for (m, p), (_, r) in zip(fake.calls, fake.responses, strict=True)
+        if m in ("chat.postMessage", "chat.startStream") and p.get("thread_ts") == thread
+    }
+    return [
+        blocks_text(params)
+        for method, params in list(fake.calls)
+        if params.get("blocks")
+        and (
+            (method == "chat.postMessage" and params.get("thread_ts") == thread)
+            or (method == "chat.update" and params.get("ts") in started)
+        )
+    ]
+
+
+def uploaded_files(fake: FakeSlack) -> int:
+    """How many files the bot uploaded (form files go to the thread with files_upload_v2)."""
+    return len(fake.of("files.getUploadURLExternal"))
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        {"is_ext_shared": True, "is_shared": True},  # Slack Connect
+        {"is_org_shared": True},  # shared across an org's workspaces
+        {"is_pending_ext_shared": True},  # an invitation sent, not yet accepted
+        {"pending_connected_team_ids": ["T2"]},
+    ],
+)
+async def test_in_a_shared_channel_an_employee_gets_only_what_guests_read(
+    slack: SlackHarness, fake_slack: FakeSlack, db: Database, flags: dict[str, Any]
+) -> None:
+    fake_slack.channels["CEXT"] = flags
+    fake_slack.channels["CHR"] = flags  # an HR channel that became shared adds nothing
+    # the same employee in a normal channel and in a DM reads internal (so this can fail)
+    await slack.event(mention(PASSPORT_Q, "80.1", user="U1", channel="C1"))
+    assert INTERNAL_FACT in await reply_in(fake_slack, "80.1")
+    await slack.event(dm("I need the badge form", "80.2", user="U1"))
+    assert BADGE_URL in await reply_in(fake_slack, "80.2")
+
+    # in the shared channel: no internal passage, memory entry, form or channel collection
+    await slack.event(mention(PASSPORT_Q, "81.1", user="U1", channel="CEXT"))
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "81.1")
+    assert (await outcomes(db))[-1] != "memory"
+    await slack.event(mention("I need the badge form", "81.2", user="U1", channel="CEXT"))
+    assert BADGE_URL not in await reply_in(fake_slack, "81.2")
+    await slack.event(mention("What is the grade 7 salary band?", "81.3", channel="CHR"))
+    assert "52,000" not in await reply_in(fake_slack, "81.3")
+    await slack.event(mention("When is the service centre open?", "81.4", channel="CEXT"))
+    assert "8:30" in await reply_in(fake_slack, "81.4")  # public still answers
+    assert uploaded_files(fake_slack) == 0
+    # a reply in the shared channel's thread is the same channel
+    reply = {**dm(PASSPORT_Q, "81.5", channel="CEXT"), "thread_ts": "81.1"}
+    reply["channel_type"] = "channel"
+    await slack.event(reply)
+    for _ in range(600):
+        if len(replies_in(fake_slack, "81.1")) > 1:
+            break
+        await asyncio.sleep(0.05)
+    later = replies_in(fake_slack, "81.1")[1:]
+    assert later and not any(INTERNAL_FACT in shown for shown in later)
+    # the channel's facts were asked once (cached), the DM's never
+    assert len(fake_slack.of("conversations.info", channel="CEXT")) == 1
+    assert fake_slack.of("conversations.info", channel="D1") == []
+
+
+async def test_when_the_channel_cannot_be_looked_up_answers_there_are_public_only(
+    slack: SlackHarness, fake_slack: FakeSlack
+) -> None:
+    fake_slack.failing["conversations.info"] = "channel_not_found"
+    await slack.event(mention(PASSPORT_Q, "90.1", user="U1", channel="C1"))
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "90.1")
+    await slack.event(mention("I need the badge form", "90.2", user="U1", channel="C1"))
+    assert BADGE_URL not in await reply_in(fake_slack, "90.2")
+    await slack.event(mention("When is the service centre open?", "90.3", channel="C1"))
+    assert "8:30" in await reply_in(fake_slack, "90.3")
+    # a DM needs no channel facts
+    await slack.event(dm(PASSPORT_Q, "90.4", user="U1"))
+    assert INTERNAL_FACT in await reply_in(fake_slack, "90.4")
+    # missing shared flags count as a failure too, and failures are not remembered
+    del fake_slack.failing["conversations.info"]
+    fake_slack.channels["C2"] = {"is_shared": None}
+    await slack.event(mention(PASSPORT_Q, "90.5", user="U1", channel="C2"))
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "90.5")
+    await slack.event(mention(PASSPORT_Q, "90.6", user="U1", channel="C1"))
+    assert INTERNAL_FACT in await reply_in(fake_slack, "90.6")
+
+
+async def test_a_missing_users_read_scope_is_one_clear_error_at_start_and_admins_are_told(
+    slack: SlackHarness, fake_slack: FakeSlack, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake_slack.failing["users.info"] = "missing_scope"
+    adapter = SlackAdapter(slack.worker.core, slack.adapter._settings)
+    slack.adapter.audiences = adapter.audiences  # the harness serves this adapter's facts
+    with caplog.at_level("WARNING"):
+        await adapter.start()  # does not fail
+        errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+        assert len(errors) == 1 and "users:read" in errors[0] and "guest" in errors[0]
+        assert fake_slack.of("users.info", user="UBOT")
+        # a listed admin is told their account could not be verified, not "not an admin"
+        await slack.event(dm("docs", "95.1", user="U-ADMIN", channel="D2"))
+        shown = await reply_in(fake_slack, "95.1")
+        assert "couldn't verify your Slack account" in shown and "passport" not in shown
+        assert "only administrators" not in shown
+        # a colleague gets public answers, and the error is not repeated per message
+        await slack.event(mention(PASSPORT_Q, "95.2", user="U1"))
+        assert INTERNAL_FACT not in await reply_in(fake_slack, "95.2")
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1
+    # a non-admin whose facts failed is still just not an admin
+    await slack.event(dm("docs", "95.3", user="U5", channel="D5"))
+    assert "only administrators" in await reply_in(fake_slack, "95.3")
+
+
+@pytest.mark.parametrize(
+    ("value", "complaint"),
+    [
+        ("C0123:hr:extra", "bad collection 'hr:extra'"),
+        ("C0123:HR", "bad collection 'HR'"),
+        ("C0123:", "bad collection ''"),
+        ("general:hr", "is not CHANNEL_ID:collection"),
+        ("hr", "is not CHANNEL_ID:collection"),
+    ],
+)
+def test_bad_channel_collections_stop_the_slack_adapter_with_one_line(
+    value: str, complaint: str
+) -> None:
+    settings = settings_for_tests(
+        SLACK_BOT_TOKEN=TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_CHANNEL_COLLECTIONS=value
+    )
+    with pytest.raises(ConfigurationError) as raised:
+        SlackAdapter(None, settings)  # type: ignore[arg-type]  # refused before the core is used
+    message = str(raised.value)
+    assert "SLACK_CHANNEL_COLLECTIONS" in message and complaint in message
+    assert "\n" not in message
+
+
+def test_good_channel_collections_are_read() -> None:
+    settings = settings_for_tests(SLACK_CHANNEL_COLLECTIONS="C0123:hr, G77:finance,C0123:hr-2")
+    assert settings.channel_collections("slack") == {
+        "C0123": ("hr", "hr-2"),
+        "G77": ("finance",),
+    }
+    # the settings repeat the storage's collection-name rule: they must stay the same
+    assert bot_settings._COLLECTION_NAME.pattern == COLLECTION_NAME.pattern

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from bot.core.admin import Actor
 from bot.core.messages import FinalAnswer, Reply
 from bot.telegram.app import TelegramAdapter
 from storage.db import Database
@@ -201,3 +202,38 @@ async def test_an_admin_command_in_a_group_is_answered_privately_or_refused_with
     [hint] = fake_tg.of("sendMessage", group)
     assert "private chat" in hint["text"] and "documents" not in hint["text"]
     assert len(fake_tg.of("sendMessage", ADMIN)) == 1  # no stats anywhere
+
+
+async def test_a_telegram_admin_cannot_delete_or_even_find_internal_documents_and_forms(
+    tgm: TelegramHarness, fake_tg: FakeTelegram, db: Database
+) -> None:
+    admin = tgm.worker.core.admin
+    operator = Actor("cli", "operator", True)
+    await admin.add_form(
+        operator, "Staff leave", "https://intra.example.org/leave", collection="internal"
+    )
+    replies = lambda: [p["text"] for p in fake_tg.of("sendMessage", ADMIN)]  # noqa: E731
+
+    await tgm.post(private_text(9900, ADMIN, "/deldoc staff-parking"))
+    await tgm.post(private_text(9901, ADMIN, "/deldoc no-such-title"))
+    await tgm.post(private_text(9902, ADMIN, '/delform "Staff leave"'))
+    await until(lambda: len(replies()) == 3)
+    [internal_doc] = [t for t in replies() if "staff-parking" in t]
+    [missing_doc] = [t for t in replies() if "no-such-title" in t]
+    [internal_form] = [t for t in replies() if "Staff leave" in t]
+    # the same words as for a title that does not exist: nothing says it does
+    assert internal_doc == missing_doc.replace("no-such-title", "staff-parking")
+    assert "There is no document named" in internal_doc
+    assert "There is no form named" in internal_form
+    async with db.sessions() as session:
+        kept = await session.execute(
+            text(
+                "SELECT (SELECT count(*) FROM documents WHERE title = 'staff-parking'),"
+                " (SELECT count(*) FROM forms WHERE name = 'Staff leave')"
+            )
+        )
+        assert tuple(kept.one()) == (1, 1)
+    # and what citizens read stays the Telegram admin's to delete (the test is not vacuous)
+    await tgm.post(private_text(9903, ADMIN, "/deldoc passport"))
+    await until(lambda: len(replies()) == 4)
+    assert "deleted" in replies()[-1]

@@ -74,10 +74,12 @@ async def test_forwarded_document_with_an_id_is_offered_held_then_published_by_i
     assert not fake_tg.of("getFile")
     assert await _rows(db, "SELECT count(*) FROM uploads") == [(0,)]
 
-    # another user's press (forged or not) changes nothing
+    # a non-admin's press (forged or not) changes nothing and learns nothing: "gone",
+    # told to them alone (the offer keeps its buttons), looked up and audited nowhere
     await tg[1].post(callback(9301, CITIZEN, _data(offer, "Add to public"), offer))
     await until(lambda: bool(_alerts(fake_tg)))
-    assert "Only the administrator who sent this file" in _alerts(fake_tg)[0]
+    assert "expired or was already made" in _alerts(fake_tg)[0]
+    assert not fake_tg.of("editMessageText")
     assert not fake_tg.of("getFile")
     assert await _rows(db, "SELECT count(*) FROM uploads") == [(0,)]
 
@@ -101,6 +103,8 @@ async def test_forwarded_document_with_an_id_is_offered_held_then_published_by_i
 
     await tg[1].post(callback(9303, CITIZEN, _data(held, "Publish anyway"), held))
     await until(lambda: len(_alerts(fake_tg)) == 2)
+    # the same answer as for an upload that does not exist: nothing says this one is held
+    assert "expired or was already made" in _alerts(fake_tg)[1]
     assert await _rows(db, "SELECT status FROM uploads") == [("held",)]
 
     async with jobs_running(tg[1].worker):
@@ -113,10 +117,7 @@ async def test_forwarded_document_with_an_id_is_offered_held_then_published_by_i
     ]
     audited = await _rows(db, "SELECT action, result FROM audit_log WHERE user_id = '42'")
     assert ("upload:publish_anyway", "ok") in audited
-    refused = await _rows(
-        db, "SELECT count(*) FROM audit_log WHERE user_id = '1500' AND result = 'refused'"
-    )
-    assert refused == [(2,)]
+    assert await _rows(db, "SELECT count(*) FROM audit_log WHERE user_id = '1500'") == [(0,)]
 
 
 async def test_upload_replying_to_a_document_then_cancel_deletes_the_held_bytes(
@@ -150,6 +151,58 @@ async def test_upload_replying_to_a_document_then_cancel_deletes_the_held_bytes(
     assert await _rows(db, "SELECT result FROM audit_log WHERE action = 'upload:cancelled'") == [
         ("ok",)
     ]
+
+
+GROUP = -100555
+
+
+def _in_group(update: dict[str, Any]) -> dict[str, Any]:
+    """The same update, sent in a group instead of the private chat."""
+    update["message"]["chat"] = {"id": GROUP, "type": "supergroup", "title": "Town hall"}
+    return update
+
+
+async def test_a_group_upload_caption_is_answered_in_the_admins_private_chat_only(
+    tg,
+    fake_tg: FakeTelegram,
+    db: Database,
+) -> None:  # type: ignore[no-untyped-def]
+    fake_tg.files["g1"] = COMPLAINT
+    sent = _in_group(private_document(9500, ADMIN, "g1", "complaint.md", len(COMPLAINT), "/upload"))
+    async with jobs_running(tg[0].worker):
+        await tg[0].post(sent)
+        await until(
+            lambda: any("personal data" in p["text"] for p in fake_tg.of("sendMessage", ADMIN)), 60
+        )
+    receipt = [p for p in fake_tg.of("sendMessage", ADMIN) if "Received" in p["text"]]
+    assert receipt and "public" in receipt[0]["text"]
+    held = _with_buttons(fake_tg, ADMIN, ["Publish anyway", "Cancel"])
+    assert "ID number × 1" in held["text"] and "A1******89" in held["text"]
+    # the group sees nothing: no receipt, no findings, no buttons
+    assert fake_tg.of("sendMessage", GROUP) == [] and fake_tg.of("editMessageText", GROUP) == []
+    assert await _rows(db, "SELECT status, conversation_key FROM uploads") == [("held", str(ADMIN))]
+
+
+async def test_a_group_upload_reply_without_a_private_chat_gets_a_hint_and_stores_nothing(
+    tg,
+    fake_tg: FakeTelegram,
+    db: Database,
+) -> None:  # type: ignore[no-untyped-def]
+    fake_tg.files["g2"] = COMPLAINT
+    document = _in_group(private_document(9600, ADMIN, "g2", "complaint.md", len(COMPLAINT)))
+    await tg[0].post(document)  # no intent, in a group: not even an offer
+    reply = _in_group(private_text(9601, ADMIN, "/upload Complaint"))
+    reply["message"]["entities"] = [{"type": "bot_command", "offset": 0, "length": 7}]
+    reply["message"]["reply_to_message"] = document["message"]
+    # the admin never opened a private chat with the bot: Telegram refuses to write there
+    fake_tg.failing["sendChatAction"] = (403, "Forbidden: bot can't initiate conversation")
+    await tg[1].post(reply)
+    await until(lambda: bool(fake_tg.of("sendMessage", GROUP)))
+    [hint] = fake_tg.of("sendMessage", GROUP)
+    assert "private chat" in hint["text"] and not keyboard(hint)
+    assert "Received" not in hint["text"]
+    assert not fake_tg.of("getFile") and not fake_tg.of("sendMessage", ADMIN)
+    assert await _rows(db, "SELECT count(*) FROM uploads") == [(0,)]
 
 
 def _share(
@@ -230,8 +283,11 @@ async def test_slack_dm_file_without_the_upload_word_is_offered_and_only_its_adm
 
     await slack[1].form({"payload": json.dumps(press("U7", "1.1"))})
     await until(lambda: bool(fake_slack.of("chat.postEphemeral")))
-    assert "Only the administrator" in fake_slack.of("chat.postEphemeral")[0]["text"]
+    # a non-admin is told "gone", privately: the offer is neither looked up nor changed
+    assert "expired or was already made" in fake_slack.of("chat.postEphemeral")[0]["text"]
+    assert not fake_slack.of("chat.update")
     assert fake_slack.downloads == [] and await _rows(db, "SELECT count(*) FROM uploads") == [(0,)]
+    assert await _rows(db, "SELECT count(*) FROM audit_log WHERE user_id = 'U7'") == [(0,)]
 
     async with jobs_running(slack[0].worker):
         await slack[0].form({"payload": json.dumps(press("U-ADMIN", "1.2"))})

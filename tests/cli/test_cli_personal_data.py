@@ -43,3 +43,32 @@ def test_upload_into_public_refuses_personal_data_unless_allowed(
     queued = cli("upload", str(notice), "--allow-personal-data")
     assert queued.returncode == 0 and "queued upload #" in queued.stdout, queued.stderr
     assert [j["status"] for j in json.loads(cli("jobs", "--json").stdout)] == ["queued"]
+
+
+def test_every_collection_citizens_read_is_screened_and_internal_is_not(
+    cli,  # noqa: F811 (the fixture)
+    tmp_path: Path,
+) -> None:  # type: ignore[no-untyped-def]
+    citizens = {"TELEGRAM_COLLECTIONS": "public,notices"}
+    notice = tmp_path / "notice.txt"
+    notice.write_text("Applicant 王小明, ID A123456789, card 4111 1111 1111 1111.\n")
+    refused = cli("upload", str(notice), "--collection", "notices", extra_env=citizens)
+    assert refused.returncode == 1
+    assert "bound for notices, readable by citizens" in refused.stderr
+    assert "personal data found (id=1, card=1)" in refused.stderr
+    assert json.loads(cli("jobs", "--json").stdout) == []
+    held = cli("ingest", str(notice), "--collection", "notices", extra_env=citizens)
+    assert held.returncode == 1 and "bound for notices, readable by citizens" in held.stdout
+    # the file name is screened like the text: a clean text under a name with an ID
+    named = tmp_path / "王小明_A123456789.txt"
+    named.write_text("Passport renewal: bring your old passport and one photo.\n")
+    by_name = cli("ingest", str(named), "--collection", "notices", extra_env=citizens)
+    assert by_name.returncode == 1
+    assert "title or file name: id A1******89" in by_name.stdout
+    assert json.loads(cli("docs", "list", "--json").stdout) == []
+    # internal is read by neither citizens nor guests: not screened
+    assert (
+        cli("ingest", str(notice), "--collection", "internal", extra_env=citizens).returncode == 0
+    )
+    listed = json.loads(cli("docs", "list", "--json").stdout)
+    assert [(d["title"], d["collection"]) for d in listed] == [("notice", "internal")]

@@ -8,11 +8,14 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import text
 
-from bot.core.messages import Attachment, ErrorReply, FinalAnswer, Progress, Reply
+from bot.core.admin import Actor
+from bot.core.messages import Attachment, Audience, ErrorReply, FinalAnswer, Progress, Reply
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.filenames import clean_file_name
 from storage.ingestion import IngestionService, IngestOptions
+from storage.models import Upload
+from storage.repositories import uploads as uploads_repo
 from tests.support.core_fixtures import (
     DOCS,
     Worker,
@@ -23,6 +26,7 @@ from tests.support.core_fixtures import (
     message,
     only,
     settings_for_tests,
+    until,
 )
 
 
@@ -436,3 +440,108 @@ async def test_admins_list_and_forget_remembered_answers_in_chat(
         assert await _count(db, "SELECT count(*) FROM answer_memory") == 0
     finally:
         await close_worker(worker)
+
+
+async def test_held_upload_buttons_answer_non_admins_gone_without_looking(
+    workers: list[Worker], db: Database
+) -> None:
+    core = workers[0].core
+    record = Upload(
+        platform="telegram",
+        user_id="42",
+        file_name="complaint.md",
+        title="complaint",
+        collection="public",
+        language="en",
+        size_bytes=3,
+        data=b"abc",
+        status="held",
+    )
+    async with db.transaction() as session:
+        held = await uploads_repo.add_upload(session, record)
+
+    async def fetch(ref: str) -> bytes:
+        raise AssertionError("nothing is downloaded")
+
+    # a citizen: the same "gone" for a held upload, a missing one and an offer, in their
+    # language, told to them alone, and not one audit row
+    replies = [
+        await core.press("telegram", "7", "held", f"{held}:publish", fetch, language="zh-hant"),
+        await core.press("telegram", "7", "held", "99999:publish", fetch, language="zh-hant"),
+        await core.press("telegram", "7", "upload", "abc:public", fetch, language="zh-hant"),
+    ]
+    assert {(r.kind, r.text, r.data.get("private")) for r in replies} == {
+        ("gone", "此選項已過期或已處理，未作任何變更。", True)
+    }
+    assert await _count(db, "SELECT count(*) FROM audit_log WHERE user_id = '7'") == 0
+    # another admin (Slack's) may not settle it either, and is told so (audited)
+    other = await core.press(
+        "slack", "U-ADMIN", "held", f"{held}:publish", fetch, Audience(guest=False)
+    )
+    assert other.kind == "not_yours"
+    assert await _count(db, "SELECT count(*) FROM audit_log WHERE user_id = 'U-ADMIN'") == 1
+    # its own admin cancels it: the bytes are gone and the finish time is set
+    cancelled = await core.press("telegram", "42", "held", f"{held}:cancel", fetch)
+    assert cancelled.kind == "upload_cancelled"
+    assert (
+        await _count(
+            db,
+            "SELECT count(*) FROM uploads WHERE status = 'cancelled' AND data IS NULL"
+            " AND finished_at IS NOT NULL",
+        )
+        == 1
+    )
+
+
+async def test_a_chat_admins_stats_and_form_refusals_speak_their_language(
+    workers: list[Worker],
+) -> None:
+    core = workers[0].core
+    stats = only(
+        await collect(
+            core.handle(
+                message("", platform="telegram", user="42", command="stats", language="zh-hant")
+            )
+        ),
+        Reply,
+    )[0]
+    assert stats.text.startswith("範圍：僅限 telegram，集合 public")
+    refused = only(
+        await collect(
+            core.handle(
+                message(
+                    "",
+                    platform="telegram",
+                    user="42",
+                    command="addform",
+                    args=("Staff", "https://x.example.org", "collection=internal"),
+                    language="zh-hans",
+                )
+            )
+        ),
+        Reply,
+    )[0]
+    assert refused.kind == "form_collection_refused" and "（可读取：public）" in refused.text
+
+
+async def test_uploads_into_any_collection_citizens_read_are_screened(
+    database_url: str, embedder: Embedder, db: Database
+) -> None:
+    settings = settings_for_tests(TELEGRAM_COLLECTIONS="public,notices")
+    worker = await make_worker(database_url, embedder, settings)
+    body = b"Applicant: Wang Hsiao-ming\nID: A123456789\n"
+    admin = Actor("slack", "U-ADMIN", is_admin=True)
+    try:
+        await worker.core.admin.upload(admin, "notice.txt", body, "Notice", "notices")
+        await worker.core.admin.upload(admin, "memo.txt", body, "Memo", "internal")
+        async with jobs_running(worker):
+            await until(lambda: len(worker.outcomes) == 2, 60)
+    finally:
+        await close_worker(worker)
+    statuses = {o.file_name: o.status for o in worker.outcomes}
+    assert statuses == {"notice.txt": "held", "memo.txt": "added"}
+    held = next(o for o in worker.outcomes if o.status == "held")
+    assert "not added to notices" in held.text and "A1******89" in held.text
+    async with db.sessions() as session:
+        rows = (await session.execute(text("SELECT title, collection FROM documents"))).all()
+    assert [tuple(r) for r in rows] == [("Memo", "internal")]

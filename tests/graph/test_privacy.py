@@ -95,6 +95,12 @@ def test_log_records_are_masked_before_any_handler_writes_them() -> None:
             "GET https://api.telegram.org/file/bot123456:AAE-test_Token-xxxxxxxxxxxxxxxxxxxxxx/doc",
             "AAE-test_Token-xxxxxxxxxxxxxxxxxxxxxx",
         ),
+        # URL-quoted: the colon as %3A
+        (
+            "retrying https%3A%2F%2Fapi.telegram.org%2Fbot123456789%3A"
+            "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw%2FgetMe",
+            "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        ),
         ("POST https://slack.com/api/auth.test?token=xoxb-1234567890-abcdefghij", "xoxb-"),
         ("socket mode with xapp-1-A0123456789-1234567890-abcdef0123", "xapp-1-A0123"),
         ("refreshed xoxe.xoxp-1-Mi0yLTE0-abcdefghijkl", "xoxp-1-Mi0yLTE0"),
@@ -113,6 +119,28 @@ def test_tokens_are_masked_in_log_records_in_every_form(record: str, secret: str
         logger.removeHandler(handler)
     assert secret not in stream.getvalue()
     assert "[TOKEN]" in stream.getvalue()
+
+
+def test_tokens_are_masked_in_tracebacks_and_stacks() -> None:
+    logger = logging.getLogger("test.privacy.traceback")
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    logger.addHandler(handler)
+    logger.propagate = False
+    url = "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe"
+    try:
+        install_log_masking(logger)
+        try:
+            raise RuntimeError(f"Conflict calling {url}")
+        except RuntimeError as exc:
+            logger.error("telegram update failed: %s", exc, exc_info=True)
+            logger.error("telegram failed", exc_info=exc, stack_info=True)
+    finally:
+        logger.removeHandler(handler)
+    written = stream.getvalue()
+    assert "Traceback (most recent call last)" in written and "RuntimeError" in written
+    assert "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw" not in written
+    assert written.count("bot[TOKEN]/getMe") == 3  # the message and both tracebacks
 
 
 def test_secret_settings_never_print() -> None:

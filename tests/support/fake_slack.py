@@ -19,6 +19,7 @@ from tests.support.local_server import serve, shutdown
 
 TOKEN = "xoxb-test-token"
 BOT_USER = "UBOT"
+SCOPES = {"users.info": "users:read", "conversations.info": "channels:read"}  # for missing_scope
 
 
 @dataclass
@@ -34,6 +35,9 @@ class FakeSlack:
     rate_limited: set[str] = field(default_factory=set)  # methods answering 429 once
     # users.info: user id → the fields to answer with (unknown users: home team T1, no guest)
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # conversations.info: channel id → fields replacing the defaults (a channel shared
+    # with no one; ids starting with D are DMs), e.g. {"is_ext_shared": True}
+    channels: dict[str, dict[str, Any]] = field(default_factory=dict)
     delays: dict[str, float] = field(default_factory=dict)  # method → seconds before answering
     url: str = ""
     _ts: Any = field(default_factory=lambda: itertools.count(1))
@@ -120,7 +124,10 @@ class FakeSlack:
         if method in self.delays:  # a slow Slack (this handler runs on its own thread)
             time.sleep(self.delays[method])
         if method in self.failing:
-            return {"ok": False, "error": self.failing[method]}
+            error = self.failing[method]
+            if error == "missing_scope":  # Slack names the scope the method needs
+                return {"ok": False, "error": error, "needed": SCOPES.get(method, "")}
+            return {"ok": False, "error": error}
         ts = f"1700000000.{next(self._ts):06d}"
         if method == "auth.test":
             return {
@@ -134,11 +141,33 @@ class FakeSlack:
             user_id = (params or {}).get("user", "")
             default = {"team_id": "T1", "is_restricted": False, "is_ultra_restricted": False}
             return {"ok": True, "user": {"id": user_id, **self.users.get(user_id, default)}}
+        if method == "conversations.info":
+            channel = (params or {}).get("channel", "")
+            return {
+                "ok": True,
+                "channel": {**self.channel_info(channel), **self.channels.get(channel, {})},
+            }
         if method == "files.getUploadURLExternal":
             return {"ok": True, "upload_url": f"{self.root}upload/F1", "file_id": "F1"}
         if method == "files.completeUploadExternal":
             return {"ok": True, "files": [{"id": "F1"}]}
         return {"ok": True, "ts": ts, "channel": "C1"}
+
+    @staticmethod
+    def channel_info(channel: str) -> dict[str, Any]:
+        """conversations.info's default answer: a DM, or a channel shared with no one."""
+        if channel.startswith("D"):
+            return {"id": channel, "is_im": True, "user": "U1"}
+        return {
+            "id": channel,
+            "is_channel": True,
+            "is_im": False,
+            "is_shared": False,
+            "is_ext_shared": False,
+            "is_org_shared": False,
+            "is_pending_ext_shared": False,
+            "pending_shared": [],
+        }
 
     def of(self, method: str, **where: str) -> list[dict[str, Any]]:
         """The calls of `method` whose parameters include `where`."""

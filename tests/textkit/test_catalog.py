@@ -77,6 +77,8 @@ SAID: dict[str, dict[str, object]] = {
     "personal_data:card": {},
     "personal_data_page_line": {"page": 2, "line": 14},
     "personal_data_line": {"line": 14},
+    "personal_data_title": {},
+    "personal_data_heading": {"where": "line 3"},
     # bot/slack/responder.py, render.py and app.py
     "progress:received": {},
     "slack:feedback_taken": {"emoji": "👍", "user": "<@U1>"},
@@ -96,6 +98,11 @@ SAID: dict[str, dict[str, object]] = {
     "form_replaced": {"name": "Leave form", "collection": "internal"},
     "form_moved": {"name": "Leave form", "collection": "public"},
     "form_collection_refused": {"name": "Leave", "collection": "internal", "allowed": "public"},
+    "stats_scope": {"platform": "telegram", "collections": "public"},
+    "collections_all": {},
+    "collections_none": {},
+    # bot/core/dispatcher.py (a listed Slack admin whose account could not be verified)
+    "admin_unverified": {},
 }
 
 

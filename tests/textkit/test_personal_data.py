@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graph.privacy import mask_sensitive
-from textkit.personal_data import Finding, find, mask_value, scan
+from textkit.personal_data import HEADING, TITLE, Finding, find, mask_value, scan
 
 
 def test_find_reports_each_value_once_under_its_kind_inside_chinese_text() -> None:
@@ -47,3 +47,39 @@ def test_mask_value_never_shows_the_middle() -> None:
     assert mask_value("A123456789") == "A1******89"
     assert mask_value("1234") == "****"
     assert mask_value("x@example.org") == "x*@example.org"
+
+
+def test_full_width_forms_are_found_and_masked_where_they_stand() -> None:
+    question = (
+        "我的身分證Ａ１２３４５６７８９，電話０９１２－３４５－６７８，"
+        "信箱wang＠example.com，市話（02）2720-8889。"
+    )
+    assert find(question) == [
+        ("email", "wang＠example.com"),
+        ("id", "Ａ１２３４５６７８９"),
+        ("phone", "０９１２－３４５－６７８"),
+        ("phone", "（02）2720-8889"),
+    ]
+    # everything but the data stays as the user wrote it, full-width punctuation included
+    assert mask_sensitive(question) == ("我的身分證[ID]，電話[PHONE]，信箱[EMAIL]，市話[PHONE]。")
+    assert mask_sensitive("全形　空白：ｆｅｅ？") == "全形　空白：ｆｅｅ？"
+
+
+def test_a_card_number_counts_in_a_document_only_if_it_passes_luhn() -> None:
+    text = "ISBN 978-986-123-4567, ref 1234567890123456, card 4111 1111 1111 1111."
+    assert find(text) == [("card", "4111 1111 1111 1111")]
+    assert scan([("ISBN 9789861234567\nOrder 2024031500012345\n", None, None)]) is None
+    # a question's card-shaped number is masked either way: masking it costs nothing
+    assert mask_sensitive("ref 1234567890123456") == "ref [CARD]"
+
+
+def test_headings_and_the_title_are_scanned_and_named() -> None:
+    blocks = [("Intro\n", None, None), ("Call the desk.\n", None, "Contact 0912-345-678")]
+    found = scan(blocks, titles=("王小明_A123456789", "王小明_A123456789.pdf"))
+    assert found is not None
+    assert found.counts == {"id": 1, "phone": 1}  # the ID in title and file name counts once
+    assert found.examples == (
+        Finding("id", "A1******89", 0, None, TITLE),
+        Finding("phone", "09********78", 3, None, HEADING),
+    )
+    assert scan([("plain\n", None, "Fees")], titles=("Passport fees", "fees.pdf")) is None
