@@ -1,4 +1,4 @@
-"""`ragbot upload` (queue files for the job worker) and `ragbot jobs`."""
+"""`ragbot upload` (queue files for the job worker), `ragbot jobs` and `ragbot held`."""
 
 from __future__ import annotations
 
@@ -109,3 +109,35 @@ def jobs(
     for r in rows:
         table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in columns))
     Console().print(table)
+
+
+@app.command()
+def held(
+    action: Annotated[str, typer.Argument(help="publish or cancel")],
+    upload_id: Annotated[int, typer.Argument(help="The held upload's id (`ragbot jobs`).")],
+) -> None:
+    """Publish anyway, or cancel, an upload held for personal data (audited).
+
+    The held notice's buttons reach the admin who sent the file only when a chat
+    adapter runs beside the job worker; this settles it from the console either way.
+    """
+    if action not in ("publish", "cancel"):
+        fail("the action is publish or cancel")
+
+    async def go() -> str | None:
+        async with open_runtime(settings()) as rt:
+            queue = rt.job_queue()
+            await queue.open()
+            try:
+                admin = rt.admin_service(queue)
+                return await admin.settle_held(operator(), upload_id, action == "publish")
+            finally:
+                await queue.close()
+
+    try:
+        status = run(go)
+    except AdminInputError as exc:
+        fail(str(exc))
+    if status is None:
+        fail(f"no held upload #{upload_id} (`ragbot jobs` lists uploads and their status)", code=1)
+    typer.echo(f"upload #{upload_id}: {status}")

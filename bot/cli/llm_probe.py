@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import httpx
 
+from graph.models import token_cap_field
 from graph.structured import FORMATS, rejects_format
 
 Level = Literal["ok", "warn", "fail"]
@@ -65,7 +66,8 @@ class _Chat:
         body = {
             "model": self._model,
             "messages": [{"role": "user", "content": prompt}],
-            "max_tokens": max_tokens,  # the field ragbot sends (graph.models)
+            # the cap in the field ragbot itself sends to this endpoint (graph.models)
+            token_cap_field(self._url): max_tokens,
             "temperature": 0,
             **extra,
         }

@@ -241,6 +241,37 @@ class AdminService:
             await uploads_repo.set_upload(session, upload_id, job_id=job_id)
         return upload_id
 
+    async def settle_held(self, actor: Actor, upload_id: int, publish: bool) -> str | None:
+        """The console operator publishes or cancels a held upload (any admin's).
+
+        For deployments where no chat adapter runs beside the job worker, so the
+        held notice's buttons never reached anyone. The upload's new status, or
+        None when no held upload has that id.
+        """
+        await self.check(actor, "upload:held", str(upload_id))
+        if publish and self.jobs is None:
+            raise AdminInputError("publishing needs the job queue")
+        async with self._db.transaction() as session:
+            held = await uploads_repo.settle_held(session, upload_id, None, None, publish=publish)
+            if held is None:
+                return None
+            action = "upload:publish_anyway" if publish else "upload:cancelled"
+            await audit_repo.audit(
+                session, actor.platform, actor.user_id, action, held.file_name, "ok", held.reason
+            )
+        if not publish:
+            return "cancelled"
+        assert self.jobs is not None
+        try:
+            job_id = await self.jobs.defer_upload(upload_id, allow_personal_data=True)
+        except Exception:  # the queue is down: held again, so the operator can retry
+            async with self._db.transaction() as session:
+                await uploads_repo.set_upload(session, upload_id, status="held")
+            raise
+        async with self._db.transaction() as session:
+            await uploads_repo.set_upload(session, upload_id, job_id=job_id)
+        return "queued"
+
     async def uploads(self, actor: Actor, limit: int = 10) -> list[dict[str, Any]]:
         """The newest uploads of the actor's platform (all for the CLI)."""
         await self.check(actor, "jobs", None)

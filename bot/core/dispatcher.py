@@ -102,7 +102,8 @@ class ServingCore:
         setting, whoever asks.
         """
         if self._is_guest(platform, audience) or (audience is not None and audience.shared_channel):
-            return self._settings.guest_collections(platform)
+            # never None ("everything") here: a platform without guest settings reads nothing
+            return self._settings.guest_collections(platform) or ()
         allowed = self._settings.collections(platform)
         channel = audience.channel if audience is not None else None
         extra = self._settings.channel_collections(platform).get(channel or "", ())

@@ -19,6 +19,7 @@ from bot.core.messages import Button, Notifier, UploadOutcome
 from bot.core.retention import purge_expired
 from bot.telemetry import Telemetry
 from storage.db import Database
+from storage.filenames import display_name
 from storage.ingestion import FAILED, HELD, IngestionService, IngestResult
 from storage.repositories import audit as audit_repo
 from storage.repositories import uploads as uploads_repo
@@ -264,7 +265,7 @@ def held_outcome(
     text = say(
         "upload_held",
         language,
-        name=upload.file_name,
+        name=display_name(upload.file_name),
         collection=upload.collection,
         findings=findings_text(findings, language),
     )

@@ -223,7 +223,13 @@ class UploadDesk:
             async with self._db.transaction() as session:
                 await uploads_repo.set_upload(session, upload_id, status="held")
             return _gone(language)
-        job_id = await jobs.defer_upload(upload_id, allow_personal_data=True)
+        try:
+            job_id = await jobs.defer_upload(upload_id, allow_personal_data=True)
+        except Exception:  # the queue is down: held again, so the admin can press once more
+            logger.exception("could not queue held upload %s", upload_id)
+            async with self._db.transaction() as session:
+                await uploads_repo.set_upload(session, upload_id, status="held")
+            return Reply(say("error", language), language, "error")
         async with self._db.transaction() as session:
             await uploads_repo.set_upload(session, upload_id, job_id=job_id)
         text = say(

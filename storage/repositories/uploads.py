@@ -45,11 +45,17 @@ async def recent_uploads(
 
 
 async def settle_held(
-    session: AsyncSession, upload_id: int, platform: str, user_id: str, *, publish: bool
+    session: AsyncSession,
+    upload_id: int,
+    platform: str | None,
+    user_id: str | None,
+    *,
+    publish: bool,
 ) -> Upload | None:
     """Move a held upload on, only for the admin who sent it: `publish` queues it again;
     otherwise it is cancelled, its bytes dropped and its finish time set now.
 
+    `platform` and `user_id` None: the operator at the console, who may settle any.
     One caller wins: the row changes only while it is still `held`, so a second
     press (or a second worker) gets None. The upload as it was, with its title.
     """
@@ -63,8 +69,7 @@ async def settle_held(
         .where(
             Upload.id == upload_id,
             Upload.status == "held",
-            Upload.platform == platform,
-            Upload.user_id == user_id,
+            *((Upload.platform == platform, Upload.user_id == user_id) if platform else ()),
         )
         .values(**values)
         .returning(Upload)

@@ -131,3 +131,7 @@ async def test_a_vote_from_another_thread_is_not_counted(
         await asyncio.sleep(0.05)
     else:
         raise AssertionError("the honest vote was not stored")
+    # the forged clicks went in first: had either been counted late, there would be more
+    await asyncio.sleep(0.5)
+    async with db.sessions() as session:
+        assert (await session.execute(text("SELECT count(*) FROM feedback"))).scalar() == 1

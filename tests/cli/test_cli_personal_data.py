@@ -5,6 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sqlalchemy import text
+
+from storage.db import Database
+from storage.models import Upload
+from storage.repositories import uploads as uploads_repo
 from tests.cli.test_cli import cli  # noqa: F401 (the fixture)
 
 
@@ -72,3 +77,53 @@ def test_every_collection_citizens_read_is_screened_and_internal_is_not(
     )
     listed = json.loads(cli("docs", "list", "--json").stdout)
     assert [(d["title"], d["collection"]) for d in listed] == [("notice", "internal")]
+
+
+async def _held_upload(db: Database) -> int:
+    """A chat upload the job held for personal data, as the job leaves it."""
+    async with db.transaction() as session:
+        return await uploads_repo.add_upload(
+            session,
+            Upload(
+                platform="telegram",
+                user_id="42",
+                conversation_key="42",
+                file_name="notice.txt",
+                title="notice",
+                collection="public",
+                size_bytes=30,
+                data="身分證字號：A123456789\n".encode(),
+                status="held",
+                reason="personal data found (id=1)",
+            ),
+        )
+
+
+async def test_the_operator_settles_a_held_upload_from_the_console(
+    cli,  # noqa: F811 (the fixture)
+    db: Database,
+) -> None:  # type: ignore[no-untyped-def]
+    cancel_id = await _held_upload(db)
+    publish_id = await _held_upload(db)
+    cancelled = cli("held", "cancel", str(cancel_id))
+    assert cancelled.returncode == 0 and "cancelled" in cancelled.stdout, cancelled.stderr
+    again = cli("held", "cancel", str(cancel_id))  # no longer held: says so, changes nothing
+    assert again.returncode == 1 and "no held upload" in again.stderr
+    published = cli("held", "publish", str(publish_id))
+    assert published.returncode == 0 and "queued" in published.stdout, published.stderr
+    assert cli("held", "delete", str(publish_id)).returncode == 2
+    async with db.transaction() as session:
+        gone = await uploads_repo.get_upload(session, cancel_id, with_data=True)
+        queued = await uploads_repo.get_upload(session, publish_id)
+        actions = (
+            (
+                await session.execute(
+                    text("SELECT action FROM audit_log WHERE action LIKE 'upload:%' ORDER BY id")
+                )
+            )
+            .scalars()
+            .all()
+        )
+    assert gone is not None and gone.status == "cancelled" and gone.data is None
+    assert queued is not None and queued.status == "queued" and queued.job_id is not None
+    assert actions == ["upload:cancelled", "upload:publish_anyway"]
