@@ -14,7 +14,7 @@ from rich.table import Table
 from bot.app.runtime import open_runtime, upload_policy
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
-from bot.cli.kb import bound_for, personal_data_report
+from bot.cli.personal_data import bound_for, personal_data_report
 from bot.core.admin import AdminInputError
 from storage.upload_policy import DEFAULT_COLLECTION
 from textkit.personal_data import Findings
@@ -130,7 +130,9 @@ def held(
             await queue.open()
             try:
                 admin = rt.admin_service(queue)
-                return await admin.settle_held(operator(), upload_id, action == "publish")
+                publish = action == "publish"
+                held = await admin.settle_held(operator(), upload_id, publish, any_owner=True)
+                return None if held is None else ("queued" if publish else "cancelled")
             finally:
                 await queue.close()
 

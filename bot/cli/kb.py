@@ -16,6 +16,7 @@ from rich.text import Text
 from bot.app.runtime import open_runtime, upload_policy
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
+from bot.cli.personal_data import bound_for, personal_data_report
 from storage.filenames import display_name
 from storage.index import ReindexResult
 from storage.index import reindex as reindex_index
@@ -32,7 +33,6 @@ from storage.rechunk import RechunkResult
 from storage.rechunk import rechunk as rechunk_documents
 from storage.search_types import SearchFilters, SearchHit
 from storage.upload_policy import DEFAULT_COLLECTION
-from textkit.personal_data import HEADING, TITLE, Findings
 from textkit.scripts import LANGUAGES
 
 docs_app = typer.Typer(help="List and delete documents.", no_args_is_help=True)
@@ -145,32 +145,6 @@ def _print_summary(results: list[IngestResult], bound: str) -> None:
     )
     if not results:
         typer.echo("nothing to ingest")
-
-
-def bound_for(collection: str, readers: str) -> str:
-    """Where a screened file was going and who reads it (`bound for public, readable by
-    citizens/guests`)."""
-    return f"bound for {collection.strip()}, readable by {readers or 'outside readers'}"
-
-
-def personal_data_report(source: str, findings: Findings, bound: str) -> str:
-    """Why a screened file was refused (`bound`: see bound_for): counts per kind and
-    where, masked."""
-    lines = [
-        f"refused   {source} ({bound}): personal data found ({findings.summary()});"
-        " nothing was stored. Use --allow-personal-data to ingest it anyway,"
-        " or another --collection"
-    ]
-    for f in findings.examples:
-        if f.part == TITLE:
-            where = "title or file name"
-        else:
-            where = f"page {f.page}, line {f.line}" if f.page else f"line {f.line}"
-            where += " (heading)" if f.part == HEADING else ""
-        lines.append(f"            {where}: {f.kind} {f.value}")
-    if findings.total > len(findings.examples):
-        lines.append("            …")
-    return "\n".join(lines)
 
 
 def _hit_json(hit: SearchHit) -> dict[str, object]:

@@ -66,12 +66,13 @@ class AdminService:
     async def check(self, actor: Actor, action: str, target: str | None) -> None:
         """Raise NotAllowedError (and audit the refusal) unless the actor is an admin."""
         if not actor.is_admin:
-            await self._audit(actor, action, target, "refused", "not an admin")
+            await self.audit(actor, action, target, "refused", "not an admin")
             raise NotAllowedError(action)
 
-    async def _audit(
+    async def audit(
         self, actor: Actor, action: str, target: str | None, result: str, detail: str | None = None
     ) -> None:
+        """Write one audit row in its own transaction (the desk's button presses use it too)."""
         async with self._db.transaction() as session:
             await audit_repo.audit(
                 session, actor.platform, actor.user_id, action, target, result, detail
@@ -84,7 +85,7 @@ class AdminService:
         await self.check(actor, "docs:list", None)
         async with self._db.sessions() as session:
             docs = await docs_repo.list_documents(session, collections)
-        await self._audit(actor, "docs:list", None, "ok")
+        await self.audit(actor, "docs:list", None, "ok")
         return [
             {
                 "title": d.title,
@@ -111,7 +112,7 @@ class AdminService:
         """
         await self.check(actor, "docs:delete", title)
         deleted = await self._ingestion.delete(title, _view_scope(actor, collections)[0])
-        await self._audit(actor, "docs:delete", title, "ok" if deleted else "not_found")
+        await self.audit(actor, "docs:delete", title, "ok" if deleted else "not_found")
         return deleted
 
     async def add_form(
@@ -129,9 +130,9 @@ class AdminService:
         try:
             new = await self._forms.add(name, url, file, aliases, language, collection)
         except InvalidFormError as exc:
-            await self._audit(actor, "forms:add", name, "failed", str(exc))
+            await self.audit(actor, "forms:add", name, "failed", str(exc))
             raise
-        await self._audit(actor, "forms:add", name, "ok", "added" if new else "replaced")
+        await self.audit(actor, "forms:add", name, "ok", "added" if new else "replaced")
         return new
 
     async def save_form(
@@ -161,10 +162,10 @@ class AdminService:
                 allowed=allowed,
             )
         except InvalidFormError as exc:
-            await self._audit(actor, "forms:add", name, "failed", str(exc))
+            await self.audit(actor, "forms:add", name, "failed", str(exc))
             raise
         done = "added" if saved.new else "replaced"
-        await self._audit(actor, "forms:add", name, "ok", f"{done} in {saved.collection}")
+        await self.audit(actor, "forms:add", name, "ok", f"{done} in {saved.collection}")
         return saved
 
     async def list_forms(
@@ -190,7 +191,7 @@ class AdminService:
         is outside `collections`: the same answer, see delete_document)."""
         await self.check(actor, "forms:delete", name)
         deleted = await self._forms.delete(name, _view_scope(actor, collections)[0])
-        await self._audit(actor, "forms:delete", name, "ok" if deleted else "not_found")
+        await self.audit(actor, "forms:delete", name, "ok" if deleted else "not_found")
         return deleted
 
     async def upload(
@@ -217,7 +218,7 @@ class AdminService:
         problem = self.policy.refusal(file_name, data, collection)
         if problem is not None or self.jobs is None:
             problem = problem or "the job queue is not running"
-            await self._audit(actor, "upload", name, "failed", problem)
+            await self.audit(actor, "upload", name, "failed", problem)
             raise AdminInputError(problem)
         record = Upload(
             platform=actor.platform,
@@ -241,18 +242,25 @@ class AdminService:
             await uploads_repo.set_upload(session, upload_id, job_id=job_id)
         return upload_id
 
-    async def settle_held(self, actor: Actor, upload_id: int, publish: bool) -> str | None:
-        """The console operator publishes or cancels a held upload (any admin's).
+    async def settle_held(
+        self, actor: Actor, upload_id: int, publish: bool, *, any_owner: bool = False
+    ) -> Upload | None:
+        """Publish a held upload anyway (queued again, unscreened) or cancel it (bytes dropped).
 
-        For deployments where no chat adapter runs beside the job worker, so the
-        held notice's buttons never reached anyone. The upload's new status, or
-        None when no held upload has that id.
+        Only the admin who sent it may, unless `any_owner` (the console operator,
+        for deployments where no chat adapter ran beside the job worker). Audited.
+        The upload as it was, or None when no such held upload. Publishing without
+        a job queue raises AdminInputError and changes nothing; when queueing fails
+        the upload is held again (it can be settled once more) and the error raised.
         """
         await self.check(actor, "upload:held", str(upload_id))
         if publish and self.jobs is None:
             raise AdminInputError("publishing needs the job queue")
+        platform, user_id = (None, None) if any_owner else (actor.platform, actor.user_id)
         async with self._db.transaction() as session:
-            held = await uploads_repo.settle_held(session, upload_id, None, None, publish=publish)
+            held = await uploads_repo.settle_held(
+                session, upload_id, platform, user_id, publish=publish
+            )
             if held is None:
                 return None
             action = "upload:publish_anyway" if publish else "upload:cancelled"
@@ -260,17 +268,17 @@ class AdminService:
                 session, actor.platform, actor.user_id, action, held.file_name, "ok", held.reason
             )
         if not publish:
-            return "cancelled"
+            return held
         assert self.jobs is not None
         try:
             job_id = await self.jobs.defer_upload(upload_id, allow_personal_data=True)
-        except Exception:  # the queue is down: held again, so the operator can retry
+        except Exception:
             async with self._db.transaction() as session:
                 await uploads_repo.set_upload(session, upload_id, status="held")
             raise
         async with self._db.transaction() as session:
             await uploads_repo.set_upload(session, upload_id, job_id=job_id)
-        return "queued"
+        return held
 
     async def uploads(self, actor: Actor, limit: int = 10) -> list[dict[str, Any]]:
         """The newest uploads of the actor's platform (all for the CLI)."""
@@ -309,7 +317,7 @@ class AdminService:
         async with self._db.sessions() as session:
             counts: dict[str, Any] = dict(await reports.counts(session, collections, platform))
             summary = await reports.turn_summary(session, since, platform)
-        await self._audit(actor, "stats", None, "ok")
+        await self.audit(actor, "stats", None, "ok")
         period = {
             "days": days,
             "from": since.isoformat(timespec="seconds"),
@@ -332,7 +340,7 @@ class AdminService:
         await self.check(actor, "memory", "list")
         scope = _view_scope(actor, collections)
         rows = await self._memory.entries(limit, *scope) if self._memory is not None else []
-        await self._audit(actor, "memory", "list", "ok")
+        await self.audit(actor, "memory", "list", "ok")
         return [
             {
                 "id": r["id"],
@@ -360,7 +368,7 @@ class AdminService:
         await self.check(actor, "memory forget", target)
         scope = _view_scope(actor, collections)
         removed = await self._memory.forget(entry_id, *scope) if self._memory is not None else 0
-        await self._audit(actor, "memory forget", target, "ok")
+        await self.audit(actor, "memory forget", target, "ok")
         return removed
 
     async def traces(self, actor: Actor, last: int = 20) -> list[dict[str, Any]]:
@@ -368,7 +376,7 @@ class AdminService:
         await self.check(actor, "traces", None)
         async with self._db.sessions() as session:
             rows = await reports.recent_turns(session, last)
-        await self._audit(actor, "traces", None, "ok")
+        await self.audit(actor, "traces", None, "ok")
         return rows
 
 

@@ -16,6 +16,7 @@ from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from bot.core.admin import Actor, AdminService
+from bot.core.audiences import Audiences
 from bot.core.chat_state import ChatState
 from bot.core.commands import CommandRunner
 from bot.core.conversation_locks import ConversationLocks
@@ -66,85 +67,25 @@ class ServingCore:
         self.admin = admin
         self._commands = CommandRunner(admin)
         self.chat_state = ChatState(db)
-        self.uploads = UploadDesk(
-            db, admin, self.chat_state, self.is_admin, self.collections, self.readers
-        )
         self._settings = settings
+        self.audiences = Audiences(settings)
+        self.uploads = UploadDesk(
+            db,
+            admin,
+            self.chat_state,
+            self.audiences.is_admin,
+            self.audiences.collections,
+            self.audiences.readers,
+        )
         self._locks = ConversationLocks(db, settings.max_concurrent_turns)
         self._active = 0
         self._idle = asyncio.Event()
         self._idle.set()
         self.closing = False
 
-    # --- who may do what -------------------------------------------------------
-
-    def is_admin(self, platform: str, user_id: str, audience: Audience | None = None) -> bool:
-        """Admins come from settings; the console operator is always one.
-
-        On a platform with guests (Slack) a guest, an outsider or a sender the
-        adapter could not identify (`audience` None) is never an admin, listed or not.
-        """
-        if platform in CONSOLE_PLATFORMS:
-            return True
-        if self._is_guest(platform, audience):
-            return False
-        return user_id in self._settings.admin_ids(platform)
-
-    def collections(
-        self, platform: str, audience: Audience | None = None
-    ) -> tuple[str, ...] | None:
-        """The collections this asker on `platform` may read (None: all).
-
-        Slack: guests and unidentified senders, and anyone in a shared channel (or
-        one whose facts are unknown: everyone there reads the reply), read
-        SLACK_GUEST_COLLECTIONS; the home team elsewhere reads SLACK_COLLECTIONS plus
-        what SLACK_CHANNEL_COLLECTIONS adds for the channel. Other platforms: their
-        setting, whoever asks.
-        """
-        if self._is_guest(platform, audience) or (audience is not None and audience.shared_channel):
-            # never None ("everything") here: a platform without guest settings reads nothing
-            return self._settings.guest_collections(platform) or ()
-        allowed = self._settings.collections(platform)
-        channel = audience.channel if audience is not None else None
-        extra = self._settings.channel_collections(platform).get(channel or "", ())
-        if allowed is None or not extra:
-            return allowed
-        return allowed + tuple(c for c in extra if c not in allowed)
-
-    def _is_guest(self, platform: str, audience: Audience | None) -> bool:
-        """True on a platform with guests when the sender is one or is unknown (fail closed)."""
-        if self._settings.guest_collections(platform) is None:
-            return False  # Telegram, the console: no guest notion, the platform decides
-        return audience is None or audience.guest
-
-    def unverified_admin(self, message: InboundMessage) -> bool:
-        """A listed admin refused only because the adapter could not learn who they are."""
-        audience = message.audience
-        return (
-            not message.is_admin
-            and self._settings.guest_collections(message.platform) is not None
-            and (audience is None or not audience.verified)
-            and message.user_id in self._settings.admin_ids(message.platform)
-        )
-
-    def _refusal(self, message: InboundMessage, reply: Reply, language: str) -> Reply:
-        """`not_admin` said to an unverified listed admin becomes "I couldn't verify you"."""
-        if reply.kind != "not_admin" or not self.unverified_admin(message):
-            return reply
-        return Reply(say("admin_unverified", language), language, "admin_unverified")
-
     def actor(self, message: InboundMessage) -> Actor:
         """The AdminService actor of a message's sender."""
         return Actor(message.platform, message.user_id, message.is_admin)
-
-    def readers(self, collection: str, language: str) -> str:
-        """Who can read `collection`, in words: the chat audiences whose settings include it."""
-        who = [
-            say(f"readers:{platform}", language)
-            for platform in ("slack", "telegram")
-            if (readable := self._settings.collections(platform)) is None or collection in readable
-        ]
-        return ", ".join(who) or say("readers:none", language)
 
     async def press(
         self,
@@ -180,7 +121,8 @@ class ServingCore:
             )
             return
         message = dataclasses.replace(
-            message, is_admin=self.is_admin(message.platform, message.user_id, message.audience)
+            message,
+            is_admin=self.audiences.is_admin(message.platform, message.user_id, message.audience),
         )
         language = message.language or pick_language(message.text, message.language_hint)
         try:
@@ -252,7 +194,7 @@ class ServingCore:
             limit = self._settings.rate_limit_per_minute
             yield Reply(say("rate_limited", language, limit=limit), language, "rate_limited")
             return
-        collections = self.collections(message.platform, message.audience)
+        collections = self.audiences.collections(message.platform, message.audience)
         if message.command:
             reply = await self._commands.run(
                 self.actor(message),
@@ -262,12 +204,12 @@ class ServingCore:
                 collections,
                 message.attachments[0] if message.attachments else None,
             )
-            yield self._refusal(message, reply, language)
+            yield self.audiences.refusal(message, reply, language)
             return
         if message.attachments:
             for attachment in message.attachments:
                 reply = await self.uploads.receive(message, attachment, language)
-                yield self._refusal(message, reply, language)
+                yield self.audiences.refusal(message, reply, language)
             return
         async with contextlib.aclosing(self._turn(message, language, collections)) as turn:
             async for event in turn:
@@ -312,12 +254,14 @@ class ServingCore:
     async def forms(self, platform: str, audience: Audience | None = None) -> list[dict[str, Any]]:
         """The forms this user on `platform` may read (Slack without `audience`: a guest's)."""
         return await self.admin.list_forms(
-            Actor(platform, "", False), self.collections(platform, audience)
+            Actor(platform, "", False), self.audiences.collections(platform, audience)
         )
 
     async def form_file(self, platform: str, name: str, audience: Audience | None = None) -> Any:
         """The stored file of a form an answer offered, if this user may read it."""
-        return await self._answers.export_form_file(name, self.collections(platform, audience))
+        return await self._answers.export_form_file(
+            name, self.audiences.collections(platform, audience)
+        )
 
     # --- feedback --------------------------------------------------------------
 

@@ -19,13 +19,12 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from bot.core.admin import Actor, AdminService
+from bot.core.admin import Actor, AdminInputError, AdminService
 from bot.core.chat_state import ChatState
 from bot.core.messages import Attachment, Audience, Button, InboundMessage, Reply
 from bot.core.uploads import Readers, human_size, receive_upload, store_upload
 from storage.db import Database
 from storage.filenames import display_name
-from storage.repositories import audit as audit_repo
 from storage.repositories import uploads as uploads_repo
 from textkit.catalog import say
 from textkit.scripts import EN
@@ -78,7 +77,7 @@ class UploadDesk:
                 self._admin, actor, message, attachment, language, self.readers
             )
         if not message.direct or attachment.ref is None:
-            await self._audit(actor, "upload:not_asked", attachment.name, "ignored")
+            await self._admin.audit(actor, "upload:not_asked", attachment.name, "ignored")
             return Reply(say("upload_in_dm", language), language, "upload_in_dm")
         return await self._offer(message, actor, attachment, language)
 
@@ -102,7 +101,9 @@ class UploadDesk:
             "language": language,
         }
         await self._state.remember(message.platform, offer_key(offer_id), json.dumps(pending))
-        await self._audit(actor, "upload:offered", attachment.name, "pending", ",".join(choices))
+        await self._admin.audit(
+            actor, "upload:offered", attachment.name, "pending", ",".join(choices)
+        )
         buttons = [
             Button("upload", f"{offer_id}:{c}", say("upload_add_to", language, collection=c))
             for c in choices
@@ -150,7 +151,9 @@ class UploadDesk:
         pending: dict[str, Any] = json.loads(raw)
         language = str(pending.get("language") or language)
         if pending.get("user") != actor.user_id:
-            await self._audit(actor, "upload:press", pending.get("name"), "refused", "not theirs")
+            await self._admin.audit(
+                actor, "upload:press", pending.get("name"), "refused", "not theirs"
+            )
             return Reply(say("upload_not_yours", language), language, "not_yours")
         if choice != IGNORE and choice not in pending.get("choices", ()):
             return _gone(language)
@@ -158,7 +161,7 @@ class UploadDesk:
             return _gone(language)  # pressed twice: the first press has it
         name = str(pending["name"])
         if choice == IGNORE:
-            await self._audit(actor, "upload:ignored", name, "ok")
+            await self._admin.audit(actor, "upload:ignored", name, "ok")
             return Reply(
                 say("upload_ignored", language, name=display_name(name)), language, "upload_ignored"
             )
@@ -191,47 +194,32 @@ class UploadDesk:
 
         Only ever called for an admin (`press` answers everyone else first).
         """
-        platform, user_id = actor.platform, actor.user_id
         raw_id, _, what = value.partition(":")
         if not raw_id.isdigit() or what not in ("publish", "cancel"):
             return _gone(language)
         upload_id = int(raw_id)
         publish = what == "publish"
-        async with self._db.transaction() as session:
-            held = await uploads_repo.settle_held(
-                session, upload_id, platform, user_id, publish=publish
-            )
-            if held is None:
-                current = await uploads_repo.get_upload(session, upload_id)
-            else:
-                action = "upload:publish_anyway" if publish else "upload:cancelled"
-                await audit_repo.audit(
-                    session, platform, user_id, action, held.file_name, "ok", held.reason
-                )
+        try:
+            held = await self._admin.settle_held(actor, upload_id, publish)
+        except AdminInputError:  # a worker without a queue cannot publish: it stays held
+            return _gone(language)
+        except Exception:  # the queue is down: held again, so the admin can press once more
+            logger.exception("could not queue held upload %s", upload_id)
+            return Reply(say("error", language), language, "error")
         if held is None:
+            async with self._db.sessions() as session:
+                current = await uploads_repo.get_upload(session, upload_id)
             language = (current.language if current else None) or language
             if current is not None and current.status == "held":  # someone else's
-                await self._audit(actor, "upload:press", current.file_name, "refused", "not theirs")
+                await self._admin.audit(
+                    actor, "upload:press", current.file_name, "refused", "not theirs"
+                )
                 return Reply(say("upload_not_yours", language), language, "not_yours")
             return _gone(language)
         language = held.language or language
         name = display_name(held.file_name)
         if not publish:
             return Reply(say("upload_cancelled", language, name=name), language, "upload_cancelled")
-        jobs = self._admin.jobs
-        if jobs is None:  # a worker without a queue cannot publish: put it back
-            async with self._db.transaction() as session:
-                await uploads_repo.set_upload(session, upload_id, status="held")
-            return _gone(language)
-        try:
-            job_id = await jobs.defer_upload(upload_id, allow_personal_data=True)
-        except Exception:  # the queue is down: held again, so the admin can press once more
-            logger.exception("could not queue held upload %s", upload_id)
-            async with self._db.transaction() as session:
-                await uploads_repo.set_upload(session, upload_id, status="held")
-            return Reply(say("error", language), language, "error")
-        async with self._db.transaction() as session:
-            await uploads_repo.set_upload(session, upload_id, job_id=job_id)
         text = say(
             "upload_publishing",
             language,
@@ -240,19 +228,6 @@ class UploadDesk:
             readers=self.readers(held.collection, language),
         )
         return Reply(text, language, "upload_publishing", {"upload_id": upload_id})
-
-    async def _audit(
-        self,
-        actor: Actor,
-        action: str,
-        target: str | None,
-        result: str,
-        detail: str | None = None,
-    ) -> None:
-        async with self._db.transaction() as session:
-            await audit_repo.audit(
-                session, actor.platform, actor.user_id, action, target, result, detail
-            )
 
 
 def _gone(language: str, *, private: bool = False) -> Reply:

@@ -35,6 +35,7 @@ from bot.core.loops import on_core_loop
 from bot.core.messages import UploadOutcome
 from bot.settings import ConfigurationError, Settings
 from bot.telegram import translate
+from bot.telegram.buttons import TelegramButtons
 from bot.telegram.handlers import TelegramHandlers
 from bot.telegram.menus import admin_commands, public_commands
 from bot.telegram.render import FORM, LANG, VOTE, core_keyboard, escape
@@ -90,6 +91,7 @@ class TelegramAdapter:
             builder = builder.updater(None)
         self.app = builder.build()
         self.handlers = TelegramHandlers(core, settings)
+        self.buttons = TelegramButtons(core)
         self._register()
         self._poller_lock: Any = None
         self.routes: list[BaseRoute] = (
@@ -97,7 +99,7 @@ class TelegramAdapter:
         )
 
     def _register(self) -> None:
-        h, app = self.handlers, self.app
+        h, b, app = self.handlers, self.buttons, self.app
         new_only = filters.UpdateType.MESSAGE  # edits of old messages are not new questions
         app.add_handler(CommandHandler("start", h.on_start, filters=new_only))
         app.add_handler(CommandHandler("lang", h.on_lang, filters=new_only))
@@ -108,11 +110,11 @@ class TelegramAdapter:
         app.add_handler(
             MessageHandler(new_only & filters.COMMAND & filters.ChatType.PRIVATE, h.on_command)
         )
-        app.add_handler(CallbackQueryHandler(h.on_vote, pattern=rf"^{VOTE}:\d+:[01]$"))
-        app.add_handler(CallbackQueryHandler(h.on_language_choice, pattern=rf"^{LANG}:"))
-        app.add_handler(CallbackQueryHandler(h.on_form_button, pattern=rf"^{FORM}:"))
+        app.add_handler(CallbackQueryHandler(b.on_vote, pattern=rf"^{VOTE}:\d+:[01]$"))
+        app.add_handler(CallbackQueryHandler(b.on_language_choice, pattern=rf"^{LANG}:"))
+        app.add_handler(CallbackQueryHandler(b.on_form_button, pattern=rf"^{FORM}:"))
         app.add_handler(
-            CallbackQueryHandler(h.on_core_button, pattern=rf"^{translate.CORE_BUTTON}:")
+            CallbackQueryHandler(b.on_core_button, pattern=rf"^{translate.CORE_BUTTON}:")
         )
         app.add_error_handler(self._on_error)
 

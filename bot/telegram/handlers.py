@@ -11,30 +11,28 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from telegram import InlineKeyboardMarkup, InputFile, Message, Update, User
+from telegram import InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.core.commands import ADMIN
-from bot.core.dispatcher import ServingCore, pick_language
+from bot.core.dispatcher import ServingCore
 from bot.core.messages import FinalAnswer, InboundMessage, Progress, Reply, Token
 from bot.settings import Settings
 from bot.telegram import translate
+from bot.telegram.files import document_fetcher, send_form_file
+from bot.telegram.languages import chosen_language, reply_language
 from bot.telegram.render import (
     core_keyboard,
-    escape,
-    form_key,
     form_rows,
     language_keyboard,
-    vote_taken,
 )
 from bot.telegram.responder import ChatPacer, TelegramResponder
 from bot.telegram.translate import PLATFORM
-from textkit.catalog import LANGUAGES, say
+from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
 Context = ContextTypes.DEFAULT_TYPE
@@ -85,7 +83,7 @@ class TelegramHandlers:
             message,
             text=message.text,
             conversation_key=str(message.chat_id),
-            language=await self._chosen_language(message.from_user.id),
+            language=await chosen_language(self._core, message.from_user.id),
             command=command,
         )
         await self._run_admin_aware(inbound, message, context)
@@ -112,7 +110,7 @@ class TelegramHandlers:
         except TelegramError as exc:
             logger.info("no private chat with %s for a group command: %s", user_id, exc)
             if await self._core.first_delivery(PLATFORM, inbound.delivery_id):
-                language = inbound.language or await self._reply_language(message.from_user)
+                language = inbound.language or await reply_language(self._core, message.from_user)
                 await message.reply_text(say("telegram:admin_in_private", language))
             return
         # the private chat is the conversation: an upload's result and held notice
@@ -153,23 +151,12 @@ class TelegramHandlers:
             message,
             text=text,
             conversation_key=str(message.chat_id),
-            language=await self._chosen_language(message.from_user.id),
+            language=await chosen_language(self._core, message.from_user.id),
             command=command if command and command[0] == "addform" else None,
-            attachments=(translate.attachment(document, self._fetcher(context)),),
+            attachments=(translate.attachment(document, document_fetcher(context)),),
             upload_intent=command is not None and command[0] == "upload",
         )
         await self._run_admin_aware(inbound, message, context)
-
-    @staticmethod
-    def _fetcher(context: Context) -> Callable[[str], Awaitable[bytes]]:
-        """Downloads a document by its file id (getFile, then the file URL)."""
-        bot = context.bot
-
-        async def fetch(file_id: str) -> bytes:
-            file = await bot.get_file(file_id)
-            return bytes(await file.download_as_bytearray())
-
-        return fetch
 
     async def _run(
         self,
@@ -217,16 +204,7 @@ class TelegramHandlers:
     async def _send_form_files(self, answer: FinalAnswer, chat_id: int, context: Context) -> None:
         for form in answer.forms:
             if form.get("send_file"):
-                await self._send_form_file(str(form["name"]), chat_id, context)
-
-    async def _send_form_file(self, name: str, chat_id: int, context: Context) -> bool:
-        file = await self._core.form_file(PLATFORM, name)
-        if file is None:
-            return False
-        await context.bot.send_document(
-            chat_id, InputFile(file.data, filename=file.name), caption=name[:1024]
-        )
-        return True
+                await send_form_file(self._core, str(form["name"]), chat_id, context)
 
     # --- adapter-local commands ------------------------------------------------------
 
@@ -234,14 +212,14 @@ class TelegramHandlers:
         """/start: the welcome, in the user's language."""
         message = await self._first(update)
         if message is not None:
-            language = await self._reply_language(message.from_user)
+            language = await reply_language(self._core, message.from_user)
             await message.reply_text(say("telegram:welcome", language), parse_mode=ParseMode.HTML)
 
     async def on_lang(self, update: Update, context: Context) -> None:
         """/lang: three buttons (English, 繁體中文, 简体中文)."""
         message = await self._first(update)
         if message is not None:
-            language = await self._reply_language(message.from_user)
+            language = await reply_language(self._core, message.from_user)
             await message.reply_text(
                 say("telegram:choose_language", language), reply_markup=language_keyboard()
             )
@@ -251,100 +229,13 @@ class TelegramHandlers:
         message = await self._first(update)
         if message is None:
             return
-        language = await self._reply_language(message.from_user)
+        language = await reply_language(self._core, message.from_user)
         if translate.is_private(message.chat):
             current = f"{message.chat_id}:{message.message_id}"
             await self._state.remember(PLATFORM, translate.current_key(message.chat_id), current)
             await message.reply_text(say("telegram:new_conversation", language))
         else:
             await message.reply_text(say("telegram:new_in_group", language))
-
-    # --- buttons ---------------------------------------------------------------
-
-    async def on_vote(self, update: Update, context: Context) -> None:
-        """👍 / 👎 under an answer: stored (one vote per user, changeable), then acknowledged."""
-        query = update.callback_query
-        if query is None or query.data is None:
-            return
-        _, message_id, value = query.data.split(":")
-        helpful = value == "1"
-        user = query.from_user
-        language = await self._reply_language(user)
-        where = translate.vote_origin(query.message, query.data, user.id)
-        stored = where is not None and await self._core.feedback(
-            PLATFORM, str(user.id), int(message_id), helpful, where
-        )
-        await query.answer(say("telegram:thanks" if stored else "telegram:vote_gone", language))
-        if stored and isinstance(query.message, Message):
-            markup = vote_taken(query.message.reply_markup, int(message_id), language, helpful)
-            try:
-                await query.edit_message_reply_markup(markup)
-            except TelegramError as exc:  # e.g. "not modified" when the same vote comes again
-                logger.debug("vote buttons not updated: %s", exc)
-
-    async def on_core_button(self, update: Update, context: Context) -> None:
-        """An upload offer's or a held upload's button: the core checks who pressed it.
-
-        The presser's own press of someone else's file changes nothing and only
-        says so in a toast; a choice made replaces the buttons with its result.
-        """
-        query = update.callback_query
-        if query is None or query.data is None:
-            return
-        if not await self._core.first_delivery(PLATFORM, f"callback:{query.id}"):
-            return  # the same press delivered again
-        parsed = translate.core_button(query.data)
-        # callback data is the client's: only a button the message really carries counts
-        if parsed is None or not translate.carries_button(query.message, query.data):
-            await query.answer()
-            return
-        action, value = parsed
-        language = await self._reply_language(query.from_user)
-        reply = await self._core.press(
-            PLATFORM,
-            str(query.from_user.id),
-            action,
-            value,
-            self._fetcher(context),
-            language=language,
-        )
-        if reply.kind == "not_yours" or reply.data.get("private"):
-            # only the presser is told; the message (maybe in a group) stays as it is
-            await query.answer(reply.text, show_alert=True)
-            return
-        await query.answer()
-        try:
-            await query.edit_message_text(escape(reply.text), parse_mode=ParseMode.HTML)
-        except TelegramError as exc:  # the message is gone: say it in the chat instead
-            logger.info("offer message not edited: %s", exc)
-            if query.message is not None:
-                await context.bot.send_message(
-                    query.message.chat.id, escape(reply.text), parse_mode=ParseMode.HTML
-                )
-
-    async def on_language_choice(self, update: Update, context: Context) -> None:
-        """A /lang button: remembered for every later answer."""
-        query = update.callback_query
-        if query is None or query.data is None:
-            return
-        code = query.data.split(":", 1)[1]
-        if code not in LANGUAGES:
-            await query.answer()
-            return
-        await self._state.remember(PLATFORM, translate.language_key(query.from_user.id), code)
-        await query.answer()
-        await query.edit_message_text(say("telegram:language_set", code))
-
-    async def on_form_button(self, update: Update, context: Context) -> None:
-        """A /forms button of a form that has only a file: send the file."""
-        query = update.callback_query
-        if query is None or query.data is None or query.message is None:
-            return
-        key = query.data.split(":", 1)[1]
-        names = [f["name"] for f in await self._core.forms(PLATFORM) if form_key(f["name"]) == key]
-        sent = bool(names) and await self._send_form_file(names[0], query.message.chat.id, context)
-        language = await self._reply_language(query.from_user)
-        await query.answer(None if sent else say("telegram:form_missing", language))
 
     # --- helpers -------------------------------------------------------------------
 
@@ -356,14 +247,6 @@ class TelegramHandlers:
         if not await self._core.first_delivery(PLATFORM, translate.delivery_id(message)):
             return None
         return message
-
-    async def _chosen_language(self, user_id: int) -> str | None:
-        return await self._state.recall(PLATFORM, translate.language_key(user_id))
-
-    async def _reply_language(self, user: User | None) -> str:
-        """The user's /lang choice, else what their Telegram client's language suggests."""
-        chosen = await self._chosen_language(user.id) if user else None
-        return chosen or pick_language("", user.language_code if user else None)
 
     async def _remember_thread(
         self, chat_id: int, responder: TelegramResponder, inbound: InboundMessage

@@ -1,0 +1,121 @@
+"""The Telegram button callbacks: votes, upload offers and held uploads, /lang, /forms files.
+
+Callback data is chosen by the client: each callback checks it (a vote and a
+core button count only when the message really carries that button).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Message, Update
+from telegram.constants import ParseMode
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from bot.core.dispatcher import ServingCore
+from bot.telegram import translate
+from bot.telegram.files import document_fetcher, send_form_file
+from bot.telegram.languages import reply_language
+from bot.telegram.render import escape, form_key, vote_taken
+from bot.telegram.translate import PLATFORM
+from textkit.catalog import LANGUAGES, say
+
+logger = logging.getLogger(__name__)
+Context = ContextTypes.DEFAULT_TYPE
+
+
+class TelegramButtons:
+    """Button callbacks bound to one core."""
+
+    def __init__(self, core: ServingCore) -> None:
+        self._core = core
+
+    async def on_vote(self, update: Update, context: Context) -> None:
+        """👍 / 👎 under an answer: stored (one vote per user, changeable), then acknowledged."""
+        query = update.callback_query
+        if query is None or query.data is None:
+            return
+        _, message_id, value = query.data.split(":")
+        helpful = value == "1"
+        user = query.from_user
+        language = await reply_language(self._core, user)
+        where = translate.vote_origin(query.message, query.data, user.id)
+        stored = where is not None and await self._core.feedback(
+            PLATFORM, str(user.id), int(message_id), helpful, where
+        )
+        await query.answer(say("telegram:thanks" if stored else "telegram:vote_gone", language))
+        if stored and isinstance(query.message, Message):
+            markup = vote_taken(query.message.reply_markup, int(message_id), language, helpful)
+            try:
+                await query.edit_message_reply_markup(markup)
+            except TelegramError as exc:  # e.g. "not modified" when the same vote comes again
+                logger.debug("vote buttons not updated: %s", exc)
+
+    async def on_core_button(self, update: Update, context: Context) -> None:
+        """An upload offer's or a held upload's button: the core checks who pressed it.
+
+        The presser's own press of someone else's file changes nothing and only
+        says so in a toast; a choice made replaces the buttons with its result.
+        """
+        query = update.callback_query
+        if query is None or query.data is None:
+            return
+        if not await self._core.first_delivery(PLATFORM, f"callback:{query.id}"):
+            return  # the same press delivered again
+        parsed = translate.core_button(query.data)
+        # callback data is the client's: only a button the message really carries counts
+        if parsed is None or not translate.carries_button(query.message, query.data):
+            await query.answer()
+            return
+        action, value = parsed
+        language = await reply_language(self._core, query.from_user)
+        reply = await self._core.press(
+            PLATFORM,
+            str(query.from_user.id),
+            action,
+            value,
+            document_fetcher(context),
+            language=language,
+        )
+        if reply.kind == "not_yours" or reply.data.get("private"):
+            # only the presser is told; the message (maybe in a group) stays as it is
+            await query.answer(reply.text, show_alert=True)
+            return
+        await query.answer()
+        try:
+            await query.edit_message_text(escape(reply.text), parse_mode=ParseMode.HTML)
+        except TelegramError as exc:  # the message is gone: say it in the chat instead
+            logger.info("offer message not edited: %s", exc)
+            if query.message is not None:
+                await context.bot.send_message(
+                    query.message.chat.id, escape(reply.text), parse_mode=ParseMode.HTML
+                )
+
+    async def on_language_choice(self, update: Update, context: Context) -> None:
+        """A /lang button: remembered for every later answer."""
+        query = update.callback_query
+        if query is None or query.data is None:
+            return
+        code = query.data.split(":", 1)[1]
+        if code not in LANGUAGES:
+            await query.answer()
+            return
+        await self._core.chat_state.remember(
+            PLATFORM, translate.language_key(query.from_user.id), code
+        )
+        await query.answer()
+        await query.edit_message_text(say("telegram:language_set", code))
+
+    async def on_form_button(self, update: Update, context: Context) -> None:
+        """A /forms button of a form that has only a file: send the file."""
+        query = update.callback_query
+        if query is None or query.data is None or query.message is None:
+            return
+        key = query.data.split(":", 1)[1]
+        names = [f["name"] for f in await self._core.forms(PLATFORM) if form_key(f["name"]) == key]
+        sent = bool(names) and await send_form_file(
+            self._core, names[0], query.message.chat.id, context
+        )
+        language = await reply_language(self._core, query.from_user)
+        await query.answer(None if sent else say("telegram:form_missing", language))
