@@ -107,7 +107,11 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(default=10, validation_alias="DB_POOL_SIZE")
     max_concurrent_turns: int = Field(default=8, validation_alias="MAX_CONCURRENT_TURNS")
     shutdown_grace_s: float = Field(default=20.0, validation_alias="SHUTDOWN_GRACE_SECONDS")
-    delivery_lease_s: float = Field(default=120.0, validation_alias="DELIVERY_LEASE_SECONDS")
+    # a worker renews its leases every third of this; one that dies leaves its
+    # messages to any other worker after at most this long
+    delivery_lease_s: float = Field(default=30.0, gt=0, validation_alias="DELIVERY_LEASE_SECONDS")
+    inbox_sweep_s: float = Field(default=2.0, gt=0, validation_alias="INBOX_SWEEP_SECONDS")
+    outbox_max_attempts: int = Field(default=8, ge=1, validation_alias="OUTBOX_MAX_ATTEMPTS")
     rate_limit_per_minute: int = Field(default=10, validation_alias="RATE_LIMIT_PER_MINUTE")
     worker_concurrency: int = Field(default=2, validation_alias="WORKER_CONCURRENCY")
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")

@@ -120,7 +120,12 @@ class Database:
     def connect(cls, url: str, pool_size: int = 5) -> Database:
         """Build the engine (lazy: no connection is made until first use)."""
         engine = create_async_engine(
-            url, pool_size=pool_size, max_overflow=2 * pool_size, pool_pre_ping=True
+            url,
+            pool_size=pool_size,
+            max_overflow=2 * pool_size,
+            pool_pre_ping=True,
+            # a database error's text must not quote what users sent (it reaches logs)
+            hide_parameters=True,
         )
         return cls(engine, async_sessionmaker(engine, expire_on_commit=False), 3 * pool_size)
 

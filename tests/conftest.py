@@ -36,6 +36,7 @@ TABLES = ", ".join(
         "messages",
         "conversations",
         "processed_events",
+        "outbox",
         "forms",
         "keyword_terms",
         "chunk_terms",

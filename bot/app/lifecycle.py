@@ -43,7 +43,13 @@ class Adapter(Protocol):
 
     async def start(self) -> None: ...
 
-    async def stop(self) -> None: ...
+    async def stop(self) -> None:
+        """Stop taking new events (the core drains after)."""
+        ...
+
+    async def close(self) -> None:
+        """Release the platform client, once the drain and the outbox are done with it."""
+        ...
 
 
 def configured_adapters(settings: Settings, core: ServingCore) -> list[Adapter]:
@@ -118,7 +124,8 @@ async def _serve(
         core = rt.serving_core(jobs) if chat else None
         adapters = configured_adapters(settings, core) if core is not None else []
         routes = [route for adapter in adapters for route in adapter.routes]
-        app = build_app(rt.db, head_revision(), routes)
+        draining = (lambda: core.closing) if core is not None else (lambda: stop.is_set())
+        app = build_app(rt.db, head_revision(), routes, draining)
         server = _Server(
             uvicorn.Config(
                 app,
@@ -131,17 +138,27 @@ async def _serve(
             )
         )
         await _start_adapters(adapters)  # before HTTP: healthy means the adapters are up
+        if core is not None:  # the adapters registered their renderers and senders
+            core.inbox.open()
+            core.outbox.open()
         http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
         worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
         _announce(say, host, port, chat, [a.name for a in adapters])
         await _until_stopped(stop, http)
         say("stopping: finishing turns and jobs in flight…")
+        if core is not None:
+            core.begin_drain()  # /healthz says 503 and nothing new is accepted, from now
         for adapter in adapters:
-            await adapter.stop()
-        if core is not None and not await core.drain(settings.shutdown_grace_s):
-            logger.warning(
-                "turns still running after %.0f s; stopping anyway", settings.shutdown_grace_s
-            )
+            await adapter.stop()  # disconnect / stop fetching: the platform keeps the rest
+        if core is not None:
+            if not await core.drain(settings.shutdown_grace_s):
+                logger.warning(
+                    "turns still running after %.0f s; left to the next worker",
+                    settings.shutdown_grace_s,
+                )
+            await core.outbox.stop(5.0)  # what is due goes out; retries wait for the next worker
+        for adapter in adapters:
+            await adapter.close()
         server.should_exit = True
         worker.cancel()  # procrastinate: running jobs get the grace, queued ones stay queued
         # bounded: with the database gone, the worker's goodbye would wait for a connection

@@ -91,7 +91,12 @@ def jobs(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     limit: Annotated[int, typer.Option(min=1, max=500)] = 20,
 ) -> None:
-    """Recent uploads and what their jobs did."""
+    """Recent uploads and what their jobs did.
+
+    Stranded uploads (queued or running for over a minute with no job to move them
+    on) are listed however old, marked `stranded` (a JSON field on every row) and
+    counted on a line of their own; the job worker re-queues the queued ones.
+    """
 
     async def go() -> list[dict[str, Any]]:
         async with open_runtime(settings()) as rt:
@@ -107,8 +112,19 @@ def jobs(
     columns = ("id", "file", "title", "collection", "status", "chunks", "reason", "received")
     table = Table(*columns)
     for r in rows:
-        table.add_row(*(escape(str(r[c] if r[c] is not None else "")) for c in columns))
+        cells = {c: str(r[c] if r[c] is not None else "") for c in columns}
+        if r["stranded"]:
+            cells["status"] += " (stranded)"
+        table.add_row(*(escape(cells[c]) for c in columns))
     Console().print(table)
+    stranded = [r for r in rows if r["stranded"]]
+    if stranded:
+        ids = ", ".join(f"#{r['id']}" for r in stranded)
+        typer.secho(
+            f"stranded: {len(stranded)} upload(s) with no job for over a minute ({ids});"
+            " a running job worker re-queues the queued ones, retention deletes the rest",
+            fg=typer.colors.YELLOW,
+        )
 
 
 @app.command()

@@ -56,6 +56,8 @@ def _turn_lines(turn: dict[str, Any]) -> list[str]:
         lines.append("  path: " + " → ".join(turn["decision_path"]))
     if turn["error"]:
         lines.append(f"  error: {turn['error']}")
+    if turn.get("delivery_failed"):
+        lines.append(f"  delivery failed: {turn['delivery_failed']}")
     return lines
 
 
@@ -70,7 +72,8 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Knowledge-base counts and the period's volumes, intents, languages, refusal rate,
-    feedback and latency percentiles."""
+    feedback and latency percentiles; then the inbox (messages waiting for an answer,
+    the oldest one's age) and the outbox (sends waiting, retrying, failed), as now."""
 
     async def go() -> dict[str, Any]:
         async with open_runtime(settings(), check_index=False) as rt:

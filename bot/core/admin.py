@@ -7,6 +7,8 @@ nothing and is written to the audit log like an allowed one.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -22,9 +24,16 @@ from storage.memory import AnswerMemory
 from storage.models import Upload
 from storage.repositories import audit as audit_repo
 from storage.repositories import documents as docs_repo
+from storage.repositories import inbox as inbox_repo
+from storage.repositories import outbox as outbox_repo
 from storage.repositories import reports
 from storage.repositories import uploads as uploads_repo
 from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy
+
+logger = logging.getLogger(__name__)
+# why an upload was refused when its job could not be queued (shown to the uploader
+# inside `upload_refused`, like the UploadPolicy's reasons)
+UPLOAD_NOT_QUEUED = "the job queue could not take it, so nothing was kept; please send it again"
 
 
 class NotAllowedError(PermissionError):
@@ -232,14 +241,24 @@ class AdminService:
             data=data,
             status="queued",
         )
-        async with self._db.transaction() as session:
-            upload_id = await uploads_repo.add_upload(session, record)
-            await audit_repo.audit(
-                session, actor.platform, actor.user_id, "upload", name, "queued", record.title
-            )
-        job_id = await self.jobs.defer_upload(upload_id, allow_personal_data)
-        async with self._db.transaction() as session:
-            await uploads_repo.set_upload(session, upload_id, job_id=job_id)
+        # the row, its bytes and its job in one transaction: if queueing fails, nothing
+        # is kept (no upload waiting forever for a job that never came)
+        try:
+            async with self._db.transaction() as session:
+                upload_id = await uploads_repo.add_upload(session, record)
+                await self.jobs.defer_upload(session, upload_id, allow_personal_data)
+                await audit_repo.audit(
+                    session, actor.platform, actor.user_id, "upload", name, "queued", record.title
+                )
+        except Exception as exc:
+            logger.exception("could not queue upload %s", name)
+            problem = UPLOAD_NOT_QUEUED
+            with contextlib.suppress(Exception):  # the database may be what failed
+                # the error's kind only: a database error's text can quote the file's bytes
+                await self.audit(
+                    actor, "upload", name, "failed", f"{problem} ({type(exc).__name__})"
+                )
+            raise AdminInputError(problem) from exc
         return upload_id
 
     async def settle_held(
@@ -250,8 +269,9 @@ class AdminService:
         Only the admin who sent it may, unless `any_owner` (the console operator,
         for deployments where no chat adapter ran beside the job worker). Audited.
         The upload as it was, or None when no such held upload. Publishing without
-        a job queue raises AdminInputError and changes nothing; when queueing fails
-        the upload is held again (it can be settled once more) and the error raised.
+        a job queue raises AdminInputError and changes nothing; the upload leaves
+        `held` and gets its job in one transaction, so when queueing fails it is still
+        held (it can be settled once more) and the error raised.
         """
         await self.check(actor, "upload:held", str(upload_id))
         if publish and self.jobs is None:
@@ -267,25 +287,25 @@ class AdminService:
             await audit_repo.audit(
                 session, actor.platform, actor.user_id, action, held.file_name, "ok", held.reason
             )
-        if not publish:
-            return held
-        assert self.jobs is not None
-        try:
-            job_id = await self.jobs.defer_upload(upload_id, allow_personal_data=True)
-        except Exception:
-            async with self._db.transaction() as session:
-                await uploads_repo.set_upload(session, upload_id, status="held")
-            raise
-        async with self._db.transaction() as session:
-            await uploads_repo.set_upload(session, upload_id, job_id=job_id)
+            if publish:
+                assert self.jobs is not None
+                await self.jobs.defer_upload(session, upload_id, allow_personal_data=True)
         return held
 
     async def uploads(self, actor: Actor, limit: int = 10) -> list[dict[str, Any]]:
-        """The newest uploads of the actor's platform (all for the CLI)."""
+        """The newest uploads of the actor's platform (all for the CLI), newest first.
+
+        Stranded uploads (queued or running for over a minute with no job that will
+        move them on) are listed too, however old, with `stranded` true: the worker
+        re-queues the queued ones; retention deletes what is left past its window.
+        """
         await self.check(actor, "jobs", None)
         platform = None if actor.platform in CONSOLE_PLATFORMS else actor.platform
         async with self._db.sessions() as session:
-            rows = await uploads_repo.recent_uploads(session, platform, limit)
+            recent = await uploads_repo.recent_uploads(session, platform, limit)
+            stuck = await uploads_repo.stranded_uploads(session, platform=platform)
+        stranded = {u.id for u in stuck}
+        rows = sorted({u.id: u for u in (*recent, *stuck)}.values(), key=lambda u: -u.id)
         return [
             {
                 "id": u.id,
@@ -297,6 +317,7 @@ class AdminService:
                 "reason": u.reason,
                 "by": f"{u.platform}:{u.user_id}",
                 "received": u.created_at.isoformat(timespec="seconds"),
+                "stranded": u.id in stranded,
             }
             for u in rows
         ]
@@ -305,10 +326,12 @@ class AdminService:
         self, actor: Actor, days: int = 30, collections: Sequence[str] | None = None
     ) -> dict[str, Any]:
         """Knowledge-base counts, then the last `days` of traffic: volumes, intents,
-        languages, platforms, refusal rate, feedback and latency percentiles.
+        languages, platforms, refusal rate, feedback and latency percentiles; and
+        `queues`, how the inbox and outbox stand now (the fields of `/healthz`).
 
         A chat admin's view is their audience's: documents, passages and forms of
-        `collections`, traffic and uploads of their own platform (`scope` says so).
+        `collections`, traffic, uploads and queues of their own platform (`scope`
+        says so).
         """
         await self.check(actor, "stats", None)
         until = datetime.now(UTC)
@@ -317,6 +340,10 @@ class AdminService:
         async with self._db.sessions() as session:
             counts: dict[str, Any] = dict(await reports.counts(session, collections, platform))
             summary = await reports.turn_summary(session, since, platform)
+            queues = {
+                **await inbox_repo.depth(session, platform),
+                **await outbox_repo.counts(session, platform),
+            }
         await self.audit(actor, "stats", None, "ok")
         period = {
             "days": days,
@@ -327,7 +354,7 @@ class AdminService:
             "collections": list(collections) if collections is not None else None,
             "platform": platform,
         }
-        return {**counts, "period": period, "scope": scope, **summary}
+        return {**counts, "period": period, "scope": scope, **summary, "queues": queues}
 
     async def memory_entries(
         self, actor: Actor, limit: int = 100, collections: Sequence[str] | None = None

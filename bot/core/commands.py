@@ -245,7 +245,8 @@ def collection_names(collections: Sequence[str] | None, language: str) -> str:
 
 
 def stats_text(stats: dict[str, Any], language: str = EN) -> str:
-    """`stats` for a chat: the counts, then one line each for the period's traffic."""
+    """`stats` for a chat: the counts, one line each for the period's traffic, then the
+    inbox and outbox as they stand."""
     lines = [f"{k.replace('_', ' ')}: {v}" for k, v in stats.items() if isinstance(v, int)]
     scope = stats.get("scope") or {}
     if scope.get("platform"):  # a chat admin's view: say whose numbers these are
@@ -267,4 +268,14 @@ def stats_text(stats: dict[str, Any], language: str = EN) -> str:
         f"answered from memory: {stats['memory']['hits']}"
         f" ({stats['memory']['hit_rate']:.1%} of answered turns)",
     ]
+    queues = stats.get("queues")
+    if queues:  # now, not over the period: what waits to be answered or sent
+        oldest = queues["inbox_oldest_s"]
+        lines += [
+            f"inbox: {queues['inbox_depth']} waiting"
+            + (f", oldest {oldest:.0f} s" if oldest is not None else "")
+            + f", {queues['inbox_failed']} failed (last day)",
+            f"outbox: {queues['outbox_pending']} waiting, {queues['outbox_retrying']} retrying,"
+            f" {queues['outbox_failed']} failed (last day)",
+        ]
     return "\n".join(lines)

@@ -1,9 +1,12 @@
-"""ServingCore: claims a delivery, then runs a command, an upload or a turn, as outbound events.
+"""ServingCore: accepts deliveries into the inbox and answers them: a command, an upload, a turn.
 
-Adapters call `handle(message)` and render every event it yields, then let the
-iteration finish: the delivery is marked done only then (the reply was posted).
-An adapter that fails half-way leaves the claim to be released, so the
-platform's redelivery is answered instead of lost.
+Adapters call `accept(message)` before they acknowledge the platform: the
+message is then in Postgres and its answer is the core's job. The turn runs in
+the background and its events go to the renderer the adapter registered; the
+delivery is done when the renderer returns (final messages are in the outbox
+by then, sent off the turn). A worker that dies leaves the message to another
+(see `bot.core.inbox`). The console calls `handle(message)` and reads the
+events itself.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from bot.core.admin import Actor, AdminService
@@ -20,15 +24,20 @@ from bot.core.audiences import Audiences
 from bot.core.chat_state import ChatState
 from bot.core.commands import CommandRunner
 from bot.core.conversation_locks import ConversationLocks
+from bot.core.envelopes import FileFetcher as RefFetcher
+from bot.core.envelopes import encode
+from bot.core.inbox import Delivery, InboxRunner, Renderer
 from bot.core.messages import (
     Audience,
     ErrorReply,
+    FinalAnswer,
     InboundMessage,
     Notifier,
     Outbound,
     Progress,
     Reply,
 )
+from bot.core.outbox import Channel, OutboxWorker
 from bot.core.upload_desk import FileFetcher, UploadDesk
 from bot.service import AnswerService
 from bot.settings import CONSOLE_PLATFORMS, Settings
@@ -37,11 +46,31 @@ from storage.db import Database
 from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries
 from storage.repositories import feedback as feedback_repo
+from storage.repositories import inbox as inbox_repo
 from storage.repositories import memory as memory_repo
 from textkit.catalog import say
 from textkit.scripts import detect_language
 
 logger = logging.getLogger(__name__)
+
+
+class ShuttingDownError(Exception):
+    """The worker is draining: the adapter must not acknowledge (the platform redelivers)."""
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Whether a quick adapter-local action (a button, /start) runs, and what to say if not.
+
+    `notice` is set once per rate-limit window for a user over the limit (in
+    their language); later refusals in the window are silent.
+    """
+
+    run: bool
+    notice: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.run
 
 
 def pick_language(text: str, hint: str | None) -> str:
@@ -78,10 +107,30 @@ class ServingCore:
             self.audiences.readers,
         )
         self._locks = ConversationLocks(db, settings.max_concurrent_turns)
-        self._active = 0
+        self._active = 0  # console deliveries (`handle`) in flight
         self._idle = asyncio.Event()
         self._idle.set()
-        self.closing = False
+        self.inbox = InboxRunner(db, settings, self._answer_delivery)
+        self.outbox = OutboxWorker(db, settings)
+
+    @property
+    def closing(self) -> bool:
+        """True once a drain began: nothing new is accepted."""
+        return self.inbox.closing
+
+    def begin_drain(self) -> None:
+        """Say unhealthy and accept nothing more, at once (the drain itself waits after)."""
+        self.inbox.closing = True
+
+    def register_renderer(
+        self, platform: str, renderer: Renderer, fetcher: RefFetcher | None = None
+    ) -> None:
+        """How `platform`'s deliveries are shown (and its attachments downloaded again)."""
+        self.inbox.register(platform, renderer, fetcher)
+
+    def register_sender(self, platform: str, channel: Channel) -> None:
+        """How `platform`'s outbox sends are made, and how fast one chat may get them."""
+        self.outbox.register(platform, channel)
 
     def actor(self, message: InboundMessage) -> Actor:
         """The AdminService actor of a message's sender."""
@@ -111,23 +160,90 @@ class ServingCore:
         if jobs is not None:
             jobs.notifiers[platform] = notifier
 
-    # --- the entry point -------------------------------------------------------
+    # --- the entry points --------------------------------------------------------
+
+    async def accept(self, message: InboundMessage) -> bool:
+        """Store an adapter's message in the inbox and start answering it; False for a duplicate.
+
+        Called before the adapter acknowledges the platform. Raises
+        ShuttingDownError during a drain, and the database's error when it is
+        down: the adapter then does not acknowledge, and the platform redelivers.
+        """
+        if self.closing:
+            raise ShuttingDownError(f"draining: {message.platform}/{message.delivery_id} refused")
+        message = self._with_rights(message)
+        payload = encode(message)
+        # the turn here runs the message as stored (no NUL: Postgres refuses it in text)
+        message = dataclasses.replace(message, text=payload["text"])
+        async with self._db.transaction() as session:
+            stored = await inbox_repo.accept(
+                session,
+                message.platform,
+                message.delivery_id,
+                payload,
+                self._settings.delivery_lease_s,
+                self.inbox.owner,
+            )
+            limited = stored and await self._over_limit(session, message)
+            if limited:
+                await inbox_repo.mark_limited(session, message.platform, message.delivery_id)
+        if stored:
+            self.inbox.start(Delivery(message, limited=limited))
+        return stored
+
+    async def _answer_delivery(self, delivery: Delivery) -> None:
+        """Run one inbox delivery through its platform's renderer, then settle it."""
+        message = self._with_rights(delivery.message)
+        renderer = self.inbox.renderers.get(message.platform)
+        if renderer is None:  # accepted by an adapter this worker does not run
+            await self.inbox.retry_later(delivery, f"no {message.platform} adapter here")
+            return
+        language = message.language or pick_language(message.text, message.language_hint)
+        events = self._delivery_events(delivery, message, language)
+        try:
+            async with contextlib.aclosing(events) as out:
+                await renderer(delivery, out)
+        except Exception as exc:  # the reply could not be shown: another attempt, later
+            logger.exception("delivery %s not answered", message.delivery_id)
+            # the type only: an error's text may quote the message (kept for days)
+            await asyncio.shield(self.inbox.retry_later(delivery, type(exc).__name__))
+            return
+        try:
+            await asyncio.shield(self.inbox.finish(message))
+        except Exception:  # answered; a resumed attempt finds its final sends already stored
+            logger.exception("could not mark delivery %s done", message.delivery_id)
+
+    async def _delivery_events(
+        self, delivery: Delivery, message: InboundMessage, language: str
+    ) -> AsyncGenerator[Outbound, None]:
+        if delivery.limited:
+            notice = await self._limit_notice(message.platform, message.user_id, language)
+            if notice is not None:
+                yield Reply(notice, language, "rate_limited")
+            return
+        try:
+            async with contextlib.aclosing(
+                self._dispatch(message, language, delivery.begin)
+            ) as out:
+                async for event in out:
+                    yield _noted(event, language) if delivery.late else event
+        except Exception:
+            logger.exception("delivery %s failed", message.delivery_id)
+            yield ErrorReply(say("error", language), language)
 
     async def handle(self, message: InboundMessage) -> AsyncGenerator[Outbound, None]:
-        """Claim the delivery and produce its reply as events (nothing for a duplicate)."""
-        if self.closing:  # not claimed: the redelivery goes to a worker that stays up
-            logger.info(
-                "shutting down: left %s/%s unclaimed", message.platform, message.delivery_id
-            )
+        """Claim a console delivery and produce its reply as events (nothing for a duplicate).
+
+        Chat adapters use `accept`; this runs in the caller's task, for the
+        console and the command line, which read the events themselves.
+        """
+        if self.closing:
             return
-        message = dataclasses.replace(
-            message,
-            is_admin=self.audiences.is_admin(message.platform, message.user_id, message.audience),
-        )
+        message = self._with_rights(message)
         language = message.language or pick_language(message.text, message.language_hint)
         try:
             claimed, limited = await self._claim(message)
-        except Exception:  # the database is down: say so, the redelivery may succeed
+        except Exception:  # the database is down: say so
             logger.exception("could not claim delivery %s", message.delivery_id)
             yield ErrorReply(say("error", language), language)
             return
@@ -138,11 +254,16 @@ class ServingCore:
         finished = False
         try:
             try:
-                # aclosing at every level: an adapter that stops listening closes the
-                # turn now (stored as cancelled) rather than when the loop finalises it
-                async with contextlib.aclosing(self._dispatch(message, language, limited)) as out:
-                    async for event in out:
-                        yield event
+                if limited:
+                    notice = await self._limit_notice(message.platform, message.user_id, language)
+                    if notice is not None:
+                        yield Reply(notice, language, "rate_limited")
+                else:
+                    # aclosing at every level: a caller that stops listening closes the
+                    # turn now (stored as cancelled) rather than when the loop finalises it
+                    async with contextlib.aclosing(self._dispatch(message, language)) as out:
+                        async for event in out:
+                            yield event
             except Exception:
                 logger.exception("delivery %s failed", message.delivery_id)
                 yield ErrorReply(say("error", language), language)
@@ -155,6 +276,11 @@ class ServingCore:
                 if not self._active:
                     self._idle.set()
 
+    def _with_rights(self, message: InboundMessage) -> InboundMessage:
+        """The message with `is_admin` from settings (never trusted from the adapter)."""
+        is_admin = self.audiences.is_admin(message.platform, message.user_id, message.audience)
+        return dataclasses.replace(message, is_admin=is_admin)
+
     async def _settle(self, message: InboundMessage, finished: bool) -> None:
         try:
             async with self._db.transaction() as session:
@@ -166,36 +292,55 @@ class ServingCore:
             logger.exception("could not settle delivery %s", message.delivery_id)
 
     async def drain(self, timeout: float) -> bool:
-        """Stop taking deliveries and wait for the ones in flight; False on timeout."""
-        self.closing = True
+        """Accept nothing more; let the turns under way finish; False when some had to stop.
+
+        Deliveries not started yet, and those still running after `timeout`,
+        are let go: the next worker answers them from the inbox.
+        """
+        self.begin_drain()
+        started = asyncio.get_running_loop().time()
+        drained = await self.inbox.drain(timeout)
+        left = max(0.0, timeout - (asyncio.get_running_loop().time() - started))
         try:
-            await asyncio.wait_for(self._idle.wait(), timeout)
-            return True
+            await asyncio.wait_for(self._idle.wait(), left)
         except TimeoutError:
             return False
+        return drained
 
     async def _claim(self, message: InboundMessage) -> tuple[bool, bool]:
         """(claimed, over the rate limit), in one transaction; duplicates are not counted."""
-        limit = self._settings.rate_limit_per_minute
         async with self._db.transaction() as session:
             if not await deliveries.claim(
                 session, message.platform, message.delivery_id, self._settings.delivery_lease_s
             ):
                 return False, False
-            if limit <= 0 or message.platform in CONSOLE_PLATFORMS or message.is_admin:
-                return True, False
-            count = await deliveries.count_message(session, message.platform, message.user_id)
-        return True, count > limit
+            return True, await self._over_limit(session, message)
+
+    async def _over_limit(self, session: Any, message: InboundMessage) -> bool:
+        """Count the message in its sender's window; True when over the limit."""
+        limit = self._settings.rate_limit_per_minute
+        if limit <= 0 or message.platform in CONSOLE_PLATFORMS or message.is_admin:
+            return False
+        count = await deliveries.count_message(session, message.platform, message.user_id)
+        return count > limit
+
+    async def _limit_notice(self, platform: str, user_id: str, language: str) -> str | None:
+        """The rate-limit notice, the first time in a window; None after (silence)."""
+        async with self._db.transaction() as session:
+            due = await deliveries.notice_due(session, platform, user_id)
+        if not due:
+            return None
+        return say("rate_limited", language, limit=self._settings.rate_limit_per_minute)
 
     async def _dispatch(
-        self, message: InboundMessage, language: str, limited: bool
+        self,
+        message: InboundMessage,
+        language: str,
+        begin: Callable[[], None] = lambda: None,
     ) -> AsyncGenerator[Outbound, None]:
-        if limited:
-            limit = self._settings.rate_limit_per_minute
-            yield Reply(say("rate_limited", language, limit=limit), language, "rate_limited")
-            return
         collections = self.audiences.collections(message.platform, message.audience)
         if message.command:
+            begin()
             reply = await self._commands.run(
                 self.actor(message),
                 message.command,
@@ -207,21 +352,25 @@ class ServingCore:
             yield self.audiences.refusal(message, reply, language)
             return
         if message.attachments:
+            begin()
             for attachment in message.attachments:
                 reply = await self.uploads.receive(message, attachment, language)
                 yield self.audiences.refusal(message, reply, language)
             return
-        async with contextlib.aclosing(self._turn(message, language, collections)) as turn:
-            async for event in turn:
+        turn = self._turn(message, language, collections, begin)
+        async with contextlib.aclosing(turn) as events:
+            async for event in events:
                 yield event
 
     # --- questions -------------------------------------------------------------
 
     async def _turn(
-        self, message: InboundMessage, language: str, collections: Sequence[str] | None
+        self,
+        message: InboundMessage,
+        language: str,
+        collections: Sequence[str] | None,
+        begin: Callable[[], None],
     ) -> AsyncGenerator[Outbound, None]:
-        # at once, before waiting for a turn slot: the adapter shows that work started
-        yield Progress("received", progress_message("received", language), language)
         turn = self._answers.stream(
             message.text,
             conversation=message.conversation_key,
@@ -235,16 +384,36 @@ class ServingCore:
             self._locks.hold(message.platform, message.conversation_key),
             contextlib.aclosing(turn) as stream,
         ):
+            begin()
+            # only now, with a turn slot: typing and status show work that runs, not a queue
+            yield Progress("received", progress_message("received", language), language)
             async for event in stream:  # the service's events are the core's: forwarded
                 yield event
 
-    async def first_delivery(self, platform: str, delivery_id: str) -> bool:
-        """Claim and complete at once: for quick adapter-local actions (/start, a button)."""
+    async def first_delivery(
+        self,
+        platform: str,
+        delivery_id: str,
+        user_id: str | None = None,
+        language: str = "en",
+    ) -> Admission:
+        """Claim and complete at once: for quick adapter-local actions (/start, a button).
+
+        With `user_id` the action counts in the user's rate limit like a message:
+        over the limit it does not run, and the first refusal in a window carries
+        the notice to show.
+        """
         async with self._db.transaction() as session:
             if not await deliveries.claim(session, platform, delivery_id, 0):
-                return False
+                return Admission(False)
             await deliveries.complete(session, platform, delivery_id)
-            return True
+            limited = False
+            if user_id is not None:
+                probe = InboundMessage(platform, delivery_id, "", user_id)
+                limited = await self._over_limit(session, self._with_rights(probe))
+        if limited:
+            return Admission(False, await self._limit_notice(platform, user_id or "", language))
+        return Admission(True)
 
     async def has_conversation(self, platform: str, key: str) -> bool:
         """True when the bot already answered in this conversation (a thread it is part of)."""
@@ -288,3 +457,10 @@ class ServingCore:
         if found:
             self._answers.telemetry.feedback(trace_id, message_id, platform, user_id, helpful)
         return found
+
+
+def _noted(event: Outbound, language: str) -> Outbound:
+    """A final reply of a message answered late, with a short note of the delay first."""
+    if isinstance(event, FinalAnswer | Reply | ErrorReply):
+        return dataclasses.replace(event, text=f"{say('inbox:late', language)}\n\n{event.text}")
+    return event

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sqlalchemy import text
 from starlette.applications import Starlette
@@ -13,12 +13,17 @@ from starlette.routing import BaseRoute, Route
 
 from bot.core.loops import on_core_loop
 from storage.db import Database
+from storage.repositories import inbox as inbox_repo
+from storage.repositories import outbox as outbox_repo
 
 HEALTH_TIMEOUT_S = 5.0
 
 
-async def health(db: Database, head: str | None) -> tuple[int, dict[str, object]]:
-    """(HTTP status, body): 200 when the database answers and its migrations are current."""
+async def health(
+    db: Database, head: str | None, draining: bool = False
+) -> tuple[int, dict[str, object]]:
+    """(HTTP status, body): 200 when the database answers, its migrations are current and
+    the process is not draining; the body also says how deep the inbox and outbox are."""
     try:
         async with asyncio.timeout(HEALTH_TIMEOUT_S), db.engine.connect() as conn:
             revision = (
@@ -29,14 +34,31 @@ async def health(db: Database, head: str | None) -> tuple[int, dict[str, object]
     if revision != head:
         body = {"status": "unavailable", "database": "ok", "revision": revision, "expected": head}
         return 503, body
-    return 200, {"status": "ok", "database": "ok", "revision": revision}
+    body = {"status": "draining" if draining else "ok", "database": "ok", "revision": revision}
+    try:
+        async with asyncio.timeout(HEALTH_TIMEOUT_S), db.sessions() as session:
+            body["queues"] = {
+                **await inbox_repo.depth(session),
+                **await outbox_repo.counts(session),
+            }
+    except Exception as exc:  # the detail is a bonus: health stands on the checks above
+        body["queues"] = f"unavailable ({type(exc).__name__})"
+    # draining: a load balancer must stop sending here at once (the body says why)
+    return (503 if draining else 200), body
 
 
-def build_app(db: Database, head: str | None, routes: Sequence[BaseRoute] = ()) -> Starlette:
+def build_app(
+    db: Database,
+    head: str | None,
+    routes: Sequence[BaseRoute] = (),
+    draining: Callable[[], bool] = lambda: False,
+) -> Starlette:
     """`GET /healthz` and whatever routes the running adapters need."""
 
     async def healthz(request: Request) -> JSONResponse:
         del request
+        if draining():  # at once, without waiting for the core's loop (busy draining)
+            return JSONResponse({"status": "draining"}, status_code=503)
         status, body = await on_core_loop(health(db, head))
         return JSONResponse(body, status_code=status)
 

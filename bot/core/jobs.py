@@ -3,6 +3,11 @@
 An upload's bytes are stored in Postgres with the upload row, so any worker
 (`ragbot serve` or `ragbot worker`, on any machine) can run its job; a queued
 job survives restarts, and a job a stopped worker had to abandon is retried.
+
+An upload row and its job are committed in one transaction (`defer_upload` runs in
+the caller's session), so a failure to queue leaves no upload behind. An upload
+that has no job anyway (*stranded*: a row from before that, a job deleted by hand)
+is re-queued by the worker when it starts and every five minutes, at most once.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from typing import Any
 from procrastinate import App, PsycopgConnector, RetryStrategy
 from sqlalchemy import func
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.core.messages import Button, Notifier, UploadOutcome
 from bot.core.retention import purge_expired
@@ -27,7 +34,7 @@ from textkit.catalog import say
 from textkit.personal_data import HEADING, KINDS, TITLE, Findings
 
 logger = logging.getLogger(__name__)
-QUEUE = "uploads"
+QUEUE = uploads_repo.INGEST_QUEUE
 
 
 def libpq_url(url: str) -> str:
@@ -54,8 +61,11 @@ class JobQueue:
         self.app = App(connector=PsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=4))
         # A job a stopped worker abandoned (shutdown grace exceeded) goes back to the
         # queue; the ingestion itself never raises, so retries are only for that.
-        self._ingest = self.app.task(
-            name="ingest_upload", queue=QUEUE, retry=RetryStrategy(max_attempts=3, wait=2)
+        # deferred by storage.repositories.uploads.defer_ingestion under these names
+        self.app.task(
+            name=uploads_repo.INGEST_TASK,
+            queue=QUEUE,
+            retry=RetryStrategy(max_attempts=3, wait=2),
         )(self.run_upload)
         retry_stalled = self.app.task(
             name="retry_stalled_jobs", queue=QUEUE, queueing_lock="retry_stalled_jobs"
@@ -74,17 +84,59 @@ class JobQueue:
         """Close the pool."""
         await self.app.close_async()
 
-    async def defer_upload(self, upload_id: int, allow_personal_data: bool = False) -> int:
-        """Queue the ingestion of a stored upload; the job id.
+    async def defer_upload(
+        self, session: AsyncSession, upload_id: int, allow_personal_data: bool = False
+    ) -> int:
+        """Queue the ingestion of an upload in `session`'s transaction; the job id.
 
-        `allow_personal_data`: an admin chose to publish it anyway (no screening).
+        The job exists exactly when the transaction that stores (or re-queues) the
+        upload commits; workers hear of it at that commit. `allow_personal_data`: an
+        admin chose to publish it anyway (no screening).
         """
-        return await self._ingest.defer_async(
-            upload_id=upload_id, allow_personal_data=allow_personal_data
+        return await uploads_repo.defer_ingestion(
+            session, upload_id, allow_personal_data=allow_personal_data
         )
 
+    async def requeue_stranded(
+        self, older_than_s: float = uploads_repo.STRANDED_AFTER_S
+    ) -> list[int]:
+        """Give every queued upload older than `older_than_s` with no live job one job;
+        the ids re-queued. Idempotent, and safe with several workers sweeping at once.
+
+        Each upload is claimed in its own transaction (row lock, skipping rows another
+        sweeper holds, and re-checked there), and procrastinate's queueing lock refuses
+        a second waiting job for one upload. The job screens for personal data again:
+        whether an admin had allowed it is not on the row, and screening is the safe side
+        (a file that holds some is held and its uploader asked, as on first arrival).
+        """
+        async with self._db.sessions() as session:
+            seen = [
+                (u.id, u.job_id)
+                for u in await uploads_repo.stranded_uploads(
+                    session, older_than_s, statuses=("queued",)
+                )
+            ]
+        requeued: list[int] = []
+        for upload_id, job_id in seen:
+            try:
+                async with self._db.transaction() as session:
+                    if not await uploads_repo.claim_stranded(session, upload_id, job_id):
+                        continue
+                    await self.defer_upload(session, upload_id)
+            except IntegrityError:  # the queueing lock: a job is already waiting for it
+                continue
+            requeued.append(upload_id)
+        if requeued:
+            logger.warning("re-queued stranded uploads (they had no job): %s", requeued)
+        return requeued
+
     async def run_worker(self, concurrency: int, grace_s: float, wait: bool = True) -> None:
-        """Run jobs until cancelled (then finish running jobs within `grace_s`)."""
+        """Re-queue stranded uploads, then run jobs until cancelled (then finish running
+        jobs within `grace_s`)."""
+        try:
+            await self.requeue_stranded()
+        except Exception:  # not fatal: the periodic sweep tries again
+            logger.exception("could not re-queue stranded uploads at worker start")
         await self.app.run_worker_async(
             queues=[QUEUE],
             concurrency=concurrency,
@@ -227,10 +279,12 @@ class JobQueue:
             await purge_expired(self._db, self._retention_days)
 
     async def _retry_stalled(self, timestamp: int) -> None:
-        """Jobs of workers that died (no heartbeat) go back to the queue."""
+        """Jobs of workers that died (no heartbeat) go back to the queue; uploads left
+        with no job at all get one (`requeue_stranded`)."""
         del timestamp
         for job in await self.app.job_manager.get_stalled_jobs():
             await self.app.job_manager.retry_job(job)
+        await self.requeue_stranded()
 
 
 def findings_text(findings: Findings, language: str) -> str:

@@ -112,6 +112,10 @@ class InboundMessage:
     # Slack `upload` in a DM); without it a file is only offered, never stored
     upload_intent: bool = False
     direct: bool = False  # a one-to-one chat with the bot (a DM, a private chat)
+    # where the adapter posts the reply (a chat id, a thread, a message to reply to):
+    # JSON only, opaque to the core, stored with the message in the inbox so any
+    # worker can answer it after a crash
+    route: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Retention: conversations, feedback, audit rows and chat state older than RETENTION_DAYS go.
+"""Retention: conversations, feedback, audit rows, chat state, finished and stranded
+uploads (no job will ever finish them: their bytes go too) older than RETENTION_DAYS go.
 
 `ragbot purge` runs it on demand; the job worker runs it daily.
 """

@@ -1,40 +1,53 @@
-"""The Slack adapter: a bolt AsyncApp whose listeners translate, call the core, and render.
+"""The Slack adapter: a bolt AsyncApp whose listeners translate and hand messages to the core.
 
 HTTP mode serves events, interactivity and the slash command on
 `POST /slack/events` (signatures checked with SLACK_SIGNING_SECRET: a bad or
 stale one gets 401 and nothing runs); Socket Mode (SLACK_APP_TOKEN) needs no
-public URL. Listeners ack at once and answer after (`process_before_response`
-off), and ask only for what they use.
+public URL. Listeners ask only for what they use.
+
+Nothing is acknowledged before it is safe: bolt runs with
+`process_before_response`, so Slack gets its 200 (Socket Mode: its ack) only
+after the listener returned, and a message listener returns once the core has
+accepted the message into the inbox (`ServingCore.accept`, quick: the turn runs
+in the background from there). When accepting fails (a drain, Postgres down)
+the listener raises, bolt answers 500 (Socket Mode: no ack) and Slack
+redelivers to a live worker. While draining, `/slack/events` answers 503 at
+once. The answer is rendered by `SlackResponder` (registered with the core);
+final messages, replies and upload results go out through the core's outbox
+(`SlackSender`), paced per channel and retried off the turn.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import logging
 import re
+import uuid
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 import aiohttp
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
-from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncRespond
-from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from bot.core.dispatcher import ServingCore
+from bot.core.dispatcher import ServingCore, ShuttingDownError
+from bot.core.inbox import Delivery
 from bot.core.loops import on_core_loop
-from bot.core.messages import Audience, InboundMessage, Progress, Token, UploadOutcome
+from bot.core.messages import Audience, Outbound, UploadOutcome
+from bot.core.outbox import Channel
 from bot.settings import ConfigurationError, Settings
 from bot.slack import translate
 from bot.slack.audience import SlackAudiences
 from bot.slack.render import HELPFUL, NOT_HELPFUL, core_buttons_block, escape, feedback_taken
 from bot.slack.responder import SlackResponder
-from textkit.catalog import say
+from bot.slack.sender import CHANNEL_GAP_S, SlackSender
 
 logger = logging.getLogger(__name__)
+BUTTONS_GRACE_S = 5.0  # on stop, button presses under way get this long to finish
 
 
 def api_base_url(url: str) -> str:
@@ -52,10 +65,10 @@ class SlackAdapter:
         self._core = core
         self._settings = settings
         self._token = settings.slack_bot_token.get_secret_value()
+        # no rate-limit retry handler: it would sleep inside the turn, holding its slot;
+        # 429s on final sends are the outbox's, on previews they skip the preview
         self.client = AsyncWebClient(
-            token=self._token,
-            base_url=api_base_url(settings.slack_api_base_url),
-            retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=3)],
+            token=self._token, base_url=api_base_url(settings.slack_api_base_url)
         )
         settings.channel_collections(translate.PLATFORM)  # a malformed entry stops start-up
         self.audiences = SlackAudiences(self.client, settings.slack_user_cache_s)
@@ -68,14 +81,18 @@ class SlackAdapter:
         self.app = AsyncApp(
             client=self.client,
             signing_secret=secret.get_secret_value() if secret else "socket-mode",
-            process_before_response=False,
+            # ack after the listener: a message is in the inbox before Slack hears "got it"
+            process_before_response=True,
             request_verification_enabled=not self.socket_mode,
         )
         self._register()
         self._socket: Any = None
+        self._buttons: set[asyncio.Task[None]] = set()  # presses being handled
         handler = AsyncSlackRequestHandler(self.app)
 
         async def events(request: Request) -> Response:
+            if self._core.closing:  # draining: Slack retries, and reaches a live worker
+                return Response("draining", status_code=503)
             return await handler.handle(request)
 
         self.routes: list[BaseRoute] = (
@@ -83,8 +100,14 @@ class SlackAdapter:
         )
 
     async def start(self) -> None:
-        """Check the app's scopes, then connect Socket Mode (HTTP mode: the routes are served)."""
+        """Register with the core, check the app's scopes, then connect Socket Mode.
+
+        (HTTP mode: the routes are served by the caller.)
+        """
         self._core.register_notifier(translate.PLATFORM, self.notify)
+        self._core.register_renderer(translate.PLATFORM, self._render, self._download)
+        sender = SlackSender(self.client, self._form_file)
+        self._core.register_sender(translate.PLATFORM, Channel(sender.send, _channel_gap))
         await self.audiences.check_access()  # a missing users:read is one clear ERROR, not a stop
         if self.socket_mode:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -95,9 +118,15 @@ class SlackAdapter:
             await self._socket.connect_async()
 
     async def stop(self) -> None:
-        """Disconnect Socket Mode."""
+        """Disconnect Socket Mode first (Slack keeps what is unacknowledged), then let
+        button presses under way finish."""
         if self._socket is not None:
             await self._socket.close_async()
+        if self._buttons:
+            await asyncio.wait(list(self._buttons), timeout=BUTTONS_GRACE_S)
+
+    async def close(self) -> None:
+        """Nothing to release: slack-sdk opens an HTTP session per call."""
 
     # --- listeners ---------------------------------------------------------------
 
@@ -112,58 +141,122 @@ class SlackAdapter:
         app.action(translate.CORE_ACTION)(self._on_core_button)
         app.error(self._on_error)
 
-    # Listeners run on the HTTP loop: they ack there, and hand the work to the core's loop.
+    # Listeners run on the HTTP loop; the core's work runs on the core's loop. A listener
+    # that raises makes bolt answer 500 (Socket Mode: no ack), and Slack delivers again.
 
     async def _on_mention(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
         if not translate.is_ignorable(event, context.bot_user_id):
-            await on_core_loop(self._answer(event, context.bot_user_id, context.team_id))
+            await on_core_loop(self._accept(event, context.bot_user_id, context.team_id))
 
     async def _on_message(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
         await on_core_loop(self._message(event, context.bot_user_id, context.team_id))
 
-    async def _on_command(
-        self, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond
-    ) -> None:
-        await ack()
-        await on_core_loop(self._command(command, respond))
+    async def _on_command(self, ack: AsyncAck, command: dict[str, Any]) -> None:
+        await on_core_loop(self._command(command))
+        await ack()  # only now: accepted (a failure above is a 500, Slack shows an error)
 
     async def _on_vote(self, ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        await on_core_loop(self._vote(body))
+        await ack()  # Slack does not redeliver clicks; the vote is handled in the background
+        await on_core_loop(self._in_background(self._vote(body)))
 
     async def _on_core_button(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
-        await on_core_loop(self._core_button(body))
+        await on_core_loop(self._in_background(self._core_button(body)))
 
     async def _on_link(self, ack: AsyncAck) -> None:
         await ack()  # link buttons open their URL in Slack; nothing to do here
 
     async def _on_error(self, error: Exception, body: dict[str, Any]) -> None:
+        # returning nothing keeps bolt's 500: Slack redelivers what was not accepted
+        if isinstance(error, ShuttingDownError):
+            logger.info("slack %s refused while draining: redelivered", body.get("type"))
+            return
         logger.error("slack listener failed (%s): %s", body.get("type"), error, exc_info=error)
 
-    # --- on the core's loop -------------------------------------------------------
+    async def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run a button's work on this (the core's) loop after the ack, kept until done."""
+        task = asyncio.create_task(work)
+        self._buttons.add(task)
+        task.add_done_callback(self._buttons.discard)
+        task.add_done_callback(_log_failure)
+
+    # --- on the core's loop: accepting ---------------------------------------------
 
     async def _message(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
         if translate.is_ignorable(event, bot) or event.get("subtype") not in (None, "file_share"):
             return
         if event.get("channel_type") == "im" or translate.mentions(event, bot):
-            await self._answer(event, bot, team)  # a mention's twin event: the claim dedupes
+            await self._accept(event, bot, team)  # a mention's twin event: the inbox dedupes
             return
         thread = event.get("thread_ts")
         key = translate.conversation_key(event["channel"], thread or "")
         if thread and await self._core.has_conversation(translate.PLATFORM, key):
-            await self._answer(event, bot, team)
+            await self._accept(event, bot, team)
 
-    async def _command(self, command: dict[str, Any], respond: AsyncRespond) -> None:
+    async def _accept(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
+        """Translate (with the audience) and put the message in the inbox; raises if refused."""
+        # outside a DM everyone in the channel reads the answer: the channel's facts count too
+        audience = await self.audiences.audience(
+            event.get("user"),
+            translate.user_team(event),
+            event.get("channel"),
+            in_channel=event.get("channel_type") != "im",
+        )
+        inbound = translate.inbound_message(event, bot, self._download, audience, team)
+        await self._core.accept(inbound)  # False: a duplicate, already answered or under way
+
+    async def _command(self, command: dict[str, Any]) -> None:
         audience = await self.audiences.audience(
             command.get("user_id"), translate.user_team(command), command.get("channel_id")
         )
-        async for event in self._core.handle(translate.slash_command(command, audience)):
-            text = getattr(event, "text", None)
-            if text:
-                await respond(text=escape(text), response_type="ephemeral")
+        await self._core.accept(translate.slash_command(command, audience))
+
+    # --- on the core's loop: rendering ----------------------------------------------
+
+    async def _render(self, delivery: Delivery, events: AsyncIterator[Outbound]) -> None:
+        """Show one delivery's events (the core's renderer for Slack)."""
+        responder = SlackResponder(
+            self.client,
+            delivery,
+            self._enqueue,
+            streaming=self._settings.slack_streaming,
+            interval_s=self._settings.slack_update_interval_s,
+        )
+        async for event in events:
+            await responder.render(event)
+
+    async def _enqueue(
+        self, chat: str, key: str, payload: dict[str, Any], trace_id: str | None = None
+    ) -> bool:
+        return await self._core.outbox.enqueue(translate.PLATFORM, chat, key, payload, trace_id)
+
+    async def _form_file(self, name: str, audience: Audience) -> Any:
+        return await self._core.form_file(translate.PLATFORM, name, audience)
+
+    # --- buttons (quick actions: rate-limited, handled once) --------------------------
+
+    async def _admitted(self, body: dict[str, Any]) -> str | None:
+        """The press's delivery id when it should run (once, within the presser's limit).
+
+        Over the limit, the first refusal in a window tells the presser privately.
+        """
+        user = (body.get("user") or {}).get("id") or ""
+        channel = (body.get("channel") or {}).get("id") or ""
+        action_ts = (body.get("actions") or [{}])[0].get("action_ts")
+        delivery_id = f"action:{user}:{action_ts}" if action_ts else f"action:{uuid.uuid4().hex}"
+        admission = await self._core.first_delivery(translate.PLATFORM, delivery_id, user, "en")
+        if admission:
+            return delivery_id
+        if admission.notice and channel:
+            payload = {"op": "ephemeral", "channel": channel, "user": user}
+            text = escape(admission.notice)
+            await self._enqueue(channel, f"slack:{delivery_id}:limit", {**payload, "text": text})
+        return None
 
     async def _vote(self, body: dict[str, Any]) -> None:
+        delivery_id = await self._admitted(body)
+        if delivery_id is None:
+            return
         action = body["actions"][0]
         helpful = action["action_id"] == HELPFUL
         user = body["user"]["id"]
@@ -172,14 +265,12 @@ class SlackAdapter:
             translate.PLATFORM, user, int(action["value"]), helpful, where
         )
         message = body.get("message") or {}
+        channel = body["channel"]["id"]
         if stored and message.get("ts"):
             blocks = feedback_taken(message.get("blocks") or [], user, helpful)
-            await self.client.chat_update(
-                channel=body["channel"]["id"],
-                ts=message["ts"],
-                text=message.get("text", " "),
-                blocks=blocks,
-            )
+            payload: dict[str, Any] = {"op": "update", "channel": channel, "ts": message["ts"]}
+            payload |= {"text": message.get("text", " "), "blocks": blocks}
+            await self._enqueue(channel, f"slack:{delivery_id}:vote", payload)
 
     async def _core_button(self, body: dict[str, Any]) -> None:
         """An upload offer's or held upload's button: the core checks who pressed it;
@@ -188,23 +279,24 @@ class SlackAdapter:
         user = (body.get("user") or {}).get("id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
         message = body.get("message") or {}
-        action_ts = (body.get("actions") or [{}])[0].get("action_ts") or message.get("ts")
         if parsed is None or not channel:
             return
-        if not await self._core.first_delivery(translate.PLATFORM, f"action:{user}:{action_ts}"):
+        delivery_id = await self._admitted(body)
+        if delivery_id is None:
             return
         audience = await self.action_audience(body)
         reply = await self._core.press(
             translate.PLATFORM, user, parsed[0], parsed[1], self._download, audience
         )
         text = escape(reply.text)
+        key = f"slack:{delivery_id}:reply"
         if reply.kind == "not_yours" or reply.data.get("private") or not message.get("ts"):
-            await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
+            payload = {"op": "ephemeral", "channel": channel, "user": user, "text": text}
+            await self._enqueue(channel, key, payload)
             return
         section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
-        await self.client.chat_update(
-            channel=channel, ts=message["ts"], text=text, blocks=[section]
-        )
+        payload = {"op": "update", "channel": channel, "ts": message["ts"], "text": text}
+        await self._enqueue(channel, key, {**payload, "blocks": [section]})
 
     async def action_audience(self, body: dict[str, Any]) -> Audience:
         """The audience of whoever pressed a button (block_actions: user.id, user.team_id)."""
@@ -212,69 +304,7 @@ class SlackAdapter:
         channel = (body.get("channel") or {}).get("id")
         return await self.audiences.audience(user.get("id"), translate.user_team(body), channel)
 
-    async def _answer(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
-        # outside a DM everyone in the channel reads the answer: the channel's facts count too
-        audience = await self.audiences.audience(
-            event.get("user"),
-            translate.user_team(event),
-            event.get("channel"),
-            in_channel=event.get("channel_type") != "im",
-        )
-        inbound = translate.inbound_message(event, bot, self._download, audience)
-        channel, thread_ts = translate.split_key(inbound.conversation_key)
-        responder = SlackResponder(
-            self.client,
-            channel,
-            thread_ts,
-            inbound.user_id,
-            event.get("team") or team,
-            streaming=self._settings.slack_streaming,
-            interval_s=self._settings.slack_update_interval_s,
-        )
-        started = False
-        try:
-            # aclosing: if posting fails, the core releases the claim now, not at GC
-            async with contextlib.aclosing(self._core.handle(inbound)) as events:
-                async for out in events:
-                    if not started and isinstance(out, Progress | Token):
-                        started = True  # a turn: show at once that work started
-                        await responder.start(out.language if isinstance(out, Progress) else "en")
-                    await responder.render(out)
-                    await self._send_form_files(inbound, out, channel, thread_ts)
-        except SlackApiError as exc:
-            logger.error(
-                "could not post to %s (thread %s): %s",
-                channel,
-                thread_ts,
-                exc.response.get("error") if exc.response else exc,
-            )
-            await self._tell_failure(channel, thread_ts)
-
-    async def _send_form_files(
-        self, inbound: InboundMessage, out: Any, channel: str, thread_ts: str
-    ) -> None:
-        for form in getattr(out, "forms", None) or ():
-            if not form.get("send_file"):
-                continue
-            file = await self._core.form_file(inbound.platform, form["name"], inbound.audience)
-            if file is not None:
-                await self.client.files_upload_v2(
-                    channel=channel,
-                    thread_ts=thread_ts,
-                    content=file.data,
-                    filename=file.name,
-                    title=form["name"],
-                )
-
-    async def _tell_failure(self, channel: str, thread_ts: str) -> None:
-        try:
-            await self.client.chat_postMessage(
-                channel=channel,
-                thread_ts=thread_ts,
-                text=say("slack:post_failed", "en"),
-            )
-        except SlackApiError:
-            logger.error("could not tell %s about the failure either", channel)
+    # --- files and upload results -------------------------------------------------------
 
     async def _download(self, url: str) -> bytes:
         """A shared file's bytes (the bot's bearer token; never more than MAX_FILE_MB)."""
@@ -290,15 +320,25 @@ class SlackAdapter:
         return bytes(data)
 
     async def notify(self, outcome: UploadOutcome) -> None:
-        """Tell the admin, in the upload's thread, what the ingestion job did."""
+        """Tell the admin, in the upload's thread, what the ingestion job did (via the outbox)."""
         channel, thread_ts = translate.split_key(outcome.conversation_key or "")
         if channel:
             text = escape(outcome.text)
             buttons = core_buttons_block(outcome.buttons)  # a held upload: publish / cancel
             blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]
-            await self.client.chat_postMessage(
-                channel=channel,
-                thread_ts=thread_ts or None,
-                text=text,
-                blocks=[*blocks, buttons] if buttons else None,
-            )
+            payload: dict[str, Any] = {"op": "post", "channel": channel}
+            payload |= {"thread_ts": thread_ts or None}
+            payload |= {"text": text, "blocks": [*blocks, buttons] if buttons else None}
+            key = f"slack:upload:{outcome.upload_id}:{outcome.status}"
+            await self._enqueue(channel, key, payload)
+
+
+def _channel_gap(channel: str) -> float:
+    """Least time between two outbox sends to one channel."""
+    del channel
+    return CHANNEL_GAP_S
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("slack button failed", exc_info=task.exception())

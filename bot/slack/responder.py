@@ -1,79 +1,99 @@
-"""One answer in one Slack thread: a stream (or a throttled placeholder), then the final blocks.
+"""One delivery in one Slack thread: a live preview here, the final messages via the outbox.
 
-Streaming uses Slack's chat.startStream / appendStream / stopStream, with the
-graph's steps shown as tasks. When streaming is unavailable, or the stream
-expires half-way, a placeholder message is edited with chat.update, at most
-once per SLACK_UPDATE_INTERVAL. The final message is always the checked answer
-(chat.update after the stream stops), so text streamed before a reset never
-stays visible.
+The preview is a stream (chat.startStream / appendStream / stopStream, the
+graph's steps shown as tasks) or, when streaming is unavailable or the stream
+expires half-way, a placeholder edited with chat.update at most once per
+SLACK_UPDATE_INTERVAL. It starts when the turn does (Progress "received"), and
+its message is recorded on the delivery as soon as it exists, so an attempt
+that resumes a dead worker's delivery finishes that message instead of posting
+a second answer. Preview calls are best effort: a 429 or an error skips them
+(never a sleep inside the turn, which holds a turn slot).
+
+The final answer is always the checked one: the stream is stopped and the
+preview message is turned into the answer by a chat.update in the outbox
+(further pieces, replies and form files are outbox posts too), keyed by the
+delivery, so a retry or a resumed turn cannot post twice and a 429 waits off
+the turn.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.core.inbox import Delivery
 from bot.core.messages import ErrorReply, FinalAnswer, Outbound, Progress, Reply, Reset, Token
 from bot.slack.render import answer_messages, core_buttons_block, escape, split_text
+from bot.slack.sender import rate_limited
 from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
 STREAM_FLUSH_CHARS = 120  # tokens are sent in pieces of about this size
 
+# (chat, key, payload, trace_id): stores one send in the outbox
+Enqueue = Callable[[str, str, dict[str, Any], str | None], Awaitable[bool]]
+
 
 class SlackResponder:
-    """Renders one delivery's outbound events into a thread."""
+    """Renders one delivery's outbound events into its thread (or its response_url)."""
 
     def __init__(
         self,
         client: AsyncWebClient,
-        channel: str,
-        thread_ts: str,
-        user_id: str,
-        team_id: str | None,
+        delivery: Delivery,
+        enqueue: Enqueue,
         *,
         streaming: bool,
         interval_s: float,
     ) -> None:
+        route = delivery.message.route
         self._client = client
-        self._channel = channel
-        self._thread = thread_ts
-        self._user = user_id
-        self._team = team_id
+        self._delivery = delivery
+        self._enqueue = enqueue
+        self._channel = str(route.get("channel") or "")
+        self._thread = str(route.get("thread_ts") or "") or None
+        self._user = str(route.get("user") or delivery.message.user_id)
+        self._team = route.get("team")
+        self._response_url = str(route.get("response_url") or "")
+        self._key = f"slack:{delivery.message.delivery_id}"
         self._streaming = streaming
         self._interval = interval_s
-        self._ts: str | None = None  # the message being streamed into or edited
-        self._mode = "none"  # "stream" | "update"
+        # a dead worker's message for this delivery: finished, never posted again
+        earlier = delivery.posted[-1] if delivery.posted else {}
+        self._resumed = bool(earlier.get("ts"))
+        self._ts: str | None = str(earlier["ts"]) if self._resumed else None
+        self._stream_open = self._resumed and earlier.get("mode") == "stream"
+        self._mode = "none"  # the live preview: "stream" | "update" | "none"
         self._text = ""  # tokens so far
         self._pending = ""  # tokens not yet sent to the stream
         self._last_edit = 0.0
-        self.posted = 0  # final answers and replies posted (the benchmark counts them)
+        self._quiet_until = 0.0  # a preview call met a 429: previews skipped until then
+        self._finals = 0  # final messages (answers, replies) enqueued so far
+        self._replies = 0  # slash-command replies enqueued so far
+        self.started = False
 
-    async def start(self, language: str) -> None:
-        """Show that work started: open a stream with a task, or post a placeholder."""
-        working = say("progress:received", language)  # the core's first step, shown at once
-        if self._streaming:
-            try:
-                response = await self._client.chat_startStream(
-                    channel=self._channel,
-                    thread_ts=self._thread,
-                    recipient_user_id=self._user,
-                    recipient_team_id=self._team,
-                    task_display_mode="timeline",
-                    chunks=[_task("work", working, "in_progress")],
-                )
-                self._ts, self._mode = response["ts"], "stream"
-                return
-            except SlackApiError as exc:
-                logger.info("streaming unavailable (%s): editing a placeholder", _error(exc))
-        await self._placeholder(f"_{escape(working)}_")
+    @property
+    def _quiet(self) -> bool:
+        return time.monotonic() < self._quiet_until
 
     async def render(self, event: Outbound) -> None:
         """Show one event."""
+        if self._response_url:  # a slash command: only its replies, privately
+            text = getattr(event, "text", None)
+            if isinstance(event, Reply | ErrorReply) and text:
+                payload = {"op": "respond", "url": self._response_url, "text": escape(text)}
+                await self._send("respond", payload)
+            return
+        if not self.started and isinstance(event, Progress | Token):
+            self.started = True  # the turn runs (it holds a slot): show that work started
+            await self._start(event.language if isinstance(event, Progress) else "en")
         if isinstance(event, Progress) and event.text:
             await self._progress(event)
         elif isinstance(event, Token):
@@ -83,7 +103,13 @@ class SlackResponder:
         elif isinstance(event, Reset):
             self._text, self._pending = "", ""
         elif isinstance(event, FinalAnswer):
-            await self._final(answer_messages(event))
+            await self._final(answer_messages(event), event.result.trace_id)
+            for form in event.forms:
+                if form.get("send_file"):
+                    audience = dataclasses.asdict(self._delivery.message.audience)
+                    file: dict[str, Any] = {"op": "file", "form": form["name"], **self._where()}
+                    file["audience"] = audience
+                    await self._send(f"form:{form['name']}", file, event.result.trace_id)
         elif isinstance(event, Reply | ErrorReply):
             text = escape(event.text)
             blocks = [_section(p) for p in split_text(text)]
@@ -92,72 +118,152 @@ class SlackResponder:
                 if isinstance(event, Reply)
                 else None
             )
-            await self._final([(text, blocks + ([buttons] if buttons else []))])
+            trace = event.trace_id if isinstance(event, ErrorReply) else None
+            await self._final([(text, blocks + ([buttons] if buttons else []))], trace)
+
+    # --- the live preview (best effort) ------------------------------------------------
+
+    async def _start(self, language: str) -> None:
+        """Open a stream with a task, or post a placeholder; a resumed delivery posts nothing."""
+        if self._resumed:  # the dead worker's message shows the answer when it is final
+            await self._stop_stream()
+            return
+        working = say("progress:received", language)  # the core's first step, shown at once
+        if self._streaming:
+            try:
+                response = await self._client.chat_startStream(
+                    channel=self._channel,
+                    thread_ts=self._thread or "",
+                    recipient_user_id=self._user,
+                    recipient_team_id=self._team,
+                    task_display_mode="timeline",
+                    chunks=[_task("work", working, "in_progress")],
+                )
+                self._ts, self._mode, self._stream_open = response["ts"], "stream", True
+                await self._delivery.record_posted({"ts": self._ts, "mode": "stream"})
+                return
+            except SlackApiError as exc:
+                if self._skipped(exc, "chat.startStream"):
+                    return
+                logger.info("streaming unavailable (%s): editing a placeholder", _error(exc))
+            except (aiohttp.ClientError, TimeoutError) as exc:
+                logger.info("chat.startStream failed (%s): no preview", type(exc).__name__)
+                return
+        await self._placeholder(f"_{escape(working)}_")
 
     async def _progress(self, event: Progress) -> None:
-        if event.step == "received":  # start() already shows it
+        if event.step == "received":  # _start already shows it
             return
         if self._mode == "stream":
             await self._append(chunks=[_task(event.step, event.text or "", "complete")])
-        elif not self._text and self._due():
+        elif self._mode == "update" and not self._text and self._due():
             await self._edit(f"_{escape(event.text or '')}_")
 
-    async def _stream_text(self, force: bool = False) -> None:
+    async def _stream_text(self) -> None:
         if self._mode == "stream":
-            if self._pending and (force or len(self._pending) >= STREAM_FLUSH_CHARS):
+            if len(self._pending) >= STREAM_FLUSH_CHARS:
                 piece, self._pending = self._pending, ""
                 await self._append(markdown_text=escape(piece))
-        elif self._mode == "update" and (force or self._due()):
+        elif self._mode == "update" and self._due():
             await self._edit(escape(self._text) + " …")
 
     async def _append(self, **content: Any) -> None:
+        if self._quiet:
+            return
         try:
             await self._client.chat_appendStream(
                 channel=self._channel, ts=self._ts or "", **content
             )
         except SlackApiError as exc:  # expired or refused: carry on in a placeholder
+            if self._skipped(exc, "chat.appendStream"):
+                return
             logger.info("stream append failed (%s): switching to chat.update", _error(exc))
-            self._mode = "none"
+            self._mode, self._stream_open = "none", False
+            self._ts = None
             await self._placeholder(escape(self._text) or "…")
-
-    async def _final(self, messages: list[tuple[str, list[dict[str, Any]]]]) -> None:
-        first_text, first_blocks = messages[0]
-        if self._mode == "stream":
-            try:
-                await self._client.chat_stopStream(channel=self._channel, ts=self._ts or "")
-            except SlackApiError as exc:
-                logger.info("stopStream failed (%s)", _error(exc))
-        if self._ts is not None:
-            try:
-                await self._client.chat_update(
-                    channel=self._channel, ts=self._ts, text=first_text, blocks=first_blocks
-                )
-            except SlackApiError as exc:  # the streamed message cannot be edited: post anew
-                logger.info("final update failed (%s): posting the answer", _error(exc))
-                self._ts = None
-        if self._ts is None:
-            await self._post(first_text, first_blocks)
-        for text, blocks in messages[1:]:
-            await self._post(text, blocks)
-        self.posted += 1
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            logger.info("chat.appendStream failed (%s): skipped", type(exc).__name__)
 
     async def _placeholder(self, text: str) -> None:
-        response = await self._post(text, None)
+        if self._quiet:
+            return
+        try:
+            response = await self._client.chat_postMessage(
+                channel=self._channel, thread_ts=self._thread, text=text
+            )
+        except SlackApiError as exc:
+            if not self._skipped(exc, "chat.postMessage"):
+                logger.info("no placeholder (%s): the answer is posted when ready", _error(exc))
+            return
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            logger.info("no placeholder (%s): the answer is posted when ready", type(exc).__name__)
+            return
         self._ts, self._mode, self._last_edit = response["ts"], "update", time.monotonic()
-
-    async def _post(self, text: str, blocks: list[dict[str, Any]] | None) -> Any:
-        return await self._client.chat_postMessage(
-            channel=self._channel, thread_ts=self._thread, text=text, blocks=blocks
-        )
+        await self._delivery.record_posted({"ts": self._ts, "mode": "update"})
 
     async def _edit(self, text: str) -> None:
-        if self._ts is None:
+        if self._ts is None or self._quiet:
             return
         self._last_edit = time.monotonic()
-        await self._client.chat_update(channel=self._channel, ts=self._ts, text=text)
+        try:
+            await self._client.chat_update(channel=self._channel, ts=self._ts, text=text)
+        except SlackApiError as exc:
+            if not self._skipped(exc, "chat.update"):
+                logger.info("preview edit failed (%s): skipped", _error(exc))
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            logger.info("preview edit failed (%s): skipped", type(exc).__name__)
+
+    async def _stop_stream(self) -> None:
+        """End the stream (ours, or a dead worker's) so its message can become the answer."""
+        if not self._stream_open:
+            return
+        self._stream_open = False
+        try:
+            await self._client.chat_stopStream(channel=self._channel, ts=self._ts or "")
+        except SlackApiError as exc:  # expired already: the final update still applies
+            logger.info("stopStream failed (%s)", _error(exc))
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            logger.info("stopStream failed (%s)", type(exc).__name__)
+
+    def _skipped(self, exc: SlackApiError, method: str) -> bool:
+        """A 429 on a preview call: skip previews for Slack's Retry-After (never sleep)."""
+        after = rate_limited(exc)
+        if after is None:
+            return False
+        logger.info("%s rate limited: previews paused for %.0f s", method, after)
+        self._quiet_until = time.monotonic() + after
+        return True
 
     def _due(self) -> bool:
         return time.monotonic() - self._last_edit >= self._interval
+
+    # --- the final messages (the outbox) ------------------------------------------------
+
+    async def _final(
+        self, messages: list[tuple[str, list[dict[str, Any]]]], trace_id: str | None
+    ) -> None:
+        """The preview message becomes the first piece; the rest are posted after it."""
+        await self._stop_stream()
+        finals = self._finals
+        self._finals += 1
+        for i, (text, blocks) in enumerate(messages):
+            payload: dict[str, Any] = {"text": text, "blocks": blocks, **self._where()}
+            if i == 0 and self._ts is not None:
+                payload.update(op="update", ts=self._ts)
+            else:
+                payload["op"] = "post"
+            await self._send(f"final:{finals}:{i}", payload, trace_id)
+        # a later reply of this delivery (another file's receipt) is a message of its own
+        self._ts, self._mode = None, "none"
+
+    def _where(self) -> dict[str, Any]:
+        return {"channel": self._channel, "thread_ts": self._thread}
+
+    async def _send(self, what: str, payload: dict[str, Any], trace_id: str | None = None) -> None:
+        """Store one send; its key is the same on a resumed attempt, so it is sent once."""
+        if what == "respond":
+            what, self._replies = f"respond:{self._replies}", self._replies + 1
+        await self._enqueue(self._channel, f"{self._key}:{what}", payload, trace_id)
 
 
 def _task(task_id: str, title: str, status: str) -> dict[str, Any]:

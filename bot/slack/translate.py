@@ -93,14 +93,21 @@ def user_team(payload: dict[str, Any]) -> str | None:
 
 
 def inbound_message(
-    event: dict[str, Any], bot_user_id: str | None, fetch: Fetcher, audience: Audience = UNKNOWN
+    event: dict[str, Any],
+    bot_user_id: str | None,
+    fetch: Fetcher,
+    audience: Audience = UNKNOWN,
+    team: str | None = None,
 ) -> InboundMessage:
     """A mention, DM or thread reply (with any shared files) as the core's message.
 
     The delivery id is the channel and message ts: a mention also arrives as a
-    `message` event with another event id, and must be answered once.
+    `message` event with another event id, and must be answered once. The
+    route is where the answer goes (the thread; the asker and team a stream is
+    addressed to), stored with the message so any worker can answer it.
     """
     channel, ts = event["channel"], event["ts"]
+    thread_ts = event.get("thread_ts") or ts
     text = strip_mentions(event.get("text") or "", bot_user_id)
     is_dm = event.get("channel_type") == "im"
     files = tuple(
@@ -119,7 +126,7 @@ def inbound_message(
     return InboundMessage(
         platform=PLATFORM,
         delivery_id=f"{channel}:{ts}",
-        conversation_key=conversation_key(channel, event.get("thread_ts") or ts),
+        conversation_key=conversation_key(channel, thread_ts),
         user_id=event.get("user", ""),
         text=text,
         attachments=files,
@@ -128,6 +135,12 @@ def inbound_message(
         audience=audience,
         upload_intent=intent,
         direct=is_dm,
+        route={
+            "channel": channel,
+            "thread_ts": thread_ts,
+            "user": event.get("user", ""),
+            "team": event.get("team") or team,
+        },
     )
 
 
@@ -152,7 +165,10 @@ def _bind(fetch: Fetcher, url: str) -> Callable[[], Awaitable[bytes]]:
 
 
 def slash_command(payload: dict[str, Any], audience: Audience = UNKNOWN) -> InboundMessage:
-    """`/ragbot docs` → the `docs` command (`/ragbot` alone is `help`)."""
+    """`/ragbot docs` → the `docs` command (`/ragbot` alone is `help`).
+
+    Its reply goes to the command's response_url (ephemeral), kept in the route.
+    """
     words = parse_words(payload.get("text") or "")
     name = words[0].lower() if words else "help"
     return InboundMessage(
@@ -164,6 +180,11 @@ def slash_command(payload: dict[str, Any], audience: Audience = UNKNOWN) -> Inbo
         command=name,
         args=tuple(words[1:]),
         audience=audience,
+        route={
+            "channel": payload.get("channel_id", ""),
+            "user": payload.get("user_id", ""),
+            "response_url": payload.get("response_url") or "",
+        },
     )
 
 

@@ -1,16 +1,24 @@
-"""The Telegram adapter: a python-telegram-bot Application on the serving core.
+"""The Telegram adapter: python-telegram-bot's listeners on the serving core's inbox and outbox.
 
-Long polling by default. With TELEGRAM_WEBHOOK_URL set, updates arrive on
-`POST /telegram/webhook` of the shared ASGI server, each checked against
-TELEGRAM_WEBHOOK_SECRET (`X-Telegram-Bot-Api-Secret-Token`; wrong or missing:
-401, nothing runs); the webhook is registered with setWebhook at start.
-Telegram allows one poller per token, so several workers need webhook mode;
-a second poller is refused at start (a Postgres advisory lock says so).
+Long polling by default (our own loop, `bot.telegram.poller`: the offset moves
+past an update only once the core took it). With TELEGRAM_WEBHOOK_URL set,
+updates arrive on `POST /telegram/webhook` of the shared ASGI server, each
+checked against TELEGRAM_WEBHOOK_SECRET (`X-Telegram-Bot-Api-Secret-Token`;
+wrong or missing: 401, nothing runs) and processed before the answer: 200 once
+taken (or a repeat, or nothing for the bot), 503 when the core could not take
+it (draining, Postgres down), so Telegram delivers it again. The webhook is
+registered with setWebhook at start. Telegram allows one poller per token, so
+several workers need webhook mode; a second poller is refused at start (a
+Postgres advisory lock says so).
+
+The listeners only translate and accept (`bot.telegram.handlers`); the core
+answers in the background through the renderer (`bot.telegram.renderer`), and
+final messages and upload results go out through the outbox
+(`bot.telegram.sender`), on one pace per chat shared with the previews.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import logging
 from typing import Any
@@ -19,8 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from telegram import BotCommand, BotCommandScopeChat, BotCommandScopeDefault, Update
-from telegram.constants import ParseMode
-from telegram.error import Conflict, TelegramError
+from telegram.error import TelegramError
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -30,15 +37,20 @@ from telegram.ext import (
     filters,
 )
 
-from bot.core.dispatcher import ServingCore
+from bot.core.dispatcher import ServingCore, ShuttingDownError
 from bot.core.loops import on_core_loop
 from bot.core.messages import UploadOutcome
 from bot.settings import ConfigurationError, Settings
-from bot.telegram import translate
+from bot.telegram import intake, translate
 from bot.telegram.buttons import TelegramButtons
+from bot.telegram.files import file_fetcher
 from bot.telegram.handlers import TelegramHandlers
 from bot.telegram.menus import admin_commands, public_commands
+from bot.telegram.poller import Poller
 from bot.telegram.render import FORM, LANG, VOTE, core_keyboard, escape
+from bot.telegram.renderer import TelegramRenderer
+from bot.telegram.responder import ChatPacer
+from bot.telegram.sender import TelegramSender, send_payload
 
 logger = logging.getLogger(__name__)
 WEBHOOK_PATH = "/telegram/webhook"
@@ -85,14 +97,17 @@ class TelegramAdapter:
             .token(settings.telegram_bot_token.get_secret_value())
             .base_url(f"{root}/bot")
             .base_file_url(f"{root}/file/bot")
-            .concurrent_updates(True)  # the core serialises each conversation itself
+            .updater(None)  # our poller confirms an update only once the core took it
         )
-        if self.webhook_url:
-            builder = builder.updater(None)
         self.app = builder.build()
         self.handlers = TelegramHandlers(core, settings)
         self.buttons = TelegramButtons(core)
         self._register()
+        # one pace per chat for the previews and the outbox's sends
+        self.pacer = ChatPacer(settings.telegram_update_interval_s)
+        self.renderer = TelegramRenderer(core, self.app.bot, self.pacer)
+        self.sender = TelegramSender(core, self.app.bot, self.pacer)
+        self.poller: Poller | None = None
         self._poller_lock: Any = None
         self.routes: list[BaseRoute] = (
             [Route(WEBHOOK_PATH, self._webhook, methods=["POST"])] if self.webhook_url else []
@@ -121,66 +136,65 @@ class TelegramAdapter:
     async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         error = context.error
         kind = type(update).__name__
+        if isinstance(error, ShuttingDownError):  # not taken: Telegram delivers it again
+            logger.info("telegram %s refused: %s", kind, error)
+            return
         logger.error("telegram %s failed: %s", kind, error, exc_info=error)
+
+    async def process(self, update: Update) -> bool:
+        """Run one update through the listeners; False when the core did not take it."""
+        return await intake.process(self.app, update)
 
     # --- lifecycle ---------------------------------------------------------------------
 
     async def start(self) -> None:
-        """getMe, the command menus, then setWebhook or long polling."""
+        """getMe, the renderer and sender, the command menus, then setWebhook or polling."""
         await self.app.initialize()
+        bot = self.app.bot
+        self._core.register_renderer(translate.PLATFORM, self.renderer.render, file_fetcher(bot))
+        self._core.register_sender(translate.PLATFORM, self.sender.channel())
         self._core.register_notifier(translate.PLATFORM, self.notify)
         await self._set_commands()
         if self.webhook_url:
-            await self.app.bot.set_webhook(
+            await bot.set_webhook(
                 self.webhook_url,
                 secret_token=self._secret.decode(),
                 allowed_updates=UPDATES,
             )
-        else:
-            self._poller_lock = await self._core.chat_state.try_exclusive("telegram-poller")
-            if self._poller_lock is None:
-                raise PollerTakenError(
-                    "another ragbot process is already polling Telegram with this token;"
-                    " Telegram allows one poller per token: run one, or set"
-                    " TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET for several workers"
-                )
-            assert self.app.updater is not None
-            await self.app.updater.start_polling(
-                allowed_updates=UPDATES, error_callback=self._polling_error
+            return
+        self._poller_lock = await self._core.chat_state.try_exclusive("telegram-poller")
+        if self._poller_lock is None:
+            raise PollerTakenError(
+                "another ragbot process is already polling Telegram with this token;"
+                " Telegram allows one poller per token: run one, or set"
+                " TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET for several workers"
             )
-        await self.app.start()
+        await bot.delete_webhook()  # getUpdates is refused while a webhook is set
+        self.poller = Poller(bot, self.process, UPDATES)
+        self.poller.start()
 
     async def stop(self) -> None:
-        """Stop polling, let the turns in flight finish, stop the Application.
+        """Stop fetching updates, at once; the core's drain follows (the lifecycle's).
 
-        A webhook stays registered for the other workers; meanwhile this one
-        answers 503, so Telegram delivers again. The core's drain bounds the
-        wait (PTB's own stop would wait for every handler without a limit).
+        What was not confirmed to Telegram is delivered again to the next
+        worker. A webhook stays registered for the other workers; meanwhile
+        this one answers 503, so Telegram delivers again. The bot stays usable:
+        the turns still draining render with it and the outbox sends with it,
+        until `close()`.
         """
         try:
-            if self.app.updater is not None and self.app.updater.running:
-                await self.app.updater.stop()  # no update is fetched and then dropped
-            await self._core.drain(self._settings.shutdown_grace_s)
-            if self.app.running:
-                await asyncio.wait_for(self.app.stop(), 5)
-            await self.app.shutdown()
-        except TimeoutError:
-            logger.warning("telegram handlers still running at shutdown")
+            if self.poller is not None:
+                await self.poller.stop()
+                self.poller = None
         finally:
             if self._poller_lock is not None:
                 await self._poller_lock.close()
                 self._poller_lock = None
 
-    @staticmethod
-    def _polling_error(error: TelegramError) -> None:
-        if isinstance(error, Conflict):
-            logger.error(
-                "Telegram says another client polls with this token (%s); stop it, or use"
-                " webhook mode (TELEGRAM_WEBHOOK_URL)",
-                error,
-            )
-        else:
-            logger.warning("polling Telegram failed: %s (retrying)", error)
+    async def close(self) -> None:
+        """Release the bot's HTTP connections (after the drain and the outbox stopped)."""
+        await self.stop()
+        await self.app.shutdown()
 
     async def _set_commands(self) -> None:
         """The menus: citizens' commands for everyone, admin commands in admins' chats."""
@@ -206,7 +220,7 @@ class TelegramAdapter:
     # --- webhook -------------------------------------------------------------------
 
     async def _webhook(self, request: Request) -> Response:
-        """Check the secret, hand the update to the Application, answer 200 at once."""
+        """Check the secret, process the update, then answer: 200 only once it was taken."""
         given = request.headers.get("X-Telegram-Bot-Api-Secret-Token", "").encode()
         if not hmac.compare_digest(given, self._secret):
             return Response("wrong secret token", status_code=401)
@@ -218,17 +232,17 @@ class TelegramAdapter:
             return Response("not JSON", status_code=400)
         if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
             return Response("not an update", status_code=400)
-        await on_core_loop(self._enqueue(data))
+        if not await on_core_loop(self._process_json(data)):
+            return Response("not taken, deliver again", status_code=503)
         return Response(status_code=200)
 
-    async def _enqueue(self, data: dict[str, Any]) -> None:
-        update = Update.de_json(data, self.app.bot)
-        await self.app.update_queue.put(update)
+    async def _process_json(self, data: dict[str, Any]) -> bool:
+        return await self.process(Update.de_json(data, self.app.bot))
 
     # --- upload results ----------------------------------------------------------------
 
     async def notify(self, outcome: UploadOutcome) -> None:
-        """Tell the admin, in their private chat, what the ingestion job did.
+        """Tell the admin, in their private chat, what the ingestion job did (outbox).
 
         Never the chat the file came from: a held notice names personal data
         (masked) and has buttons, and a group must see neither. A Telegram user's
@@ -238,9 +252,10 @@ class TelegramAdapter:
         if chat_id is None or chat_id <= 0:  # not a user: groups have negative ids
             logger.warning("upload %s: no private chat for its uploader", outcome.upload_id)
             return
-        await self.app.bot.send_message(
+        payload = send_payload(
             chat_id,
             escape(outcome.text),
-            parse_mode=ParseMode.HTML,
-            reply_markup=core_keyboard(outcome.buttons),  # a held upload: publish / cancel
+            core_keyboard(outcome.buttons),  # a held upload: publish / cancel
         )
+        key = f"upload:{outcome.upload_id}:{outcome.status}"
+        await self._core.outbox.enqueue(translate.PLATFORM, str(chat_id), key, payload)

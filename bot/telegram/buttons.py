@@ -1,23 +1,29 @@
 """The Telegram button callbacks: votes, upload offers and held uploads, /lang, /forms files.
 
 Callback data is chosen by the client: each callback checks it (a vote and a
-core button count only when the message really carries that button).
+core button count only when the message really carries that button). Every
+press is claimed once (`first_delivery`) and counts in the presser's rate
+limit: over it, the first press in a window shows the notice, later ones
+nothing. A button's result that must arrive (a form's file, an upload choice)
+goes through the outbox.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
-from telegram import Message, Update
-from telegram.constants import ParseMode
+from telegram import CallbackQuery, Message, Update
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.core.dispatcher import ServingCore
 from bot.telegram import translate
-from bot.telegram.files import document_fetcher, send_form_file
+from bot.telegram.files import file_fetcher
+from bot.telegram.intake import accepting
 from bot.telegram.languages import reply_language
 from bot.telegram.render import escape, form_key, vote_taken
+from bot.telegram.sender import edit_payload, file_payload
 from bot.telegram.translate import PLATFORM
 from textkit.catalog import LANGUAGES, say
 
@@ -31,15 +37,34 @@ class TelegramButtons:
     def __init__(self, core: ServingCore) -> None:
         self._core = core
 
+    async def _admit(self, query: CallbackQuery) -> str | None:
+        """The presser's language when the press should run; None when not (a repeat, or
+        over the rate limit: the notice as an alert the first time, else silence)."""
+        with accepting():
+            language = await reply_language(self._core, query.from_user)
+            admission = await self._core.first_delivery(
+                PLATFORM, f"callback:{query.id}", str(query.from_user.id), language
+            )
+        if admission:
+            return language
+        with contextlib.suppress(TelegramError):  # a repeat: already answered
+            if admission.notice:
+                await query.answer(admission.notice, show_alert=True)
+            else:
+                await query.answer()  # stops the button's spinner, says nothing
+        return None
+
     async def on_vote(self, update: Update, context: Context) -> None:
         """👍 / 👎 under an answer: stored (one vote per user, changeable), then acknowledged."""
         query = update.callback_query
         if query is None or query.data is None:
             return
+        language = await self._admit(query)
+        if language is None:
+            return
         _, message_id, value = query.data.split(":")
         helpful = value == "1"
         user = query.from_user
-        language = await reply_language(self._core, user)
         where = translate.vote_origin(query.message, query.data, user.id)
         stored = where is not None and await self._core.feedback(
             PLATFORM, str(user.id), int(message_id), helpful, where
@@ -56,26 +81,27 @@ class TelegramButtons:
         """An upload offer's or a held upload's button: the core checks who pressed it.
 
         The presser's own press of someone else's file changes nothing and only
-        says so in a toast; a choice made replaces the buttons with its result.
+        says so in a toast; a choice made replaces the buttons with its result
+        (through the outbox: sent as a new message if the old one is gone).
         """
         query = update.callback_query
         if query is None or query.data is None:
             return
-        if not await self._core.first_delivery(PLATFORM, f"callback:{query.id}"):
-            return  # the same press delivered again
+        language = await self._admit(query)
+        if language is None:
+            return
         parsed = translate.core_button(query.data)
         # callback data is the client's: only a button the message really carries counts
         if parsed is None or not translate.carries_button(query.message, query.data):
             await query.answer()
             return
         action, value = parsed
-        language = await reply_language(self._core, query.from_user)
         reply = await self._core.press(
             PLATFORM,
             str(query.from_user.id),
             action,
             value,
-            document_fetcher(context),
+            file_fetcher(context.bot),
             language=language,
         )
         if reply.kind == "not_yours" or reply.data.get("private"):
@@ -83,19 +109,23 @@ class TelegramButtons:
             await query.answer(reply.text, show_alert=True)
             return
         await query.answer()
-        try:
-            await query.edit_message_text(escape(reply.text), parse_mode=ParseMode.HTML)
-        except TelegramError as exc:  # the message is gone: say it in the chat instead
-            logger.info("offer message not edited: %s", exc)
-            if query.message is not None:
-                await context.bot.send_message(
-                    query.message.chat.id, escape(reply.text), parse_mode=ParseMode.HTML
-                )
+        shown = query.message
+        if shown is None:
+            return
+        chat = shown.chat.id
+        await self._core.outbox.enqueue(
+            PLATFORM,
+            str(chat),
+            f"tg:callback:{query.id}:result",
+            edit_payload(chat, shown.message_id, escape(reply.text)),
+        )
 
     async def on_language_choice(self, update: Update, context: Context) -> None:
         """A /lang button: remembered for every later answer."""
         query = update.callback_query
         if query is None or query.data is None:
+            return
+        if await self._admit(query) is None:
             return
         code = query.data.split(":", 1)[1]
         if code not in LANGUAGES:
@@ -108,14 +138,19 @@ class TelegramButtons:
         await query.edit_message_text(say("telegram:language_set", code))
 
     async def on_form_button(self, update: Update, context: Context) -> None:
-        """A /forms button of a form that has only a file: send the file."""
+        """A /forms button of a form that has only a file: the file is sent (outbox)."""
         query = update.callback_query
         if query is None or query.data is None or query.message is None:
             return
+        language = await self._admit(query)
+        if language is None:
+            return
         key = query.data.split(":", 1)[1]
-        names = [f["name"] for f in await self._core.forms(PLATFORM) if form_key(f["name"]) == key]
-        sent = bool(names) and await send_form_file(
-            self._core, names[0], query.message.chat.id, context
-        )
-        language = await reply_language(self._core, query.from_user)
-        await query.answer(None if sent else say("telegram:form_missing", language))
+        forms = await self._core.forms(PLATFORM)
+        names = [f["name"] for f in forms if form_key(f["name"]) == key and f.get("file")]
+        if names:
+            chat = query.message.chat.id
+            await self._core.outbox.enqueue(
+                PLATFORM, str(chat), f"tg:callback:{query.id}:file", file_payload(chat, names[0])
+            )
+        await query.answer(None if names else say("telegram:form_missing", language))

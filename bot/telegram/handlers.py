@@ -1,36 +1,34 @@
-"""The Telegram listeners: each reads what it needs from the update, asks the core, renders.
+"""The Telegram listeners: each reads what it needs from the update and hands it to the core.
 
 Registered on the PTB Application by the adapter. Questions, commands and
-uploads go through `ServingCore.handle` (claimed once, rate limited, admin
-checked, audited); the few adapter-local actions (/start, /lang, /new, the
-buttons) are claimed with `first_delivery` so a repeated update does nothing.
+uploads are accepted into the core's inbox (`ServingCore.accept`: stored once,
+rate limited, admin checked, audited), with the route of their reply; the
+core answers them in the background and `bot.telegram.renderer` shows the
+answer. The few adapter-local actions (/start, /lang, /new) are claimed with
+`first_delivery`, so a repeated update does nothing and they count in the
+sender's rate limit. Everything up to acceptance runs inside `accepting()`:
+when it fails, the update is not acknowledged and Telegram delivers it again.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import logging
-from typing import Any
 
-from telegram import InlineKeyboardMarkup, Message, Update
+from telegram import Message, Update
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.core.commands import ADMIN
 from bot.core.dispatcher import ServingCore
-from bot.core.messages import FinalAnswer, InboundMessage, Progress, Reply, Token
+from bot.core.messages import InboundMessage
 from bot.settings import Settings
 from bot.telegram import translate
-from bot.telegram.files import document_fetcher, send_form_file
+from bot.telegram.files import file_fetcher
+from bot.telegram.intake import accepting
 from bot.telegram.languages import chosen_language, reply_language
-from bot.telegram.render import (
-    core_keyboard,
-    form_rows,
-    language_keyboard,
-)
-from bot.telegram.responder import ChatPacer, TelegramResponder
+from bot.telegram.render import language_keyboard
 from bot.telegram.translate import PLATFORM
 from textkit.catalog import say
 
@@ -39,13 +37,12 @@ Context = ContextTypes.DEFAULT_TYPE
 
 
 class TelegramHandlers:
-    """Listeners bound to one core and one bot."""
+    """Listeners bound to one core."""
 
     def __init__(self, core: ServingCore, settings: Settings) -> None:
         self._core = core
         self._state = core.chat_state
         self._drafts = settings.telegram_drafts
-        self.pacer = ChatPacer(settings.telegram_update_interval_s)
 
     # --- questions, commands, uploads (through the core) -------------------------------
 
@@ -57,14 +54,15 @@ class TelegramHandlers:
             return
         if not translate.addressed(message, bot.username, bot.id):
             return
-        conversation, language = await self._conversation(message, bot.id)
-        inbound = translate.inbound(
-            message,
-            text=translate.strip_mention(message.text, bot.username),
-            conversation_key=conversation,
-            language=language,
-        )
-        await self._run(inbound, message, context)
+        with accepting():
+            conversation, language = await self._conversation(message, bot.id)
+            inbound = translate.inbound(
+                message,
+                text=translate.strip_mention(message.text, bot.username),
+                conversation_key=conversation,
+                language=language,
+            )
+            await self._accept(inbound, message)
 
     async def on_command(self, update: Update, context: Context) -> None:
         """/help, /forms and the admin commands: run by the core."""
@@ -79,26 +77,27 @@ class TelegramHandlers:
             # `/upload [title]` replying to a document: that document, as asked
             await self._send_document(message, replied, message.text, command, context)
             return
-        inbound = translate.inbound(
-            message,
-            text=message.text,
-            conversation_key=str(message.chat_id),
-            language=await chosen_language(self._core, message.from_user.id),
-            command=command,
-        )
-        await self._run_admin_aware(inbound, message, context)
+        with accepting():
+            inbound = translate.inbound(
+                message,
+                text=message.text,
+                conversation_key=str(message.chat_id),
+                language=await chosen_language(self._core, message.from_user.id),
+                command=command,
+            )
+            await self._accept_admin_aware(inbound, message, context)
 
-    async def _run_admin_aware(
+    async def _accept_admin_aware(
         self, inbound: InboundMessage, message: Message, context: Context
     ) -> None:
-        """Run in the message's chat, except an admin action in a group: privately."""
+        """Answered in the message's chat, except an admin action in a group: privately."""
         admin_action = inbound.command in ADMIN or inbound.upload_intent
         if not translate.is_private(message.chat) and admin_action:
-            await self._run_privately(inbound, message, context)
+            await self._accept_privately(inbound, message, context)
             return
-        await self._run(inbound, message, context)
+        await self._accept(inbound, message)
 
-    async def _run_privately(
+    async def _accept_privately(
         self, inbound: InboundMessage, message: Message, context: Context
     ) -> None:
         """An admin command or upload sent in a group: answered in the sender's private
@@ -116,7 +115,7 @@ class TelegramHandlers:
         # the private chat is the conversation: an upload's result and held notice
         # (findings, buttons) are sent there by the job, never to the group
         private = dataclasses.replace(inbound, conversation_key=str(user_id))
-        await self._run(private, message, context, private_to=user_id)
+        await self._accept(private, message, private_to=user_id)
 
     async def on_document(self, update: Update, context: Context) -> None:
         """A file: an upload (caption `/upload [title]`), a form's file, or else only offered.
@@ -147,89 +146,50 @@ class TelegramHandlers:
         document = carrier.document
         if document is None or message.from_user is None:
             return
-        inbound = translate.inbound(
-            message,
-            text=text,
-            conversation_key=str(message.chat_id),
-            language=await chosen_language(self._core, message.from_user.id),
-            command=command if command and command[0] == "addform" else None,
-            attachments=(translate.attachment(document, document_fetcher(context)),),
-            upload_intent=command is not None and command[0] == "upload",
-        )
-        await self._run_admin_aware(inbound, message, context)
+        with accepting():
+            inbound = translate.inbound(
+                message,
+                text=text,
+                conversation_key=str(message.chat_id),
+                language=await chosen_language(self._core, message.from_user.id),
+                command=command if command and command[0] == "addform" else None,
+                attachments=(translate.attachment(document, file_fetcher(context.bot)),),
+                upload_intent=command is not None and command[0] == "upload",
+            )
+            await self._accept_admin_aware(inbound, message, context)
 
-    async def _run(
-        self,
-        inbound: InboundMessage,
-        message: Message,
-        context: Context,
-        private_to: int | None = None,
+    async def _accept(
+        self, inbound: InboundMessage, message: Message, private_to: int | None = None
     ) -> None:
-        """Render the core's reply in the message's chat (or `private_to`'s private chat)."""
-        group = private_to is None and not translate.is_private(message.chat)
-        responder = TelegramResponder(
-            context.bot,
-            private_to or message.chat_id,
-            self.pacer,
-            reply_to=message.message_id if group else None,
-            drafts=self._drafts and not group,
-        )
-        try:
-            # aclosing: if sending fails, the core releases the claim now, not at GC
-            async with contextlib.aclosing(self._core.handle(inbound)) as events:
-                async for out in events:
-                    if isinstance(out, Progress | Token):
-                        await responder.start()
-                    await responder.render(out, self._reply_keyboard(out))
-                    if isinstance(out, FinalAnswer):
-                        if group:  # now, not after the form files: a reply may come quickly
-                            await self._remember_thread(message.chat_id, responder, inbound)
-                        await self._send_form_files(out, message.chat_id, context)
-            if group:  # replies and refusals too: a reply to any of them continues here
-                await self._remember_thread(message.chat_id, responder, inbound)
-        except TelegramError as exc:
-            logger.error("could not answer in chat %s: %s", message.chat_id, exc)
-        finally:
-            await responder.close()
-
-    @staticmethod
-    def _reply_keyboard(out: Any) -> InlineKeyboardMarkup | None:
-        if isinstance(out, Reply) and out.kind == "forms":
-            rows = form_rows(out.data.get("forms", []))
-            return InlineKeyboardMarkup(rows) if rows else None
-        if isinstance(out, Reply) and out.data.get("buttons"):
-            return core_keyboard(out.data["buttons"])
-        return None
-
-    async def _send_form_files(self, answer: FinalAnswer, chat_id: int, context: Context) -> None:
-        for form in answer.forms:
-            if form.get("send_file"):
-                await send_form_file(self._core, str(form["name"]), chat_id, context)
+        """Into the inbox, with the route of the reply (the message's chat, or `private_to`'s
+        private chat); the core answers it in the background. Raises when not accepted."""
+        route = translate.route(message, drafts=self._drafts, private_to=private_to)
+        await self._core.accept(dataclasses.replace(inbound, route=route))
 
     # --- adapter-local commands ------------------------------------------------------
 
     async def on_start(self, update: Update, context: Context) -> None:
         """/start: the welcome, in the user's language."""
-        message = await self._first(update)
-        if message is not None:
-            language = await reply_language(self._core, message.from_user)
+        first = await self._first(update)
+        if first is not None:
+            message, language = first
             await message.reply_text(say("telegram:welcome", language), parse_mode=ParseMode.HTML)
 
     async def on_lang(self, update: Update, context: Context) -> None:
         """/lang: three buttons (English, 繁體中文, 简体中文)."""
-        message = await self._first(update)
-        if message is not None:
-            language = await reply_language(self._core, message.from_user)
+        first = await self._first(update)
+        if first is not None:
+            message, language = first
             await message.reply_text(
                 say("telegram:choose_language", language), reply_markup=language_keyboard()
             )
 
     async def on_new(self, update: Update, context: Context) -> None:
         """/new: a private chat starts a new conversation (groups: mention me anew)."""
-        message = await self._first(update)
-        if message is None:
+        first = await self._first(update)
+        if first is None:
             return
-        language = await reply_language(self._core, message.from_user)
+        message, language = first
         if translate.is_private(message.chat):
             current = f"{message.chat_id}:{message.message_id}"
             await self._state.remember(PLATFORM, translate.current_key(message.chat_id), current)
@@ -239,22 +199,22 @@ class TelegramHandlers:
 
     # --- helpers -------------------------------------------------------------------
 
-    async def _first(self, update: Update) -> Message | None:
-        """The update's message, unless this message was already handled."""
+    async def _first(self, update: Update) -> tuple[Message, str] | None:
+        """The update's message and its sender's language, unless this message was already
+        handled or the sender is over the rate limit (told once per window, then silence)."""
         message = update.message
         if message is None or message.from_user is None:
             return None
-        if not await self._core.first_delivery(PLATFORM, translate.delivery_id(message)):
+        with accepting():
+            language = await reply_language(self._core, message.from_user)
+            admission = await self._core.first_delivery(
+                PLATFORM, translate.delivery_id(message), str(message.from_user.id), language
+            )
+        if not admission:
+            if admission.notice:
+                await message.reply_text(admission.notice)
             return None
-        return message
-
-    async def _remember_thread(
-        self, chat_id: int, responder: TelegramResponder, inbound: InboundMessage
-    ) -> None:
-        """The bot's messages so far belong to this conversation (for replies in groups)."""
-        if responder.sent:
-            keys = [translate.message_key(chat_id, m.message_id) for m in responder.sent]
-            await self._state.remember_many(PLATFORM, keys, inbound.conversation_key)
+        return message, language
 
     async def _conversation(self, message: Message, bot_id: int) -> tuple[str, str | None]:
         """(conversation key, chosen language), read together.

@@ -1,12 +1,15 @@
-"""One answer in one Telegram chat: typing, a streamed draft or edited message, then the answer.
+"""One answer in one Telegram chat while it is written: typing, then a streamed preview.
 
-In private chats the answer streams as a draft (`sendMessageDraft`) and is then
-sent as a real message; where drafts are refused (groups, an older Bot API) the
-first text is sent as a message and edited as more arrives. Drafts and edits
-share one pace per chat (`ChatPacer`): never more than one per
-TELEGRAM_UPDATE_INTERVAL in any chat, however many answers it has in flight.
-A 429 is honoured: previews are skipped until `retry_after` has passed, and
-the final messages wait for it.
+In private chats the answer streams as a draft (`sendMessageDraft`) and the
+answer is then sent as a real message; where drafts are refused (groups, an
+older Bot API) the first text is sent as a message and edited as more arrives
+(its id is recorded with the delivery at once, so a worker resuming the turn
+after a crash edits that message rather than leaving it half-written). The
+final messages are not sent here: they go through the outbox (see
+`bot.telegram.sender`). Previews and the outbox's sends share one pace per chat
+(`ChatPacer`): never more than one per TELEGRAM_UPDATE_INTERVAL in any chat,
+however many answers it has in flight. A 429 on a preview is never waited for
+inside the turn: the chat is held until `retry_after` and previews are skipped.
 """
 
 from __future__ import annotations
@@ -19,20 +22,18 @@ import time
 import warnings
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any
 
-from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters
+from telegram import Bot, ReplyParameters
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
-from bot.core.messages import ErrorReply, FinalAnswer, Outbound, Reply, Reset, Token
-from bot.telegram.render import answer_keyboard, answer_messages, html_messages, preview
+from bot.core.messages import Reset, Token
+from bot.telegram.render import preview
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 TYPING_EVERY_S = 4.5  # Telegram shows "typing…" for 5 s
-MAX_RETRIES = 3
 
 
 def retry_seconds(exc: RetryAfter) -> float:
@@ -44,11 +45,14 @@ def retry_seconds(exc: RetryAfter) -> float:
 
 
 class ChatPacer:
-    """At most one preview update (draft or edit) per chat per interval, shared by all answers."""
+    """At most one update (draft, edit, or an outbox send) per chat per interval, shared by
+    all answers in the chat; a chat Telegram answered with a 429 is held until its
+    `retry_after`."""
 
     def __init__(self, interval_s: float) -> None:
         self.interval = interval_s
         self._next: dict[int, float] = {}  # chat → when the next update may go
+        self._held: dict[int, float] = {}  # chat → until when a 429 holds it
 
     def try_take(self, chat_id: int) -> bool:
         """Reserve the chat's next slot if it is due now."""
@@ -58,6 +62,7 @@ class ChatPacer:
         self._next[chat_id] = now + self.interval
         if len(self._next) > 10_000:  # forget chats that are long quiet
             self._next = {c: t for c, t in self._next.items() if t > now}
+            self._held = {c: t for c, t in self._held.items() if t > now}
         return True
 
     async def take(self, chat_id: int) -> None:
@@ -72,15 +77,30 @@ class ChatPacer:
         arrives, and arrival times jitter; counting from the return keeps the
         gap Telegram sees at least the interval.
         """
-        self.hold(chat_id, self.interval)
+        self.reserve(chat_id, self.interval)
+
+    def reserve(self, chat_id: int, seconds: float) -> None:
+        """No other update to this chat for `seconds` (one is under way)."""
+        self._next[chat_id] = max(self._next.get(chat_id, 0.0), time.monotonic() + seconds)
 
     def hold(self, chat_id: int, seconds: float) -> None:
         """No update to this chat for `seconds` (Telegram said 429)."""
-        self._next[chat_id] = max(self._next.get(chat_id, 0.0), time.monotonic() + seconds)
+        until = time.monotonic() + seconds
+        self._held[chat_id] = max(self._held.get(chat_id, 0.0), until)
+        self.reserve(chat_id, seconds)
+
+    def held_for(self, chat_id: int) -> float:
+        """Seconds a 429 still holds the chat (0: not held)."""
+        return max(0.0, self._held.get(chat_id, 0.0) - time.monotonic())
 
 
 class TelegramResponder:
-    """Renders one delivery's outbound events into a chat."""
+    """Shows one delivery's answer while it is written: typing, then a draft or a preview.
+
+    `shown` is the id of the preview message in edit mode (an earlier attempt's,
+    when the delivery is resumed): the final reply replaces it. `record` stores
+    a new preview message's id with the delivery as soon as it exists.
+    """
 
     def __init__(
         self,
@@ -90,20 +110,22 @@ class TelegramResponder:
         *,
         reply_to: int | None = None,
         drafts: bool = False,
+        shown: int | None = None,
+        record: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> None:
         self._bot = bot
         self._chat = chat_id
         self._pacer = pacer
         self._reply_to = reply_to
-        self._drafts = drafts
+        self._drafts = drafts and shown is None  # a message exists already: keep editing it
+        self._record = record
         self._draft_id = random.randint(1, 2**31 - 1)
         self._text = ""  # the answer so far
-        self._shown: Message | None = None  # the message being edited (edit mode)
+        self.shown = shown
         self._typing: asyncio.Task[None] | None = None
-        self.sent: list[Message] = []  # the messages of the final reply
 
     async def start(self) -> None:
-        """Show "typing…" now and keep it up until the reply is sent."""
+        """Show "typing…" now and keep it up until the reply is handed to the outbox."""
         if self._typing is None:
             self._typing = asyncio.create_task(self._keep_typing())
 
@@ -120,30 +142,23 @@ class TelegramResponder:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._typing
 
-    async def render(self, event: Outbound, keyboard: InlineKeyboardMarkup | None = None) -> None:
-        """Show one event (`keyboard`: buttons for a Reply, like the forms list)."""
-        if isinstance(event, Token):
-            self._text += event.text
-            await self._preview()
-        elif isinstance(event, Reset):
+    async def show(self, event: Token | Reset) -> None:
+        """Grow (or, on Reset, drop) the preview."""
+        if isinstance(event, Reset):
             self._text = ""
-        elif isinstance(event, FinalAnswer):
-            await self._final(answer_messages(event), answer_keyboard(event))
-        elif isinstance(event, Reply | ErrorReply):
-            await self._final(html_messages(event.text), keyboard)
-
-    async def _preview(self) -> None:
-        if not self._text.strip():
             return
+        self._text += event.text
+        if not self._text.strip() or self._pacer.held_for(self._chat) > 0:
+            return  # nothing to show yet, or Telegram asked us to wait: skipped, not waited
         if self._drafts:
             if self._pacer.try_take(self._chat):
                 await self._draft()
-        elif self._shown is None:  # the first text shows at once (a new message, not an edit)
-            self._pacer.hold(self._chat, self._pacer.interval)
-            self._shown = await self._send(preview(self._text), None, essential=False)
+        elif self.shown is None:  # the first text shows at once (a new message, not an edit)
+            self._pacer.reserve(self._chat, self._pacer.interval)
+            await self._send_preview()
             self._pacer.done(self._chat)
         elif self._pacer.try_take(self._chat):
-            await self._edit(self._shown, preview(self._text), None, essential=False)
+            await self._edit_preview(self.shown)
 
     async def _draft(self) -> None:
         try:
@@ -156,80 +171,47 @@ class TelegramResponder:
         except TelegramError as exc:  # not available here: edit a message instead
             logger.info("drafts unavailable in chat %s (%s): editing instead", self._chat, exc)
             self._drafts = False
-            await self._preview()
+            await self.show(Token(""))
 
-    async def _final(self, pieces: list[str], keyboard: InlineKeyboardMarkup | None) -> None:
-        await self.close()
-        for i, piece in enumerate(pieces):
-            markup = keyboard if i == len(pieces) - 1 else None
-            if i == 0 and self._shown is not None:
-                await self._pacer.take(self._chat)  # the final edit keeps the pace too
-                edited = await self._edit(self._shown, piece, markup, essential=True)
-                if edited is not None:
-                    self.sent.append(edited)
-                    continue
-            sent = await self._send(piece, markup, essential=True)
-            if sent is not None:
-                self.sent.append(sent)
-
-    async def _send(
-        self, html: str, markup: InlineKeyboardMarkup | None, *, essential: bool
-    ) -> Message | None:
+    async def _send_preview(self) -> None:
         reply = (
             ReplyParameters(self._reply_to, allow_sending_without_reply=True)
             if self._reply_to
             else None
         )
-        return await self._call(
-            lambda: self._bot.send_message(
-                self._chat,
-                html,
-                parse_mode=ParseMode.HTML,
-                reply_markup=markup,
-                reply_parameters=reply,
-                link_preview_options=None,
-            ),
-            essential,
-        )
-
-    async def _edit(
-        self, message: Message, html: str, markup: InlineKeyboardMarkup | None, *, essential: bool
-    ) -> Message | None:
-        async def edit() -> Message | None:
-            try:
-                result = await self._bot.edit_message_text(
-                    html,
-                    chat_id=self._chat,
-                    message_id=message.message_id,
-                    parse_mode=ParseMode.HTML,
-                    reply_markup=markup,
-                )
-            except BadRequest as exc:
-                if "not modified" not in str(exc).lower():
-                    raise
-                return message
-            return result if isinstance(result, Message) else message
-
         try:
-            return await self._call(edit, essential)
+            sent = await self._bot.send_message(
+                self._chat, preview(self._text), parse_mode=ParseMode.HTML, reply_parameters=reply
+            )
+        except RetryAfter as exc:
+            self._hold(exc)
+            return
+        except TelegramError as exc:
+            logger.info("chat %s: preview not shown (%s)", self._chat, exc)
+            return
+        self.shown = sent.message_id
+        if self._record is not None:  # a worker resuming this turn edits it, never reposts
+            await self._record({"message_id": sent.message_id})
+
+    async def _edit_preview(self, message_id: int) -> None:
+        try:
+            await self._bot.edit_message_text(
+                preview(self._text),
+                chat_id=self._chat,
+                message_id=message_id,
+                parse_mode=ParseMode.HTML,
+            )
+        except RetryAfter as exc:
+            self._hold(exc)
+        except BadRequest as exc:
+            if "not modified" not in str(exc).lower():
+                logger.info("chat %s: preview not edited (%s)", self._chat, exc)
+        except TelegramError as exc:
+            logger.info("chat %s: preview not edited (%s)", self._chat, exc)
         finally:
             self._pacer.done(self._chat)  # edits are paced from when Telegram had them
 
-    async def _call(self, send: Callable[[], Awaitable[T]], essential: bool) -> T | None:
-        """Send; on 429 hold the chat, and retry only what the user must get."""
-        for attempt in range(MAX_RETRIES + 1):
-            try:
-                return await send()
-            except RetryAfter as exc:
-                wait = retry_seconds(exc)
-                self._pacer.hold(self._chat, wait)
-                if not essential or attempt == MAX_RETRIES:
-                    logger.info("chat %s: 429, skipped (retry after %.0f s)", self._chat, wait)
-                    return None
-                await asyncio.sleep(wait)
-            except TelegramError as exc:
-                if essential:
-                    raise
-                logger.info("chat %s: preview not shown (%s)", self._chat, exc)
-                return None
-        return None
+    def _hold(self, exc: RetryAfter) -> None:
+        wait = retry_seconds(exc)
+        self._pacer.hold(self._chat, wait)
+        logger.info("chat %s: 429, preview skipped (retry after %.0f s)", self._chat, wait)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from telegram import Chat, Document, Message, MessageEntity
 
@@ -120,6 +121,22 @@ def vote_origin(message: object, data: str, user_id: int) -> str | None:
     return str(message.chat.id)
 
 
+def route(message: Message, *, drafts: bool, private_to: int | None = None) -> dict[str, Any]:
+    """Where the reply to `message` goes, as JSON stored with it in the inbox.
+
+    In a group the reply answers the question (`reply_to`) and never streams as a
+    draft; `private_to` moves an admin action sent in a group to the admin's
+    private chat.
+    """
+    group = private_to is None and not is_private(message.chat)
+    return {
+        "chat_id": private_to or message.chat_id,
+        "reply_to": message.message_id if group else None,
+        "group": group,
+        "drafts": drafts and not group,
+    }
+
+
 def group_conversation(chat_id: int, user_id: int, anchor: int) -> str:
     """A user's thread of replies to the bot in a group, named by its first message."""
     return f"{chat_id}:{user_id}:{anchor}"
@@ -153,8 +170,10 @@ def inbound(
     command: tuple[str, tuple[str, ...]] | None = None,
     attachments: tuple[Attachment, ...] = (),
     upload_intent: bool = False,
+    reply_route: dict[str, Any] | None = None,
 ) -> InboundMessage:
-    """A question, command or upload as the core's message (`upload_intent`: `/upload`)."""
+    """A question, command or upload as the core's message (`upload_intent`: `/upload`;
+    `reply_route`: where the reply goes, see `route`)."""
     user = message.from_user
     name, args = command if command else (None, ())
     return InboundMessage(
@@ -170,6 +189,7 @@ def inbound(
         args=args,
         upload_intent=upload_intent,
         direct=is_private(message.chat),
+        route=reply_route or {},
     )
 
 

@@ -62,3 +62,16 @@ async def count_message(session: AsyncSession, platform: str, user_id: str) -> i
         {"platform": platform, "user": user_id},
     )
     return int(row.scalar_one())
+
+
+async def notice_due(session: AsyncSession, platform: str, user_id: str) -> bool:
+    """True once per window for a user over the limit: they are told once, not per message."""
+    row = await session.execute(
+        text(
+            "UPDATE rate_limits SET noticed_window = window_start"
+            " WHERE platform = :platform AND user_id = :user"
+            " AND noticed_window IS DISTINCT FROM window_start RETURNING user_id"
+        ),
+        {"platform": platform, "user": user_id},
+    )
+    return row.first() is not None

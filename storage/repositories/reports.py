@@ -18,7 +18,9 @@ _TURNS = """
 SELECT q.trace_id, q.created_at AS at, c.platform, c.external_id AS conversation,
        q.content AS question, q.blocked, q.details AS question_details,
        a.content AS answer, a.intent, coalesce(a.language, q.language) AS language,
-       a.citations, a.details AS answer_details
+       a.citations, a.details AS answer_details,
+       (SELECT string_agg(o.last_error, '; ' ORDER BY o.id) FROM outbox o
+        WHERE o.trace_id = q.trace_id AND o.status = 'failed') AS undelivered
 FROM messages q
 JOIN conversations c ON c.id = q.conversation_id
 LEFT JOIN messages a ON a.trace_id = q.trace_id AND a.role = 'assistant'
@@ -61,6 +63,8 @@ def _turn(row: Any) -> dict[str, Any]:
         "blocked": bool(row["blocked"]) and row["answer"] is not None,
         "guard_reason": trace.get("guard_reason"),
         "error": asked.get("error"),
+        # the reply could not be delivered (the outbox gave up): why
+        "delivery_failed": row["undelivered"],
     }
 
 

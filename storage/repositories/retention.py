@@ -7,8 +7,11 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from storage.repositories.uploads import NO_LIVE_JOB, STRANDABLE
+
 # table → the rows past retention; order matters (messages before the conversations
-# they leave empty). Queued or running uploads and unexpired delivery leases stay.
+# they leave empty). Queued or running uploads with a job to move them on and
+# unexpired delivery leases stay.
 _PURGE = {
     "messages": "DELETE FROM messages WHERE created_at < :cutoff",
     "conversations": (
@@ -21,11 +24,17 @@ _PURGE = {
     "uploads": (
         "DELETE FROM uploads WHERE created_at < :cutoff AND status NOT IN ('queued', 'running')"
     ),
+    # stranded: queued or running with no job that will ever finish them (their bytes
+    # go with the row; a queued one the worker would re-queue is past its window)
+    "stranded_uploads": (
+        f"DELETE FROM uploads WHERE created_at < :cutoff AND {STRANDABLE} AND {NO_LIVE_JOB}"
+    ),
     "processed_events": (
         "DELETE FROM processed_events WHERE received_at < :cutoff"
         " AND (status = 'done' OR lease_until < now())"
     ),
     "rate_limits": "DELETE FROM rate_limits WHERE window_start < :cutoff",
+    "outbox": "DELETE FROM outbox WHERE created_at < :cutoff AND status IN ('done', 'failed')",
     # remembered answers by when they were stored or last voted helpful (confirmed_at
     # starts at created_at); their votes go with them
     "answer_memory": "DELETE FROM answer_memory WHERE confirmed_at < :cutoff",

@@ -25,8 +25,15 @@ from storage.embeddings import Embedder
 from storage.forms import FormService
 from storage.ingestion import IngestionService, IngestOptions
 from storage.upload_policy import COLLECTION_NAME
-from tests.adapters.test_slack import SECRET, SlackHarness, blocks_text, mention
-from tests.support.core_fixtures import DOCS, close_worker, make_worker, settings_for_tests
+from tests.adapters.test_slack import (
+    SECRET,
+    SlackHarness,
+    blocks_text,
+    mention,
+    serve_slack,
+    stop_slack,
+)
+from tests.support.core_fixtures import DOCS, make_worker, settings_for_tests
 from tests.support.fake_slack import TOKEN, FakeSlack
 
 PASSPORT_Q = "How much does an adult passport renewal cost?"
@@ -71,12 +78,9 @@ async def slack(
         "Staff badge renewal form", BADGE_URL, aliases=["badge form"], collection="internal"
     )
     worker = await make_worker(database_url, embedder, settings, memory=True)
-    adapter = SlackAdapter(worker.core, settings)
-    await adapter.start()
-    harness = SlackHarness(worker, adapter)
+    harness = await serve_slack(worker, settings)
     yield harness
-    await harness.http.aclose()
-    await close_worker(worker)
+    await stop_slack(harness)
 
 
 def dm(text_: str, ts: str, *, user: str = "U1", channel: str = "D1", **extra: Any) -> dict:

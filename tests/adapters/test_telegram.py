@@ -1,4 +1,8 @@
-"""The real PTB Application on the serving core, against a fake Telegram Bot API over HTTP."""
+"""The real PTB Application on the serving core, against a fake Telegram Bot API over HTTP.
+
+Updates are accepted into the inbox; answers arrive afterwards, through the
+renderer and the outbox: the tests wait for what the fake recorded.
+"""
 
 from __future__ import annotations
 
@@ -78,13 +82,25 @@ async def start_harness(
     config = settings_for_tests(**values)
     worker = await make_worker(database_url, embedder, config, llm=llm)
     adapter = TelegramAdapter(worker.core, config)
+    return await open_harness(worker, adapter)
+
+
+async def open_harness(worker: Worker, adapter: TelegramAdapter) -> TelegramHarness:
+    """Start the adapter, then the inbox and outbox loops, as `ragbot serve` does."""
     await adapter.start()
+    worker.core.inbox.open()
+    worker.core.outbox.open()
     return TelegramHarness(worker, adapter)
 
 
 async def stop_harness(h: TelegramHarness) -> None:
+    """Stop as `ragbot serve` does: drain, stop fetching, finish turns, send what is due."""
     await h.http.aclose()
+    h.worker.core.begin_drain()
     await h.adapter.stop()
+    await h.worker.core.drain(5)
+    await h.worker.core.outbox.stop(5)
+    await h.adapter.close()
     await close_worker(h.worker)
 
 
@@ -135,8 +151,10 @@ def keyboard(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def answers(fake: FakeTelegram, chat_id: int) -> list[dict[str, Any]]:
-    """Final answers sent to a chat: the messages carrying vote buttons."""
-    found = fake.of("sendMessage", chat_id) + fake.of("editMessageText", chat_id)
+    """Final answers shown in a chat: the messages carrying vote buttons (429s not counted)."""
+    found = fake.of("sendMessage", chat_id, delivered=True) + fake.of(
+        "editMessageText", chat_id, delivered=True
+    )
     return [
         p
         for p in found

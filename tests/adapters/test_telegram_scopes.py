@@ -25,6 +25,7 @@ from tests.adapters.test_telegram import (
     docs,
     fake_tg,
     keyboard,
+    open_harness,
     stop_harness,
 )
 from tests.support.core_fixtures import (
@@ -58,9 +59,7 @@ async def tgm(
         TELEGRAM_WEBHOOK_SECRET=SECRET,
     )
     worker = await make_worker(database_url, embedder, config, memory=True)
-    adapter = TelegramAdapter(worker.core, config)
-    await adapter.start()
-    h = TelegramHarness(worker, adapter)
+    h = await open_harness(worker, TelegramAdapter(worker.core, config))
     yield h
     await stop_harness(h)
 

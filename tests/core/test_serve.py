@@ -2,71 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import psutil
-import pytest
 
-RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _health(port: int) -> int | None:
-    try:
-        return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code
-    except httpx.HTTPError:
-        return None
-
-
-def _wait_for(check, timeout: float = 90) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.3)
-    raise AssertionError("timed out")
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator:  # type: ignore[type-arg]
-    """Start `ragbot COMMAND --port P` in the background; killed at the end if still running."""
-    started: list[subprocess.Popen[str]] = []
-
-    def run(command: str, **env: str) -> tuple[subprocess.Popen[str], int]:
-        port = _free_port()
-        full_env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-        full_env.update({"RAGBOT_DATA_DIR": str(tmp_path / "data"), **env})
-        proc = subprocess.Popen(
-            [RAGBOT, command, "--port", str(port)],
-            env=full_env,
-            cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        started.append(proc)
-        _wait_for(lambda: _health(port) is not None or proc.poll() is not None)
-        return proc, port
-
-    yield run
-    for proc in started:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+from tests.support.processes import health as _health
+from tests.support.processes import wait_for as _wait_for
 
 
 def _postmaster(data_dir: Path) -> psutil.Process:

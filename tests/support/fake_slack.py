@@ -10,6 +10,7 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -23,6 +24,16 @@ SCOPES = {"users.info": "users:read", "conversations.info": "channels:read"}  # 
 
 
 @dataclass
+class Throttle:
+    """429s for `times` calls of `method` whose parameters satisfy `when`."""
+
+    method: str
+    times: int
+    retry_after: int
+    when: Callable[[dict[str, Any]], bool]
+
+
+@dataclass
 class FakeSlack:
     """What the fake received, and what it should do next."""
 
@@ -33,6 +44,7 @@ class FakeSlack:
     downloads: list[str | None] = field(default_factory=list)  # Authorization headers seen
     failing: dict[str, str] = field(default_factory=dict)  # method → Slack error to return
     rate_limited: set[str] = field(default_factory=set)  # methods answering 429 once
+    throttles: list[Throttle] = field(default_factory=list)  # see `throttle`
     # users.info: user id → the fields to answer with (unknown users: home team T1, no guest)
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     # conversations.info: channel id → fields replacing the defaults (a channel shared
@@ -73,11 +85,11 @@ class FakeSlack:
                 method, _, query = self.path.strip("/").removeprefix("api/").partition("?")
                 params = fake.parse(body, self.headers.get("Content-Type", ""))
                 params.update({k: v[0] for k, v in parse_qs(query).items()})
-                if method in fake.rate_limited:
-                    fake.rate_limited.discard(method)
+                after = fake.limited(method, params)
+                if after is not None:
                     fake.record(f"429:{method}", params, {"ok": False, "status": 429})
                     self.send_response(429)
-                    self.send_header("Retry-After", "1")
+                    self.send_header("Retry-After", str(after))
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
@@ -95,6 +107,30 @@ class FakeSlack:
         self._server, root = serve(Handler)
         self.url = root + "/api/"
         return self
+
+    def throttle(
+        self,
+        method: str,
+        *,
+        times: int = 1,
+        retry_after: int = 1,
+        when: Callable[[dict[str, Any]], bool] = lambda params: True,
+    ) -> None:
+        """Answer the next `times` calls of `method` matching `when` with 429 + Retry-After."""
+        with self._lock:
+            self.throttles.append(Throttle(method, times, retry_after, when))
+
+    def limited(self, method: str, params: dict[str, Any]) -> int | None:
+        """The Retry-After to answer this call with, if it is to be refused with a 429."""
+        with self._lock:
+            if method in self.rate_limited:
+                self.rate_limited.discard(method)
+                return 1
+            for rule in self.throttles:
+                if rule.method == method and rule.times > 0 and rule.when(params):
+                    rule.times -= 1
+                    return rule.retry_after
+        return None
 
     def record(self, method: str, params: dict[str, Any], reply: dict[str, Any]) -> None:
         """One call with its reply and time (the lists stay aligned across threads)."""

@@ -3,7 +3,9 @@
 The real python-telegram-bot client is pointed at it (TELEGRAM_API_BASE_URL):
 methods at `/bot<token>/<method>` (form-encoded or multipart bodies, values
 JSON-encoded where they are objects), files at `/file/bot<token>/<path>`, and
-`getUpdates` long-polls a queue the test fills.
+`getUpdates` long-polls a queue the test fills, keeping Telegram's offset rule: an
+update is returned again and again until a call's `offset` is past it (so a
+poller that does not confirm an update gets it back).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from tests.support.local_server import serve, shutdown
 TOKEN = "123456:AAE-test_Token-x"
 BOT_ID = 123456
 BOT_USERNAME = "ragbot_test_bot"
+Matcher = Callable[[dict[str, Any]], bool]  # which calls a throttle applies to (their params)
 
 
 @dataclass
@@ -34,11 +37,18 @@ class FakeTelegram:
 
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     times: list[float] = field(default_factory=list)  # time.monotonic() of each call
+    refusals: list[int] = field(default_factory=list)  # indexes in `calls` answered with a 429
     files: dict[str, bytes] = field(default_factory=dict)  # file_id → bytes (getFile serves them)
     downloads: list[str] = field(default_factory=list)  # file paths downloaded
     rate_limited: dict[str, int] = field(default_factory=dict)  # method → retry_after, once
+    # (method, chat id or None for any chat) → 429s still to answer: (retry_after, which calls)
+    throttles: dict[tuple[str, int | None], list[tuple[int, Matcher | None]]] = field(
+        default_factory=dict
+    )
     failing: dict[str, tuple[int, str]] = field(default_factory=dict)  # method → (code, text)
     updates: queue.Queue[dict[str, Any]] = field(default_factory=queue.Queue)
+    polls: list[dict[str, Any]] = field(default_factory=list)  # getUpdates parameters, in order
+    _unconfirmed: list[dict[str, Any]] = field(default_factory=list)  # returned, not confirmed
     sent: list[dict[str, Any]] = field(default_factory=list)  # messages sendMessage returned
     on_call: Callable[[str, dict[str, Any]], None] | None = None  # sees each call (benchmarks)
     url: str = ""
@@ -104,14 +114,22 @@ class FakeTelegram:
     # --- the API ------------------------------------------------------------------
 
     def answer(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        if method == "getUpdates":  # long poll, not recorded (it repeats)
-            return 200, {"ok": True, "result": self._poll(float(params.get("timeout") or 0))}
+        if method == "getUpdates":  # long poll, not in `calls` (it repeats): in `polls`
+            with self._lock:
+                self.polls.append(params)
+            offset = int(params["offset"]) if params.get("offset") not in (None, "") else None
+            timeout = float(params.get("timeout") or 0)
+            return 200, {"ok": True, "result": self._poll(offset, timeout)}
         with self._lock:
             self.calls.append((method, params))
             self.times.append(time.monotonic())
             if self.on_call is not None:
                 self.on_call(method, params)
             retry = self.rate_limited.pop(method, None)
+            if retry is None:
+                retry = self._throttled(method, params)
+            if retry is not None:
+                self.refusals.append(len(self.calls) - 1)
         if retry is not None:
             return 429, {
                 "ok": False,
@@ -128,15 +146,53 @@ class FakeTelegram:
                 self.sent.append(result)
         return 200, {"ok": True, "result": result}
 
-    def _poll(self, timeout: float) -> list[dict[str, Any]]:
+    def throttle(
+        self,
+        method: str,
+        retry_after: int,
+        times: int = 1,
+        chat_id: int | None = None,
+        match: Matcher | None = None,
+    ) -> None:
+        """Answer the next `times` calls of `method` (to `chat_id`, or any chat; only those
+        `match` accepts, when given) with a 429 saying `retry_after`."""
+        with self._lock:
+            entries = self.throttles.setdefault((method, chat_id), [])
+            entries.extend([(retry_after, match)] * times)
+
+    def _throttled(self, method: str, params: dict[str, Any]) -> int | None:
+        chat = params.get("chat_id")
+        keys = [(method, int(chat))] if chat not in (None, "") else []
+        for key in [*keys, (method, None)]:
+            waiting = self.throttles.get(key) or []
+            for i, (retry_after, match) in enumerate(waiting):
+                if match is None or match(params):
+                    del waiting[i]
+                    return retry_after
+        return None
+
+    def refused(self, method: str, chat_id: int) -> int:
+        """How many 429s for `method` to `chat_id` are still to come."""
+        with self._lock:
+            return len(self.throttles.get((method, chat_id)) or [])
+
+    def _poll(self, offset: int | None, timeout: float) -> list[dict[str, Any]]:
+        with self._lock:
+            if offset is not None:  # Telegram forgets what the offset confirms
+                self._unconfirmed = [u for u in self._unconfirmed if u["update_id"] >= offset]
+            while not self.updates.empty():
+                self._unconfirmed.append(self.updates.get_nowait())
+            if self._unconfirmed:
+                return list(self._unconfirmed)
         try:
             first = self.updates.get(timeout=min(timeout, 1.0))
         except queue.Empty:
             return []
-        found = [first]
-        while not self.updates.empty():
-            found.append(self.updates.get_nowait())
-        return found
+        with self._lock:
+            self._unconfirmed.append(first)
+            while not self.updates.empty():
+                self._unconfirmed.append(self.updates.get_nowait())
+            return list(self._unconfirmed)
 
     def result(self, method: str, params: dict[str, Any]) -> Any:
         if method == "getMe":
@@ -182,13 +238,19 @@ class FakeTelegram:
 
     # --- what tests read ----------------------------------------------------------
 
-    def of(self, method: str, chat_id: int | None = None) -> list[dict[str, Any]]:
-        """The parameters of every call of `method` (to `chat_id` when given)."""
+    def of(
+        self, method: str, chat_id: int | None = None, *, delivered: bool = False
+    ) -> list[dict[str, Any]]:
+        """The parameters of every call of `method` (to `chat_id` when given; `delivered`:
+        only those not answered with a 429)."""
         with self._lock:
+            refused = set(self.refusals) if delivered else set()
             return [
                 p
-                for m, p in self.calls
-                if m == method and (chat_id is None or int(p.get("chat_id", 0)) == chat_id)
+                for i, (m, p) in enumerate(self.calls)
+                if m == method
+                and (chat_id is None or int(p.get("chat_id", 0)) == chat_id)
+                and i not in refused
             ]
 
     def timed(self, methods: set[str], chat_id: int) -> list[tuple[str, float]]:

@@ -32,6 +32,7 @@ SAID: dict[str, dict[str, object]] = {
     # bot/service.py and bot/core/dispatcher.py
     "error": {},
     "rate_limited": {"limit": 10},
+    "inbox:late": {},
     # bot/core/commands.py
     "unknown_command": {"command": "frobnicate", "help": "Ask me."},
     "not_admin": {},

@@ -1,0 +1,168 @@
+"""Slack's outbox channel: one stored send made with the Web API, and its failures sorted.
+
+Final answers (each piece), replies, form files, slash-command replies and upload
+results are enqueued in the core's outbox; the outbox calls `send` for one row at
+a time, per channel in order, no faster than one a second per channel (Slack's
+chat.postMessage allowance). A 429 is never slept on here: it goes back to the
+outbox with Slack's Retry-After, so only that channel waits and no turn holds a
+slot meanwhile; 5xx and network errors are retried with a backoff; what Slack
+refuses for good (channel_not_found, not_in_channel, is_archived,
+invalid_auth…) is Undeliverable, and `ragbot traces` shows why.
+
+Payloads (JSON, written by the renderer and the adapter):
+`{"op": "post", "channel", "thread_ts"?, "text", "blocks"?}`,
+`{"op": "update", "channel", "ts", "thread_ts"?, "text", "blocks"?}` (the
+streamed or placeholder message becomes the answer; posted anew in the thread
+when it cannot be edited), `{"op": "ephemeral", "channel", "user", "text"}`,
+`{"op": "file", "channel", "thread_ts", "form", "audience"}` and
+`{"op": "respond", "url", "text"}` (a slash command's response_url).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+from bot.core.messages import Audience
+from bot.core.outbox import Pending, RetryLater, Undeliverable
+
+logger = logging.getLogger(__name__)
+CHANNEL_GAP_S = 1.0  # chat.postMessage: about one message per second per channel
+# Slack's own words for "not now": retried like a 5xx
+TRANSIENT = frozenset(
+    {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
+)
+# the conversation or the app is gone: an edit that fails so cannot be posted anew either
+GONE = frozenset(
+    {
+        "channel_not_found",
+        "not_in_channel",
+        "is_archived",
+        "invalid_auth",
+        "not_authed",
+        "account_inactive",
+        "token_revoked",
+        "token_expired",
+        "missing_scope",
+        "restricted_action",
+        "team_access_not_granted",
+    }
+)
+
+FormFile = Callable[[str, Audience], Awaitable[Any]]  # (form name, audience) → stored file
+
+
+def retry_after(headers: Mapping[str, Any] | None) -> float | None:
+    """Seconds from a Retry-After header (any case; aiohttp may give a list), if given."""
+    for name, value in (headers or {}).items():
+        if name.lower() == "retry-after":
+            raw = value[0] if isinstance(value, list | tuple) else value
+            try:
+                return float(raw)
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+def rate_limited(exc: SlackApiError) -> float | None:
+    """Retry-After seconds when `exc` is a 429 (1.0 when Slack gave none); else None."""
+    response = exc.response
+    if response is None or response.status_code != 429:
+        return None
+    return retry_after(response.headers) or 1.0
+
+
+def sorted_failure(exc: SlackApiError) -> RetryLater | Undeliverable:
+    """A failed Web API call as the outbox's retry-or-give-up."""
+    response = exc.response
+    status = response.status_code if response is not None else 0
+    error = str(response.get("error") or "") if response is not None else ""
+    if status == 429:
+        return RetryLater("slack 429", retry_after(response.headers) or 1.0)
+    if status >= 500 or error in TRANSIENT:
+        return RetryLater(f"slack {status} {error}".strip())
+    return Undeliverable(error or f"slack status {status}")
+
+
+class SlackSender:
+    """Makes one outbox row's Slack call (the `send` of the outbox Channel)."""
+
+    def __init__(self, client: AsyncWebClient, form_file: FormFile) -> None:
+        self._client = client
+        self._form_file = form_file
+
+    async def send(self, row: Pending) -> dict[str, Any] | None:
+        """Send `row`; raise RetryLater / Undeliverable as the outbox expects."""
+        try:
+            return await self._send(row.payload)
+        except SlackApiError as exc:
+            raise sorted_failure(exc) from exc
+        except (aiohttp.ClientError, TimeoutError) as exc:  # the network: try again later
+            raise RetryLater(f"network: {type(exc).__name__}") from exc
+
+    async def _send(self, p: dict[str, Any]) -> dict[str, Any] | None:
+        op = p.get("op")
+        if op == "post":
+            return await self._post(p)
+        if op == "update":
+            try:
+                reply = await self._client.chat_update(
+                    channel=p["channel"], ts=p["ts"], text=p["text"], blocks=p.get("blocks")
+                )
+                return {"ts": reply.get("ts") or p["ts"]}
+            except SlackApiError as exc:
+                failure = sorted_failure(exc)
+                if isinstance(failure, RetryLater) or str(failure) in GONE:
+                    raise
+                # deleted, too old, still streaming: the answer is posted anew, once
+                logger.info("final update refused (%s): posting the answer", failure)
+                return await self._post(p)
+        if op == "ephemeral":
+            await self._client.chat_postEphemeral(
+                channel=p["channel"], user=p["user"], text=p["text"]
+            )
+            return None
+        if op == "file":
+            file = await self._form_file(p["form"], Audience(**p.get("audience") or {}))
+            if file is None:  # no stored file (any more), or not for this audience
+                return None
+            await self._client.files_upload_v2(
+                channel=p["channel"],
+                thread_ts=p.get("thread_ts") or None,
+                content=file.data,
+                filename=file.name,
+                title=p["form"],
+            )
+            return None
+        if op == "respond":
+            await self._respond(p)
+            return None
+        raise Undeliverable(f"unknown slack send {op!r}")
+
+    async def _post(self, p: dict[str, Any]) -> dict[str, Any]:
+        reply = await self._client.chat_postMessage(
+            channel=p["channel"],
+            thread_ts=p.get("thread_ts") or None,
+            text=p["text"],
+            blocks=p.get("blocks"),
+        )
+        return {"ts": reply.get("ts")}
+
+    async def _respond(self, p: dict[str, Any]) -> None:
+        """A slash command's reply, by its response_url (valid 30 minutes, five times)."""
+        response = await AsyncWebhookClient(p["url"]).send(
+            text=p["text"], response_type="ephemeral"
+        )
+        status = response.status_code
+        if status == 429:
+            raise RetryLater("slack 429", retry_after(response.headers) or 1.0)
+        if status >= 500:
+            raise RetryLater(f"response_url {status}")
+        if status >= 300:  # expired, used up: Slack will not take it
+            raise Undeliverable(f"response_url {status} {response.body}".strip())

@@ -1,0 +1,157 @@
+"""Long polling that confirms an update only once the core has taken it.
+
+Telegram keeps handing out an update (getUpdates) until a call's `offset`
+passes it. PTB's Updater moves the offset as soon as updates are fetched, so
+a worker that dies, or a core that refuses (draining, Postgres down), loses
+them. Here the updates of a batch are processed in order, and the offset moves
+past one only after it was taken (see `bot.telegram.intake`); when one was
+not, the poller backs off and asks again from that update. `stop()` stops
+fetching at once (a long poll under way is abandoned, not waited for); what
+was not confirmed is delivered again to the next poller, and the inbox makes
+the repeat a no-op.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+from telegram import Bot, Update
+from telegram.error import Conflict, TelegramError, TimedOut
+
+logger = logging.getLogger(__name__)
+POLL_TIMEOUT_S = 10  # long poll: Telegram answers at once when an update comes
+MAX_BACKOFF_S = 30.0
+CONFIRM_TIMEOUT_S = 3.0
+
+
+class Poller:
+    """getUpdates in a loop, for one bot; `process(update)` says whether it was taken."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        process: Callable[[Update], Awaitable[bool]],
+        allowed_updates: Sequence[str],
+        timeout_s: int = POLL_TIMEOUT_S,
+    ) -> None:
+        self._bot = bot
+        self._process = process
+        self._allowed = list(allowed_updates)
+        self._timeout = timeout_s
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.offset: int | None = None  # the first update not yet taken
+        self._confirmed: int | None = None  # the offset Telegram was last told
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        """Start polling in the background."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="telegram poller")
+
+    async def stop(self) -> None:
+        """Stop fetching now; the update being handed to the core is finished first."""
+        self._stopping.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), 10)
+            except TimeoutError:
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
+            self._task = None
+        await self._confirm()
+
+    async def _run(self) -> None:
+        backoff = 0.0
+        while not self._stopping.is_set():
+            try:
+                updates = await self._fetch()
+            except Conflict as exc:
+                logger.error(
+                    "Telegram says another client polls with this token (%s); stop it, or use"
+                    " webhook mode (TELEGRAM_WEBHOOK_URL)",
+                    exc,
+                )
+                backoff = _more(backoff)
+                await self._pause(backoff)
+                continue
+            except TimedOut:  # a long poll the network dropped: ask again
+                continue
+            except TelegramError as exc:
+                logger.warning("polling Telegram failed: %s (retrying)", exc)
+                backoff = _more(backoff)
+                await self._pause(backoff)
+                continue
+            if updates is None:  # stopping
+                break
+            refused = False
+            for update in updates:
+                if self._stopping.is_set():
+                    break
+                if not await self._take(update):
+                    refused = True
+                    self.offset = update.update_id  # asked for again, from this one
+                    break
+                self.offset = update.update_id + 1
+            if refused:
+                backoff = _more(backoff)
+                logger.warning("update %s not taken: asking again in %.0f s", self.offset, backoff)
+                await self._pause(backoff)
+            else:
+                backoff = 0.0
+
+    async def _take(self, update: Update) -> bool:
+        try:
+            return await self._process(update)
+        except Exception:  # never lose the loop to one update
+            logger.exception("update %s failed", update.update_id)
+            return False
+
+    async def _fetch(self) -> tuple[Update, ...] | None:
+        """The next batch (confirming what came before); None when stopping meanwhile."""
+        offset = self.offset
+        fetch = asyncio.ensure_future(
+            self._bot.get_updates(
+                offset=offset, timeout=self._timeout, allowed_updates=self._allowed
+            )
+        )
+        stop = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({fetch, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        if not fetch.done():  # stopping: a long poll under way is abandoned
+            fetch.cancel()
+            with contextlib.suppress(asyncio.CancelledError, TelegramError):
+                await fetch
+            return None
+        updates = fetch.result()
+        self._confirmed = offset
+        return updates
+
+    async def _pause(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), seconds)
+
+    async def _confirm(self) -> None:
+        """Tell Telegram what was taken since the last fetch (else the next poller repeats it)."""
+        if self.offset is None or self.offset == self._confirmed:
+            return
+        try:
+            await asyncio.wait_for(
+                self._bot.get_updates(offset=self.offset, limit=1, timeout=0), CONFIRM_TIMEOUT_S
+            )
+            self._confirmed = self.offset
+        except (TimeoutError, TelegramError) as exc:  # the inbox makes a repeat harmless
+            logger.info("could not confirm Telegram updates before %s: %s", self.offset, exc)
+
+
+def _more(backoff: float) -> float:
+    return min(MAX_BACKOFF_S, max(1.0, backoff * 2))

@@ -1,0 +1,208 @@
+"""Telegram's outbox channel: one stored send made with the Bot API, and its failures sorted.
+
+Final answers (each piece), replies, form files, a core button's result and
+upload results are enqueued in the core's outbox; the outbox calls `send` for
+one row at a time, per chat in order, at most one per second in a private chat
+and one per three seconds in a group (Telegram's 20 messages a minute per
+group). The previews of answers still streaming in the same chat share this
+pace (one `ChatPacer`): a send waits for the chat's next slot, and a chat held
+by a 429 is not sent to before `retry_after`. A 429 is never slept on here: it
+goes back to the outbox with `retry_after`, so only that chat waits and no turn
+holds a slot meanwhile; network errors and 5xx are retried with a backoff;
+what Telegram refuses for good (the bot was blocked, the chat is gone, a bad
+request) is Undeliverable, and `ragbot traces` shows why.
+
+Payloads (JSON, written by the renderer and the adapter):
+`{"op": "send", "chat_id", "text", "reply_to"?, "markup"?, "remember"?}`,
+`{"op": "edit", "chat_id", "message_id", "text", "reply_to"?, "markup"?, "remember"?}`
+(the streamed preview, or a button's message, becomes the reply; sent as a new
+message when it cannot be edited) and `{"op": "file", "chat_id", "form"}` (a
+form's stored file). Text is HTML; `markup` is an inline keyboard as Telegram's
+JSON. `remember` is the conversation a group's bot message belongs to: stored
+once the message exists, so a reply to it continues that conversation.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Bot, InlineKeyboardMarkup, InputFile, Message, ReplyParameters
+from telegram.constants import ParseMode
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
+
+from bot.core.dispatcher import ServingCore
+from bot.core.outbox import Channel, Pending, RetryLater, Undeliverable
+from bot.telegram import translate
+from bot.telegram.responder import ChatPacer, retry_seconds
+from bot.telegram.translate import PLATFORM
+
+logger = logging.getLogger(__name__)
+PRIVATE_GAP_S = 1.0  # about one message per second in a chat
+GROUP_GAP_S = 3.0  # and 20 messages per minute in a group
+# an edit that fails so cannot succeed later: the reply is sent as a new message
+NOT_EDITABLE = ("message to edit not found", "message can't be edited", "message_id_invalid")
+
+
+def send_payload(
+    chat_id: int,
+    html: str,
+    markup: InlineKeyboardMarkup | None = None,
+    *,
+    reply_to: int | None = None,
+    remember: str | None = None,
+) -> dict[str, Any]:
+    """A new message in `chat_id` (`remember`: the group conversation it belongs to)."""
+    payload: dict[str, Any] = {"op": "send", "chat_id": chat_id, "text": html}
+    if markup is not None:
+        payload["markup"] = markup.to_dict()
+    if reply_to is not None:
+        payload["reply_to"] = reply_to
+    if remember is not None:
+        payload["remember"] = remember
+    return payload
+
+
+def edit_payload(
+    chat_id: int,
+    message_id: int,
+    html: str,
+    markup: InlineKeyboardMarkup | None = None,
+    *,
+    reply_to: int | None = None,
+    remember: str | None = None,
+) -> dict[str, Any]:
+    """Message `message_id` edited to `html` (sent anew, as a reply to `reply_to`, if gone)."""
+    payload = send_payload(chat_id, html, markup, reply_to=reply_to, remember=remember)
+    return {**payload, "op": "edit", "message_id": message_id}
+
+
+def file_payload(chat_id: int, form: str) -> dict[str, Any]:
+    """The stored file of form `form`, sent to `chat_id`."""
+    return {"op": "file", "chat_id": chat_id, "form": form}
+
+
+def gap(chat: str) -> float:
+    """The least time between two sends to one chat (groups have negative ids)."""
+    return GROUP_GAP_S if chat.startswith("-") else PRIVATE_GAP_S
+
+
+class TelegramSender:
+    """Makes the outbox's Telegram sends with one bot, on the previews' pace."""
+
+    def __init__(self, core: ServingCore, bot: Bot, pacer: ChatPacer) -> None:
+        self._core = core
+        self._bot = bot
+        self._pacer = pacer
+
+    def channel(self) -> Channel:
+        """What the core's outbox registers for Telegram."""
+        return Channel(send=self.send, gap=gap)
+
+    async def send(self, row: Pending) -> dict[str, Any] | None:
+        """Make one send; what it returns is kept with the row (the message id)."""
+        payload = row.payload
+        chat_id = int(payload["chat_id"])
+        held = self._pacer.held_for(chat_id)
+        if held > 0:  # a 429 (from a preview or a send) holds the chat: no sleeping here
+            raise RetryLater("chat held after a 429", after_s=held)
+        await self._pacer.take(chat_id)  # at most a pace interval: previews share the chat
+        try:
+            message_id = await self._send(payload, chat_id)
+        except RetryAfter as exc:
+            wait = retry_seconds(exc)
+            self._pacer.hold(chat_id, wait)
+            raise RetryLater(f"429: retry after {wait:.0f} s", after_s=wait) from exc
+        except (Forbidden, InvalidToken, ChatMigrated) as exc:
+            raise Undeliverable(f"{type(exc).__name__}: {exc}") from exc
+        except BadRequest as exc:  # before NetworkError: PTB's BadRequest is one
+            raise Undeliverable(f"BadRequest: {exc}") from exc
+        except NetworkError as exc:  # timeouts, 5xx, a dropped connection
+            raise RetryLater(f"{type(exc).__name__}: {exc}") from exc
+        except TelegramError as exc:
+            raise RetryLater(f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            self._pacer.done(chat_id)
+        await self._remember(payload, chat_id, message_id)
+        return {"message_id": message_id}
+
+    async def _send(self, payload: dict[str, Any], chat_id: int) -> int:
+        """The id of the message sent (or edited)."""
+        op = payload.get("op")
+        if op == "file":
+            return await self._send_file(chat_id, str(payload["form"]))
+        markup = (
+            InlineKeyboardMarkup.de_json(payload["markup"], self._bot)
+            if payload.get("markup")
+            else None
+        )
+        if op == "edit":
+            edited = await self._edit(payload, chat_id, markup)
+            if edited is not None:
+                return edited
+        elif op != "send":
+            raise Undeliverable(f"unknown Telegram outbox op {op!r}")
+        reply_to = payload.get("reply_to")
+        sent = await self._bot.send_message(
+            chat_id,
+            payload["text"],
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup,
+            reply_parameters=(
+                ReplyParameters(int(reply_to), allow_sending_without_reply=True)
+                if reply_to
+                else None
+            ),
+        )
+        return sent.message_id
+
+    async def _edit(
+        self, payload: dict[str, Any], chat_id: int, markup: InlineKeyboardMarkup | None
+    ) -> int | None:
+        """The edited message's id; None when it cannot be edited (then it is sent anew)."""
+        message_id = int(payload["message_id"])
+        try:
+            result = await self._bot.edit_message_text(
+                payload["text"],
+                chat_id=chat_id,
+                message_id=message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup,
+            )
+        except BadRequest as exc:
+            reason = str(exc).lower()
+            if "not modified" in reason:  # already showing this (an earlier attempt's edit)
+                return message_id
+            if any(words in reason for words in NOT_EDITABLE):
+                logger.info("chat %s: message %s not editable (%s)", chat_id, message_id, exc)
+                return None
+            raise
+        return result.message_id if isinstance(result, Message) else message_id
+
+    async def _send_file(self, chat_id: int, form: str) -> int:
+        file = await self._core.form_file(PLATFORM, form)
+        if file is None:  # deleted since it was offered
+            raise Undeliverable(f"form {form!r} has no file any more")
+        sent = await self._bot.send_document(
+            chat_id, InputFile(file.data, filename=file.name), caption=form[:1024]
+        )
+        return sent.message_id
+
+    async def _remember(self, payload: dict[str, Any], chat_id: int, message_id: int) -> None:
+        """A group's bot message now exists: a reply to it continues its conversation."""
+        conversation = payload.get("remember")
+        if not conversation:
+            return
+        try:
+            key = translate.message_key(chat_id, message_id)
+            await self._core.chat_state.remember_many(PLATFORM, [key], str(conversation))
+        except Exception:  # sent already: never send twice for want of a note
+            logger.exception("chat %s: thread of message %s not remembered", chat_id, message_id)

@@ -1,0 +1,275 @@
+"""No question lost, with real `ragbot serve` processes: SIGKILL mid-turn, SIGTERM drains.
+
+Each test runs two (or three) `ragbot serve` processes on the session's
+database, with the fake Telegram or Slack and a fake model in this process.
+The model "thinks" (holds its reply) while a worker is killed or told to
+stop; what is counted is what a user would see: the complete answers in the
+chat or thread, and that no half-made message of a dead worker is left behind.
+Leases are short (DELIVERY_LEASE_SECONDS=3) so a dead worker's message is
+taken by another within seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx
+import pytest
+from slack_sdk.signature import SignatureVerifier
+
+from bot.core.inbox import LATE_AFTER_S
+from storage.ingestion import IngestionService
+from tests.support import fake_slack, fake_telegram
+from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.processes import health, wait_for
+from tests.support.seen import slack_shown, telegram_shown
+from textkit.catalog import say
+
+PLAN = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
+ANSWER = "An adult passport renewal costs 1,300 dollars and takes four working days [1]."
+MARK = "four working days"  # in every complete answer, never in a placeholder
+DOC = (
+    b"# Passport renewal\n\nAdults renew passports at the City Service Centre.\n\n"
+    b"## Fees\n\nAn adult passport renewal costs 1,300 dollars and takes four working days.\n"
+)
+SLACK_SECRET = "s3cret"
+TG_SECRET = "s3cret"
+LATE_NOTE = say("inbox:late", "en")
+
+
+class ThinkingModel:
+    """A fake model that plans at once and holds its first answers for the given seconds.
+
+    `asked` is set when an answer was requested (the model is "thinking" now).
+    """
+
+    def __init__(self, holds: list[float]) -> None:
+        self._holds = list(holds)
+        self._lock = threading.Lock()
+        self.asked = threading.Event()
+        self.answers_requested = 0
+        self.fake = FakeOpenAI()
+        self.fake.responder = self._respond
+        self.fake.start()
+
+    def _respond(self, body: dict[str, Any]) -> Reply:
+        if "planning step" in str(body["messages"][0]["content"]):
+            return Reply(PLAN)
+        with self._lock:
+            self.answers_requested += 1
+            hold = self._holds.pop(0) if self._holds else 0.0
+        self.asked.set()
+        return Reply(ANSWER, delay=hold)
+
+    def env(self) -> dict[str, str]:
+        return {"LLM_BASE_URL": self.fake.url, "LLM_MODEL": "fake-model", "LLM_API_KEY": "k"}
+
+
+@pytest.fixture
+def model() -> Iterator[Callable[[list[float]], ThinkingModel]]:
+    made: list[ThinkingModel] = []
+
+    def make(holds: list[float]) -> ThinkingModel:
+        made.append(ThinkingModel(holds))
+        return made[-1]
+
+    yield make
+    for m in made:
+        m.fake.stop()
+
+
+@pytest.fixture
+async def passport(ingestion: IngestionService) -> None:
+    """The knowledge base the answers come from (public: Telegram and Slack read it)."""
+    await ingestion.ingest_bytes("passport.md", DOC)
+
+
+def common_env(database_url: str, model: ThinkingModel, **extra: str) -> dict[str, str]:
+    """Both workers alike: one database, short leases, frequent sweeps, logs at INFO."""
+    return {
+        "DATABASE_URL": database_url,
+        "DELIVERY_LEASE_SECONDS": "3",
+        "INBOX_SWEEP_SECONDS": "0.5",
+        "SHUTDOWN_GRACE_SECONDS": "20",
+        "MEMORY_ENABLED": "false",
+        "LOG_LEVEL": "INFO",
+        **model.env(),
+        **extra,
+    }
+
+
+def log_file(tmp_path: Path, name: str) -> TextIO:
+    return (tmp_path / f"{name}.log").open("w")
+
+
+def logs(tmp_path: Path) -> str:
+    """Every worker's output (shown when an assertion fails)."""
+    return "\n".join(f"--- {p.name}\n{p.read_text()}" for p in sorted(tmp_path.glob("*.log")))
+
+
+def kill(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+
+
+# --- Telegram (webhook mode) -------------------------------------------------------------
+
+
+def telegram_env(fake: fake_telegram.FakeTelegram) -> dict[str, str]:
+    return {
+        "TELEGRAM_BOT_TOKEN": fake_telegram.TOKEN,
+        "TELEGRAM_API_BASE_URL": fake.url,
+        "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/telegram/webhook",
+        "TELEGRAM_WEBHOOK_SECRET": TG_SECRET,
+    }
+
+
+def telegram_post(port: int, update: dict[str, Any]) -> int:
+    """POST an update to a worker's webhook, as Telegram does; the status it answered."""
+    return httpx.post(
+        f"http://127.0.0.1:{port}/telegram/webhook",
+        json=update,
+        headers={"X-Telegram-Bot-Api-Secret-Token": TG_SECRET},
+        timeout=10,
+    ).status_code
+
+
+def telegram_answers(fake: fake_telegram.FakeTelegram, chat_id: int) -> list[str]:
+    """The complete answers a user sees in the chat."""
+    return [t for t in telegram_shown(fake, chat_id).values() if MARK in t]
+
+
+# --- Slack (HTTP mode) -------------------------------------------------------------------
+
+
+def slack_env(fake: fake_slack.FakeSlack) -> dict[str, str]:
+    return {
+        "SLACK_BOT_TOKEN": fake_slack.TOKEN,
+        "SLACK_SIGNING_SECRET": SLACK_SECRET,
+        "SLACK_API_BASE_URL": fake.url,
+    }
+
+
+def slack_post(port: int, event_id: str, ts: str, text: str, retry: int = 0) -> int:
+    """POST a signed app_mention event, as Slack does (`retry`: its redelivery number)."""
+    event = {
+        "type": "app_mention",
+        "user": "U1",
+        "text": f"<@{fake_slack.BOT_USER}> {text}",
+        "ts": ts,
+        "channel": "C1",
+    }
+    body = json.dumps({"type": "event_callback", "event_id": event_id, "event": event}).encode()
+    stamp = str(int(time.time()))
+    signature = str(SignatureVerifier(SLACK_SECRET).generate_signature(timestamp=stamp, body=body))
+    headers = {
+        "Content-Type": "application/json",
+        "X-Slack-Request-Timestamp": stamp,
+        "X-Slack-Signature": signature,
+    }
+    if retry:
+        headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_error"}
+    url = f"http://127.0.0.1:{port}/slack/events"
+    return httpx.post(url, content=body, headers=headers, timeout=10).status_code
+
+
+def slack_answers(fake: fake_slack.FakeSlack, thread_ts: str) -> list[str]:
+    """The complete answers a user sees in the thread."""
+    return [t for t in slack_shown(fake, "C1", thread_ts).values() if MARK in t]
+
+
+@pytest.fixture
+def tg() -> Iterator[fake_telegram.FakeTelegram]:
+    fake = fake_telegram.FakeTelegram().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def slack() -> Iterator[fake_slack.FakeSlack]:
+    fake = fake_slack.FakeSlack().start()
+    yield fake
+    fake.stop()
+
+
+# --- the tests -----------------------------------------------------------------------------
+
+
+def test_sigkill_while_the_model_thinks_another_worker_answers_once(
+    passport: None, database_url: str, tg, model, start, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Two workers behind one webhook; the one answering dies: the other answers, once."""
+    thinker = model([60.0])  # the first worker's answer never comes
+    env = common_env(database_url, thinker, **telegram_env(tg))
+    first, first_port = start("serve", _output=log_file(tmp_path, "first"), **env)
+    _, _ = start("serve", _output=log_file(tmp_path, "second"), **env)  # up before the crash
+    asked_at = time.monotonic()
+    assert telegram_post(first_port, fake_telegram.private_text(1, 701, "passport fee?")) == 200
+    assert thinker.asked.wait(30), logs(tmp_path)
+    kill(first)  # mid-turn: the model is still thinking
+    wait_for(lambda: telegram_answers(tg, 701), timeout=30)
+    waited = time.monotonic() - asked_at
+    time.sleep(4)  # more than a lease and a sweep: a second answer would have come by now
+    answers = telegram_answers(tg, 701)
+    assert len(answers) == 1, (answers, logs(tmp_path))
+    assert "1,300 dollars" in answers[0]
+    assert (LATE_NOTE in answers[0]) == (waited >= LATE_AFTER_S)  # short waits get no note
+    assert list(telegram_shown(tg, 701).values()) == answers  # nothing half-made left
+
+
+def test_sigkill_then_a_restarted_worker_finishes_the_dead_workers_message(
+    passport: None, database_url: str, slack, model, start, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Slack over HTTP: the dead worker had opened its stream; the restarted one answers in
+    the thread once, and the dead worker's "working…" message does not stay behind."""
+    thinker = model([60.0])
+    env = common_env(database_url, thinker, **slack_env(slack))
+    first, first_port = start("serve", _output=log_file(tmp_path, "first"), **env)
+    assert slack_post(first_port, "Ev1", "2.1", "passport fee?") == 200
+    assert thinker.asked.wait(30), logs(tmp_path)
+    assert slack_shown(slack, "C1", "2.1"), "the turn had shown that it started"
+    kill(first)
+    start("serve", _output=log_file(tmp_path, "restarted"), **env)
+    wait_for(lambda: slack_answers(slack, "2.1"), timeout=30)
+    time.sleep(4)  # more than a lease and a sweep
+    answers = slack_answers(slack, "2.1")
+    assert len(answers) == 1, (slack_shown(slack, "C1", "2.1"), logs(tmp_path))
+    assert "1,300 dollars" in answers[0]
+    left = slack_shown(slack, "C1", "2.1")
+    assert list(left.values()) == answers, ("a half-made message stayed", left)
+
+
+def test_sigterm_mid_turn_says_unhealthy_answers_the_turn_and_refuses_new_events(
+    passport: None, database_url: str, slack, model, start, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """SIGTERM while a turn runs: /healthz stops saying 200 at once, the turn is answered,
+    an event posted during the drain is refused (Slack would redeliver it) and not lost."""
+    thinker = model([4.0])  # the turn in flight needs 4 more seconds when SIGTERM comes
+    env = common_env(database_url, thinker, **slack_env(slack))
+    first, first_port = start("serve", _output=log_file(tmp_path, "first"), **env)
+    assert slack_post(first_port, "Ev10", "3.1", "passport fee?") == 200
+    assert thinker.asked.wait(30), logs(tmp_path)
+    first.send_signal(signal.SIGTERM)
+    signalled = time.monotonic()
+    wait_for(lambda: health(first_port, timeout=1) != 200, timeout=1.0)
+    assert time.monotonic() - signalled < 1.0
+    status = slack_post(first_port, "Ev11", "3.2", "passport fee, again?")
+    assert not 200 <= status < 300, f"an event acknowledged while draining ({status})"
+    assert first.wait(timeout=40) == 0, logs(tmp_path)
+    answers = slack_answers(slack, "3.1")  # answered before the process ended
+    assert len(answers) == 1, (slack_shown(slack, "C1", "3.1"), logs(tmp_path))
+    assert "Traceback" not in logs(tmp_path)
+    # Slack redelivers the refused event; a live worker answers it, once
+    _, second_port = start("serve", _output=log_file(tmp_path, "second"), **env)
+    assert slack_post(second_port, "Ev11", "3.2", "passport fee, again?", retry=1) == 200
+    wait_for(lambda: slack_answers(slack, "3.2"), timeout=30)
+    time.sleep(4)  # more than a lease and a sweep
+    assert len(slack_answers(slack, "3.2")) == 1, (slack_shown(slack, "C1", "3.2"), logs(tmp_path))
+    assert len(slack_answers(slack, "3.1")) == 1

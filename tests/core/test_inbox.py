@@ -1,0 +1,394 @@
+"""The inbox against the real embedded Postgres: accepted messages are answered once, even
+when the worker that took them dies, fails, drains or is flooded.
+
+No adapter here: each worker registers a small in-process renderer (what an adapter's
+`_answer` loop does: show every event of a delivery), so these are the core's own
+guarantees, with two ServingCores (two engines, as two processes) on one database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+import bot.core.inbox as inbox_mod
+from bot.core.dispatcher import ShuttingDownError
+from bot.core.envelopes import encode
+from bot.core.inbox import Delivery
+from bot.core.messages import FinalAnswer, Outbound, Progress, Reply
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService, IngestOptions
+from storage.repositories import inbox as inbox_repo
+from tests.support.core_fixtures import (
+    DOCS,
+    Worker,
+    close_worker,
+    make_worker,
+    message,
+    settings_for_tests,
+    until,
+)
+from textkit.catalog import say
+
+QUESTION = "How much does a passport renewal cost?"
+
+Hook = Callable[[Delivery, Outbound], Awaitable[None]]
+
+
+class Screen:
+    """An adapter's renderer, in-process: remembers what every delivery showed.
+
+    `hook(delivery, event)` runs on each event before it is shown (a test makes a
+    renderer hang, fail or post something there).
+    """
+
+    def __init__(self, hook: Hook | None = None) -> None:
+        self.hook = hook
+        self.shown: dict[str, list[Outbound]] = defaultdict(list)
+        self.deliveries: list[Delivery] = []
+
+    async def __call__(self, delivery: Delivery, events: AsyncIterator[Outbound]) -> None:
+        self.deliveries.append(delivery)
+        async for event in events:
+            if self.hook is not None:
+                await self.hook(delivery, event)
+            self.shown[delivery.message.delivery_id].append(event)
+
+    def finals(self, delivery_id: str | None = None) -> list[FinalAnswer]:
+        """The complete answers shown (for one delivery, or all)."""
+        return [
+            e
+            for d, events in self.shown.items()
+            if delivery_id in (None, d)
+            for e in events
+            if isinstance(e, FinalAnswer)
+        ]
+
+
+NewWorker = Callable[..., Awaitable[Worker]]
+
+
+@pytest.fixture
+async def new_worker(
+    db: Database, database_url: str, embedder: Embedder
+) -> AsyncIterator[NewWorker]:
+    """Start workers (each its own engine and core) with the sample documents in the index.
+
+    `new_worker(screen, **settings)`: the worker renders Slack deliveries on `screen`.
+    Every worker is drained and closed at the end.
+    """
+    ingestion = IngestionService(db, embedder, IngestOptions())
+    for name, body in DOCS.items():
+        await ingestion.ingest_bytes(name, body.encode())
+    started: list[Worker] = []
+
+    async def go(screen: Screen, **values: Any) -> Worker:
+        worker = await make_worker(
+            database_url, embedder, settings_for_tests(**values), open_jobs=False
+        )
+        worker.core.register_renderer("slack", screen)
+        started.append(worker)
+        return worker
+
+    yield go
+    for worker in started:
+        await worker.core.drain(5)
+        await worker.core.outbox.stop(1)
+        await close_worker(worker)
+
+
+async def _row(db: Database, delivery_id: str) -> dict[str, Any]:
+    async with db.sessions() as session:
+        row = (
+            await session.execute(
+                text(
+                    "SELECT status, payload, attempts, last_error, posted,"
+                    " lease_until < now() AS expired FROM processed_events"
+                    " WHERE platform = 'slack' AND event_id = :id"
+                ),
+                {"id": delivery_id},
+            )
+        ).one()
+    return dict(row._mapping)
+
+
+async def _until_status(db: Database, delivery_id: str, status: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while (await _row(db, delivery_id))["status"] != status:
+        assert time.monotonic() < deadline, f"{delivery_id} never {status}"
+        await asyncio.sleep(0.05)
+
+
+def _task_of(delivery_id: str) -> asyncio.Task[Any]:
+    """The background task answering a delivery (named by the inbox)."""
+    (task,) = [t for t in asyncio.all_tasks() if t.get_name() == f"delivery {delivery_id}"]
+    return task
+
+
+async def test_an_accepted_message_is_rendered_answered_and_forgotten_once(
+    new_worker: NewWorker, db: Database
+) -> None:
+    screen, other = Screen(), Screen()
+    first = await new_worker(screen)
+    second = await new_worker(other)
+    asked = message(QUESTION, delivery="Ev-accept", route={"channel": "C1", "thread_ts": "1.2"})
+    assert await first.core.accept(asked) is True
+    await _until_status(db, "Ev-accept", "done")
+    events = screen.shown["Ev-accept"]
+    # typing starts with the turn; the one complete answer ends it
+    assert isinstance(events[0], Progress) and events[0].step == "received"
+    (final,) = screen.finals()
+    assert "1,300 dollars" in final.text
+    assert screen.deliveries[0].message.route == {"channel": "C1", "thread_ts": "1.2"}
+    row = await _row(db, "Ev-accept")
+    assert row["payload"] is None  # the stored (unmasked) message is dropped once answered
+    # the platform redelivers, to either worker: acknowledged, nothing runs again
+    assert await first.core.accept(asked) is False
+    assert await second.core.accept(asked) is False
+    await second.core.inbox.sweep()
+    await asyncio.sleep(0.3)
+    assert len(screen.deliveries) == 1 and other.deliveries == []
+    async with db.sessions() as session:
+        answers = (
+            await session.execute(text("SELECT count(*) FROM messages WHERE role = 'assistant'"))
+        ).scalar_one()
+    assert answers == 1
+
+
+@pytest.mark.parametrize("late", [True, False])
+async def test_a_dead_workers_message_is_answered_once_by_another_worker(
+    new_worker: NewWorker, db: Database, monkeypatch: pytest.MonkeyPatch, late: bool
+) -> None:
+    if late:  # the message waits over a second (the lease) before the second worker takes it
+        monkeypatch.setattr(inbox_mod, "LATE_AFTER_S", 0.5)
+    hung = asyncio.Event()
+
+    async def post_then_hang(delivery: Delivery, event: Outbound) -> None:
+        if isinstance(event, Progress) and not hung.is_set():
+            await delivery.record_posted({"message_id": 42})  # a placeholder exists
+            hung.set()
+            await asyncio.Event().wait()  # the model is still thinking when the worker dies
+
+    dying_screen, live_screen = Screen(post_then_hang), Screen()
+    # the dying worker renews no leases (its loops are not running): dead is dead
+    dying = await new_worker(dying_screen, DELIVERY_LEASE_SECONDS=1)
+    live = await new_worker(live_screen, DELIVERY_LEASE_SECONDS=1, INBOX_SWEEP_SECONDS=0.1)
+    assert await dying.core.accept(message(QUESTION, delivery="Ev-dead"))
+    await asyncio.wait_for(hung.wait(), 30)
+    killed = _task_of("Ev-dead")
+    killed.cancel()  # the process is gone: nothing settles the delivery
+    await asyncio.gather(killed, return_exceptions=True)
+    assert (await _row(db, "Ev-dead"))["status"] == "claimed"
+    # the platform's redelivery is acknowledged: the message is already the core's job
+    assert await live.core.accept(message(QUESTION, delivery="Ev-dead")) is False
+
+    live.core.inbox.open()
+    await _until_status(db, "Ev-dead", "done")
+    (resumed,) = live_screen.deliveries
+    assert resumed.posted == [{"message_id": 42}]  # the renderer replaces it, never reposts
+    assert resumed.attempt == 2 and resumed.late is late
+    (final,) = live_screen.finals()
+    assert "1,300 dollars" in final.text
+    assert final.text.startswith(say("inbox:late", "en")) is late
+    assert dying_screen.finals() == []
+    await asyncio.sleep(1.5)  # past another lease and many sweeps: still answered once
+    assert len(live_screen.deliveries) == 1 and len(live_screen.finals()) == 1
+    row = await _row(db, "Ev-dead")
+    assert row["payload"] is None and row["attempts"] == 2
+
+
+async def test_a_running_turn_keeps_its_message_while_it_runs_longer_than_the_lease(
+    new_worker: NewWorker, db: Database
+) -> None:
+    go = asyncio.Event()
+
+    async def slow(delivery: Delivery, event: Outbound) -> None:
+        if isinstance(event, Progress):
+            await go.wait()
+
+    screen, other = Screen(slow), Screen()
+    busy = await new_worker(screen, DELIVERY_LEASE_SECONDS=0.6)
+    busy.core.inbox.open()  # renews the leases of what it runs
+    idle = await new_worker(other, DELIVERY_LEASE_SECONDS=0.6, INBOX_SWEEP_SECONDS=0.1)
+    idle.core.inbox.open()
+    assert await busy.core.accept(message(QUESTION, delivery="Ev-slow"))
+    await asyncio.sleep(2.0)  # over three leases
+    go.set()
+    await _until_status(db, "Ev-slow", "done")
+    assert other.deliveries == [] and len(screen.finals()) == 1
+
+
+async def test_a_failing_renderer_is_retried_then_failed_with_its_reason(
+    new_worker: NewWorker, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(inbox_mod, "RETRY_AFTER_S", 0.05)
+
+    async def broken(delivery: Delivery, event: Outbound) -> None:
+        del event
+        # "Ev-flaky" shows its third attempt; "Ev-broken" never shows anything
+        if delivery.message.delivery_id == "Ev-broken" or delivery.attempt < 3:
+            raise RuntimeError(f"screen broke on attempt {delivery.attempt}")
+
+    screen = Screen(broken)
+    worker = await new_worker(screen, INBOX_SWEEP_SECONDS=0.05)
+    worker.core.inbox.open()
+    assert await worker.core.accept(message(QUESTION, delivery="Ev-broken", conv="C-broken"))
+    assert await worker.core.accept(message(QUESTION, delivery="Ev-flaky", conv="C-flaky"))
+    await _until_status(db, "Ev-flaky", "done")
+    await _until_status(db, "Ev-broken", "failed")
+
+    def attempts(delivery_id: str) -> list[int]:  # the renderer is called once an attempt
+        return [d.attempt for d in screen.deliveries if d.message.delivery_id == delivery_id]
+
+    assert attempts("Ev-flaky") == [1, 2, 3] and len(screen.finals("Ev-flaky")) == 1
+    assert attempts("Ev-broken") == list(range(1, inbox_mod.MAX_ATTEMPTS + 1))
+    row = await _row(db, "Ev-broken")
+    assert row["attempts"] == inbox_mod.MAX_ATTEMPTS
+    # the error's type only: its text may quote the message, and the row is kept for days
+    assert row["last_error"] == "RuntimeError"
+    assert row["payload"] is None
+    await asyncio.sleep(0.5)  # failed for good: no more attempts
+    assert len(attempts("Ev-broken")) == inbox_mod.MAX_ATTEMPTS
+
+
+async def test_a_drain_lets_waiting_messages_go_at_once_and_finishes_the_running_one(
+    new_worker: NewWorker, db: Database
+) -> None:
+    go = asyncio.Event()
+    running = asyncio.Event()
+
+    async def hold_the_first(delivery: Delivery, event: Outbound) -> None:
+        if delivery.message.delivery_id == "Ev-run" and isinstance(event, Progress):
+            running.set()
+            await go.wait()  # the turn runs (holding the conversation) while the drain starts
+
+    draining_screen, next_screen = Screen(hold_the_first), Screen()
+    # a long lease: the next worker can only have the waiting message because it was let go
+    old = await new_worker(draining_screen, DELIVERY_LEASE_SECONDS=60)
+    old.core.inbox.open()
+    new = await new_worker(next_screen, DELIVERY_LEASE_SECONDS=60, INBOX_SWEEP_SECONDS=0.1)
+    assert await old.core.accept(message(QUESTION, delivery="Ev-run", conv="C-drain"))
+    await asyncio.wait_for(running.wait(), 30)
+    # same conversation: waits for the running turn's lock
+    assert await old.core.accept(
+        message("Where do adults renew?", delivery="Ev-wait", conv="C-drain")
+    )
+    await asyncio.sleep(0.2)
+
+    drain = asyncio.create_task(old.core.drain(30))
+    begun = time.monotonic()
+    await until(lambda: old.core.closing, 5)
+    with pytest.raises(ShuttingDownError):
+        await old.core.accept(message("anyone there?", delivery="Ev-late"))
+    while not (await _row(db, "Ev-wait"))["expired"]:
+        assert time.monotonic() - begun < 1.0, "not let go"  # at once, not after the lease
+        await asyncio.sleep(0.02)
+    new.core.inbox.open()
+    await until(lambda: len(next_screen.deliveries) == 1, 5)  # the next worker took it
+    assert not drain.done()  # the running turn is still running, and was not cut short
+    # typing shows only where a turn runs: not for the message let go, and not yet on the
+    # next worker (that turn waits for the conversation, held by the running one)
+    assert draining_screen.shown["Ev-wait"] == [] and next_screen.shown["Ev-wait"] == []
+
+    go.set()
+    assert await drain is True
+    assert (await _row(db, "Ev-run"))["status"] == "done"
+    await _until_status(db, "Ev-wait", "done")
+    assert len(next_screen.finals("Ev-wait")) == 1 and draining_screen.finals("Ev-wait") == []
+    assert len(draining_screen.finals("Ev-run")) == 1 and next_screen.shown["Ev-run"] == []
+    async with db.sessions() as session:
+        refused = (
+            await session.execute(
+                text("SELECT count(*) FROM processed_events WHERE event_id = 'Ev-late'")
+            )
+        ).scalar_one()
+    assert refused == 0  # not stored: the platform redelivers it to a live worker
+
+
+async def _clear_of_a_minute_boundary(db: Database, needed_s: float = 20) -> None:
+    """Rate-limit windows are calendar minutes (Postgres's clock): start a test in one."""
+    async with db.sessions() as session:
+        second = float(
+            (await session.execute(text("SELECT EXTRACT(SECOND FROM now())"))).scalar_one()
+        )
+    if second > 60 - needed_s:
+        await asyncio.sleep(60.5 - second)
+
+
+async def test_a_flood_gets_one_notice_per_window_and_buttons_count_too(
+    new_worker: NewWorker, db: Database
+) -> None:
+    await _clear_of_a_minute_boundary(db)
+    screen = Screen()
+    worker = await new_worker(screen, RATE_LIMIT_PER_MINUTE=2)
+    core = worker.core
+    flood = [f"Ev-flood-{n}" for n in range(5)]
+    for n, delivery in enumerate(flood):
+        assert await core.accept(message(QUESTION, delivery=delivery, user="U-flood", conv=f"F{n}"))
+    for delivery in flood:
+        await _until_status(db, delivery, "done")
+    shown = [screen.shown[d] for d in flood]
+    assert [len(only_finals) for only_finals in (screen.finals(d) for d in flood)] == [
+        1,
+        1,
+        0,
+        0,
+        0,
+    ]
+    notices = [e for events in shown[2:] for e in events]
+    assert len(notices) == 1  # one notice in the window; the other two: silence
+    (notice,) = notices
+    assert isinstance(notice, Reply) and notice.kind == "rate_limited"
+    assert notice.text == say("rate_limited", "en", limit=2)
+    # a button pressed by the flooding user does not run, and is not told again
+    pressed = await core.first_delivery("slack", "Btn-flood", user_id="U-flood")
+    assert not pressed and pressed.notice is None
+
+    # a user who only presses buttons: two run, the third is refused with the notice, once
+    presses = [
+        await core.first_delivery("slack", f"Btn-{n}", user_id="U-buttons") for n in range(4)
+    ]
+    assert [bool(p) for p in presses] == [True, True, False, False]
+    assert presses[2].notice == say("rate_limited", "en", limit=2)
+    assert presses[3].notice is None
+    # a redelivered button is a duplicate, not counted
+    assert not await core.first_delivery("slack", "Btn-0", user_id="U-buttons")
+    # and their next message is over the limit too, silently (they were told)
+    assert await core.accept(message(QUESTION, delivery="Ev-after", user="U-buttons"))
+    await _until_status(db, "Ev-after", "done")
+    assert screen.shown["Ev-after"] == []
+
+
+async def test_a_message_whose_every_attempt_killed_its_worker_is_given_up(
+    new_worker: NewWorker, db: Database
+) -> None:
+    screen = Screen()
+    worker = await new_worker(screen)
+    payloads = {
+        "Ev-poison": message("a message that crashes workers", delivery="Ev-poison"),
+        "Ev-last-try": message(QUESTION, delivery="Ev-last-try", conv="C-last"),
+    }
+    async with db.transaction() as session:  # workers took them and died, attempt after attempt
+        for delivery_id, asked in payloads.items():
+            await inbox_repo.accept(session, "slack", delivery_id, encode(asked), 30)
+        await session.execute(
+            text(
+                "UPDATE processed_events SET lease_until = now() - interval '1 s',"
+                " attempts = CASE event_id WHEN 'Ev-poison' THEN :max ELSE :max - 1 END"
+            ),
+            {"max": inbox_mod.MAX_ATTEMPTS},
+        )
+    assert await worker.core.inbox.sweep() == 1
+    await _until_status(db, "Ev-last-try", "done")  # one attempt was left: answered
+    assert len(screen.finals("Ev-last-try")) == 1
+    row = await _row(db, "Ev-poison")
+    assert row["status"] == "failed" and row["last_error"] == inbox_repo.GAVE_UP
+    assert row["payload"] is None and "Ev-poison" not in screen.shown
+    assert await worker.core.inbox.sweep() == 0
