@@ -216,12 +216,14 @@ class ServingCore:
     async def _delivery_events(
         self, delivery: Delivery, message: InboundMessage, language: str
     ) -> AsyncGenerator[Outbound, None]:
-        if delivery.limited:
-            notice = await self._limit_notice(message.platform, message.user_id, language)
-            if notice is not None:
-                yield Reply(notice, language, "rate_limited")
-            return
+        """A delivery's reply as events: the limit's notice (once a window), or its answer;
+        any failure becomes a clear error reply, never a stack trace."""
         try:
+            if delivery.limited:
+                notice = await self._limit_notice(message.platform, message.user_id, language)
+                if notice is not None:
+                    yield Reply(notice, language, "rate_limited")
+                return
             async with contextlib.aclosing(
                 self._dispatch(message, language, delivery.begin)
             ) as out:
@@ -253,20 +255,12 @@ class ServingCore:
         self._idle.clear()
         finished = False
         try:
-            try:
-                if limited:
-                    notice = await self._limit_notice(message.platform, message.user_id, language)
-                    if notice is not None:
-                        yield Reply(notice, language, "rate_limited")
-                else:
-                    # aclosing at every level: a caller that stops listening closes the
-                    # turn now (stored as cancelled) rather than when the loop finalises it
-                    async with contextlib.aclosing(self._dispatch(message, language)) as out:
-                        async for event in out:
-                            yield event
-            except Exception:
-                logger.exception("delivery %s failed", message.delivery_id)
-                yield ErrorReply(say("error", language), language)
+            # the inbox's way through, in the caller's task; aclosing at every level: a
+            # caller that stops listening closes the turn now (stored as cancelled)
+            events = self._delivery_events(Delivery(message, limited=limited), message, language)
+            async with contextlib.aclosing(events) as out:
+                async for event in out:
+                    yield event
             finished = True
         finally:
             try:
