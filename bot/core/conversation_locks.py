@@ -37,6 +37,12 @@ class ConversationLocks:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._local: dict[str, _Local] = {}  # dropped when no turn holds or waits
 
+    def busy(self, platform: str, key: str) -> bool:
+        """True when a turn of this conversation would wait here now (no free slot, or
+        the conversation's previous turn still runs in this process)."""
+        local = self._local.get(f"{platform}:{key}")
+        return self._slots.locked() or (local is not None and local.lock.locked())
+
     @contextlib.asynccontextmanager
     async def hold(self, platform: str, key: str) -> AsyncIterator[None]:
         """Wait for the conversation's turn and a free slot; hold both while the block runs."""

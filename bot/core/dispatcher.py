@@ -16,10 +16,10 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from bot.core.admin import Actor, AdminService
+from bot.core.admission import Admission, RateLimit
 from bot.core.audiences import Audiences
 from bot.core.chat_state import ChatState
 from bot.core.commands import CommandRunner
@@ -35,12 +35,13 @@ from bot.core.messages import (
     Notifier,
     Outbound,
     Progress,
+    Queued,
     Reply,
 )
 from bot.core.outbox import Channel, OutboxWorker
 from bot.core.upload_desk import FileFetcher, UploadDesk
 from bot.service import AnswerService
-from bot.settings import CONSOLE_PLATFORMS, Settings
+from bot.settings import Settings
 from graph.replies import progress_message
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
@@ -56,21 +57,6 @@ logger = logging.getLogger(__name__)
 
 class ShuttingDownError(Exception):
     """The worker is draining: the adapter must not acknowledge (the platform redelivers)."""
-
-
-@dataclass(frozen=True)
-class Admission:
-    """Whether a quick adapter-local action (a button, /start) runs, and what to say if not.
-
-    `notice` is set once per rate-limit window for a user over the limit (in
-    their language); later refusals in the window are silent.
-    """
-
-    run: bool
-    notice: str | None = None
-
-    def __bool__(self) -> bool:
-        return self.run
 
 
 def pick_language(text: str, hint: str | None) -> str:
@@ -106,6 +92,7 @@ class ServingCore:
             self.audiences.collections,
             self.audiences.readers,
         )
+        self._limit = RateLimit(db, settings, self.audiences)
         self._locks = ConversationLocks(db, settings.max_concurrent_turns)
         self._active = 0  # console deliveries (`handle`) in flight
         self._idle = asyncio.Event()
@@ -162,14 +149,18 @@ class ServingCore:
 
     # --- the entry points --------------------------------------------------------
 
-    async def accept(self, message: InboundMessage) -> bool:
+    async def accept(self, message: InboundMessage, *, redelivered: bool = True) -> bool:
         """Store an adapter's message in the inbox and start answering it; False for a duplicate.
 
-        Called before the adapter acknowledges the platform. Raises
-        ShuttingDownError during a drain, and the database's error when it is
-        down: the adapter then does not acknowledge, and the platform redelivers.
+        Called before the adapter acknowledges the platform. During a drain a
+        message the platform delivers again raises ShuttingDownError (the adapter
+        does not acknowledge it); one it never sends again (`redelivered=False`: a
+        Slack slash command) is stored with its lease already run out, for the next
+        worker's sweep. When the database is down its error propagates: the adapter
+        does not acknowledge, and the platform redelivers (or shows an error).
         """
-        if self.closing:
+        park = self.closing
+        if park and redelivered:
             raise ShuttingDownError(f"draining: {message.platform}/{message.delivery_id} refused")
         message = self._with_rights(message)
         payload = encode(message)
@@ -181,13 +172,13 @@ class ServingCore:
                 message.platform,
                 message.delivery_id,
                 payload,
-                self._settings.delivery_lease_s,
-                self.inbox.owner,
+                0 if park else self._settings.delivery_lease_s,
+                "" if park else self.inbox.owner,
             )
-            limited = stored and await self._over_limit(session, message)
+            limited = stored and await self._limit.over(session, message)
             if limited:
                 await inbox_repo.mark_limited(session, message.platform, message.delivery_id)
-        if stored:
+        if stored and not park:
             self.inbox.start(Delivery(message, limited=limited))
         return stored
 
@@ -220,7 +211,7 @@ class ServingCore:
         any failure becomes a clear error reply, never a stack trace."""
         try:
             if delivery.limited:
-                notice = await self._limit_notice(message.platform, message.user_id, language)
+                notice = await self._limit.notice(message.platform, message.user_id, language)
                 if notice is not None:
                     yield Reply(notice, language, "rate_limited")
                 return
@@ -308,23 +299,7 @@ class ServingCore:
                 session, message.platform, message.delivery_id, self._settings.delivery_lease_s
             ):
                 return False, False
-            return True, await self._over_limit(session, message)
-
-    async def _over_limit(self, session: Any, message: InboundMessage) -> bool:
-        """Count the message in its sender's window; True when over the limit."""
-        limit = self._settings.rate_limit_per_minute
-        if limit <= 0 or message.platform in CONSOLE_PLATFORMS or message.is_admin:
-            return False
-        count = await deliveries.count_message(session, message.platform, message.user_id)
-        return count > limit
-
-    async def _limit_notice(self, platform: str, user_id: str, language: str) -> str | None:
-        """The rate-limit notice, the first time in a window; None after (silence)."""
-        async with self._db.transaction() as session:
-            due = await deliveries.notice_due(session, platform, user_id)
-        if not due:
-            return None
-        return say("rate_limited", language, limit=self._settings.rate_limit_per_minute)
+            return True, await self._limit.over(session, message)
 
     async def _dispatch(
         self,
@@ -374,6 +349,9 @@ class ServingCore:
             language=message.language,
             apology_language=language,
         )
+        if self._locks.busy(message.platform, message.conversation_key):
+            # in hand, not yet worked on: said as such (no typing while it waits)
+            yield Queued(say("inbox:queued", language), language)
         async with (
             self._locks.hold(message.platform, message.conversation_key),
             contextlib.aclosing(turn) as stream,
@@ -397,17 +375,7 @@ class ServingCore:
         over the limit it does not run, and the first refusal in a window carries
         the notice to show.
         """
-        async with self._db.transaction() as session:
-            if not await deliveries.claim(session, platform, delivery_id, 0):
-                return Admission(False)
-            await deliveries.complete(session, platform, delivery_id)
-            limited = False
-            if user_id is not None:
-                probe = InboundMessage(platform, delivery_id, "", user_id)
-                limited = await self._over_limit(session, self._with_rights(probe))
-        if limited:
-            return Admission(False, await self._limit_notice(platform, user_id or "", language))
-        return Admission(True)
+        return await self._limit.first_delivery(platform, delivery_id, user_id, language)
 
     async def has_conversation(self, platform: str, key: str) -> bool:
         """True when the bot already answered in this conversation (a thread it is part of)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 
 from sqlalchemy import text
@@ -17,10 +18,37 @@ from storage.repositories import inbox as inbox_repo
 from storage.repositories import outbox as outbox_repo
 
 HEALTH_TIMEOUT_S = 5.0
+QUEUE_DETAIL_TTL_S = 5.0  # how stale the queue figures of /healthz may be
+
+
+class QueueDetail:
+    """The inbox and outbox figures of `/healthz`, read at most every `ttl_s` seconds:
+    load balancers probe every few seconds each, and the detail counts table rows."""
+
+    def __init__(self, ttl_s: float = QUEUE_DETAIL_TTL_S) -> None:
+        self._ttl_s = ttl_s
+        self._read_at = -ttl_s
+        self._figures: dict[str, object] | None = None
+
+    async def read(self, db: Database) -> dict[str, object] | str:
+        """The figures (at most `ttl_s` old), or why they could not be read."""
+        now = time.monotonic()
+        if self._figures is not None and now - self._read_at < self._ttl_s:
+            return self._figures
+        try:
+            async with asyncio.timeout(HEALTH_TIMEOUT_S), db.sessions() as session:
+                figures: dict[str, object] = {
+                    **await inbox_repo.depth(session),
+                    **await outbox_repo.counts(session),
+                }
+        except Exception as exc:  # the detail is a bonus: health stands on the other checks
+            return f"unavailable ({type(exc).__name__})"
+        self._figures, self._read_at = figures, now
+        return figures
 
 
 async def health(
-    db: Database, head: str | None, draining: bool = False
+    db: Database, head: str | None, draining: bool = False, queues: QueueDetail | None = None
 ) -> tuple[int, dict[str, object]]:
     """(HTTP status, body): 200 when the database answers, its migrations are current and
     the process is not draining; the body also says how deep the inbox and outbox are."""
@@ -35,14 +63,7 @@ async def health(
         body = {"status": "unavailable", "database": "ok", "revision": revision, "expected": head}
         return 503, body
     body = {"status": "draining" if draining else "ok", "database": "ok", "revision": revision}
-    try:
-        async with asyncio.timeout(HEALTH_TIMEOUT_S), db.sessions() as session:
-            body["queues"] = {
-                **await inbox_repo.depth(session),
-                **await outbox_repo.counts(session),
-            }
-    except Exception as exc:  # the detail is a bonus: health stands on the checks above
-        body["queues"] = f"unavailable ({type(exc).__name__})"
+    body["queues"] = await (queues or QueueDetail(0.0)).read(db)
     # draining: a load balancer must stop sending here at once (the body says why)
     return (503 if draining else 200), body
 
@@ -54,12 +75,13 @@ def build_app(
     draining: Callable[[], bool] = lambda: False,
 ) -> Starlette:
     """`GET /healthz` and whatever routes the running adapters need."""
+    queues = QueueDetail()
 
     async def healthz(request: Request) -> JSONResponse:
         del request
         if draining():  # at once, without waiting for the core's loop (busy draining)
             return JSONResponse({"status": "draining"}, status_code=503)
-        status, body = await on_core_loop(health(db, head))
+        status, body = await on_core_loop(health(db, head, queues=queues))
         return JSONResponse(body, status_code=status)
 
     return Starlette(routes=[Route("/healthz", healthz, methods=["GET"]), *routes])

@@ -23,6 +23,7 @@ __all__ = [
     "Notifier",
     "Outbound",
     "Progress",
+    "Queued",
     "Reply",
     "Reset",
     "Token",
@@ -141,8 +142,18 @@ class Button:
     label: str
 
 
+@dataclass(frozen=True)
+class Queued:
+    """The question is in hand but its turn waits (every turn slot is busy, or the
+    conversation's previous turn still runs). Adapters may say so (Slack: a pending
+    task); it is not work under way, so no typing or "thinking" indicator."""
+
+    text: str
+    language: str
+
+
 # everything the core yields: a turn's events, or a fixed reply (command, upload, limit)
-Outbound = TurnEvent | Reply
+Outbound = TurnEvent | Reply | Queued
 
 
 @dataclass(frozen=True)

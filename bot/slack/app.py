@@ -11,8 +11,10 @@ after the listener returned, and a message listener returns once the core has
 accepted the message into the inbox (`ServingCore.accept`, quick: the turn runs
 in the background from there). When accepting fails (a drain, Postgres down)
 the listener raises, bolt answers 500 (Socket Mode: no ack) and Slack
-redelivers to a live worker. While draining, `/slack/events` answers 503 at
-once. The answer is rendered by `SlackResponder` (registered with the core);
+redelivers to a live worker. While draining, `/slack/events` answers Events
+API callbacks with 503 at once; slash commands and button presses, which Slack
+never sends again, are still taken (a command waits in the inbox for the next
+worker). The answer is rendered by `SlackResponder` (registered with the core);
 final messages, replies and upload results go out through the core's outbox
 (`SlackSender`), paced per channel and retried off the turn.
 """
@@ -91,8 +93,8 @@ class SlackAdapter:
         handler = AsyncSlackRequestHandler(self.app)
 
         async def events(request: Request) -> Response:
-            if self._core.closing:  # draining: Slack retries, and reaches a live worker
-                return Response("draining", status_code=503)
+            if self._core.closing and not _sent_once(request):
+                return Response("draining", status_code=503)  # Slack retries a live worker
             return await handler.handle(request)
 
         self.routes: list[BaseRoute] = (
@@ -209,7 +211,8 @@ class SlackAdapter:
         audience = await self.audiences.audience(
             command.get("user_id"), translate.user_team(command), command.get("channel_id")
         )
-        await self._core.accept(translate.slash_command(command, audience))
+        # Slack never sends a slash command again: while draining it waits in the inbox
+        await self._core.accept(translate.slash_command(command, audience), redelivered=False)
 
     # --- on the core's loop: rendering ----------------------------------------------
 
@@ -331,6 +334,13 @@ class SlackAdapter:
             payload |= {"text": text, "blocks": [*blocks, buttons] if buttons else None}
             key = f"slack:upload:{outcome.upload_id}:{outcome.status}"
             await self._enqueue(channel, key, payload)
+
+
+def _sent_once(request: Request) -> bool:
+    """A slash command or a button press (form-encoded): Slack never delivers these again,
+    unlike Events API callbacks (JSON), so a draining worker still takes them."""
+    kind = request.headers.get("content-type", "")
+    return kind.startswith("application/x-www-form-urlencoded")
 
 
 def _channel_gap(channel: str) -> float:

@@ -3,7 +3,8 @@
 The preview is a stream (chat.startStream / appendStream / stopStream, the
 graph's steps shown as tasks) or, when streaming is unavailable or the stream
 expires half-way, a placeholder edited with chat.update at most once per
-SLACK_UPDATE_INTERVAL. It starts when the turn does (Progress "received"), and
+SLACK_UPDATE_INTERVAL. It starts when the turn does (Progress "received"; a turn
+that must wait for a slot first shows a pending task saying it is in line), and
 its message is recorded on the delivery as soon as it exists, so an attempt
 that resumes a dead worker's delivery finishes that message instead of posting
 a second answer. Preview calls are best effort: a 429 or an error skips them
@@ -29,7 +30,16 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.inbox import Delivery
-from bot.core.messages import ErrorReply, FinalAnswer, Outbound, Progress, Reply, Reset, Token
+from bot.core.messages import (
+    ErrorReply,
+    FinalAnswer,
+    Outbound,
+    Progress,
+    Queued,
+    Reply,
+    Reset,
+    Token,
+)
 from bot.slack.render import answer_messages, core_buttons_block, escape, split_text
 from bot.slack.sender import rate_limited
 from textkit.catalog import say
@@ -91,6 +101,10 @@ class SlackResponder:
                 payload = {"op": "respond", "url": self._response_url, "text": escape(text)}
                 await self._send("respond", payload)
             return
+        if isinstance(event, Queued):
+            if not self.started and not self._resumed and self._mode == "none":
+                await self._open(event.text, "pending")  # in hand, waiting: said as such
+            return
         if not self.started and isinstance(event, Progress | Token):
             self.started = True  # the turn runs (it holds a slot): show that work started
             await self._start(event.language if isinstance(event, Progress) else "en")
@@ -124,11 +138,21 @@ class SlackResponder:
     # --- the live preview (best effort) ------------------------------------------------
 
     async def _start(self, language: str) -> None:
-        """Open a stream with a task, or post a placeholder; a resumed delivery posts nothing."""
+        """Show that work started: open a stream with a task or post a placeholder (or
+        turn the waiting one into it); a resumed delivery posts nothing."""
         if self._resumed:  # the dead worker's message shows the answer when it is final
             await self._stop_stream()
             return
         working = say("progress:received", language)  # the core's first step, shown at once
+        if self._mode == "stream":  # opened while the turn waited: the same task, now running
+            await self._append(chunks=[_task("work", working, "in_progress")])
+        elif self._mode == "update":
+            await self._edit(f"_{escape(working)}_")
+        else:
+            await self._open(working, "in_progress")
+
+    async def _open(self, title: str, status: str) -> None:
+        """Open a stream whose task is `title` (`status`), or else post a placeholder."""
         if self._streaming:
             try:
                 response = await self._client.chat_startStream(
@@ -137,7 +161,7 @@ class SlackResponder:
                     recipient_user_id=self._user,
                     recipient_team_id=self._team,
                     task_display_mode="timeline",
-                    chunks=[_task("work", working, "in_progress")],
+                    chunks=[_task("work", title, status)],
                 )
                 self._ts, self._mode, self._stream_open = response["ts"], "stream", True
                 await self._delivery.record_posted({"ts": self._ts, "mode": "stream"})
@@ -149,7 +173,7 @@ class SlackResponder:
             except (aiohttp.ClientError, TimeoutError) as exc:
                 logger.info("chat.startStream failed (%s): no preview", type(exc).__name__)
                 return
-        await self._placeholder(f"_{escape(working)}_")
+        await self._placeholder(f"_{escape(title)}_")
 
     async def _progress(self, event: Progress) -> None:
         if event.step == "received":  # _start already shows it

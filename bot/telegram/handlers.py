@@ -15,8 +15,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from telegram import Message, Update
-from telegram.constants import ChatAction, ParseMode
+from telegram import InlineKeyboardMarkup, Message, Update
+from telegram.constants import ChatAction
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
@@ -28,7 +28,8 @@ from bot.telegram import translate
 from bot.telegram.files import file_fetcher
 from bot.telegram.intake import accepting
 from bot.telegram.languages import chosen_language, reply_language
-from bot.telegram.render import language_keyboard
+from bot.telegram.render import escape, language_keyboard
+from bot.telegram.sender import send_payload
 from bot.telegram.translate import PLATFORM
 from textkit.catalog import say
 
@@ -108,9 +109,13 @@ class TelegramHandlers:
             await context.bot.send_chat_action(user_id, ChatAction.TYPING)
         except TelegramError as exc:
             logger.info("no private chat with %s for a group command: %s", user_id, exc)
-            if await self._core.first_delivery(PLATFORM, inbound.delivery_id):
-                language = inbound.language or await reply_language(self._core, message.from_user)
-                await message.reply_text(say("telegram:admin_in_private", language))
+            language = inbound.language or await reply_language(self._core, message.from_user)
+            admission = await self._core.first_delivery(
+                PLATFORM, inbound.delivery_id, inbound.user_id, language
+            )
+            hint = say("telegram:admin_in_private", language) if admission else admission.notice
+            if hint:
+                await self._reply(message, "hint", escape(hint))
             return
         # the private chat is the conversation: an upload's result and held notice
         # (findings, buttons) are sent there by the job, never to the group
@@ -173,16 +178,15 @@ class TelegramHandlers:
         first = await self._first(update)
         if first is not None:
             message, language = first
-            await message.reply_text(say("telegram:welcome", language), parse_mode=ParseMode.HTML)
+            await self._reply(message, "welcome", say("telegram:welcome", language))
 
     async def on_lang(self, update: Update, context: Context) -> None:
         """/lang: three buttons (English, 繁體中文, 简体中文)."""
         first = await self._first(update)
         if first is not None:
             message, language = first
-            await message.reply_text(
-                say("telegram:choose_language", language), reply_markup=language_keyboard()
-            )
+            text = escape(say("telegram:choose_language", language))
+            await self._reply(message, "lang", text, language_keyboard())
 
     async def on_new(self, update: Update, context: Context) -> None:
         """/new: a private chat starts a new conversation (groups: mention me anew)."""
@@ -193,9 +197,9 @@ class TelegramHandlers:
         if translate.is_private(message.chat):
             current = f"{message.chat_id}:{message.message_id}"
             await self._state.remember(PLATFORM, translate.current_key(message.chat_id), current)
-            await message.reply_text(say("telegram:new_conversation", language))
+            await self._reply(message, "new", escape(say("telegram:new_conversation", language)))
         else:
-            await message.reply_text(say("telegram:new_in_group", language))
+            await self._reply(message, "new", escape(say("telegram:new_in_group", language)))
 
     # --- helpers -------------------------------------------------------------------
 
@@ -212,9 +216,19 @@ class TelegramHandlers:
             )
         if not admission:
             if admission.notice:
-                await message.reply_text(admission.notice)
+                await self._reply(message, "limit", escape(admission.notice))
             return None
         return message, language
+
+    async def _reply(
+        self, message: Message, part: str, html: str, markup: InlineKeyboardMarkup | None = None
+    ) -> None:
+        """A short reply to `message`, through the outbox: paced with the chat's other
+        sends, retried on 429 and network errors, and sent once (keyed by the update)."""
+        reply_to = None if translate.is_private(message.chat) else message.message_id
+        payload = send_payload(message.chat_id, html, markup, reply_to=reply_to)
+        key = f"tg:{translate.delivery_id(message)}:{part}"
+        await self._core.outbox.enqueue(PLATFORM, str(message.chat_id), key, payload)
 
     async def _conversation(self, message: Message, bot_id: int) -> tuple[str, str | None]:
         """(conversation key, chosen language), read together.

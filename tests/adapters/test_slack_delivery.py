@@ -14,11 +14,14 @@ from typing import Any
 
 import pytest
 from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_sdk.web.async_client import AsyncWebClient
 from sqlalchemy import text
 
 from bot.core.envelopes import encode
-from bot.core.messages import Audience
+from bot.core.inbox import Delivery
+from bot.core.messages import Audience, InboundMessage, Progress, Queued
 from bot.slack import translate
+from bot.slack.responder import SlackResponder
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
@@ -33,7 +36,8 @@ from tests.adapters.test_slack import (
     stop_slack,
 )
 from tests.support.core_fixtures import DOCS, make_worker, until
-from tests.support.fake_slack import BOT_USER, FakeSlack
+from tests.support.fake_slack import BOT_USER, TOKEN, FakeSlack
+from textkit.catalog import say
 
 __all__ = ["fake_slack"]  # the fixture, defined with the adapter's tests
 
@@ -125,6 +129,36 @@ async def test_while_draining_an_event_gets_503_and_nothing_runs(
     assert not [m for m, _ in fake_slack.calls if m.startswith("chat.")]
 
 
+async def test_a_slash_command_sent_while_draining_is_answered_by_the_next_worker(
+    start: Any, fake_slack: FakeSlack, db: Database
+) -> None:
+    """Slack never sends a slash command again (a 503 would only show the user an
+    error): the draining worker stores it, runs nothing, and the next one answers it."""
+    draining = await start()
+    draining.worker.core.begin_drain()
+    response = await draining.form(
+        {
+            "command": "/ragbot",
+            "text": "help",
+            "user_id": "U1",
+            "channel_id": "C1",
+            "trigger_id": "trig-drain",
+            "team_id": "T1",
+            "response_url": f"{fake_slack.root}respond/drain",
+        }
+    )
+    assert response.status_code == 200
+    await asyncio.sleep(1)
+    assert not fake_slack.of("respond/drain")  # nothing new runs on a draining worker
+    assert [status for _, status in await inbox_rows(db)] == ["claimed"]
+    await start()  # the next worker's sweep finds it
+    await until(lambda: bool(fake_slack.of("respond/drain")))
+    await asyncio.sleep(1)  # a second reply would show up by now
+    [reply] = fake_slack.of("respond/drain")
+    assert "Ask me a question" in reply["text"]
+    assert [status for _, status in await inbox_rows(db)] == ["done"]
+
+
 async def test_an_event_the_core_refuses_is_not_acknowledged_in_socket_mode_either(
     start: Any, fake_slack: FakeSlack, db: Database
 ) -> None:
@@ -190,6 +224,33 @@ async def test_when_postgres_refuses_the_accept_slack_gets_a_5xx_and_its_retry_i
     await asyncio.sleep(1)
     [(_, final, _)] = finals(fake_slack)
     assert "1,300" in blocks_text(final)
+
+
+async def test_a_turn_waiting_for_a_slot_says_it_is_in_line_then_works_in_that_message(
+    fake_slack: FakeSlack,
+) -> None:
+    """The first thing seen comes at once even when every turn slot is busy: a pending
+    task saying the question is in line, which becomes the running task (no second
+    message) when the turn starts."""
+    client = AsyncWebClient(token=TOKEN, base_url=fake_slack.url)
+    route = {"channel": "C1", "thread_ts": "310.1", "user": "U1", "team": "T1"}
+    message = InboundMessage("slack", "Ev-queued", "fee?", "U1", route=route)
+
+    async def enqueue(chat: str, key: str, payload: dict[str, Any], trace: Any = None) -> bool:
+        return True
+
+    responder = SlackResponder(client, Delivery(message), enqueue, streaming=True, interval_s=0)
+    await responder.render(Queued(say("inbox:queued", "en"), "en"))
+    [opened] = fake_slack.of("chat.startStream")
+    assert [(c["status"], c["title"]) for c in opened["chunks"]] == [
+        ("pending", say("inbox:queued", "en"))
+    ]
+    await responder.render(Progress("received", say("progress:received", "en"), "en"))
+    [running] = fake_slack.of("chat.appendStream")
+    started = next(i for i, (m, _) in enumerate(fake_slack.calls) if m == "chat.startStream")
+    assert running["ts"] == fake_slack.responses[started][1]["ts"]  # the same message
+    assert [(c["id"], c["status"]) for c in running["chunks"]] == [("work", "in_progress")]
+    assert len(fake_slack.of("chat.startStream")) == 1 and not fake_slack.of("chat.postMessage")
 
 
 # --- (c) a dead worker's delivery, resumed ------------------------------------------------

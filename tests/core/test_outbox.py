@@ -20,7 +20,7 @@ from sqlalchemy import text
 
 import bot.core.outbox as outbox_mod
 from bot.core.admin import Actor
-from bot.core.http import build_app
+from bot.core.http import QueueDetail, build_app
 from bot.core.messages import FinalAnswer
 from bot.core.outbox import Channel, OutboxWorker, Pending, RetryLater, Undeliverable
 from storage.db import Database, head_revision
@@ -291,6 +291,16 @@ async def test_healthz_shows_the_queues_and_says_503_while_draining(db: Database
         response = await client.get("/healthz")
         assert response.status_code == 503 and response.json()["status"] == "draining"
         assert time.monotonic() - began < 1.0
+
+
+async def test_healthz_reads_the_queue_figures_at_most_every_few_seconds(db: Database) -> None:
+    # a load balancer probing each second must not count the tables each second
+    cached, fresh = QueueDetail(ttl_s=60), QueueDetail(ttl_s=0)
+    assert (await cached.read(db))["outbox_pending"] == 0  # type: ignore[index]
+    async with db.transaction() as session:
+        await outbox_repo.enqueue(session, "telegram", "100", "later", {"op": "send"})
+    assert (await cached.read(db))["outbox_pending"] == 0  # type: ignore[index]
+    assert (await fresh.read(db))["outbox_pending"] == 1  # type: ignore[index]
 
 
 async def test_a_chats_queue_goes_out_back_to_back_without_waiting_for_the_poll(

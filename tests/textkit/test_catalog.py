@@ -33,6 +33,7 @@ SAID: dict[str, dict[str, object]] = {
     "error": {},
     "rate_limited": {"limit": 10},
     "inbox:late": {},
+    "inbox:queued": {},
     # bot/core/commands.py
     "unknown_command": {"command": "frobnicate", "help": "Ask me."},
     "not_admin": {},

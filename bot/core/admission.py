@@ -1,0 +1,78 @@
+"""The rate limit: every message, command and button press counts in its sender's window.
+
+An over-limit sender is told once per window (in their language) and then
+meets silence: a notice per refused message would itself be the flood. Admins
+and the console are never limited. Quick adapter-local actions (/start, a
+button) are claimed and counted here in one step (`first_delivery`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.core.audiences import Audiences
+from bot.core.messages import InboundMessage
+from bot.settings import CONSOLE_PLATFORMS, Settings
+from storage.db import Database
+from storage.repositories import deliveries
+from textkit.catalog import say
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Whether a quick adapter-local action (a button, /start) runs, and what to say if not.
+
+    `notice` is set once per rate-limit window for a user over the limit (in
+    their language); later refusals in the window are silent.
+    """
+
+    run: bool
+    notice: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.run
+
+
+class RateLimit:
+    """RATE_LIMIT_PER_MINUTE applied to senders, counted in Postgres (shared by workers)."""
+
+    def __init__(self, db: Database, settings: Settings, audiences: Audiences) -> None:
+        self._db = db
+        self._settings = settings
+        self._audiences = audiences
+
+    async def over(self, session: AsyncSession, message: InboundMessage) -> bool:
+        """Count the message in its sender's window (in the caller's transaction);
+        True when over the limit. `message.is_admin` must already come from settings."""
+        limit = self._settings.rate_limit_per_minute
+        if limit <= 0 or message.platform in CONSOLE_PLATFORMS or message.is_admin:
+            return False
+        count = await deliveries.count_message(session, message.platform, message.user_id)
+        return count > limit
+
+    async def notice(self, platform: str, user_id: str, language: str) -> str | None:
+        """The rate-limit notice, the first time in a window; None after (silence)."""
+        async with self._db.transaction() as session:
+            due = await deliveries.notice_due(session, platform, user_id)
+        if not due:
+            return None
+        return say("rate_limited", language, limit=self._settings.rate_limit_per_minute)
+
+    async def first_delivery(
+        self, platform: str, delivery_id: str, user_id: str | None, language: str
+    ) -> Admission:
+        """Claim and complete at once; with `user_id`, counted in the user's limit."""
+        async with self._db.transaction() as session:
+            if not await deliveries.claim(session, platform, delivery_id, 0):
+                return Admission(False)
+            await deliveries.complete(session, platform, delivery_id)
+            limited = False
+            if user_id is not None:
+                admin = self._audiences.is_admin(platform, user_id)
+                probe = InboundMessage(platform, delivery_id, "", user_id, is_admin=admin)
+                limited = await self.over(session, probe)
+        if limited:
+            return Admission(False, await self.notice(platform, user_id or "", language))
+        return Admission(True)
