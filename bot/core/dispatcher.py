@@ -349,13 +349,24 @@ class ServingCore:
             language=message.language,
             apology_language=language,
         )
-        if self._locks.busy(message.platform, message.conversation_key):
-            # in hand, not yet worked on: said as such (no typing while it waits)
-            yield Queued(say("inbox:queued", language), language)
-        async with (
-            self._locks.hold(message.platform, message.conversation_key),
-            contextlib.aclosing(turn) as stream,
-        ):
+        platform, key = message.platform, message.conversation_key
+        async with contextlib.AsyncExitStack() as held:
+            if self._locks.busy(platform, key):
+                # in line now, in arrival order: the wait starts before the note is shown
+                place = asyncio.ensure_future(
+                    held.enter_async_context(self._locks.hold(platform, key))
+                )
+                try:
+                    # in hand, not yet worked on: said as such (no typing while it waits)
+                    yield Queued(say("inbox:queued", language), language)
+                    await place
+                except BaseException:  # closed while waiting: leave the line (or the lock)
+                    place.cancel()
+                    await asyncio.gather(place, return_exceptions=True)
+                    raise
+            else:
+                await held.enter_async_context(self._locks.hold(platform, key))
+            stream = await held.enter_async_context(contextlib.aclosing(turn))
             begin()
             # only now, with a turn slot: typing and status show work that runs, not a queue
             yield Progress("received", progress_message("received", language), language)

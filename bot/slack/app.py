@@ -128,7 +128,10 @@ class SlackAdapter:
             await asyncio.wait(list(self._buttons), timeout=BUTTONS_GRACE_S)
 
     async def close(self) -> None:
-        """Nothing to release: slack-sdk opens an HTTP session per call."""
+        """Let presses taken during the drain finish (their replies wait in the outbox for
+        the next worker when this one's has stopped); slack-sdk holds no session."""
+        if self._buttons:
+            await asyncio.wait(list(self._buttons), timeout=BUTTONS_GRACE_S)
 
     # --- listeners ---------------------------------------------------------------
 
