@@ -2,14 +2,28 @@
 
 `CitationGate` sits between the model's stream and the user: it releases a
 sentence only once it is complete and checked. A sentence citing [n] is shown
-when passage n holds most of its content words; a sentence citing passages
-that do not support it rejects the whole answer (the caller falls back), so an
-unsupported citation is never shown. A sentence without [n] is attributed to
-the passage that supports it, or held back when none does (a model's own
-knowledge is not an answer from the documents). Citations are numbered per
-document: a sentence citing the second chunk of a document already numbered
-shows that document's first number, so the source list names it once.
-An abbreviation's full stop ("U.S.", "e.g.", "Dr.") ends no sentence.
+only when passage n supports it in what it claims, not only in its words:
+
+- most of its content words are in the passage (`MIN_SENTENCE_SUPPORT`);
+- it rests on one place in the passage: the clause holding most of its words
+  (of equals, the one holding most of the question's), with the neighbouring
+  clauses that only continue it (a neighbour repeating the question's words is
+  a parallel statement about something else). Every number of the claim, and
+  every word it adds to the question that the passage holds, must be in that
+  place: naming the passage's other entity, or its other figure, is not
+  support;
+- its yes/no polarity agrees with the passage's: an affirmative claim may not
+  rest on a word the passage only negates ("no evidence that ..." is not
+  "yes, ..."), a negative claim needs a negation in the passage.
+
+A cited sentence that fails is never shown, and the answer stops there with
+the reason (the caller discards it and falls back: a model that misread one
+passage is not trusted on the others). A sentence without [n] is attributed to
+the passage that supports it (by the same checks), or held back when none does
+(a model's own knowledge is not an answer from the documents). Citations are
+numbered per document: a sentence citing the second chunk of a document
+already numbered shows that document's first number, so the source list names
+it once. An abbreviation's full stop ("U.S.", "e.g.", "Dr.") ends no sentence.
 """
 
 from __future__ import annotations
@@ -19,9 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from textkit.claims import clauses, is_negation, negated, numbers
 from textkit.overlap import presence, stem
 from textkit.scripts import plain
-from textkit.sentences import ends_with_abbreviation
+from textkit.sentences import ends_with_abbreviation, split_sentences
 from textkit.tokens import keyword_tokens, stopwords
 
 MIN_SENTENCE_SUPPORT = 0.5
@@ -33,60 +48,165 @@ _BOUNDARY = re.compile(r"(?:[。！？]|[.!?](?=\s)|\n)(?:\s*\[\d{1,2}\])*[ \t]*
 
 
 @dataclass(frozen=True)
-class Passage:
-    """A passage cut once for every sentence checked against it."""
+class Words:
+    """A text cut once: normalised, its keyword tokens and their stems."""
 
     text: str
     tokens: frozenset[str]
     stems: frozenset[str]
 
     @classmethod
-    def of(cls, text: str) -> Passage:
-        """The passage's normalised text, keyword tokens and their stems."""
+    def of(cls, text: str) -> Words:
         tokens = frozenset(keyword_tokens(text))
         return cls(plain(text), tokens, frozenset(stem(t) for t in tokens))
+
+    def has(self, word: str) -> bool:
+        """True when the text holds `word` (a Chinese word at least half)."""
+        return presence(word, self.text, self.tokens, self.stems) >= 0.5
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a passage: its text, its words, and whether it says no."""
+
+    raw: str
+    words: Words
+    negative: bool
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A passage cut once for every sentence checked against it: whole and by clause."""
+
+    text: str
+    tokens: frozenset[str]
+    stems: frozenset[str]
+    clauses: tuple[Clause, ...] = ()
+
+    @classmethod
+    def of(cls, text: str) -> Passage:
+        """The passage's normalised text, keyword tokens and their stems, and its clauses."""
+        whole = Words.of(text)
+        parts = [c for sentence in split_sentences(text) for c in clauses(sentence)] or [text]
+        cut = tuple(Clause(c, Words.of(c), negated(c)) for c in parts)
+        return cls(whole.text, whole.tokens, whole.stems, cut)
+
+    @property
+    def words(self) -> Words:
+        return Words(self.text, self.tokens, self.stems)
+
+
+def content_words(text: str) -> list[str]:
+    """The text's keyword tokens without stopwords, each once."""
+    skip = stopwords()
+    return [t for t in dict.fromkeys(keyword_tokens(text)) if t not in skip]
 
 
 def sentence_support(sentence: str, passage: Passage) -> float:
     """The share of the sentence's content words found in the passage."""
-    skip = stopwords()
-    words = [t for t in dict.fromkeys(keyword_tokens(sentence)) if t not in skip]
+    words = content_words(sentence)
     if not words:
         return 1.0
     found = (presence(w, passage.text, passage.tokens, passage.stems) for w in words)
     return sum(found) / len(words)
 
 
-def check_sentence(sentence: str, passages: list[Passage]) -> tuple[str | None, bool]:
-    """(the sentence to show, with its citation; None: hold it back) and whether the
-    answer may stand (False: it cites passages that do not support it)."""
+def disagreement(claim: str, passage: Passage, question: Words | None = None) -> str | None:
+    """Why passage n does not support `claim` (None: it does): "unsupported" (too few of
+    its words), "number", "other_entity" or "polarity" (see the module's rules)."""
+    if sentence_support(claim, passage) < MIN_SENTENCE_SUPPORT:
+        return "unsupported"
+    # numbers and negations are checked on their own, not as words to find
+    words = [w for w in content_words(claim) if not w.isdigit() and not is_negation(w)]
+    anchors = [w for w in words if question is not None and question.has(w)]
+    added = [w for w in words if w not in anchors and passage.words.has(w)]
+    place = _place(passage.clauses, words, anchors)
+    if place:
+        where = [passage.clauses[i] for i in place]
+        held = numbers(" ".join(c.raw for c in where))
+        if any(n not in held for n in numbers(claim)):
+            return "number"
+        if any(not any(c.words.has(w) for c in where) for w in added):
+            return "other_entity"
+    if _polarity_differs(claim, words, passage):
+        return "polarity"
+    return None
+
+
+def _place(units: tuple[Clause, ...], words: list[str], anchors: list[str]) -> list[int]:
+    """The clause holding most of the claim's `words` (of equals, the one holding most of
+    its question words, `anchors`; then the earliest), and the neighbours that continue it
+    (holding no anchor); empty when no clause holds any word."""
+    held = [sum(u.words.has(w) for w in words) for u in units]
+    asked = [sum(u.words.has(a) for a in anchors) for u in units]
+    best = max(range(len(units)), key=lambda i: (held[i], asked[i], -i), default=-1)
+    if best < 0 or held[best] == 0:
+        return []
+    place = [best]
+    for step in (-1, 1):
+        i = best + step
+        while 0 <= i < len(units) and asked[i] == 0:
+            place.append(i)
+            i += step
+    return place
+
+
+def _polarity_differs(claim: str, words: list[str], passage: Passage) -> bool:
+    """True when the claim says yes where the passage says no, or the reverse: a word of
+    an affirmative claim the passage holds only in negated clauses ("no evidence that you
+    can get it from packages"), or a negative claim none of whose words the passage
+    negates."""
+    held = [w for w in words if passage.words.has(w)]
+    if not held:
+        return False
+    said_no = {w for w in held if any(c.negative and c.words.has(w) for c in passage.clauses)}
+    said_yes = {w for w in held if any(not c.negative and c.words.has(w) for c in passage.clauses)}
+    if negated(claim):
+        return not said_no
+    return any(w in said_no and w not in said_yes for w in held)
+
+
+def check_sentence(
+    sentence: str, passages: list[Passage], question: Words | None = None
+) -> tuple[str | None, str | None]:
+    """(the sentence to show, with its citation; None: hold it back) and why it was held
+    back when it claims something its citation does not support (None otherwise)."""
     cited = [int(n) for n in CITATION.findall(sentence)]
     body = CITATION.sub("", sentence).strip()
     if not body.strip(" -*•.。"):
-        return None, True
+        return None, None
     if cited:
         valid = [n for n in cited if 1 <= n <= len(passages)]
-        ok = any(sentence_support(body, passages[n - 1]) >= MIN_SENTENCE_SUPPORT for n in valid)
-        return (sentence, True) if ok else (None, False)
+        reasons = [disagreement(body, passages[n - 1], question) for n in valid]
+        if any(r is None for r in reasons):
+            return sentence, None
+        return None, (reasons[0] if reasons else "unsupported")
     scores = [sentence_support(body, p) for p in passages]
-    best = max(range(len(scores)), key=lambda i: scores[i], default=-1)
-    if best < 0 or scores[best] < MIN_SENTENCE_SUPPORT:
-        return None, True
-    trail = sentence[len(sentence.rstrip()) :]
-    return f"{sentence.rstrip()} [{best + 1}]{trail}", True
+    for best in sorted(range(len(scores)), key=lambda i: -scores[i]):
+        if scores[best] < MIN_SENTENCE_SUPPORT:
+            break
+        if disagreement(body, passages[best], question) is None:
+            trail = sentence[len(sentence.rstrip()) :]
+            return f"{sentence.rstrip()} [{best + 1}]{trail}", None
+    return None, None
 
 
 class CitationGate:
     """Buffers streamed answer text and releases checked sentences through `emit`."""
 
-    def __init__(self, evidence: list[dict[str, Any]], emit: Callable[[str], None]) -> None:
+    def __init__(
+        self, evidence: list[dict[str, Any]], emit: Callable[[str], None], question: str = ""
+    ) -> None:
         # cut once here, not once per streamed sentence
         self._passages = [Passage.of(e["text"]) for e in evidence]
+        self._question = Words.of(question) if question.strip() else None
         self._numbers = document_numbers(evidence)
         self._emit = emit
         self._buffer = ""
         self.shown: list[str] = []
-        self.rejected = False
+        # why a cited sentence did not hold ("" while all did): the answer stops there, and
+        # the caller discards it (a model that misread one passage is not trusted on others)
+        self.rejected = ""
 
     def feed(self, text: str) -> None:
         """Add streamed text; complete sentences are checked and released."""
@@ -114,9 +234,9 @@ class CitationGate:
         return "".join(self.shown).strip()
 
     def _release(self, sentence: str) -> None:
-        shown, ok = check_sentence(sentence, self._passages)
-        if not ok:
-            self.rejected = True
+        shown, reason = check_sentence(sentence, self._passages, self._question)
+        if reason is not None:
+            self.rejected = reason
             return
         if shown is not None:
             shown = renumber(shown, self._numbers)

@@ -4,9 +4,9 @@ The synthesis call returns JSON (`answerable`, `answer`, `citations`);
 `AnswerFieldStream` pulls the answer text out while it streams and
 `CitationGate` shows each sentence only once its citation is checked (or
 attributed). The model saying the sources do not answer is a refusal at no
-extra cost; an answer citing passages that do not support it, leaking the
-prompt, or citing nothing at all is discarded (the caller resets the screen and
-falls back).
+extra cost. An answer with a citation that does not hold (see graph.citations),
+leaking the prompt, or citing nothing at all is discarded with its reason (the
+caller resets the screen and falls back).
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ class ModelAnswer:
     text: str = ""
     citations: list[dict[str, Any]] = field(default_factory=list)
     shown: bool = False  # something reached the screen (a discard must reset it)
+    # why it was discarded: no_reply | prompt_leak | uncited, or why a citation did not
+    # hold: unsupported | number | other_entity | polarity
+    reason: str = ""
 
 
 def cited_sources(answer: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -76,7 +79,7 @@ async def model_answer(
             shown = True
             runtime.stream_writer(Token(to_script(sentence, language)))
 
-    gate = CitationGate(evidence, emit)
+    gate = CitationGate(evidence, emit, question)
     reply, calls = await synthesise(
         context.llm,
         question,
@@ -90,17 +93,19 @@ async def model_answer(
         budget=max(1, CALLS_PER_TURN - state.get("llm_calls", 0)),
     )
     if reply is None:
-        return ModelAnswer("discarded", shown=shown), calls
+        return ModelAnswer("discarded", shown=shown, reason="no_reply"), calls
     data = None if fields.plain else parse_json(reply)
     if data is not None and data.get("answerable") is False:
         return ModelAnswer("refused", shown=shown), calls
     if data is not None and not fields.found:
         gate.feed(str(data.get("answer", "")))  # the answer field came in a shape not streamed
     text = gate.finish()
-    if gate.rejected or leaked or not text or leaks_prompt(text):
-        return ModelAnswer("discarded", shown=shown), calls
+    if gate.rejected:  # a citation that did not hold
+        return ModelAnswer("discarded", shown=shown, reason=gate.rejected), calls
+    if leaked or leaks_prompt(text):
+        return ModelAnswer("discarded", shown=shown, reason="prompt_leak"), calls
     citations = cited_sources(text, evidence)
-    if not citations:  # nothing in it could be traced to a passage
-        return ModelAnswer("discarded", shown=shown), calls
+    if not text or not citations:  # nothing in it could be traced to a passage
+        return ModelAnswer("discarded", shown=shown, reason="uncited"), calls
     text, _ = strip_unknown_links(text, allowed_links(evidence, state.get("forms", [])))
     return ModelAnswer("answered", to_script(text, language), citations, shown), calls

@@ -6,7 +6,9 @@ call) and writes the retrieval query and up to two alternates for retries.
 The rules here are the no-LLM mode and the fallback when the model fails,
 and they come first where they are certain: a message that is only a greeting
 or thanks ("謝謝", "hi", "thank you!") is answered without any model call, so
-the model cannot turn it into a document search.
+the model cannot turn it into a document search; so is a clear request to make
+something that is not an answer from documents ("write me a poem",
+"幫我寫一首詩"): out of scope, at no model call.
 """
 
 from __future__ import annotations
@@ -30,6 +32,22 @@ _GREETING = re.compile(
     r"謝謝您|谢谢您)[\s!！.。~～,，]*$",
     re.IGNORECASE,
 )
+# a request, addressed to the bot, to make something that is not an answer from documents:
+# a poem, a story, a joke, code ("can you write me a short poem about ...", "幫我寫一首詩").
+# English: the request opens the message; Chinese: a measure word marks the thing made
+# ("說個故事", not the library's "說故事活動").
+_MAKE_SOMETHING = re.compile(
+    r"^\s*(please\s+)?((can|could|would|will)\s+you\s+(please\s+)?)?(help\s+me\s+)?"
+    r"(write|compose|make up|tell|create|generate|sing)\b(\s+(me|us))?"
+    r"(\s+(a|an|some|another|one|two|three|short|long|little|funny|nice|python|java|sql|"
+    r"javascript|\w+-line))*\s+"
+    r"(poems?|story|stories|songs?|jokes?|essays?|haiku|limericks?|raps?|lyrics|novels?|"
+    r"code|programs?|scripts?|sonnets?|riddles?)\b"
+    r"|(寫|写|作|創作|创作|講|讲|說|说|編|编|唱)(一|兩|两|幾|几)?(首|個|个|篇|段|則|则|支)"
+    r"(小|短|長|长|搞笑|有趣)?"
+    r"(詩|诗|故事|笑話|笑话|歌|歌詞|歌词|作文|小說|小说|程式|程序|代碼|代码|謎語|谜语)",
+    re.IGNORECASE,
+)
 _FORM = re.compile(
     r"\b(forms?|download|application form)\b|表單|表单|表格|申請書|申请书|申請表|申请表|下載|下载",
     re.IGNORECASE,
@@ -50,6 +68,18 @@ def is_thanks(text: str) -> bool:
     return bool(_THANKS.search(text))
 
 
+def is_out_of_scope(text: str) -> bool:
+    """True for a request to make something (a poem, a story, a joke, code): not a
+    question the documents answer, whatever the model would make of it."""
+    return bool(_MAKE_SOMETHING.search(text))
+
+
+def certain(question: str) -> bool:
+    """True when the rules alone decide the turn (greeting, thanks, a clear out-of-scope
+    request): no model is asked, so it cannot turn them into document searches."""
+    return bool(_GREETING.match(question)) or is_out_of_scope(question)
+
+
 def looks_like_followup(question: str) -> bool:
     """True when the message leans on an earlier one ("and for children?", "那個呢")."""
     return bool(_FOLLOWUP.search(question))
@@ -60,13 +90,15 @@ def rule_plan(question: str, has_history: bool) -> Plan:
     task: TaskType
     if _GREETING.match(question):
         task = "greeting"
+    elif is_out_of_scope(question):
+        task = "out_of_scope"
     elif _FORM.search(question):
         task = "form_download"
     elif has_history and looks_like_followup(question):
         task = "conversation_followup"
     else:
         task = "simple_faq"
-    retrieve = task != "greeting"
+    retrieve = task not in ("greeting", "out_of_scope")
     calls: list[ToolCall] = []
     if retrieve:
         calls.append({"name": "retrieve_documents", "args": {"query": question}})
@@ -111,8 +143,9 @@ async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     calls = 0
     waited = 0.0
     plan: Plan | None = None
-    # a bare greeting or thanks is certain: the rules answer it at no model call
-    if context.llm is not None and not _GREETING.match(question):
+    # a bare greeting or thanks, or a clear out-of-scope request, is certain: the rules
+    # answer it at no model call
+    if context.llm is not None and not certain(question):
         asked = time.perf_counter()
         output, calls = await plan_with_llm(
             context.llm, question, history, context.llm_limits, context.llm_formats

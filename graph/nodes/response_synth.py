@@ -42,7 +42,6 @@ OUTCOMES: dict[str, Outcome] = {
     "forms": "forms",
     "llm": "answered",
     "extractive": "answered",
-    "fallback_extractive": "answered",
     "refusal": "refused",
     "llm_refusal": "refused",
 }
@@ -194,6 +193,7 @@ async def _answer(
     passage is grounded, else the refusal. (answer, citations, kind, calls, ms waited)."""
     calls = 0
     waited = 0.0
+    discarded = ""  # the model's answer was discarded: why (said in the decision path)
     if runtime.context.llm is not None:
         asked = time.perf_counter()
         generated, calls = await model_answer(state, runtime, evidence, language)
@@ -204,11 +204,13 @@ async def _answer(
             return generated.text, generated.citations, "llm", calls, waited
         if generated.verdict == "refused":
             return refusal(language, runtime.context.handoff), [], "llm_refusal", calls, waited
+        discarded = f"llm_discarded:{generated.reason or 'unknown'}"
     # retrieval_checker marks each passage; evidence handed in unmarked is tested here
     marks = [e["grounded"] if "grounded" in e else is_grounded(e) for e in evidence]
     if not any(marks):
         # passages on the topic, none answering: say so rather than guess
-        return refusal(language, runtime.context.handoff), [], "refusal", calls, waited
+        kind = discarded or "refusal"
+        return refusal(language, runtime.context.handoff), [], kind, calls, waited
     question = state.get("normalized_question", "")
     context = state.get("standalone_question", "")
     marked = list(zip(marks, evidence, strict=True))
@@ -220,7 +222,7 @@ async def _answer(
         context,
         runtime.context.embedder,
     )
-    return answer, citations, ("extractive" if not calls else "fallback_extractive"), calls, waited
+    return answer, citations, (discarded or "extractive"), calls, waited
 
 
 @recorded("response_synth")
@@ -248,7 +250,8 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
         "answer": answer,
         "citations": citations,
         "llm_calls": calls,
-        "outcome": OUTCOMES[kind],
+        # a discarded model answer: answered when the extractive one stood in, else refused
+        "outcome": OUTCOMES.get(kind) or ("answered" if citations else "refused"),
     }
     if calls:
         update["timings_ms"] = {"llm:synth": round(waited, 3)}

@@ -122,13 +122,13 @@ FAILURES = [
         Reply(status=500),
         Reply(status=500),
         "planner:simple_faq:fallback",
-        "response_synth:fallback_extractive",
+        "response_synth:llm_discarded:no_reply",
     ),
     (
         Reply(delay=2.5),
         Reply(delay=2.5),
         "planner:simple_faq:fallback",
-        "response_synth:fallback_extractive",
+        "response_synth:llm_discarded:no_reply",
     ),
     (
         plan_reply(),
@@ -140,7 +140,7 @@ FAILURES = [
         plan_reply(),
         citing("City Service", "An adult passport renewal costs 1,300 dollars [{n}]."),
         "planner:simple_faq:llm",
-        "response_synth:fallback_extractive",  # [n] does not say it: discarded
+        "response_synth:llm_discarded:unsupported",  # [n] does not say it
     ),
 ]
 
@@ -171,7 +171,7 @@ async def test_llm_out_of_scope_and_greeting_take_no_retrieval(
     service: AnswerService, fake: FakeOpenAI
 ) -> None:
     fake.script = [plan_reply("out_of_scope", "")]
-    result = await service.ask("Tell me a joke about cats")
+    result = await service.ask("Who will win the football match tonight?")  # the model judges
     assert "only help" in result.answer
     assert not any(s.startswith("tool_executor") for s in result.decision_path)
     assert result.llm_calls == 1
@@ -188,6 +188,18 @@ async def test_thanks_is_answered_by_the_rules_without_any_request(
     result = await service.ask("謝謝")
     assert result.intent == "greeting" and "planner:greeting:rules" in result.decision_path
     assert result.llm_calls == 0 and fake.requests == []
+    assert not any(s.startswith("tool_executor") for s in result.decision_path)
+
+
+@pytest.mark.parametrize("request_", ["幫我寫一首詩", "Tell me a joke about taxes"])
+async def test_a_clear_out_of_scope_request_is_refused_by_the_rules_without_any_request(
+    service: AnswerService, fake: FakeOpenAI, request_: str
+) -> None:
+    fake.script = [plan_reply("simple_faq", request_)]  # a model that would search for it
+    result = await service.ask(request_)
+    assert "planner:out_of_scope:rules" in result.decision_path
+    assert "response_synth:out_of_scope" in result.decision_path
+    assert result.llm_calls == 0 and fake.requests == [] and result.outcome == "refused"
     assert not any(s.startswith("tool_executor") for s in result.decision_path)
 
 

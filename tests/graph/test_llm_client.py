@@ -86,7 +86,7 @@ async def test_a_cut_off_stream_is_discarded_and_cleared(
     with caplog.at_level(logging.WARNING):
         events, result = await _run(service, "passport renewal fee?")
     assert any(isinstance(e, Reset) for e in events)  # the partial text leaves the screen
-    assert result.decision_path[-2] == "response_synth:fallback_extractive"  # type: ignore[attr-defined]
+    assert result.decision_path[-2] == "response_synth:llm_discarded:no_reply"  # type: ignore[attr-defined]
     assert "1,300 dollars" in result.answer  # type: ignore[attr-defined]
     assert result.llm_calls == 2  # type: ignore[attr-defined]  # shown text is not asked again
     assert "ended without a finish reason" in caplog.text

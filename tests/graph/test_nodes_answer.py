@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from graph.events import Reset, Token
@@ -89,7 +91,7 @@ async def test_response_synth_streams_llm_tokens_and_rejects_uncited_answers() -
     rt, events = runtime(llm=FakeLLM(["I think it is free."]))  # nothing supports it: held back
     out = await response_synth(state, rt)  # type: ignore[arg-type]
     assert "1,300 dollars. [1]" in out["answer"] and events == []
-    assert out["decision_path"] == ["response_synth:fallback_extractive"]
+    assert out["decision_path"] == ["response_synth:llm_discarded:uncited"]
 
 
 async def test_a_sentence_citing_a_passage_that_does_not_say_it_is_never_shown() -> None:
@@ -104,7 +106,103 @@ async def test_a_sentence_citing_a_passage_that_does_not_say_it_is_never_shown()
     shown = "".join(e.text for e in events if isinstance(e, Token))
     assert "Sundays" not in shown and "Sundays" not in out["answer"]
     assert events[-1] == Reset()  # the first, checked sentence is taken back
-    assert out["decision_path"] == ["response_synth:fallback_extractive"]
+    assert out["decision_path"] == ["response_synth:llm_discarded:unsupported"]
+    assert out["outcome"] == "answered"  # by the extractive answer
+
+
+TWO_RIVERS = "The Amazon River flows through Brazil. The Nile River flows through Egypt."
+NO_EVIDENCE = "There is no evidence that people can get the virus from packages."
+FEES = "Adults pay 1,300 dollars for a renewal. Children pay 900 dollars."
+
+
+@pytest.mark.parametrize(
+    ("passage", "question", "claim", "verdict"),
+    [
+        # the passage's other entity, in words the passage holds
+        (
+            TWO_RIVERS,
+            "Which river flows through Egypt?",
+            "The Amazon River flows through Egypt.",
+            "other_entity",
+        ),  # noqa: E501
+        (
+            TWO_RIVERS,
+            "Which river flows through Egypt?",
+            "The Nile River flows through Egypt.",
+            None,
+        ),  # noqa: E501
+        # a flipped "no evidence"
+        (
+            NO_EVIDENCE,
+            "Can I get the virus from a package?",
+            "Yes, you can get the virus from a package.",
+            "polarity",
+        ),  # noqa: E501
+        (
+            NO_EVIDENCE,
+            "Can I get the virus from a package?",
+            "No, there is no evidence you can get the virus from a package.",
+            None,
+        ),  # noqa: E501
+        # the passage's other figure, and a figure it does not hold
+        (
+            FEES,
+            "How much do adults pay for a renewal?",
+            "Adults pay 900 dollars for a renewal.",
+            "number",
+        ),  # noqa: E501
+        (
+            FEES,
+            "How much do adults pay for a renewal?",
+            "Adults pay 1,500 dollars for a renewal.",
+            "number",
+        ),  # noqa: E501
+        (
+            FEES,
+            "How much do adults pay for a renewal?",
+            "Adults pay 1300 dollars for a renewal.",
+            None,
+        ),  # noqa: E501
+        # the same in Chinese
+        (
+            "成人護照換發費用為一千三百元。申請人不需要預約。",
+            "換發護照需要預約嗎？",
+            "換發護照需要預約。",
+            "polarity",
+        ),  # noqa: E501
+        (
+            "成人護照換發費用為一千三百元。申請人不需要預約。",
+            "換發護照需要預約嗎？",
+            "換發護照不需要預約。",
+            None,
+        ),  # noqa: E501
+        (
+            "成人換發護照收費1300元，兒童收費900元。",
+            "成人換發護照收費多少？",
+            "成人換發護照收費900元。",
+            "number",
+        ),  # noqa: E501
+    ],
+)
+async def test_a_citation_must_agree_with_its_passage_not_only_share_its_words(
+    passage: str, question: str, claim: str, verdict: str | None
+) -> None:
+    evidence = [chunk(1, 0.8, passage, "facts")]
+    state = {
+        "language": "zh-hant" if "護照" in claim else "en",
+        "normalized_question": question,
+        "plan": {"task_type": "simple_faq"},
+        "evidence": evidence,
+    }
+    reply = json.dumps({"answerable": True, "answer": f"{claim} [1]", "citations": [1]})
+    rt, events = runtime(llm=FakeLLM([reply]))
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    shown = "".join(e.text for e in events if isinstance(e, Token))
+    if verdict is None:
+        assert out["decision_path"] == ["response_synth:llm"] and shown.startswith(claim[:-1])
+    else:
+        assert out["decision_path"] == [f"response_synth:llm_discarded:{verdict}"]
+        assert shown == "" and claim[:-1] not in out["answer"]
 
 
 async def test_the_model_saying_the_sources_do_not_answer_is_a_refusal_in_one_call() -> None:

@@ -19,6 +19,10 @@ from tests.support.node_fakes import FakeLLM, FakeSearcher, Hit, chunk, runtime
     [
         ("Hello!", [], "greeting", []),
         ("謝謝", [], "greeting", []),
+        ("幫我寫一首詩", [], "out_of_scope", []),
+        ("Can you write me a short poem about the harbour?", [], "out_of_scope", []),
+        ("圖書館說故事活動幾點開始？", [], "simple_faq", ["retrieve_documents"]),
+        ("How do I write an appeal letter?", [], "simple_faq", ["retrieve_documents"]),
         ("我要下載護照申請書", [], "form_download",
          ["retrieve_documents", "get_form_download_links"]),
         ("And how much is it?", [{"role": "user", "content": "passport?"}],
