@@ -181,8 +181,8 @@ def tree_rss_kb(pid: int) -> int:
     return total
 
 
-def false_positives() -> list[list[Any]]:
-    """Ordinary questions of the evaluation sets each screen blocks."""
+def eval_questions() -> list[str]:
+    """Every question of the evaluation sets (DRCD, XQuAD en/zh, StackFAQ with rephrasings)."""
     questions: list[str] = []
     for path in (EVAL_DIR / "drcd" / "DRCD_dev.json", *EVAL_DIR.glob("xquad/xquad.*.json")):
         data = json.loads(path.read_text("utf-8"))
@@ -192,6 +192,12 @@ def false_positives() -> list[list[Any]]:
     faq = json.loads((EVAL_DIR / "stackfaq" / "stackExchange-FAQ.json").read_text("utf-8"))
     for entry in faq["root"]["qapair"]:
         questions += [q for q in [entry["question"], *entry["rephr"]] if q and q != "*"]
+    return questions
+
+
+def false_positives() -> list[list[Any]]:
+    """Ordinary questions of the evaluation sets each screen blocks."""
+    questions = eval_questions()
     new = sum(1 for q in questions if screen(q))
     old = sum(1 for q in questions if BASELINE.search(q))
     n = len(questions)

@@ -18,6 +18,7 @@ from bot.core.jobs import JobQueue
 from bot.service import AnswerService
 from bot.settings import Settings, reveal
 from bot.telemetry import Telemetry, load_pseudonyms
+from graph.attack_similarity import attack_bank
 from graph.context import GraphContext
 from graph.models import build_chat_model
 from graph.prompts import versions
@@ -80,7 +81,11 @@ class Runtime:
             embedder=self.embedder.model,
             top_k=cfg.search_top_k,
             max_loops=cfg.max_retrieval_loops,
-            prompt_versions=versions() if llm is not None else {},
+            # the versioned texts this run uses, for the trace (the attack bank always)
+            prompt_versions={
+                **(versions() if llm is not None else {}),
+                "attacks": attack_bank().version,
+            },
             handoff=cfg.handoff_contacts(),
         )
         return AnswerService(

@@ -27,6 +27,7 @@ from tests.support.core_fixtures import (
     only,
     settings_for_tests,
     until,
+    window_with_time_left,
 )
 
 
@@ -294,6 +295,7 @@ async def test_rate_limit_holds_across_workers(
 ) -> None:
     settings = settings_for_tests(RATE_LIMIT_PER_MINUTE=3)
     pair = [await make_worker(database_url, embedder, settings) for _ in range(2)]
+    await window_with_time_left(20)  # every message of the test in one window
     try:
         kinds, notices = [], []
         for n, text_ in enumerate(["hello"] * 3 + ["你好", "hello"]):

@@ -124,64 +124,64 @@ FEES = "Adults pay 1,300 dollars for a renewal. Children pay 900 dollars."
             "Which river flows through Egypt?",
             "The Amazon River flows through Egypt.",
             "other_entity",
-        ),  # noqa: E501
+        ),
         (
             TWO_RIVERS,
             "Which river flows through Egypt?",
             "The Nile River flows through Egypt.",
             None,
-        ),  # noqa: E501
+        ),
         # a flipped "no evidence"
         (
             NO_EVIDENCE,
             "Can I get the virus from a package?",
             "Yes, you can get the virus from a package.",
             "polarity",
-        ),  # noqa: E501
+        ),
         (
             NO_EVIDENCE,
             "Can I get the virus from a package?",
             "No, there is no evidence you can get the virus from a package.",
             None,
-        ),  # noqa: E501
+        ),
         # the passage's other figure, and a figure it does not hold
         (
             FEES,
             "How much do adults pay for a renewal?",
             "Adults pay 900 dollars for a renewal.",
             "number",
-        ),  # noqa: E501
+        ),
         (
             FEES,
             "How much do adults pay for a renewal?",
             "Adults pay 1,500 dollars for a renewal.",
             "number",
-        ),  # noqa: E501
+        ),
         (
             FEES,
             "How much do adults pay for a renewal?",
             "Adults pay 1300 dollars for a renewal.",
             None,
-        ),  # noqa: E501
+        ),
         # the same in Chinese
         (
             "成人護照換發費用為一千三百元。申請人不需要預約。",
             "換發護照需要預約嗎？",
             "換發護照需要預約。",
             "polarity",
-        ),  # noqa: E501
+        ),
         (
             "成人護照換發費用為一千三百元。申請人不需要預約。",
             "換發護照需要預約嗎？",
             "換發護照不需要預約。",
             None,
-        ),  # noqa: E501
+        ),
         (
             "成人換發護照收費1300元，兒童收費900元。",
             "成人換發護照收費多少？",
             "成人換發護照收費900元。",
             "number",
-        ),  # noqa: E501
+        ),
     ],
 )
 async def test_a_citation_must_agree_with_its_passage_not_only_share_its_words(

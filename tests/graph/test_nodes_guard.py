@@ -20,10 +20,10 @@ from tests.support.attack_cases import QUESTIONS
         ("你們這些人去死吧", "abuse", "友善"),
     ],
 )
-def test_guard_blocks_with_a_reply_in_the_users_language(
+async def test_guard_blocks_with_a_reply_in_the_users_language(
     question: str, reason: str, reply_fragment: str
 ) -> None:
-    out = guard({"question": question})
+    out = await guard({"question": question})
     assert out["guard_blocked"] is True
     assert out["guard_reason"] == reason
     assert reply_fragment in out["answer"]
@@ -31,11 +31,11 @@ def test_guard_blocks_with_a_reply_in_the_users_language(
 
 
 @pytest.mark.parametrize(("category", "question", "expected"), QUESTIONS)
-def test_attack_suite_questions_get_the_expected_verdict(
+async def test_attack_suite_questions_get_the_expected_verdict(
     category: str, question: str, expected: str | None
 ) -> None:
     # as the service hands it over: capped, with the received length
-    out = guard({"question": question[: MAX_CHARS + 1], "question_chars": len(question)})
+    out = await guard({"question": question[: MAX_CHARS + 1], "question_chars": len(question)})
     assert out["guard_reason"] == expected, category
     path = out["decision_path"][0]
     assert path == (f"guard:blocked:{expected}" if expected else "guard")
@@ -64,12 +64,12 @@ NEAR_MISSES = [
 
 
 @pytest.mark.parametrize("question", NEAR_MISSES)
-def test_questions_that_sound_like_attacks_are_not_blocked(question: str) -> None:
-    assert guard({"question": question})["guard_blocked"] is False
+async def test_questions_that_sound_like_attacks_are_not_blocked(question: str) -> None:
+    assert (await guard({"question": question}))["guard_blocked"] is False
 
 
-def test_guard_passes_ordinary_questions_and_masks_secrets() -> None:
-    out = guard({"question": "My email is ann@example.org, phone 0912-345-678. 護照怎麼辦？"})
+async def test_guard_passes_ordinary_questions_and_masks_secrets() -> None:
+    out = await guard({"question": "My email is ann@example.org, phone 0912-345-678. 護照怎麼辦？"})
     assert out["guard_blocked"] is False
     assert "answer" not in out
     assert "ann@example.org" not in out["safe_question"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -163,3 +164,12 @@ async def until(done: Callable[[], bool], timeout: float = 30) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("timed out waiting")
         await asyncio.sleep(0.05)
+
+
+async def window_with_time_left(seconds: float) -> None:
+    """Wait, if need be, for a rate-limit window (a calendar minute) with `seconds` left:
+    a phase counting one sender's messages must not straddle two windows (a slow run
+    once let /start through as the first message of the next minute)."""
+    left = 60 - time.time() % 60
+    if left < seconds:
+        await asyncio.sleep(left + 0.2)

@@ -1,0 +1,73 @@
+"""Guard benchmark: does the injection screen generalise, and what does it cost ordinary askers?
+
+    .venv/bin/python -m bench.guard
+
+Screens, in one run: the patterns alone (the baseline) and the patterns plus
+closeness to a known attack (`graph.attack_similarity`, the local embedder).
+Counts what each blocks of: the development attacks (tests/support/attack_cases.py,
+the patterns were written against them), reworded attacks kept apart from the
+bank (tests/support/attack_rewordings.py), questions that only talk about
+rules and instructions, and every question of the evaluation sets. Also the
+time the similarity screen adds per message. Prints a table and writes
+bench/results/guard.json.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from bench.attacks import eval_questions
+from bench.common import pct, print_table, write_json
+from graph.attack_similarity import THRESHOLD, attack_bank
+from graph.injection import screen
+from storage.embeddings import build_embedder
+from tests.support.attack_cases import QUESTIONS
+from tests.support.attack_rewordings import REWORDED_ATTACKS, RULE_QUESTIONS
+
+
+async def main() -> None:
+    model = build_embedder(None, None, None, None).model
+    bank = attack_bank()
+    await bank.similarity(model, "warm up")  # the bank is embedded once, before timing
+    sets = {
+        "development attacks": [t for _, t, want in QUESTIONS if want == "injection"],
+        "reworded attacks (held out)": REWORDED_ATTACKS,
+        "questions about rules": RULE_QUESTIONS,
+        "evaluation-set questions": eval_questions(),
+    }
+    rows: list[list[Any]] = []
+    timings: list[float] = []
+    for name, texts in sets.items():
+        patterns = [screen(t) == "injection" for t in texts]
+        both = []
+        for text, caught in zip(texts, patterns, strict=True):
+            began = time.perf_counter()
+            close = await bank.similarity(model, text) >= THRESHOLD
+            timings.append((time.perf_counter() - began) * 1000)
+            both.append(caught or close)
+        n = len(texts)
+        rows.append(
+            [name, n, sum(patterns), f"{sum(patterns) / n:.4f}", sum(both), f"{sum(both) / n:.4f}"]
+        )
+    headers = [
+        "set",
+        "messages",
+        "patterns: blocked",
+        "rate",
+        "patterns + similarity: blocked",
+        "rate",
+    ]
+    print(f"\nbank {bank.version}, {len(bank.texts)} attacks, threshold {THRESHOLD}\n")
+    table = print_table(headers, rows)
+    ms = [f"{pct(timings, 50):.2f}", f"{pct(timings, 95):.2f}"]
+    print(f"\nsimilarity screen per message: p50 {ms[0]} ms, p95 {ms[1]} ms")
+    path = write_json(
+        "guard", {"bank": bank.version, "threshold": THRESHOLD, "table": table, "ms_p50_p95": ms}
+    )
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

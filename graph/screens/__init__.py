@@ -1,0 +1,1 @@
+"""Versioned screening texts, kept apart from code (their version goes into the trace)."""
