@@ -12,9 +12,11 @@ only when passage n supports it in what it claims, not only in its words:
   every word it adds to the question that the passage holds, must be in that
   place: naming the passage's other entity, or its other figure, is not
   support;
+- every content word of the claim is in the passage or the question ("open"
+  where the passage says "closed" is a word of the model's own);
 - its yes/no polarity agrees with the passage's: an affirmative claim may not
   rest on a word the passage only negates ("no evidence that ..." is not
-  "yes, ..."), a negative claim needs a negation in the passage.
+  "yes, ..."), a negative claim must rest on what the passage negates.
 
 A cited sentence that fails is never shown, and the answer stops there with
 the reason (the caller discards it and falls back: a model that misread one
@@ -33,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from textkit.claims import clauses, is_negation, negated, numbers
+from textkit.claims import clauses, is_polarity_word, negated, numbers
 from textkit.overlap import presence, stem
 from textkit.scripts import plain
 from textkit.sentences import ends_with_abbreviation, split_sentences
@@ -41,6 +43,7 @@ from textkit.tokens import keyword_tokens, stopwords
 
 MIN_SENTENCE_SUPPORT = 0.5
 CITATION = re.compile(r"\[(\d{1,2})\]")
+_LINK = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _REPEATED = re.compile(r"\[(\d{1,2})\](?:\s*\[\1\])+")
 # A sentence ends at a CJK stop, or at . ! ? before a space, or at a line break;
 # citation marks after the stop stay with their sentence.
@@ -113,21 +116,22 @@ def sentence_support(sentence: str, passage: Passage) -> float:
 
 def disagreement(claim: str, passage: Passage, question: Words | None = None) -> str | None:
     """Why passage n does not support `claim` (None: it does): "unsupported" (too few of
-    its words), "number", "other_entity" or "polarity" (see the module's rules)."""
+    its words, or a word in neither the passage nor the question), "number",
+    "other_entity" or "polarity" (see the module's rules)."""
+    claim = _LINK.sub(" ", claim)  # links are checked on their own (graph.answer_safety)
     if sentence_support(claim, passage) < MIN_SENTENCE_SUPPORT:
         return "unsupported"
-    # numbers and negations are checked on their own, not as words to find
-    words = [w for w in content_words(claim) if not w.isdigit() and not is_negation(w)]
-    anchors = [w for w in words if question is not None and question.has(w)]
-    added = [w for w in words if w not in anchors and passage.words.has(w)]
-    place = _place(passage.clauses, words, anchors)
-    if place:
-        where = [passage.clauses[i] for i in place]
-        held = numbers(" ".join(c.raw for c in where))
-        if any(n not in held for n in numbers(claim)):
-            return "number"
-        if any(not any(c.words.has(w) for c in where) for w in added):
-            return "other_entity"
+    # numbers and yes/no words are checked on their own, not as words to find
+    words = [w for w in content_words(claim) if not numbers(w) and not is_polarity_word(w)]
+    asked = [w for w in words if question is not None and question.has(w)]
+    place = _place(passage.clauses, words, asked)
+    where = [passage.clauses[i] for i in place]
+    if place and not numbers(claim) <= numbers(" ".join(c.raw for c in where)):
+        return "number"
+    if any(not passage.words.has(w) for w in words if w not in asked):
+        return "unsupported"  # "open" where the passage says "closed": a word of its own
+    if any(not any(c.words.has(w) for c in where) for w in words if w not in asked):
+        return "other_entity"
     if _polarity_differs(claim, words, passage):
         return "polarity"
     return None
@@ -152,18 +156,15 @@ def _place(units: tuple[Clause, ...], words: list[str], anchors: list[str]) -> l
 
 
 def _polarity_differs(claim: str, words: list[str], passage: Passage) -> bool:
-    """True when the claim says yes where the passage says no, or the reverse: a word of
-    an affirmative claim the passage holds only in negated clauses ("no evidence that you
-    can get it from packages"), or a negative claim none of whose words the passage
-    negates."""
+    """True when the claim says yes where the passage says no, or the reverse. The passage
+    says no about the words it holds only in negated clauses: an affirmative claim may rest
+    on none of them ("no evidence that you can get it from packages" is not "yes, you can
+    get it"), a negative claim must rest on one ("residents can park free; visitors cannot"
+    is not "residents cannot park free")."""
     held = [w for w in words if passage.words.has(w)]
-    if not held:
-        return False
     said_no = {w for w in held if any(c.negative and c.words.has(w) for c in passage.clauses)}
     said_yes = {w for w in held if any(not c.negative and c.words.has(w) for c in passage.clauses)}
-    if negated(claim):
-        return not said_no
-    return any(w in said_no and w not in said_yes for w in held)
+    return negated(claim) != bool(said_no - said_yes)
 
 
 def check_sentence(

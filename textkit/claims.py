@@ -13,42 +13,127 @@ import re
 from textkit.scripts import plain
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-# English negation cues (whole words; "No. 5" is a number), and "n't" as in "isn't"
+# English negation cues (whole words; "No. 5" is a number), and "n't" as in "isn't" ...
 _EN_NEGATION = re.compile(
     r"\b(?:no(?!\.?\s*\d)|not|never|none|nobody|nothing|neither|nor|without|cannot|unable)\b|n't\b"
 )
+# ... minus phrases that hold one without negating ("no later than 30 June" is a deadline)
+_EN_NOT_NEGATION = re.compile(
+    r"\b(?:not only|no (?:later|earlier|more|less|fewer) than|not (?:later|earlier) than"
+    r"|nothing but|no matter)\b"
+)
 # Chinese negation characters (the text is Simplified by `plain`) ...
 _ZH_NEGATION = re.compile(r"[不没无未非别勿否莫]")
-# ... minus words that hold one without negating ("different", "very", "future", "regardless")
+# ... minus words that hold one without negating ("different", "very", "future", "special",
+# "whether", "wireless", "barrier-free", "not bad", "real estate", "Africa")
 _ZH_NOT_NEGATION = re.compile(
-    r"不同|不但|不仅|不论|不管|不过|不久|不少|不断|不停|无论|非常|未来|否则|除非|莫过于"
+    r"不同|不但|不仅|不论|不管|不过|不久|不少|不断|不停|不错|不然|不动产|无论|无线|无障碍"
+    r"|非常|非洲|未来|否则|是否|能否|可否|除非|莫过于|特别|区别|分别|类别|级别|别人|别的|没收"
 )
+# Chinese numerals: a run of them reads as one number ("一千三百" is 1300)
+_ZH_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
+_ZH_NUMERAL_RUN = re.compile(
+    r"[零一二两三四五六七八九十百千万]{2,}|[一二两三四五六七八九十](?=[元年月日天个人岁次张册本周号位项份件条间页])"
+)
+# English number words, and month names (a date's month is one of its numbers)
+_EN_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90, "one": 1,
+}  # fmt: skip
+_EN_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_EN_NUMBER_RUN = re.compile(
+    r"\b(?:(?:" + "|".join([*_EN_WORDS, *_EN_SCALES]) + r")(?:[\s-]+(?:and\s+)?|\b))+",
+)
+# a month name is its number ("may" is left out: "you may apply" is no date)
+_MONTHS = {
+    "january": "1", "february": "2", "march": "3", "april": "4", "june": "6", "july": "7",
+    "august": "8", "september": "9", "october": "10", "november": "11", "december": "12",
+}  # fmt: skip
+_MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b")
 # a leading answer word: "Yes, ...", "No, ...", "是的，", "不，", "不是。"
 _LEADING_ANSWER = re.compile(
     r"^\s*(yes|no(?!\.?\s*\d)|是的|是|对|不是|不|没有)\s*[,，.。!！:：;；]\s*"
 )
+_YES_WORDS = frozenset({"yes", "yeah", "是的", "对", "可以"})
 _NEGATIVE_ANSWERS = frozenset({"no", "不是", "不", "没有"})
 
 
 def numbers(text: str) -> set[str]:
-    """The numbers in `text`, written alike ("1,300" and "1300" are one; "2.50" stays)."""
+    """The numbers in `text`, written alike: "1,300", "1300", "1,300.00", "一千三百" and
+    "thirteen hundred" are one; "2.50" is "2.5"; a month name is its number ("June": 6)."""
+    norm = plain(text)
     out = set()
-    for raw in _NUMBER.findall(plain(text)):
-        if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw):  # thousands separators
+    for raw in _NUMBER.findall(norm):
+        if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw):  # thousands separators
             raw = raw.replace(",", "")
-        out.add(raw.rstrip(".,"))
+        raw = raw.rstrip(".,")
+        if re.fullmatch(r"\d+(?:\.\d+)?", raw):
+            raw = str(float(raw)).removesuffix(".0") if "." in raw else str(int(raw))
+        out.add(raw)
+    out |= {str(n) for n in map(_zh_number, _ZH_NUMERAL_RUN.findall(norm)) if n is not None}
+    for run in _EN_NUMBER_RUN.findall(norm):
+        words = [w for w in re.split(r"[\s-]+", run.strip()) if w and w != "and"]
+        if words and words != ["one"]:  # "one of the forms" is no figure
+            out.add(str(_en_number(words)))
+    out |= {_MONTHS[m] for m in _MONTH.findall(norm)}
     return out
 
 
+def _zh_number(run: str) -> int | None:
+    """A run of Chinese numerals as a number (None when it is not one)."""
+    total, section, digit = 0, 0, None
+    for ch in run:
+        if ch in _ZH_DIGITS:
+            if digit is not None:  # digits in a row ("二零二五"): read them as written
+                return int("".join(str(_ZH_DIGITS[c]) for c in run if c in _ZH_DIGITS))
+            digit = _ZH_DIGITS[ch]
+        elif ch in _ZH_UNITS:
+            section += (1 if digit is None else digit) * _ZH_UNITS[ch]
+            digit = None
+        elif ch == "万":
+            total += (section + (digit or 0)) * 10_000
+            section, digit = 0, None
+    return total + section + (digit or 0)
+
+
+def _en_number(words: list[str]) -> int:
+    total, current = 0, 0
+    for word in words:
+        if word in _EN_WORDS:
+            current += _EN_WORDS[word]
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        else:
+            total += max(current, 1) * _EN_SCALES[word]
+            current = 0
+    return total + current
+
+
 def _cues(text: str) -> int:
-    norm = plain(text)
+    norm = _EN_NOT_NEGATION.sub(" ", plain(text))
     chinese = _ZH_NOT_NEGATION.sub("", norm)
     return len(_EN_NEGATION.findall(norm)) + len(_ZH_NEGATION.findall(chinese))
 
 
-def is_negation(word: str) -> bool:
-    """True for a word that is (or holds) a negation cue: "not", "不", "没有"."""
-    return _cues(word) > 0
+def is_polarity_word(word: str) -> bool:
+    """True for a word that only says yes or no: "yes", "not", "不", "没有", "是的"."""
+    return _cues(word) > 0 or plain(word) in _YES_WORDS
 
 
 def negated(text: str) -> bool:

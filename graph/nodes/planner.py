@@ -32,20 +32,22 @@ _GREETING = re.compile(
     r"謝謝您|谢谢您)[\s!！.。~～,，]*$",
     re.IGNORECASE,
 )
-# a request, addressed to the bot, to make something that is not an answer from documents:
-# a poem, a story, a joke, code ("can you write me a short poem about ...", "幫我寫一首詩").
-# English: the request opens the message; Chinese: a measure word marks the thing made
-# ("說個故事", not the library's "說故事活動").
+# The whole message is a request to make something that is not an answer from documents:
+# a poem, a story, a joke ("can you write me a short poem about the harbour?",
+# "幫我寫一首詩"). Only the whole message: "作文比賽要寫一篇作文多少字？" and "Write a
+# poem for the competition: what is the deadline?" are questions about the documents.
 _MAKE_SOMETHING = re.compile(
-    r"^\s*(please\s+)?((can|could|would|will)\s+you\s+(please\s+)?)?(help\s+me\s+)?"
-    r"(write|compose|make up|tell|create|generate|sing)\b(\s+(me|us))?"
-    r"(\s+(a|an|some|another|one|two|three|short|long|little|funny|nice|python|java|sql|"
-    r"javascript|\w+-line))*\s+"
-    r"(poems?|story|stories|songs?|jokes?|essays?|haiku|limericks?|raps?|lyrics|novels?|"
-    r"code|programs?|scripts?|sonnets?|riddles?)\b"
-    r"|(寫|写|作|創作|创作|講|讲|說|说|編|编|唱)(一|兩|两|幾|几)?(首|個|个|篇|段|則|则|支)"
-    r"(小|短|長|长|搞笑|有趣)?"
-    r"(詩|诗|故事|笑話|笑话|歌|歌詞|歌词|作文|小說|小说|程式|程序|代碼|代码|謎語|谜语)",
+    r"^\s*(please\s+)?((can|could|would|will)\s+you\s+(please\s+)?)?"
+    r"(write|compose|make up|tell|sing)(\s+(me|us))?"
+    r"(\s+(a|an|some|another|one|two|three|short|long|little|funny|nice|\w+-line))*\s+"
+    r"(poems?|story|stories|songs?|jokes?|essays?|haiku|limericks?|raps?|lyrics|sonnets?|riddles?)"
+    r"(\s+(about|on|of|for|with)\s+[^?.!:;]{1,60})?(\s+please)?\s*[?.!]*\s*$"
+    r"|^\s*(請|请|幫我|帮我|給我|给我|為我|为我|你|可以|能不能|能否|來|来)*"
+    r"(寫|写|作|創作|创作|講|讲|說|说|編|编|唱)(一|兩|两|幾|几)?(首|個|个|篇|段|則|则|支)"
+    r"(關於|关于[^？?。！!]{1,20}的)?(小|短|長|长|搞笑|有趣)?"
+    r"(詩|诗|故事|笑話|笑话|歌|歌詞|歌词|小說|小说|謎語|谜语)"
+    r"(給我|给我|給我聽|给我听|來聽聽|来听听)?(吧|嗎|吗|好嗎|好吗|好不好|可以嗎|可以吗)?"
+    r"\s*[？?。！!～~]*\s*$",
     re.IGNORECASE,
 )
 _FORM = re.compile(

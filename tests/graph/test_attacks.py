@@ -121,7 +121,7 @@ async def test_links_the_model_invents_are_removed_and_document_links_kept(
     fake.script = [
         PLAN,
         Reply(
-            "It costs 1,300 dollars [1]. Pay at https://pay-now.example/x or book at"
+            "It costs 1,300 dollars [1]. Book online at https://pay-now.example/x or at"
             " https://city.example/passport [1]."
         ),
     ]
