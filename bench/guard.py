@@ -24,17 +24,18 @@ from graph.attack_similarity import THRESHOLD, attack_bank
 from graph.injection import screen
 from storage.embeddings import build_embedder
 from tests.support.attack_cases import QUESTIONS
-from tests.support.attack_rewordings import REWORDED_ATTACKS, RULE_QUESTIONS
+from tests.support.attack_rewordings import HELPDESK_QUESTIONS, REWORDED_ATTACKS, RULE_QUESTIONS
 
 
 async def main() -> None:
     model = build_embedder(None, None, None, None).model
     bank = attack_bank()
-    await bank.similarity(model, "warm up")  # the bank is embedded once, before timing
+    await bank.closeness(model, "warm up")  # the bank is embedded once, before timing
     sets = {
         "development attacks": [t for _, t, want in QUESTIONS if want == "injection"],
         "reworded attacks (held out)": REWORDED_ATTACKS,
         "questions about rules": RULE_QUESTIONS,
+        "helpdesk requests (a review's finds; not held out)": HELPDESK_QUESTIONS,
         "evaluation-set questions": eval_questions(),
     }
     rows: list[list[Any]] = []
@@ -44,7 +45,7 @@ async def main() -> None:
         both = []
         for text, caught in zip(texts, patterns, strict=True):
             began = time.perf_counter()
-            close = await bank.similarity(model, text) >= THRESHOLD
+            close = (await bank.closeness(model, text)).blocks
             timings.append((time.perf_counter() - began) * 1000)
             both.append(caught or close)
         n = len(texts)
@@ -59,7 +60,8 @@ async def main() -> None:
         "patterns + similarity: blocked",
         "rate",
     ]
-    print(f"\nbank {bank.version}, {len(bank.texts)} attacks, threshold {THRESHOLD}\n")
+    sizes = f"{len(bank.attacks)} attacks, {len(bank.ordinary)} ordinary requests"
+    print(f"\nbanks {bank.version}: {sizes}, threshold {THRESHOLD}\n")
     table = print_table(headers, rows)
     ms = [f"{pct(timings, 50):.2f}", f"{pct(timings, 95):.2f}"]
     print(f"\nsimilarity screen per message: p50 {ms[0]} ms, p95 {ms[1]} ms")

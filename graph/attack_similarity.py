@@ -1,22 +1,27 @@
 """The guard's second screen: a message whose meaning is close to a known attack.
 
 The patterns of `graph.injection` catch the shapes of instructions aimed at
-the assistant; attackers reword. This screen embeds the message with the local
-multilingual embedder and compares it with a bank of known attacks in English,
-繁體 and 简体 (`graph/screens/attacks.v1.txt`): a cosine similarity of
-`THRESHOLD` or more to any of them blocks it as an injection, whatever the
-wording or language.
+the assistant; attackers reword. This screen embeds the message (and each of
+its sentences, so benign padding around an attack does not dilute it) with the
+local multilingual embedder and compares it with two banks in English, 繁體
+and 简体: known attacks (`graph/screens/attacks.v1.txt`) and ordinary requests
+that share their words ("please ignore my earlier email", "who is the
+administrator", `graph/screens/ordinary.v1.txt`). A piece is an attack when its
+similarity to the nearest attack is at least `THRESHOLD` and higher than to
+any ordinary request.
 
-`THRESHOLD` was set on benign questions only: no more than 0.1 % of the
-evaluation sets' 6,029 questions (DRCD, XQuAD en/zh, StackFAQ) reach 0.45
-(2 do: history questions about an "invasion", 入侵); the attacks it catches were
-measured on rewordings kept apart from the bank (tests/support/attack_rewordings.py).
+`THRESHOLD` was set on benign questions only: a handful of the evaluation
+sets' 7,278 questions (DRCD, XQuAD en/zh, StackFAQ) reach 0.45; what the
+screen catches is measured on rewordings kept apart from the bank
+(tests/support/attack_rewordings.py, bench/guard.py). It was calibrated for
+the local USE model only: with another embedder the runtime leaves it off.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -24,43 +29,79 @@ from typing import Any
 
 import numpy as np
 
-BANK_FILE = Path(__file__).resolve().parent / "screens" / "attacks.v1.txt"
+from textkit.sentences import split_sentences
+
+SCREENS = Path(__file__).resolve().parent / "screens"
 THRESHOLD = 0.45
+MAX_PIECES = 8  # the whole message and up to this many of its sentences
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """How close a message came to a known attack: its nearest attack's similarity, the
+    nearest ordinary request's for the same piece, and whether that blocks it."""
+
+    attack: float
+    ordinary: float
+
+    @property
+    def blocks(self) -> bool:
+        return self.attack >= THRESHOLD and self.attack > self.ordinary
 
 
 @dataclass
 class AttackBank:
-    """The known attacks, embedded once per embedder (on first use, off the event loop)."""
+    """Both banks, embedded once per embedder (on first use, off the event loop)."""
 
-    texts: tuple[str, ...]
+    attacks: tuple[str, ...]
+    ordinary: tuple[str, ...]
     version: str
-    _vectors: dict[int, Any] = field(default_factory=dict)  # embedder id → unit rows
+    _vectors: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
 
-    async def similarity(self, embedder: Any, text: str) -> float:
-        """The message's highest cosine similarity to a known attack (0 with no bank)."""
-        if not self.texts or not text.strip():
-            return 0.0
-        bank = await self._bank(embedder)
-        vector = np.asarray(await asyncio.to_thread(embedder.embed_query, text[:2000]))
-        norm = float(np.linalg.norm(vector)) or 1.0
-        return float(np.max(bank @ (vector / norm)))
+    async def closeness(self, embedder: Any, text: str) -> Closeness:
+        """The closest any piece of the message (the whole, or one sentence) came to an
+        attack relative to the ordinary requests: the piece that blocks, else the nearest."""
+        if not self.attacks or not text.strip():
+            return Closeness(0.0, 0.0)
+        attacks, ordinary = await self._banks(embedder)
+        sentences = split_sentences(text)
+        pieces = [text, *(sentences[:MAX_PIECES] if len(sentences) > 1 else [])]
+        rows = await asyncio.to_thread(embedder.embed_documents, pieces)
+        vectors = _unit(np.asarray(rows))
+        near_attack = (vectors @ attacks.T).max(axis=1)
+        near_ordinary = (vectors @ ordinary.T).max(axis=1) if len(ordinary) else near_attack * 0
+        found = [
+            Closeness(float(a), float(o)) for a, o in zip(near_attack, near_ordinary, strict=True)
+        ]
+        blocking = [c for c in found if c.blocks]
+        return max(blocking or found, key=lambda c: c.attack)
 
-    async def _bank(self, embedder: Any) -> Any:
-        # no lock: two first turns at once both embed the bank, and one result stays
-        key = id(embedder)
-        if key not in self._vectors:
-            rows = np.asarray(await asyncio.to_thread(embedder.embed_documents, list(self.texts)))
-            norms = np.linalg.norm(rows, axis=1, keepdims=True)
-            self._vectors[key] = rows / np.where(norms == 0, 1.0, norms)
-        return self._vectors[key]
+    async def _banks(self, embedder: Any) -> tuple[Any, Any]:
+        # no lock: two first turns at once both embed the banks, and one result stays
+        if embedder not in self._vectors:
+            texts = [*self.attacks, *self.ordinary]
+            rows = _unit(np.asarray(await asyncio.to_thread(embedder.embed_documents, texts)))
+            self._vectors[embedder] = (rows[: len(self.attacks)], rows[len(self.attacks) :])
+        return self._vectors[embedder]
+
+
+def _unit(rows: Any) -> Any:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms == 0, 1.0, norms)
+
+
+def _lines(body: str) -> tuple[str, ...]:
+    return tuple(
+        line.strip() for line in body.splitlines() if line.strip() and not line.startswith("#")
+    )
 
 
 @lru_cache(maxsize=1)
 def attack_bank() -> AttackBank:
-    """The bank of the current version (read once, on first use)."""
-    body = BANK_FILE.read_text("utf-8")
-    texts = tuple(
-        line.strip() for line in body.splitlines() if line.strip() and not line.startswith("#")
-    )
-    digest = hashlib.sha256(body.encode()).hexdigest()[:8]
-    return AttackBank(texts, f"v1-{digest}")
+    """The banks of the current version (read once, on first use)."""
+    attacks = (SCREENS / "attacks.v1.txt").read_text("utf-8")
+    ordinary = (SCREENS / "ordinary.v1.txt").read_text("utf-8")
+    digest = hashlib.sha256((attacks + ordinary).encode()).hexdigest()[:8]
+    return AttackBank(_lines(attacks), _lines(ordinary), f"v1-{digest}")

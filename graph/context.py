@@ -51,6 +51,9 @@ class GraphContext:
     llm_timeout: float = 30.0  # seconds each LLM attempt may wait for its reply (first token)
     llm_retries: int = 0  # further attempts after a timeout or provider error
     embedder: Any = None  # langchain Embeddings: ranks sentences for extractive answers
+    # the embedder of the guard's similarity screen (the local model it was calibrated
+    # for); None: the patterns alone
+    screen_embedder: Any = None
     top_k: int = 5
     # chunks per document a turn reads: a document's fee section may rank just below its intro
     chunks_per_document: int = 2

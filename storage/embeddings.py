@@ -51,6 +51,11 @@ class Embedder:
     model_id: str
     dim: int
 
+    @property
+    def is_local(self) -> bool:
+        """True for the local USE model (no endpoint, no network)."""
+        return self.model_id == LOCAL_MODEL_ID
+
 
 def build_embedder(
     base_url: str | None,

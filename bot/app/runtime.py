@@ -79,6 +79,8 @@ class Runtime:
             llm_timeout=cfg.llm_timeout_s,
             llm_retries=cfg.llm_max_retries,
             embedder=self.embedder.model,
+            # the similarity screen's threshold holds for the local model only
+            screen_embedder=self.embedder.model if self.embedder.is_local else None,
             top_k=cfg.search_top_k,
             max_loops=cfg.max_retrieval_loops,
             # the versioned texts this run uses, for the trace (the attack bank always)

@@ -9,9 +9,12 @@ masks again so the graph holds the rule on its own when run directly.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 from langgraph.runtime import Runtime
 
-from graph.attack_similarity import THRESHOLD, attack_bank
+from graph.attack_similarity import attack_bank
 from graph.context import GraphContext
 from graph.injection import clean_message, screen
 from graph.nodes.recording import Step, recorded
@@ -21,6 +24,8 @@ from textkit.catalog import say
 from textkit.scripts import detect_language
 
 MAX_CHARS = 2000
+SCREEN_TIMEOUT_S = 2.0  # the similarity screen's bound (the bank's first embedding included)
+logger = logging.getLogger(__name__)
 
 
 @recorded("guard")
@@ -29,12 +34,14 @@ async def guard(state: GraphState, runtime: Runtime[GraphContext] | None = None)
 
     Two screens for injections: the patterns (`graph.injection`), then, with an
     embedder in the run context, closeness in meaning to a known attack
-    (`graph.attack_similarity`), which catches rewordings the patterns miss."""
+    (`graph.attack_similarity`), which catches rewordings the patterns miss; its block
+    shows as `guard:blocked:injection:similar`."""
     question = clean_message(state.get("question") or "").strip()
     # the service caps what it keeps of a long message; the length it received decides
     length = max(len(question), state.get("question_chars") or 0)
     language = state.get("reply_language") or (detect_language(question) if question else "en")
     reason: str | None = None
+    how = ""  # a block by closeness in meaning says so in the decision path
     if not question:
         reason, reply = "empty", say("empty", language)
     elif length > MAX_CHARS:
@@ -42,7 +49,7 @@ async def guard(state: GraphState, runtime: Runtime[GraphContext] | None = None)
     elif (verdict := screen(question)) is not None:
         reason, reply = verdict, say(verdict, language)
     elif await _close_to_an_attack(question, runtime):
-        reason, reply = "injection", say("injection", language)
+        reason, reply, how = "injection", say("injection", language), ":similar"
     update: GraphState = {
         "guard_blocked": reason is not None,
         "guard_reason": reason,
@@ -53,11 +60,25 @@ async def guard(state: GraphState, runtime: Runtime[GraphContext] | None = None)
         update["language"] = language  # type: ignore[typeddict-item]
         update["citations"] = []
         update["outcome"] = "blocked"
-    return Step(update, "guard" if reason is None else f"guard:blocked:{reason}")
+    return Step(update, "guard" if reason is None else f"guard:blocked:{reason}{how}")
 
 
 async def _close_to_an_attack(question: str, runtime: Runtime[GraphContext] | None) -> bool:
-    embedder = runtime.context.embedder if runtime is not None else None
+    """The similarity screen's verdict; False (the message goes on) when it is off or the
+    embedder fails or is slow: the patterns have already screened the message."""
+    embedder = runtime.context.screen_embedder if runtime is not None else None
     if embedder is None:
         return False
-    return await attack_bank().similarity(embedder, question) >= THRESHOLD
+    try:
+        async with asyncio.timeout(SCREEN_TIMEOUT_S):
+            closeness = await attack_bank().closeness(embedder, question)
+    except Exception as exc:  # fail open: one screen of two, never a turn lost to it
+        logger.warning("similarity screen unavailable (%s): patterns only", type(exc).__name__)
+        return False
+    if closeness.blocks:
+        logger.info(
+            "blocked as close to a known attack (%.2f; nearest ordinary request %.2f)",
+            closeness.attack,
+            closeness.ordinary,
+        )
+    return closeness.blocks

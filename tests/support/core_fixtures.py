@@ -79,6 +79,7 @@ async def make_worker(
         searcher=searcher,
         forms=FormFinder(db),
         embedder=embedder.model,
+        screen_embedder=embedder.model,  # as the runtime does with the local model
         llm=llm,
         llm_timeout=5.0,
         prompt_versions=versions() if llm is not None else {},  # as the runtime does
