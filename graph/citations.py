@@ -13,7 +13,9 @@ only when passage n supports it in what it claims, not only in its words:
   place: naming the passage's other entity, or its other figure, is not
   support;
 - every content word of the claim is in the passage or the question ("open"
-  where the passage says "closed" is a word of the model's own);
+  where the passage says "closed" is a word of the model's own), and the
+  question's words it restates are in the passage or its document's name (a
+  fact of the Taipei 101 passage told of the 北堤 is about something else);
 - its yes/no polarity agrees with the passage's: an affirmative claim may not
   rest on a word the passage only negates ("no evidence that ..." is not
   "yes, ..."), a negative claim must rest on what the passage negates.
@@ -85,24 +87,33 @@ class Passage:
     tokens: frozenset[str]
     stems: frozenset[str]
     clauses: tuple[Clause, ...] = ()
+    title: Words | None = None  # its document's name: what the passage is about
 
     @classmethod
-    def of(cls, text: str) -> Passage:
+    def of(cls, text: str, title: str = "") -> Passage:
         """The passage's normalised text, keyword tokens and their stems, and its clauses."""
         whole = Words.of(text)
         parts = [c for sentence in split_sentences(text) for c in clauses(sentence)] or [text]
         cut = tuple(Clause(c, Words.of(c), negated(c)) for c in parts)
-        return cls(whole.text, whole.tokens, whole.stems, cut)
+        return cls(whole.text, whole.tokens, whole.stems, cut, Words.of(title) if title else None)
 
     @property
     def words(self) -> Words:
         return Words(self.text, self.tokens, self.stems)
 
+    def about(self, word: str) -> bool:
+        """True when the passage's document name holds `word` (a passage need not repeat it)."""
+        return self.title is not None and self.title.has(word)
+
 
 def content_words(text: str) -> list[str]:
-    """The text's keyword tokens without stopwords, each once."""
+    """The text's keyword tokens without stopwords (nor a possessive's lone "s"), each once."""
     skip = stopwords()
-    return [t for t in dict.fromkeys(keyword_tokens(text)) if t not in skip]
+    return [
+        t
+        for t in dict.fromkeys(keyword_tokens(text))
+        if t not in skip and not (len(t) == 1 and t.isascii())
+    ]
 
 
 def sentence_support(sentence: str, passage: Passage) -> float:
@@ -130,6 +141,10 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
         return "number"
     if any(not passage.words.has(w) for w in words if w not in asked):
         return "unsupported"  # "open" where the passage says "closed": a word of its own
+    if any(not passage.words.has(w) and not passage.about(w) for w in asked):
+        # the question's subject, restated, where the passage speaks of something else
+        # ("北堤 opened in 1999" citing the Taipei 101 passage; children for adults)
+        return "other_entity"
     if any(not any(c.words.has(w) for c in where) for w in words if w not in asked):
         return "other_entity"
     if _polarity_differs(claim, words, passage):
@@ -199,7 +214,7 @@ class CitationGate:
         self, evidence: list[dict[str, Any]], emit: Callable[[str], None], question: str = ""
     ) -> None:
         # cut once here, not once per streamed sentence
-        self._passages = [Passage.of(e["text"]) for e in evidence]
+        self._passages = [Passage.of(e["text"], str(e.get("document") or "")) for e in evidence]
         self._question = Words.of(question) if question.strip() else None
         self._numbers = document_numbers(evidence)
         self._emit = emit

@@ -464,7 +464,10 @@ async def test_polling_mode_answers_and_a_second_poller_is_refused(
 async def test_a_5000_character_answer_arrives_split_with_buttons_on_the_last_part(
     docs: None, database_url: str, embedder: Embedder, fake_tg: FakeTelegram
 ) -> None:
-    long_answer = "An adult passport renewal costs 1,300 dollars <fee> & takes four days [1]. " * 67
+    # the passage's own words (a model's word of its own would discard the answer)
+    long_answer = (
+        "An adult passport <renewal> costs 1,300 dollars & takes four working days [1]. " * 67
+    )
     assert len(long_answer) > 5000
     async with llm_harness(database_url, embedder, fake_tg, long_answer) as h:
         await h.post(private_text(9980, 1601, "How much does a passport renewal cost?"))
@@ -475,7 +478,8 @@ async def test_a_5000_character_answer_arrives_split_with_buttons_on_the_last_pa
             visible = html.unescape(re.sub(r"<[^>]+>", "", part["text"]))
             assert len(visible) <= MESSAGE_LIMIT
         assert parts[0]["text"].rstrip().endswith("[1].")  # cut after a sentence
-        assert "&lt;fee&gt; &amp;" in parts[0]["text"] and "<fee>" not in parts[0]["text"]
+        assert "&lt;renewal&gt; costs 1,300 dollars &amp;" in parts[0]["text"]
+        assert "<renewal>" not in parts[0]["text"]
 
 
 async def test_admin_attaches_a_file_to_a_form_and_forms_lists_it(

@@ -140,7 +140,7 @@ FAILURES = [
         plan_reply(),
         citing("City Service", "An adult passport renewal costs 1,300 dollars [{n}]."),
         "planner:simple_faq:llm",
-        "response_synth:llm_discarded:unsupported",  # [n] does not say it
+        "response_synth:llm_discarded:number",  # [n] does not say it (nor its 1,300)
     ),
 ]
 

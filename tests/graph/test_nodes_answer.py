@@ -230,6 +230,19 @@ PARKING = "Residents can park free on Sundays. Visitors cannot park free."
             "Processing takes ten working days.",
             "number",
         ),
+        # the question's subject told a fact the passage tells of something else
+        (
+            "The adult swimming pool fee is $100.",
+            "How much is the swimming pool fee for children?",
+            "The children's swimming pool fee is $100.",
+            "other_entity",
+        ),
+        (
+            "台北101於1999年7月開工，2004年完工。",
+            "北堤主體工程於何年完工?",
+            "北堤主體工程於1999年7月開工。",
+            "other_entity",
+        ),
         # a word of the model's own, where the passage says otherwise
         (
             "The office is closed on Mondays.",
