@@ -59,6 +59,9 @@ class AttackBank:
     _vectors: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = field(
         default_factory=weakref.WeakKeyDictionary
     )
+    _pending: weakref.WeakKeyDictionary[Any, asyncio.Future[tuple[Any, Any]]] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
 
     async def closeness(self, embedder: Any, text: str) -> Closeness:
         """The closest any piece of the message (the whole, or one sentence) came to an
@@ -79,12 +82,25 @@ class AttackBank:
         return max(blocking or found, key=lambda c: c.attack)
 
     async def _banks(self, embedder: Any) -> tuple[Any, Any]:
-        # no lock: two first turns at once both embed the banks, and one result stays
-        if embedder not in self._vectors:
-            texts = [*self.attacks, *self.ordinary]
+        if embedder in self._vectors:
+            return self._vectors[embedder]
+        # one embedding of the banks per embedder, finished even when the turn that started
+        # it stops waiting (the guard's time bound): the next turn finds it done
+        task = self._pending.get(embedder)
+        if task is None:
+            task = asyncio.ensure_future(self._embed_banks(embedder))
+            self._pending[embedder] = task
+        return await asyncio.shield(task)
+
+    async def _embed_banks(self, embedder: Any) -> tuple[Any, Any]:
+        texts = [*self.attacks, *self.ordinary]
+        try:
             rows = _unit(np.asarray(await asyncio.to_thread(embedder.embed_documents, texts)))
-            self._vectors[embedder] = (rows[: len(self.attacks)], rows[len(self.attacks) :])
-        return self._vectors[embedder]
+        finally:
+            self._pending.pop(embedder, None)  # a failure is tried again by a later turn
+        banks = (rows[: len(self.attacks)], rows[len(self.attacks) :])
+        self._vectors[embedder] = banks
+        return banks
 
 
 def _unit(rows: Any) -> Any:

@@ -128,26 +128,60 @@ def sentence_support(sentence: str, passage: Passage) -> float:
 def disagreement(claim: str, passage: Passage, question: Words | None = None) -> str | None:
     """Why passage n does not support `claim` (None: it does): "unsupported" (too few of
     its words, or a word in neither the passage nor the question), "number",
-    "other_entity" or "polarity" (see the module's rules)."""
+    "other_entity" or "polarity" (see the module's rules). A claim of several clauses
+    ("opens at 9, and closes at 5") is checked clause by clause, each in its own place."""
     claim = _LINK.sub(" ", claim)  # links are checked on their own (graph.answer_safety)
     if sentence_support(claim, passage) < MIN_SENTENCE_SUPPORT:
         return "unsupported"
-    # numbers and yes/no words are checked on their own, not as words to find
-    words = [w for w in content_words(claim) if not numbers(w) and not is_polarity_word(w)]
-    asked = [w for w in words if question is not None and question.has(w)]
-    place = _place(passage.clauses, words, asked)
-    where = [passage.clauses[i] for i in place]
-    if place and not numbers(claim) <= numbers(" ".join(c.raw for c in where)):
+    parts = clauses(claim) or [claim]
+    if any(_misplaced_number(part, passage, question) for part in parts):
         return "number"
+    words = _words(claim)
+    asked = [w for w in words if question is not None and question.has(w)]
     if any(not passage.words.has(w) for w in words if w not in asked):
         return "unsupported"  # "open" where the passage says "closed": a word of its own
     if any(not passage.words.has(w) and not passage.about(w) for w in asked):
         # the question's subject, restated, where the passage speaks of something else
         # ("北堤 opened in 1999" citing the Taipei 101 passage; children for adults)
         return "other_entity"
-    if any(not any(c.words.has(w) for c in where) for w in words if w not in asked):
+    for part in parts:
+        reason = _clause_disagreement(part, passage, question)
+        if reason is not None:
+            return reason
+    return None
+
+
+def _words(text: str) -> list[str]:
+    # numbers and yes/no words are checked on their own, not as words to find
+    return [w for w in content_words(text) if not numbers(w) and not is_polarity_word(w)]
+
+
+def _where(part: str, passage: Passage, question: Words | None) -> tuple[list[Clause], bool]:
+    """The clauses one clause of a claim rests on (all of them when it names nothing the
+    passage holds), and whether a place was found."""
+    words = _words(part)
+    asked = [w for w in words if question is not None and question.has(w)]
+    place = _place(passage.clauses, words, asked)
+    return ([passage.clauses[i] for i in place] or list(passage.clauses)), bool(place)
+
+
+def _misplaced_number(part: str, passage: Passage, question: Words | None) -> bool:
+    """True when a number of the claim's clause is not in the place it rests on."""
+    wanted = numbers(part)
+    if not wanted:
+        return False
+    where, _ = _where(part, passage, question)
+    return not wanted <= numbers(" ".join(c.raw for c in where))
+
+
+def _clause_disagreement(part: str, passage: Passage, question: Words | None) -> str | None:
+    """One clause of a claim against the place in the passage it rests on."""
+    words = _words(part)
+    asked = [w for w in words if question is not None and question.has(w)]
+    where, placed = _where(part, passage, question)
+    if placed and any(not any(c.words.has(w) for c in where) for w in words if w not in asked):
         return "other_entity"
-    if _polarity_differs(claim, words, passage):
+    if words and _polarity_differs(part, words, passage):
         return "polarity"
     return None
 

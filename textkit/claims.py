@@ -33,6 +33,7 @@ _ZH_NOT_NEGATION = re.compile(
 # Chinese numerals: a run of them reads as one number ("一千三百" is 1300)
 _ZH_DIGITS = {
     "零": 0,
+    "〇": 0,
     "一": 1,
     "二": 2,
     "两": 2,
@@ -46,7 +47,7 @@ _ZH_DIGITS = {
 }
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
 _ZH_NUMERAL_RUN = re.compile(
-    r"[零一二两三四五六七八九十百千万]{2,}|[一二两三四五六七八九十](?=[元年月日天个人岁次张册本周号位项份件条间页])"
+    r"[零〇一二两三四五六七八九十百千万亿]{2,}|[一二两三四五六七八九十](?=[元年月日天个人岁次张册本周号位项份件条间页])"
 )
 # English number words, and month names (a date's month is one of its numbers)
 _EN_WORDS = {
@@ -57,6 +58,8 @@ _EN_WORDS = {
     "eighty": 80, "ninety": 90, "one": 1,
 }  # fmt: skip
 _EN_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_SCALE_OF = {**_EN_SCALES, "billion": 1_000_000_000, "万": 10_000, "亿": 100_000_000}
+_SCALED = re.compile(r"(\d{1,12}(?:[.,]\d+)?)\s*(hundred|thousand|million|billion|万|亿)")
 _EN_NUMBER_RUN = re.compile(
     r"\b(?:(?:" + "|".join([*_EN_WORDS, *_EN_SCALES]) + r")(?:[\s-]+(?:and\s+)?|\b))+",
 )
@@ -79,11 +82,15 @@ def numbers(text: str) -> set[str]:
     "thirteen hundred" are one; "2.50" is "2.5"; a month name is its number ("June": 6)."""
     norm = plain(text)
     out = set()
+    for amount, scale in _SCALED.findall(norm):  # "3 million", "1.5 thousand", "3亿"
+        value = float(amount.replace(",", "")) * _SCALE_OF[scale]
+        out.add(str(value).removesuffix(".0"))
+    norm = _SCALED.sub(" ", norm)  # read once: not "3" and "million" as well
     for raw in _NUMBER.findall(norm):
         if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw):  # thousands separators
             raw = raw.replace(",", "")
         raw = raw.rstrip(".,")
-        if re.fullmatch(r"\d+(?:\.\d+)?", raw):
+        if len(raw) <= 30 and re.fullmatch(r"\d+(?:\.\d+)?", raw):  # (a serial stays text)
             raw = str(float(raw)).removesuffix(".0") if "." in raw else str(int(raw))
         out.add(raw)
     out |= {str(n) for n in map(_zh_number, _ZH_NUMERAL_RUN.findall(norm)) if n is not None}
@@ -97,19 +104,22 @@ def numbers(text: str) -> set[str]:
 
 def _zh_number(run: str) -> int | None:
     """A run of Chinese numerals as a number (None when it is not one)."""
-    total, section, digit = 0, 0, None
+    if all(ch in _ZH_DIGITS for ch in run):  # digits in a row ("二〇二五"): read as written
+        return int("".join(str(_ZH_DIGITS[c]) for c in run)) if len(run) <= 30 else None
+    total, big, section, digit = 0, 0, 0, None
     for ch in run:
         if ch in _ZH_DIGITS:
-            if digit is not None:  # digits in a row ("二零二五"): read them as written
-                return int("".join(str(_ZH_DIGITS[c]) for c in run if c in _ZH_DIGITS))
             digit = _ZH_DIGITS[ch]
         elif ch in _ZH_UNITS:
             section += (1 if digit is None else digit) * _ZH_UNITS[ch]
             digit = None
         elif ch == "万":
-            total += (section + (digit or 0)) * 10_000
+            total += max(section + (digit or 0), 1) * 10_000
             section, digit = 0, None
-    return total + section + (digit or 0)
+        elif ch == "亿":
+            big += max(total + section + (digit or 0), 1) * 100_000_000
+            total, section, digit = 0, 0, None
+    return big + total + section + (digit or 0)
 
 
 def _en_number(words: list[str]) -> int:

@@ -11,6 +11,7 @@ from graph.nodes.response_synth import cite, response_synth
 from graph.nodes.retrieval_checker import retrieval_checker
 from graph.nodes.telemetry import telemetry
 from tests.support.node_fakes import FakeLLM, chunk, runtime
+from textkit.scripts import detect_language
 
 
 @pytest.mark.parametrize(
@@ -230,6 +231,31 @@ PARKING = "Residents can park free on Sundays. Visitors cannot park free."
             "Processing takes ten working days.",
             "number",
         ),
+        # a claim of two clauses is checked clause by clause (each where it rests)
+        (
+            "The library opens at 9 am, and the library closes at 5 pm.",
+            "What are the library hours?",
+            "The library opens at 9 am, and the library closes at 5 pm.",
+            None,
+        ),
+        (
+            "居住证由派出所办理，护照由出入境管理局办理。",
+            "居住证和护照在哪里办理？",
+            "居住证由派出所办理，护照由出入境管理局办理。",
+            None,
+        ),
+        (
+            "The library opens at 9 am, and the library closes at 5 pm.",
+            "What are the library hours?",
+            "The library opens at 5 am, and the library closes at 9 pm.",
+            "number",
+        ),
+        (
+            "许可证于二〇二五年推出，费用三亿元。",
+            "许可证哪一年推出？",
+            "许可证于2025年推出，费用3亿元。",
+            None,
+        ),
         # the question's subject told a fact the passage tells of something else
         (
             "The adult swimming pool fee is $100.",
@@ -257,7 +283,7 @@ async def test_a_citation_must_agree_with_its_passage_not_only_share_its_words(
 ) -> None:
     evidence = [chunk(1, 0.8, passage, "facts")]
     state = {
-        "language": "en" if claim.isascii() else "zh-hant",
+        "language": detect_language(claim),  # the answer comes back in the claim's script
         "normalized_question": question,
         "plan": {"task_type": "simple_faq"},
         "evidence": evidence,
