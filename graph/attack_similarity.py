@@ -81,6 +81,13 @@ class AttackBank:
         blocking = [c for c in found if c.blocks]
         return max(blocking or found, key=lambda c: c.attack)
 
+    def warm(self, embedder: Any) -> None:
+        """Embed the banks now (blocking: at start-up, in a thread), so the first message
+        is not the one to pay for it, nor to pass unscreened if that takes long."""
+        if embedder not in self._vectors:
+            rows = _unit(np.asarray(embedder.embed_documents([*self.attacks, *self.ordinary])))
+            self._vectors[embedder] = (rows[: len(self.attacks)], rows[len(self.attacks) :])
+
     async def _banks(self, embedder: Any) -> tuple[Any, Any]:
         if embedder in self._vectors:
             return self._vectors[embedder]

@@ -133,8 +133,39 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
     claim = _LINK.sub(" ", claim)  # links are checked on their own (graph.answer_safety)
     if sentence_support(claim, passage) < MIN_SENTENCE_SUPPORT:
         return "unsupported"
-    parts = clauses(claim) or [claim]
-    if any(_misplaced_number(part, passage, question) for part in parts):
+    whole = _whole_disagreement(claim, passage, question)
+    parts = clauses(claim)
+    if whole in (None, "unsupported") or len(parts) < 2:
+        return whole
+    # a claim copying two clauses of the passage ("opens at 9, and closes at 5") rests on
+    # two places: it stands when each of its clauses does, and each restates its place
+    # nearly whole (a fragment such as "the Amazon River, which flows through Egypt" would
+    # otherwise pair the passage's clauses at will)
+    for part in parts:
+        if _clause_reason(part, passage, question) is not None or not _restates(part, passage):
+            return whole
+    return None
+
+
+def _whole_disagreement(claim: str, passage: Passage, question: Words | None) -> str | None:
+    """`disagreement` for the claim read as one clause (see the module's rules)."""
+    return _clause_reason(claim, passage, question)
+
+
+def _restates(part: str, passage: Passage) -> bool:
+    """True when a clause of a claim holds most (2/3) of the words of the passage clause
+    it rests on."""
+    words = _words(part)
+    place = _place(passage.clauses, words, [])
+    if not place:
+        return False
+    own = _words(passage.clauses[place[0]].raw)
+    return not own or sum(w in words for w in own) >= 2 * len(own) / 3
+
+
+def _clause_reason(claim: str, passage: Passage, question: Words | None) -> str | None:
+    """Why the passage does not support `claim`, read as one clause."""
+    if _misplaced_number(claim, passage, question):
         return "number"
     words = _words(claim)
     asked = [w for w in words if question is not None and question.has(w)]
@@ -144,11 +175,7 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
         # the question's subject, restated, where the passage speaks of something else
         # ("北堤 opened in 1999" citing the Taipei 101 passage; children for adults)
         return "other_entity"
-    for part in parts:
-        reason = _clause_disagreement(part, passage, question)
-        if reason is not None:
-            return reason
-    return None
+    return _clause_disagreement(claim, passage, question)
 
 
 def _words(text: str) -> list[str]:

@@ -131,10 +131,13 @@ class Runtime:
 def warm_up(runtime: Runtime) -> None:
     """Load jieba's dictionary, the embedder and OpenCC now (blocking: run in a thread).
 
-    jieba's first cut takes over a second; paid at start, not by the first user.
+    jieba's first cut takes over a second; paid at start, not by the first user (so are the
+    guard's attack banks).
     """
     keyword_tokens("暖機 warm up 测试")
     runtime.embedder.model.embed_query("warm up")
+    if runtime.embedder.is_local:  # the guard's similarity screen runs with it
+        attack_bank().warm(runtime.embedder.model)
     to_script("测试", "zh-hant")
     to_script("測試", "zh-hans")
 

@@ -231,6 +231,13 @@ PARKING = "Residents can park free on Sundays. Visitors cannot park free."
             "Processing takes ten working days.",
             "number",
         ),
+        # a fragment cannot pair two of the passage's clauses at will
+        (
+            TWO_RIVERS,
+            "Which river flows through Egypt?",
+            "The Amazon River, which flows through Egypt.",
+            "other_entity",
+        ),
         # a claim of two clauses is checked clause by clause (each where it rests)
         (
             "The library opens at 9 am, and the library closes at 5 pm.",
