@@ -6,8 +6,10 @@ rate limited, admin checked, audited), with the route of their reply; the
 core answers them in the background and `bot.telegram.renderer` shows the
 answer. The few adapter-local actions (/start, /lang, /new) are claimed with
 `first_delivery`, so a repeated update does nothing and they count in the
-sender's rate limit. Everything up to acceptance runs inside `accepting()`:
-when it fails, the update is not acknowledged and Telegram delivers it again.
+sender's rate limit; their replies go through the core's outbox like any other
+(paced per chat, retried, keyed by the update). Everything up to acceptance
+runs inside `accepting()`: when it fails, the update is not acknowledged and
+Telegram delivers it again.
 """
 
 from __future__ import annotations
