@@ -1,0 +1,207 @@
+"""Whether a passage supports a claim in what it says, not only in its words.
+
+The checks behind graph.citations (see its docstring for the rules): a
+claim's words, numbers, the place in the passage it rests on, the entity it
+names and its yes/no polarity. Passages are cut once (`Passage.of`) and
+checked against every sentence of an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from textkit.claims import clauses, is_polarity_word, negated, numbers
+from textkit.overlap import presence, stem
+from textkit.scripts import plain
+from textkit.sentences import split_sentences
+from textkit.tokens import keyword_tokens, stopwords
+
+MIN_SENTENCE_SUPPORT = 0.5
+_LINK = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Words:
+    """A text cut once: normalised, its keyword tokens and their stems."""
+
+    text: str
+    tokens: frozenset[str]
+    stems: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> Words:
+        tokens = frozenset(keyword_tokens(text))
+        return cls(plain(text), tokens, frozenset(stem(t) for t in tokens))
+
+    def has(self, word: str) -> bool:
+        """True when the text holds `word` (a Chinese word at least half)."""
+        return presence(word, self.text, self.tokens, self.stems) >= 0.5
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a passage: its text, its words, and whether it says no."""
+
+    raw: str
+    words: Words
+    negative: bool
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A passage cut once for every sentence checked against it: whole and by clause."""
+
+    text: str
+    tokens: frozenset[str]
+    stems: frozenset[str]
+    clauses: tuple[Clause, ...] = ()
+    title: Words | None = None  # its document's name: what the passage is about
+
+    @classmethod
+    def of(cls, text: str, title: str = "") -> Passage:
+        """The passage's normalised text, keyword tokens and their stems, and its clauses."""
+        whole = Words.of(text)
+        parts = [c for sentence in split_sentences(text) for c in clauses(sentence)] or [text]
+        cut = tuple(Clause(c, Words.of(c), negated(c)) for c in parts)
+        return cls(whole.text, whole.tokens, whole.stems, cut, Words.of(title) if title else None)
+
+    @property
+    def words(self) -> Words:
+        return Words(self.text, self.tokens, self.stems)
+
+    def about(self, word: str) -> bool:
+        """True when the passage's document name holds `word` (a passage need not repeat it)."""
+        return self.title is not None and self.title.has(word)
+
+
+def content_words(text: str) -> list[str]:
+    """The text's keyword tokens without stopwords (nor a possessive's lone "s"), each once."""
+    skip = stopwords()
+    return [
+        t
+        for t in dict.fromkeys(keyword_tokens(text))
+        if t not in skip and not (len(t) == 1 and t.isascii())
+    ]
+
+
+def sentence_support(sentence: str, passage: Passage) -> float:
+    """The share of the sentence's content words found in the passage."""
+    words = content_words(sentence)
+    if not words:
+        return 1.0
+    found = (presence(w, passage.text, passage.tokens, passage.stems) for w in words)
+    return sum(found) / len(words)
+
+
+def disagreement(claim: str, passage: Passage, question: Words | None = None) -> str | None:
+    """Why passage n does not support `claim` (None: it does): "unsupported" (too few of
+    its words, or a word in neither the passage nor the question), "number",
+    "other_entity" or "polarity" (see the module's rules). A claim of several clauses
+    ("opens at 9, and closes at 5") is checked clause by clause, each in its own place."""
+    claim = _LINK.sub(" ", claim)  # links are checked on their own (graph.answer_safety)
+    if sentence_support(claim, passage) < MIN_SENTENCE_SUPPORT:
+        return "unsupported"
+    whole = _clause_reason(claim, passage, question)
+    parts = clauses(claim)
+    if whole in (None, "unsupported") or len(parts) < 2:
+        return whole
+    # a claim copying two clauses of the passage ("opens at 9, and closes at 5") rests on
+    # two places: it stands when each of its clauses does, and each restates its place
+    # nearly whole (a fragment such as "the Amazon River, which flows through Egypt" would
+    # otherwise pair the passage's clauses at will)
+    for part in parts:
+        if _clause_reason(part, passage, question) is not None or not _restates(part, passage):
+            return whole
+    return None
+
+
+def _restates(part: str, passage: Passage) -> bool:
+    """True when a clause of a claim holds most (2/3) of the words of the passage clause
+    it rests on."""
+    words = _words(part)
+    place = _place(passage.clauses, words, [])
+    if not place:
+        return False
+    own = _words(passage.clauses[place[0]].raw)
+    return not own or sum(w in words for w in own) >= 2 * len(own) / 3
+
+
+def _clause_reason(claim: str, passage: Passage, question: Words | None) -> str | None:
+    """Why the passage does not support `claim`, read as one clause."""
+    if _misplaced_number(claim, passage, question):
+        return "number"
+    words = _words(claim)
+    asked = [w for w in words if question is not None and question.has(w)]
+    if any(not passage.words.has(w) for w in words if w not in asked):
+        return "unsupported"  # "open" where the passage says "closed": a word of its own
+    if any(not passage.words.has(w) and not passage.about(w) for w in asked):
+        # the question's subject, restated, where the passage speaks of something else
+        # ("北堤 opened in 1999" citing the Taipei 101 passage; children for adults)
+        return "other_entity"
+    return _clause_disagreement(claim, passage, question)
+
+
+def _words(text: str) -> list[str]:
+    # numbers and yes/no words are checked on their own, not as words to find
+    return [w for w in content_words(text) if not numbers(w) and not is_polarity_word(w)]
+
+
+def _where(part: str, passage: Passage, question: Words | None) -> tuple[list[Clause], bool]:
+    """The clauses one clause of a claim rests on (all of them when it names nothing the
+    passage holds), and whether a place was found."""
+    words = _words(part)
+    asked = [w for w in words if question is not None and question.has(w)]
+    place = _place(passage.clauses, words, asked)
+    return ([passage.clauses[i] for i in place] or list(passage.clauses)), bool(place)
+
+
+def _misplaced_number(part: str, passage: Passage, question: Words | None) -> bool:
+    """True when a number of the claim's clause is not in the place it rests on."""
+    wanted = numbers(part)
+    if not wanted:
+        return False
+    where, _ = _where(part, passage, question)
+    return not wanted <= numbers(" ".join(c.raw for c in where))
+
+
+def _clause_disagreement(part: str, passage: Passage, question: Words | None) -> str | None:
+    """One clause of a claim against the place in the passage it rests on."""
+    words = _words(part)
+    asked = [w for w in words if question is not None and question.has(w)]
+    where, placed = _where(part, passage, question)
+    if placed and any(not any(c.words.has(w) for c in where) for w in words if w not in asked):
+        return "other_entity"
+    if words and _polarity_differs(part, words, passage):
+        return "polarity"
+    return None
+
+
+def _place(units: tuple[Clause, ...], words: list[str], anchors: list[str]) -> list[int]:
+    """The clause holding most of the claim's `words` (of equals, the one holding most of
+    its question words, `anchors`; then the earliest), and the neighbours that continue it
+    (holding no anchor); empty when no clause holds any word."""
+    held = [sum(u.words.has(w) for w in words) for u in units]
+    asked = [sum(u.words.has(a) for a in anchors) for u in units]
+    best = max(range(len(units)), key=lambda i: (held[i], asked[i], -i), default=-1)
+    if best < 0 or held[best] == 0:
+        return []
+    place = [best]
+    for step in (-1, 1):
+        i = best + step
+        while 0 <= i < len(units) and asked[i] == 0:
+            place.append(i)
+            i += step
+    return place
+
+
+def _polarity_differs(claim: str, words: list[str], passage: Passage) -> bool:
+    """True when the claim says yes where the passage says no, or the reverse. The passage
+    says no about the words it holds only in negated clauses: an affirmative claim may rest
+    on none of them ("no evidence that you can get it from packages" is not "yes, you can
+    get it"), a negative claim must rest on one ("residents can park free; visitors cannot"
+    is not "residents cannot park free")."""
+    held = [w for w in words if passage.words.has(w)]
+    said_no = {w for w in held if any(c.negative and c.words.has(w) for c in passage.clauses)}
+    said_yes = {w for w in held if any(not c.negative and c.words.has(w) for c in passage.clauses)}
+    return negated(claim) != bool(said_no - said_yes)
