@@ -128,53 +128,32 @@ def _restates(part: str, passage: Passage) -> bool:
 
 
 def _clause_reason(claim: str, passage: Passage, question: Words | None) -> str | None:
-    """Why the passage does not support `claim`, read as one clause."""
-    if _misplaced_number(claim, passage, question):
-        return "number"
+    """Why the passage does not support `claim`, read as one clause (its words, asked
+    words and place worked out once)."""
     words = _words(claim)
     asked = [w for w in words if question is not None and question.has(w)]
+    place = _place(passage.clauses, words, asked)
+    # the clauses it rests on (all of them when it names nothing the passage holds)
+    where = [passage.clauses[i] for i in place] or list(passage.clauses)
+    wanted = numbers(claim)
+    if wanted and not wanted <= numbers(" ".join(c.raw for c in where)):
+        return "number"
     if any(not passage.words.has(w) for w in words if w not in asked):
         return "unsupported"  # "open" where the passage says "closed": a word of its own
     if any(not passage.words.has(w) and not passage.about(w) for w in asked):
         # the question's subject, restated, where the passage speaks of something else
         # ("北堤 opened in 1999" citing the Taipei 101 passage; children for adults)
         return "other_entity"
-    return _clause_disagreement(claim, passage, question)
+    if place and any(not any(c.words.has(w) for c in where) for w in words if w not in asked):
+        return "other_entity"
+    if words and _polarity_differs(claim, words, passage):
+        return "polarity"
+    return None
 
 
 def _words(text: str) -> list[str]:
     # numbers and yes/no words are checked on their own, not as words to find
     return [w for w in content_words(text) if not numbers(w) and not is_polarity_word(w)]
-
-
-def _where(part: str, passage: Passage, question: Words | None) -> tuple[list[Clause], bool]:
-    """The clauses one clause of a claim rests on (all of them when it names nothing the
-    passage holds), and whether a place was found."""
-    words = _words(part)
-    asked = [w for w in words if question is not None and question.has(w)]
-    place = _place(passage.clauses, words, asked)
-    return ([passage.clauses[i] for i in place] or list(passage.clauses)), bool(place)
-
-
-def _misplaced_number(part: str, passage: Passage, question: Words | None) -> bool:
-    """True when a number of the claim's clause is not in the place it rests on."""
-    wanted = numbers(part)
-    if not wanted:
-        return False
-    where, _ = _where(part, passage, question)
-    return not wanted <= numbers(" ".join(c.raw for c in where))
-
-
-def _clause_disagreement(part: str, passage: Passage, question: Words | None) -> str | None:
-    """One clause of a claim against the place in the passage it rests on."""
-    words = _words(part)
-    asked = [w for w in words if question is not None and question.has(w)]
-    where, placed = _where(part, passage, question)
-    if placed and any(not any(c.words.has(w) for c in where) for w in words if w not in asked):
-        return "other_entity"
-    if words and _polarity_differs(part, words, passage):
-        return "polarity"
-    return None
 
 
 def _place(units: tuple[Clause, ...], words: list[str], anchors: list[str]) -> list[int]:
