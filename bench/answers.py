@@ -27,10 +27,10 @@ from bench.common import (
     print_table,
     write_json,
 )
+from bench.faq import FaqEntry, faq_sets
 from bench.faq import corpus as faq_corpus
-from bench.faq import load_entries, recall
 from bench.faq import questions as faq_questions
-from bench.retrieval import ingest_corpus
+from bench.searching import ingest_corpus
 from bot.service import AnswerService
 from bot.settings import Settings
 from graph.context import GraphContext
@@ -83,6 +83,7 @@ def default_searcher(
         settings.search_candidates,
         settings.search_keyword_weight,
         settings.search_vector_weight,
+        settings.search_fusion,
     )
 
 
@@ -125,8 +126,9 @@ async def main() -> None:
     parser.add_argument("--answerable", type=int, default=200)
     parser.add_argument("--unanswerable", type=int, default=100)
     parser.add_argument("--llm", type=int, default=100, help="questions run with the fake LLM")
-    parser.add_argument("--corpora", nargs="*", default=[*CORPORA, "stackfaq"], help="names to run")
-    parser.add_argument("--faq", type=int, default=400, help="StackFAQ questions for recall")
+    parser.add_argument(
+        "--corpora", nargs="*", default=[*CORPORA, "stackfaq", "xquad-faq"], help="names to run"
+    )
     args = parser.parse_args()
     settings = Settings()
     rng = random.Random(20261122)
@@ -135,24 +137,25 @@ async def main() -> None:
     results: dict[str, Any] = {}
     fake = FakeOpenAI().start()
     calls_rows: list[list[Any]] = []
-    for name, path in {**CORPORA, "stackfaq (en)": None}.items():
-        if path is None:
-            entries = load_entries()
-            passages, where = faq_corpus(entries, paged=False)
-            questions = faq_questions(entries, where, 10_000, seed=1)
-        else:
-            passages, questions = load_squad(path)
-        rng.shuffle(questions)  # before skipping, so each corpus keeps its sample
+    for name, path in {**CORPORA, **dict.fromkeys(faq_sets())}.items():
         if name not in args.corpora and name.split()[0] not in args.corpora:
             continue
-        removed = {q.passage for q in questions[: args.unanswerable]}
-        unanswerable = questions[: args.unanswerable]
-        answerable = [q for q in questions if q.passage not in removed][: args.answerable]
+        if path is None:
+            passages, answerable, unanswerable = faq_split(
+                faq_sets()[name], args.answerable, args.unanswerable
+            )
+        else:
+            passages, questions = load_squad(path)
+            rng.shuffle(questions)
+            removed = {q.passage for q in questions[: args.unanswerable]}
+            unanswerable = questions[: args.unanswerable]
+            answerable = [q for q in questions if q.passage not in removed][: args.answerable]
+            passages = {k: v for k, v in passages.items() if k not in removed}
         url, _server = await asyncio.to_thread(
-            fresh_database, "answers_" + name.split()[0].replace(".", "_")
+            fresh_database, "answers_" + "".join(c if c.isalnum() else "_" for c in name)[:40]
         )
         db = connect(url)
-        await ingest_corpus(db, {k: v for k, v in passages.items() if k not in removed}, settings)
+        await ingest_corpus(db, passages, settings)
         plain = service_for(db, settings)
         await plain.ask("warm up")
         ans = await run_set(plain, answerable)
@@ -267,31 +270,22 @@ async def main() -> None:
     results["calls_table"] = print_table(
         ["corpus", "questions", "count", "mean calls", "max calls"], calls_rows
     )
-    if "stackfaq" in " ".join(args.corpora):
-        results["faq"] = await faq_recall(settings, args.faq)
     print(f"\nwrote {write_json('answers', results)}")
 
 
-async def faq_recall(settings: Settings, limit: int) -> dict[str, Any]:
-    """StackFAQ R@1/R@5, single entries and pages, hybrid vs its one-sided baselines."""
-    entries = load_entries()
-    rows: list[list[Any]] = []
-    out: dict[str, Any] = {}
-    for paged in (False, True):
-        docs, where = faq_corpus(entries, paged)
-        url, _server = await asyncio.to_thread(fresh_database, f"faq_{int(paged)}")
-        db = connect(url)
-        await ingest_corpus(db, docs, settings)
-        searcher = default_searcher(db, settings)
-        qs = faq_questions(entries, where, limit, seed=3)
-        found = await recall(searcher, qs, paged)
-        label = "paged (10 per file)" if paged else "single (1 per file)"
-        out[label] = found
-        rows += [[label, m, len(qs), v["R@1"], v["R@5"]] for m, v in found.items()]
-        await db.dispose()
-    print("\n## StackFAQ paraphrased questions: gold entry in the results\n")
-    out["table"] = print_table(["corpus", "method", "questions", "R@1", "R@5"], rows)
-    return out
+def faq_split(
+    entries: list[FaqEntry], answerable: int, unanswerable: int
+) -> tuple[dict[str, str], list[Question], list[Question]]:
+    """An FAQ set with the gold entries of `unanswerable` paraphrases removed (from
+    their page, the rest of the page stays), and paraphrases of the entries kept."""
+    _, where = faq_corpus(entries)
+    asked = faq_questions(entries, where, 100_000, seed=1)
+    removed_qs = asked[:unanswerable]
+    gone = {q.id.rsplit("-", 1)[0] for q in removed_qs}
+    kept = [e for e in entries if e.key not in gone]
+    passages, _ = faq_corpus(kept)
+    kept_qs = [q for q in asked if q.id.rsplit("-", 1)[0] not in gone]
+    return passages, kept_qs[:answerable], removed_qs
 
 
 OUT_OF_SCOPE = [

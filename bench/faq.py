@@ -1,10 +1,14 @@
-"""StackFAQ for bench/answers.py: paraphrased questions over FAQ documents.
+"""FAQ sets for the retrieval and answer benchmarks: questions worded unlike their entry.
 
-Two corpora from shared/eval/stackfaq: one entry per file ("single") and ten
-entries per page ("paged", "Q: … / A: …" lines, as real FAQ pages hold them).
-A hit is a result from the document holding the gold entry (paged: the page,
-and the chunk's heading is the gold question). Baselines in the same run:
-the same search with keywords alone (BM25 in Postgres) and vectors alone.
+- StackFAQ (shared/eval/stackfaq): 125 English entries, users' paraphrases;
+  one entry per file ("single") and ten per page ("paged", "Q: … / A: …" lines).
+- XQuAD as an FAQ (shared/eval/xquad): each passage becomes an FAQ page whose
+  entries are its questions, each answered by the passage sentence holding
+  the gold answer; the paraphrase is the same question in the other
+  language (English entries asked in Simplified Chinese, and the reverse).
+
+A hit is a result from the gold entry: its document, and on a page the chunk
+whose text or heading holds the gold entry's question.
 """
 
 from __future__ import annotations
@@ -16,19 +20,20 @@ from typing import Any
 
 from bench.common import EVAL_DIR, Question, mean
 from storage.search import HybridSearcher
+from textkit.sentences import split_sentences
 
 PAGE_SIZE = 10
-MODES = {"hybrid (default)": "hybrid", "keyword only (BM25)": "keyword", "vector only": "vector"}
 
 
 @dataclass(frozen=True)
 class FaqEntry:
-    """One FAQ entry and its paraphrased user questions."""
+    """One FAQ entry, the page it is on, and the questions users ask for it."""
 
-    number: int
+    key: str
     question: str
     answer: str
     rephrased: tuple[str, ...]
+    page: str = ""  # entries with the same page share a document ("": one document each)
 
 
 def load_entries() -> list[FaqEntry]:
@@ -37,7 +42,45 @@ def load_entries() -> list[FaqEntry]:
     out = []
     for i, e in enumerate(data["root"]["qapair"]):
         rephrased = tuple(r for r in e["rephr"] if r and r.strip() != "*")
-        out.append(FaqEntry(i + 1, e["question"], "\n".join(e["answer"]), rephrased))
+        out.append(FaqEntry(str(i + 1), e["question"], "\n".join(e["answer"]), rephrased))
+    return out
+
+
+def paged(entries: list[FaqEntry], size: int = PAGE_SIZE) -> list[FaqEntry]:
+    """The entries grouped into pages of `size`, as real FAQ pages hold them."""
+    return [
+        FaqEntry(e.key, e.question, e.answer, e.rephrased, f"FAQ page {i // size + 1}")
+        for i, e in enumerate(entries)
+    ]
+
+
+def xquad_entries(entry_language: str, ask_language: str) -> list[FaqEntry]:
+    """XQuAD questions in `entry_language` as FAQ entries, asked in `ask_language`.
+
+    One page per passage; an entry's answer is the passage sentence holding
+    the gold answer span.
+    """
+
+    def load(language: str) -> dict[str, Any]:
+        path = EVAL_DIR / "xquad" / f"xquad.{language}.json"
+        return json.loads(path.read_text("utf-8"))
+
+    asked = {
+        qa["id"]: qa["question"]
+        for article in load(ask_language)["data"]
+        for para in article["paragraphs"]
+        for qa in para["qas"]
+    }
+    out = []
+    for article in load(entry_language)["data"]:
+        for p, para in enumerate(article["paragraphs"]):
+            sentences = split_sentences(para["context"])
+            page = f"{article['title'].replace('_', ' ')} FAQ §{p + 1}"
+            for qa in para["qas"]:
+                span = qa["answers"][0]["text"]
+                answer = next((s for s in sentences if span in s), span)
+                if qa["id"] in asked:
+                    out.append(FaqEntry(qa["id"], qa["question"], answer, (asked[qa["id"]],), page))
     return out
 
 
@@ -46,54 +89,62 @@ def entry_text(e: FaqEntry) -> str:
     return f"Q: {e.question}\nA: {e.answer}"
 
 
-def corpus(entries: list[FaqEntry], paged: bool) -> tuple[dict[str, str], dict[int, str]]:
+def corpus(entries: list[FaqEntry]) -> tuple[dict[str, str], dict[str, str]]:
     """Documents by title, and each entry's document."""
-    if not paged:
-        single = {f"FAQ entry {e.number}": entry_text(e) for e in entries}
-        return single, {e.number: f"FAQ entry {e.number}" for e in entries}
-    docs: dict[str, str] = {}
-    where: dict[int, str] = {}
-    for start in range(0, len(entries), PAGE_SIZE):
-        title = f"FAQ page {start // PAGE_SIZE + 1}"
-        page = entries[start : start + PAGE_SIZE]
-        docs[title] = "\n\n".join(entry_text(e) for e in page)
-        where |= {e.number: title for e in page}
+    pages: dict[str, list[FaqEntry]] = {}
+    for e in entries:
+        pages.setdefault(e.page or f"FAQ entry {e.key}", []).append(e)
+    docs = {title: "\n\n".join(entry_text(e) for e in group) for title, group in pages.items()}
+    where = {e.key: title for title, group in pages.items() for e in group}
     return docs, where
 
 
 def questions(
-    entries: list[FaqEntry], where: dict[int, str], limit: int, seed: int
+    entries: list[FaqEntry], where: dict[str, str], limit: int, seed: int
 ) -> list[Question]:
     """A fixed sample of paraphrased questions; `passage` is the gold document title,
     `answers` holds the gold FAQ question (to recognise the entry on a page)."""
     qs = [
-        Question(f"{e.number}-{i}", r, where[e.number], (e.question,))
+        Question(f"{e.key}-{i}", r, where[e.key], (e.question,))
         for e in entries
-        if e.number in where
+        if e.key in where
         for i, r in enumerate(e.rephrased)
     ]
     random.Random(seed).shuffle(qs)
     return qs[:limit]
 
 
-def is_hit(hit: Any, q: Question, paged: bool) -> bool:
+def is_hit(hit: Any, q: Question) -> bool:
     """The result comes from the gold entry."""
     if hit.document != q.passage:
         return False
-    return not paged or q.answers[0] in f"{hit.heading or ''}\n{hit.text}"
+    return q.answers[0] in f"{hit.heading or ''}\n{hit.text}"
 
 
-async def recall(searcher: HybridSearcher, qs: list[Question], paged: bool) -> dict[str, Any]:
-    """R@1 and R@5 for each search mode."""
-    out: dict[str, Any] = {}
-    for label, mode in MODES.items():
-        r1, r5 = [], []
+async def recall(
+    methods: dict[str, tuple[HybridSearcher, str]], qs: list[Question]
+) -> dict[str, dict[str, float]]:
+    """R@1, R@5 and MRR@5 of the gold entry for each method (entries on a page compete)."""
+    out: dict[str, dict[str, float]] = {}
+    for label, (searcher, mode) in methods.items():
+        r1, r5, rr = [], [], []
         for q in qs:
-            hits = await searcher.search(
-                q.text, top_k=5, mode=mode, per_document=1 if not paged else 5
-            )
-            flags = [is_hit(h, q, paged) for h in hits]
-            r1.append(1.0 if flags[:1] == [True] else 0.0)
-            r5.append(1.0 if any(flags[:5]) else 0.0)
-        out[label] = {"R@1": mean(r1), "R@5": mean(r5)}
+            hits = await searcher.search(q.text, top_k=5, mode=mode, per_document=5)
+            flags = [is_hit(h, q) for h in hits][:5]
+            first = flags.index(True) + 1 if True in flags else 0
+            r1.append(1.0 if first == 1 else 0.0)
+            r5.append(1.0 if first else 0.0)
+            rr.append(1.0 / first if first else 0.0)
+        out[label] = {"R@1": mean(r1), "R@5": mean(r5), "MRR@5": mean(rr)}
     return out
+
+
+def faq_sets() -> dict[str, list[FaqEntry]]:
+    """Every FAQ set the benchmarks measure, by name."""
+    stack = load_entries()
+    return {
+        "stackfaq (en, 1 entry per file)": stack,
+        "stackfaq (en, 10 entries per file)": paged(stack),
+        "xquad-faq (en entries, zh-hans asks)": xquad_entries("en", "zh"),
+        "xquad-faq (zh-hans entries, en asks)": xquad_entries("zh", "en"),
+    }

@@ -59,7 +59,7 @@ from bench.common import (
     print_table,
     write_json,
 )
-from bench.retrieval import ingest_corpus
+from bench.searching import ingest_corpus
 from bot.service import AnswerService
 from bot.settings import Settings, reveal
 from graph.context import GraphContext

@@ -27,25 +27,16 @@ from bench.common import (
     print_table,
     write_json,
 )
-from bot.app.runtime import ingest_options, upload_policy
+from bench.faq import corpus as faq_corpus
+from bench.faq import faq_sets, recall
+from bench.faq import questions as faq_questions
+from bench.searching import CUTS, HYBRID, METHODS, ingest_corpus, searchers, vacuum
 from bot.settings import Settings
 from storage import db as dbmod
 from storage.db import Database
-from storage.embeddings import build_embedder
-from storage.index import check_embedder
-from storage.ingestion import IngestionService, index_text
+from storage.ingestion import index_text
 from storage.search import HybridSearcher
 from textkit.tokens import keyword_tokens
-
-# method name → (fusion, search mode)
-METHODS = {
-    "hybrid (linear fusion, default)": ("linear", "hybrid"),
-    "hybrid (weighted RRF)": ("rrf", "hybrid"),
-    "keyword only (BM25 in Postgres)": ("linear", "keyword"),
-    "vector only (pgvector HNSW)": ("linear", "vector"),
-}
-HYBRID = "hybrid (linear fusion, default)"
-CUTS = (1, 5, 10)
 
 
 def doc_ranking(titles: list[str]) -> list[str]:
@@ -70,41 +61,6 @@ def metrics(rankings: list[list[str]], golds: list[str]) -> dict[str, float]:
         ]
     )
     return out
-
-
-async def ingest_corpus(
-    db: Database, passages: dict[str, str], settings: Settings
-) -> dict[str, float]:
-    embedder = build_embedder(None, None, None, None)
-    await check_embedder(db, embedder)
-    service = IngestionService(db, embedder, ingest_options(settings, upload_policy(settings)))
-    start = time.perf_counter()
-    chunks = 0
-    for pid, body in passages.items():
-        result = await service.ingest_bytes("passage.txt", body.encode(), title=pid)
-        chunks += result.chunks
-    seconds = time.perf_counter() - start
-    await vacuum(db)
-    return {"ingest_s": seconds, "chunks": chunks, "chunks_per_s": chunks / seconds}
-
-
-def searchers(db: Database, settings: Settings) -> dict[str, tuple[HybridSearcher, str]]:
-    """One searcher per benchmarked method."""
-    embedder = build_embedder(None, None, None, None)
-    return {
-        name: (
-            HybridSearcher(
-                db,
-                embedder,
-                settings.search_candidates,
-                settings.search_keyword_weight,
-                settings.search_vector_weight if fusion == "linear" else 0.5,
-                fusion,
-            ),
-            mode,
-        )
-        for name, (fusion, mode) in METHODS.items()
-    }
 
 
 async def run_queries(
@@ -145,14 +101,6 @@ def bm25_baseline(
         latency.append((time.perf_counter() - t0) * 1000)
         ranked.append([ids[i] for i in top])
     return ranked, latency
-
-
-async def vacuum(db: Database) -> None:
-    """VACUUM ANALYZE as autovacuum eventually would (index-only scans need it)."""
-    async with db.engine.connect() as conn:
-        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-        for table in ("chunks", "chunk_terms", "keyword_terms"):
-            await conn.execute(text(f"VACUUM ANALYZE {table}"))
 
 
 async def add_filler(db: Database, target: int) -> int:
@@ -268,12 +216,47 @@ async def add_filler(db: Database, target: int) -> int:
         return int((await s.execute(text("SELECT count(*) FROM chunks"))).scalar_one())
 
 
+# a corpus → the parallel set whose questions (same ids, other language) it is asked too
+CROSS_LINGUAL = {"xquad.zh (zh-hans)": "xquad.en (en)", "xquad.en (en)": "xquad.zh (zh-hans)"}
+
+
+def cross_lingual(name: str, questions: list[Question]) -> tuple[str, list[Question]]:
+    """The same questions in the other language (XQuAD is a parallel translation)."""
+    other = CROSS_LINGUAL[name]
+    _, theirs = load_squad(CORPORA[other])
+    by_id = {q.id: q for q in theirs}
+    asked = [
+        Question(q.id, by_id[q.id].text, q.passage, q.answers) for q in questions if q.id in by_id
+    ]
+    return f"{name} passages ← {other.split()[1].strip('()')} questions", asked
+
+
+async def faq_recall(settings: Settings, limit: int) -> dict[str, Any]:
+    """Every FAQ set (bench.faq): R@1, R@5, MRR@5 of the gold entry per method."""
+    rows: list[list[Any]] = []
+    out: dict[str, Any] = {}
+    for n, (name, entries) in enumerate(faq_sets().items()):
+        docs, where = faq_corpus(entries)
+        url, _server = await asyncio.to_thread(fresh_database, f"bench_faq_{n}")
+        db = connect(url)
+        await ingest_corpus(db, docs, settings)
+        qs = faq_questions(entries, where, limit, seed=3)
+        found = await recall(searchers(db, settings), qs)
+        out[name] = found
+        rows += [[name, m, len(qs), v["R@1"], v["R@5"], v["MRR@5"]] for m, v in found.items()]
+        await db.dispose()
+        print(f"done {name}", flush=True)
+    out["rows"] = rows
+    return out
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=0, help="questions per corpus (0: all)")
     parser.add_argument("--filler", type=int, default=100_000, help="chunks for the latency run")
     parser.add_argument("--latency-questions", type=int, default=300)
     parser.add_argument("--corpora", nargs="*", default=list(CORPORA), help="names to run")
+    parser.add_argument("--faq", type=int, default=400, help="paraphrases per FAQ set (0: none)")
     args = parser.parse_args()
     settings = Settings()
     rng = random.Random(7)
@@ -336,13 +319,29 @@ async def main() -> None:
             "modes": per_mode,
             "scores": scores,
         }
+        if name in CROSS_LINGUAL:
+            label, asked = cross_lingual(name, questions)
+            ranked, _, _ = await run_queries(methods, asked)
+            crossed = {mode: metrics(r, golds) for mode, r in ranked.items()}
+            results["corpora"][name]["cross_lingual"] = crossed
+            quality_rows += [
+                [label, mode, m["R@1"], m["R@5"], m["R@10"], m["MRR@10"], "", ""]
+                for mode, m in crossed.items()
+            ]
         await db.dispose()
         print(f"done {name}", flush=True)
 
+    if args.faq:
+        results["faq"] = await faq_recall(settings, args.faq)
     print("\n## Retrieval quality (gold passage) and search latency\n")
     results["quality_table"] = print_table(
         ["corpus", "method", "R@1", "R@5", "R@10", "MRR@10", "p50 ms", "p95 ms"], quality_rows
     )
+    if args.faq:
+        print("\n## FAQ paraphrases: gold entry in the top 5\n")
+        results["faq_table"] = print_table(
+            ["FAQ set", "method", "questions", "R@1", "R@5", "MRR@5"], results["faq"]["rows"]
+        )
     print("\n## Ingestion\n")
     results["ingest_table"] = print_table(
         ["corpus", "passages", "questions", "chunks", "seconds", "chunks/s"], ingest_rows
@@ -390,7 +389,7 @@ async def main() -> None:
         results["scale_table"] = print_table(["corpus", "method", "R@5", "p50 ms", "p95 ms"], rows)
         results["scale"] = {"chunks": total, "rows": rows}
         await db.dispose()
-    name = "retrieval" if quality_rows else "retrieval_scale"
+    name = "retrieval" if quality_rows or args.faq else "retrieval_scale"
     print(f"\nwrote {write_json(name, results)}")
 
 

@@ -47,7 +47,7 @@ from bench.common import (
     print_table,
     write_json,
 )
-from bench.retrieval import ingest_corpus
+from bench.searching import ingest_corpus
 from bot.app.runtime import Runtime, open_runtime, warm_up
 from bot.core.dispatcher import ServingCore
 from bot.core.inbox import LATE_AFTER_S

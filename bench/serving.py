@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from bench.common import CORPORA, connect, fresh_database, load_squad
-from bench.retrieval import ingest_corpus
+from bench.searching import ingest_corpus
 from bot.settings import Settings
 
 RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"

@@ -76,7 +76,7 @@ class Settings(BaseSettings):
     search_candidates: int = Field(default=40, validation_alias="SEARCH_CANDIDATES")
     search_keyword_weight: float = Field(default=1.0, validation_alias="SEARCH_KEYWORD_WEIGHT")
     search_vector_weight: float = Field(default=0.15, validation_alias="SEARCH_VECTOR_WEIGHT")
-    search_fusion: str = Field(default="linear", validation_alias="SEARCH_FUSION")
+    search_fusion: str = Field(default="adaptive", validation_alias="SEARCH_FUSION")
 
     llm_base_url: str | None = Field(default=None, validation_alias="LLM_BASE_URL")
     llm_api_key: SecretStr | None = Field(default=None, validation_alias="LLM_API_KEY")

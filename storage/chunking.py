@@ -15,6 +15,7 @@ class Block:
     text: str
     page: int | None = None
     heading: str | None = None
+    question: str | None = None  # an FAQ entry's own question (also its heading)
 
 
 @dataclass(frozen=True)
@@ -25,39 +26,56 @@ class TextChunk:
     position: int
     page: int | None
     heading: str | None
+    question: str | None = None  # the FAQ entry this chunk belongs to, if any
 
 
-# An FAQ entry starts at "Q:", "Question:", "問：", a numbered question, or a short
-# line ending in a question mark; its answer runs to the next one.
+# An FAQ entry starts at "Q:", "Question:", "問：" (marked), or at a numbered
+# question or a short line ending in a question mark; its answer runs to the next one.
 _FAQ_QUESTION = re.compile(
     r"^\s*(?:(?:q|question|問|问|問題|问题)\s*\d*\s*[:：.．]\s*(?P<q>.+)"
     r"|(?:\d{1,3}\s*[.)、．]\s*)?(?P<line>.{2,200}[?？]))\s*$",
     re.IGNORECASE,
 )
-MIN_FAQ_ENTRIES = 2  # one question line in prose is rhetoric, not an FAQ
+MIN_FAQ_ENTRIES = 2  # one unmarked question line in prose is rhetoric, not an FAQ
 
 
 def faq_blocks(blocks: list[Block]) -> list[Block]:
-    """FAQ-shaped blocks split into one block per entry, its question as the heading.
+    """FAQ-shaped blocks split into one block per entry, its question as heading and `question`.
 
-    The heading goes into every chunk's indexed text (`index_text`), so a long
-    answer's later chunks still carry the question they answer.
+    A block is FAQ-shaped when it holds two or more question lines, or opens
+    with one marked "Q:" (a file holding a single entry); a block whose heading
+    is a question is one entry. The heading goes into
+    every chunk's indexed text (`index_text`) and the question gets its own
+    vector, so a long answer's later chunks still belong to the question they answer.
     """
     out: list[Block] = []
     for block in blocks:
         lines = block.text.splitlines()
-        starts = [(i, _faq_question(line)) for i, line in enumerate(lines)]
-        entries = [(i, q) for i, q in starts if q]
-        if len(entries) < MIN_FAQ_ENTRIES:
-            out.append(block)
+        entries = [(i, q) for i, line in enumerate(lines) for q in [_faq_question(line)] if q]
+        if not _is_faq(lines, entries):
+            # a section headed by a question ("## How do I renew?") is an entry too
+            asked = _faq_question(block.heading) if block.heading and not entries else None
+            out.append(Block(block.text, block.page, block.heading, asked))
             continue
         if entries[0][0] > 0 and "\n".join(lines[: entries[0][0]]).strip():
             out.append(Block("\n".join(lines[: entries[0][0]]), block.page, block.heading))
         bounds = [i for i, _ in entries] + [len(lines)]
         for (start, question), end in zip(entries, bounds[1:], strict=True):
             body = "\n".join(lines[start:end]).strip()
-            out.append(Block(body, block.page, question))
+            out.append(Block(body, block.page, question, question))
     return out
+
+
+def _is_faq(lines: list[str], entries: list[tuple[int, str]]) -> bool:
+    if len(entries) >= MIN_FAQ_ENTRIES:
+        return True
+    if len(entries) != 1:
+        return False
+    start = entries[0][0]
+    opening = not "\n".join(lines[:start]).strip()
+    answered = bool("\n".join(lines[start + 1 :]).strip())
+    match = _FAQ_QUESTION.match(lines[start])
+    return opening and answered and match is not None and match.group("q") is not None
 
 
 def _faq_question(line: str) -> str | None:
@@ -111,7 +129,7 @@ def _make(sentences: list[str], position: int, block: Block) -> TextChunk:
         if joined and not (_is_cjk(joined[-1]) or _is_cjk(s[0])):
             joined += " "
         joined += s
-    return TextChunk(joined, position, block.page, block.heading)
+    return TextChunk(joined, position, block.page, block.heading, block.question)
 
 
 def _is_cjk(ch: str) -> bool:

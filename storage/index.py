@@ -79,7 +79,8 @@ async def reindex(
             await _resize_embedding_column(session, embedder.dim, keep_not_null=False)
         swapped = await session.execute(
             text(
-                "UPDATE chunks c SET embedding = r.embedding"
+                "UPDATE chunks c SET embedding = r.embedding,"
+                " question_embedding = r.question_embedding"
                 " FROM reindex_vectors r WHERE r.chunk_id = c.id"
             )
         )
@@ -104,21 +105,21 @@ class ReindexResult:
     swap_seconds: float
 
 
-Row = tuple[int, str, str | None, str]  # chunk id, document title, heading, body
+Row = tuple[int, str, str | None, str, str | None]  # id, title, heading, body, entry question
 
 
 async def _unembedded(session: AsyncSession, model_id: str) -> list[Row]:
     """Chunks without a staged vector of `model_id`, with what ingestion embeds of them."""
     rows = await session.execute(
         text(
-            "SELECT c.id, d.title, c.heading, c.text FROM chunks c"
+            "SELECT c.id, d.title, c.heading, c.text, c.entry_question FROM chunks c"
             " JOIN documents d ON d.id = c.document_id"
             " WHERE NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.id"
             " AND r.embedder = :m) ORDER BY c.id"
         ),
         {"m": model_id},
     )
-    return [(r[0], r[1], r[2], r[3]) for r in rows]
+    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
 
 async def _stage(db: Database, embedder: Embedder, rows: list[Row]) -> None:
@@ -128,18 +129,28 @@ async def _stage(db: Database, embedder: Embedder, rows: list[Row]) -> None:
 
 
 async def _stage_in(session: AsyncSession, embedder: Embedder, rows: list[Row]) -> None:
-    texts = [index_text(title, heading, body) for _, title, heading, body in rows]
+    texts = [index_text(title, heading, body) for _, title, heading, body, _ in rows]
     vectors = await asyncio.to_thread(embedder.model.embed_documents, texts)
+    # an FAQ entry's chunks share its question: each one embedded once
+    questions = list(dict.fromkeys(r[4] for r in rows if r[4]))
+    asked = await asyncio.to_thread(embedder.model.embed_documents, questions) if questions else []
+    by_question = dict(zip(questions, asked, strict=True))
     # ON CONFLICT: a chunk deleted meanwhile is simply gone (the foreign key cascades)
     await session.execute(
         text(
-            "INSERT INTO reindex_vectors (chunk_id, embedder, embedding)"
-            " SELECT :id, :m, CAST(:v AS vector) WHERE EXISTS"
+            "INSERT INTO reindex_vectors (chunk_id, embedder, embedding, question_embedding)"
+            " SELECT :id, :m, CAST(:v AS vector), CAST(:q AS vector) WHERE EXISTS"
             " (SELECT 1 FROM chunks WHERE id = :id)"
-            " ON CONFLICT (chunk_id) DO UPDATE SET embedder = :m, embedding = EXCLUDED.embedding"
+            " ON CONFLICT (chunk_id) DO UPDATE SET embedder = :m, embedding = EXCLUDED.embedding,"
+            " question_embedding = EXCLUDED.question_embedding"
         ),
         [
-            {"id": r[0], "m": embedder.model_id, "v": vector_literal(v)}
+            {
+                "id": r[0],
+                "m": embedder.model_id,
+                "v": vector_literal(v),
+                "q": vector_literal(by_question[r[4]]) if r[4] else None,
+            }
             for r, v in zip(rows, vectors, strict=True)
         ],
     )
@@ -148,13 +159,17 @@ async def _stage_in(session: AsyncSession, embedder: Embedder, rows: list[Row]) 
 async def _resize_embedding_column(
     session: AsyncSession, dim: int, keep_not_null: bool = True
 ) -> None:
-    """Recreate the embedding column and its HNSW index at a new dimension."""
-    await session.execute(text("DROP INDEX IF EXISTS ix_chunks_embedding"))
-    await session.execute(text("ALTER TABLE chunks DROP COLUMN embedding"))
-    await session.execute(text(f"ALTER TABLE chunks ADD COLUMN embedding vector({int(dim)})"))
-    await session.execute(text("ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE PLAIN"))
+    """Recreate the embedding columns (chunk, entry question) and their HNSW indexes at a
+    new dimension."""
+    for column in ("embedding", "question_embedding"):
+        await session.execute(text(f"DROP INDEX IF EXISTS ix_chunks_{column}"))
+        await session.execute(text(f"ALTER TABLE chunks DROP COLUMN {column}"))
+        await session.execute(text(f"ALTER TABLE chunks ADD COLUMN {column} vector({int(dim)})"))
+        await session.execute(text(f"ALTER TABLE chunks ALTER COLUMN {column} SET STORAGE PLAIN"))
+        await session.execute(
+            text(
+                f"CREATE INDEX ix_chunks_{column} ON chunks USING hnsw ({column} vector_cosine_ops)"
+            )
+        )
     if keep_not_null:
         await session.execute(text("ALTER TABLE chunks ALTER COLUMN embedding SET NOT NULL"))
-    await session.execute(
-        text("CREATE INDEX ix_chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops)")
-    )

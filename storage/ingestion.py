@@ -308,6 +308,7 @@ class IngestionService:
             batch = pieces[start : start + size]
             texts = [index_text(title, p.heading, p.text) for p in batch]
             vectors = await asyncio.to_thread(self._embedder.model.embed_documents, texts)
+            asked = await self._question_vectors(batch)
             tokens = await asyncio.to_thread(_tokenise, texts)
             for piece, words, vector in zip(batch, tokens, vectors, strict=True):
                 out.append(
@@ -319,11 +320,21 @@ class IngestionService:
                         language,
                         words,
                         vector,
+                        piece.question,
+                        asked.get(piece.question) if piece.question else None,
                     )
                 )
             if on_progress:
                 on_progress(len(out), len(pieces))
         return out
+
+    async def _question_vectors(self, batch: list[TextChunk]) -> dict[str, list[float]]:
+        """Each FAQ entry question of the batch embedded once (an entry's chunks share it)."""
+        questions = list(dict.fromkeys(p.question for p in batch if p.question))
+        if not questions:
+            return {}
+        vectors = await asyncio.to_thread(self._embedder.model.embed_documents, questions)
+        return dict(zip(questions, vectors, strict=True))
 
     async def _stale_embedder(self, session: AsyncSession) -> str | None:
         """Why this process may not add vectors: the index was re-embedded by another one."""

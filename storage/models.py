@@ -58,6 +58,8 @@ class Chunk(Base):
     token_count: Mapped[int]
     keywords: Mapped[Any] = mapped_column(TSVECTOR)
     embedding: Mapped[Any] = mapped_column(Vector())
+    entry_question: Mapped[str | None] = mapped_column(Text)  # the FAQ entry's question
+    question_embedding: Mapped[Any] = mapped_column(Vector(), nullable=True)
 
 
 class Form(Base):

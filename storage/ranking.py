@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textkit.tokens import stopwords
 
 RRF_K = 60
@@ -65,4 +67,52 @@ def rrf(
     for name, ranked in rankings.items():
         for rank, (chunk_id, _score) in enumerate(ranked, start=1):
             fused[chunk_id] = fused.get(chunk_id, 0.0) + weights[name] / (RRF_K + rank)
+    return fused
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What each side of the search says about one candidate chunk.
+
+    `bm25` is None when the keyword side did not bring the chunk; `coverage`
+    is the share of the question's content-term weight the chunk holds;
+    `cosine` its embedding similarity (for an FAQ entry, with its question too).
+    """
+
+    bm25: float | None
+    coverage: float
+    cosine: float
+
+
+def adaptive_fusion(candidates: dict[int, Evidence]) -> dict[int, float]:
+    """Each side weighted by how sure it is for this question, then summed.
+
+    The keyword side's evidence for a chunk is its coverage times its BM25
+    relative to the best (a chunk must both hold much of the question and
+    rank high: the best BM25 of a weak list, one common word matched, stays
+    weak); the vector side's is the mean of its cosine and its cosine min-max
+    scaled over the candidates. The keyword side weighs the squared best
+    coverage any candidate reaches, the vector side the squared best cosine:
+    when the question's rare terms are all found somewhere (an extractive
+    question, a product code) the keywords lead; when few of its words occur
+    anywhere (a paraphrase, another language) the meaning leads. Squaring lets
+    the surer side lead clearly instead of averaging the two.
+    """
+    if not candidates:
+        return {}
+    top_bm25 = max((e.bm25 or 0.0 for e in candidates.values()), default=0.0)
+    cosines = [e.cosine for e in candidates.values()]
+    lo, hi = min(cosines), max(cosines)
+    keyword_weight = max(e.coverage for e in candidates.values()) ** 2
+    vector_weight = max(0.0, hi) ** 2
+    total = keyword_weight + vector_weight
+    if total <= 0:
+        return {cid: 0.0 for cid in candidates}
+    fused: dict[int, float] = {}
+    for cid, e in candidates.items():
+        relative = (e.bm25 or 0.0) / top_bm25 if top_bm25 > 0 else 0.0
+        keyword = e.coverage * relative
+        spread = (e.cosine - lo) / (hi - lo) if hi > lo else 1.0
+        vector = (spread + e.cosine) / 2
+        fused[cid] = (keyword_weight * keyword + vector_weight * vector) / total
     return fused

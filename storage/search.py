@@ -21,7 +21,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
-from storage.ranking import coverage_weights, linear_fusion, relevance, rrf
+from storage.ranking import (
+    Evidence,
+    adaptive_fusion,
+    coverage_weights,
+    linear_fusion,
+    relevance,
+    rrf,
+)
 from storage.search_types import (
     QueryTerms,
     SearchFilters,
@@ -32,7 +39,7 @@ from storage.search_types import (
 )
 from storage.support import set_supports, support_tokens
 from textkit.question_words import asks_number
-from textkit.tokens import keyword_tokens
+from textkit.tokens import keyword_tokens, stopwords
 
 logger = logging.getLogger(__name__)
 
@@ -42,10 +49,16 @@ K1, B = 1.2, 0.75
 # rows: very common terms ("的", "the") barely move a BM25 ranking but would
 # make every query read a posting for nearly every chunk.
 MAX_KEYWORD_POSTINGS = 6000
-FUSIONS = ("linear", "rrf")
+FUSIONS = ("adaptive", "linear", "rrf")
 # The fused ranking picks the pool whose details are read; `score` orders the pool.
 POOL_FACTOR = 4
 MIN_POOL = 20
+# A chunk's cosine with the query; an FAQ entry's chunk averages in its question's.
+ENTRY_COSINE = (
+    "CASE WHEN c.question_embedding IS NULL THEN 1 - (c.embedding <=> CAST(:vec AS vector))"
+    " ELSE 1 - ((c.embedding <=> CAST(:vec AS vector))"
+    " + (c.question_embedding <=> CAST(:vec AS vector))) / 2 END"
+)
 
 
 class HybridSearcher:
@@ -58,7 +71,7 @@ class HybridSearcher:
         candidates: int = 40,
         keyword_weight: float = 1.0,
         vector_weight: float = 0.15,
-        fusion: str = "linear",
+        fusion: str = "adaptive",
     ) -> None:
         if fusion not in FUSIONS:
             raise ValueError(f"fusion must be one of {FUSIONS}, not {fusion!r}")
@@ -111,26 +124,41 @@ class HybridSearcher:
             )
             try:
                 if mode in ("hybrid", "keyword"):
-                    rankings["keyword"] = await self._keyword_ids(session, terms, filters)
+                    # the adaptive fusion ranks by content terms: in a small collection
+                    # a question word ("when", "how") is rare enough to outweigh the topic
+                    content = self.fusion == "adaptive" and mode == "hybrid"
+                    rankings["keyword"] = await self._keyword_ids(session, terms, filters, content)
             finally:
                 if vector_side is not None:
                     rankings["vector"] = await vector_side
-            fuse = linear_fusion if self.fusion == "linear" else rrf
-            fused = fuse(rankings, self.weights)
-            order = sorted(fused, key=lambda i: -fused[i])
             ranks = {
                 name: {cid: r for r, (cid, _) in enumerate(ranked, 1)}
                 for name, ranked in rankings.items()
             }
-            pool = order[: max(POOL_FACTOR * top_k, MIN_POOL)]
-            hits = await self._details(session, pool, vec_literal, terms)
+            adaptive = self.fusion == "adaptive" and mode == "hybrid"
+            if adaptive:
+                # the fusion weighs coverage and cosine: every candidate's are read
+                pool = list(dict.fromkeys(c for ranked in rankings.values() for c, _ in ranked))
+                hits = await self._details(session, pool, vec_literal, terms)
+                bm25 = dict(rankings.get("keyword", []))
+                fused = adaptive_fusion(
+                    {c: Evidence(bm25.get(c), h.coverage, h.cosine) for c, h in hits.items()}
+                )
+                pool = sorted(hits, key=lambda c: -fused[c])
+            else:
+                fuse = rrf if self.fusion == "rrf" else linear_fusion
+                fused = fuse(rankings, self.weights)
+                order = sorted(fused, key=lambda i: -fused[i])
+                pool = order[: max(POOL_FACTOR * top_k, MIN_POOL)]
+                hits = await self._details(session, pool, vec_literal, terms)
         for chunk_id, hit in hits.items():
             hit.fusion = round(fused[chunk_id], 6)
             hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
         set_leads(list(hits.values()))  # over the whole pool, before the threshold
         passing = [hits[c] for c in pool if c in hits and hits[c].score >= threshold]
-        # a one-sided baseline keeps its own side's order
-        out = per_document_hits(passing, top_k, per_document, by_score=mode == "hybrid")
+        # the adaptive fusion and a one-sided baseline keep their own order
+        by_score = mode == "hybrid" and not adaptive
+        out = per_document_hits(passing, top_k, per_document, by_score=by_score)
         # jieba over each passage's sentences is CPU work: off the event loop
         await asyncio.to_thread(set_supports, out, terms.support, asks_number(asked))
         return out
@@ -202,19 +230,33 @@ class HybridSearcher:
             await session.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.candidates)}"))
         if where:
             await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+        # The nearest chunks and the nearest FAQ entry questions (each through its own
+        # HNSW index), ranked by the chunk's cosine: an entry's is the mean of its
+        # chunk's and its question's, so a paraphrase of the question finds the entry.
         rows = await session.execute(
             text(
-                f"SELECT c.id, 1 - (c.embedding <=> CAST(:vec AS vector)) FROM chunks c {where}"
-                " ORDER BY c.embedding <=> CAST(:vec AS vector) LIMIT :n"
+                f"SELECT c.id, {ENTRY_COSINE} FROM chunks c WHERE c.id IN ("
+                f"(SELECT c.id FROM chunks c {where}"
+                " ORDER BY c.embedding <=> CAST(:vec AS vector) LIMIT :n) UNION"
+                f" (SELECT c.id FROM chunks c {where}"
+                " ORDER BY c.question_embedding <=> CAST(:vec AS vector) LIMIT :n))"
+                " ORDER BY 2 DESC, c.id LIMIT :n"
             ),
             {"vec": vec, "n": self.candidates, **params},
         )
         return [(r[0], float(r[1])) for r in rows]
 
     async def _keyword_ids(
-        self, session: AsyncSession, terms: QueryTerms, filters: SearchFilters
+        self,
+        session: AsyncSession,
+        terms: QueryTerms,
+        filters: SearchFilters,
+        content_only: bool = False,
     ) -> list[tuple[int, float]]:
         idf = terms.idf
+        if content_only:
+            skip = stopwords()
+            idf = {t: v for t, v in idf.items() if t not in skip} or idf
         known = sorted((t for t, (_, df) in idf.items() if df > 0), key=lambda t: idf[t][1])
         selective: list[str] = []
         postings = 0
@@ -262,12 +304,13 @@ class HybridSearcher:
             return {}
         weights = coverage_weights(query.idf)
         # vectors of another embedder (maybe another size) are not compared with this one's
-        cosine = "1 - (c.embedding <=> CAST(:vec AS vector))" if query.vectors_usable else "0.0"
+        cosine = ENTRY_COSINE if query.vectors_usable else "0.0"
         terms = sorted(weights)
         total_idf = sum(weights.values()) or 1.0
         rows = await session.execute(
             text(
                 "SELECT c.id, d.title, c.text, c.page, c.heading, c.language, d.url,"
+                " c.entry_question,"
                 f" {cosine},"
                 " (SELECT coalesce(sum(q.idf), 0) FROM unnest(CAST(:terms AS text[]),"
                 " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
@@ -277,7 +320,7 @@ class HybridSearcher:
             {"terms": terms, "idfs": [weights[t] for t in terms], "vec": vec, "ids": ids},
         )
         hits: dict[int, SearchHit] = {}
-        for cid, title, body, page, heading, lang, url, cos, matched in rows:
+        for cid, title, body, page, heading, lang, url, question, cos, matched in rows:
             coverage = float(matched) / total_idf
             hits[cid] = SearchHit(
                 document=title,
@@ -288,6 +331,7 @@ class HybridSearcher:
                 heading=heading,
                 language=lang,
                 url=url,
+                question=question,
                 cosine=round(float(cos), 4),
                 coverage=round(coverage, 4),
             )

@@ -40,6 +40,7 @@ class SearchHit:
     heading: str | None = None
     language: str | None = None
     url: str | None = None  # where the document can be read, when known
+    question: str | None = None  # the FAQ entry's own question, when the chunk is one
     cosine: float = 0.0
     coverage: float = 0.0
     # share of the question's content terms found together in two sentences (storage.support)

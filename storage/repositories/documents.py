@@ -16,7 +16,7 @@ from storage.models import Document, IndexMeta
 
 @dataclass(frozen=True)
 class NewChunk:
-    """A chunk to insert: text, place, tokens and embedding."""
+    """A chunk to insert: text, place, tokens and embedding (and its FAQ entry's question)."""
 
     text: str
     position: int
@@ -25,6 +25,8 @@ class NewChunk:
     language: str | None
     tokens: list[str]
     embedding: list[float]
+    question: str | None = None
+    question_embedding: list[float] | None = None
 
 
 async def lock_keys(session: AsyncSession, keys: list[str]) -> None:
@@ -68,16 +70,21 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
     session.add(document)
     await session.flush()
     vectors = [vector_literal(c.embedding) for c in chunks]
+    questions = [
+        vector_literal(c.question_embedding) if c.question_embedding else None for c in chunks
+    ]
     if chunks:
         # One round trip for all chunks; the ids come back for the term postings.
         result = await session.execute(
             text(
                 "INSERT INTO chunks (document_id, position, text, page, heading, language,"
-                " token_count, keywords, embedding) SELECT :doc, * FROM unnest("
+                " token_count, keywords, embedding, entry_question, question_embedding)"
+                " SELECT :doc, * FROM unnest("
                 "CAST(:position AS int[]), CAST(:text AS text[]), CAST(:page AS int[]),"
                 " CAST(:heading AS text[]), CAST(:language AS text[]),"
                 " CAST(:token_count AS int[]), CAST(:keywords AS tsvector[]),"
-                " CAST(:embedding AS vector[])) RETURNING id, position"
+                " CAST(:embedding AS vector[]), CAST(:question AS text[]),"
+                " CAST(:question_embedding AS vector[])) RETURNING id, position"
             ),
             {
                 "doc": document.id,
@@ -89,6 +96,8 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
                 "token_count": [len(c.tokens) for c in chunks],
                 "keywords": [tsvector_literal(c.tokens) for c in chunks],
                 "embedding": vectors,
+                "question": [c.question for c in chunks],
+                "question_embedding": questions,
             },
         )
         ids = dict((pos, cid) for cid, pos in result.all())

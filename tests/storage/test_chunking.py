@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storage.chunking import Block, chunk_blocks
+from storage.chunking import Block, chunk_blocks, faq_blocks
 
 
 def test_chunks_respect_size_keep_overlap_and_never_cut_sentences() -> None:
@@ -30,3 +30,46 @@ def test_chunks_do_not_span_blocks_and_keep_headings() -> None:
 def test_overlong_sentence_is_cut_hard() -> None:
     chunks = chunk_blocks([Block("字" * 250)], size=100, overlap=0)
     assert [len(c.text) for c in chunks] == [100, 100, 50]
+
+
+def test_faq_page_splits_into_entries_with_their_questions() -> None:
+    page = (
+        "Citizen FAQ\n"
+        "Q: How do I renew my passport?\nA: Bring your old passport to any service centre.\n"
+        "Q: What does a library card cost?\nA: It is free for residents."
+    )
+    blocks = faq_blocks([Block(page)])
+    assert [b.question for b in blocks] == [
+        None,
+        "How do I renew my passport?",
+        "What does a library card cost?",
+    ]
+    assert blocks[1].heading == blocks[1].question
+    # every chunk of an entry carries its question, even a long answer's later ones
+    long_answer = "Q: Where can I park?\nA: " + " ".join(f"Zone {i} has spaces." for i in range(60))
+    chunks = chunk_blocks(faq_blocks([Block(long_answer)]), size=200, overlap=20)
+    assert len(chunks) > 2
+    assert {c.question for c in chunks} == {"Where can I park?"}
+
+
+def test_a_file_holding_one_marked_entry_is_an_entry() -> None:
+    [entry] = faq_blocks([Block("Q: Strikethrough with GitHub Markdown\nA: Use ~~tildes~~.")])
+    assert entry.question == "Strikethrough with GitHub Markdown"
+    [zh] = faq_blocks([Block("問：如何申請停車許可證？\n答：攜帶行車執照到區公所辦理。")])
+    assert zh.question == "如何申請停車許可證？"
+
+
+def test_a_question_in_prose_is_not_an_entry() -> None:
+    prose = "Why do cities plant trees?\nTrees cool the streets and clean the air."
+    assert faq_blocks([Block(prose)])[0].question is None
+    opening = "The fee rose this year. Why?\nBecause costs rose."
+    assert faq_blocks([Block(opening)])[0].question is None
+    # a marked question with no answer after it is not an entry either
+    assert faq_blocks([Block("Q: anything?")])[0].question is None
+
+
+def test_a_section_headed_by_a_question_is_an_entry() -> None:
+    [section] = faq_blocks([Block("Bring two photos and your ID.", heading="How do I apply?")])
+    assert section.question == "How do I apply?"
+    [plain] = faq_blocks([Block("Bring two photos and your ID.", heading="Applying")])
+    assert plain.question is None

@@ -1,0 +1,69 @@
+"""The searchers a retrieval benchmark compares, and building their index from passages."""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import text
+
+from bot.app.runtime import ingest_options, upload_policy
+from bot.settings import Settings
+from storage.db import Database
+from storage.embeddings import build_embedder
+from storage.index import check_embedder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+
+# method name → (fusion, search mode)
+METHODS = {
+    "hybrid (adaptive fusion, default)": ("adaptive", "hybrid"),
+    "hybrid (linear fusion, previous default)": ("linear", "hybrid"),
+    "hybrid (weighted RRF)": ("rrf", "hybrid"),
+    "keyword only (BM25 in Postgres)": ("linear", "keyword"),
+    "vector only (pgvector HNSW)": ("linear", "vector"),
+}
+HYBRID = "hybrid (adaptive fusion, default)"
+CUTS = (1, 5, 10)
+
+
+async def ingest_corpus(
+    db: Database, passages: dict[str, str], settings: Settings
+) -> dict[str, float]:
+    embedder = build_embedder(None, None, None, None)
+    await check_embedder(db, embedder)
+    service = IngestionService(db, embedder, ingest_options(settings, upload_policy(settings)))
+    start = time.perf_counter()
+    chunks = 0
+    for pid, body in passages.items():
+        result = await service.ingest_bytes("passage.txt", body.encode(), title=pid)
+        chunks += result.chunks
+    seconds = time.perf_counter() - start
+    await vacuum(db)
+    return {"ingest_s": seconds, "chunks": chunks, "chunks_per_s": chunks / seconds}
+
+
+def searchers(db: Database, settings: Settings) -> dict[str, tuple[HybridSearcher, str]]:
+    """One searcher per benchmarked method."""
+    embedder = build_embedder(None, None, None, None)
+    return {
+        name: (
+            HybridSearcher(
+                db,
+                embedder,
+                settings.search_candidates,
+                settings.search_keyword_weight,
+                settings.search_vector_weight if fusion == "linear" else 0.5,
+                fusion,
+            ),
+            mode,
+        )
+        for name, (fusion, mode) in METHODS.items()
+    }
+
+
+async def vacuum(db: Database) -> None:
+    """VACUUM ANALYZE as autovacuum eventually would (index-only scans need it)."""
+    async with db.engine.connect() as conn:
+        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+        for table in ("chunks", "chunk_terms", "keyword_terms"):
+            await conn.execute(text(f"VACUUM ANALYZE {table}"))
