@@ -1,13 +1,22 @@
-"""Hybrid retrieval: pgvector cosine top-N and BM25 over jieba tokens, fused by RRF.
+"""Hybrid retrieval: pgvector cosine top-N and BM25 over jieba tokens, fused.
 
-Two fusions are available. The default, "linear", adds the max-normalised
-BM25 score to `vector_weight` times the min-max-normalised cosine: measured
-on DRCD and XQuAD (bench/retrieval.py) it beats BM25 alone, whereas
-reciprocal-rank fusion ("rrf", weighted) loses to BM25 on the Chinese sets
-because it throws the score gaps away. Each result also carries `score`, a
-relevance estimate in [0, 1] that thresholds use: 0.8 × the keyword coverage
-(the share of the question's IDF mass that the passage contains) + 0.2 × the
-cosine similarity.
+The vector side looks up the nearest chunks and the nearest FAQ entry
+questions (each chunk cut from an FAQ entry keeps its entry's question and its
+vector): an entry's cosine is the mean of its chunk's and its question's, so a
+citizen's paraphrase of the question finds the entry, and every chunk of a
+long answer stays tied to it.
+
+Three fusions. The default, "adaptive" (storage.ranking.adaptive_fusion),
+weighs each side by how sure it is for this question: the keyword side by the
+best keyword coverage among the candidates, the vector side by the best
+cosine, so extractive questions whose rare terms all occur are led by BM25
+and paraphrases or other-language questions by the meaning. "linear" (the
+default before FAQ paraphrases were measured) adds the max-normalised BM25 to
+`vector_weight` times the min-max cosine; "rrf" is weighted reciprocal-rank
+fusion. Each result also carries `score`, a relevance estimate in [0, 1] that
+thresholds use: 0.8 × the keyword coverage (the share of the question's IDF
+mass that the passage contains) + 0.2 × the cosine similarity. The figures
+behind these choices are in docs/benchmarks.md (`bench.retrieval`).
 """
 
 from __future__ import annotations
@@ -326,7 +335,7 @@ class HybridSearcher:
                 document=title,
                 chunk_id=cid,
                 text=body,
-                score=relevance(float(cos), coverage),
+                score=relevance(float(cos), coverage, entry=question is not None),
                 page=page,
                 heading=heading,
                 language=lang,

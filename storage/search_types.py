@@ -78,14 +78,21 @@ def filter_sql(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
 
 
 def set_leads(hits: list[SearchHit]) -> None:
-    """Each hit's `lead`: its score minus the best score of any other document's hit."""
-    best: dict[str, float] = {}
+    """Each hit's `lead`: its score minus the best score of any other document's hit.
+
+    An FAQ entry is its own unit: entries on one page compete with each other.
+    """
+    best: dict[tuple[str, str | None], float] = {}
     for h in hits:
-        best[h.document] = max(best.get(h.document, 0.0), h.score)
+        best[_unit(h)] = max(best.get(_unit(h), 0.0), h.score)
     ranked = sorted(best.items(), key=lambda kv: -kv[1])[:2]
     for h in hits:
-        other = next((score for doc, score in ranked if doc != h.document), 0.0)
+        other = next((score for unit, score in ranked if unit != _unit(h)), 0.0)
         h.lead = round(h.score - other, 4)
+
+
+def _unit(hit: SearchHit) -> tuple[str, str | None]:
+    return (hit.document, hit.question)
 
 
 def per_document_hits(

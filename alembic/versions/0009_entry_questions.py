@@ -8,7 +8,7 @@ to their question. Other chunks leave both empty (HNSW skips NULLs).
 `reindex_vectors` stages the re-embedded question vectors too.
 
 Existing FAQ documents get their questions on their next upload (or
-`ragbot rechunk`); until then they are searched as before.
+`ragbot reindex --rechunk`); until then they are searched as before.
 
 Revision ID: 0009
 Revises: 0008

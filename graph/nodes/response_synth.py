@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
 from graph.events import Reset
+from graph.faq_entry import entry_answer
 from graph.grounding import is_grounded
 from graph.llm_answer import model_answer
 from graph.nodes.planner import is_thanks
@@ -54,7 +55,9 @@ def candidate_sentences(evidence: list[dict[str, Any]]) -> list[Candidate]:
     """The sentences an answer may quote, each with its keyword tokens (cut once)."""
     out: list[Candidate] = []
     for idx, item in enumerate(evidence[:MAX_EVIDENCE]):
-        for pos, raw in enumerate(split_sentences(item["text"])):
+        # an FAQ entry's own question line is never quoted as if it answered
+        body = entry_answer(item["text"], item.get("question"))
+        for pos, raw in enumerate(split_sentences(body)):
             sentence = _LINE_BREAK.sub(" ", raw)
             out.append((idx, pos, sentence, frozenset(keyword_tokens(sentence))))
     return out
@@ -162,7 +165,14 @@ def _compose(
     similarity: dict[str, float],
     language: str,
 ) -> tuple[str, list]:
-    """Pick the sentences, number the citations and write them in the user's script."""
+    """Pick the sentences, number the citations and write them in the user's script.
+
+    When the best passage is an FAQ entry, the answer is drawn from that entry
+    alone: it was written to answer this question, and a neighbouring entry's
+    sentence sharing a word would answer another one.
+    """
+    if evidence and evidence[0].get("question"):
+        candidates = [c for c in candidates if c[0] == 0] or candidates
     picked = pick_sentences(wanted, evidence, candidates, context, similarity)
     numbers, citations = cite(evidence, [idx for _, idx in picked])
     lines = [say("answer_intro", language)]

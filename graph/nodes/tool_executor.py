@@ -43,8 +43,10 @@ async def _retrieve(
             "support": getattr(h, "support", 0.0),
             "cosine": getattr(h, "cosine", 0.0),
             "lead": getattr(h, "lead", 0.0),
+            "question": getattr(h, "question", None),
+            "rank": rank,
         }
-        for h in hits
+        for rank, h in enumerate(hits, 1)
     ]
     # a document's sentences addressed to the assistant never reach a model or an answer
     return redact_evidence(found)[0]
@@ -53,7 +55,8 @@ async def _retrieve(
 def merge_candidates(
     earlier: list[dict[str, Any]], hits: list[dict[str, Any]], limit: int
 ) -> list[dict[str, Any]]:
-    """Earlier candidates and new hits, one entry per chunk (its best score), by score.
+    """Earlier candidates and new hits, one entry per chunk (its best score), in the
+    search's order (its best rank in any search; then by score).
 
     Grounded passages (graph.grounding) come before the others: they are what
     the answer is drawn from.
@@ -61,9 +64,14 @@ def merge_candidates(
     best: dict[int, dict[str, Any]] = {}
     for item in [*hits, *earlier]:
         kept = best.get(item["chunk_id"])
+        rank = min(item.get("rank", limit), kept.get("rank", limit)) if kept else None
         if kept is None or item["score"] > kept["score"]:
             best[item["chunk_id"]] = item
-    ordered = sorted(best.values(), key=lambda c: (not is_grounded(c), -c["score"]))
+        if rank is not None:
+            best[item["chunk_id"]] = {**best[item["chunk_id"]], "rank": rank}
+    ordered = sorted(
+        best.values(), key=lambda c: (not is_grounded(c), c.get("rank", limit), -c["score"])
+    )
     return ordered[:limit]
 
 

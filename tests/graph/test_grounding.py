@@ -46,3 +46,11 @@ def test_lead_is_the_margin_over_the_best_other_document() -> None:
     hits = [_hit("a", 0.9), _hit("a", 0.7), _hit("b", 0.6), _hit("c", 0.5)]
     set_leads(hits)
     assert [h.lead for h in hits] == [0.3, 0.1, -0.3, -0.4]
+
+
+def test_entries_on_one_faq_page_compete_with_each_other_for_the_lead() -> None:
+    hits = [_hit("faq", 0.8), _hit("faq", 0.7), _hit("other", 0.4)]
+    hits[0].question, hits[1].question = "How do I renew?", "What does it cost?"
+    set_leads(hits)
+    # the best entry leads the next entry of its own page, not only other documents
+    assert [h.lead for h in hits] == [0.1, -0.1, -0.4]

@@ -98,3 +98,24 @@ async def test_other_processes_notice_the_new_embedder(
     fresh = IngestionService(db, other, IngestOptions())
     assert (await fresh.ingest_bytes("late.md", b"# Late\n\nA late document.")).status == "added"
     assert (await reindex(db, embedder)).chunks == 2  # back, for the fixture teardown
+
+
+async def test_reindex_to_another_dimension_re_embeds_faq_questions(
+    db: Database, ingestion: IngestionService, embedder: Embedder
+) -> None:
+    faq = "Q: How do I renew my passport?\nA: Bring your old passport and a photo."
+    await ingestion.ingest_bytes("faq.txt", faq.encode())
+    other = Embedder(DeterministicFakeEmbedding(size=8), "fake/8", 8)
+    assert (await reindex(db, other)).chunks == 1
+    async with db.sessions() as s:
+        question, vector = (
+            await s.execute(
+                text("SELECT entry_question, CAST(question_embedding AS text) FROM chunks")
+            )
+        ).one()
+    assert question == "How do I renew my passport?"
+    expected = other.model.embed_documents([question])[0]
+    assert max(abs(a - b) for a, b in zip(json.loads(vector), expected, strict=True)) < 1e-4
+    # the new embedder's searches match the question again
+    hits = await HybridSearcher(db, other).search("How do I renew my passport?", top_k=1)
+    assert hits[0].question == question

@@ -153,12 +153,20 @@ async def test_rechunk_rebuilds_chunks_of_documents_stored_before_faq_splitting(
 
     await ingestion.ingest_bytes("faq.txt", FAQ_PAGE.encode())
     async with db.transaction() as session:  # as an older version stored it: no headings
-        await session.execute(text("UPDATE chunks SET heading = NULL"))
+        await session.execute(
+            text(
+                "UPDATE chunks SET heading = NULL, entry_question = NULL, question_embedding = NULL"
+            )
+        )
     done = await rechunk(db, ingestion, 300, 80)
     assert done.documents == 1 and done.chunks_after >= 4
     async with db.sessions() as session:
         headings = (await session.execute(text("SELECT DISTINCT heading FROM chunks"))).scalars()
         assert "Where can I park near the service centre?" in set(headings)
+        questions = await session.execute(
+            text("SELECT entry_question FROM chunks WHERE question_embedding IS NOT NULL")
+        )
+        assert "Where can I park near the service centre?" in set(questions.scalars())
     hits = await searcher.search("park near the service centre")
     assert hits and hits[0].document == "faq"
 

@@ -66,8 +66,7 @@ ENTRIES = [
     ),
     Entry(
         "How do I register the birth of a child?",
-        "Register within 60 days at a household registration office with the hospital"
-        " certificate.",
+        "Register within 60 days at a household registration office with the hospital certificate.",
         "how do we register our newborn baby",
     ),
     Entry(
