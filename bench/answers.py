@@ -30,14 +30,14 @@ from bench.common import (
 from bench.faq import FaqEntry, faq_sets
 from bench.faq import corpus as faq_corpus
 from bench.faq import questions as faq_questions
-from bench.searching import ingest_corpus
+from bench.searching import configured_embedder, ingest_corpus
 from bot.service import AnswerService
 from bot.settings import Settings
 from graph.context import GraphContext
 from graph.models import build_chat_model
 from graph.nodes.query_builder import rewrite_for_retry
 from storage.db import Database
-from storage.embeddings import Embedder, build_embedder
+from storage.embeddings import Embedder
 from storage.forms import FormFinder
 from storage.search import HybridSearcher
 from tests.support.fake_openai import FakeOpenAI, Reply, first_source_sentence
@@ -79,7 +79,7 @@ def default_searcher(
     """The hybrid searcher with the configured weights (the local embedder by default)."""
     return HybridSearcher(
         db,
-        embedder or build_embedder(None, None, None, None),
+        embedder or configured_embedder(settings),
         settings.search_candidates,
         settings.search_keyword_weight,
         settings.search_vector_weight,
@@ -90,7 +90,7 @@ def default_searcher(
 def service_for(
     db: Database, settings: Settings, llm: Any = None, telemetry: Any = None
 ) -> AnswerService:
-    embedder = build_embedder(None, None, None, None)
+    embedder = configured_embedder(settings)
     searcher = default_searcher(db, settings, embedder)
     context = GraphContext(
         searcher=searcher, forms=FormFinder(db), llm=llm, llm_timeout=10, embedder=embedder.model

@@ -9,7 +9,7 @@ from sqlalchemy import text
 from bot.app.runtime import ingest_options, upload_policy
 from bot.settings import Settings
 from storage.db import Database
-from storage.embeddings import build_embedder
+from storage.embeddings import Embedder, build_embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
@@ -26,10 +26,18 @@ HYBRID = "hybrid (adaptive fusion, default)"
 CUTS = (1, 5, 10)
 
 
+def configured_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings name (EMBEDDING_*; the local one when none is set)."""
+    key = settings.embedding_api_key.get_secret_value() if settings.embedding_api_key else None
+    return build_embedder(
+        settings.embedding_base_url, key, settings.embedding_model, settings.embedding_dim
+    )
+
+
 async def ingest_corpus(
     db: Database, passages: dict[str, str], settings: Settings
 ) -> dict[str, float]:
-    embedder = build_embedder(None, None, None, None)
+    embedder = configured_embedder(settings)
     await check_embedder(db, embedder)
     service = IngestionService(db, embedder, ingest_options(settings, upload_policy(settings)))
     start = time.perf_counter()
@@ -44,7 +52,7 @@ async def ingest_corpus(
 
 def searchers(db: Database, settings: Settings) -> dict[str, tuple[HybridSearcher, str]]:
     """One searcher per benchmarked method."""
-    embedder = build_embedder(None, None, None, None)
+    embedder = configured_embedder(settings)
     return {
         name: (
             HybridSearcher(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import median
 
 from textkit.tokens import stopwords
 
@@ -93,32 +94,36 @@ class Evidence:
 def adaptive_fusion(candidates: dict[int, Evidence]) -> dict[int, float]:
     """Each side weighted by how sure it is for this question, then summed.
 
-    The keyword side's evidence for a chunk is its coverage times its BM25
-    relative to the best (a chunk must both hold much of the question and
-    rank high: the best BM25 of a weak list, one common word matched, stays
-    weak); the vector side's is the mean of its cosine and its cosine min-max
-    scaled over the candidates. The keyword side weighs the squared best
-    coverage any candidate reaches, the vector side the squared best cosine:
-    when the question's rare terms are all found somewhere (an extractive
-    question, a product code) the keywords lead; when few of its words occur
-    anywhere (a paraphrase, another language) the meaning leads. Squaring lets
-    the surer side lead clearly instead of averaging the two.
+    A side is sure when its best candidate stands out from the crowd: the
+    keyword side's weight is the best coverage minus the median coverage of
+    the candidates, the vector side's the best cosine minus the median cosine.
+    A chunk's keyword evidence is its coverage times its BM25 relative to the
+    best (it must both hold much of the question and rank high: one common
+    word matched stays weak); its vector evidence is its cosine min-max
+    scaled over the candidates. When the question's rare terms occur in a
+    few chunks only (an extractive question, a product code) the keywords
+    lead; when its words occur nowhere in particular (a paraphrase, another
+    language) and one entry means the same, the meaning leads. Absolute
+    cosines are not compared across sides: a small embedder gives 0.5 to a
+    passage merely on the topic, and what matters is how far the best is
+    ahead.
     """
     if not candidates:
         return {}
     top_bm25 = max((e.bm25 or 0.0 for e in candidates.values()), default=0.0)
+    coverages = [e.coverage for e in candidates.values()]
     cosines = [e.cosine for e in candidates.values()]
     lo, hi = min(cosines), max(cosines)
-    keyword_weight = max(e.coverage for e in candidates.values()) ** 2
-    vector_weight = max(0.0, hi) ** 2
+    keyword_weight = max(coverages)
+    # a cosine's lead over the median lies in [0, 0.5] (unrelated texts sit near
+    # 0.2-0.3, the same question near 0.8-0.9): doubled, it is on coverage's scale
+    vector_weight = 2 * (hi - median(cosines))
     total = keyword_weight + vector_weight
     if total <= 0:
         return {cid: 0.0 for cid in candidates}
     fused: dict[int, float] = {}
     for cid, e in candidates.items():
-        relative = (e.bm25 or 0.0) / top_bm25 if top_bm25 > 0 else 0.0
-        keyword = e.coverage * relative
-        spread = (e.cosine - lo) / (hi - lo) if hi > lo else 1.0
-        vector = (spread + e.cosine) / 2
-        fused[cid] = (keyword_weight * keyword + vector_weight * vector) / total
+        words = e.coverage * ((e.bm25 or 0.0) / top_bm25 if top_bm25 > 0 else 0.0)
+        meaning = (e.cosine - lo) / (hi - lo) if hi > lo else 0.0
+        fused[cid] = (keyword_weight * words + vector_weight * meaning) / total
     return fused

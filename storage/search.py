@@ -122,6 +122,7 @@ class HybridSearcher:
         )
         vector = await asyncio.to_thread(self._embedder.model.embed_query, query)
         vec_literal = vector_literal(vector)
+        adaptive = self.fusion == "adaptive" and mode == "hybrid"
         async with self._searching, self._db.sessions() as session:
             terms = await self._idf(session, tokens, content)
             rankings: dict[str, list[tuple[int, float]]] = {}
@@ -135,8 +136,9 @@ class HybridSearcher:
                 if mode in ("hybrid", "keyword"):
                     # the adaptive fusion ranks by content terms: in a small collection
                     # a question word ("when", "how") is rare enough to outweigh the topic
-                    content = self.fusion == "adaptive" and mode == "hybrid"
-                    rankings["keyword"] = await self._keyword_ids(session, terms, filters, content)
+                    rankings["keyword"] = await self._keyword_ids(
+                        session, terms, filters, content_only=adaptive
+                    )
             finally:
                 if vector_side is not None:
                     rankings["vector"] = await vector_side
@@ -144,7 +146,6 @@ class HybridSearcher:
                 name: {cid: r for r, (cid, _) in enumerate(ranked, 1)}
                 for name, ranked in rankings.items()
             }
-            adaptive = self.fusion == "adaptive" and mode == "hybrid"
             if adaptive:
                 # the fusion weighs coverage and cosine: every candidate's are read
                 pool = list(dict.fromkeys(c for ranked in rankings.values() for c, _ in ranked))

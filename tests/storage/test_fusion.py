@@ -81,5 +81,6 @@ def test_empty_and_degenerate_inputs() -> None:
         1: 0.0,
         2: 0.0,
     }
-    # a single candidate is its own best on both sides
-    assert adaptive_fusion({7: Evidence(3.0, 0.5, 0.5)})[7] == pytest.approx(0.625)
+    # a single candidate: the vector side cannot tell it apart from anything,
+    # so its words alone (coverage × relative BM25) score it
+    assert adaptive_fusion({7: Evidence(3.0, 0.5, 0.5)})[7] == pytest.approx(0.5)
