@@ -76,11 +76,9 @@ def test_weights_follow_each_sides_confidence() -> None:
 
 def test_empty_and_degenerate_inputs() -> None:
     assert adaptive_fusion({}) == {}
-    # nothing matched on either side: every candidate scores 0, no division by zero
-    assert adaptive_fusion({1: Evidence(None, 0.0, 0.0), 2: Evidence(None, 0.0, -0.1)}) == {
-        1: 0.0,
-        2: 0.0,
-    }
+    # nothing tells the candidates apart on either side: all 0, no division by zero
+    same = {1: Evidence(None, 0.0, 0.3), 2: Evidence(None, 0.0, 0.3)}
+    assert adaptive_fusion(same) == {1: 0.0, 2: 0.0}
     # a single candidate: the vector side cannot tell it apart from anything,
     # so its words alone (coverage × relative BM25) score it
     assert adaptive_fusion({7: Evidence(3.0, 0.5, 0.5)})[7] == pytest.approx(0.5)
