@@ -17,9 +17,11 @@ def entry_answer(text: str, question: str | None) -> str:
 
     A later chunk of a long answer does not hold the question: it is all answer.
     """
-    if not question:
+    if not question or not question.split():
         return text
-    at = text.find(question)
-    if at >= 0 and _QUESTION_MARKER.fullmatch(text[:at]):
-        text = text[at + len(question) :]
+    # chunking re-joins sentences ("renew.\n It" → "renew. It"): match word by word
+    words = r"\s*".join(re.escape(w) for w in question.split())
+    found = re.search(words, text[: len(question) * 2 + 40])
+    if found and _QUESTION_MARKER.fullmatch(text[: found.start()]):
+        text = text[found.end() :]
     return _ANSWER_LABEL.sub("", text.lstrip(), count=1)

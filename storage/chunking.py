@@ -37,14 +37,19 @@ _FAQ_QUESTION = re.compile(
     re.IGNORECASE,
 )
 MIN_FAQ_ENTRIES = 2  # one unmarked question line in prose is rhetoric, not an FAQ
+# a lone entry is recognised by the pair "Q: …" / "A: …" ("Q3: revenue grew" is not one)
+_LONE_QUESTION = re.compile(r"^\s*(?:q|question|問|问|問題|问题)\s*[:：]", re.IGNORECASE)
+_ANSWER_LINE = re.compile(r"^\s*(?:a|answer|答|回答)\s*[:：]", re.IGNORECASE)
 
 
 def faq_blocks(blocks: list[Block]) -> list[Block]:
     """FAQ-shaped blocks split into one block per entry, its question as heading and `question`.
 
     A block is FAQ-shaped when it holds two or more question lines, or opens
-    with one marked "Q:" (a file holding a single entry); a block whose heading
-    is a question is one entry. The heading goes into
+    with a "Q: …" line followed by an "A: …" line (a file holding a single
+    entry), or opens with the question its heading asks (an entry split out
+    before, rebuilt by `ragbot reindex --rechunk`); a block whose heading is a
+    question is one entry too. The heading goes into
     every chunk's indexed text (`index_text`) and the question gets its own
     vector, so a long answer's later chunks still belong to the question they answer.
     """
@@ -52,7 +57,7 @@ def faq_blocks(blocks: list[Block]) -> list[Block]:
     for block in blocks:
         lines = block.text.splitlines()
         entries = [(i, q) for i, line in enumerate(lines) for q in [_faq_question(line)] if q]
-        if not _is_faq(lines, entries):
+        if not _is_faq(lines, entries, block.heading):
             # a section headed by a question ("## How do I renew?") is an entry too
             asked = _faq_question(block.heading) if block.heading and not entries else None
             out.append(Block(block.text, block.page, block.heading, asked))
@@ -66,16 +71,17 @@ def faq_blocks(blocks: list[Block]) -> list[Block]:
     return out
 
 
-def _is_faq(lines: list[str], entries: list[tuple[int, str]]) -> bool:
+def _is_faq(lines: list[str], entries: list[tuple[int, str]], heading: str | None) -> bool:
     if len(entries) >= MIN_FAQ_ENTRIES:
         return True
-    if len(entries) != 1:
+    if len(entries) != 1 or "\n".join(lines[: entries[0][0]]).strip():
         return False
-    start = entries[0][0]
-    opening = not "\n".join(lines[:start]).strip()
-    answered = bool("\n".join(lines[start + 1 :]).strip())
-    match = _FAQ_QUESTION.match(lines[start])
-    return opening and answered and match is not None and match.group("q") is not None
+    start, question = entries[0]
+    rest = [line for line in lines[start + 1 :] if line.strip()]
+    if not rest:
+        return False
+    marked = bool(_LONE_QUESTION.match(lines[start]) and _ANSWER_LINE.match(rest[0]))
+    return marked or (heading is not None and _faq_question(heading) == question)
 
 
 def _faq_question(line: str) -> str | None:

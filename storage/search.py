@@ -70,6 +70,12 @@ ENTRY_COSINE = (
 )
 
 
+def finite(cosine: float | None) -> float:
+    """A cosine as a float; 0 for NULL or NaN (a zero vector has no direction)."""
+    value = float(cosine) if cosine is not None else 0.0
+    return value if math.isfinite(value) else 0.0
+
+
 class HybridSearcher:
     """Runs hybrid searches against the chunks table."""
 
@@ -236,6 +242,9 @@ class HybridSearcher:
         self, session: AsyncSession, vec: str, filters: SearchFilters
     ) -> list[tuple[int, float]]:
         where, params = filter_sql(filters)
+        # the question half reads FAQ chunks only (a plan without the index would
+        # otherwise pad it with chunks that have no question)
+        entries = f"{where} AND" if where else "WHERE"
         if self.candidates > 40:  # pgvector's default ef_search is 40
             await session.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.candidates)}"))
         if where:
@@ -248,13 +257,13 @@ class HybridSearcher:
                 f"SELECT c.id, {ENTRY_COSINE} FROM chunks c WHERE c.id IN ("
                 f"(SELECT c.id FROM chunks c {where}"
                 " ORDER BY c.embedding <=> CAST(:vec AS vector) LIMIT :n) UNION"
-                f" (SELECT c.id FROM chunks c {where}"
+                f" (SELECT c.id FROM chunks c {entries} c.question_embedding IS NOT NULL"
                 " ORDER BY c.question_embedding <=> CAST(:vec AS vector) LIMIT :n))"
                 " ORDER BY 2 DESC, c.id LIMIT :n"
             ),
             {"vec": vec, "n": self.candidates, **params},
         )
-        return [(r[0], float(r[1])) for r in rows]
+        return [(r[0], finite(r[1])) for r in rows]
 
     async def _keyword_ids(
         self,
@@ -301,7 +310,7 @@ class HybridSearcher:
                 **params,
             },
         )
-        return [(r[0], float(r[1])) for r in rows]
+        return [(r[0], finite(r[1])) for r in rows]
 
     async def _details(
         self,
@@ -330,19 +339,20 @@ class HybridSearcher:
             {"terms": terms, "idfs": [weights[t] for t in terms], "vec": vec, "ids": ids},
         )
         hits: dict[int, SearchHit] = {}
-        for cid, title, body, page, heading, lang, url, question, cos, matched in rows:
+        for cid, title, body, page, heading, lang, url, question, raw_cos, matched in rows:
             coverage = float(matched) / total_idf
+            cos = finite(raw_cos)
             hits[cid] = SearchHit(
                 document=title,
                 chunk_id=cid,
                 text=body,
-                score=relevance(float(cos), coverage, entry=question is not None),
+                score=relevance(cos, coverage, entry=question is not None),
                 page=page,
                 heading=heading,
                 language=lang,
                 url=url,
                 question=question,
-                cosine=round(float(cos), 4),
+                cosine=round(cos, 4),
                 coverage=round(coverage, 4),
             )
         return hits

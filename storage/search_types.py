@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from storage.ranking import relevance
+
 
 @dataclass(frozen=True)
 class SearchFilters:
@@ -78,17 +80,24 @@ def filter_sql(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
 
 
 def set_leads(hits: list[SearchHit]) -> None:
-    """Each hit's `lead`: its score minus the best score of any other document's hit.
+    """Each hit's `lead`: its keyword relevance minus the best of any other document's hit.
 
     An FAQ entry is its own unit: entries on one page compete with each other.
+    The lead is measured on one scale for every hit (keyword relevance, not an
+    entry's meaning-based `score`): an uploaded entry does not lead prose
+    documents by the way its score is computed.
     """
     best: dict[tuple[str, str | None], float] = {}
     for h in hits:
-        best[_unit(h)] = max(best.get(_unit(h), 0.0), h.score)
+        best[_unit(h)] = max(best.get(_unit(h), 0.0), _words(h))
     ranked = sorted(best.items(), key=lambda kv: -kv[1])[:2]
     for h in hits:
         other = next((score for unit, score in ranked if unit != _unit(h)), 0.0)
-        h.lead = round(h.score - other, 4)
+        h.lead = round(_words(h) - other, 4)
+
+
+def _words(hit: SearchHit) -> float:
+    return relevance(hit.cosine, hit.coverage) if hit.question else hit.score
 
 
 def _unit(hit: SearchHit) -> tuple[str, str | None]:

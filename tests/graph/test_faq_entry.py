@@ -21,6 +21,8 @@ from graph.nodes.tool_executor import merge_candidates
         # the question quoted inside prose is not a question line
         ("See: How do I file? for more.", "How do I file?", "See: How do I file? for more."),
         ("No entry here.", None, "No entry here."),
+        # the chunker re-joined the question's sentences with other spacing
+        ("Q: How do I renew. It expired? A: Come in.", "How do I renew.  It expired?", "Come in."),
     ],
 )
 def test_entry_answer_drops_the_question_line_and_the_label(

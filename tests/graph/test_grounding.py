@@ -49,8 +49,11 @@ def test_lead_is_the_margin_over_the_best_other_document() -> None:
 
 
 def test_entries_on_one_faq_page_compete_with_each_other_for_the_lead() -> None:
-    hits = [_hit("faq", 0.8), _hit("faq", 0.7), _hit("other", 0.4)]
-    hits[0].question, hits[1].question = "How do I renew?", "What does it cost?"
+    hits = [_hit("faq", 0.9), _hit("faq", 0.7), _hit("other", 0.5)]
+    # two entries of one page, scored by meaning; their leads use keyword relevance
+    # (0.8 × coverage + 0.2 × cosine), the scale every other document is led on
+    for hit, question, coverage in ((hits[0], "How do I renew?", 0.5), (hits[1], "Fees?", 0.25)):
+        hit.question, hit.coverage, hit.cosine = question, coverage, hit.score
     set_leads(hits)
-    # the best entry leads the next entry of its own page, not only other documents
-    assert [h.lead for h in hits] == [0.1, -0.1, -0.4]
+    # the best entry leads the next entry of its own page and the other document
+    assert [h.lead for h in hits] == [0.08, -0.24, -0.08]

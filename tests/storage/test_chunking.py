@@ -66,6 +66,9 @@ def test_a_question_in_prose_is_not_an_entry() -> None:
     assert faq_blocks([Block(opening)])[0].question is None
     # a marked question with no answer after it is not an entry either
     assert faq_blocks([Block("Q: anything?")])[0].question is None
+    # nor a quarter's line in a report
+    report = "Q3: revenue grew 5% on the year.\nCosts were flat."
+    assert faq_blocks([Block(report)])[0].question is None
 
 
 def test_a_section_headed_by_a_question_is_an_entry() -> None:
@@ -73,3 +76,15 @@ def test_a_section_headed_by_a_question_is_an_entry() -> None:
     assert section.question == "How do I apply?"
     [plain] = faq_blocks([Block("Bring two photos and your ID.", heading="Applying")])
     assert plain.question is None
+
+
+def test_entries_rebuilt_from_their_chunks_keep_their_questions() -> None:
+    # `ragbot reindex --rechunk` rebuilds one block per stored entry, headed by its
+    # question; unmarked and numbered questions must stay entries
+    for line, question in [
+        ("How do I renew my card?", "How do I renew my card?"),
+        ("1. What does it cost?", "What does it cost?"),
+        ("Q: Where do I park?", "Where do I park?"),
+    ]:
+        block = Block(f"{line}\nAnswer text here.", heading=question)
+        assert faq_blocks([block])[0].question == question
