@@ -14,13 +14,14 @@ from storage.index import check_embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
 
-# method name → (fusion, search mode)
+# method name → (fusion, search mode); "chunks": vectors of whole chunks only
 METHODS = {
     "hybrid (adaptive fusion, default)": ("adaptive", "hybrid"),
     "hybrid (linear fusion, previous default)": ("linear", "hybrid"),
     "hybrid (weighted RRF)": ("rrf", "hybrid"),
     "keyword only (BM25 in Postgres)": ("linear", "keyword"),
     "vector only (pgvector HNSW)": ("linear", "vector"),
+    "vector only, chunks alone (no entry questions)": ("chunks", "vector"),
 }
 HYBRID = "hybrid (adaptive fusion, default)"
 CUTS = (1, 5, 10)
@@ -61,7 +62,8 @@ def searchers(db: Database, settings: Settings) -> dict[str, tuple[HybridSearche
                 settings.search_candidates,
                 settings.search_keyword_weight,
                 settings.search_vector_weight if fusion == "linear" else 0.5,
-                fusion,
+                "linear" if fusion == "chunks" else fusion,
+                entry_questions=fusion != "chunks",
             ),
             mode,
         )

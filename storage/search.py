@@ -63,6 +63,7 @@ FUSIONS = ("adaptive", "linear", "rrf")
 POOL_FACTOR = 4
 MIN_POOL = 20
 # A chunk's cosine with the query; an FAQ entry's chunk averages in its question's.
+CHUNK_COSINE = "1 - (c.embedding <=> CAST(:vec AS vector))"
 ENTRY_COSINE = (
     "CASE WHEN c.question_embedding IS NULL THEN 1 - (c.embedding <=> CAST(:vec AS vector))"
     " ELSE 1 - ((c.embedding <=> CAST(:vec AS vector))"
@@ -87,10 +88,13 @@ class HybridSearcher:
         keyword_weight: float = 1.0,
         vector_weight: float = 0.15,
         fusion: str = "adaptive",
+        entry_questions: bool = True,
     ) -> None:
         if fusion not in FUSIONS:
             raise ValueError(f"fusion must be one of {FUSIONS}, not {fusion!r}")
         self.fusion = fusion
+        # False: chunks alone, FAQ entry questions unused (a benchmark baseline)
+        self._cosine = ENTRY_COSINE if entry_questions else CHUNK_COSINE
         self._db = db
         self._embedder = embedder
         self.candidates = candidates
@@ -252,13 +256,17 @@ class HybridSearcher:
         # The nearest chunks and the nearest FAQ entry questions (each through its own
         # HNSW index), ranked by the chunk's cosine: an entry's is the mean of its
         # chunk's and its question's, so a paraphrase of the question finds the entry.
+        questions = (
+            f" UNION (SELECT c.id FROM chunks c {entries} c.question_embedding IS NOT NULL"
+            " ORDER BY c.question_embedding <=> CAST(:vec AS vector) LIMIT :n)"
+            if self._cosine == ENTRY_COSINE
+            else ""
+        )
         rows = await session.execute(
             text(
-                f"SELECT c.id, {ENTRY_COSINE} FROM chunks c WHERE c.id IN ("
+                f"SELECT c.id, {self._cosine} FROM chunks c WHERE c.id IN ("
                 f"(SELECT c.id FROM chunks c {where}"
-                " ORDER BY c.embedding <=> CAST(:vec AS vector) LIMIT :n) UNION"
-                f" (SELECT c.id FROM chunks c {entries} c.question_embedding IS NOT NULL"
-                " ORDER BY c.question_embedding <=> CAST(:vec AS vector) LIMIT :n))"
+                f" ORDER BY c.embedding <=> CAST(:vec AS vector) LIMIT :n){questions})"
                 " ORDER BY 2 DESC, c.id LIMIT :n"
             ),
             {"vec": vec, "n": self.candidates, **params},
@@ -323,7 +331,7 @@ class HybridSearcher:
             return {}
         weights = coverage_weights(query.idf)
         # vectors of another embedder (maybe another size) are not compared with this one's
-        cosine = ENTRY_COSINE if query.vectors_usable else "0.0"
+        cosine = self._cosine if query.vectors_usable else "0.0"
         terms = sorted(weights)
         total_idf = sum(weights.values()) or 1.0
         rows = await session.execute(
