@@ -94,19 +94,19 @@ class Evidence:
 def adaptive_fusion(candidates: dict[int, Evidence]) -> dict[int, float]:
     """Each side weighted by how sure it is for this question, then summed.
 
-    A side is sure when its best candidate stands out from the crowd: the
-    keyword side's weight is the best coverage minus the median coverage of
-    the candidates, the vector side's the best cosine minus the median cosine.
-    A chunk's keyword evidence is its coverage times its BM25 relative to the
-    best (it must both hold much of the question and rank high: one common
-    word matched stays weak); its vector evidence is its cosine min-max
-    scaled over the candidates. When the question's rare terms occur in a
-    few chunks only (an extractive question, a product code) the keywords
-    lead; when its words occur nowhere in particular (a paraphrase, another
-    language) and one entry means the same, the meaning leads. Absolute
-    cosines are not compared across sides: a small embedder gives 0.5 to a
-    passage merely on the topic, and what matters is how far the best is
-    ahead.
+    The keyword side's weight is the best keyword coverage any candidate
+    reaches (the share of the question's rare-term weight found in one chunk);
+    the vector side's is how far the best cosine stands above the median
+    cosine of the candidates, doubled to lie on coverage's [0, 1] scale. The
+    absolute cosine is not used: a small embedder gives 0.5 to a passage
+    merely on the topic, and what shows it is sure is how far the best is
+    ahead of the crowd. A chunk's keyword evidence is its coverage times its
+    BM25 relative to the best (it must both hold much of the question and rank
+    high: one common word matched stays weak); its vector evidence is its
+    cosine min-max scaled over the candidates. When the question's rare terms
+    are all found (an extractive question, a product code) the keywords lead;
+    when few of its words occur anywhere (a paraphrase, another language) and
+    one entry means the same, the meaning leads.
     """
     if not candidates:
         return {}
