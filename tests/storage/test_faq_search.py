@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from storage.ingestion import IngestionService
-from storage.search import HybridSearcher
+from storage.search import HybridSearcher, SearchFilters
 from tests.support.faq_entries import CROSS_LANGUAGE, ENTRIES, faq_page
 
 
@@ -60,3 +60,19 @@ async def test_every_chunk_of_an_entry_keeps_its_question(
     hits = await searcher.search("box 37 of the form", top_k=3, per_document=3)
     assert hits[0].question == "How do I fill in the tax return?"
     assert "box 37" in hits[0].text
+
+
+async def test_an_entry_of_a_collection_the_reader_cannot_see_is_never_found(
+    ingestion: IngestionService, searcher: HybridSearcher
+) -> None:
+    staff = faq_page(ENTRIES[:1]).encode()
+    citizens = faq_page(ENTRIES[1:4]).encode()
+    assert (await ingestion.ingest_bytes("staff.txt", staff, collection="internal")).chunks
+    assert (await ingestion.ingest_bytes("public.txt", citizens)).chunks
+    # asked exactly like the internal entry's question: its question vector is the
+    # nearest, yet a public reader's search never returns it
+    public = SearchFilters(collections=("public",))
+    hits = await searcher.search(ENTRIES[0].question, top_k=5, filters=public, per_document=5)
+    assert hits and all(h.document == "public" for h in hits)
+    inside = await searcher.search(ENTRIES[0].question, top_k=1, per_document=5)
+    assert inside[0].document == "staff"
