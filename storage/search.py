@@ -35,46 +35,33 @@ from storage.ranking import (
     adaptive_fusion,
     coverage_weights,
     linear_fusion,
-    relevance,
     rrf,
+)
+from storage.search_sides import (
+    CHUNK_COSINE,
+    ENTRY_COSINE,
+    chunk_details,
+    keyword_ids,
+    vector_ids,
 )
 from storage.search_types import (
     QueryTerms,
     SearchFilters,
     SearchHit,
-    filter_sql,
     per_document_hits,
     set_leads,
 )
 from storage.support import set_supports, support_tokens
 from textkit.question_words import asks_number
-from textkit.tokens import keyword_tokens, stopwords
+from textkit.tokens import keyword_tokens
 
 logger = logging.getLogger(__name__)
 
 
-K1, B = 1.2, 0.75
-# BM25 uses the rarest query terms whose postings add up to at most this many
-# rows: very common terms ("的", "the") barely move a BM25 ranking but would
-# make every query read a posting for nearly every chunk.
-MAX_KEYWORD_POSTINGS = 6000
 FUSIONS = ("adaptive", "linear", "rrf")
 # The fused ranking picks the pool whose details are read; `score` orders the pool.
 POOL_FACTOR = 4
 MIN_POOL = 20
-# A chunk's cosine with the query; an FAQ entry's chunk averages in its question's.
-CHUNK_COSINE = "1 - (c.embedding <=> CAST(:vec AS vector))"
-ENTRY_COSINE = (
-    "CASE WHEN c.question_embedding IS NULL THEN 1 - (c.embedding <=> CAST(:vec AS vector))"
-    " ELSE 1 - ((c.embedding <=> CAST(:vec AS vector))"
-    " + (c.question_embedding <=> CAST(:vec AS vector))) / 2 END"
-)
-
-
-def finite(cosine: float | None) -> float:
-    """A cosine as a float; 0 for NULL or NaN (a zero vector has no direction)."""
-    value = float(cosine) if cosine is not None else 0.0
-    return value if math.isfinite(value) else 0.0
 
 
 class HybridSearcher:
@@ -146,8 +133,8 @@ class HybridSearcher:
                 if mode in ("hybrid", "keyword"):
                     # the adaptive fusion ranks by content terms: in a small collection
                     # a question word ("when", "how") is rare enough to outweigh the topic
-                    rankings["keyword"] = await self._keyword_ids(
-                        session, terms, filters, content_only=adaptive
+                    rankings["keyword"] = await keyword_ids(
+                        session, terms, filters, self.candidates, content_only=adaptive
                     )
             finally:
                 if vector_side is not None:
@@ -159,7 +146,7 @@ class HybridSearcher:
             if adaptive:
                 # the fusion weighs coverage and cosine: every candidate's are read
                 pool = list(dict.fromkeys(c for ranked in rankings.values() for c, _ in ranked))
-                hits = await self._details(session, pool, vec_literal, terms)
+                hits = await chunk_details(session, pool, vec_literal, terms, self._cosine)
                 bm25 = dict(rankings.get("keyword", []))
                 fused = adaptive_fusion(
                     {c: Evidence(bm25.get(c), h.coverage, h.cosine) for c, h in hits.items()}
@@ -170,7 +157,7 @@ class HybridSearcher:
                 fused = fuse(rankings, self.weights)
                 order = sorted(fused, key=lambda i: -fused[i])
                 pool = order[: max(POOL_FACTOR * top_k, MIN_POOL)]
-                hits = await self._details(session, pool, vec_literal, terms)
+                hits = await chunk_details(session, pool, vec_literal, terms, self._cosine)
         for chunk_id, hit in hits.items():
             hit.fusion = round(fused[chunk_id], 6)
             hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
@@ -240,127 +227,6 @@ class HybridSearcher:
             stored = await session.execute(text("SELECT embedding_model FROM index_meta"))
             if not self._vectors_usable(stored.scalar_one_or_none()):
                 return []
-            return await self._vector_ids(session, vec, filters)
-
-    async def _vector_ids(
-        self, session: AsyncSession, vec: str, filters: SearchFilters
-    ) -> list[tuple[int, float]]:
-        where, params = filter_sql(filters)
-        # the question half reads FAQ chunks only (a plan without the index would
-        # otherwise pad it with chunks that have no question)
-        entries = f"{where} AND" if where else "WHERE"
-        if self.candidates > 40:  # pgvector's default ef_search is 40
-            await session.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.candidates)}"))
-        if where:
-            await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
-        # The nearest chunks and the nearest FAQ entry questions (each through its own
-        # HNSW index), ranked by the chunk's cosine: an entry's is the mean of its
-        # chunk's and its question's, so a paraphrase of the question finds the entry.
-        questions = (
-            f" UNION (SELECT c.id FROM chunks c {entries} c.question_embedding IS NOT NULL"
-            " ORDER BY c.question_embedding <=> CAST(:vec AS vector) LIMIT :n)"
-            if self._cosine == ENTRY_COSINE
-            else ""
-        )
-        rows = await session.execute(
-            text(
-                f"SELECT c.id, {self._cosine} FROM chunks c WHERE c.id IN ("
-                f"(SELECT c.id FROM chunks c {where}"
-                f" ORDER BY c.embedding <=> CAST(:vec AS vector) LIMIT :n){questions})"
-                " ORDER BY 2 DESC, c.id LIMIT :n"
-            ),
-            {"vec": vec, "n": self.candidates, **params},
-        )
-        return [(r[0], finite(r[1])) for r in rows]
-
-    async def _keyword_ids(
-        self,
-        session: AsyncSession,
-        terms: QueryTerms,
-        filters: SearchFilters,
-        content_only: bool = False,
-    ) -> list[tuple[int, float]]:
-        idf = terms.idf
-        if content_only:
-            skip = stopwords()
-            idf = {t: v for t, v in idf.items() if t not in skip} or idf
-        known = sorted((t for t, (_, df) in idf.items() if df > 0), key=lambda t: idf[t][1])
-        selective: list[str] = []
-        postings = 0
-        for term in known:
-            if selective and postings + idf[term][1] > MAX_KEYWORD_POSTINGS:
-                break
-            selective.append(term)
-            postings += idf[term][1]
-        if not selective:
-            return []
-        where, params = filter_sql(filters)
-        avgdl = terms.avgdl
-        join = f"JOIN chunks c ON c.id = p.chunk_id {where}" if where else ""
-        # BM25 straight from the postings of the selective terms (an index-only
-        # scan of at most MAX_KEYWORD_POSTINGS rows); common terms, left out,
-        # carry almost no IDF weight.
-        rows = await session.execute(
-            text(
-                "SELECT p.chunk_id, sum(q.idf * p.tf * :k1p1 / (p.tf + :k1 * (1 - :b + :b *"
-                " p.dl / :avgdl))) AS bm25 FROM unnest(CAST(:terms AS text[]),"
-                " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
-                f" q.term {join} GROUP BY p.chunk_id ORDER BY bm25 DESC, p.chunk_id LIMIT :n"
-            ),
-            {
-                "terms": selective,
-                "idfs": [idf[t][0] for t in selective],
-                "k1": K1,
-                "k1p1": K1 + 1,
-                "b": B,
-                "avgdl": avgdl,
-                "n": self.candidates,
-                **params,
-            },
-        )
-        return [(r[0], finite(r[1])) for r in rows]
-
-    async def _details(
-        self,
-        session: AsyncSession,
-        ids: list[int],
-        vec: str,
-        query: QueryTerms,
-    ) -> dict[int, SearchHit]:
-        if not ids:
-            return {}
-        weights = coverage_weights(query.idf)
-        # vectors of another embedder (maybe another size) are not compared with this one's
-        cosine = self._cosine if query.vectors_usable else "0.0"
-        terms = sorted(weights)
-        total_idf = sum(weights.values()) or 1.0
-        rows = await session.execute(
-            text(
-                "SELECT c.id, d.title, c.text, c.page, c.heading, c.language, d.url,"
-                " c.entry_question,"
-                f" {cosine},"
-                " (SELECT coalesce(sum(q.idf), 0) FROM unnest(CAST(:terms AS text[]),"
-                " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
-                " q.term AND p.chunk_id = c.id)"
-                " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(:ids)"
-            ),
-            {"terms": terms, "idfs": [weights[t] for t in terms], "vec": vec, "ids": ids},
-        )
-        hits: dict[int, SearchHit] = {}
-        for cid, title, body, page, heading, lang, url, question, raw_cos, matched in rows:
-            coverage = float(matched) / total_idf
-            cos = finite(raw_cos)
-            hits[cid] = SearchHit(
-                document=title,
-                chunk_id=cid,
-                text=body,
-                score=relevance(cos, coverage, entry=question is not None),
-                page=page,
-                heading=heading,
-                language=lang,
-                url=url,
-                question=question,
-                cosine=round(cos, 4),
-                coverage=round(coverage, 4),
+            return await vector_ids(
+                session, vec, filters, self.candidates, self._cosine == ENTRY_COSINE
             )
-        return hits
