@@ -8,9 +8,10 @@ long answer stays tied to it.
 
 Three fusions. The default, "adaptive" (storage.ranking.adaptive_fusion),
 weighs each side by how sure it is for this question: the keyword side by the
-best keyword coverage among the candidates, the vector side by the best
-cosine, so extractive questions whose rare terms all occur are led by BM25
-and paraphrases or other-language questions by the meaning. "linear" (the
+best keyword coverage among the candidates, the vector side by how far the
+best cosine stands above the candidates' median, so extractive questions
+whose rare terms all occur are led by BM25 and paraphrases or other-language
+questions by the meaning. The SQL of each side is in storage.search_sides. "linear" (the
 default before FAQ paraphrases were measured) adds the max-normalised BM25 to
 `vector_weight` times the min-max cosine; "rrf" is weighted reciprocal-rank
 fusion. Each result also carries `score`, a relevance estimate in [0, 1] that
