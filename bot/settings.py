@@ -91,6 +91,19 @@ class Settings(BaseSettings):
     handoff_contact_en: str = Field(default="", validation_alias="HANDOFF_CONTACT_EN")
     handoff_contact_zh_hant: str = Field(default="", validation_alias="HANDOFF_CONTACT_ZH_HANT")
     handoff_contact_zh_hans: str = Field(default="", validation_alias="HANDOFF_CONTACT_ZH_HANS")
+    # hand-off to people: off unless a staff room is set (a Slack channel id, a Telegram
+    # group's chat id); staff are the listed users ("slack:U123,telegram:456"; a bare id
+    # counts on every platform), else whoever acts from inside the staff room
+    handoff_slack_channel: str = Field(default="", validation_alias="HANDOFF_SLACK_CHANNEL")
+    handoff_telegram_chat_id: str = Field(default="", validation_alias="HANDOFF_TELEGRAM_CHAT_ID")
+    handoff_staff_user_ids: str = Field(default="", validation_alias="HANDOFF_STAFF_USER_IDS")
+    handoff_remind_minutes: float = Field(
+        default=30.0, gt=0, validation_alias="HANDOFF_REMIND_MINUTES"
+    )
+    # "Mon-Fri 08:30-17:30" (days optional; several ranges with ";"): when people answer
+    handoff_office_hours: str = Field(default="", validation_alias="HANDOFF_OFFICE_HOURS")
+    handoff_timezone: str = Field(default="UTC", validation_alias="HANDOFF_TIMEZONE")
+    handoff_staff_language: str = Field(default="en", validation_alias="HANDOFF_STAFF_LANGUAGE")
 
     # answer memory: questions answered well before are answered again at once
     memory_enabled: bool = Field(default=True, validation_alias="MEMORY_ENABLED")
@@ -177,6 +190,18 @@ class Settings(BaseSettings):
             "zh-hans": self.handoff_contact_zh_hans,
         }
         return {k: v.strip() for k, v in values.items() if v.strip()}
+
+    def handoff_rooms(self) -> dict[str, str]:
+        """The staff room per platform (Slack channel id, Telegram chat id); empty: no hand-off."""
+        rooms = {
+            "slack": self.handoff_slack_channel.strip(),
+            "telegram": self.handoff_telegram_chat_id.strip(),
+        }
+        return {platform: room for platform, room in rooms.items() if room}
+
+    def handoff_staff(self) -> frozenset[str]:
+        """HANDOFF_STAFF_USER_IDS as written: `platform:id` entries and bare ids."""
+        return frozenset(_split(self.handoff_staff_user_ids))
 
     def admin_ids(self, platform: str) -> frozenset[str]:
         """The user ids allowed to run admin commands on `platform` (none for unknown ones)."""

@@ -67,6 +67,7 @@ class FinalAnswer:
     forms: list[dict[str, Any]]
     message_id: int | None
     result: TurnResult
+    handoff: bool = False  # a person can take over: adapters show "Ask a person"
 
     @classmethod
     def of(cls, result: TurnResult) -> FinalAnswer:

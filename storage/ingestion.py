@@ -107,6 +107,11 @@ class IngestionService:
         self._options = options
 
     @property
+    def embedder(self) -> Embedder:
+        """The embedder passages are indexed with (admin reports cluster questions with it)."""
+        return self._embedder
+
+    @property
     def policy(self) -> UploadPolicy:
         """The upload policy this service ingests under (which collections are screened)."""
         return self._options.policy

@@ -1,4 +1,5 @@
-"""`ragbot traces`, `ragbot stats` and `ragbot purge`: what happened, in numbers, and retention."""
+"""`ragbot traces`, `stats`, `gaps` and `purge`: what happened, in numbers; what was missing;
+retention."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import typer
 from bot.app.runtime import open_runtime
 from bot.cli.admin import operator
 from bot.cli.base import app, run, settings
-from bot.core.commands import stats_text
+from bot.core.commands import gaps_text, stats_text
 from bot.core.retention import purge_expired
 
 
@@ -84,6 +85,26 @@ def stats(
         print(json.dumps(report, ensure_ascii=False))
         return
     typer.echo(stats_text(report))
+
+
+@app.command()
+def gaps(
+    days: Annotated[int, typer.Option(min=1, max=3650, help="The period, in days.")] = 30,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """What the documents did not answer: refused and handed-off questions grouped by topic
+    (paraphrases in any language together), largest and newest first, each with its
+    count, languages, example questions and whether staff answered it."""
+
+    async def go() -> dict[str, Any]:
+        async with open_runtime(settings(), check_index=False) as rt:
+            return await rt.admin_service().gaps(operator(), days)
+
+    report = run(go)
+    if as_json:
+        print(json.dumps(report, ensure_ascii=False))
+        return
+    typer.echo(gaps_text(report, limit=50))
 
 
 @app.command()

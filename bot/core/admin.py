@@ -7,6 +7,7 @@ nothing and is written to the audit log like an allowed one.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import Any
 
+from bot.core import gaps as gap_topics
 from bot.core.jobs import JobQueue
 from bot.settings import CONSOLE_PLATFORMS
 from storage.db import Database
@@ -24,6 +26,7 @@ from storage.memory import AnswerMemory
 from storage.models import Upload
 from storage.repositories import audit as audit_repo
 from storage.repositories import documents as docs_repo
+from storage.repositories import handoff as handoff_repo
 from storage.repositories import inbox as inbox_repo
 from storage.repositories import outbox as outbox_repo
 from storage.repositories import reports
@@ -340,6 +343,7 @@ class AdminService:
         async with self._db.sessions() as session:
             counts: dict[str, Any] = dict(await reports.counts(session, collections, platform))
             summary = await reports.turn_summary(session, since, platform)
+            handoffs = await handoff_repo.summary(session, since, platform)
             queues = {
                 **await inbox_repo.depth(session, platform),
                 **await outbox_repo.counts(session, platform),
@@ -354,7 +358,32 @@ class AdminService:
             "collections": list(collections) if collections is not None else None,
             "platform": platform,
         }
-        return {**counts, "period": period, "scope": scope, **summary, "queues": queues}
+        refusals = summary.get("refusals") or 0
+        handoffs["refusals_handed_off"] = (
+            round(min(1.0, handoffs["from_refusals"] / refusals), 4) if refusals else 0.0
+        )
+        return {
+            **counts,
+            "period": period,
+            "scope": scope,
+            **summary,
+            "handoffs": handoffs,
+            "queues": queues,
+        }
+
+    async def gaps(self, actor: Actor, days: int = 30) -> dict[str, Any]:
+        """What the documents did not answer in the last `days`: refused questions and
+        hand-offs grouped by topic (largest, then newest, first), for admins to write."""
+        await self.check(actor, "gaps", None)
+        since = datetime.now(UTC) - timedelta(days=days)
+        async with self._db.sessions() as session:
+            items = await handoff_repo.gap_questions(session, since)
+        model = self._ingestion.embedder.model
+        texts = [" ".join(str(i["question"]).split()) or "?" for i in items]
+        vectors = await asyncio.to_thread(model.embed_documents, texts) if texts else []
+        found = gap_topics.topics(items, gap_topics.cluster(vectors))
+        await self.audit(actor, "gaps", None, "ok")
+        return {"days": days, "questions": len(items), "topics": found}
 
     async def memory_entries(
         self, actor: Actor, limit: int = 100, collections: Sequence[str] | None = None

@@ -18,8 +18,9 @@ from storage.forms import FormCollectionError, FormFile, InvalidFormError, Saved
 from textkit.catalog import say
 from textkit.scripts import EN
 
-PUBLIC = ("help", "forms")
-ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs", "upload", "memory")
+# `bot` hands a chat with an open hand-off case back to the bot (the desk takes it first)
+PUBLIC = ("help", "forms", "bot")
+ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs", "upload", "memory", "gaps")
 COMMANDS = PUBLIC + ADMIN
 _URL = re.compile(r"^https?://", re.IGNORECASE)
 USAGE = {
@@ -113,6 +114,8 @@ class CommandRunner:
     ) -> Reply:
         if name == "help":
             return Reply(self._help(actor, language), language, "help")
+        if name == "bot":  # no hand-off open here: the bot is already the one answering
+            return Reply(say("handoff:no_case", language), language, "handoff_none")
         if name == "forms":
             forms = await self._admin.list_forms(actor, collections)
             lines = [f"• {f['name']}" + (f" — {f['url']}" if f["url"] else "") for f in forms]
@@ -157,6 +160,10 @@ class CommandRunner:
         if name == "stats":
             stats = await self._admin.stats(actor, collections=collections)
             return Reply(stats_text(stats, language), language, "stats", {"stats": stats})
+        if name == "gaps":
+            days = int(args[0]) if args and args[0].isdigit() and 0 < int(args[0]) <= 3650 else 30
+            report = await self._admin.gaps(actor, days)
+            return Reply(gaps_text(report), language, "gaps", {"gaps": report})
         uploads = await self._admin.uploads(actor)  # "jobs"
         lines = [
             f"• #{u['id']} {u['file']}: {u['status']}"
@@ -268,6 +275,15 @@ def stats_text(stats: dict[str, Any], language: str = EN) -> str:
         f"answered from memory: {stats['memory']['hits']}"
         f" ({stats['memory']['hit_rate']:.1%} of answered turns)",
     ]
+    handoffs = stats.get("handoffs")
+    if handoffs and handoffs["opened"]:
+        median = handoffs["median_first_reply_minutes"]
+        lines.append(
+            f"hand-offs: {handoffs['opened']} opened, {handoffs['answered']} answered,"
+            f" {handoffs['closed']} closed"
+            + (f", first staff reply after {median} min (median)" if median is not None else "")
+            + f"; {handoffs['refusals_handed_off']:.0%} of refusals handed off"
+        )
     queues = stats.get("queues")
     if queues:  # now, not over the period: what waits to be answered or sent
         oldest = queues["inbox_oldest_s"]
@@ -278,4 +294,21 @@ def stats_text(stats: dict[str, Any], language: str = EN) -> str:
             f"outbox: {queues['outbox_pending']} waiting, {queues['outbox_retrying']} retrying,"
             f" {queues['outbox_failed']} failed (last day)",
         ]
+    return "\n".join(lines)
+
+
+def gaps_text(report: dict[str, Any], limit: int = 10) -> str:
+    """`gaps` for a chat or a terminal: one paragraph per topic, largest first."""
+    found = report["topics"]
+    if not found:
+        return f"no refused or handed-off questions in the last {report['days']} days"
+    lines = [f"{report['questions']} questions in {len(found)} topics, last {report['days']} days"]
+    for t in found[:limit]:
+        languages = ", ".join(f"{k} {v}" for k, v in t["languages"].items())
+        answered = "staff answered" if t["staff_answered"] else "no staff answer"
+        lines.append(
+            f"• {t['count']}× ({languages}; {t['handed_off']} handed off, {answered};"
+            f" newest {t['newest']})"
+        )
+        lines += [f"    – {e}" for e in t["examples"]]
     return "\n".join(lines)

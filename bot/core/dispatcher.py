@@ -21,11 +21,13 @@ from typing import Any
 from bot.core.admin import Actor, AdminService
 from bot.core.admission import Admission, RateLimit
 from bot.core.audiences import Audiences
+from bot.core.case_cards import CASE
 from bot.core.chat_state import ChatState
 from bot.core.commands import CommandRunner
 from bot.core.conversation_locks import ConversationLocks
 from bot.core.envelopes import FileFetcher as RefFetcher
 from bot.core.envelopes import encode
+from bot.core.handoff import HandoffDesk
 from bot.core.inbox import Delivery, InboxRunner, Renderer
 from bot.core.messages import (
     Audience,
@@ -99,6 +101,7 @@ class ServingCore:
         self._idle.set()
         self.inbox = InboxRunner(db, settings, self._answer_delivery)
         self.outbox = OutboxWorker(db, settings)
+        self.handoff = HandoffDesk(db, settings, admin, self.audiences, self.outbox)
 
     @property
     def closing(self) -> bool:
@@ -132,14 +135,41 @@ class ServingCore:
         fetch: FileFetcher,
         audience: Audience | None = None,
         language: str | None = None,
+        chat: str | None = None,
     ) -> Reply:
-        """A core button (an upload offer, a held upload) pressed by `user_id`.
+        """A core button (an upload offer, a held upload, a hand-off case's) pressed by `user_id`.
 
         `fetch` downloads a pending file's platform reference; only the admin who
         sent the file may choose, anyone else's press changes nothing. `language`:
         the presser's, when the adapter knows it (for replies with no upload to go by).
+        `chat`: where the press happened (a staff room's members are staff). A reply
+        with `data["silent"]` needs no word from the adapter (the desk's sends say it);
+        `data["private"]` is for the presser alone.
         """
+        if action == CASE:
+            return await self.handoff.act(
+                platform,
+                user_id,
+                audience or Audience(),
+                value,
+                chat,
+                language or "en",
+            )
         return await self.uploads.press(platform, user_id, audience, action, value, fetch, language)
+
+    async def ask_person(
+        self,
+        platform: str,
+        user_id: str,
+        message_id: int,
+        where: str,
+        route: dict[str, Any],
+        language: str,
+    ) -> Reply:
+        """ "Ask a person" under answer `message_id`, pressed in conversation `where` (as the
+        adapter verified it against the platform's message); `route` is where people's
+        replies go (the adapter's, like a message's)."""
+        return await self.handoff.ask(platform, user_id, message_id, where, route, language)
 
     def register_notifier(self, platform: str, notifier: Notifier) -> None:
         """How upload results reach admins on `platform` (the adapter sends a message)."""
@@ -308,6 +338,12 @@ class ServingCore:
         begin: Callable[[], None] = lambda: None,
     ) -> AsyncGenerator[Outbound, None]:
         collections = self.audiences.collections(message.platform, message.audience)
+        handed = await self.handoff.route(message, language)
+        if handed is not None:  # staff and asker talking through a case: not the bot's turn
+            begin()
+            for reply in handed:
+                yield reply
+            return
         if message.command:
             begin()
             reply = await self._commands.run(
@@ -371,7 +407,18 @@ class ServingCore:
             # only now, with a turn slot: typing and status show work that runs, not a queue
             yield Progress("received", progress_message("received", language), language)
             async for event in stream:  # the service's events are the core's: forwarded
-                yield event
+                yield self._with_handoff(event)
+
+    def _with_handoff(self, event: Outbound) -> Outbound:
+        """An answer offers "Ask a person" when people can take over; a refusal says so."""
+        if not (isinstance(event, FinalAnswer) and self.handoff.enabled):
+            return event
+        if event.message_id is None:
+            return event
+        text = event.text
+        if event.result.outcome == "refused":
+            text = f"{text}\n\n{say('handoff:offer', event.language)}"
+        return dataclasses.replace(event, text=text, handoff=True)
 
     async def first_delivery(
         self,
@@ -389,9 +436,12 @@ class ServingCore:
         return await self._limit.first_delivery(platform, delivery_id, user_id, language)
 
     async def has_conversation(self, platform: str, key: str) -> bool:
-        """True when the bot already answered in this conversation (a thread it is part of)."""
+        """True when the bot already answered in this conversation (a thread it is part of),
+        or `key` is a hand-off case's thread in a staff room."""
         async with self._db.sessions() as session:
-            return await conv_repo.find_id(session, platform, key) is not None
+            if await conv_repo.find_id(session, platform, key) is not None:
+                return True
+        return await self.handoff.listens_in(platform, key)
 
     async def forms(self, platform: str, audience: Audience | None = None) -> list[dict[str, Any]]:
         """The forms this user on `platform` may read (Slack without `audience`: a guest's)."""

@@ -47,6 +47,7 @@ def encode(message: InboundMessage) -> dict[str, Any]:
             "upload_intent": message.upload_intent,
             "direct": message.direct,
             "route": message.route,
+            "reply_to": message.reply_to,
         }
     )
 
@@ -90,6 +91,7 @@ def decode(data: dict[str, Any], fetcher: FileFetcher | None) -> InboundMessage:
         upload_intent=bool(data.get("upload_intent")),
         direct=bool(data.get("direct")),
         route=dict(data.get("route") or {}),
+        reply_to=data.get("reply_to"),
     )
 
 

@@ -117,6 +117,9 @@ class InboundMessage:
     # JSON only, opaque to the core, stored with the message in the inbox so any
     # worker can answer it after a crash
     route: dict[str, Any] = field(default_factory=dict)
+    # the bot's own message this one answers ("chat:message": a Slack thread's parent,
+    # the Telegram message replied to): a staff reply under a hand-off case's card
+    reply_to: str | None = None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from bot.settings import Settings
 from storage.db import Database
 from storage.repositories import outbox as outbox_repo
@@ -59,6 +61,9 @@ class Channel:
     gap: Callable[[str], float]
 
 
+AfterSent = Callable[[AsyncSession, Pending, dict[str, Any] | None], Awaitable[None]]
+
+
 class OutboxWorker:
     """Stores sends and delivers them, one task per chat with something due."""
 
@@ -72,6 +77,13 @@ class OutboxWorker:
         self._wake = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
         self._stopping = False
+        # called in the transaction that marks a send done, with what the send returned
+        # (the hand-off desk remembers the staff-room messages a staff reply may answer)
+        self.after_sent: list[AfterSent] = []
+
+    def wake(self) -> None:
+        """Look for due sends now (rows were enqueued in a caller's own transaction)."""
+        self._wake.set()
 
     def register(self, platform: str, channel: Channel) -> None:
         """Deliver `platform`'s sends from this worker."""
@@ -166,6 +178,8 @@ class OutboxWorker:
             try:
                 async with self._db.transaction() as session:
                     await outbox_repo.sent(session, row.id, result)
+                    for hook in self.after_sent:
+                        await hook(session, row, result)
                 break
             except Exception:
                 if attempt == 2:

@@ -1,5 +1,6 @@
-"""Retention: conversations, feedback, audit rows, chat state, finished and stranded
-uploads (no job will ever finish them: their bytes go too) older than RETENTION_DAYS go.
+"""Retention: conversations, closed hand-off cases, feedback, audit rows, chat state,
+finished and stranded uploads (no job will ever finish them: their bytes go too) older
+than RETENTION_DAYS go.
 
 `ragbot purge` runs it on demand; the job worker runs it daily.
 """

@@ -39,14 +39,23 @@ from starlette.routing import BaseRoute, Route
 from bot.core.dispatcher import ServingCore, ShuttingDownError
 from bot.core.inbox import Delivery
 from bot.core.loops import on_core_loop
-from bot.core.messages import Audience, Outbound, UploadOutcome
+from bot.core.messages import Audience, Outbound, Reply, UploadOutcome
 from bot.core.outbox import Channel
 from bot.settings import ConfigurationError, Settings
 from bot.slack import translate
 from bot.slack.audience import SlackAudiences
-from bot.slack.render import HELPFUL, NOT_HELPFUL, core_buttons_block, escape, feedback_taken
+from bot.slack.cases import SlackCases
+from bot.slack.render import (
+    HANDOFF_BLOCK,
+    HELPFUL,
+    NOT_HELPFUL,
+    core_buttons_block,
+    escape,
+    feedback_taken,
+)
 from bot.slack.responder import SlackResponder
 from bot.slack.sender import CHANNEL_GAP_S, SlackSender
+from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
 BUTTONS_GRACE_S = 5.0  # on stop, button presses under way get this long to finish
@@ -108,7 +117,8 @@ class SlackAdapter:
         """
         self._core.register_notifier(translate.PLATFORM, self.notify)
         self._core.register_renderer(translate.PLATFORM, self._render, self._download)
-        sender = SlackSender(self.client, self._form_file)
+        sender = SlackSender(self.client, self._form_file, self._core.handoff.card_ref)
+        self._core.handoff.register(translate.PLATFORM, SlackCases())
         self._core.register_sender(translate.PLATFORM, Channel(sender.send, _channel_gap))
         await self.audiences.check_access()  # a missing users:read is one clear ERROR, not a stop
         if self.socket_mode:
@@ -279,8 +289,9 @@ class SlackAdapter:
             await self._enqueue(channel, f"slack:{delivery_id}:vote", payload)
 
     async def _core_button(self, body: dict[str, Any]) -> None:
-        """An upload offer's or held upload's button: the core checks who pressed it;
-        a choice made replaces the buttons with its result, anyone else is told privately."""
+        """A core button (an upload offer, a held upload, "Ask a person", a case's): the
+        core checks who pressed it; a choice made replaces the buttons with its result,
+        anyone else is told privately; the hand-off desk's own sends say the rest."""
         parsed = translate.core_button(body)
         user = (body.get("user") or {}).get("id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
@@ -291,9 +302,20 @@ class SlackAdapter:
         if delivery_id is None:
             return
         audience = await self.action_audience(body)
-        reply = await self._core.press(
-            translate.PLATFORM, user, parsed[0], parsed[1], self._download, audience
-        )
+        if parsed[0] == "handoff":
+            reply = await self._ask_person(body, user, parsed[1], audience)
+        else:
+            reply = await self._core.press(
+                translate.PLATFORM,
+                user,
+                parsed[0],
+                parsed[1],
+                self._download,
+                audience,
+                chat=channel,
+            )
+        if reply.data.get("silent"):
+            return
         text = escape(reply.text)
         key = f"slack:{delivery_id}:reply"
         if reply.kind == "not_yours" or reply.data.get("private") or not message.get("ts"):
@@ -303,6 +325,20 @@ class SlackAdapter:
         section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
         payload = {"op": "update", "channel": channel, "ts": message["ts"], "text": text}
         await self._enqueue(channel, key, {**payload, "blocks": [section]})
+
+    async def _ask_person(
+        self, body: dict[str, Any], user: str, value: str, audience: Audience
+    ) -> Reply:
+        """ "Ask a person" under an answer: only one the message really carries, in its thread."""
+        where = translate.vote_origin(body, HANDOFF_BLOCK)
+        language = "en"
+        if where is None or not value.isdigit():
+            return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
+        channel, thread_ts = translate.split_key(where)
+        route = {"channel": channel, "thread_ts": thread_ts, "user": user}
+        return await self._core.ask_person(
+            translate.PLATFORM, user, int(value), where, route, language
+        )
 
     async def action_audience(self, body: dict[str, Any]) -> Audience:
         """The audience of whoever pressed a button (block_actions: user.id, user.team_id)."""

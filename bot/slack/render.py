@@ -11,6 +11,7 @@ from textkit.catalog import say
 SECTION_LIMIT = 3000  # characters of text in one section block (split_text's default)
 MESSAGE_BLOCKS = 45  # of Slack's 50 per message, leaving room for sources and buttons
 FEEDBACK_BLOCK = "ragbot_feedback"
+HANDOFF_BLOCK = "ragbot_handoff"  # "Ask a person" (kept when a vote replaces the feedback)
 HELPFUL, NOT_HELPFUL = "ragbot_helpful", "ragbot_not_helpful"
 
 
@@ -79,6 +80,17 @@ def feedback_block(message_id: int, language: str) -> dict[str, Any]:
     }
 
 
+def handoff_block(message_id: int, language: str) -> dict[str, Any]:
+    """ "Ask a person" under an answer: its value is the stored answer's id."""
+    button = {
+        "type": "button",
+        "text": {"type": "plain_text", "text": say("handoff:button", language)},
+        "action_id": "ragbot_handoff_ask",
+        "value": str(message_id),
+    }
+    return {"type": "actions", "block_id": HANDOFF_BLOCK, "elements": [button]}
+
+
 def answer_messages(answer: FinalAnswer) -> list[tuple[str, list[dict[str, Any]]]]:
     """(fallback text, blocks) of each message the answer needs: usually one.
 
@@ -96,6 +108,8 @@ def answer_messages(answer: FinalAnswer) -> list[tuple[str, list[dict[str, Any]]
     ]
     if answer.message_id is not None:
         extras.append(feedback_block(answer.message_id, answer.language))
+        if answer.handoff:
+            extras.append(handoff_block(answer.message_id, answer.language))
     messages: list[tuple[str, list[dict[str, Any]]]] = []
     for start in range(0, max(len(sections), 1), MESSAGE_BLOCKS):
         part = sections[start : start + MESSAGE_BLOCKS]

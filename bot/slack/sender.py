@@ -15,7 +15,9 @@ Payloads (JSON, written by the renderer and the adapter):
 streamed or placeholder message becomes the answer; posted anew in the thread
 when it cannot be edited), `{"op": "ephemeral", "channel", "user", "text"}`,
 `{"op": "file", "channel", "thread_ts", "form", "audience"}` and
-`{"op": "respond", "url", "text"}` (a slash command's response_url).
+`{"op": "respond", "url", "text"}` (a slash command's response_url). Hand-off
+messages name their case instead of a ts (`case_thread`, `case_card`: see
+`bot.slack.cases`).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ GONE = frozenset(
 )
 
 FormFile = Callable[[str, Audience], Awaitable[Any]]  # (form name, audience) → stored file
+CardRef = Callable[[int, str], Awaitable[str | None]]  # (case, platform) → "channel:ts" of its card
 
 
 def retry_after(headers: Mapping[str, Any] | None) -> float | None:
@@ -93,18 +96,33 @@ def sorted_failure(exc: SlackApiError) -> RetryLater | Undeliverable:
 class SlackSender:
     """Makes one outbox row's Slack call (the `send` of the outbox Channel)."""
 
-    def __init__(self, client: AsyncWebClient, form_file: FormFile) -> None:
+    def __init__(
+        self, client: AsyncWebClient, form_file: FormFile, card_ref: CardRef | None = None
+    ) -> None:
         self._client = client
         self._form_file = form_file
+        self._card_ref = card_ref
 
     async def send(self, row: Pending) -> dict[str, Any] | None:
         """Send `row`; raise RetryLater / Undeliverable as the outbox expects."""
         try:
-            return await self._send(row.payload)
+            return await self._send(await self._placed(row.payload))
         except SlackApiError as exc:
             raise sorted_failure(exc) from exc
         except (aiohttp.ClientError, TimeoutError) as exc:  # the network: try again later
             raise RetryLater(f"network: {type(exc).__name__}") from exc
+
+    async def _placed(self, p: dict[str, Any]) -> dict[str, Any]:
+        """A hand-off message placed under its case's card (`case_thread`) or editing it
+        (`case_card`): the card's ts, once the card is posted (before: later)."""
+        case = p.get("case_thread") or p.get("case_card")
+        if not case or self._card_ref is None:
+            return p
+        ref = await self._card_ref(int(case), "slack")
+        if ref is None:
+            raise RetryLater("the case's card is not posted yet")
+        ts = ref.partition(":")[2]
+        return {**p, "thread_ts": ts} if p.get("case_thread") else {**p, "ts": ts}
 
     async def _send(self, p: dict[str, Any]) -> dict[str, Any] | None:
         op = p.get("op")

@@ -30,7 +30,8 @@ _IGNORED_SUBTYPES = frozenset(
 
 Fetcher = Callable[[str], Awaitable[bytes]]
 _UPLOAD_WORD = re.compile(r"^/?upload\b", re.IGNORECASE)  # the DM text that asks for an upload
-CORE_ACTION = re.compile(r"^ragbot_(upload|held)_[a-z]+$")  # the core's buttons
+# the core's buttons: upload offers, held uploads, "Ask a person", a hand-off case's
+CORE_ACTION = re.compile(r"^ragbot_(upload|held|handoff|case)_[a-z0-9_-]+$")
 UNKNOWN = Audience()  # no facts: a guest (the core fails closed)
 
 
@@ -135,6 +136,8 @@ def inbound_message(
         audience=audience,
         upload_intent=intent,
         direct=is_dm,
+        # under a thread's parent (the bot's answer, or a hand-off case's card)
+        reply_to=conversation_key(channel, thread_ts) if thread_ts != ts else None,
         route={
             "channel": channel,
             "thread_ts": thread_ts,
@@ -188,8 +191,9 @@ def slash_command(payload: dict[str, Any], audience: Audience = UNKNOWN) -> Inbo
     )
 
 
-def vote_origin(body: dict[str, Any]) -> str | None:
-    """The thread (`channel:thread_ts`) a feedback click may count in, or None.
+def vote_origin(body: dict[str, Any], block_id: str = FEEDBACK_BLOCK) -> str | None:
+    """The thread (`channel:thread_ts`) a feedback click may count in, or None
+    (`block_id`: the block the button must be in; "Ask a person" has its own).
 
     The clicked message must be one carrying that answer's feedback buttons
     (the action's value among its blocks), and the thread is the message's own
@@ -204,7 +208,7 @@ def vote_origin(body: dict[str, Any]) -> str | None:
     carried = [
         element.get("value")
         for block in message.get("blocks") or ()
-        if block.get("block_id") == FEEDBACK_BLOCK
+        if block.get("block_id") == block_id
         for element in block.get("elements") or ()
     ]
     thread = message.get("thread_ts") or message.get("ts")

@@ -43,6 +43,7 @@ from bot.core.messages import UploadOutcome
 from bot.settings import ConfigurationError, Settings
 from bot.telegram import intake, translate
 from bot.telegram.buttons import TelegramButtons
+from bot.telegram.cases import TelegramCases
 from bot.telegram.files import file_fetcher
 from bot.telegram.handlers import TelegramHandlers
 from bot.telegram.menus import admin_commands, public_commands
@@ -68,6 +69,8 @@ CORE_COMMANDS = [
     "jobs",
     "upload",
     "memory",
+    "gaps",
+    "bot",  # hands a chat with a person back to the bot
 ]
 
 
@@ -154,6 +157,7 @@ class TelegramAdapter:
         self._core.register_renderer(translate.PLATFORM, self.renderer.render, file_fetcher(bot))
         self._core.register_sender(translate.PLATFORM, self.sender.channel())
         self._core.register_notifier(translate.PLATFORM, self.notify)
+        self._core.handoff.register(translate.PLATFORM, TelegramCases())
         await self._set_commands()
         if self.webhook_url:
             await bot.set_webhook(

@@ -18,6 +18,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.core.dispatcher import ServingCore
+from bot.core.messages import Reply
 from bot.telegram import translate
 from bot.telegram.files import file_fetcher
 from bot.telegram.intake import accepting
@@ -96,20 +97,27 @@ class TelegramButtons:
             await query.answer()
             return
         action, value = parsed
-        reply = await self._core.press(
-            PLATFORM,
-            str(query.from_user.id),
-            action,
-            value,
-            file_fetcher(context.bot),
-            language=language,
-        )
+        shown = query.message
+        if action == "handoff":
+            reply = await self._ask_person(query, value, language)
+        else:
+            reply = await self._core.press(
+                PLATFORM,
+                str(query.from_user.id),
+                action,
+                value,
+                file_fetcher(context.bot),
+                language=language,
+                chat=str(shown.chat.id) if shown is not None else None,
+            )
+        if reply.data.get("silent"):  # the hand-off desk's own messages say what happened
+            await query.answer()
+            return
         if reply.kind == "not_yours" or reply.data.get("private"):
             # only the presser is told; the message (maybe in a group) stays as it is
             await query.answer(reply.text, show_alert=True)
             return
         await query.answer()
-        shown = query.message
         if shown is None:
             return
         chat = shown.chat.id
@@ -118,6 +126,26 @@ class TelegramButtons:
             str(chat),
             f"tg:callback:{query.id}:result",
             edit_payload(chat, shown.message_id, escape(reply.text)),
+        )
+
+    async def _ask_person(self, query: CallbackQuery, value: str, language: str) -> Reply:
+        """ "Ask a person" under an answer: only from a message carrying that button (in a
+        private chat, only from its user); people's replies go to the same chat."""
+        user = query.from_user
+        where = translate.vote_origin(query.message, query.data or "", user.id)
+        shown = query.message
+        if where is None or shown is None or not value.isdigit():
+            return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
+        group = not translate.is_private(shown.chat)
+        route = {
+            "chat_id": shown.chat.id,
+            # in a group, people's replies answer the asker's question, as the bot's did
+            "reply_to": _replied_id(shown) if group else None,
+            "group": group,
+            "drafts": False,
+        }
+        return await self._core.ask_person(
+            PLATFORM, str(user.id), int(value), where, route, language
         )
 
     async def on_language_choice(self, update: Update, context: Context) -> None:
@@ -154,3 +182,9 @@ class TelegramButtons:
                 PLATFORM, str(chat), f"tg:callback:{query.id}:file", file_payload(chat, names[0])
             )
         await query.answer(None if names else say("telegram:form_missing", language))
+
+
+def _replied_id(message: object) -> int | None:
+    """The message an answer replied to (the asker's question in a group), if known."""
+    replied = getattr(message, "reply_to_message", None)
+    return replied.message_id if replied is not None else None

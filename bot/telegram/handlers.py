@@ -64,6 +64,7 @@ class TelegramHandlers:
                 text=translate.strip_mention(message.text, bot.username),
                 conversation_key=conversation,
                 language=language,
+                reply_to=translate.answered_message(message, bot.id),
             )
             await self._accept(inbound, message)
 

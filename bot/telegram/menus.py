@@ -10,7 +10,7 @@ from __future__ import annotations
 from textkit.catalog import say
 
 PUBLIC = ("start", "help", "lang", "forms", "new")
-ADMIN = ("upload", "docs", "deldoc", "addform", "delform", "jobs", "stats", "memory")
+ADMIN = ("upload", "docs", "deldoc", "addform", "delform", "jobs", "stats", "gaps", "memory")
 MENU_LANGUAGES = ("en", "zh")  # Telegram language codes ("en" is the default menu)
 
 Menu = dict[str, list[tuple[str, str]]]  # menu language → (command, description)

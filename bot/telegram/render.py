@@ -92,10 +92,15 @@ def form_rows(forms: list[dict[str, Any]]) -> list[list[InlineKeyboardButton]]:
 
 
 def answer_keyboard(answer: FinalAnswer) -> InlineKeyboardMarkup | None:
-    """Form buttons, then the helpful / not-helpful buttons of a stored answer."""
+    """Form buttons, then the helpful / not-helpful buttons of a stored answer, then
+    "Ask a person" when people can take over."""
     rows = form_rows(answer.forms)
     if answer.message_id is not None:
         rows.append(vote_row(answer.message_id, answer.language))
+        if answer.handoff:  # its own row: a vote's tick leaves it in place
+            label = say("handoff:button", answer.language)
+            data = f"cb:handoff:{answer.message_id}"
+            rows.append([InlineKeyboardButton(f"🙋 {label}", callback_data=data)])
     return InlineKeyboardMarkup(rows) if rows else None
 
 

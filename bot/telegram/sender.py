@@ -109,7 +109,7 @@ class TelegramSender:
 
     async def send(self, row: Pending) -> dict[str, Any] | None:
         """Make one send; what it returns is kept with the row (the message id)."""
-        payload = row.payload
+        payload = await self._placed(row.payload)
         chat_id = int(payload["chat_id"])
         held = self._pacer.held_for(chat_id)
         if held > 0:  # a 429 (from a preview or a send) holds the chat: no sleeping here
@@ -133,6 +133,20 @@ class TelegramSender:
             self._pacer.done(chat_id)
         await self._remember(payload, chat_id, message_id)
         return {"message_id": message_id}
+
+    async def _placed(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """A hand-off message as a reply to its case's card (`case_thread`) or an edit of
+        the card (`case_card`): the card's message id, once it is posted (before: later)."""
+        case = payload.get("case_thread") or payload.get("case_card")
+        if not case:
+            return payload
+        ref = await self._core.handoff.card_ref(int(case), PLATFORM)
+        if ref is None:
+            raise RetryLater("the case's card is not posted yet")
+        message_id = int(ref.rpartition(":")[2])
+        if payload.get("case_thread"):
+            return {**payload, "reply_to": message_id}
+        return {**payload, "message_id": message_id}
 
     async def _send(self, payload: dict[str, Any], chat_id: int) -> int:
         """The id of the message sent (or edited)."""

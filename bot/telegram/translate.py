@@ -16,6 +16,8 @@ DOWNLOAD_LIMIT = 20 * 1024 * 1024  # the Bot API's getFile limit for bots
 # Telegram's command names → the core's (the rest are the same)
 CORE_COMMANDS = {"deldoc": "delete"}
 CORE_BUTTON = "cb"  # callback data prefix of the core's buttons (upload offers, held uploads)
+# upload offers, held uploads, "Ask a person" (its answer's id), a hand-off case's buttons
+CORE_ACTIONS = ("upload", "held", "handoff", "case")
 _COMMAND = re.compile(r"^/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]{3,64}))?(?:\s+(.*))?$", re.DOTALL)
 
 
@@ -137,6 +139,14 @@ def route(message: Message, *, drafts: bool, private_to: int | None = None) -> d
     }
 
 
+def answered_message(message: Message, bot_id: int) -> str | None:
+    """ "chat:message" of the bot's message this one replies to (a hand-off card), if any."""
+    replied = message.reply_to_message
+    if replied is None or not replies_to_bot(message, bot_id):
+        return None
+    return f"{message.chat_id}:{replied.message_id}"
+
+
 def group_conversation(chat_id: int, user_id: int, anchor: int) -> str:
     """A user's thread of replies to the bot in a group, named by its first message."""
     return f"{chat_id}:{user_id}:{anchor}"
@@ -171,6 +181,7 @@ def inbound(
     attachments: tuple[Attachment, ...] = (),
     upload_intent: bool = False,
     reply_route: dict[str, Any] | None = None,
+    reply_to: str | None = None,
 ) -> InboundMessage:
     """A question, command or upload as the core's message (`upload_intent`: `/upload`;
     `reply_route`: where the reply goes, see `route`)."""
@@ -190,6 +201,7 @@ def inbound(
         upload_intent=upload_intent,
         direct=is_private(message.chat),
         route=reply_route or {},
+        reply_to=reply_to,
     )
 
 
@@ -197,6 +209,6 @@ def core_button(data: str) -> tuple[str, str] | None:
     """(action, value) of a core button's callback data `cb:<action>:<value>`, or None."""
     prefix, _, rest = data.partition(":")
     action, _, value = rest.partition(":")
-    if prefix != CORE_BUTTON or action not in ("upload", "held") or not value:
+    if prefix != CORE_BUTTON or action not in CORE_ACTIONS or not value:
         return None
     return action, value

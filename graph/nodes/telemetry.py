@@ -7,11 +7,28 @@ cost the user the answer.
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
+
+LOOKED_AT = 3  # passages kept with a turn, for a person taking it over
+SNIPPET_CHARS = 200
+
+
+def looked_at(passages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first few passages a turn graded or retrieved: document, page, a short snippet."""
+    return [
+        {
+            "document": p.get("document"),
+            "page": p.get("page"),
+            "text": " ".join(str(p.get("text") or "").split())[:SNIPPET_CHARS],
+        }
+        for p in passages[:LOOKED_AT]
+    ]
 
 
 @recorded("telemetry")
@@ -34,5 +51,7 @@ def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
         "failed_queries": retrieval.get("failed_queries", []),
         "prompt_versions": dict(runtime.context.prompt_versions),
         "memory_id": state.get("memory_id"),  # a vote on this answer reaches the entry
+        # what the answer (or refusal) rested on: a hand-off case shows it to staff
+        "looked_at": looked_at(state.get("evidence") or state.get("candidates") or []),
     }
     return Step({"trace": trace}, "telemetry")

@@ -1,0 +1,454 @@
+"""The hand-off desk: a question becomes a case that people answer, in the chat it came from.
+
+"Ask a person" under an answer opens a case (one per conversation while it is
+open): a card in each staff room (HANDOFF_SLACK_CHANNEL, HANDOFF_TELEGRAM_CHAT_ID)
+with Claim and Close, and a notice to the asker saying a person replies here
+and roughly when. While the case is open the asker's messages in that
+conversation go to the card's thread (the bot stays quiet) and staff replies
+there go to the asker, marked as from a person; `/bot` or "Back to the bot"
+hands the chat back, as does Close. A closed case offers "Add to knowledge
+base": its question and the staff answer become an FAQ document through the
+ordinary upload path (policy, personal-data screen, audit).
+
+Everything is in Postgres (cases, the staff-room messages of each, relayed
+messages keyed by their inbound delivery) and every send goes through the
+outbox with a key: any number of workers relay each message once. Platform
+details are the adapters' (`CaseRenderer`): this module never sees a payload's
+insides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.core.admin import Actor, AdminInputError, AdminService
+from bot.core.audiences import Audiences
+from bot.core.case_cards import (
+    CaseRenderer,
+    back_button,
+    card_text,
+    opened_notice,
+    passages_of,
+    staff_buttons,
+)
+from bot.core.messages import Audience, InboundMessage, Reply
+from bot.core.office_hours import OfficeHours
+from bot.core.outbox import OutboxWorker, Pending
+from bot.settings import Settings
+from graph.privacy import mask_sensitive
+from storage.db import Database
+from storage.repositories import handoff as cases
+from storage.repositories import outbox as outbox_repo
+from textkit.catalog import say
+
+logger = logging.getLogger(__name__)
+
+
+class HandoffDesk:
+    """Opens, relays, claims and closes hand-off cases; off without a staff room."""
+
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        admin: AdminService,
+        audiences: Audiences,
+        outbox: OutboxWorker,
+    ) -> None:
+        self._db = db
+        self._admin = admin
+        self._audiences = audiences
+        self._outbox = outbox
+        self.rooms = settings.handoff_rooms()
+        self._staff = settings.handoff_staff()
+        self._remind_minutes = settings.handoff_remind_minutes
+        self._hours = OfficeHours.parse(settings.handoff_office_hours, settings.handoff_timezone)
+        self._lang = settings.handoff_staff_language
+        # where staff answers may go: what the chat platforms read, in their order
+        offered: list[str] = []
+        for platform in ("telegram", "slack"):
+            for c in settings.collections(platform) or ():
+                if c not in offered:
+                    offered.append(c)
+        self.collections = tuple(offered)
+        self.renderers: dict[str, CaseRenderer] = {}
+        self._loop: asyncio.Task[None] | None = None
+        outbox.after_sent.append(self._remember_post)
+
+    @property
+    def enabled(self) -> bool:
+        """True when a staff room is configured."""
+        return bool(self.rooms)
+
+    def register(self, platform: str, renderer: CaseRenderer) -> None:
+        """How `platform` shows cards and relays (its adapter registers at start)."""
+        self.renderers[platform] = renderer
+
+    def is_staff(self, platform: str, user_id: str, audience: Audience, in_room: bool) -> bool:
+        """Listed in HANDOFF_STAFF_USER_IDS (or an admin); with no list, anyone acting from
+        inside the staff room except a guest."""
+        if f"{platform}:{user_id}" in self._staff or user_id in self._staff:
+            return True
+        if self._audiences.is_admin(platform, user_id, audience):
+            return True
+        guest = platform == "slack" and audience.guest
+        return not self._staff and in_room and not guest
+
+    # --- where messages go ----------------------------------------------------------
+
+    async def listens_in(self, platform: str, ref: str) -> bool:
+        """True when `ref` ("chat:message") is a case's staff-room message (its thread is
+        the bot's to read)."""
+        if not self.enabled:
+            return False
+        async with self._db.sessions() as session:
+            return await cases.is_post(session, platform, ref)
+
+    async def card_ref(self, case_id: int, platform: str) -> str | None:
+        """The case card's "chat:message" on `platform`, once posted (adapters thread under it)."""
+        async with self._db.sessions() as session:
+            return await cases.card_ref(session, case_id, platform)
+
+    async def route(self, message: InboundMessage, language: str) -> list[Reply] | None:
+        """The desk's handling of a message, or None when it is the bot's to answer.
+
+        A reply under a case card is staff talking to the asker; a message in a
+        conversation with an open case goes to the staff; `bot` hands a chat back.
+        """
+        if not self.enabled:
+            return None
+        async with self._db.sessions() as session:
+            staff_case = (
+                await cases.case_of_post(session, message.platform, message.reply_to)
+                if message.reply_to
+                else None
+            )
+            asker_case = (
+                None
+                if staff_case or message.command
+                else await cases.open_case_in(session, message.platform, message.conversation_key)
+            )
+        if staff_case is not None:
+            await self._from_staff(message, staff_case)
+            return []
+        if message.command == "bot":
+            return await self._hand_back(message, language)
+        if asker_case is not None:
+            await self._from_asker(message, asker_case)
+            return []
+        return None
+
+    async def _from_asker(self, message: InboundMessage, case: dict[str, Any]) -> None:
+        said = message.text.strip() or ", ".join(a.name for a in message.attachments)
+        if not said:
+            return
+        text = mask_sensitive(said)  # the privacy rule: only the masked text is kept
+        source = f"{message.platform}:{message.delivery_id}"
+        async with self._db.transaction() as session:
+            author = f"{message.platform}:{message.user_id}"
+            if not await cases.add_message(
+                session, case["id"], "to_staff", message.platform, author, text, source
+            ):
+                return
+            shown = say("staff:from_asker", self._lang, text=text)
+            for platform, room in self._rooms_here():
+                payload = self.renderers[platform].in_thread(room, case["id"], shown)
+                payload["case_post"] = {"case": case["id"], "card": False}
+                key = f"handoff:{case['id']}:in:{platform}:{source}"
+                await outbox_repo.enqueue(session, platform, room, key, payload)
+        self._outbox.wake()
+
+    async def _from_staff(self, message: InboundMessage, case: dict[str, Any]) -> None:
+        actor = Actor(message.platform, message.user_id, message.is_admin)
+        target = f"case {case['id']}"
+        if not self.is_staff(message.platform, message.user_id, message.audience, True):
+            await self._admin.audit(actor, "handoff:reply", target, "refused", "not staff")
+            return
+        if case["status"] == "closed" or not message.text.strip():
+            await self._admin.audit(actor, "handoff:reply", target, "ignored", case["status"])
+            return
+        source = f"{message.platform}:{message.delivery_id}"
+        text = f"{say('handoff:from_person', case['language'])}\n{message.text.strip()}"
+        renderer = self.renderers.get(case["platform"])
+        if renderer is None:
+            raise RuntimeError(f"no {case['platform']} adapter here to reach the asker")
+        async with self._db.transaction() as session:
+            if not await cases.add_message(
+                session,
+                case["id"],
+                "to_asker",
+                message.platform,
+                f"{message.platform}:{message.user_id}",
+                message.text.strip(),
+                source,
+            ):
+                return
+            claimed = None
+            if case["status"] == "open":  # answering is claiming
+                claimed = await cases.claim(session, case["id"], self._name(message))
+            chat, payload = renderer.to_asker(case["route"], text, ())
+            key = f"handoff:{case['id']}:out:{source}"
+            await outbox_repo.enqueue(session, case["platform"], chat, key, payload)
+            if claimed is not None:
+                await self._edit_cards(session, claimed)
+        self._outbox.wake()
+        await self._admin.audit(actor, "handoff:reply", target, "ok")
+
+    async def _hand_back(self, message: InboundMessage, language: str) -> list[Reply]:
+        """`bot`: the asker's open case in this conversation is closed; the bot answers again."""
+        async with self._db.sessions() as session:
+            case = await cases.open_case_in(session, message.platform, message.conversation_key)
+        if case is None or case["asker"] != message.user_id:
+            return [Reply(say("handoff:no_case", language), language, "handoff_none")]
+        await self._close(case["id"], Actor(message.platform, message.user_id, False), "asker")
+        return []  # the closing notice goes to the chat through the outbox
+
+    # --- opening a case -------------------------------------------------------------
+
+    async def ask(
+        self,
+        platform: str,
+        user_id: str,
+        message_id: int,
+        where: str,
+        route: dict[str, Any],
+        language: str,
+    ) -> Reply:
+        """ "Ask a person" pressed under answer `message_id` (posted in `where`, as the
+        adapter verified): a case, its cards and the asker's notice."""
+        actor = Actor(platform, user_id, False)
+        async with self._db.sessions() as session:
+            context = await cases.answer_context(session, message_id, platform, where)
+        if context is None or not self.enabled:
+            await self._admin.audit(actor, "handoff:open", str(message_id), "refused", "no answer")
+            return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
+        asker_language = context.get("language") or language
+        values = {
+            "platform": platform,
+            "conversation_key": context["conversation_key"],
+            "asker": user_id,
+            "route": route,
+            "language": asker_language,
+            "question": context.get("question") or "",
+            "answer": context.get("answer") or "",
+            "outcome": (context.get("trace") or {}).get("outcome"),
+            "passages": passages_of(context),
+            "answer_message_id": message_id,
+        }
+        async with self._db.transaction() as session:
+            case_id, new = await cases.open_case(session, values)
+            if new:
+                case = await cases.get_case(session, case_id)
+                assert case is not None
+                await self._post_cards(session, case)
+                notice = opened_notice(self._hours, self._remind_minutes, asker_language)
+                chat, payload = self.renderers[platform].to_asker(
+                    route, notice, (back_button(case_id, asker_language),)
+                )
+                await outbox_repo.enqueue(
+                    session, platform, chat, f"handoff:{case_id}:opened", payload
+                )
+        self._outbox.wake()
+        await self._admin.audit(actor, "handoff:open", f"case {case_id}", "ok" if new else "open")
+        if not new:
+            return Reply(say("handoff:already", language), language, "handoff", {"private": True})
+        return Reply("", language, "handoff", {"silent": True})
+
+    async def _post_cards(self, session: AsyncSession, case: dict[str, Any]) -> None:
+        text = card_text(case, self._lang)
+        buttons = staff_buttons(case, self.collections, self._lang)
+        for platform, room in self._rooms_here():
+            payload = self.renderers[platform].card(room, case["id"], text, buttons)
+            payload["case_post"] = {"case": case["id"], "card": True}
+            key = f"handoff:{case['id']}:card:{platform}"
+            await outbox_repo.enqueue(session, platform, room, key, payload)
+
+    async def _edit_cards(
+        self, session: AsyncSession, case: dict[str, Any], step: str = ""
+    ) -> None:
+        text = card_text(case, self._lang)
+        buttons = staff_buttons(case, self.collections, self._lang)
+        for platform, room in self._rooms_here():
+            payload = self.renderers[platform].card_edit(room, case["id"], text, buttons)
+            key = f"handoff:{case['id']}:card:{platform}:{step or case['status']}"
+            await outbox_repo.enqueue(session, platform, room, key, payload)
+
+    def _rooms_here(self) -> list[tuple[str, str]]:
+        """The staff rooms this worker can post to (its adapters registered renderers)."""
+        return [(p, room) for p, room in self.rooms.items() if p in self.renderers]
+
+    @staticmethod
+    def _name(message: InboundMessage) -> str:
+        return f"{message.platform}:{message.user_id}"
+
+    # --- staff buttons --------------------------------------------------------------
+
+    async def act(
+        self,
+        platform: str,
+        user_id: str,
+        audience: Audience,
+        value: str,
+        chat: str | None,
+        language: str,
+    ) -> Reply:
+        """A case button: `<case>:claim|close|back|kb-<collection>`."""
+        case_ref, _, verb = value.partition(":")
+        actor = Actor(platform, user_id, False)
+        async with self._db.sessions() as session:
+            case = await cases.get_case(session, int(case_ref)) if case_ref.isdigit() else None
+        if case is None:
+            return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
+        if verb == "back":
+            if case["platform"] != platform or case["asker"] != user_id:
+                return Reply(say("handoff:not_asker", language), language, "not_yours")
+            await self._close(case["id"], actor, "asker")
+            return Reply("", language, "handoff", {"silent": True})
+        in_room = chat is not None and self.rooms.get(platform) == chat
+        target = f"case {case['id']}"
+        if not self.is_staff(platform, user_id, audience, in_room):
+            await self._admin.audit(actor, f"handoff:{verb}", target, "refused", "not staff")
+            return Reply(say("handoff:not_staff", language), language, "not_yours")
+        by = f"{platform}:{user_id}"
+        if verb == "claim":
+            async with self._db.transaction() as session:
+                claimed = await cases.claim(session, case["id"], by)
+                if claimed is not None:
+                    await self._edit_cards(session, claimed)
+            self._outbox.wake()
+            await self._admin.audit(actor, "handoff:claim", target, "ok" if claimed else "late")
+            if claimed is None:
+                return self._not_open(case)
+            return Reply("", language, "handoff", {"silent": True})
+        if verb == "close":
+            if not await self._close(case["id"], actor, by):
+                return self._not_open(case)
+            return Reply("", language, "handoff", {"silent": True})
+        if verb.startswith("kb-"):
+            return await self._add_to_kb(case, actor, verb[3:])
+        return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
+
+    def _not_open(self, case: dict[str, Any]) -> Reply:
+        text = say("staff:not_open", self._lang, case=case["id"], status=case["status"])
+        return Reply(text, self._lang, "handoff", {"private": True})
+
+    async def _close(self, case_id: int, actor: Actor, by: str) -> bool:
+        """Close a case: the asker is told the bot answers again; the cards offer the KB."""
+        async with self._db.transaction() as session:
+            closed = await cases.close(session, case_id, by)
+            if closed is not None:
+                await self._edit_cards(session, closed)
+                renderer = self.renderers.get(closed["platform"])
+                if renderer is not None:
+                    notice = say("handoff:closed", closed["language"])
+                    chat, payload = renderer.to_asker(closed["route"], notice, ())
+                    key = f"handoff:{case_id}:closed"
+                    await outbox_repo.enqueue(session, closed["platform"], chat, key, payload)
+        self._outbox.wake()
+        await self._admin.audit(
+            actor, "handoff:close", f"case {case_id}", "ok" if closed else "late"
+        )
+        return closed is not None
+
+    async def _add_to_kb(self, case: dict[str, Any], actor: Actor, collection: str) -> Reply:
+        """The question and the staff answer as an FAQ entry, uploaded like any file."""
+        lang = self._lang
+        if case["status"] != "closed" or collection not in self.collections:
+            return self._not_open(case)
+        if case.get("kb_upload_id"):
+            return Reply(
+                say("staff:kb_done", lang, case=case["id"]), lang, "handoff", {"private": True}
+            )
+        async with self._db.sessions() as session:
+            answer = await cases.staff_answer(session, case["id"])
+            card = await cases.card_ref(session, case["id"], actor.platform)
+        question = " ".join(case["question"].split())
+        if not answer or not question:
+            text = say("staff:kb_nothing", lang, case=case["id"])
+            return Reply(text, lang, "handoff", {"private": True})
+        document = f"Q: {question}\nA: {answer}\n".encode()
+        try:
+            upload_id = await self._admin.upload(
+                # staff add what they answered: the desk checked they are staff
+                Actor(actor.platform, actor.user_id, True),
+                f"handoff-case-{case['id']}.md",
+                document,
+                title=question[:120],
+                collection=collection,
+                conversation_key=card,  # the upload's result is posted under the card
+                language=case["language"],
+            )
+        except AdminInputError as exc:
+            text = say("staff:kb_refused", lang, case=case["id"], reason=str(exc))
+            return Reply(text, lang, "handoff", {"private": True})
+        async with self._db.transaction() as session:
+            await cases.set_kb_upload(session, case["id"], upload_id)
+            updated = await cases.get_case(session, case["id"])
+            assert updated is not None
+            await self._edit_cards(session, updated, "kb")
+            note = say(
+                "staff:kb_queued", lang, case=case["id"], collection=collection, upload=upload_id
+            )
+            for platform, room in self._rooms_here():
+                payload = self.renderers[platform].in_thread(room, case["id"], note)
+                key = f"handoff:{case['id']}:kb:{platform}"
+                await outbox_repo.enqueue(session, platform, room, key, payload)
+        self._outbox.wake()
+        return Reply("", lang, "handoff", {"silent": True})
+
+    # --- reminders and the outbox hook --------------------------------------------------
+
+    async def remind_due(self) -> int:
+        """Remind the staff rooms of cases waiting HANDOFF_REMIND_MINUTES without a reply."""
+        if not self.enabled:
+            return 0
+        async with self._db.transaction() as session:
+            due = await cases.take_reminders(session, self._remind_minutes)
+            for case in due:
+                waited = self._remind_minutes * case["reminders"]
+                text = say("staff:remind", self._lang, case=case["id"], minutes=f"{waited:g}")
+                for platform, room in self._rooms_here():
+                    payload = self.renderers[platform].in_thread(room, case["id"], text)
+                    key = f"handoff:{case['id']}:remind:{case['reminders']}:{platform}"
+                    await outbox_repo.enqueue(session, platform, room, key, payload)
+        if due:
+            self._outbox.wake()
+        return len(due)
+
+    def open(self) -> None:
+        """Start reminding (a few times per reminder period, at most once a minute)."""
+        if self.enabled and self._loop is None:
+            self._loop = asyncio.create_task(self._remind_loop(), name="handoff reminders")
+
+    async def close(self) -> None:
+        """Stop reminding."""
+        if self._loop is not None:
+            self._loop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop
+            self._loop = None
+
+    async def _remind_loop(self) -> None:
+        every = min(60.0, max(1.0, self._remind_minutes * 60 / 4))
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.remind_due()
+            except Exception as exc:  # a database blip: the next round reminds
+                logger.warning("hand-off reminders failed: %s", type(exc).__name__)
+
+    async def _remember_post(
+        self, session: AsyncSession, row: Pending, result: dict[str, Any] | None
+    ) -> None:
+        marker = row.payload.get("case_post")
+        sent = (result or {}).get("ts") or (result or {}).get("message_id")
+        if isinstance(marker, dict) and sent:
+            ref = f"{row.chat}:{sent}"
+            await cases.record_post(
+                session, row.platform, ref, int(marker["case"]), bool(marker.get("card"))
+            )

@@ -1,0 +1,47 @@
+"""Hand-off cases in Telegram: the staff group's card and reply chain, and the asker's chat.
+
+The core's `CaseRenderer` for Telegram: outbox payloads only. A card is a
+message in HANDOFF_TELEGRAM_CHAT_ID with the case's buttons; staff answer by
+replying to it (or to any message the bot posted for the case). Messages
+for the case are sent as replies to the card (`case_thread`) and the card is
+edited in place (`case_card`): the sender finds the card's message id once it
+is posted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.core.messages import Button
+from bot.telegram.render import core_keyboard, escape
+from bot.telegram.sender import edit_payload, send_payload
+
+
+class TelegramCases:
+    """Payloads for cases' messages in Telegram."""
+
+    def card(self, room: str, case_id: int, text: str, buttons: Sequence[Button]) -> dict[str, Any]:
+        """A new card in the staff group."""
+        return send_payload(int(room), escape(text), core_keyboard(buttons))
+
+    def card_edit(
+        self, room: str, case_id: int, text: str, buttons: Sequence[Button]
+    ) -> dict[str, Any]:
+        """The card again, changed (its message id found when sent)."""
+        payload = edit_payload(int(room), 0, escape(text), core_keyboard(buttons))
+        return {**payload, "case_card": case_id}
+
+    def in_thread(self, room: str, case_id: int, text: str) -> dict[str, Any]:
+        """A reply to the card."""
+        return {**send_payload(int(room), escape(text)), "case_thread": case_id}
+
+    def to_asker(
+        self, route: dict[str, Any], text: str, buttons: Sequence[Button]
+    ) -> tuple[str, dict[str, Any]]:
+        """A message in the asker's chat (in a group, a reply to their question)."""
+        chat = int(route["chat_id"])
+        payload = send_payload(
+            chat, escape(text), core_keyboard(buttons), reply_to=route.get("reply_to") or None
+        )
+        return str(chat), payload
