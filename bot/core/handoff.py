@@ -381,7 +381,7 @@ class HandoffDesk:
                 title=question[:120],
                 collection=collection,
                 conversation_key=card,  # the upload's result is posted under the card
-                language=case["language"],
+                language=lang,  # its result goes to the staff room
             )
         except AdminInputError as exc:
             text = say("staff:kb_refused", lang, case=case["id"], reason=str(exc))

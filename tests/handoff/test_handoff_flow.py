@@ -1,0 +1,162 @@
+"""A Telegram citizen's refused question handed to a person in Slack, and back.
+
+Against the fake Slack and Telegram servers and the embedded Postgres: "Ask a
+person" opens a case in the Slack staff channel; staff replies in its thread
+reach the citizen's Telegram chat in order, marked as from a person; the
+citizen's next message reaches the thread while the bot stays quiet; a
+non-staff user can neither reply nor claim nor close; close hands the chat
+back; "Add to knowledge base" makes the staff answer a cited answer for the
+next citizen, in the other script.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from storage.db import Database
+from storage.embeddings import Embedder
+from tests.adapters.test_slack import fake_slack
+from tests.adapters.test_telegram import answers, docs, fake_tg, keyboard
+from tests.handoff.harness import (
+    STAFF,
+    STAFF_ROOM,
+    Both,
+    buttons_of,
+    eventually,
+    handoff_settings,
+    press,
+    staff_posts,
+    start_both,
+    stop_both,
+    thread_message,
+)
+from tests.support.core_fixtures import jobs_running
+from tests.support.fake_slack import FakeSlack
+from tests.support.fake_telegram import FakeTelegram, callback, private_text
+
+__all__ = ["docs", "fake_slack", "fake_tg"]  # fixtures used here
+
+CITIZEN, OTHER_CITIZEN = 7001, 7002
+# a question the sample documents do not answer (Traditional Chinese)
+MISSING = "請問飼養的狗要去哪裡辦理寵物登記？"
+MISSING_HANS = "请问养的狗要去哪里办理宠物登记？"
+STAFF_ANSWER = "寵物登記請攜帶身分證到各區動物醫院辦理，費用新臺幣二百五十元。"
+
+
+@pytest.fixture
+async def both(
+    docs: None, database_url: str, embedder: Embedder, fake_slack: FakeSlack, fake_tg: FakeTelegram
+) -> AsyncIterator[Both]:
+    h = await start_both(database_url, embedder, handoff_settings(fake_slack, fake_tg))
+    yield h
+    await stop_both(h)
+
+
+def sent_to(fake: FakeTelegram, chat: int) -> list[str]:
+    """Texts the bot sent to a Telegram chat, in order."""
+    return [str(p.get("text", "")) for p in fake.of("sendMessage", chat, delivered=True)]
+
+
+async def ask_refused(both: Both, fake_tg: FakeTelegram, update: int) -> dict[str, Any]:
+    """The citizen asks what the documents do not answer; the refusal as sent."""
+    await both.tg.post(private_text(update, CITIZEN, MISSING, language="zh-hant"))
+    await eventually(lambda: answers(fake_tg, CITIZEN))
+    return answers(fake_tg, CITIZEN)[-1]
+
+
+async def test_telegram_citizen_to_slack_staff_and_back(
+    both: Both, fake_tg: FakeTelegram, fake_slack: FakeSlack, db: Database
+) -> None:
+    refusal = await ask_refused(both, fake_tg, 100)
+    assert "轉給專人" in refusal["text"]  # the refusal says a person can take over
+    ask = next(b for b in keyboard(refusal) if b["callback_data"].startswith("cb:handoff:"))
+    shown = next(m for m in fake_tg.sent if m["chat"]["id"] == CITIZEN)
+    shown = {**shown, "reply_markup": refusal["reply_markup"]}
+    await both.tg.post(callback(101, CITIZEN, ask["callback_data"], shown))
+
+    # a card in the staff channel with the masked question, claim and close
+    card, card_reply = (await eventually(lambda: staff_posts(fake_slack)))[0]
+    card_ts = card_reply["ts"]
+    assert MISSING in card["text"] and "telegram" in card["text"]
+    assert {b["action_id"] for b in buttons_of(card["blocks"])} == {
+        "ragbot_case_claim",
+        "ragbot_case_close",
+    }
+    # the citizen is told, in their language, that a person will reply here
+    await eventually(lambda: any("專人" in t and "/bot" in t for t in sent_to(fake_tg, CITIZEN)))
+
+    # staff reply twice in the card's thread: both reach the citizen, in order, from a person
+    await both.slack.event(thread_message("您好，我幫您查詢。", "900.1", card_ts))
+    await both.slack.event(thread_message(STAFF_ANSWER, "900.2", card_ts))
+    relayed = await eventually(
+        lambda: [t for t in sent_to(fake_tg, CITIZEN) if "專人回覆" in t] or None
+    )
+    relayed = await eventually(
+        lambda: (r := [t for t in sent_to(fake_tg, CITIZEN) if "專人回覆" in t])[1:] and r
+    )
+    assert "我幫您查詢" in relayed[0] and STAFF_ANSWER in relayed[1]
+
+    # the citizen's next message goes to the thread, and the bot does not answer it
+    before = len(answers(fake_tg, CITIZEN))
+    await both.tg.post(private_text(102, CITIZEN, "謝謝，那需要帶照片嗎？", language="zh-hant"))
+    into_thread = await eventually(lambda: staff_posts(fake_slack, thread_ts=card_ts))
+    assert any("需要帶照片" in p["text"] for p, _ in into_thread)
+    assert len(answers(fake_tg, CITIZEN)) == before
+
+    # someone who is not staff: their thread reply is not relayed, their claim refused
+    await both.slack.event(thread_message("我也來回答", "900.3", card_ts, user="U9"))
+    card_message = {"ts": card_ts, "text": card["text"], "blocks": card["blocks"]}
+    claim, close = sorted(buttons_of(card["blocks"]), key=lambda b: b["action_id"])
+    await both.slack.form({"payload": press("U9", STAFF_ROOM, card_message, claim)})
+    refused = await eventually(lambda: fake_slack.of("chat.postEphemeral", user="U9"))
+    assert "Only staff" in refused[0]["text"]
+    await both.slack.form({"payload": press("U9", STAFF_ROOM, card_message, close)})
+    await eventually(lambda: len(fake_slack.of("chat.postEphemeral", user="U9")) >= 2)
+    assert not any("我也來回答" in t for t in sent_to(fake_tg, CITIZEN))
+    async with db.sessions() as session:
+        status = await session.scalar(text("SELECT status FROM handoff_cases"))
+    assert status == "claimed"  # the staff member's first reply claimed it, nobody closed it
+
+    # staff close: the citizen is told, and the bot answers again
+    await both.slack.form({"payload": press(STAFF, STAFF_ROOM, card_message, close)})
+    await eventually(lambda: any("對話已結束" in t for t in sent_to(fake_tg, CITIZEN)))
+    edited = await eventually(
+        lambda: [
+            p
+            for p in fake_slack.of("chat.update", channel=STAFF_ROOM, ts=card_ts)
+            if "closed by" in p["text"]
+        ]
+    )
+    kb_buttons = {b["action_id"]: b for b in buttons_of(edited[-1]["blocks"])}
+    assert "ragbot_case_kb-public" in kb_buttons
+    await both.tg.post(private_text(103, CITIZEN, "護照換發要多少錢？", language="zh-hant"))
+    await eventually(lambda: len(answers(fake_tg, CITIZEN)) > before)
+
+    # add to the knowledge base: the next citizen, in Simplified Chinese, gets a cited answer
+    closed_card = {"ts": card_ts, "text": edited[-1]["text"], "blocks": edited[-1]["blocks"]}
+    async with jobs_running(both.worker):
+        await both.slack.form(
+            {"payload": press(STAFF, STAFF_ROOM, closed_card, kb_buttons["ragbot_case_kb-public"])}
+        )
+        # the upload's result is posted under the card, like any upload's in its thread
+        result = await eventually(
+            lambda: [
+                p
+                for p, _ in staff_posts(fake_slack, thread_ts=card_ts)
+                if "handoff-case" in p["text"] or "knowledge base" in p["text"]
+            ][1:],
+            timeout=60,
+        )
+    assert any("added" in p["text"].lower() for p in result), [p["text"] for p in result]
+    await both.tg.post(private_text(104, OTHER_CITIZEN, MISSING_HANS, language="zh-hans"))
+    [final] = await eventually(lambda: answers(fake_tg, OTHER_CITIZEN))
+    assert "二百五十" in final["text"]  # the staff answer, from the new document
+    assert MISSING[:8] in final["text"]  # cited: the entry's title among the sources
+    async with db.sessions() as session:
+        audited = set(await session.scalars(text("SELECT action || ':' || result FROM audit_log")))
+    assert {"handoff:open:ok", "handoff:reply:ok", "handoff:reply:refused"} <= audited
+    assert {"handoff:claim:refused", "handoff:close:ok", "upload:queued"} <= audited
