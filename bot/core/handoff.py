@@ -130,14 +130,14 @@ class HandoffDesk:
             )
             asker_case = (
                 None
-                if staff_case or message.command
-                else await cases.open_case_in(session, message.platform, message.conversation_key)
+                if staff_case or (message.command and message.command != "bot")
+                else await self._asker_case(session, message)
             )
         if staff_case is not None:
             await self._from_staff(message, staff_case)
             return []
         if message.command == "bot":
-            return await self._hand_back(message, language)
+            return await self._hand_back(message, asker_case, language)
         if asker_case is not None:
             await self._from_asker(message, asker_case)
             return []
@@ -199,14 +199,24 @@ class HandoffDesk:
         self._outbox.wake()
         await self._admin.audit(actor, "handoff:reply", target, "ok")
 
-    async def _hand_back(self, message: InboundMessage, language: str) -> list[Reply]:
-        """`bot`: the asker's open case in this conversation is closed; the bot answers again."""
-        async with self._db.sessions() as session:
-            case = await cases.open_case_in(session, message.platform, message.conversation_key)
+    async def _hand_back(
+        self, message: InboundMessage, case: dict[str, Any] | None, language: str
+    ) -> list[Reply]:
+        """`bot`: the asker's open case here is closed; the bot answers again."""
         if case is None or case["asker"] != message.user_id:
             return [Reply(say("handoff:no_case", language), language, "handoff_none")]
         await self._close(case["id"], Actor(message.platform, message.user_id, False), "asker")
         return []  # the closing notice goes to the chat through the outbox
+
+    @staticmethod
+    async def _asker_case(session: AsyncSession, message: InboundMessage) -> dict[str, Any] | None:
+        """The open case of this conversation; in a one-to-one chat, the asker's open case
+        anywhere in that chat (a new Slack DM message is a new thread, /new a new key)."""
+        found = await cases.open_case_in(session, message.platform, message.conversation_key)
+        if found is None and message.direct:
+            chat = message.conversation_key.split(":", 1)[0]
+            found = await cases.open_case_in_chat(session, message.platform, chat, message.user_id)
+        return found
 
     # --- opening a case -------------------------------------------------------------
 

@@ -102,6 +102,25 @@ async def open_case_in(
     return _case(row)
 
 
+async def open_case_in_chat(
+    session: AsyncSession, platform: str, chat: str, asker: str
+) -> dict[str, Any] | None:
+    """The asker's open case in a one-to-one chat: a conversation `chat` or under it
+    (`chat:…`: a Slack DM's threads, a Telegram private chat after /new)."""
+    row = (
+        await session.execute(
+            text(
+                f"SELECT {_CASE_COLUMNS} FROM handoff_cases WHERE platform = :platform"
+                " AND asker = :asker AND status <> 'closed'"
+                " AND (conversation_key = :chat OR starts_with(conversation_key, :under))"
+                " ORDER BY id DESC LIMIT 1"
+            ),
+            {"platform": platform, "asker": asker, "chat": chat, "under": f"{chat}:"},
+        )
+    ).first()
+    return _case(row)
+
+
 async def case_of_post(session: AsyncSession, platform: str, ref: str) -> dict[str, Any] | None:
     """The case a staff-room message belongs to (`ref`: "chat:message")."""
     row = (
