@@ -160,3 +160,72 @@ async def test_telegram_citizen_to_slack_staff_and_back(
         audited = set(await session.scalars(text("SELECT action || ':' || result FROM audit_log")))
     assert {"handoff:open:ok", "handoff:reply:ok", "handoff:reply:refused"} <= audited
     assert {"handoff:claim:refused", "handoff:close:ok", "upload:queued"} <= audited
+
+
+async def test_a_slack_employee_in_a_dm_reaches_a_person_and_gets_the_reply_in_the_thread(
+    both: Both, fake_slack: FakeSlack
+) -> None:
+    dm = {
+        "type": "message",
+        "channel": "D42",
+        "channel_type": "im",
+        "user": "U42",
+        "text": "Who approves travel to a conference abroad?",
+        "ts": "950.1",
+        "event_ts": "950.1",
+    }
+    await both.slack.event(dm)
+    final = await eventually(
+        lambda: [
+            p
+            for p in fake_slack.calls
+            if p[0] in ("chat.update", "chat.postMessage")
+            and p[1].get("channel") == "D42"
+            and p[1].get("blocks")
+        ]
+    )
+    blocks = final[-1][1]["blocks"]
+    ask = next(b for b in buttons_of(blocks) if b["action_id"] == "ragbot_handoff_ask")
+    answer = {"ts": "950.2", "thread_ts": "950.1", "text": "x", "blocks": blocks}
+    # someone pressing a button the message does not carry changes nothing
+    forged = {**ask, "value": str(int(ask["value"]) + 1)}
+    await both.slack.form({"payload": press("U42", "D42", answer, forged)})
+    await eventually(lambda: fake_slack.of("chat.postEphemeral", user="U42"))
+    assert not staff_posts(fake_slack)
+    await both.slack.form({"payload": press("U42", "D42", answer, ask)})
+    card, reply = (await eventually(lambda: staff_posts(fake_slack)))[0]
+    assert "travel" in card["text"] and "slack" in card["text"]
+    await eventually(
+        lambda: [
+            p
+            for p in fake_slack.of("chat.postMessage", channel="D42", thread_ts="950.1")
+            if "A person will reply" in p["text"]
+        ]
+    )
+    # a new top-level DM message (a new thread in Slack's terms) still goes to the case
+    await both.slack.event(
+        {**dm, "text": "It is for a week in Tokyo.", "ts": "951.1", "event_ts": "951.1"}
+    )
+    await eventually(
+        lambda: [
+            p for p, _ in staff_posts(fake_slack, thread_ts=reply["ts"]) if "Tokyo" in p["text"]
+        ]
+    )
+    await both.slack.event(thread_message("Your manager, then HR.", "952.1", reply["ts"]))
+    relayed = await eventually(
+        lambda: [
+            p
+            for p in fake_slack.of("chat.postMessage", channel="D42", thread_ts="950.1")
+            if "From our staff" in p["text"]
+        ]
+    )
+    assert "Your manager, then HR." in relayed[0]["text"]
+    # nothing the bot answered to the Tokyo message: no answer blocks after the first
+    answered = [
+        p
+        for m, p in fake_slack.calls
+        if m in ("chat.update", "chat.postMessage")
+        and p.get("channel") == "D42"
+        and "ragbot_feedback" in str(p.get("blocks"))
+    ]
+    assert len(answered) == 1
