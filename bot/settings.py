@@ -192,12 +192,32 @@ class Settings(BaseSettings):
         return {k: v.strip() for k, v in values.items() if v.strip()}
 
     def handoff_rooms(self) -> dict[str, str]:
-        """The staff room per platform (Slack channel id, Telegram chat id); empty: no hand-off."""
+        """The staff room per platform (Slack channel id, Telegram chat id); empty: no hand-off.
+
+        Raises ConfigurationError for a room that is not an id, or whose platform has no
+        bot token (its cases could never be posted).
+        """
         rooms = {
             "slack": self.handoff_slack_channel.strip(),
             "telegram": self.handoff_telegram_chat_id.strip(),
         }
-        return {platform: room for platform, room in rooms.items() if room}
+        rooms = {platform: room for platform, room in rooms.items() if room}
+        if "slack" in rooms and not _SLACK_CHANNEL_ID.fullmatch(rooms["slack"]):
+            raise ConfigurationError(
+                f"HANDOFF_SLACK_CHANNEL: {rooms['slack']!r} is not a channel id (C0123ABCD)"
+            )
+        if "telegram" in rooms and not re.fullmatch(r"-?\d{1,20}", rooms["telegram"]):
+            raise ConfigurationError(
+                f"HANDOFF_TELEGRAM_CHAT_ID: {rooms['telegram']!r} is not a chat id"
+                " (a group's is negative, e.g. -1001234567890)"
+            )
+        tokens = {"slack": self.slack_bot_token, "telegram": self.telegram_bot_token}
+        for platform in rooms:
+            if tokens[platform] is None:
+                raise ConfigurationError(
+                    f"a {platform} staff room is set but {platform.upper()}_BOT_TOKEN is not"
+                )
+        return rooms
 
     def handoff_staff(self) -> frozenset[str]:
         """HANDOFF_STAFF_USER_IDS as written: `platform:id` entries and bare ids."""

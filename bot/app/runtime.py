@@ -118,8 +118,20 @@ class Runtime:
         )
 
     def serving_core(self, jobs: JobQueue | None = None) -> ServingCore:
-        """The core adapters plug into."""
-        return ServingCore(self.db, self.answer_service(), self.admin_service(jobs), self.settings)
+        """The core adapters plug into.
+
+        Both platforms' case renderers are registered whatever adapters this process
+        runs: they only build outbox payloads, and a worker with the other adapter sends
+        them, so a case always gets its cards and relays.
+        """
+        # here, not at the top: the command line's other commands need no chat library
+        from bot.slack.cases import SlackCases
+        from bot.telegram.cases import TelegramCases
+
+        core = ServingCore(self.db, self.answer_service(), self.admin_service(jobs), self.settings)
+        core.handoff.register("slack", SlackCases())
+        core.handoff.register("telegram", TelegramCases())
+        return core
 
     def job_queue(self) -> JobQueue:
         """The upload job queue on this runtime's database (open it before use)."""

@@ -376,14 +376,15 @@ class AdminService:
         hand-offs grouped by topic (largest, then newest, first), for admins to write."""
         await self.check(actor, "gaps", None)
         since = datetime.now(UTC) - timedelta(days=days)
+        platform = _view_scope(actor, None)[1]  # a chat admin sees their platform's
         async with self._db.sessions() as session:
-            items = await handoff_repo.gap_questions(session, since)
+            items = await handoff_repo.gap_questions(session, since, platform)
         model = self._ingestion.embedder.model
         texts = [" ".join(str(i["question"]).split()) or "?" for i in items]
         vectors = await asyncio.to_thread(model.embed_documents, texts) if texts else []
         found = gap_topics.topics(items, gap_topics.cluster(vectors))
         await self.audit(actor, "gaps", None, "ok")
-        return {"days": days, "questions": len(items), "topics": found}
+        return {"days": days, "platform": platform, "questions": len(items), "topics": found}
 
     async def memory_entries(
         self, actor: Actor, limit: int = 100, collections: Sequence[str] | None = None

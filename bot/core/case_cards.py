@@ -16,6 +16,7 @@ from textkit.catalog import say
 
 ASK, CASE = "handoff", "case"  # Button actions: an asker's "Ask a person"; staff's case buttons
 ANSWER_CHARS = 600  # of the bot's reply shown on a card (the staff see the rest in traces)
+QUESTION_CHARS = 1000  # of the question: a card stays within Telegram's 4,096 characters
 PASSAGE_CHARS = 160
 
 
@@ -93,9 +94,7 @@ def card_text(case: dict[str, Any], lang: str) -> str:
         shown = say("staff:closed", lang, who=who(case.get("closed_by"), lang))
     else:
         shown = say("staff:open", lang)
-    answer = " ".join(str(case.get("answer") or "").split())
-    if len(answer) > ANSWER_CHARS:
-        answer = answer[: ANSWER_CHARS - 1] + "…"
+    answer = _clip(" ".join(str(case.get("answer") or "").split()), ANSWER_CHARS)
     lines = [
         say(
             "staff:card",
@@ -104,7 +103,7 @@ def card_text(case: dict[str, Any], lang: str) -> str:
             status=shown,
             platform=case["platform"],
             lang=say("language_name", case.get("language") or "en"),
-            question=case["question"],
+            question=_clip(" ".join(str(case["question"]).split()), QUESTION_CHARS),
             outcome=case.get("outcome") or "?",
             answer=answer or "—",
         )
@@ -145,3 +144,7 @@ def passages_of(context: dict[str, Any]) -> list[dict[str, Any]]:
         seen.add(key)
         out.append(p)
     return out[:5]
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -47,6 +47,12 @@ from storage.repositories import outbox as outbox_repo
 from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
+RELAY_CHARS = 3500  # of one relayed message: within Telegram's 4,096 after its markup
+KB_QUESTION_CHARS = 500  # of a question added to the knowledge base
+
+
+def _capped(text: str) -> str:
+    return text if len(text) <= RELAY_CHARS else text[: RELAY_CHARS - 1] + "…"
 
 
 class HandoffDesk:
@@ -69,13 +75,12 @@ class HandoffDesk:
         self._remind_minutes = settings.handoff_remind_minutes
         self._hours = OfficeHours.parse(settings.handoff_office_hours, settings.handoff_timezone)
         self._lang = settings.handoff_staff_language
-        # where staff answers may go: what the chat platforms read, in their order
-        offered: list[str] = []
-        for platform in ("telegram", "slack"):
-            for c in settings.collections(platform) or ():
-                if c not in offered:
-                    offered.append(c)
-        self.collections = tuple(offered)
+        # where a case's answer may go: what its asker's platform reads (a citizen's case
+        # never lands in the employees' collections, nor the reverse)
+        self._kb_collections = {
+            platform: tuple(settings.collections(platform) or ())
+            for platform in ("slack", "telegram")
+        }
         self.renderers: dict[str, CaseRenderer] = {}
         self._loop: asyncio.Task[None] | None = None
         outbox.after_sent.append(self._remember_post)
@@ -99,6 +104,17 @@ class HandoffDesk:
         guest = platform == "slack" and audience.guest
         return not self._staff and in_room and not guest
 
+    def may_publish(self, platform: str, user_id: str, audience: Audience) -> bool:
+        """Adding to the knowledge base takes listed staff or an admin: a room's member
+        (staff by membership alone) may answer and close, not publish."""
+        if f"{platform}:{user_id}" in self._staff or user_id in self._staff:
+            return True
+        return self._audiences.is_admin(platform, user_id, audience)
+
+    def collections_for(self, case: dict[str, Any]) -> tuple[str, ...]:
+        """The collections a case's answer may be added to: its asker's platform's."""
+        return self._kb_collections.get(case["platform"], ())
+
     # --- where messages go ----------------------------------------------------------
 
     async def listens_in(self, platform: str, ref: str) -> bool:
@@ -110,9 +126,14 @@ class HandoffDesk:
             return await cases.is_post(session, platform, ref)
 
     async def card_ref(self, case_id: int, platform: str) -> str | None:
-        """The case card's "chat:message" on `platform`, once posted (adapters thread under it)."""
+        """The case card's "chat:message" on `platform` once posted (adapters thread under
+        it); None while it waits to be sent; "" when the outbox gave up on it (what
+        belongs under it can never be placed)."""
         async with self._db.sessions() as session:
-            return await cases.card_ref(session, case_id, platform)
+            ref = await cases.card_ref(session, case_id, platform)
+            if ref is None and await cases.card_failed(session, case_id, platform):
+                return ""
+        return ref
 
     async def route(self, message: InboundMessage, language: str) -> list[Reply] | None:
         """The desk's handling of a message, or None when it is the bot's to answer.
@@ -144,9 +165,12 @@ class HandoffDesk:
         return None
 
     async def _from_asker(self, message: InboundMessage, case: dict[str, Any]) -> None:
+        if message.user_id != case["asker"]:  # others in a shared thread: quiet, not relayed
+            return
         said = message.text.strip() or ", ".join(a.name for a in message.attachments)
         if not said:
             return
+        said = _capped(said)
         text = mask_sensitive(said)  # the privacy rule: only the masked text is kept
         source = f"{message.platform}:{message.delivery_id}"
         async with self._db.transaction() as session:
@@ -173,7 +197,8 @@ class HandoffDesk:
             await self._admin.audit(actor, "handoff:reply", target, "ignored", case["status"])
             return
         source = f"{message.platform}:{message.delivery_id}"
-        text = f"{say('handoff:from_person', case['language'])}\n{message.text.strip()}"
+        said = _capped(message.text.strip())
+        text = f"{say('handoff:from_person', case['language'])}\n{said}"
         renderer = self.renderers.get(case["platform"])
         if renderer is None:
             raise RuntimeError(f"no {case['platform']} adapter here to reach the asker")
@@ -184,7 +209,7 @@ class HandoffDesk:
                 "to_asker",
                 message.platform,
                 f"{message.platform}:{message.user_id}",
-                message.text.strip(),
+                said,
                 source,
             ):
                 return
@@ -237,6 +262,10 @@ class HandoffDesk:
         if context is None or not self.enabled:
             await self._admin.audit(actor, "handoff:open", str(message_id), "refused", "no answer")
             return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
+        if context.get("owner") and context["owner"] != user_id:  # someone else's question
+            await self._admin.audit(actor, "handoff:open", str(message_id), "refused", "not asker")
+            text = say("handoff:not_owner", language)
+            return Reply(text, language, "not_yours", {"private": True})
         asker_language = context.get("language") or language
         values = {
             "platform": platform,
@@ -271,7 +300,7 @@ class HandoffDesk:
 
     async def _post_cards(self, session: AsyncSession, case: dict[str, Any]) -> None:
         text = card_text(case, self._lang)
-        buttons = staff_buttons(case, self.collections, self._lang)
+        buttons = staff_buttons(case, self.collections_for(case), self._lang)
         for platform, room in self._rooms_here():
             payload = self.renderers[platform].card(room, case["id"], text, buttons)
             payload["case_post"] = {"case": case["id"], "card": True}
@@ -282,7 +311,7 @@ class HandoffDesk:
         self, session: AsyncSession, case: dict[str, Any], step: str = ""
     ) -> None:
         text = card_text(case, self._lang)
-        buttons = staff_buttons(case, self.collections, self._lang)
+        buttons = staff_buttons(case, self.collections_for(case), self._lang)
         for platform, room in self._rooms_here():
             payload = self.renderers[platform].card_edit(room, case["id"], text, buttons)
             key = f"handoff:{case['id']}:card:{platform}:{step or case['status']}"
@@ -340,7 +369,7 @@ class HandoffDesk:
                 return self._not_open(case)
             return Reply("", language, "handoff", {"silent": True})
         if verb.startswith("kb-"):
-            return await self._add_to_kb(case, actor, verb[3:])
+            return await self._add_to_kb(case, actor, audience, verb[3:])
         return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
 
     def _not_open(self, case: dict[str, Any]) -> Reply:
@@ -365,26 +394,34 @@ class HandoffDesk:
         )
         return closed is not None
 
-    async def _add_to_kb(self, case: dict[str, Any], actor: Actor, collection: str) -> Reply:
-        """The question and the staff answer as an FAQ entry, uploaded like any file."""
+    async def _add_to_kb(
+        self, case: dict[str, Any], actor: Actor, audience: Audience, collection: str
+    ) -> Reply:
+        """The question and the staff answer as an FAQ entry, uploaded like any file (the
+        upload policy, the personal-data hold of screened collections, the audit)."""
         lang = self._lang
-        if case["status"] != "closed" or collection not in self.collections:
+        target = f"case {case['id']}"
+        if not self.may_publish(actor.platform, actor.user_id, audience):
+            await self._admin.audit(actor, "handoff:kb", target, "refused", "not listed staff")
+            return Reply(say("handoff:not_staff", lang), lang, "not_yours")
+        if case["status"] != "closed" or collection not in self.collections_for(case):
             return self._not_open(case)
-        if case.get("kb_upload_id"):
-            return Reply(
-                say("staff:kb_done", lang, case=case["id"]), lang, "handoff", {"private": True}
-            )
         async with self._db.sessions() as session:
             answer = await cases.staff_answer(session, case["id"])
             card = await cases.card_ref(session, case["id"], actor.platform)
-        question = " ".join(case["question"].split())
+        question = " ".join(case["question"].split())[:KB_QUESTION_CHARS]
         if not answer or not question:
             text = say("staff:kb_nothing", lang, case=case["id"])
+            return Reply(text, lang, "handoff", {"private": True})
+        async with self._db.transaction() as session:
+            claimed = await cases.claim_kb(session, case["id"])  # two presses: one upload
+        if not claimed:
+            text = say("staff:kb_done", lang, case=case["id"])
             return Reply(text, lang, "handoff", {"private": True})
         document = f"Q: {question}\nA: {answer}\n".encode()
         try:
             upload_id = await self._admin.upload(
-                # staff add what they answered: the desk checked they are staff
+                # listed staff add what they answered: the desk checked they may
                 Actor(actor.platform, actor.user_id, True),
                 f"handoff-case-{case['id']}.md",
                 document,
@@ -394,6 +431,8 @@ class HandoffDesk:
                 language=lang,  # its result goes to the staff room
             )
         except AdminInputError as exc:
+            async with self._db.transaction() as session:
+                await cases.set_kb_upload(session, case["id"], None)  # it may be tried again
             text = say("staff:kb_refused", lang, case=case["id"], reason=str(exc))
             return Reply(text, lang, "handoff", {"private": True})
         async with self._db.transaction() as session:
@@ -409,6 +448,7 @@ class HandoffDesk:
                 key = f"handoff:{case['id']}:kb:{platform}"
                 await outbox_repo.enqueue(session, platform, room, key, payload)
         self._outbox.wake()
+        await self._admin.audit(actor, "handoff:kb", target, "ok", collection)
         return Reply("", lang, "handoff", {"silent": True})
 
     # --- reminders and the outbox hook --------------------------------------------------

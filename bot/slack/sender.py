@@ -58,7 +58,8 @@ GONE = frozenset(
 )
 
 FormFile = Callable[[str, Audience], Awaitable[Any]]  # (form name, audience) → stored file
-CardRef = Callable[[int, str], Awaitable[str | None]]  # (case, platform) → "channel:ts" of its card
+# (case, platform) → "channel:ts" of its card; None: not yet; "": never (its send failed)
+CardRef = Callable[[int, str], Awaitable[str | None]]
 
 
 def retry_after(headers: Mapping[str, Any] | None) -> float | None:
@@ -119,6 +120,8 @@ class SlackSender:
         if not case or self._card_ref is None:
             return p
         ref = await self._card_ref(int(case), "slack")
+        if ref == "":  # the card could never be posted: nothing can go under it
+            raise Undeliverable("the case's card was never posted")
         if ref is None:
             raise RetryLater("the case's card is not posted yet")
         ts = ref.partition(":")[2]

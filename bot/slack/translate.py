@@ -65,6 +65,12 @@ def strip_mentions(text: str, bot_user_id: str | None) -> str:
     return re.sub(rf"<@{bot_user_id}(?:\|[^>]*)?>", " ", text).strip()
 
 
+def unescape(text: str) -> str:
+    """Slack's message text with its three entities back as characters (`&amp;` last, so
+    `&amp;lt;` stays `&lt;`): what the user typed, for the question and for relays."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
 def dm_command(text: str) -> tuple[str | None, tuple[str, ...]]:
     """In a DM, text that is exactly a command (`docs`, `delete "Old title"`) is one.
 
@@ -109,7 +115,7 @@ def inbound_message(
     """
     channel, ts = event["channel"], event["ts"]
     thread_ts = event.get("thread_ts") or ts
-    text = strip_mentions(event.get("text") or "", bot_user_id)
+    text = unescape(strip_mentions(event.get("text") or "", bot_user_id))
     is_dm = event.get("channel_type") == "im"
     files = tuple(
         Attachment(

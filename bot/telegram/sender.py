@@ -141,6 +141,8 @@ class TelegramSender:
         if not case:
             return payload
         ref = await self._core.handoff.card_ref(int(case), PLATFORM)
+        if ref == "":  # the card could never be posted: nothing can go under it
+            raise Undeliverable("the case's card was never posted")
         if ref is None:
             raise RetryLater("the case's card is not posted yet")
         message_id = int(ref.rpartition(":")[2])

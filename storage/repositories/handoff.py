@@ -36,6 +36,7 @@ async def answer_context(
             text(
                 "SELECT a.id, a.content AS answer, a.language, a.citations,"
                 " a.details -> 'trace' AS trace, c.external_id AS conversation_key,"
+                " c.user_id AS owner,"
                 " (SELECT q.content FROM messages q WHERE q.conversation_id = a.conversation_id"
                 "  AND q.role = 'user' AND q.id < a.id ORDER BY q.id DESC LIMIT 1) AS question"
                 " FROM messages a JOIN conversations c ON c.id = a.conversation_id"
@@ -249,42 +250,77 @@ async def staff_answer(session: AsyncSession, case_id: int) -> str:
     return "\n\n".join(r for r in rows if r.strip())
 
 
-async def set_kb_upload(session: AsyncSession, case_id: int, upload_id: int) -> None:
-    """Note the upload that added the case's answer to the knowledge base."""
+KB_PENDING = 0  # kb_upload_id while the upload is being queued (one press wins)
+
+
+async def claim_kb(session: AsyncSession, case_id: int) -> bool:
+    """Take the right to add a closed case to the knowledge base (once per case)."""
+    found = await session.scalar(
+        text(
+            "UPDATE handoff_cases SET kb_upload_id = :pending WHERE id = :id"
+            " AND status = 'closed' AND kb_upload_id IS NULL RETURNING id"
+        ),
+        {"id": case_id, "pending": KB_PENDING},
+    )
+    return found is not None
+
+
+async def set_kb_upload(session: AsyncSession, case_id: int, upload_id: int | None) -> None:
+    """Note the upload that added the case's answer (None: it failed, the case may again)."""
     await session.execute(
         text("UPDATE handoff_cases SET kb_upload_id = :upload WHERE id = :id"),
         {"id": case_id, "upload": upload_id},
     )
 
 
+async def card_failed(session: AsyncSession, case_id: int, platform: str) -> bool:
+    """True when the outbox gave up posting the case's card on `platform`."""
+    found = await session.scalar(
+        text(
+            "SELECT 1 FROM outbox WHERE platform = :platform AND key = :key AND status = 'failed'"
+        ),
+        {"platform": platform, "key": f"handoff:{case_id}:card:{platform}"},
+    )
+    return found is not None
+
+
+MAX_REMINDERS = 3  # then the room has been told enough; `ragbot gaps` and stats still show it
+
+
 async def take_reminders(
     session: AsyncSession, after_minutes: float, limit: int = 20
 ) -> list[dict[str, Any]]:
     """Cases still without a staff reply `after_minutes` after they opened (or after their
-    last reminder): marked reminded now and returned (each one by one worker only)."""
+    last reminder), at most MAX_REMINDERS times: marked reminded now and returned (each
+    one by one worker only)."""
     rows = await session.execute(
         text(
             "UPDATE handoff_cases SET reminded_at = now(), reminders = reminders + 1"
             " WHERE id IN (SELECT id FROM handoff_cases WHERE status <> 'closed'"
-            " AND first_reply_at IS NULL"
+            " AND first_reply_at IS NULL AND reminders < :most"
             " AND coalesce(reminded_at, created_at) < now() - make_interval(secs => :secs)"
             " ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED)"
             f" RETURNING {_CASE_COLUMNS}"
         ),
-        {"secs": after_minutes * 60, "limit": limit},
+        {"secs": after_minutes * 60, "limit": limit, "most": MAX_REMINDERS},
     )
     return [dict(r._mapping) for r in rows]
 
 
-async def gap_questions(session: AsyncSession, since: datetime) -> list[dict[str, Any]]:
-    """Refused turns and hand-off cases since `since`, newest first: question (masked),
-    language, when, whether a person took it and whether staff answered it."""
+async def gap_questions(
+    session: AsyncSession, since: datetime, platform: str | None = None
+) -> list[dict[str, Any]]:
+    """Refused turns and hand-off cases since `since` (of `platform` only, when given),
+    newest first: question (masked), language, when, whether a person took it and
+    whether staff answered it."""
     rows = await session.execute(
         text(
             "SELECT q.content AS question, coalesce(a.language, q.language) AS language,"
             " a.created_at AS at, NULL::bigint AS case_id, false AS staff_answered"
             " FROM messages a JOIN messages q ON q.trace_id = a.trace_id AND q.role = 'user'"
+            " JOIN conversations c ON c.id = a.conversation_id"
             " WHERE a.role = 'assistant' AND a.created_at >= :since AND NOT q.blocked"
+            " AND (CAST(:platform AS text) IS NULL OR c.platform = :platform)"
             " AND (a.details -> 'trace' ->> 'is_out_of_scope')::boolean"
             " AND NOT EXISTS (SELECT 1 FROM handoff_cases h WHERE h.answer_message_id = a.id)"
             " UNION ALL"
@@ -292,9 +328,10 @@ async def gap_questions(session: AsyncSession, since: datetime) -> list[dict[str
             " EXISTS (SELECT 1 FROM handoff_messages m WHERE m.case_id = h.id"
             "  AND m.direction = 'to_asker')"
             " FROM handoff_cases h WHERE h.created_at >= :since"
+            " AND (CAST(:platform AS text) IS NULL OR h.platform = :platform)"
             " ORDER BY at DESC LIMIT 5000"
         ),
-        {"since": since},
+        {"since": since, "platform": platform},
     )
     return [dict(r._mapping) for r in rows]
 

@@ -39,8 +39,12 @@ _PURGE = {
     # starts at created_at); their votes go with them
     "answer_memory": "DELETE FROM answer_memory WHERE confirmed_at < :cutoff",
     "answer_memory_votes": "DELETE FROM answer_memory_votes WHERE updated_at < :cutoff",
-    # closed hand-off cases, like conversations (their posts and messages go with them)
-    "handoff_cases": "DELETE FROM handoff_cases WHERE status = 'closed' AND closed_at < :cutoff",
+    # hand-off cases like conversations (their posts and messages go with them): closed
+    # ones by when they closed, ones nobody ever closed by when they opened
+    "handoff_cases": (
+        "DELETE FROM handoff_cases WHERE (status = 'closed' AND closed_at < :cutoff)"
+        " OR (status <> 'closed' AND created_at < :cutoff)"
+    ),
 }
 
 

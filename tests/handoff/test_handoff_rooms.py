@@ -3,6 +3,7 @@ staff group, reminders of unanswered cases, the counts in `stats`, retention."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,7 +26,13 @@ from tests.handoff.harness import (
     thread_message,
 )
 from tests.support.fake_slack import FakeSlack
-from tests.support.fake_telegram import FakeTelegram, callback, group_text, private_text
+from tests.support.fake_telegram import (
+    BOT_USERNAME,
+    FakeTelegram,
+    callback,
+    group_text,
+    private_text,
+)
 
 __all__ = ["docs", "fake_slack", "fake_tg"]
 
@@ -176,3 +183,43 @@ async def test_a_telegram_staff_group_answers_by_replying_to_the_card(
     async with db.sessions() as session:
         left = await session.scalar(text("SELECT count(*) FROM handoff_messages"))
     assert left == 0
+
+
+async def test_only_the_asker_may_hand_their_group_question_to_a_person(
+    telegram_room: Both, fake_tg: FakeTelegram
+) -> None:
+    group, asker, other = -200777, 81, 82
+    await telegram_room.tg.post(group_text(400, group, asker, f"@{BOT_USERNAME} {MISSING}"))
+    [refusal] = await eventually(lambda: answers(fake_tg, group))
+    ask = next(b for b in keyboard(refusal) if b["callback_data"].startswith("cb:handoff:"))
+    shown = next(m for m in fake_tg.sent if m["chat"]["id"] == group)
+    shown = {**shown, "reply_markup": refusal["reply_markup"]}
+    await telegram_room.tg.post(callback(401, other, ask["callback_data"], shown))
+    alert = await eventually(lambda: fake_tg.of("answerCallbackQuery"))
+    assert "Only the person who asked" in alert[0]["text"]
+    assert not [m for m in fake_tg.sent if m["chat"]["id"] == STAFF_GROUP]
+    await telegram_room.tg.post(callback(402, asker, ask["callback_data"], shown))
+    card = await eventually(lambda: [m for m in fake_tg.sent if m["chat"]["id"] == STAFF_GROUP])
+    assert MISSING in card[0]["text"]
+
+
+async def test_a_card_that_cannot_be_posted_fails_what_belongs_under_it_at_once(
+    two: list[Both], fake_tg: FakeTelegram, fake_slack: FakeSlack, db: Database
+) -> None:
+    fake_slack.failing["chat.postMessage"] = "channel_not_found"  # the bot is not in CSTAFF
+    await open_case(two[0], fake_tg, 500)
+    await two[0].tg.post(private_text(510, CITIZEN, "Hello? Anyone there?"))
+
+    async def statuses() -> dict[str, str]:
+        async with db.sessions() as session:
+            rows = await session.execute(
+                text("SELECT key, status FROM outbox WHERE platform = 'slack'")
+            )
+        return {str(k): str(v) for k, v in rows}
+
+    for _ in range(200):
+        found = await statuses()
+        if len(found) == 2 and set(found.values()) == {"failed"}:
+            break
+        await asyncio.sleep(0.05)
+    assert set(found.values()) == {"failed"}, found  # no minutes of retries at the room's head

@@ -54,7 +54,7 @@ class _Outbox:
 
 
 def desk(**values: str) -> HandoffDesk:
-    settings = settings_for_tests(HANDOFF_SLACK_CHANNEL="CSTAFF", **values)
+    settings = settings_for_tests(SLACK_BOT_TOKEN="x", HANDOFF_SLACK_CHANNEL="CSTAFF", **values)
     return HandoffDesk(None, settings, None, Audiences(settings), _Outbox())  # type: ignore[arg-type]
 
 
@@ -92,3 +92,31 @@ def test_hand_off_is_off_without_a_staff_room() -> None:
     settings = settings_for_tests()
     off = HandoffDesk(None, settings, None, Audiences(settings), _Outbox())  # type: ignore[arg-type]
     assert not off.enabled
+
+
+def test_members_of_the_room_answer_but_only_listed_staff_and_admins_publish() -> None:
+    open_room = desk()
+    assert open_room.is_staff("slack", "U5", EMPLOYEE, True)
+    assert not open_room.may_publish("slack", "U5", EMPLOYEE)
+    assert open_room.may_publish("slack", "U-ADMIN", EMPLOYEE)
+    assert desk(HANDOFF_STAFF_USER_IDS="slack:U5").may_publish("slack", "U5", EMPLOYEE)
+
+
+@pytest.mark.parametrize(
+    ("values", "says"),
+    [
+        ({"HANDOFF_SLACK_CHANNEL": "#staff"}, "not a channel id"),
+        ({"HANDOFF_TELEGRAM_CHAT_ID": "@staffgroup"}, "not a chat id"),
+        ({"HANDOFF_SLACK_CHANNEL": "C0STAFF"}, "SLACK_BOT_TOKEN"),
+    ],
+)
+def test_a_staff_room_that_cannot_work_stops_start_up(values: dict[str, str], says: str) -> None:
+    with pytest.raises(ConfigurationError, match=says):
+        settings_for_tests(**values).handoff_rooms()
+
+
+def test_a_case_answer_goes_only_to_its_askers_collections() -> None:
+    settings = settings_for_tests(SLACK_BOT_TOKEN="x", HANDOFF_SLACK_CHANNEL="CSTAFF")
+    d = HandoffDesk(None, settings, None, Audiences(settings), _Outbox())  # type: ignore[arg-type]
+    assert d.collections_for({"platform": "telegram"}) == ("public",)
+    assert d.collections_for({"platform": "slack"}) == ("internal", "public")
