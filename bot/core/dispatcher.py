@@ -166,9 +166,9 @@ class ServingCore:
         route: dict[str, Any],
         language: str,
     ) -> Reply:
-        """ "Ask a person" under answer `message_id`, pressed in conversation `where` (as the
-        adapter verified it against the platform's message); `route` is where people's
-        replies go (the adapter's, like a message's)."""
+        """The "Ask a person" button under answer `message_id`, pressed in conversation
+        `where` (as the adapter verified it against the platform's message); `route` is
+        where people's replies go (the adapter's, like a message's)."""
         return await self.handoff.ask(platform, user_id, message_id, where, route, language)
 
     def register_notifier(self, platform: str, notifier: Notifier) -> None:

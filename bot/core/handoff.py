@@ -254,7 +254,7 @@ class HandoffDesk:
         route: dict[str, Any],
         language: str,
     ) -> Reply:
-        """ "Ask a person" pressed under answer `message_id` (posted in `where`, as the
+        """The "Ask a person" button pressed under answer `message_id` (posted in `where`, as the
         adapter verified): a case, its cards and the asker's notice."""
         actor = Actor(platform, user_id, False)
         async with self._db.sessions() as session:

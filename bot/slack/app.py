@@ -303,7 +303,7 @@ class SlackAdapter:
             return
         audience = await self.action_audience(body)
         if parsed[0] == "handoff":
-            reply = await self._ask_person(body, user, parsed[1], audience)
+            reply = await self._ask_person(body, user, parsed[1])
         else:
             reply = await self._core.press(
                 translate.PLATFORM,
@@ -326,10 +326,8 @@ class SlackAdapter:
         payload = {"op": "update", "channel": channel, "ts": message["ts"], "text": text}
         await self._enqueue(channel, key, {**payload, "blocks": [section]})
 
-    async def _ask_person(
-        self, body: dict[str, Any], user: str, value: str, audience: Audience
-    ) -> Reply:
-        """ "Ask a person" under an answer: only one the message really carries, in its thread."""
+    async def _ask_person(self, body: dict[str, Any], user: str, value: str) -> Reply:
+        """The "Ask a person" button: only one the message really carries, in its thread."""
         where = translate.vote_origin(body, HANDOFF_BLOCK)
         language = "en"
         if where is None or not value.isdigit():

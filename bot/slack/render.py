@@ -81,7 +81,7 @@ def feedback_block(message_id: int, language: str) -> dict[str, Any]:
 
 
 def handoff_block(message_id: int, language: str) -> dict[str, Any]:
-    """ "Ask a person" under an answer: its value is the stored answer's id."""
+    """The "Ask a person" button under an answer: its value is the stored answer's id."""
     button = {
         "type": "button",
         "text": {"type": "plain_text", "text": say("handoff:button", language)},

@@ -129,7 +129,7 @@ class TelegramButtons:
         )
 
     async def _ask_person(self, query: CallbackQuery, value: str, language: str) -> Reply:
-        """ "Ask a person" under an answer: only from a message carrying that button (in a
+        """The "Ask a person" button under an answer: only from a message carrying it (in a
         private chat, only from its user); people's replies go to the same chat."""
         user = query.from_user
         where = translate.vote_origin(query.message, query.data or "", user.id)

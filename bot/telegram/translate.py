@@ -140,7 +140,7 @@ def route(message: Message, *, drafts: bool, private_to: int | None = None) -> d
 
 
 def answered_message(message: Message, bot_id: int) -> str | None:
-    """ "chat:message" of the bot's message this one replies to (a hand-off card), if any."""
+    """The bot's message this one replies to (a hand-off card), as "chat:message", if any."""
     replied = message.reply_to_message
     if replied is None or not replies_to_bot(message, bot_id):
         return None

@@ -210,32 +210,31 @@ async def add_message(
     return new_id is not None
 
 
-async def claim(session: AsyncSession, case_id: int, by: str) -> dict[str, Any] | None:
-    """Claim an open case; the case after, or None when it was not open."""
+async def _change(
+    session: AsyncSession, case_id: int, changes: str, condition: str, by: str
+) -> dict[str, Any] | None:
     row = (
         await session.execute(
             text(
-                "UPDATE handoff_cases SET status = 'claimed', claimed_by = :by,"
-                f" claimed_at = now() WHERE id = :id AND status = 'open' RETURNING {_CASE_COLUMNS}"
+                f"UPDATE handoff_cases SET {changes} WHERE id = :id AND {condition}"
+                f" RETURNING {_CASE_COLUMNS}"
             ),
             {"id": case_id, "by": by},
         )
     ).first()
     return _case(row)
+
+
+async def claim(session: AsyncSession, case_id: int, by: str) -> dict[str, Any] | None:
+    """Claim an open case; the case after, or None when it was not open."""
+    changes = "status = 'claimed', claimed_by = :by, claimed_at = now()"
+    return await _change(session, case_id, changes, "status = 'open'", by)
 
 
 async def close(session: AsyncSession, case_id: int, by: str) -> dict[str, Any] | None:
     """Close a case not closed yet; the case after, or None."""
-    row = (
-        await session.execute(
-            text(
-                "UPDATE handoff_cases SET status = 'closed', closed_by = :by, closed_at = now()"
-                f" WHERE id = :id AND status <> 'closed' RETURNING {_CASE_COLUMNS}"
-            ),
-            {"id": case_id, "by": by},
-        )
-    ).first()
-    return _case(row)
+    changes = "status = 'closed', closed_by = :by, closed_at = now()"
+    return await _change(session, case_id, changes, "status <> 'closed'", by)
 
 
 async def staff_answer(session: AsyncSession, case_id: int) -> str:
