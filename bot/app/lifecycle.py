@@ -141,7 +141,7 @@ async def _serve(
         if core is not None:  # the adapters registered their renderers and senders
             core.inbox.open()
             core.outbox.open()
-            core.handoff.open()  # reminders of unanswered hand-off cases
+            core.handoff.rooms.open()  # reminders of unanswered hand-off cases
         http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
         worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
         _announce(say, host, port, chat, [a.name for a in adapters])
@@ -149,7 +149,7 @@ async def _serve(
         say("stopping: finishing turns and jobs in flight…")
         if core is not None:
             core.begin_drain()  # /healthz says 503 and nothing new is accepted, from now
-            await core.handoff.close()
+            await core.handoff.rooms.close()
         for adapter in adapters:
             await adapter.stop()  # disconnect / stop fetching: the platform keeps the rest
         if core is not None:

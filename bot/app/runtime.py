@@ -129,8 +129,8 @@ class Runtime:
         from bot.telegram.cases import TelegramCases
 
         core = ServingCore(self.db, self.answer_service(), self.admin_service(jobs), self.settings)
-        core.handoff.register("slack", SlackCases())
-        core.handoff.register("telegram", TelegramCases())
+        core.handoff.rooms.register("slack", SlackCases())
+        core.handoff.rooms.register("telegram", TelegramCases())
         return core
 
     def job_queue(self) -> JobQueue:

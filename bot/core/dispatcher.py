@@ -441,7 +441,7 @@ class ServingCore:
         async with self._db.sessions() as session:
             if await conv_repo.find_id(session, platform, key) is not None:
                 return True
-        return await self.handoff.listens_in(platform, key)
+        return await self.handoff.rooms.listens_in(platform, key)
 
     async def forms(self, platform: str, audience: Audience | None = None) -> list[dict[str, Any]]:
         """The forms this user on `platform` may read (Slack without `audience`: a guest's)."""

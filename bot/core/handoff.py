@@ -12,15 +12,14 @@ ordinary upload path (policy, personal-data screen, audit).
 
 Everything is in Postgres (cases, the staff-room messages of each, relayed
 messages keyed by their inbound delivery) and every send goes through the
-outbox with a key: any number of workers relay each message once. Platform
-details are the adapters' (`CaseRenderer`): this module never sees a payload's
-insides.
+outbox with a key: any number of workers relay each message once. What goes
+into the staff rooms (cards, threads, reminders) is `bot.core.staff_rooms`';
+platform details are the adapters' (`CaseRenderer`): this module never sees a
+payload's insides.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from typing import Any
 
@@ -28,22 +27,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.core.admin import Actor, AdminInputError, AdminService
 from bot.core.audiences import Audiences
-from bot.core.case_cards import (
-    CaseRenderer,
-    back_button,
-    card_text,
-    opened_notice,
-    passages_of,
-    staff_buttons,
-)
+from bot.core.case_cards import back_button, opened_notice, passages_of
 from bot.core.messages import Audience, InboundMessage, Reply
 from bot.core.office_hours import OfficeHours
-from bot.core.outbox import OutboxWorker, Pending
+from bot.core.outbox import OutboxWorker
+from bot.core.staff_rooms import StaffRooms
 from bot.settings import Settings
 from graph.privacy import mask_sensitive
 from storage.db import Database
 from storage.repositories import handoff as cases
-from storage.repositories import outbox as outbox_repo
 from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
@@ -69,30 +61,15 @@ class HandoffDesk:
         self._db = db
         self._admin = admin
         self._audiences = audiences
-        self._outbox = outbox
-        self.rooms = settings.handoff_rooms()
+        self.rooms = StaffRooms(db, settings, outbox)
         self._staff = settings.handoff_staff()
-        self._remind_minutes = settings.handoff_remind_minutes
         self._hours = OfficeHours.parse(settings.handoff_office_hours, settings.handoff_timezone)
-        self._lang = settings.handoff_staff_language
-        # where a case's answer may go: what its asker's platform reads (a citizen's case
-        # never lands in the employees' collections, nor the reverse)
-        self._kb_collections = {
-            platform: tuple(settings.collections(platform) or ())
-            for platform in ("slack", "telegram")
-        }
-        self.renderers: dict[str, CaseRenderer] = {}
-        self._loop: asyncio.Task[None] | None = None
-        outbox.after_sent.append(self._remember_post)
+        self._lang = self.rooms.language
 
     @property
     def enabled(self) -> bool:
         """True when a staff room is configured."""
-        return bool(self.rooms)
-
-    def register(self, platform: str, renderer: CaseRenderer) -> None:
-        """How `platform` shows cards and relays (its adapter registers at start)."""
-        self.renderers[platform] = renderer
+        return bool(self.rooms.ids)
 
     def is_staff(self, platform: str, user_id: str, audience: Audience, in_room: bool) -> bool:
         """Listed in HANDOFF_STAFF_USER_IDS (or an admin); with no list, anyone acting from
@@ -111,29 +88,7 @@ class HandoffDesk:
             return True
         return self._audiences.is_admin(platform, user_id, audience)
 
-    def collections_for(self, case: dict[str, Any]) -> tuple[str, ...]:
-        """The collections a case's answer may be added to: its asker's platform's."""
-        return self._kb_collections.get(case["platform"], ())
-
     # --- where messages go ----------------------------------------------------------
-
-    async def listens_in(self, platform: str, ref: str) -> bool:
-        """True when `ref` ("chat:message") is a case's staff-room message (its thread is
-        the bot's to read)."""
-        if not self.enabled:
-            return False
-        async with self._db.sessions() as session:
-            return await cases.is_post(session, platform, ref)
-
-    async def card_ref(self, case_id: int, platform: str) -> str | None:
-        """The case card's "chat:message" on `platform` once posted (adapters thread under
-        it); None while it waits to be sent; "" when the outbox gave up on it (what
-        belongs under it can never be placed)."""
-        async with self._db.sessions() as session:
-            ref = await cases.card_ref(session, case_id, platform)
-            if ref is None and await cases.card_failed(session, case_id, platform):
-                return ""
-        return ref
 
     async def route(self, message: InboundMessage, language: str) -> list[Reply] | None:
         """The desk's handling of a message, or None when it is the bot's to answer.
@@ -180,12 +135,9 @@ class HandoffDesk:
             ):
                 return
             shown = say("staff:from_asker", self._lang, text=text)
-            for platform, room in self._rooms_here():
-                payload = self.renderers[platform].in_thread(room, case["id"], shown)
-                payload["case_post"] = {"case": case["id"], "card": False}
-                key = f"handoff:{case['id']}:in:{platform}:{source}"
-                await outbox_repo.enqueue(session, platform, room, key, payload)
-        self._outbox.wake()
+            key = f"handoff:{case['id']}:in:{source}"
+            await self.rooms.into_threads(session, case["id"], shown, key, answerable=True)
+        self.rooms.wake()
 
     async def _from_staff(self, message: InboundMessage, case: dict[str, Any]) -> None:
         actor = Actor(message.platform, message.user_id, message.is_admin)
@@ -199,9 +151,6 @@ class HandoffDesk:
         source = f"{message.platform}:{message.delivery_id}"
         said = _capped(message.text.strip())
         text = f"{say('handoff:from_person', case['language'])}\n{said}"
-        renderer = self.renderers.get(case["platform"])
-        if renderer is None:
-            raise RuntimeError(f"no {case['platform']} adapter here to reach the asker")
         async with self._db.transaction() as session:
             if not await cases.add_message(
                 session,
@@ -216,12 +165,11 @@ class HandoffDesk:
             claimed = None
             if case["status"] == "open":  # answering is claiming
                 claimed = await cases.claim(session, case["id"], self._name(message))
-            chat, payload = renderer.to_asker(case["route"], text, ())
             key = f"handoff:{case['id']}:out:{source}"
-            await outbox_repo.enqueue(session, case["platform"], chat, key, payload)
+            await self.rooms.to_asker(session, case, text, key)
             if claimed is not None:
-                await self._edit_cards(session, claimed)
-        self._outbox.wake()
+                await self.rooms.edit_cards(session, claimed)
+        self.rooms.wake()
         await self._admin.audit(actor, "handoff:reply", target, "ok")
 
     async def _hand_back(
@@ -284,42 +232,16 @@ class HandoffDesk:
             if new:
                 case = await cases.get_case(session, case_id)
                 assert case is not None
-                await self._post_cards(session, case)
-                notice = opened_notice(self._hours, self._remind_minutes, asker_language)
-                chat, payload = self.renderers[platform].to_asker(
-                    route, notice, (back_button(case_id, asker_language),)
-                )
-                await outbox_repo.enqueue(
-                    session, platform, chat, f"handoff:{case_id}:opened", payload
-                )
-        self._outbox.wake()
+                await self.rooms.post_cards(session, case)
+                minutes = self.rooms.remind_minutes
+                notice = opened_notice(self._hours, minutes, asker_language)
+                back = (back_button(case_id, asker_language),)
+                await self.rooms.to_asker(session, case, notice, f"handoff:{case_id}:opened", back)
+        self.rooms.wake()
         await self._admin.audit(actor, "handoff:open", f"case {case_id}", "ok" if new else "open")
         if not new:
             return Reply(say("handoff:already", language), language, "handoff", {"private": True})
         return Reply("", language, "handoff", {"silent": True})
-
-    async def _post_cards(self, session: AsyncSession, case: dict[str, Any]) -> None:
-        text = card_text(case, self._lang)
-        buttons = staff_buttons(case, self.collections_for(case), self._lang)
-        for platform, room in self._rooms_here():
-            payload = self.renderers[platform].card(room, case["id"], text, buttons)
-            payload["case_post"] = {"case": case["id"], "card": True}
-            key = f"handoff:{case['id']}:card:{platform}"
-            await outbox_repo.enqueue(session, platform, room, key, payload)
-
-    async def _edit_cards(
-        self, session: AsyncSession, case: dict[str, Any], step: str = ""
-    ) -> None:
-        text = card_text(case, self._lang)
-        buttons = staff_buttons(case, self.collections_for(case), self._lang)
-        for platform, room in self._rooms_here():
-            payload = self.renderers[platform].card_edit(room, case["id"], text, buttons)
-            key = f"handoff:{case['id']}:card:{platform}:{step or case['status']}"
-            await outbox_repo.enqueue(session, platform, room, key, payload)
-
-    def _rooms_here(self) -> list[tuple[str, str]]:
-        """The staff rooms this worker can post to (its adapters registered renderers)."""
-        return [(p, room) for p, room in self.rooms.items() if p in self.renderers]
 
     @staticmethod
     def _name(message: InboundMessage) -> str:
@@ -348,7 +270,7 @@ class HandoffDesk:
                 return Reply(say("handoff:not_asker", language), language, "not_yours")
             await self._close(case["id"], actor, "asker")
             return Reply("", language, "handoff", {"silent": True})
-        in_room = chat is not None and self.rooms.get(platform) == chat
+        in_room = chat is not None and self.rooms.ids.get(platform) == chat
         target = f"case {case['id']}"
         if not self.is_staff(platform, user_id, audience, in_room):
             await self._admin.audit(actor, f"handoff:{verb}", target, "refused", "not staff")
@@ -358,8 +280,8 @@ class HandoffDesk:
             async with self._db.transaction() as session:
                 claimed = await cases.claim(session, case["id"], by)
                 if claimed is not None:
-                    await self._edit_cards(session, claimed)
-            self._outbox.wake()
+                    await self.rooms.edit_cards(session, claimed)
+            self.rooms.wake()
             await self._admin.audit(actor, "handoff:claim", target, "ok" if claimed else "late")
             if claimed is None:
                 return self._not_open(case)
@@ -381,14 +303,10 @@ class HandoffDesk:
         async with self._db.transaction() as session:
             closed = await cases.close(session, case_id, by)
             if closed is not None:
-                await self._edit_cards(session, closed)
-                renderer = self.renderers.get(closed["platform"])
-                if renderer is not None:
-                    notice = say("handoff:closed", closed["language"])
-                    chat, payload = renderer.to_asker(closed["route"], notice, ())
-                    key = f"handoff:{case_id}:closed"
-                    await outbox_repo.enqueue(session, closed["platform"], chat, key, payload)
-        self._outbox.wake()
+                await self.rooms.edit_cards(session, closed)
+                notice = say("handoff:closed", closed["language"])
+                await self.rooms.to_asker(session, closed, notice, f"handoff:{case_id}:closed")
+        self.rooms.wake()
         await self._admin.audit(
             actor, "handoff:close", f"case {case_id}", "ok" if closed else "late"
         )
@@ -404,7 +322,7 @@ class HandoffDesk:
         if not self.may_publish(actor.platform, actor.user_id, audience):
             await self._admin.audit(actor, "handoff:kb", target, "refused", "not listed staff")
             return Reply(say("handoff:not_staff", lang), lang, "not_yours")
-        if case["status"] != "closed" or collection not in self.collections_for(case):
+        if case["status"] != "closed" or collection not in self.rooms.collections_for(case):
             return self._not_open(case)
         async with self._db.sessions() as session:
             answer = await cases.staff_answer(session, case["id"])
@@ -439,66 +357,12 @@ class HandoffDesk:
             await cases.set_kb_upload(session, case["id"], upload_id)
             updated = await cases.get_case(session, case["id"])
             assert updated is not None
-            await self._edit_cards(session, updated, "kb")
+            await self.rooms.edit_cards(session, updated, "kb")
             note = say(
                 "staff:kb_queued", lang, case=case["id"], collection=collection, upload=upload_id
             )
-            for platform, room in self._rooms_here():
-                payload = self.renderers[platform].in_thread(room, case["id"], note)
-                key = f"handoff:{case['id']}:kb:{platform}"
-                await outbox_repo.enqueue(session, platform, room, key, payload)
-        self._outbox.wake()
+            key = f"handoff:{case['id']}:kb"
+            await self.rooms.into_threads(session, case["id"], note, key, answerable=False)
+        self.rooms.wake()
         await self._admin.audit(actor, "handoff:kb", target, "ok", collection)
         return Reply("", lang, "handoff", {"silent": True})
-
-    # --- reminders and the outbox hook --------------------------------------------------
-
-    async def remind_due(self) -> int:
-        """Remind the staff rooms of cases waiting HANDOFF_REMIND_MINUTES without a reply."""
-        if not self.enabled:
-            return 0
-        async with self._db.transaction() as session:
-            due = await cases.take_reminders(session, self._remind_minutes)
-            for case in due:
-                waited = self._remind_minutes * case["reminders"]
-                text = say("staff:remind", self._lang, case=case["id"], minutes=f"{waited:g}")
-                for platform, room in self._rooms_here():
-                    payload = self.renderers[platform].in_thread(room, case["id"], text)
-                    key = f"handoff:{case['id']}:remind:{case['reminders']}:{platform}"
-                    await outbox_repo.enqueue(session, platform, room, key, payload)
-        if due:
-            self._outbox.wake()
-        return len(due)
-
-    def open(self) -> None:
-        """Start reminding (a few times per reminder period, at most once a minute)."""
-        if self.enabled and self._loop is None:
-            self._loop = asyncio.create_task(self._remind_loop(), name="handoff reminders")
-
-    async def close(self) -> None:
-        """Stop reminding."""
-        if self._loop is not None:
-            self._loop.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._loop
-            self._loop = None
-
-    async def _remind_loop(self) -> None:
-        every = min(60.0, max(1.0, self._remind_minutes * 60 / 4))
-        while True:
-            await asyncio.sleep(every)
-            try:
-                await self.remind_due()
-            except Exception as exc:  # a database blip: the next round reminds
-                logger.warning("hand-off reminders failed: %s", type(exc).__name__)
-
-    async def _remember_post(
-        self, session: AsyncSession, row: Pending, result: dict[str, Any] | None
-    ) -> None:
-        marker = row.payload.get("case_post")
-        sent = (result or {}).get("ts") or (result or {}).get("message_id")
-        if isinstance(marker, dict) and sent:
-            ref = f"{row.chat}:{sent}"
-            await cases.record_post(
-                session, row.platform, ref, int(marker["case"]), bool(marker.get("card"))
-            )

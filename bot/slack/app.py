@@ -117,8 +117,8 @@ class SlackAdapter:
         """
         self._core.register_notifier(translate.PLATFORM, self.notify)
         self._core.register_renderer(translate.PLATFORM, self._render, self._download)
-        sender = SlackSender(self.client, self._form_file, self._core.handoff.card_ref)
-        self._core.handoff.register(translate.PLATFORM, SlackCases())
+        sender = SlackSender(self.client, self._form_file, self._core.handoff.rooms.card_ref)
+        self._core.handoff.rooms.register(translate.PLATFORM, SlackCases())
         self._core.register_sender(translate.PLATFORM, Channel(sender.send, _channel_gap))
         await self.audiences.check_access()  # a missing users:read is one clear ERROR, not a stop
         if self.socket_mode:

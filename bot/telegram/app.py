@@ -157,7 +157,7 @@ class TelegramAdapter:
         self._core.register_renderer(translate.PLATFORM, self.renderer.render, file_fetcher(bot))
         self._core.register_sender(translate.PLATFORM, self.sender.channel())
         self._core.register_notifier(translate.PLATFORM, self.notify)
-        self._core.handoff.register(translate.PLATFORM, TelegramCases())
+        self._core.handoff.rooms.register(translate.PLATFORM, TelegramCases())
         await self._set_commands()
         if self.webhook_url:
             await bot.set_webhook(

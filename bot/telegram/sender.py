@@ -140,7 +140,7 @@ class TelegramSender:
         case = payload.get("case_thread") or payload.get("case_card")
         if not case:
             return payload
-        ref = await self._core.handoff.card_ref(int(case), PLATFORM)
+        ref = await self._core.handoff.rooms.card_ref(int(case), PLATFORM)
         if ref == "":  # the card could never be posted: nothing can go under it
             raise Undeliverable("the case's card was never posted")
         if ref is None:

@@ -82,7 +82,7 @@ async def test_two_workers_relay_each_message_once_and_remind_unanswered_cases(
         await session.execute(
             text("UPDATE handoff_cases SET created_at = now() - interval '5 minutes'")
         )
-    reminded = [await w.worker.core.handoff.remind_due() for w in two]
+    reminded = [await w.worker.core.handoff.rooms.remind_due() for w in two]
     assert sorted(reminded) == [0, 1]
     reminders = await eventually(
         lambda: [p for p, _ in staff_posts(fake_slack, thread_ts=card_ts) if "waited" in p["text"]]
@@ -111,7 +111,7 @@ async def test_two_workers_relay_each_message_once_and_remind_unanswered_cases(
     # answered now: no more reminders however long it waits
     async with db.transaction() as session:
         await session.execute(text("UPDATE handoff_cases SET reminded_at = now() - interval '1 h'"))
-    assert await two[1].worker.core.handoff.remind_due() == 0
+    assert await two[1].worker.core.handoff.rooms.remind_due() == 0
 
     # stats count it: opened, answered, a minute-scale first reply, from a refusal
     stats = await two[0].worker.core.admin.stats(Actor("console", "op", True))

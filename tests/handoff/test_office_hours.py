@@ -118,5 +118,5 @@ def test_a_staff_room_that_cannot_work_stops_start_up(values: dict[str, str], sa
 def test_a_case_answer_goes_only_to_its_askers_collections() -> None:
     settings = settings_for_tests(SLACK_BOT_TOKEN="x", HANDOFF_SLACK_CHANNEL="CSTAFF")
     d = HandoffDesk(None, settings, None, Audiences(settings), _Outbox())  # type: ignore[arg-type]
-    assert d.collections_for({"platform": "telegram"}) == ("public",)
-    assert d.collections_for({"platform": "slack"}) == ("internal", "public")
+    assert d.rooms.collections_for({"platform": "telegram"}) == ("public",)
+    assert d.rooms.collections_for({"platform": "slack"}) == ("internal", "public")
