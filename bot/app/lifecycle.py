@@ -141,7 +141,8 @@ async def _serve(
         if core is not None:  # the adapters registered their renderers and senders
             core.inbox.open()
             core.outbox.open()
-            core.handoff.rooms.open()  # reminders of unanswered hand-off cases
+            # reminders of unanswered hand-off cases
+            core.handoff.rooms.open(anyone_in_room=not settings.handoff_staff())
         http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
         worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
         _announce(say, host, port, chat, [a.name for a in adapters])

@@ -205,7 +205,11 @@ class ServingCore:
                 0 if park else self._settings.delivery_lease_s,
                 "" if park else self.inbox.owner,
             )
-            limited = stored and await self._limit.over(session, message)
+            limited = (
+                stored
+                and not await self.handoff.is_staff_reply(session, message)
+                and await self._limit.over(session, message)
+            )
             if limited:
                 await inbox_repo.mark_limited(session, message.platform, message.delivery_id)
         if stored and not park:

@@ -90,6 +90,13 @@ class HandoffDesk:
 
     # --- where messages go ----------------------------------------------------------
 
+    async def is_staff_reply(self, session: AsyncSession, message: InboundMessage) -> bool:
+        """True when `message` answers a case's staff-room message (in the caller's
+        transaction): staff at work are not rate limited like askers."""
+        if not self.enabled or not message.reply_to:
+            return False
+        return await cases.is_post(session, message.platform, message.reply_to)
+
     async def route(self, message: InboundMessage, language: str) -> list[Reply] | None:
         """The desk's handling of a message, or None when it is the bot's to answer.
 
@@ -183,10 +190,11 @@ class HandoffDesk:
 
     @staticmethod
     async def _asker_case(session: AsyncSession, message: InboundMessage) -> dict[str, Any] | None:
-        """The open case of this conversation; in a one-to-one chat, the asker's open case
-        anywhere in that chat (a new Slack DM message is a new thread, /new a new key)."""
+        """The open case of this conversation; in a one-to-one chat (and for `bot` anywhere),
+        the asker's open case anywhere in that chat (a new Slack DM message is a new thread,
+        /new a new key, a command its own conversation)."""
         found = await cases.open_case_in(session, message.platform, message.conversation_key)
-        if found is None and message.direct:
+        if found is None and (message.direct or message.command == "bot"):
             chat = message.conversation_key.split(":", 1)[0]
             found = await cases.open_case_in_chat(session, message.platform, chat, message.user_id)
         return found
@@ -219,7 +227,8 @@ class HandoffDesk:
             "platform": platform,
             "conversation_key": context["conversation_key"],
             "asker": user_id,
-            "route": route,
+            # the conversation too: a reply to a relayed message in a group continues it
+            "route": {**route, "conversation": context["conversation_key"]},
             "language": asker_language,
             "question": context.get("question") or "",
             "answer": context.get("answer") or "",

@@ -152,8 +152,14 @@ class StaffRooms:
             self.wake()
         return len(due)
 
-    def open(self) -> None:
+    def open(self, anyone_in_room: bool = False) -> None:
         """Start reminding (a few times per reminder period, at most once a minute)."""
+        if self.ids and anyone_in_room:
+            logger.warning(
+                "HANDOFF_STAFF_USER_IDS is unset: anyone in the staff rooms (%s) may answer"
+                " and close cases; only admins may add answers to the knowledge base",
+                ", ".join(f"{p} {r}" for p, r in self.ids.items()),
+            )
         if self.ids and self._loop is None:
             self._loop = asyncio.create_task(self._remind_loop(), name="handoff reminders")
 

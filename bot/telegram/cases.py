@@ -41,7 +41,13 @@ class TelegramCases:
     ) -> tuple[str, dict[str, Any]]:
         """A message in the asker's chat (in a group, a reply to their question)."""
         chat = int(route["chat_id"])
+        group = bool(route.get("group"))
         payload = send_payload(
-            chat, escape(text), core_keyboard(buttons), reply_to=route.get("reply_to") or None
+            chat,
+            escape(text),
+            core_keyboard(buttons),
+            reply_to=route.get("reply_to") or None,
+            # in a group, a reply to this message continues the asker's conversation
+            remember=route.get("conversation") if group else None,
         )
         return str(chat), payload

@@ -131,6 +131,7 @@ async def telegram_room(
         HANDOFF_SLACK_CHANNEL="",
         HANDOFF_TELEGRAM_CHAT_ID=str(STAFF_GROUP),
         HANDOFF_STAFF_USER_IDS=f"telegram:{TG_STAFF}",
+        RATE_LIMIT_PER_MINUTE=5,  # staff at work are not limited like askers
     )
     both = await start_both(database_url, embedder, settings)
     yield both
@@ -201,6 +202,39 @@ async def test_only_the_asker_may_hand_their_group_question_to_a_person(
     await telegram_room.tg.post(callback(402, asker, ask["callback_data"], shown))
     card = await eventually(lambda: [m for m in fake_tg.sent if m["chat"]["id"] == STAFF_GROUP])
     assert MISSING in card[0]["text"]
+
+    # staff answer six times in a minute (over RATE_LIMIT_PER_MINUTE=5): all relayed
+    for k in range(6):
+        body = f"Step {k + 1} of the registration."
+        await telegram_room.tg.post(group_message(410 + k, TG_STAFF, body, card[0]))
+
+    def from_staff() -> list[dict[str, Any]]:
+        return [
+            m
+            for m in fake_tg.sent
+            if m["chat"]["id"] == group and "From our staff" in m.get("text", "")
+        ]
+
+    relayed = await eventually(lambda: len(from_staff()) >= 6 and from_staff())
+    # the asker replies to a relayed message in the group: it reaches the staff, not the bot
+    before = len(answers(fake_tg, group))
+    reply = group_text(420, group, asker, "And for a cat?", reply_to=relayed[-1])
+    await telegram_room.tg.post(reply)
+    await eventually(
+        lambda: [p for p in fake_tg.of("sendMessage", STAFF_GROUP) if "a cat" in p["text"]]
+    )
+    assert len(answers(fake_tg, group)) == before
+    # /bot in the group hands the asker's chat back
+    command = group_text(430, group, asker, f"/bot@{BOT_USERNAME}")
+    length = len(f"/bot@{BOT_USERNAME}")
+    command["message"]["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
+    await telegram_room.tg.post(command)
+    await eventually(
+        lambda: any(
+            "answering your questions again" in str(p["text"])
+            for p in fake_tg.of("sendMessage", group)
+        )
+    )
 
 
 async def test_a_card_that_cannot_be_posted_fails_what_belongs_under_it_at_once(
