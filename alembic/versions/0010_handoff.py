@@ -46,6 +46,7 @@ def upgrade() -> None:
             reminded_at timestamptz,
             reminders integer NOT NULL DEFAULT 0,
             kb_upload_id bigint,
+            kb_claimed_at timestamptz,
             created_at timestamptz NOT NULL DEFAULT now(),
             CONSTRAINT ck_handoff_status CHECK (status IN ('open', 'claimed', 'closed'))
         )

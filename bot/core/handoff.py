@@ -20,6 +20,8 @@ payload's insides.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -30,7 +32,7 @@ from bot.core.audiences import Audiences
 from bot.core.case_cards import back_button, opened_notice, passages_of
 from bot.core.messages import Audience, InboundMessage, Reply
 from bot.core.office_hours import OfficeHours
-from bot.core.outbox import OutboxWorker
+from bot.core.outbox import OutboxWorker, Pending
 from bot.core.staff_rooms import StaffRooms
 from bot.settings import Settings
 from graph.privacy import mask_sensitive
@@ -65,6 +67,8 @@ class HandoffDesk:
         self._staff = settings.handoff_staff()
         self._hours = OfficeHours.parse(settings.handoff_office_hours, settings.handoff_timezone)
         self._lang = self.rooms.language
+        self._contacts = settings.handoff_contacts()
+        outbox.after_failed.append(self._card_failed)
 
     @property
     def enabled(self) -> bool:
@@ -95,6 +99,8 @@ class HandoffDesk:
         transaction): staff at work are not rate limited like askers."""
         if not self.enabled or not message.reply_to:
             return False
+        if not self.is_staff(message.platform, message.user_id, message.audience, True):
+            return False
         return await cases.is_post(session, message.platform, message.reply_to)
 
     async def route(self, message: InboundMessage, language: str) -> list[Reply] | None:
@@ -121,14 +127,12 @@ class HandoffDesk:
             return []
         if message.command == "bot":
             return await self._hand_back(message, asker_case, language)
-        if asker_case is not None:
+        if asker_case is not None and asker_case["asker"] == message.user_id:
             await self._from_asker(message, asker_case)
             return []
-        return None
+        return None  # anyone else in a shared thread or group: the bot answers them
 
     async def _from_asker(self, message: InboundMessage, case: dict[str, Any]) -> None:
-        if message.user_id != case["asker"]:  # others in a shared thread: quiet, not relayed
-            return
         said = message.text.strip() or ", ".join(a.name for a in message.attachments)
         if not said:
             return
@@ -136,6 +140,9 @@ class HandoffDesk:
         text = mask_sensitive(said)  # the privacy rule: only the masked text is kept
         source = f"{message.platform}:{message.delivery_id}"
         async with self._db.transaction() as session:
+            current = await cases.get_case(session, case["id"], lock=True)
+            if current is None or current["status"] == "closed":  # closed meanwhile
+                return
             author = f"{message.platform}:{message.user_id}"
             if not await cases.add_message(
                 session, case["id"], "to_staff", message.platform, author, text, source
@@ -152,32 +159,40 @@ class HandoffDesk:
         if not self.is_staff(message.platform, message.user_id, message.audience, True):
             await self._admin.audit(actor, "handoff:reply", target, "refused", "not staff")
             return
-        if case["status"] == "closed" or not message.text.strip():
-            await self._admin.audit(actor, "handoff:reply", target, "ignored", case["status"])
-            return
         source = f"{message.platform}:{message.delivery_id}"
         said = _capped(message.text.strip())
-        text = f"{say('handoff:from_person', case['language'])}\n{said}"
         async with self._db.transaction() as session:
-            if not await cases.add_message(
+            # locked: a close cannot slip between this check and the relay
+            current = await cases.get_case(session, case["id"], lock=True)
+            if current is None or current["status"] == "closed" or not said:
+                # said so in the thread: a file alone, or a case closed, reaches nobody
+                note = say("staff:not_relayed", self._lang, case=case["id"])
+                key = f"handoff:{case['id']}:dropped:{source}"
+                await self.rooms.into_threads(
+                    session, case["id"], note, key, answerable=False, only=message.platform
+                )
+                result = "ignored"
+            elif await cases.add_message(
                 session,
-                case["id"],
+                current["id"],
                 "to_asker",
                 message.platform,
-                f"{message.platform}:{message.user_id}",
+                self._name(message),
                 said,
                 source,
             ):
-                return
-            claimed = None
-            if case["status"] == "open":  # answering is claiming
-                claimed = await cases.claim(session, case["id"], self._name(message))
-            key = f"handoff:{case['id']}:out:{source}"
-            await self.rooms.to_asker(session, case, text, key)
-            if claimed is not None:
-                await self.rooms.edit_cards(session, claimed)
+                if current["status"] == "open":  # answering is claiming
+                    claimed = await cases.claim(session, current["id"], self._name(message))
+                    if claimed is not None:
+                        await self.rooms.edit_cards(session, claimed)
+                text = f"{say('handoff:from_person', current['language'])}\n{said}"
+                key = f"handoff:{current['id']}:out:{source}"
+                await self.rooms.to_asker(session, current, text, key)
+                result = "ok"
+            else:
+                return  # relayed already (a redelivery)
         self.rooms.wake()
-        await self._admin.audit(actor, "handoff:reply", target, "ok")
+        await self._admin.audit(actor, "handoff:reply", target, result)
 
     async def _hand_back(
         self, message: InboundMessage, case: dict[str, Any] | None, language: str
@@ -358,10 +373,13 @@ class HandoffDesk:
                 language=lang,  # its result goes to the staff room
             )
         except AdminInputError as exc:
-            async with self._db.transaction() as session:
-                await cases.set_kb_upload(session, case["id"], None)  # it may be tried again
+            await asyncio.shield(self._free_kb(case["id"]))  # it may be tried again
             text = say("staff:kb_refused", lang, case=case["id"], reason=str(exc))
             return Reply(text, lang, "handoff", {"private": True})
+        except BaseException:  # cancelled at shutdown, the database: free it, then fail
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._free_kb(case["id"]))
+            raise
         async with self._db.transaction() as session:
             await cases.set_kb_upload(session, case["id"], upload_id)
             updated = await cases.get_case(session, case["id"])
@@ -375,3 +393,29 @@ class HandoffDesk:
         self.rooms.wake()
         await self._admin.audit(actor, "handoff:kb", target, "ok", collection)
         return Reply("", lang, "handoff", {"silent": True})
+
+    async def _free_kb(self, case_id: int) -> None:
+        async with self._db.transaction() as session:
+            await cases.set_kb_upload(session, case_id, None)
+
+    async def _card_failed(self, session: AsyncSession, row: Pending, reason: str) -> None:
+        """A card could not be posted: when no staff room has or may still get the case,
+        it is closed and the asker is sent to HANDOFF_CONTACT rather than left waiting."""
+        marker = row.payload.get("case_post")
+        if not (isinstance(marker, dict) and marker.get("card")):
+            return
+        case_id = int(marker["case"])
+        if await cases.cards_pending_or_posted(session, case_id):
+            return
+        closed = await cases.close(session, case_id, "unreachable")
+        if closed is None:
+            return
+        logger.error("hand-off case %s reached no staff room (%s): closed", case_id, reason)
+        language = closed["language"]
+        contact = (
+            self._contacts.get(language)
+            or self._contacts.get("")
+            or say("default_contact", language)
+        )
+        notice = say("handoff:unreachable", language, contact=contact)
+        await self.rooms.to_asker(session, closed, notice, f"handoff:{case_id}:unreachable")

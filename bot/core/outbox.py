@@ -62,6 +62,7 @@ class Channel:
 
 
 AfterSent = Callable[[AsyncSession, Pending, dict[str, Any] | None], Awaitable[None]]
+AfterFailed = Callable[[AsyncSession, Pending, str], Awaitable[None]]
 
 
 class OutboxWorker:
@@ -80,6 +81,8 @@ class OutboxWorker:
         # called in the transaction that marks a send done, with what the send returned
         # (the hand-off desk remembers the staff-room messages a staff reply may answer)
         self.after_sent: list[AfterSent] = []
+        # called in the transaction that marks a send failed for good, with the reason
+        self.after_failed: list[AfterFailed] = []
 
     def wake(self) -> None:
         """Look for due sends now (rows were enqueued in a caller's own transaction)."""
@@ -208,6 +211,8 @@ class OutboxWorker:
         logger.error("send %s to %s failed for good: %s", row.key, row.chat, reason)
         async with self._db.transaction() as session:
             await outbox_repo.fail(session, row.id, reason)
+            for hook in self.after_failed:
+                await hook(session, row, reason)
 
     async def stop(self, timeout: float) -> None:
         """Send what is due (up to `timeout`), then stop and let go of the rest.

@@ -98,6 +98,8 @@ class StaffRooms:
         text, buttons = self._card(case)
         for platform, room in self._here():
             payload = self.renderers[platform].card_edit(room, case["id"], text, buttons)
+            # a card that could not be edited is posted anew: its replies must still count
+            payload["case_post"] = {"case": case["id"], "card": True}
             key = f"handoff:{case['id']}:card:{platform}:{step or case['status']}"
             await outbox_repo.enqueue(session, platform, room, key, payload)
 
@@ -106,11 +108,20 @@ class StaffRooms:
         return card_text(case, self.language), buttons
 
     async def into_threads(
-        self, session: AsyncSession, case_id: int, text: str, key: str, *, answerable: bool
+        self,
+        session: AsyncSession,
+        case_id: int,
+        text: str,
+        key: str,
+        *,
+        answerable: bool,
+        only: str | None = None,
     ) -> None:
-        """A message under the case's card in every room (`key`: once per room);
-        `answerable`: a staff reply to it (Telegram) reaches the case."""
+        """A message under the case's card in every room (`key`: once per room; `only`:
+        that platform's room alone); `answerable`: a staff reply to it reaches the case."""
         for platform, room in self._here():
+            if only is not None and platform != only:
+                continue
             payload = self.renderers[platform].in_thread(room, case_id, text)
             if answerable:
                 payload["case_post"] = {"case": case_id, "card": False}

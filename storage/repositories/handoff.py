@@ -77,14 +77,33 @@ async def open_case(session: AsyncSession, values: dict[str, Any]) -> tuple[int,
     return int(found["id"]), False
 
 
-async def get_case(session: AsyncSession, case_id: int) -> dict[str, Any] | None:
-    """One case, or None."""
+async def get_case(
+    session: AsyncSession, case_id: int, *, lock: bool = False
+) -> dict[str, Any] | None:
+    """One case, or None (`lock`: held until the caller's transaction ends, so a relay
+    and a close of one case happen one after the other)."""
     row = (
         await session.execute(
-            text(f"SELECT {_CASE_COLUMNS} FROM handoff_cases WHERE id = :id"), {"id": case_id}
+            text(
+                f"SELECT {_CASE_COLUMNS} FROM handoff_cases WHERE id = :id"
+                + (" FOR UPDATE" if lock else "")
+            ),
+            {"id": case_id},
         )
     ).first()
     return _case(row)
+
+
+async def cards_pending_or_posted(session: AsyncSession, case_id: int) -> bool:
+    """True while some staff room has the case's card or may still get it."""
+    found = await session.scalar(
+        text(
+            "SELECT 1 WHERE EXISTS (SELECT 1 FROM handoff_posts WHERE case_id = :id AND is_card)"
+            " OR EXISTS (SELECT 1 FROM outbox WHERE key = ANY(:cards) AND status <> 'failed')"
+        ),
+        {"id": case_id, "cards": [f"handoff:{case_id}:card:{p}" for p in ("slack", "telegram")]},
+    )
+    return found is not None
 
 
 async def open_case_in(
@@ -160,11 +179,12 @@ async def record_post(
 
 
 async def card_ref(session: AsyncSession, case_id: int, platform: str) -> str | None:
-    """The case card's "chat:message" in `platform`'s staff room, once it was posted."""
+    """The case card's "chat:message" in `platform`'s staff room, once it was posted (the
+    newest: a card that could not be edited is posted anew)."""
     found = await session.scalar(
         text(
             "SELECT ref FROM handoff_posts WHERE case_id = :id AND platform = :platform"
-            " AND is_card ORDER BY created_at LIMIT 1"
+            " AND is_card ORDER BY created_at DESC LIMIT 1"
         ),
         {"id": case_id, "platform": platform},
     )
@@ -252,14 +272,21 @@ async def staff_answer(session: AsyncSession, case_id: int) -> str:
 KB_PENDING = 0  # kb_upload_id while the upload is being queued (one press wins)
 
 
+KB_CLAIM_EXPIRES_S = 600  # a claim whose worker died (no upload id after this) is free again
+
+
 async def claim_kb(session: AsyncSession, case_id: int) -> bool:
-    """Take the right to add a closed case to the knowledge base (once per case)."""
+    """Take the right to add a closed case to the knowledge base (once per case; a claim
+    left pending by a worker that died frees itself after KB_CLAIM_EXPIRES_S)."""
     found = await session.scalar(
         text(
-            "UPDATE handoff_cases SET kb_upload_id = :pending WHERE id = :id"
-            " AND status = 'closed' AND kb_upload_id IS NULL RETURNING id"
+            "UPDATE handoff_cases SET kb_upload_id = :pending, kb_claimed_at = now()"
+            " WHERE id = :id AND status = 'closed' AND (kb_upload_id IS NULL"
+            " OR (kb_upload_id = :pending"
+            " AND kb_claimed_at < now() - make_interval(secs => :expires)))"
+            " RETURNING id"
         ),
-        {"id": case_id, "pending": KB_PENDING},
+        {"id": case_id, "pending": KB_PENDING, "expires": KB_CLAIM_EXPIRES_S},
     )
     return found is not None
 

@@ -135,6 +135,16 @@ async def test_telegram_citizen_to_slack_staff_and_back(
     assert "ragbot_case_kb-public" in kb_buttons
     await both.tg.post(private_text(103, CITIZEN, "護照換發要多少錢？", language="zh-hant"))
     await eventually(lambda: len(answers(fake_tg, CITIZEN)) > before)
+    # a staff reply after the close reaches nobody, and the thread says so
+    await both.slack.event(thread_message("還有一件事", "900.4", card_ts))
+    await eventually(
+        lambda: [
+            p
+            for p, _ in staff_posts(fake_slack, thread_ts=card_ts)
+            if "Not sent to the asker" in p["text"]
+        ]
+    )
+    assert not any("還有一件事" in t for t in sent_to(fake_tg, CITIZEN))
 
     # add to the knowledge base: the next citizen, in Simplified Chinese, gets a cited answer
     closed_card = {"ts": card_ts, "text": edited[-1]["text"], "blocks": edited[-1]["blocks"]}

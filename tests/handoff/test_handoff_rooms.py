@@ -3,7 +3,6 @@ staff group, reminders of unanswered cases, the counts in `stats`, retention."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -224,6 +223,13 @@ async def test_only_the_asker_may_hand_their_group_question_to_a_person(
         lambda: [p for p in fake_tg.of("sendMessage", STAFF_GROUP) if "a cat" in p["text"]]
     )
     assert len(answers(fake_tg, group)) == before
+    # someone else replying to a relayed message is answered by the bot, not relayed
+    bystander = group_text(
+        425, group, other, "How much does an adult passport cost?", reply_to=relayed[-1]
+    )
+    await telegram_room.tg.post(bystander)
+    await eventually(lambda: len(answers(fake_tg, group)) > before)
+    assert not [p for p in fake_tg.of("sendMessage", STAFF_GROUP) if "passport" in p["text"]]
     # /bot in the group hands the asker's chat back
     command = group_text(430, group, asker, f"/bot@{BOT_USERNAME}")
     length = len(f"/bot@{BOT_USERNAME}")
@@ -237,23 +243,51 @@ async def test_only_the_asker_may_hand_their_group_question_to_a_person(
     )
 
 
-async def test_a_card_that_cannot_be_posted_fails_what_belongs_under_it_at_once(
+async def test_a_case_no_staff_room_can_see_is_closed_and_the_asker_sent_to_the_desk(
     two: list[Both], fake_tg: FakeTelegram, fake_slack: FakeSlack, db: Database
 ) -> None:
     fake_slack.failing["chat.postMessage"] = "channel_not_found"  # the bot is not in CSTAFF
     await open_case(two[0], fake_tg, 500)
     await two[0].tg.post(private_text(510, CITIZEN, "Hello? Anyone there?"))
+    told = await eventually(
+        lambda: [p for p in fake_tg.of("sendMessage", CITIZEN) if "reach our staff" in p["text"]]
+    )
+    assert "our service desk" in told[0]["text"]  # HANDOFF_CONTACT's default
+    async with db.sessions() as session:
+        status = await session.scalar(text("SELECT status FROM handoff_cases"))
+        rows = await session.execute(text("SELECT status FROM outbox WHERE platform = 'slack'"))
+    assert status == "closed"
+    assert {str(r[0]) for r in rows} <= {"failed"}  # nothing left retrying at the room's head
+    # the bot answers the citizen again
+    before = len(answers(fake_tg, CITIZEN))
+    await two[0].tg.post(private_text(520, CITIZEN, "How much does an adult passport cost?"))
+    await eventually(lambda: len(answers(fake_tg, CITIZEN)) > before)
 
-    async def statuses() -> dict[str, str]:
-        async with db.sessions() as session:
-            rows = await session.execute(
-                text("SELECT key, status FROM outbox WHERE platform = 'slack'")
-            )
-        return {str(k): str(v) for k, v in rows}
 
-    for _ in range(200):
-        found = await statuses()
-        if len(found) == 2 and set(found.values()) == {"failed"}:
-            break
-        await asyncio.sleep(0.05)
-    assert set(found.values()) == {"failed"}, found  # no minutes of retries at the room's head
+async def test_a_knowledge_base_claim_is_taken_once_and_freed_when_its_worker_died(
+    db: Database,
+) -> None:
+    from storage.repositories import handoff as cases
+
+    values = {
+        "platform": "telegram",
+        "conversation_key": "9",
+        "asker": "9",
+        "route": {},
+        "language": "en",
+        "question": "q",
+        "answer": "a",
+        "outcome": "refused",
+        "passages": [],
+        "answer_message_id": None,
+    }
+    async with db.transaction() as session:
+        case_id, _ = await cases.open_case(session, values)
+        assert await cases.claim_kb(session, case_id) is False  # only a closed case
+        await cases.close(session, case_id, "telegram:55")
+        assert await cases.claim_kb(session, case_id) is True
+        assert await cases.claim_kb(session, case_id) is False  # a second press: no
+        await session.execute(
+            text("UPDATE handoff_cases SET kb_claimed_at = now() - interval '1 hour'")
+        )
+        assert await cases.claim_kb(session, case_id) is True  # its worker died: free again

@@ -51,6 +51,7 @@ def test_bad_office_hours_are_a_configuration_error(written: str, zone: str) -> 
 class _Outbox:
     def __init__(self) -> None:
         self.after_sent: list[object] = []
+        self.after_failed: list[object] = []
 
 
 def desk(**values: str) -> HandoffDesk:

@@ -183,6 +183,9 @@ class FakeSlack:
                 "ok": True,
                 "channel": {**self.channel_info(channel), **self.channels.get(channel, {})},
             }
+        if method == "chat.update":  # as Slack does: the edited message keeps its ts
+            params = params or {}
+            return {"ok": True, "ts": params.get("ts"), "channel": params.get("channel")}
         if method == "files.getUploadURLExternal":
             return {"ok": True, "upload_url": f"{self.root}upload/F1", "file_id": "F1"}
         if method == "files.completeUploadExternal":
