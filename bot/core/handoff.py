@@ -20,16 +20,15 @@ payload's insides.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.core.admin import Actor, AdminInputError, AdminService
+from bot.core.admin import Actor, AdminService
 from bot.core.audiences import Audiences
 from bot.core.case_cards import back_button, opened_notice, passages_of
+from bot.core.case_knowledge import CaseKnowledge
 from bot.core.messages import Audience, InboundMessage, Reply
 from bot.core.office_hours import OfficeHours
 from bot.core.outbox import OutboxWorker, Pending
@@ -42,7 +41,6 @@ from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
 RELAY_CHARS = 3500  # of one relayed message: within Telegram's 4,096 after its markup
-KB_QUESTION_CHARS = 500  # of a question added to the knowledge base
 
 
 def _capped(text: str) -> str:
@@ -68,6 +66,7 @@ class HandoffDesk:
         self._hours = OfficeHours.parse(settings.handoff_office_hours, settings.handoff_timezone)
         self._lang = self.rooms.language
         self._contacts = settings.handoff_contacts()
+        self._knowledge = CaseKnowledge(db, admin, self.rooms)
         outbox.after_failed.append(self._card_failed)
 
     @property
@@ -315,7 +314,10 @@ class HandoffDesk:
                 return self._not_open(case)
             return Reply("", language, "handoff", {"silent": True})
         if verb.startswith("kb-"):
-            return await self._add_to_kb(case, actor, audience, verb[3:])
+            if not self.may_publish(platform, user_id, audience):
+                await self._admin.audit(actor, "handoff:kb", target, "refused", "not listed")
+                return Reply(say("handoff:not_staff", self._lang), self._lang, "not_yours")
+            return await self._knowledge.add(case, actor, verb[3:])
         return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
 
     def _not_open(self, case: dict[str, Any]) -> Reply:
@@ -335,68 +337,6 @@ class HandoffDesk:
             actor, "handoff:close", f"case {case_id}", "ok" if closed else "late"
         )
         return closed is not None
-
-    async def _add_to_kb(
-        self, case: dict[str, Any], actor: Actor, audience: Audience, collection: str
-    ) -> Reply:
-        """The question and the staff answer as an FAQ entry, uploaded like any file (the
-        upload policy, the personal-data hold of screened collections, the audit)."""
-        lang = self._lang
-        target = f"case {case['id']}"
-        if not self.may_publish(actor.platform, actor.user_id, audience):
-            await self._admin.audit(actor, "handoff:kb", target, "refused", "not listed staff")
-            return Reply(say("handoff:not_staff", lang), lang, "not_yours")
-        if case["status"] != "closed" or collection not in self.rooms.collections_for(case):
-            return self._not_open(case)
-        async with self._db.sessions() as session:
-            answer = await cases.staff_answer(session, case["id"])
-            card = await cases.card_ref(session, case["id"], actor.platform)
-        question = " ".join(case["question"].split())[:KB_QUESTION_CHARS]
-        if not answer or not question:
-            text = say("staff:kb_nothing", lang, case=case["id"])
-            return Reply(text, lang, "handoff", {"private": True})
-        async with self._db.transaction() as session:
-            claimed = await cases.claim_kb(session, case["id"])  # two presses: one upload
-        if not claimed:
-            text = say("staff:kb_done", lang, case=case["id"])
-            return Reply(text, lang, "handoff", {"private": True})
-        document = f"Q: {question}\nA: {answer}\n".encode()
-        try:
-            upload_id = await self._admin.upload(
-                # listed staff add what they answered: the desk checked they may
-                Actor(actor.platform, actor.user_id, True),
-                f"handoff-case-{case['id']}.md",
-                document,
-                title=question[:120],
-                collection=collection,
-                conversation_key=card,  # the upload's result is posted under the card
-                language=lang,  # its result goes to the staff room
-            )
-        except AdminInputError as exc:
-            await asyncio.shield(self._free_kb(case["id"]))  # it may be tried again
-            text = say("staff:kb_refused", lang, case=case["id"], reason=str(exc))
-            return Reply(text, lang, "handoff", {"private": True})
-        except BaseException:  # cancelled at shutdown, the database: free it, then fail
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self._free_kb(case["id"]))
-            raise
-        async with self._db.transaction() as session:
-            await cases.set_kb_upload(session, case["id"], upload_id)
-            updated = await cases.get_case(session, case["id"])
-            assert updated is not None
-            await self.rooms.edit_cards(session, updated, "kb")
-            note = say(
-                "staff:kb_queued", lang, case=case["id"], collection=collection, upload=upload_id
-            )
-            key = f"handoff:{case['id']}:kb"
-            await self.rooms.into_threads(session, case["id"], note, key, answerable=False)
-        self.rooms.wake()
-        await self._admin.audit(actor, "handoff:kb", target, "ok", collection)
-        return Reply("", lang, "handoff", {"silent": True})
-
-    async def _free_kb(self, case_id: int) -> None:
-        async with self._db.transaction() as session:
-            await cases.set_kb_upload(session, case_id, None)
 
     async def _card_failed(self, session: AsyncSession, row: Pending, reason: str) -> None:
         """A card could not be posted: when no staff room has or may still get the case,
