@@ -156,6 +156,12 @@ async def test_a_telegram_staff_group_answers_by_replying_to_the_card(
     )
     relayed = await eventually(lambda: person_messages(fake_tg))
     assert "250 dollars" in relayed[0] and len(relayed) == 1
+    # staff answer five more times within the minute (six in all, over
+    # RATE_LIMIT_PER_MINUTE=5): staff at work are not limited like askers
+    for k in range(5):
+        body = f"Step {k + 1} of the registration."
+        await telegram_room.tg.post(group_message(312 + k, TG_STAFF, body, card[0]))
+    await eventually(lambda: len(person_messages(fake_tg)) >= 6)
     # the citizen's message goes to the group as a reply to the card
     await telegram_room.tg.post(private_text(320, CITIZEN, "Do puppies need it too?"))
     into_group = await eventually(
@@ -202,10 +208,7 @@ async def test_only_the_asker_may_hand_their_group_question_to_a_person(
     card = await eventually(lambda: [m for m in fake_tg.sent if m["chat"]["id"] == STAFF_GROUP])
     assert MISSING in card[0]["text"]
 
-    # staff answer six times in a minute (over RATE_LIMIT_PER_MINUTE=5): all relayed
-    for k in range(6):
-        body = f"Step {k + 1} of the registration."
-        await telegram_room.tg.post(group_message(410 + k, TG_STAFF, body, card[0]))
+    await telegram_room.tg.post(group_message(410, TG_STAFF, "Any district vet.", card[0]))
 
     def from_staff() -> list[dict[str, Any]]:
         return [
@@ -214,7 +217,7 @@ async def test_only_the_asker_may_hand_their_group_question_to_a_person(
             if m["chat"]["id"] == group and "From our staff" in m.get("text", "")
         ]
 
-    relayed = await eventually(lambda: len(from_staff()) >= 6 and from_staff())
+    relayed = await eventually(from_staff)
     # the asker replies to a relayed message in the group: it reaches the staff, not the bot
     before = len(answers(fake_tg, group))
     reply = group_text(420, group, asker, "And for a cat?", reply_to=relayed[-1])
