@@ -47,6 +47,8 @@ def is_exact_command(words: Sequence[str]) -> bool:
         return True
     if name == "memory":  # its arguments are keywords: anything else is prose
         return rest[0] in ("list", "forget")
+    if name == "gaps":  # `gaps 7`; "gaps between buses" is a question
+        return len(rest) == 1 and rest[0].isdigit()
     return name in WITH_ARGUMENTS
 
 

@@ -264,6 +264,8 @@ def test_only_exact_commands_are_commands_in_a_dm() -> None:
     assert dm_command("Docs") == ("docs", ())
     assert dm_command('delete "Old title"') == ("delete", ("Old title",))
     assert dm_command("memory forget 3") == ("memory", ("forget", "3"))
+    assert dm_command("gaps 7") == ("gaps", ("7",))
+    assert dm_command("bot") == ("bot", ())
     for question in (
         "help me renew my badge",
         "docs about leave",
@@ -271,6 +273,8 @@ def test_only_exact_commands_are_commands_in_a_dm() -> None:
         "stats on parking fines?",
         "upload limits for photos",
         "memory of the meeting",
+        "gaps between buses at night",
+        "bot that answers questions?",
         "",
     ):
         assert dm_command(question) == (None, ()), question
