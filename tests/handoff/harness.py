@@ -139,3 +139,23 @@ async def eventually(check: Any, timeout: float = 30) -> Any:
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("timed out waiting")
         await asyncio.sleep(0.05)
+
+
+async def recorded(db: Any, platform: str, ref: str) -> None:
+    """Wait until the bot has noted staff-room message `ref` ("chat:message") as a case's
+    (it does so once the send returned): a reply to it finds the case from then on."""
+    from sqlalchemy import text
+
+    async def found() -> bool:
+        async with db.sessions() as session:
+            hit = await session.scalar(
+                text("SELECT 1 FROM handoff_posts WHERE platform = :p AND ref = :r"),
+                {"p": platform, "r": ref},
+            )
+        return hit is not None
+
+    deadline = asyncio.get_running_loop().time() + 30
+    while not await found():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"{platform} post {ref} never recorded")
+        await asyncio.sleep(0.05)

@@ -29,6 +29,7 @@ from tests.handoff.harness import (
     eventually,
     handoff_settings,
     press,
+    recorded,
     staff_posts,
     start_both,
     stop_both,
@@ -81,6 +82,7 @@ async def test_telegram_citizen_to_slack_staff_and_back(
     # a card in the staff channel with the masked question, claim and close
     card, card_reply = (await eventually(lambda: staff_posts(fake_slack)))[0]
     card_ts = card_reply["ts"]
+    await recorded(db, "slack", f"{STAFF_ROOM}:{card_ts}")
     assert MISSING in card["text"] and "telegram" in card["text"]
     assert {b["action_id"] for b in buttons_of(card["blocks"])} == {
         "ragbot_case_claim",
@@ -204,6 +206,7 @@ async def test_a_slack_employee_in_a_dm_reaches_a_person_and_gets_the_reply_in_t
     assert not staff_posts(fake_slack)
     await both.slack.form({"payload": press("U42", "D42", answer, ask)})
     card, reply = (await eventually(lambda: staff_posts(fake_slack)))[0]
+    await recorded(both.worker.db, "slack", f"{STAFF_ROOM}:{reply['ts']}")
     assert "travel" in card["text"] and "slack" in card["text"]
     await eventually(
         lambda: [

@@ -11,14 +11,17 @@ from sqlalchemy import text
 
 from bot.core.admin import Actor
 from bot.core.retention import purge_expired
+from bot.telegram.translate import message_key
 from storage.db import Database
 from storage.embeddings import Embedder
 from tests.adapters.test_slack import fake_slack
-from tests.adapters.test_telegram import answers, docs, fake_tg, keyboard
+from tests.adapters.test_telegram import answers, docs, fake_tg, keyboard, until_stored
 from tests.handoff.harness import (
+    STAFF_ROOM,
     Both,
     eventually,
     handoff_settings,
+    recorded,
     staff_posts,
     start_both,
     stop_both,
@@ -76,6 +79,7 @@ async def test_two_workers_relay_each_message_once_and_remind_unanswered_cases(
     await open_case(two[0], fake_tg, 200)
     _, reply = (await eventually(lambda: staff_posts(fake_slack)))[0]
     card_ts = reply["ts"]
+    await recorded(db, "slack", f"{STAFF_ROOM}:{card_ts}")
     # nobody answered within HANDOFF_REMIND_MINUTES: one reminder, by one worker
     async with db.transaction() as session:  # as if the card had waited a while
         await session.execute(
@@ -146,6 +150,7 @@ async def test_a_telegram_staff_group_answers_by_replying_to_the_card(
 ) -> None:
     await open_case(telegram_room, fake_tg, 300)
     card = await eventually(lambda: [m for m in fake_tg.sent if m["chat"]["id"] == STAFF_GROUP])
+    await recorded(db, "telegram", f"{STAFF_GROUP}:{card[0]['message_id']}")
     assert MISSING in card[0]["text"]
     assert not staff_posts(fake_slack)  # no Slack room configured: nothing there
     # a group member who is not listed staff: their reply stays in the group
@@ -192,7 +197,7 @@ async def test_a_telegram_staff_group_answers_by_replying_to_the_card(
 
 
 async def test_only_the_asker_may_hand_their_group_question_to_a_person(
-    telegram_room: Both, fake_tg: FakeTelegram
+    telegram_room: Both, fake_tg: FakeTelegram, db: Database
 ) -> None:
     group, asker, other = -200777, 81, 82
     await telegram_room.tg.post(group_text(400, group, asker, f"@{BOT_USERNAME} {MISSING}"))
@@ -206,6 +211,7 @@ async def test_only_the_asker_may_hand_their_group_question_to_a_person(
     assert not [m for m in fake_tg.sent if m["chat"]["id"] == STAFF_GROUP]
     await telegram_room.tg.post(callback(402, asker, ask["callback_data"], shown))
     card = await eventually(lambda: [m for m in fake_tg.sent if m["chat"]["id"] == STAFF_GROUP])
+    await recorded(db, "telegram", f"{STAFF_GROUP}:{card[0]['message_id']}")
     assert MISSING in card[0]["text"]
 
     await telegram_room.tg.post(group_message(410, TG_STAFF, "Any district vet.", card[0]))
@@ -218,6 +224,8 @@ async def test_only_the_asker_may_hand_their_group_question_to_a_person(
         ]
 
     relayed = await eventually(from_staff)
+    # (the bot notes which conversation its group message belongs to once it is sent)
+    await until_stored(db, message_key(group, relayed[-1]["message_id"]))
     # the asker replies to a relayed message in the group: it reaches the staff, not the bot
     before = len(answers(fake_tg, group))
     reply = group_text(420, group, asker, "And for a cat?", reply_to=relayed[-1])
