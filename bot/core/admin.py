@@ -26,10 +26,9 @@ from storage.memory import AnswerMemory
 from storage.models import Upload
 from storage.repositories import audit as audit_repo
 from storage.repositories import documents as docs_repo
-from storage.repositories import handoff as handoff_repo
+from storage.repositories import handoff_reports, reports
 from storage.repositories import inbox as inbox_repo
 from storage.repositories import outbox as outbox_repo
-from storage.repositories import reports
 from storage.repositories import uploads as uploads_repo
 from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy
 
@@ -343,7 +342,7 @@ class AdminService:
         async with self._db.sessions() as session:
             counts: dict[str, Any] = dict(await reports.counts(session, collections, platform))
             summary = await reports.turn_summary(session, since, platform)
-            handoffs = await handoff_repo.summary(session, since, platform)
+            handoffs = await handoff_reports.summary(session, since, platform)
             queues = {
                 **await inbox_repo.depth(session, platform),
                 **await outbox_repo.counts(session, platform),
@@ -378,7 +377,7 @@ class AdminService:
         since = datetime.now(UTC) - timedelta(days=days)
         platform = _view_scope(actor, None)[1]  # a chat admin sees their platform's
         async with self._db.sessions() as session:
-            items = await handoff_repo.gap_questions(session, since, platform)
+            items = await handoff_reports.gap_questions(session, since, platform)
         model = self._ingestion.embedder.model
         texts = [" ".join(str(i["question"]).split()) or "?" for i in items]
         vectors = await asyncio.to_thread(model.embed_documents, texts) if texts else []

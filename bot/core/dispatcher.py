@@ -157,20 +157,6 @@ class ServingCore:
             )
         return await self.uploads.press(platform, user_id, audience, action, value, fetch, language)
 
-    async def ask_person(
-        self,
-        platform: str,
-        user_id: str,
-        message_id: int,
-        where: str,
-        route: dict[str, Any],
-        language: str,
-    ) -> Reply:
-        """The "Ask a person" button under answer `message_id`, pressed in conversation
-        `where` (as the adapter verified it against the platform's message); `route` is
-        where people's replies go (the adapter's, like a message's)."""
-        return await self.handoff.ask(platform, user_id, message_id, where, route, language)
-
     def register_notifier(self, platform: str, notifier: Notifier) -> None:
         """How upload results reach admins on `platform` (the adapter sends a message)."""
         jobs = self.admin.jobs

@@ -77,9 +77,7 @@ class HandoffDesk:
     def is_staff(self, platform: str, user_id: str, audience: Audience, in_room: bool) -> bool:
         """Listed in HANDOFF_STAFF_USER_IDS (or an admin); with no list, anyone acting from
         inside the staff room except a guest."""
-        if f"{platform}:{user_id}" in self._staff or user_id in self._staff:
-            return True
-        if self._audiences.is_admin(platform, user_id, audience):
+        if self.may_publish(platform, user_id, audience):
             return True
         guest = platform == "slack" and audience.guest
         return not self._staff and in_room and not guest
@@ -205,13 +203,12 @@ class HandoffDesk:
     @staticmethod
     async def _asker_case(session: AsyncSession, message: InboundMessage) -> dict[str, Any] | None:
         """The open case of this conversation; in a one-to-one chat (and for `bot` anywhere),
-        the asker's open case anywhere in that chat (a new Slack DM message is a new thread,
-        /new a new key, a command its own conversation)."""
-        found = await cases.open_case_in(session, message.platform, message.conversation_key)
-        if found is None and (message.direct or message.command == "bot"):
+        the sender's open case anywhere in that chat (a new Slack DM message is a new
+        thread, /new a new key, a command its own conversation): one query either way."""
+        if message.direct or message.command == "bot":
             chat = message.conversation_key.split(":", 1)[0]
-            found = await cases.open_case_in_chat(session, message.platform, chat, message.user_id)
-        return found
+            return await cases.open_case_in_chat(session, message.platform, chat, message.user_id)
+        return await cases.open_case_in(session, message.platform, message.conversation_key)
 
     # --- opening a case -------------------------------------------------------------
 

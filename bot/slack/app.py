@@ -334,7 +334,7 @@ class SlackAdapter:
             return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
         channel, thread_ts = translate.split_key(where)
         route = {"channel": channel, "thread_ts": thread_ts, "user": user}
-        return await self._core.ask_person(
+        return await self._core.handoff.ask(
             translate.PLATFORM, user, int(value), where, route, language
         )
 

@@ -144,7 +144,7 @@ class TelegramButtons:
             "group": group,
             "drafts": False,
         }
-        return await self._core.ask_person(
+        return await self._core.handoff.ask(
             PLATFORM, str(user.id), int(value), where, route, language
         )
 
