@@ -80,6 +80,8 @@ class AnswerService:
         collections: Sequence[str] | None = None,
         language: str | None = None,
         apology_language: str | None = None,
+        top_k: int | None = None,
+        threshold: float | None = None,
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run a turn as events (graph.events): Progress per node, Token and Reset as the
         graph streams them, then FinalAnswer, or ErrorReply when the graph raised (the
@@ -87,7 +89,8 @@ class AnswerService:
 
         `language` is the one the user chose (it wins); `apology_language` is the
         caller's guess (message script, platform locale) for an error raised before
-        any step has said which language the turn speaks.
+        any step has said which language the turn speaks. `top_k` and `threshold`
+        (an API caller's) replace SEARCH_TOP_K and the first relevance threshold.
         """
         trace_id = uuid.uuid4().hex
         external = conversation or f"oneshot-{trace_id}"
@@ -121,7 +124,7 @@ class AnswerService:
             async for mode, chunk in self._graph.astream(
                 state,
                 config={"callbacks": trace.callbacks, "run_name": "graph"},
-                context=self._turn_context(collections, user_ref),
+                context=self._turn_context(collections, user_ref, top_k, threshold),
                 stream_mode=["updates", "custom", "values"],
             ):
                 if mode == "custom":  # Token and Reset, written by the nodes
@@ -133,7 +136,12 @@ class AnswerService:
                         step_language = (update or {}).get("language") or state.get(
                             "language", "en"
                         )
-                        yield Progress(node, progress_message(node, step_language), step_language)
+                        yield Progress(
+                            node,
+                            progress_message(node, step_language),
+                            step_language,
+                            tool_calls(state) if node == "tool_executor" else (),
+                        )
             result = self._result(state, trace_id, start)
             self._finish_trace(trace, platform, state, result.answer, None)
             result.message_id = await self._store(conv_id, state, result, user_ref)
@@ -173,11 +181,23 @@ class AnswerService:
         }
         trace.finish(platform, summary, answer, error)
 
-    def _turn_context(self, collections: Sequence[str] | None, asker: str | None) -> GraphContext:
+    def _turn_context(
+        self,
+        collections: Sequence[str] | None,
+        asker: str | None,
+        top_k: int | None = None,
+        threshold: float | None = None,
+    ) -> GraphContext:
         # the memory as this asker sees it: an entry they voted unhelpful is not served to them
         context = self._context
         if self._memory is not None:
             context = dataclasses.replace(context, memory=self._memory.for_asker(asker))
+        if top_k is not None:
+            context = dataclasses.replace(context, top_k=top_k)
+        if threshold is not None:  # the first loop's bar; later loops relax it as usual
+            steps = [t - context.thresholds[0] for t in context.thresholds]
+            thresholds = tuple(max(0.0, threshold + step) for step in steps)
+            context = dataclasses.replace(context, thresholds=thresholds)
         if collections is None:
             return context
         allowed = tuple(collections)
@@ -204,6 +224,7 @@ class AnswerService:
             prompt_versions=trace.get("prompt_versions", {}),
             blocked=bool(state.get("guard_blocked")),
             outcome=state.get("outcome", "refused"),
+            query=queries(state),
         )
 
     async def export_form_file(self, name: str, collections: Sequence[str] | None = None) -> Any:
@@ -280,3 +301,27 @@ class AnswerService:
                 )
         except Exception:  # the database itself may be why the turn failed
             logger.exception("could not store the unfinished turn %s", trace_id)
+
+
+def queries(state: dict[str, Any]) -> dict[str, Any]:
+    """The turn's queries: the question as kept, as it stood alone, the last search's
+    query and the rewrites before it (the self-corrective loop's history)."""
+    retrieval = state.get("retrieval", {})
+    return {
+        "original": state.get("question", ""),
+        "standalone": state.get("standalone_question") or state.get("normalized_question"),
+        "final": retrieval.get("query"),
+        "rewrites": list(retrieval.get("failed_queries", [])),
+    }
+
+
+def tool_calls(state: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The tools the executor runs on `state` (the plan's, the search with this loop's query)."""
+    query = state.get("retrieval", {}).get("query")
+    calls = []
+    for call in state.get("plan", {}).get("tool_calls", []):
+        args = dict(call.get("args", {}))
+        if call.get("name") == "retrieve_documents" and query:
+            args["query"] = query
+        calls.append({"name": call.get("name"), "args": args})
+    return tuple(calls)

@@ -13,6 +13,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 # the platforms of the operator at this machine (`ragbot chat`, `ragbot ask`, `ragbot admin`):
 # always an admin, never rate limited, and shown every platform's uploads
 CONSOLE_PLATFORMS = frozenset({"console", "cli"})
+# the HTTP API's platform name: what a caller reads and may do comes from its API key alone
+API_PLATFORM = "api"
 # SLACK_CHANNEL_COLLECTIONS: a channel id (public C…, private G…) and a collection name by
 # the rule storage.upload_policy.COLLECTION_NAME enforces everywhere else (settings sit
 # above storage in the layering, so the one-line rule is repeated here: keep them equal)
@@ -126,6 +128,12 @@ class Settings(BaseSettings):
     inbox_sweep_s: float = Field(default=2.0, gt=0, validation_alias="INBOX_SWEEP_SECONDS")
     outbox_max_attempts: int = Field(default=8, ge=1, validation_alias="OUTBOX_MAX_ATTEMPTS")
     rate_limit_per_minute: int = Field(default=10, validation_alias="RATE_LIMIT_PER_MINUTE")
+    # the HTTP API (on when `ragbot apikey create` made a key): each key's calls a minute
+    # unless the key says otherwise, the browser origins allowed to call it, and the key
+    # the web chat at /chat uses (a public key: keep it to public collections)
+    api_rate_limit_per_minute: int = Field(default=60, validation_alias="API_RATE_LIMIT_PER_MINUTE")
+    api_cors_origins: str = Field(default="", validation_alias="API_CORS_ORIGINS")
+    web_chat_api_key: SecretStr | None = Field(default=None, validation_alias="WEB_CHAT_API_KEY")
     worker_concurrency: int = Field(default=2, validation_alias="WORKER_CONCURRENCY")
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
     telegram_bot_token: SecretStr | None = Field(
@@ -266,6 +274,10 @@ class Settings(BaseSettings):
             if collection not in extra.get(channel, ()):
                 extra[channel] = (*extra.get(channel, ()), collection)
         return extra
+
+    def cors_origins(self) -> list[str]:
+        """API_CORS_ORIGINS as a list (`*` alone: any origin)."""
+        return _split(self.api_cors_origins)
 
     def upload_collection(self, platform: str) -> str:
         """Where an admin's upload lands unless they name a collection."""

@@ -141,3 +141,20 @@ def renumber(sentence: str, numbers: dict[int, int]) -> str:
         return f"[{numbers.get(n, n)}]"
 
     return _REPEATED.sub(r"[\1]", CITATION.sub(one, sentence))
+
+
+PASSAGE_CHARS = 500  # how much of a cited passage a citation carries (the HTTP API shows it)
+
+
+def citation_entry(n: int, item: dict[str, Any]) -> dict[str, Any]:
+    """One citation of an answer: its number, the passage's document, page, link and text."""
+    passage = str(item.get("text") or "")
+    if len(passage) > PASSAGE_CHARS:
+        passage = passage[:PASSAGE_CHARS].rstrip() + "…"
+    return {
+        "n": n,
+        "document": item["document"],
+        "page": item.get("page"),
+        "url": item.get("url"),
+        "passage": passage or None,
+    }

@@ -30,6 +30,9 @@ class TurnResult:
     blocked: bool = False
     # answered, refused, blocked, forms, smalltalk, memory (served from the answer memory)
     outcome: str = "refused"
+    # the question as kept (masked), as it stood alone, the query of the last search, and
+    # the earlier queries that found nothing usable (the self-correction's rewrites)
+    query: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         """The JSON shape of `ragbot ask --json`."""
@@ -43,6 +46,8 @@ class Progress:
     step: str
     text: str | None
     language: str
+    # the tools the step ran ({"name", "args"}): set on the tool executor's step
+    tools: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

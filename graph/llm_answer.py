@@ -17,7 +17,7 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 
 from graph.answer_safety import allowed_links, leaks_prompt, strip_unknown_links
-from graph.citations import CITATION, CitationGate
+from graph.citations import CITATION, CitationGate, citation_entry
 from graph.context import GraphContext
 from graph.events import Token
 from graph.llm import CALLS_PER_TURN, synthesise
@@ -48,15 +48,7 @@ def cited_sources(answer: str, evidence: list[dict[str, Any]]) -> list[dict[str,
         if 1 <= n <= len(evidence) and str(evidence[n - 1]["document"]) not in documents:
             documents.add(str(evidence[n - 1]["document"]))
             seen.append(n)
-    return [
-        {
-            "n": n,
-            "document": evidence[n - 1]["document"],
-            "page": evidence[n - 1].get("page"),
-            "url": evidence[n - 1].get("url"),
-        }
-        for n in seen
-    ]
+    return [citation_entry(n, evidence[n - 1]) for n in seen]
 
 
 async def model_answer(

@@ -22,6 +22,7 @@ from storage.upload_policy import UploadPolicy
 TABLES = ", ".join(
     [
         "answer_memory",
+        "api_keys",
         "audit_log",
         "chat_state",
         "instance_secrets",

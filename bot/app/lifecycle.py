@@ -24,7 +24,7 @@ from bot.core import loops
 from bot.core.dispatcher import ServingCore
 from bot.core.http import build_app
 from bot.core.jobs import JobQueue
-from bot.settings import Settings
+from bot.settings import API_PLATFORM, Settings
 from storage.db import head_revision
 
 logger = logging.getLogger(__name__)
@@ -53,7 +53,8 @@ class Adapter(Protocol):
 
 
 def configured_adapters(settings: Settings, core: ServingCore) -> list[Adapter]:
-    """The adapters whose credentials are set."""
+    """The adapters whose credentials are set, then the HTTP API (always mounted, last:
+    its routes take whatever path the others did not; no API key made: it answers 404)."""
     adapters: list[Adapter] = []
     # Imported only when configured: each pulls in its platform's SDK (about 0.3 s),
     # which every other `ragbot` command would pay at start for nothing.
@@ -65,6 +66,9 @@ def configured_adapters(settings: Settings, core: ServingCore) -> list[Adapter]:
         from bot.telegram.app import TelegramAdapter
 
         adapters.append(TelegramAdapter(core, settings))
+    from bot.api.app import ApiAdapter  # FastAPI: only for serving
+
+    adapters.append(ApiAdapter(core, settings))
     return adapters
 
 
@@ -232,10 +236,13 @@ def _announce(
     say("job worker: running")
     if not chat:
         return
+    if API_PLATFORM in names:
+        say(f"http api: http://{host}:{port}/api/v1 (docs: /api/docs; web chat: /chat)")
+        names = [name for name in names if name != API_PLATFORM]
     if names:
         say(f"adapters: {', '.join(names)}")
     else:
         say(
             "adapters: none configured (set SLACK_BOT_TOKEN or TELEGRAM_BOT_TOKEN);"
-            " serving health only"
+            " serving health and the HTTP API only"
         )

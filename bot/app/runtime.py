@@ -207,6 +207,17 @@ def _redacted(url: str, exc: Exception) -> str:
 
 
 @asynccontextmanager
+async def open_database(settings: Settings) -> AsyncIterator[Database]:
+    """The database alone (migrated), for commands that need no embedder or services."""
+    url, _server = await asyncio.to_thread(prepare_database, settings)
+    db = Database.connect(url, pool_size=2)
+    try:
+        yield db
+    finally:
+        await db.dispose()
+
+
+@asynccontextmanager
 async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIterator[Runtime]:
     """Start what the process needs; dispose of it on the way out."""
     url, server = await asyncio.to_thread(prepare_database, settings)

@@ -8,7 +8,19 @@ from __future__ import annotations
 import logging
 import sys
 
-from bot.cli import admin, ask, chat, demo, doctor, jobs, kb, memory, reports, serve  # noqa: F401
+from bot.cli import (  # noqa: F401  (each module registers its commands)
+    admin,
+    apikey,
+    ask,
+    chat,
+    demo,
+    doctor,
+    jobs,
+    kb,
+    memory,
+    reports,
+    serve,
+)
 from bot.cli.base import app
 from bot.settings import Settings
 from graph.privacy import install_log_masking

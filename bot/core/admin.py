@@ -324,6 +324,29 @@ class AdminService:
             for u in rows
         ]
 
+    async def upload_state(self, actor: Actor, upload_id: int) -> dict[str, Any] | None:
+        """One upload's state, if the actor sent it (the CLI: any); None otherwise, so
+        another sender's upload is as unknown as one that does not exist."""
+        await self.check(actor, "jobs", str(upload_id))
+        async with self._db.sessions() as session:
+            upload = await uploads_repo.get_upload(session, upload_id)
+        mine = upload is not None and (
+            actor.platform in CONSOLE_PLATFORMS
+            or (upload.platform, upload.user_id) == (actor.platform, actor.user_id)
+        )
+        if upload is None or not mine:
+            return None
+        return {
+            "id": upload.id,
+            "file": upload.file_name,
+            "title": upload.title,
+            "collection": upload.collection,
+            "status": upload.status,
+            "chunks": upload.chunks,
+            "reason": upload.reason,
+            "received": upload.created_at.isoformat(timespec="seconds"),
+        }
+
     async def stats(
         self, actor: Actor, days: int = 30, collections: Sequence[str] | None = None
     ) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.core.audiences import Audiences
 from bot.core.messages import InboundMessage
-from bot.settings import CONSOLE_PLATFORMS, Settings
+from bot.settings import API_PLATFORM, CONSOLE_PLATFORMS, Settings
 from storage.db import Database
 from storage.repositories import deliveries
 from textkit.catalog import say
@@ -46,19 +46,37 @@ class RateLimit:
     async def over(self, session: AsyncSession, message: InboundMessage) -> bool:
         """Count the message in its sender's window (in the caller's transaction);
         True when over the limit. `message.is_admin` must already come from settings."""
-        limit = self._settings.rate_limit_per_minute
-        if limit <= 0 or message.platform in CONSOLE_PLATFORMS or message.is_admin:
+        limit = self.limit_of(message)
+        if limit <= 0 or message.platform in CONSOLE_PLATFORMS:
+            return False
+        if message.is_admin and message.platform != API_PLATFORM:  # a key keeps its own limit
             return False
         count = await deliveries.count_message(session, message.platform, message.user_id)
         return count > limit
 
-    async def notice(self, platform: str, user_id: str, language: str) -> str | None:
-        """The rate-limit notice, the first time in a window; None after (silence)."""
+    def limit_of(self, message: InboundMessage) -> int:
+        """Messages a minute this sender may send: an API key's own limit, else the
+        platform's (API_RATE_LIMIT_PER_MINUTE, RATE_LIMIT_PER_MINUTE); 0 or less: none."""
+        if message.platform != API_PLATFORM:
+            return self._settings.rate_limit_per_minute
+        grant = message.audience.grant
+        if grant is not None and grant.rate_limit is not None:
+            return grant.rate_limit
+        return self._settings.api_rate_limit_per_minute
+
+    async def notice(self, message: InboundMessage, language: str) -> str | None:
+        """The rate-limit notice, the first time in a window; None after (silence).
+
+        An API caller is told every time: each refused call needs its own answer (429).
+        """
+        limit = self.limit_of(message)
+        if message.platform == API_PLATFORM:
+            return say("rate_limited", language, limit=limit)
         async with self._db.transaction() as session:
-            due = await deliveries.notice_due(session, platform, user_id)
+            due = await deliveries.notice_due(session, message.platform, message.user_id)
         if not due:
             return None
-        return say("rate_limited", language, limit=self._settings.rate_limit_per_minute)
+        return say("rate_limited", language, limit=limit)
 
     async def first_delivery(
         self, platform: str, delivery_id: str, user_id: str | None, language: str
@@ -74,5 +92,5 @@ class RateLimit:
                 probe = InboundMessage(platform, delivery_id, "", user_id, is_admin=admin)
                 limited = await self.over(session, probe)
         if limited:
-            return Admission(False, await self.notice(platform, user_id or "", language))
+            return Admission(False, await self.notice(probe, language))
         return Admission(True)

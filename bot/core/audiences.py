@@ -8,7 +8,7 @@ adapter could not identify, on a platform with guests, is a guest.
 from __future__ import annotations
 
 from bot.core.messages import Audience, InboundMessage, Reply
-from bot.settings import CONSOLE_PLATFORMS, Settings
+from bot.settings import API_PLATFORM, CONSOLE_PLATFORMS, Settings
 from textkit.catalog import say
 
 
@@ -26,6 +26,9 @@ class Audiences:
         """
         if platform in CONSOLE_PLATFORMS:
             return True
+        if platform == API_PLATFORM:  # an admin key, as the core verified it
+            grant = audience.grant if audience is not None else None
+            return grant is not None and grant.admin
         if self.is_guest(platform, audience):
             return False
         return user_id in self._settings.admin_ids(platform)
@@ -39,8 +42,11 @@ class Audiences:
         one whose facts are unknown: everyone there reads the reply), read
         SLACK_GUEST_COLLECTIONS; the home team elsewhere reads SLACK_COLLECTIONS plus
         what SLACK_CHANNEL_COLLECTIONS adds for the channel. Other platforms: their
-        setting, whoever asks.
+        setting, whoever asks. The HTTP API: the caller's key's collections (no key: none).
         """
+        if platform == API_PLATFORM:  # never the settings' None ("everything")
+            grant = audience.grant if audience is not None else None
+            return grant.collections if grant is not None else ()
         if self.is_guest(platform, audience) or (audience is not None and audience.shared_channel):
             # never None ("everything") here: a platform without guest settings reads nothing
             return self._settings.guest_collections(platform) or ()

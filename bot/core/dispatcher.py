@@ -20,6 +20,7 @@ from typing import Any
 
 from bot.core.admin import Actor, AdminService
 from bot.core.admission import Admission, RateLimit
+from bot.core.api_keys import ApiKeys
 from bot.core.audiences import Audiences
 from bot.core.case_cards import CASE
 from bot.core.chat_state import ChatState
@@ -33,6 +34,7 @@ from bot.core.messages import (
     Audience,
     ErrorReply,
     FinalAnswer,
+    Grant,
     InboundMessage,
     Notifier,
     Outbound,
@@ -43,7 +45,7 @@ from bot.core.messages import (
 from bot.core.outbox import Channel, OutboxWorker
 from bot.core.upload_desk import FileFetcher, UploadDesk
 from bot.service import AnswerService
-from bot.settings import Settings
+from bot.settings import API_PLATFORM, Settings
 from graph.replies import progress_message
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
@@ -102,6 +104,7 @@ class ServingCore:
         self.inbox = InboxRunner(db, settings, self._answer_delivery)
         self.outbox = OutboxWorker(db, settings)
         self.handoff = HandoffDesk(db, settings, admin, self.audiences, self.outbox)
+        self.api_keys = ApiKeys(db)
 
     @property
     def closing(self) -> bool:
@@ -231,7 +234,7 @@ class ServingCore:
         any failure becomes a clear error reply, never a stack trace."""
         try:
             if delivery.limited:
-                notice = await self._limit.notice(message.platform, message.user_id, language)
+                notice = await self._limit.notice(message, language)
                 if notice is not None:
                     yield Reply(notice, language, "rate_limited")
                 return
@@ -374,6 +377,8 @@ class ServingCore:
             collections=collections,
             language=message.language,
             apology_language=language,
+            top_k=message.top_k,
+            threshold=message.threshold,
         )
         platform, key = message.platform, message.conversation_key
         async with contextlib.AsyncExitStack() as held:
@@ -444,6 +449,17 @@ class ServingCore:
         return await self._answers.export_form_file(
             name, self.audiences.collections(platform, audience)
         )
+
+    async def count_call(self, grant: Grant) -> bool:
+        """Count an HTTP API call that is not a question (those count as messages) in its
+        key's rate limit; False when the key is over it."""
+        caller = self._with_rights(
+            InboundMessage(
+                API_PLATFORM, "", "", grant.name, audience=Audience(guest=False, grant=grant)
+            )
+        )
+        async with self._db.transaction() as session:
+            return not await self._limit.over(session, caller)
 
     # --- feedback --------------------------------------------------------------
 

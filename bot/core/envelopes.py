@@ -95,7 +95,8 @@ def decode(data: dict[str, Any], fetcher: FileFetcher | None) -> InboundMessage:
     )
 
 
-_AUDIENCE_FIELDS = {f.name for f in dataclasses.fields(Audience)}
+# a grant is never read back from storage: only the core's own key check makes one
+_AUDIENCE_FIELDS = {f.name for f in dataclasses.fields(Audience)} - {"grant"}
 
 
 def _fetch(fetcher: FileFetcher, ref: str) -> Callable[[], Awaitable[bytes]]:

@@ -9,7 +9,8 @@ are one loop (tests, Socket Mode, the console) it simply awaits.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import contextlib
+from collections.abc import AsyncGenerator, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -28,3 +29,49 @@ async def on_core_loop(coro: Coroutine[Any, Any, T]) -> T:
     if _core_loop is None or _core_loop is here or _core_loop.is_closed():
         return await coro
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, _core_loop))
+
+
+async def stream_on_core_loop(events: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
+    """Iterate `events` on the core's loop and hand each item over here.
+
+    For a streamed HTTP reply: the turn runs where the database and the model
+    clients live, the bytes go out from the HTTP thread. Closing this generator
+    (a client that went away) cancels the producer on the core's loop, so the
+    turn stops and its model call with it.
+    """
+    here = asyncio.get_running_loop()
+    core = _core_loop
+    if core is None or core is here or core.is_closed():
+        async with contextlib.aclosing(events) as out:
+            async for item in out:
+                yield item
+        return
+    queue: asyncio.Queue[tuple[bool, Any]] = asyncio.Queue()
+
+    def hand_over(done: bool, value: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # this loop closed: nobody listens
+            here.call_soon_threadsafe(queue.put_nowait, (done, value))
+
+    async def pump() -> None:
+        try:
+            async with contextlib.aclosing(events) as out:
+                async for item in out:
+                    hand_over(False, item)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            hand_over(True, exc)
+        else:
+            hand_over(True, None)
+
+    future = asyncio.run_coroutine_threadsafe(pump(), core)
+    try:
+        while True:
+            done, value = await queue.get()
+            if done:
+                if value is not None:
+                    raise value
+                return
+            yield value
+    finally:
+        future.cancel()  # cancels the task on the core's loop (a no-op once it finished)

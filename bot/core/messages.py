@@ -19,6 +19,7 @@ __all__ = [
     "Button",
     "ErrorReply",
     "FinalAnswer",
+    "Grant",
     "InboundMessage",
     "Notifier",
     "Outbound",
@@ -59,6 +60,21 @@ class Attachment:
 
 
 @dataclass(frozen=True)
+class Grant:
+    """What a credential the core verified grants its holder (an HTTP API key).
+
+    Built only by the core (`bot.core.api_keys`) from the key's stored row, never
+    from input; the core reads it for the `api` platform alone.
+    """
+
+    key_id: int
+    name: str
+    collections: tuple[str, ...]
+    admin: bool = False
+    rate_limit: int | None = None  # per minute; None: API_RATE_LIMIT_PER_MINUTE
+
+
+@dataclass(frozen=True)
 class Audience:
     """What the adapter learned about who is asking, in platform-neutral terms.
 
@@ -82,6 +98,7 @@ class Audience:
     channel: str | None = None
     verified: bool = False
     shared_channel: bool = False
+    grant: Grant | None = None  # the API key the core verified (the `api` platform only)
 
 
 @dataclass(frozen=True)
@@ -120,6 +137,9 @@ class InboundMessage:
     # the bot's own message this one answers ("chat:message": a Slack thread's parent,
     # the Telegram message replied to): a staff reply under a hand-off case's card
     reply_to: str | None = None
+    # search knobs a caller may set for its own turn (the HTTP API's `top_k`, `threshold`)
+    top_k: int | None = None
+    threshold: float | None = None
 
 
 @dataclass(frozen=True)

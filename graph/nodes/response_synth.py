@@ -14,6 +14,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from graph.citations import citation_entry
 from graph.context import GraphContext
 from graph.events import Reset
 from graph.faq_entry import entry_answer
@@ -105,14 +106,7 @@ def cite(evidence: list[dict[str, Any]], used: list[int]) -> tuple[dict[int, int
         key = str(item["document"])
         if key not in numbers:
             numbers[key] = len(numbers) + 1
-            citations.append(
-                {
-                    "n": numbers[key],
-                    "document": item["document"],
-                    "page": item.get("page"),
-                    "url": item.get("url"),
-                }
-            )
+            citations.append(citation_entry(numbers[key], item))
         by_index[idx] = numbers[key]
     return by_index, citations
 

@@ -52,6 +52,7 @@ class FakeOpenAI:
     # the token-cap fields that cut a reply short (its words counted as tokens); usage then
     # reports the words written instead of the fixed figures
     cap_fields: tuple[str, ...] = ()
+    pieces_sent: int = 0  # streamed answer pieces written so far (a cancelled call stops them)
     _server: ThreadingHTTPServer | None = None
 
     def next_reply(self, body: dict[str, Any]) -> Reply:
@@ -123,6 +124,7 @@ class FakeOpenAI:
                         chunk["choices"][0]["delta"]["role"] = "assistant"
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
+                    fake.pieces_sent += 1
                     if reply.pace:
                         time.sleep(reply.pace)
                 if not reply.cut:

@@ -1,0 +1,77 @@
+"""JSON errors with a stable `code`: every failure of the HTTP API looks the same."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+logger = logging.getLogger(__name__)
+
+# the codes Starlette's own errors get (an unknown path, a wrong method)
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}
+
+
+class ApiError(Exception):
+    """An error to answer with: HTTP status, stable code, message, the field at fault."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        field: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.headers = headers or {}
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    field: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    """The one shape of an error body."""
+    body = {"code": code, "message": message, "field": field}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def install(app: FastAPI) -> None:
+    """Answer every error as `{"code", "message", "field"}`, never a stack trace."""
+
+    async def api_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)
+        return error_response(exc.status, exc.code, exc.message, exc.field, exc.headers)
+
+    async def invalid(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        first = exc.errors()[0] if exc.errors() else {}
+        where = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
+        field = ".".join(where) or None
+        message = str(first.get("msg", "invalid request"))
+        return error_response(422, "invalid", f"{field}: {message}" if field else message, field)
+
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, HTTPException)
+        code = _HTTP_CODES.get(exc.status_code, "error")
+        headers = dict(exc.headers) if exc.headers else None
+        return error_response(exc.status_code, code, str(exc.detail), None, headers)
+
+    async def crashed(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("API %s %s failed", request.method, request.url.path)
+        return error_response(500, "internal", "Something went wrong on our side.")
+
+    app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(Exception, crashed)

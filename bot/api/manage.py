@@ -1,0 +1,164 @@
+"""Documents, upload jobs, forms and votes over HTTP: AdminService and the core's feedback.
+
+Only admin keys upload or delete; a key sees and changes only its own
+collections (a document elsewhere is "not found", as in chat), and a job only
+if the key sent its upload.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from starlette import status
+
+from bot.api.auth import actor, admin_only, core_of, counted_caller
+from bot.api.errors import ApiError
+from bot.api.models import (
+    Deleted,
+    Document,
+    ErrorBody,
+    FeedbackRequest,
+    FeedbackResponse,
+    FormIn,
+    Job,
+    UploadAccepted,
+)
+from bot.api.models import Form as FormOut
+from bot.core.admin import AdminInputError
+from bot.core.loops import on_core_loop
+from bot.core.messages import Grant
+from bot.settings import API_PLATFORM
+
+router = APIRouter(prefix="/api/v1", tags=["knowledge base"])
+Caller = Annotated[Grant, Depends(counted_caller)]
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (401, 403, 404, 413, 422, 429, 503)
+}
+
+
+def _writable(grant: Grant, collection: str | None) -> str:
+    """The collection a change goes to: one of the key's (default: its first)."""
+    chosen = collection or grant.collections[0]
+    if chosen not in grant.collections:
+        raise ApiError(403, "forbidden", f"This key cannot change collection {chosen!r}.")
+    return chosen
+
+
+@router.get("/documents", response_model=list[Document], responses=ERRORS)
+async def list_documents(request: Request, grant: Caller) -> list[dict[str, Any]]:
+    """The documents in the key's collections (admin keys)."""
+    admin_only(grant)
+    admin = core_of(request).admin
+    return await on_core_loop(admin.list_documents(actor(grant), grant.collections))
+
+
+@router.post(
+    "/documents",
+    response_model=UploadAccepted,
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={**ERRORS, 411: {"model": ErrorBody}},
+)
+async def upload_document(
+    request: Request,
+    grant: Caller,
+    file: Annotated[UploadFile, File(description="PDF, Word, HTML, Markdown or text.")],
+    title: Annotated[str | None, Form(max_length=300)] = None,
+    collection: Annotated[str | None, Form(max_length=40)] = None,
+) -> UploadAccepted:
+    """Queue a file for ingestion, as a chat upload is (admin keys); follow its job."""
+    admin_only(grant)
+    core = core_of(request)
+    limit = core.admin.policy.max_bytes
+    data = await file.read(limit + 1)
+    if len(data) > limit:
+        raise _too_large(limit)
+    try:
+        upload_id = await on_core_loop(
+            core.admin.upload(
+                actor(grant),
+                file.filename or "upload",
+                data,
+                title=title,
+                collection=_writable(grant, collection),
+            )
+        )
+    except AdminInputError as exc:
+        raise ApiError(422, "rejected", str(exc), "file") from exc
+    return UploadAccepted(job_id=upload_id)
+
+
+def _too_large(limit: int) -> ApiError:
+    return ApiError(413, "too_large", too_large_message(limit), "file")
+
+
+def too_large_message(limit: int) -> str:
+    """What a file over MAX_FILE_MB is told."""
+    return f"Files may be at most {limit / 1024 / 1024:g} MB (MAX_FILE_MB)."
+
+
+@router.delete("/documents/{title}", response_model=Deleted, responses=ERRORS)
+async def delete_document(request: Request, grant: Caller, title: str) -> Deleted:
+    """Delete a document of the key's collections by title (admin keys)."""
+    admin_only(grant)
+    admin = core_of(request).admin
+    if not await on_core_loop(admin.delete_document(actor(grant), title, grant.collections)):
+        raise ApiError(404, "not_found", f"No document titled {title!r}.")
+    return Deleted(deleted=title)
+
+
+@router.get("/jobs/{job_id}", response_model=Job, responses=ERRORS)
+async def job(request: Request, grant: Caller, job_id: int) -> dict[str, Any]:
+    """An upload job this key started (admin keys)."""
+    admin_only(grant)
+    state = await on_core_loop(core_of(request).admin.upload_state(actor(grant), job_id))
+    if state is None:
+        raise ApiError(404, "not_found", f"No job {job_id} of this key.")
+    return state
+
+
+@router.get("/forms", response_model=list[FormOut], responses=ERRORS)
+async def list_forms(request: Request, grant: Caller) -> list[dict[str, Any]]:
+    """The forms of the key's collections."""
+    admin = core_of(request).admin
+    return await on_core_loop(admin.list_forms(actor(grant), grant.collections))
+
+
+@router.post(
+    "/forms", response_model=FormOut, status_code=status.HTTP_201_CREATED, responses=ERRORS
+)
+async def add_form(request: Request, grant: Caller, body: FormIn) -> dict[str, Any]:
+    """Add a form link, or replace the one of that name (admin keys)."""
+    admin_only(grant)
+    admin = core_of(request).admin
+    where = _writable(grant, body.collection)
+    try:
+        await on_core_loop(
+            admin.save_form(actor(grant), body.name, body.url, None, where, grant.collections)
+        )
+    except ValueError as exc:  # InvalidFormError, FormCollectionError: said as they are
+        raise ApiError(422, "rejected", str(exc), "url") from exc
+    forms = await on_core_loop(admin.list_forms(actor(grant), grant.collections))
+    return next(f for f in forms if f["name"] == body.name)
+
+
+@router.delete("/forms/{name}", response_model=Deleted, responses=ERRORS)
+async def delete_form(request: Request, grant: Caller, name: str) -> Deleted:
+    """Delete a form of the key's collections by name (admin keys)."""
+    admin_only(grant)
+    admin = core_of(request).admin
+    if not await on_core_loop(admin.delete_form(actor(grant), name, grant.collections)):
+        raise ApiError(404, "not_found", f"No form named {name!r}.")
+    return Deleted(deleted=name)
+
+
+@router.post("/feedback", response_model=FeedbackResponse, responses=ERRORS)
+async def feedback(request: Request, grant: Caller, body: FeedbackRequest) -> FeedbackResponse:
+    """Vote on an answer of one of this key's conversations (a second vote replaces it)."""
+    where = f"{grant.key_id}:{body.conversation_id}"
+    counted = await on_core_loop(
+        core_of(request).feedback(API_PLATFORM, grant.name, body.answer_id, body.helpful, where)
+    )
+    if not counted:
+        raise ApiError(404, "not_found", "No such answer in this conversation.")
+    return FeedbackResponse(counted=True)

@@ -1,0 +1,516 @@
+// The web chat: asks the bot's HTTP API and shows its streamed answers.
+// Plain ES2020, no dependencies. Server text is only ever set as textContent,
+// and only http(s) URLs become links.
+"use strict";
+
+(() => {
+  const LANGUAGES = ["zh-hant", "zh-hans", "en"];
+  const HTML_LANG = { "zh-hant": "zh-Hant", "zh-hans": "zh-Hans", en: "en" };
+  const CONFIG_URL = "/chat/config.json";
+  const LANGUAGE_KEY = "ragbot-chat:language";
+  const CONVERSATION_KEY = "ragbot-chat:conversation";
+  const ANSWER_TIMEOUT_MS = 180000;
+  // Used only when the words cannot be loaded from the server.
+  const FALLBACK = {
+    "webchat:title": "Chat",
+    "webchat:send": "Send",
+    "webchat:error": "Sorry, something went wrong. Please try again.",
+  };
+
+  const embedded = window.parent !== window; // in embed.js's iframe
+  const $ = (selector) => document.querySelector(selector);
+  const ui = {
+    language: $("#language"),
+    messages: $("#messages"),
+    form: $("#ask"),
+    question: $("#question"),
+    send: $("#send"),
+    newConversation: $("#new-conversation"),
+  };
+  const state = {
+    config: null,
+    language: "en",
+    conversationId: null,
+    busy: false,
+  };
+
+  // Storage may be blocked (a third-party iframe, private mode): then nothing is remembered.
+  function remembered(storage, key) {
+    try {
+      return window[storage].getItem(key);
+    } catch {
+      return null;
+    }
+  }
+
+  function remember(storage, key, value) {
+    try {
+      if (value === null || value === undefined) window[storage].removeItem(key);
+      else window[storage].setItem(key, value);
+    } catch {
+      // not remembered
+    }
+  }
+
+  function languageOf(tag) {
+    const lower = String(tag || "").toLowerCase();
+    if (LANGUAGES.includes(lower)) return lower;
+    if (!lower.startsWith("zh")) return lower ? "en" : null;
+    if (/^zh-(hant|tw|hk|mo)\b/.test(lower) || /-hant\b/.test(lower)) return "zh-hant";
+    return "zh-hans";
+  }
+
+  function initialLanguage() {
+    const saved = remembered("localStorage", LANGUAGE_KEY);
+    if (LANGUAGES.includes(saved)) return saved;
+    const asked = new URLSearchParams(window.location.search).get("lang");
+    if (asked) return languageOf(asked) || "en";
+    const browser = (navigator.languages && navigator.languages[0]) || navigator.language;
+    return languageOf(browser) || "en";
+  }
+
+  function word(key) {
+    const words = (state.config && state.config.words) || {};
+    const own = words[state.language] || {};
+    const english = words.en || {};
+    return own[key] || english[key] || FALLBACK[key] || "";
+  }
+
+  function pageWord(page) {
+    const text = word("webchat:page");
+    if (!text) return `p. ${page}`;
+    return text.includes("{page}") ? text.replace("{page}", String(page)) : `${text} ${page}`;
+  }
+
+  // Every element marked with data-word / data-placeholder-word / data-aria-word shows its
+  // word in the current language, so switching the language changes them all at once.
+  function showWords() {
+    document.documentElement.lang = HTML_LANG[state.language] || "en";
+    document.title = word("webchat:title");
+    for (const element of document.querySelectorAll("[data-word]")) {
+      element.textContent = word(element.dataset.word);
+    }
+    for (const element of document.querySelectorAll("[data-placeholder-word]")) {
+      element.placeholder = word(element.dataset.placeholderWord);
+    }
+    for (const element of document.querySelectorAll("[data-aria-word]")) {
+      element.setAttribute("aria-label", word(element.dataset.ariaWord));
+    }
+    for (const element of document.querySelectorAll("[data-title-word]")) {
+      element.title = word(element.dataset.titleWord);
+    }
+    if (embedded) {
+      window.parent.postMessage({ type: "ragbot-chat:title", title: document.title }, "*");
+    }
+  }
+
+  function setLanguage(language) {
+    state.language = LANGUAGES.includes(language) ? language : "en";
+    ui.language.value = state.language;
+    showWords();
+  }
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function worded(tag, className, key) {
+    const node = element(tag, className, word(key));
+    node.dataset.word = key;
+    return node;
+  }
+
+  function safeUrl(value) {
+    if (typeof value !== "string" || !value) return null;
+    try {
+      const url = new URL(value, window.location.href);
+      return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+    } catch {
+      return null;
+    }
+  }
+
+  function link(url, text, className) {
+    const anchor = element("a", className, text);
+    anchor.href = url;
+    anchor.target = "_blank";
+    anchor.rel = "noopener noreferrer";
+    return anchor;
+  }
+
+  // Plain text with its http(s) URLs as links.
+  function fillText(node, value) {
+    const text = String(value);
+    node.replaceChildren();
+    const pattern = /https?:\/\/[^\s<>"'）」】]+/g;
+    let last = 0;
+    for (const match of text.matchAll(pattern)) {
+      let found = match[0];
+      const trailing = found.match(/[.,;:!?。，；：！？)\]]+$/);
+      if (trailing) found = found.slice(0, -trailing[0].length);
+      const url = safeUrl(found);
+      if (!url) continue;
+      node.append(text.slice(last, match.index), link(url, found));
+      last = match.index + found.length;
+    }
+    node.append(text.slice(last));
+  }
+
+  function scrollDown() {
+    ui.messages.scrollTop = ui.messages.scrollHeight;
+  }
+
+  function addQuestion(text) {
+    const item = element("li", "question");
+    item.append(element("p", "question-text", text));
+    ui.messages.append(item);
+    scrollDown();
+  }
+
+  function addAnswer() {
+    const item = element("li", "answer");
+    item.setAttribute("aria-busy", "true");
+    const status = worded("p", "answer-status", "webchat:thinking");
+    const text = element("div", "answer-text");
+    item.append(status, text);
+    ui.messages.append(item);
+    scrollDown();
+    return { item, status, text, streamed: "" };
+  }
+
+  function showError(answer, message) {
+    answer.item.classList.add("failed");
+    answer.status.remove();
+    const text = message || word("webchat:error");
+    const shown = element("p", "answer-error", text);
+    shown.setAttribute("role", "alert");
+    answer.text.replaceChildren(shown);
+    answer.item.removeAttribute("aria-busy");
+    scrollDown();
+  }
+
+  async function readJson(response) {
+    try {
+      return await response.json();
+    } catch {
+      return null;
+    }
+  }
+
+  async function post(path, body, signal) {
+    const api = (state.config.api || "/api/v1").replace(/\/+$/, "");
+    return fetch(`${api}${path}`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${state.config.key}`,
+        "Content-Type": "application/json",
+        Accept: path.endsWith("/stream") ? "text/event-stream" : "application/json",
+      },
+      body: JSON.stringify(body),
+      signal,
+      credentials: "omit",
+      cache: "no-store",
+    });
+  }
+
+  function failureMessage(body) {
+    return body && typeof body.message === "string" && body.message ? body.message : null;
+  }
+
+  // Server-sent events from a fetch response: yields {type, data} with data parsed as JSON.
+  async function* events(response) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      buffer += decoder.decode(value || new Uint8Array(0), { stream: !done });
+      // Line ends may be \r\n, \n or \r; a \r at the very end may be half of a \r\n.
+      buffer = done ? buffer.replace(/\r\n?/g, "\n") : buffer.replace(/\r\n|\r(?!$)/g, "\n");
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = parseEvent(block);
+        if (event) yield event;
+      }
+      if (done) {
+        const event = parseEvent(buffer);
+        if (event) yield event;
+        return;
+      }
+    }
+  }
+
+  function parseEvent(block) {
+    let type = "message";
+    const data = [];
+    for (const line of block.split("\n")) {
+      if (!line || line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      let value = colon < 0 ? "" : line.slice(colon + 1);
+      if (value.startsWith(" ")) value = value.slice(1);
+      if (field === "event") type = value;
+      else if (field === "data") data.push(value);
+    }
+    if (!data.length) return null;
+    try {
+      return { type, data: JSON.parse(data.join("\n")) };
+    } catch {
+      return null;
+    }
+  }
+
+  function setConversation(id) {
+    state.conversationId = typeof id === "string" && id ? id : null;
+    remember("sessionStorage", CONVERSATION_KEY, state.conversationId);
+  }
+
+  async function ask(question) {
+    state.busy = true;
+    ui.send.disabled = true;
+    addQuestion(question);
+    const answer = addAnswer();
+    const controller = new AbortController();
+    const timer = window.setTimeout(() => controller.abort(), ANSWER_TIMEOUT_MS);
+    const body = { question, language: state.language };
+    if (state.conversationId) body.conversation_id = state.conversationId;
+    let finished = false;
+    try {
+      const response = await post("/ask/stream", body, controller.signal);
+      if (!response.ok || !response.body) {
+        showError(answer, failureMessage(await readJson(response)));
+        return;
+      }
+      for await (const { type, data } of events(response)) {
+        if (type === "reasoning" && data && typeof data.text === "string" && data.text) {
+          delete answer.status.dataset.word;
+          answer.status.textContent = data.text;
+        } else if (type === "chunk" && data) {
+          if (data.reset) answer.streamed = "";
+          if (typeof data.text === "string") answer.streamed += data.text;
+          fillText(answer.text, answer.streamed);
+          scrollDown();
+        } else if (type === "done" && data) {
+          finish(answer, data);
+          finished = true;
+          break;
+        } else if (type === "error") {
+          showError(answer, failureMessage(data));
+          finished = true;
+          break;
+        }
+      }
+      if (!finished) showError(answer, null);
+    } catch {
+      showError(answer, null);
+    } finally {
+      window.clearTimeout(timer);
+      state.busy = false;
+      ui.send.disabled = false;
+    }
+  }
+
+  function finish(answer, done) {
+    if (done.conversation_id) setConversation(done.conversation_id);
+    answer.status.remove();
+    answer.item.removeAttribute("aria-busy");
+    if (typeof done.language === "string" && HTML_LANG[done.language]) {
+      answer.item.lang = HTML_LANG[done.language];
+    }
+    if (done.outcome) answer.item.dataset.outcome = String(done.outcome);
+    const text = typeof done.answer === "string" && done.answer ? done.answer : answer.streamed;
+    fillText(answer.text, text);
+
+    const citations = Array.isArray(done.citations) ? done.citations : done.sources;
+    if (Array.isArray(citations) && citations.length) answer.item.append(sources(citations));
+    if (Array.isArray(done.forms) && done.forms.length) {
+      const shown = forms(done.forms);
+      if (shown) answer.item.append(shown);
+    }
+    const ids = { answer_id: done.answer_id, conversation_id: done.conversation_id || null };
+    const actions = element("div", "answer-actions");
+    if (done.answer_id !== null && done.answer_id !== undefined) actions.append(votes(ids));
+    if (state.config.handoff && done.handoff) actions.append(handoff(ids));
+    if (actions.childElementCount) answer.item.append(actions);
+    scrollDown();
+  }
+
+  function sources(citations) {
+    const section = element("section", "sources");
+    const heading = worded("h2", "sources-heading", "webchat:sources");
+    const list = element("ol", "sources-list");
+    for (const citation of citations) {
+      if (!citation || typeof citation !== "object") continue;
+      let label = String(citation.document || "");
+      if (citation.page !== null && citation.page !== undefined && citation.page !== "") {
+        label += ` (${pageWord(citation.page)})`;
+      }
+      const item = element("li", "source");
+      if (citation.n !== null && citation.n !== undefined) item.dataset.n = String(citation.n);
+      const url = safeUrl(citation.url);
+      item.append(url ? link(url, label, "source-link") : element("span", "source-title", label));
+      if (typeof citation.passage === "string" && citation.passage) {
+        item.title = citation.passage;
+      }
+      list.append(item);
+    }
+    section.append(heading, list);
+    return section;
+  }
+
+  function forms(all) {
+    const list = element("ul", "forms-list");
+    for (const form of all) {
+      if (!form || typeof form !== "object" || !form.name) continue;
+      const url = safeUrl(form.url);
+      const item = element("li", "form");
+      item.append(url ? link(url, form.name, "form-link") : element("span", "form-name", form.name));
+      list.append(item);
+    }
+    if (!list.childElementCount) return null;
+    const section = element("section", "forms");
+    section.append(worded("h2", "forms-heading", "webchat:forms"), list);
+    return section;
+  }
+
+  function votes(ids) {
+    const group = element("div", "votes");
+    group.setAttribute("role", "group");
+    const up = voteButton("vote-up", "👍", "webchat:helpful");
+    const down = voteButton("vote-down", "👎", "webchat:not_helpful");
+    const thanks = element("span", "vote-status");
+    thanks.setAttribute("role", "status");
+    group.append(up, down, thanks);
+    const vote = async (helpful) => {
+      const pressed = helpful ? up : down;
+      const other = helpful ? down : up;
+      up.disabled = down.disabled = true;
+      try {
+        const response = await post("/feedback", { ...ids, helpful });
+        const body = await readJson(response);
+        if (!response.ok) throw new Error(failureMessage(body) || "");
+        pressed.setAttribute("aria-pressed", "true");
+        other.setAttribute("aria-pressed", "false");
+        thanks.replaceChildren(worded("span", "vote-thanks", "webchat:thanks"));
+      } catch (error) {
+        const message = (error && error.message) || word("webchat:error");
+        thanks.replaceChildren(element("span", "vote-error", message));
+      } finally {
+        up.disabled = down.disabled = false;
+      }
+    };
+    up.addEventListener("click", () => vote(true));
+    down.addEventListener("click", () => vote(false));
+    return group;
+  }
+
+  function voteButton(className, emoji, key) {
+    const button = element("button", `vote ${className}`);
+    button.type = "button";
+    button.setAttribute("aria-pressed", "false");
+    const icon = element("span", "vote-icon", emoji);
+    icon.setAttribute("aria-hidden", "true");
+    button.append(icon, worded("span", "vote-label", key));
+    return button;
+  }
+
+  function handoff(ids) {
+    const box = element("div", "handoff-box");
+    const button = worded("button", "handoff", "webchat:handoff");
+    button.type = "button";
+    const said = element("p", "handoff-message");
+    said.setAttribute("role", "status");
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      try {
+        const response = await post("/handoff", ids);
+        const body = await readJson(response);
+        if (!response.ok) throw new Error(failureMessage(body) || "");
+        said.textContent = (body && typeof body.message === "string" && body.message) || "";
+      } catch (error) {
+        said.textContent = (error && error.message) || word("webchat:error");
+        button.disabled = false;
+      }
+    });
+    box.append(button, said);
+    return box;
+  }
+
+  function submit() {
+    const question = ui.question.value.trim();
+    if (!question || state.busy || !state.config) return;
+    ui.question.value = "";
+    fitQuestion();
+    ask(question);
+  }
+
+  function fitQuestion() {
+    ui.question.style.height = "auto";
+    ui.question.style.height = `${Math.min(ui.question.scrollHeight, 160)}px`;
+  }
+
+  function startOver() {
+    setConversation(null);
+    ui.messages.replaceChildren();
+    ui.question.focus();
+  }
+
+  function bind() {
+    ui.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      submit();
+    });
+    ui.question.addEventListener("keydown", (event) => {
+      // Enter sends; Shift+Enter is a new line; Enter while an IME composes is not a send.
+      if (event.key !== "Enter" || event.shiftKey || event.isComposing || event.keyCode === 229) {
+        return;
+      }
+      event.preventDefault();
+      submit();
+    });
+    ui.question.addEventListener("input", fitQuestion);
+    ui.language.addEventListener("change", () => {
+      setLanguage(ui.language.value);
+      remember("localStorage", LANGUAGE_KEY, state.language);
+    });
+    ui.newConversation.addEventListener("click", startOver);
+    // Embedded (embed.js): Escape asks the host page to close the chat.
+    if (embedded) {
+      document.addEventListener("keydown", (event) => {
+        if (event.key === "Escape") window.parent.postMessage({ type: "ragbot-chat:close" }, "*");
+      });
+    }
+  }
+
+  async function start() {
+    bind();
+    setLanguage(initialLanguage());
+    setConversation(remembered("sessionStorage", CONVERSATION_KEY));
+    try {
+      const response = await fetch(CONFIG_URL, { credentials: "omit", cache: "no-store" });
+      if (!response.ok) throw new Error(String(response.status));
+      const config = await response.json();
+      if (!config || typeof config.key !== "string") throw new Error("no key");
+      state.config = config;
+    } catch {
+      showWords();
+      const failed = element("li", "answer failed");
+      failed.append(element("p", "answer-error", word("webchat:error")));
+      ui.messages.append(failed);
+      return;
+    }
+    showWords();
+    ui.question.disabled = false;
+    ui.send.disabled = false;
+    document.body.classList.add("ready");
+    ui.question.focus({ preventScroll: true });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

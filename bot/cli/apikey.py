@@ -1,0 +1,107 @@
+"""`ragbot apikey create|list|revoke`: the keys of the HTTP API (no key: the API is off)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from bot.app.runtime import open_database
+from bot.cli.admin import operator
+from bot.cli.base import app, fail, run, settings
+from bot.core.api_keys import ApiKeys, KeyInputError
+
+apikey_app = typer.Typer(help="HTTP API keys: make, list or revoke them.", no_args_is_help=True)
+app.add_typer(apikey_app, name="apikey")
+
+
+@apikey_app.command()
+def create(
+    name: Annotated[str, typer.Option(help="Who the key is for (named in the audit log).")],
+    collections: Annotated[
+        str, typer.Option(help="What it reads, comma-separated: public or public,internal.")
+    ],
+    admin: Annotated[bool, typer.Option("--admin", help="May upload and delete.")] = False,
+    rate: Annotated[
+        int | None, typer.Option(help="Calls a minute (default API_RATE_LIMIT_PER_MINUTE).")
+    ] = None,
+) -> None:
+    """Make a key and print it once (only its hash is kept: store it now)."""
+
+    async def go() -> tuple[Any, str]:
+        async with open_database(settings()) as db:
+            return await ApiKeys(db).create(
+                name,
+                collections.split(","),
+                admin=admin,
+                rate_limit=rate,
+                by=operator().user_id,
+            )
+
+    try:
+        row, key = run(go)
+    except KeyInputError as exc:
+        fail(str(exc))
+        return
+    typer.echo(key)
+    rights = "admin, " if row.admin else ""
+    typer.echo(
+        f"key {row.name!r}: reads {', '.join(row.collections)} ({rights}"
+        f"{row.rate_limit or settings().api_rate_limit_per_minute} calls a minute)."
+        " Shown once: it cannot be read back.",
+        err=True,
+    )
+
+
+@apikey_app.command("list")
+def list_keys(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Every key: name, first characters, collections, rights, last use, revoked or not."""
+
+    async def go() -> list[Any]:
+        async with open_database(settings()) as db:
+            return await ApiKeys(db).list()
+
+    rows = [
+        {
+            "name": r.name,
+            "prefix": r.prefix,
+            "collections": list(r.collections),
+            "admin": r.admin,
+            "rate_limit": r.rate_limit,
+            "created": r.created_at.isoformat(timespec="seconds"),
+            "last_used": r.last_used_at.isoformat(timespec="seconds") if r.last_used_at else None,
+            "revoked": r.revoked_at.isoformat(timespec="seconds") if r.revoked_at else None,
+        }
+        for r in run(go)
+    ]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        typer.echo("no API keys (the HTTP API is off): ragbot apikey create --name N ...")
+    for r in rows:
+        state = f"revoked {r['revoked']}" if r["revoked"] else f"last used {r['last_used'] or '-'}"
+        rights = " admin" if r["admin"] else ""
+        typer.echo(
+            f"{r['name']}  {r['prefix']}…  {','.join(r['collections'])}{rights}"
+            f"  rate {r['rate_limit'] or 'default'}  {state}"
+        )
+
+
+NAME_ARG = typer.Argument(help="The key's name (see `apikey list`).")
+
+
+@apikey_app.command()
+def revoke(name: Annotated[str, NAME_ARG]) -> None:
+    """Revoke a key: calls with it fail within seconds (the name is not reused)."""
+
+    async def go() -> bool:
+        async with open_database(settings()) as db:
+            return await ApiKeys(db).revoke(name, by=operator().user_id)
+
+    if not run(go):
+        fail(f"no active key named {name!r}")
+    typer.echo(f"revoked {name!r}")

@@ -1,0 +1,170 @@
+"""The HTTP API under test: in process (uvicorn on its own thread and loop, as `ragbot serve`
+runs it) for most tests, and a real `ragbot serve` process (`served_api`) for the browser."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+import threading
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from sqlalchemy import create_engine, text
+
+from bot.api.app import ApiAdapter
+from bot.core import loops
+from bot.core.api_keys import ApiKeys
+from bot.core.http import build_app
+from graph.models import build_chat_model
+from storage.db import Database, head_revision
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService, IngestOptions
+from tests.conftest import TABLES
+from tests.support.core_fixtures import DOCS, Worker, close_worker, make_worker, settings_for_tests
+from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.processes import free_port, launch
+
+PLAN = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
+INTERNAL_DOC = (
+    "# Staff travel policy\n\nEmployees book work trips through the travel desk.\n\n"
+    "## Per diem\n\nThe staff per diem for overseas travel is 95 dollars a day.\n"
+)
+
+
+@dataclass
+class ApiHarness:
+    """A worker with the API on a real port; its keys by name (public, staff, admin)."""
+
+    url: str
+    worker: Worker
+    keys: dict[str, str]
+    llm: FakeOpenAI | None = None
+    clients: list[httpx.AsyncClient] = field(default_factory=list)
+
+    def client(self, key: str | None = "public") -> httpx.AsyncClient:
+        """An HTTP client sending the named key (None: no Authorization header)."""
+        headers = {} if key is None else {"Authorization": f"Bearer {self.keys.get(key, key)}"}
+        made = httpx.AsyncClient(base_url=self.url, headers=headers, timeout=30)
+        self.clients.append(made)
+        return made
+
+
+async def _documents(db: Database, embedder: Embedder) -> None:
+    ingestion = IngestionService(db, embedder, IngestOptions())
+    for name, body in DOCS.items():
+        await ingestion.ingest_bytes(name, body.encode(), collection="public")
+    await ingestion.ingest_bytes("travel.md", INTERNAL_DOC.encode(), collection="internal")
+
+
+async def _keys(db: Database) -> dict[str, str]:
+    keys = ApiKeys(db)
+    made = {
+        "public": await keys.create("website", ["public"]),
+        "staff": await keys.create("intranet", ["public", "internal"], rate_limit=3),
+        "admin": await keys.create("ops", ["public", "internal"], admin=True),
+    }
+    return {name: key for name, (_row, key) in made.items()}
+
+
+@contextlib.asynccontextmanager
+async def api_harness(
+    database_url: str,
+    embedder: Embedder,
+    llm_answer: str | None = None,
+    pace: float = 0.0,
+    keys: bool = True,
+    **settings: Any,
+) -> AsyncIterator[ApiHarness]:
+    """Documents in (public and internal), keys made, the API served on a free port.
+
+    `llm_answer`: the graph uses a fake model that plans a FAQ search and writes this
+    answer at `pace` seconds per piece; None is no-LLM mode.
+    """
+    fake = None
+    llm = None
+    if llm_answer is not None:
+        fake = FakeOpenAI().start()
+        fake.responder = lambda body: (
+            Reply(PLAN)
+            if "planning step" in str(body["messages"][0]["content"])
+            else Reply(llm_answer, pace=pace)
+        )
+        llm = build_chat_model(fake.url, "key", "fake", timeout=10.0)
+    config = settings_for_tests(**settings)
+    worker = await make_worker(database_url, embedder, config, llm=llm)
+    await _documents(worker.db, embedder)
+    made = await _keys(worker.db) if keys else {}
+    loops.remember_core_loop()  # as `ragbot serve`: HTTP on its own thread and loop
+    adapter = ApiAdapter(worker.core, config)
+    app = build_app(worker.db, head_revision(), adapter.routes, lambda: worker.core.closing)
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        await asyncio.sleep(0.02)
+    harness = ApiHarness(f"http://127.0.0.1:{port}", worker, made, fake)
+    try:
+        yield harness
+    finally:
+        for client in harness.clients:
+            await client.aclose()
+        server.should_exit = True
+        await asyncio.to_thread(thread.join, 10)
+        loops._core_loop = None
+        await worker.core.drain(5)
+        async with worker.db.transaction() as session:  # as the `db` fixture leaves it
+            await session.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+            await session.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
+        await close_worker(worker)
+        if fake is not None:
+            fake.stop()
+
+
+@dataclass
+class Served:
+    """A real `ragbot serve` with the API and the web chat on."""
+
+    url: str
+    database_url: str
+    keys: dict[str, str]
+    proc: subprocess.Popen[str]
+
+
+@pytest.fixture
+def served_api(tmp_path: Path, database_url: str, embedder: Embedder) -> Iterator[Served]:
+    """`ragbot serve` on the session database: documents in, keys made, WEB_CHAT_API_KEY set
+    to the public key. Tables are emptied after."""
+
+    async def prepare() -> dict[str, str]:
+        db = Database.connect(database_url)
+        try:
+            await _documents(db, embedder)
+            return await _keys(db)
+        finally:
+            await db.dispose()
+
+    keys = asyncio.run(prepare())
+    env = {"DATABASE_URL": database_url, "WEB_CHAT_API_KEY": keys["public"]}
+    proc, port = launch("serve", tmp_path, env)
+    try:
+        yield Served(f"http://127.0.0.1:{port}", database_url, keys, proc)
+    finally:
+        proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=30)
+        if proc.poll() is None:
+            proc.kill()
+        engine = create_engine(database_url)
+        with engine.begin() as conn:
+            conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+            conn.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
+        engine.dispose()
