@@ -24,6 +24,7 @@ from bot.core.http import build_app
 from graph.models import build_chat_model
 from storage.db import Database, head_revision
 from storage.embeddings import Embedder
+from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
 from tests.conftest import TABLES
 from tests.support.core_fixtures import DOCS, Worker, close_worker, make_worker, settings_for_tests
@@ -147,6 +148,7 @@ def served_api(tmp_path: Path, database_url: str, embedder: Embedder) -> Iterato
     async def prepare() -> dict[str, str]:
         db = Database.connect(database_url)
         try:
+            await check_embedder(db, embedder)  # records the model, as the first start does
             await _documents(db, embedder)
             return await _keys(db)
         finally:
