@@ -16,9 +16,11 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bot.api import ask, errors, manage, webchat
+from bot.api import ask, errors, handoff, manage, webchat
 from bot.api.auth import AuditCalls
+from bot.api.cases import ApiCases
 from bot.api.errors import error_response
+from bot.core import mailbox
 from bot.core.dispatcher import ServingCore
 from bot.settings import API_PLATFORM, Settings
 
@@ -41,6 +43,7 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     errors.install(api)
     api.include_router(ask.router)
     api.include_router(manage.router)
+    api.include_router(handoff.router)
     api.include_router(webchat.router)
     api.add_middleware(AuditCalls, core=core)
     api.add_middleware(BodyLimit, limit=core.admin.policy.max_bytes)
@@ -91,6 +94,9 @@ class ApiAdapter:
 
     def __init__(self, core: ServingCore, settings: Settings) -> None:
         self._app = build_api(core, settings)
+        # staff replies to web askers wait in their conversation's mailbox
+        core.register_sender(API_PLATFORM, mailbox.channel())
+        core.handoff.rooms.register(API_PLATFORM, ApiCases())
 
     @property
     def routes(self) -> Sequence[BaseRoute]:

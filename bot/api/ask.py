@@ -39,6 +39,7 @@ from bot.core.messages import (
 from bot.settings import API_PLATFORM
 
 router = APIRouter(prefix="/api/v1", tags=["ask"])
+RELAYED = "handoff_relayed"  # the core's reply to a message that went to the staff
 _IDEMPOTENCY = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody} for code in (401, 404, 409, 422, 429, 500, 503)
@@ -59,17 +60,47 @@ def inbound(
     message = InboundMessage(
         platform=API_PLATFORM,
         delivery_id=f"{grant.key_id}:{idempotency_key or uuid.uuid4().hex}",
-        conversation_key=f"{grant.key_id}:{conversation}",
+        conversation_key=conversation_key(grant, conversation),
         user_id=grant.name,
         text=body.question,
         language_hint=(accept_language or "").split(",")[0].strip() or None,
         language=body.language,
         audience=Audience(guest=False, verified=True, grant=grant),
-        direct=True,
+        # not a one-to-one chat: every visitor of a website shares its key (and its name)
         top_k=body.top_k,
         threshold=body.threshold,
     )
     return message, conversation
+
+
+def conversation_key(grant: Grant, conversation: str) -> str:
+    """The core's key of a caller's conversation: the API key's id and the caller's id.
+
+    No ':' in it (the core reads "chat:thread" keys as one chat's threads): each
+    conversation is a chat of its own, never shared by two visitors of one key.
+    """
+    return f"{grant.key_id}/{conversation}"
+
+
+def with_staff_body(reply: Reply, conversation: str) -> dict[str, Any]:
+    """The answer to a message relayed to the people on its conversation's open case."""
+    return AskResponse.model_validate(
+        {
+            "answer_id": None,
+            "conversation_id": conversation,
+            "answer": reply.text,
+            "citations": [],
+            "forms": [],
+            "outcome": "with_staff",
+            "language": reply.language,
+            "decision_path": ["handoff:relayed"],
+            "query": {"original": ""},
+            "retrieval_loops": 0,
+            "llm_calls": 0,
+            "timings_ms": {},
+            "trace_id": "",
+        }
+    ).model_dump()
 
 
 def answer_body(event: FinalAnswer, conversation: str) -> dict[str, Any]:
@@ -105,6 +136,8 @@ def refusal(event: Outbound | None, draining: bool) -> ApiError | None:
     if isinstance(event, Reply):
         if event.kind == "rate_limited":
             return too_many(event.text)
+        if event.kind == RELAYED:
+            return None
         return ApiError(409, event.kind, event.text)
     return None
 
@@ -142,6 +175,8 @@ async def ask(
             last = event
     if isinstance(last, FinalAnswer):
         return answer_body(last, conversation)
+    if isinstance(last, Reply) and last.kind == RELAYED:
+        return with_staff_body(last, conversation)
     if isinstance(last, ErrorReply):
         raise turn_failed(last)
     raise ApiError(500, "internal", "The turn ended without an answer.")
@@ -233,6 +268,9 @@ def sse_events(event: Outbound, conversation: str) -> list[tuple[str, dict[str, 
     if isinstance(event, ErrorReply):
         return [("error", {"code": "turn_failed", "message": event.text, "field": None})]
     assert isinstance(event, Reply)
+    if event.kind == RELAYED:
+        body = with_staff_body(event, conversation)
+        return [("done", {**body, "sources": []})]
     return [("error", {"code": event.kind, "message": event.text, "field": None})]
 
 

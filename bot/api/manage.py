@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from starlette import status
 
+from bot.api.ask import conversation_key
 from bot.api.auth import actor, admin_only, core_of, counted_caller
 from bot.api.errors import ApiError
 from bot.api.models import (
@@ -155,7 +156,7 @@ async def delete_form(request: Request, grant: Caller, name: str) -> Deleted:
 @router.post("/feedback", response_model=FeedbackResponse, responses=ERRORS)
 async def feedback(request: Request, grant: Caller, body: FeedbackRequest) -> FeedbackResponse:
     """Vote on an answer of one of this key's conversations (a second vote replaces it)."""
-    where = f"{grant.key_id}:{body.conversation_id}"
+    where = conversation_key(grant, body.conversation_id)
     counted = await on_core_loop(
         core_of(request).feedback(API_PLATFORM, grant.name, body.answer_id, body.helpful, where)
     )

@@ -62,7 +62,8 @@ class AskResponse(BaseModel):
     citations: list[Citation]
     forms: list[dict[str, Any]]
     outcome: str = Field(
-        description="answered, refused, blocked, forms, smalltalk or memory (served again)."
+        description="answered, refused, blocked, forms, smalltalk, memory (served again), or"
+        " with_staff (the conversation's case is open: the message went to the staff)."
     )
     language: Language
     decision_path: list[str]
@@ -153,3 +154,27 @@ class Deleted(BaseModel):
     """What a DELETE removed."""
 
     deleted: str
+
+
+class HandoffRequest(BaseModel):
+    """ "Ask a person" about an answer of the caller's conversation."""
+
+    answer_id: int
+    conversation_id: str = Field(pattern=CONVERSATION_ID)
+    language: Language | None = None
+
+
+class ConversationRef(BaseModel):
+    """One of the caller's conversations."""
+
+    conversation_id: str = Field(pattern=CONVERSATION_ID)
+    language: Language | None = None
+
+
+class HandoffState(BaseModel):
+    """What the staff sent to a conversation (newer than `after`), and whether its case is open."""
+
+    messages: list[dict[str, Any]] = Field(
+        description="{id, text, back, at}: pass the last id as `after` next time."
+    )
+    with_staff: bool

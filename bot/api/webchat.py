@@ -62,7 +62,8 @@ async def config(request: Request) -> JSONResponse:
         if key.startswith("webchat:"):
             for language in LANGUAGES:
                 words[language][key] = texts.get(language) or texts.get("en", key)
-    body: dict[str, Any] = {"key": _key(request), "api": "/api/v1", "handoff": False}
+    handoff = bool(request.app.state.core.handoff.enabled)
+    body: dict[str, Any] = {"key": _key(request), "api": "/api/v1", "handoff": handoff}
     body["words"] = words
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
 

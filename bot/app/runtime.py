@@ -16,7 +16,7 @@ from bot.core.admin import AdminService
 from bot.core.dispatcher import ServingCore
 from bot.core.jobs import JobQueue
 from bot.service import AnswerService
-from bot.settings import Settings, reveal
+from bot.settings import API_PLATFORM, Settings, reveal
 from bot.telemetry import Telemetry, load_pseudonyms
 from graph.attack_similarity import attack_bank
 from graph.context import GraphContext
@@ -125,12 +125,14 @@ class Runtime:
         them, so a case always gets its cards and relays.
         """
         # here, not at the top: the command line's other commands need no chat library
+        from bot.api.cases import ApiCases
         from bot.slack.cases import SlackCases
         from bot.telegram.cases import TelegramCases
 
         core = ServingCore(self.db, self.answer_service(), self.admin_service(jobs), self.settings)
         core.handoff.rooms.register("slack", SlackCases())
         core.handoff.rooms.register("telegram", TelegramCases())
+        core.handoff.rooms.register(API_PLATFORM, ApiCases())
         return core
 
     def job_queue(self) -> JobQueue:

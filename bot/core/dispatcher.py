@@ -30,6 +30,7 @@ from bot.core.envelopes import FileFetcher as RefFetcher
 from bot.core.envelopes import encode
 from bot.core.handoff import HandoffDesk
 from bot.core.inbox import Delivery, InboxRunner, Renderer
+from bot.core.mailbox import Mailbox
 from bot.core.messages import (
     Audience,
     ErrorReply,
@@ -105,6 +106,7 @@ class ServingCore:
         self.outbox = OutboxWorker(db, settings)
         self.handoff = HandoffDesk(db, settings, admin, self.audiences, self.outbox)
         self.api_keys = ApiKeys(db)
+        self.mailbox = Mailbox(db)
 
     @property
     def closing(self) -> bool:
@@ -334,6 +336,9 @@ class ServingCore:
         handed = await self.handoff.route(message, language)
         if handed is not None:  # staff and asker talking through a case: not the bot's turn
             begin()
+            if not handed and message.platform == API_PLATFORM and message.command != "bot":
+                # an HTTP call needs an answer where a chat shows nothing: said to the caller
+                handed = [Reply(say("handoff:relayed", language), language, "handoff_relayed")]
             for reply in handed:
                 yield reply
             return

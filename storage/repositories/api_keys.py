@@ -25,9 +25,7 @@ class KeyRow:
     revoked_at: datetime | None
 
 
-_COLUMNS = (
-    "id, name, prefix, collections, admin, rate_limit, created_at, last_used_at, revoked_at"
-)
+_COLUMNS = "id, name, prefix, collections, admin, rate_limit, created_at, last_used_at, revoked_at"
 
 
 def _row(values: Sequence[object]) -> KeyRow:

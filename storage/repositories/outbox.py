@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import text
@@ -182,3 +183,20 @@ async def failures(session: AsyncSession, last: int) -> list[dict[str, Any]]:
         }
         for r in rows
     ]
+
+
+async def delivered(
+    session: AsyncSession, platform: str, chat: str, after: int, limit: int = 50
+) -> list[tuple[int, dict[str, Any], datetime]]:
+    """(id, result, when) of the sends done to `chat` after row `after`, oldest first:
+    what a client that collects its messages (the HTTP API's web chat) has not seen (its
+    channel's send returned the message, kept as the row's result)."""
+    rows = await session.execute(
+        text(
+            "SELECT id, coalesce(result, '{}'::jsonb), created_at FROM outbox"
+            " WHERE platform = :platform AND chat = :chat AND id > :after AND status = 'done'"
+            " ORDER BY id LIMIT :limit"
+        ),
+        {"platform": platform, "chat": chat, "after": after, "limit": limit},
+    )
+    return [(int(r[0]), dict(r[1]), r[2]) for r in rows]

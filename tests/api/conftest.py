@@ -26,9 +26,11 @@ from storage.db import Database, head_revision
 from storage.embeddings import Embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
+from tests.adapters.test_slack import SlackHarness, serve_slack, slack_settings
 from tests.conftest import TABLES
 from tests.support.core_fixtures import DOCS, Worker, close_worker, make_worker, settings_for_tests
 from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.fake_slack import FakeSlack
 from tests.support.processes import free_port, launch
 
 PLAN = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
@@ -46,6 +48,7 @@ class ApiHarness:
     worker: Worker
     keys: dict[str, str]
     llm: FakeOpenAI | None = None
+    slack: SlackHarness | None = None
     clients: list[httpx.AsyncClient] = field(default_factory=list)
 
     def client(self, key: str | None = "public") -> httpx.AsyncClient:
@@ -80,12 +83,14 @@ async def api_harness(
     llm_answer: str | None = None,
     pace: float = 0.0,
     keys: bool = True,
+    slack: FakeSlack | None = None,
     **settings: Any,
 ) -> AsyncIterator[ApiHarness]:
     """Documents in (public and internal), keys made, the API served on a free port.
 
     `llm_answer`: the graph uses a fake model that plans a FAQ search and writes this
-    answer at `pace` seconds per piece; None is no-LLM mode.
+    answer at `pace` seconds per piece; None is no-LLM mode. `slack`: the Slack adapter
+    runs too, on this fake (a staff room for hand-off tests).
     """
     fake = None
     llm = None
@@ -97,12 +102,15 @@ async def api_harness(
             else Reply(llm_answer, pace=pace)
         )
         llm = build_chat_model(fake.url, "key", "fake", timeout=10.0)
-    config = settings_for_tests(**settings)
+    config = slack_settings(slack, **settings) if slack else settings_for_tests(**settings)
     worker = await make_worker(database_url, embedder, config, llm=llm)
     await _documents(worker.db, embedder)
     made = await _keys(worker.db) if keys else {}
     loops.remember_core_loop()  # as `ragbot serve`: HTTP on its own thread and loop
     adapter = ApiAdapter(worker.core, config)
+    slack_side = await serve_slack(worker, config) if slack else None
+    if slack_side is None:
+        worker.core.outbox.open()
     app = build_app(worker.db, head_revision(), adapter.routes, lambda: worker.core.closing)
     port = free_port()
     server = uvicorn.Server(
@@ -112,7 +120,7 @@ async def api_harness(
     thread.start()
     while not server.started:
         await asyncio.sleep(0.02)
-    harness = ApiHarness(f"http://127.0.0.1:{port}", worker, made, fake)
+    harness = ApiHarness(f"http://127.0.0.1:{port}", worker, made, fake, slack_side)
     try:
         yield harness
     finally:
@@ -121,7 +129,12 @@ async def api_harness(
         server.should_exit = True
         await asyncio.to_thread(thread.join, 10)
         loops._core_loop = None
+        worker.core.begin_drain()
+        if slack_side is not None:
+            await slack_side.http.aclose()
+            await slack_side.adapter.stop()
         await worker.core.drain(5)
+        await worker.core.outbox.stop(5)
         async with worker.db.transaction() as session:  # as the `db` fixture leaves it
             await session.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
             await session.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))

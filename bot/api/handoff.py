@@ -1,0 +1,98 @@
+"""Hand-off for web askers: "Ask a person", the staff's replies, "Back to the bot".
+
+A case is opened as a chat button press opens one (the core's desk checks the
+answer is in the caller's conversation); staff answer from their Slack or
+Telegram room; their replies wait in the conversation's mailbox for the page
+to collect (`GET /api/v1/conversations/{id}/messages?after=N`). While the case
+is open, the conversation's questions go to the staff (outcome `with_staff`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+
+from bot.api.ask import conversation_key
+from bot.api.auth import core_of, counted_caller
+from bot.api.errors import ApiError
+from bot.api.models import (
+    CONVERSATION_ID,
+    ConversationRef,
+    ErrorBody,
+    HandoffRequest,
+    HandoffState,
+)
+from bot.core.loops import on_core_loop, stream_on_core_loop
+from bot.core.messages import Audience, Grant, InboundMessage, Reply
+from bot.settings import API_PLATFORM
+
+router = APIRouter(prefix="/api/v1", tags=["hand-off"])
+Caller = Annotated[Grant, Depends(counted_caller)]
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (401, 403, 404, 422, 429, 503)
+}
+
+
+def _off(request: Request) -> None:
+    if not core_of(request).handoff.enabled:
+        raise ApiError(404, "handoff_off", "No staff take questions here (no staff room set).")
+
+
+async def _state(request: Request, key: str, after: int = 0) -> dict[str, Any]:
+    messages, open_case = await on_core_loop(
+        core_of(request).mailbox.read(API_PLATFORM, key, after)
+    )
+    return {"messages": messages, "with_staff": open_case}
+
+
+@router.post("/handoff", response_model=HandoffState, responses=ERRORS)
+async def ask_a_person(request: Request, grant: Caller, body: HandoffRequest) -> dict[str, Any]:
+    """Hand an answer's question to a person; their replies come to this conversation."""
+    _off(request)
+    key = conversation_key(grant, body.conversation_id)
+    language = body.language or "en"
+    reply: Reply = await on_core_loop(
+        core_of(request).handoff.ask(
+            API_PLATFORM, grant.name, body.answer_id, key, {"conversation": key}, language
+        )
+    )
+    if reply.kind == "handoff_gone":
+        raise ApiError(404, "not_found", reply.text)
+    if reply.kind == "not_yours":
+        raise ApiError(403, "forbidden", reply.text)
+    return await _state(request, key)
+
+
+@router.get(
+    "/conversations/{conversation_id}/messages", response_model=HandoffState, responses=ERRORS
+)
+async def collect(
+    request: Request,
+    grant: Caller,
+    conversation_id: Annotated[str, Path(pattern=CONVERSATION_ID)],
+    after: Annotated[int, Query(ge=0)] = 0,
+) -> dict[str, Any]:
+    """What the staff sent to this conversation after message `after`."""
+    return await _state(request, conversation_key(grant, conversation_id), after)
+
+
+@router.post("/handoff/close", response_model=HandoffState, responses=ERRORS)
+async def back_to_the_bot(request: Request, grant: Caller, body: ConversationRef) -> dict[str, Any]:
+    """Close this conversation's case: the bot answers again."""
+    _off(request)
+    key = conversation_key(grant, body.conversation_id)
+    message = InboundMessage(
+        platform=API_PLATFORM,
+        delivery_id=f"{grant.key_id}:close:{uuid.uuid4().hex}",
+        conversation_key=key,
+        user_id=grant.name,
+        language=body.language,
+        command="bot",
+        audience=Audience(guest=False, verified=True, grant=grant),
+    )
+    replies = [event async for event in stream_on_core_loop(core_of(request).handle(message))]
+    if any(isinstance(r, Reply) and r.kind == "handoff_none" for r in replies):
+        raise ApiError(404, "not_found", "No open case in this conversation.")
+    return await _state(request, key)
