@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Chromium for the web chat's browser test (Debian packages; CI needs them: there the
+# test fails without a browser, elsewhere it is skipped and says how to install it)
+bash scripts/install-browser.sh || [ -z "${CI:-}" ]
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy bot graph storage textkit
