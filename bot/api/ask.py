@@ -241,12 +241,25 @@ async def _stream(
 async def _sse(
     chain: AsyncIterator[Outbound], source: AsyncGenerator[Outbound, None], conversation: str
 ) -> AsyncGenerator[str, None]:
+    written = False  # answer text sent since the last reset
     try:
         async for event in chain:
+            if isinstance(event, Token):
+                written = True
+            elif isinstance(event, Reset):
+                written = False
+            elif isinstance(event, FinalAnswer) and not written:
+                # an answer written at once (no model, the answer memory, a refusal): one
+                # chunk, so a client that shows chunks shows every answer the same way
+                yield _sse_line("chunk", {"text": event.text})
             for kind, data in sse_events(event, conversation):
-                yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+                yield _sse_line(kind, data)
     finally:
         await source.aclose()  # a client that left: the turn on the core's loop is cancelled
+
+
+def _sse_line(kind: str, data: dict[str, Any]) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
 def sse_events(event: Outbound, conversation: str) -> list[tuple[str, dict[str, Any]]]:

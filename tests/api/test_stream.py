@@ -66,6 +66,8 @@ async def test_the_get_form_streams_the_same_events(database_url: str, embedder:
             events = await events_of(r.aiter_lines())
         done = events[-1]
         assert done[0] == "done" and "一千二百" in done[1]["answer"]
+        chunks = [data["text"] for kind, data in events if kind == "chunk"]
+        assert chunks == [done[1]["answer"]]  # written at once (no model): one chunk
         assert done[1]["language"] == "zh-hant"
 
 

@@ -49,7 +49,13 @@ async def test_response_synth_extractive_answer_cites_in_the_users_script() -> N
     }
     out = await response_synth(state, rt)  # type: ignore[arg-type]
     assert "停车许可证每年收费" in out["answer"] and "[1]" in out["answer"]
-    assert out["citations"][0] == {"n": 1, "document": "停車許可證", "page": None, "url": None}
+    assert out["citations"][0] == {
+        "n": 1,
+        "document": "停車許可證",
+        "page": None,
+        "url": None,
+        "passage": "停車許可證每年收費新臺幣一千二百元。請攜帶身分證。",  # the cited passage, as stored
+    }
 
 
 @pytest.mark.parametrize(
