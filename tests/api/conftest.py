@@ -61,8 +61,9 @@ class ApiHarness:
 
 async def _documents(db: Database, embedder: Embedder) -> None:
     ingestion = IngestionService(db, embedder, IngestOptions())
-    for name, body in DOCS.items():
-        await ingestion.ingest_bytes(name, body.encode(), collection="public")
+    for name, body in DOCS.items():  # published pages: citations link to them
+        url = f"https://city.example.org/docs/{name.removesuffix('.md')}"
+        await ingestion.ingest_bytes(name, body.encode(), collection="public", url=url)
     await ingestion.ingest_bytes("travel.md", INTERNAL_DOC.encode(), collection="internal")
 
 
