@@ -154,10 +154,12 @@ class Served:
     proc: subprocess.Popen[str]
 
 
-@pytest.fixture
-def served_api(tmp_path: Path, database_url: str, embedder: Embedder) -> Iterator[Served]:
+@contextlib.contextmanager
+def serving_api(
+    tmp_path: Path, database_url: str, embedder: Embedder, **env: str
+) -> Iterator[Served]:
     """`ragbot serve` on the session database: documents in, keys made, WEB_CHAT_API_KEY set
-    to the public key. Tables are emptied after."""
+    to the public key, `env` on top. Tables are emptied after."""
 
     async def prepare() -> dict[str, str]:
         db = Database.connect(database_url)
@@ -169,8 +171,8 @@ def served_api(tmp_path: Path, database_url: str, embedder: Embedder) -> Iterato
             await db.dispose()
 
     keys = asyncio.run(prepare())
-    env = {"DATABASE_URL": database_url, "WEB_CHAT_API_KEY": keys["public"]}
-    proc, port = launch("serve", tmp_path, env)
+    full_env = {"DATABASE_URL": database_url, "WEB_CHAT_API_KEY": keys["public"], **env}
+    proc, port = launch("serve", tmp_path, full_env)
     try:
         yield Served(f"http://127.0.0.1:{port}", database_url, keys, proc)
     finally:
@@ -184,3 +186,10 @@ def served_api(tmp_path: Path, database_url: str, embedder: Embedder) -> Iterato
             conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
             conn.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
         engine.dispose()
+
+
+@pytest.fixture
+def served_api(tmp_path: Path, database_url: str, embedder: Embedder) -> Iterator[Served]:
+    """A real `ragbot serve` with the API and the web chat on (see `serving_api`)."""
+    with serving_api(tmp_path, database_url, embedder) as served:
+        yield served

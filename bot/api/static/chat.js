@@ -32,7 +32,10 @@
     language: "en",
     conversationId: null,
     busy: false,
+    // a hand-off in progress: the last staff message seen, and the polling timer
+    mailbox: { after: 0, timer: null, backShown: false },
   };
+  const MAILBOX_POLL_MS = 3000;
 
   // Storage may be blocked (a third-party iframe, private mode): then nothing is remembered.
   function remembered(storage, key) {
@@ -336,6 +339,7 @@
     const actions = element("div", "answer-actions");
     if (done.answer_id !== null && done.answer_id !== undefined) actions.append(votes(ids));
     if (state.config.handoff && done.handoff) actions.append(handoff(ids));
+    if (done.outcome === "with_staff") polling(true); // the message went to the staff
     if (actions.childElementCount) answer.item.append(actions);
     scrollDown();
   }
@@ -428,10 +432,11 @@
     button.addEventListener("click", async () => {
       button.disabled = true;
       try {
-        const response = await post("/handoff", ids);
+        const response = await post("/handoff", { ...ids, language: state.language });
         const body = await readJson(response);
         if (!response.ok) throw new Error(failureMessage(body) || "");
-        said.textContent = (body && typeof body.message === "string" && body.message) || "";
+        button.remove();
+        takeMail(body);
       } catch (error) {
         said.textContent = (error && error.message) || word("webchat:error");
         button.disabled = false;
@@ -439,6 +444,91 @@
     });
     box.append(button, said);
     return box;
+  }
+
+  // --- hand-off: the staff's replies are collected from the conversation's mailbox ---
+
+  async function get(path) {
+    const api = (state.config.api || "/api/v1").replace(/\/+$/, "");
+    return fetch(`${api}${path}`, {
+      headers: { Authorization: `Bearer ${state.config.key}`, Accept: "application/json" },
+      credentials: "omit",
+      cache: "no-store",
+    });
+  }
+
+  function takeMail(body) {
+    if (!body || typeof body !== "object") return;
+    for (const message of Array.isArray(body.messages) ? body.messages : []) {
+      if (!message || typeof message !== "object") continue;
+      const id = Number(message.id);
+      if (!Number.isFinite(id) || id <= state.mailbox.after) continue;
+      state.mailbox.after = id;
+      const item = element("li", "staff-message");
+      const text = element("div", "staff-text");
+      fillText(text, String(message.text || ""));
+      item.append(text);
+      if (message.back && !state.mailbox.backShown) {
+        state.mailbox.backShown = true;
+        item.append(backButton());
+      }
+      ui.messages.append(item);
+    }
+    scrollDown();
+    if (body.with_staff) {
+      polling(true);
+    } else {
+      polling(false);
+      for (const old of ui.messages.querySelectorAll(".handoff-back")) old.remove();
+      state.mailbox.backShown = false;
+    }
+  }
+
+  function polling(on) {
+    if (!on) {
+      window.clearTimeout(state.mailbox.timer);
+      state.mailbox.timer = null;
+      return;
+    }
+    if (state.mailbox.timer !== null) return;
+    state.mailbox.timer = window.setTimeout(async () => {
+      state.mailbox.timer = null;
+      await collect();
+    }, MAILBOX_POLL_MS);
+  }
+
+  async function collect() {
+    if (!state.conversationId) return;
+    const id = encodeURIComponent(state.conversationId);
+    try {
+      const response = await get(`/conversations/${id}/messages?after=${state.mailbox.after}`);
+      if (response.ok) {
+        takeMail(await readJson(response));
+        return;
+      }
+    } catch {
+      // the network blinked: try again at the next tick
+    }
+    polling(true);
+  }
+
+  function backButton() {
+    const button = worded("button", "handoff-back", "webchat:back");
+    button.type = "button";
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      try {
+        const body = { conversation_id: state.conversationId, language: state.language };
+        const response = await post("/handoff/close", body);
+        const answer = await readJson(response);
+        if (!response.ok && response.status !== 404) throw new Error(failureMessage(answer) || "");
+        polling(false);
+        takeMail(answer && response.ok ? answer : { messages: [], with_staff: false });
+      } catch {
+        button.disabled = false;
+      }
+    });
+    return button;
   }
 
   function submit() {
@@ -455,6 +545,8 @@
   }
 
   function startOver() {
+    polling(false);
+    state.mailbox = { after: 0, timer: null, backShown: false };
     setConversation(null);
     ui.messages.replaceChildren();
     ui.question.focus();
