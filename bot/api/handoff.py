@@ -14,7 +14,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from bot.api.ask import conversation_key
 from bot.api.auth import core_of, counted_caller
 from bot.api.errors import ApiError
 from bot.api.models import (
@@ -24,6 +23,7 @@ from bot.api.models import (
     HandoffRequest,
     HandoffState,
 )
+from bot.api.turns import conversation_key
 from bot.core.loops import on_core_loop, stream_on_core_loop
 from bot.core.messages import Audience, Grant, InboundMessage, Reply
 from bot.settings import API_PLATFORM

@@ -12,7 +12,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from starlette import status
 
-from bot.api.ask import conversation_key
 from bot.api.auth import actor, admin_only, core_of, counted_caller
 from bot.api.errors import ApiError
 from bot.api.models import (
@@ -26,6 +25,7 @@ from bot.api.models import (
     UploadAccepted,
 )
 from bot.api.models import Form as FormOut
+from bot.api.turns import conversation_key
 from bot.core.admin import AdminInputError
 from bot.core.loops import on_core_loop
 from bot.core.messages import Grant
