@@ -109,3 +109,31 @@ async def test_the_schema_and_docs_are_served(database_url: str, embedder: Embed
         assert "AskResponse" in schema["components"]["schemas"]
         docs = await h.client(None).get("/api/docs")
         assert docs.status_code == 200 and "swagger" in docs.text.lower()
+
+
+async def test_a_draining_worker_says_503_and_browsers_need_a_listed_origin(
+    database_url: str, embedder: Embedder
+) -> None:
+    site = "https://www.city.example.org"
+    async with api_harness(database_url, embedder, API_CORS_ORIGINS=site) as h:
+        client = h.client("public")
+        preflight = await client.options(
+            "/api/v1/ask/stream",
+            headers={
+                "Origin": site,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "authorization,content-type",
+            },
+        )
+        assert preflight.status_code == 200
+        assert preflight.headers["access-control-allow-origin"] == site
+        elsewhere = await client.post(
+            "/api/v1/ask",
+            json={"question": "passport fee?"},
+            headers={"Origin": "https://evil.example"},
+        )
+        assert "access-control-allow-origin" not in elsewhere.headers
+        h.worker.core.begin_drain()
+        draining = await client.post("/api/v1/ask", json={"question": "passport fee?"})
+        assert draining.status_code == 503 and draining.json()["code"] == "draining"
+        assert draining.headers["retry-after"]
