@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy.exc
 from alembic.config import Config
 from sqlalchemy import create_engine
 from sqlalchemy.ext.asyncio import (
@@ -27,6 +28,15 @@ DEFAULT_EMBEDDING_DIM = 512
 
 class DatabaseUnavailableError(RuntimeError):
     """Postgres could not be reached; the message says which URL (without password)."""
+
+
+# what a call meets when Postgres is down or out of connections (a 503 to a caller, not a bug)
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    DatabaseUnavailableError,
+    sqlalchemy.exc.OperationalError,
+    sqlalchemy.exc.InterfaceError,
+    sqlalchemy.exc.TimeoutError,
+)
 
 
 def resolve_database_url(database_url: str | None, data_dir: Path) -> tuple[str, Any]:

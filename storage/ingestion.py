@@ -210,13 +210,17 @@ class IngestionService:
         url: str | None = None,
         *,
         hold_personal_data: bool = False,
+        replace_elsewhere: bool = True,
     ) -> IngestResult:
         """Ingest a file an edge already accepted under the UploadPolicy (the upload job).
 
         Nothing the policy covers is checked again; the file is still parsed in the
         sandbox with its limits, which protect this process from what is inside.
         `hold_personal_data`: when the parsed text holds personal data, store
-        nothing and return HELD with what was found.
+        nothing and return HELD with what was found. `replace_elsewhere=False` (an
+        upload from chat or the HTTP API, whose sender may change only the collection
+        it names): a document of the same title in another collection is neither
+        replaced nor named.
         """
         source = display_name(source or filename)
         title = clean_title(title or Path(filename).stem)
@@ -226,6 +230,9 @@ class IngestionService:
             async with self._db.sessions() as session:
                 same = await docs_repo.find_by_hash(session, digest)
             if same is not None:
+                if not replace_elsewhere and same.collection != collection:
+                    reason = "the same content is already stored in another collection"
+                    return IngestResult(source, FAILED, title, reason=reason)
                 return IngestResult(
                     source,
                     UNCHANGED,
@@ -272,6 +279,9 @@ class IngestionService:
             if await docs_repo.find_by_hash(session, digest) is not None:
                 return IngestResult(source, UNCHANGED, title, len(chunks), reason="added meanwhile")
             old = await docs_repo.find_by_title(session, title, lock=True)
+            if old is not None and not replace_elsewhere and old.collection != collection:
+                reason = "a document with this title is in another collection: choose another title"
+                return IngestResult(source, FAILED, title, reason=reason)
             if old is not None:
                 await docs_repo.delete_document(session, old)
                 await session.flush()

@@ -5,6 +5,7 @@ its first characters (`prefix`) so an operator can tell keys apart in a list.
 `collections` are what the key reads (like a platform's collections), `admin`
 lets it upload and delete, `rate_limit` overrides API_RATE_LIMIT_PER_MINUTE.
 A revoked key stays listed (its name is not reused: audit rows name it).
+The outbox gains an index on its done rows by chat: the web chat's mailbox.
 
 Revision ID: 0011
 Revises: 0010
@@ -36,7 +37,12 @@ def upgrade() -> None:
         )
         """
     )
+    # the web chat collects the staff's replies to its conversation from the done rows
+    op.execute(
+        "CREATE INDEX outbox_done_by_chat ON outbox (platform, chat, id) WHERE status = 'done'"
+    )
 
 
 def downgrade() -> None:
+    op.execute("DROP INDEX outbox_done_by_chat")
     op.execute("DROP TABLE api_keys")

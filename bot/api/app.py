@@ -9,23 +9,22 @@ as `/healthz`. It is always mounted; with no API key made yet every call gets
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.api import ask, errors, handoff, manage, webchat
 from bot.api.auth import AuditCalls
 from bot.api.cases import ApiCases
-from bot.api.errors import error_response
+from bot.api.gate import BodyGate
 from bot.core import mailbox
 from bot.core.dispatcher import ServingCore
-from bot.settings import API_PLATFORM, Settings
+from bot.settings import API_PLATFORM, Settings, reveal
 
-UPLOAD_PATH = "/api/v1/documents"
-MULTIPART_SLACK = 64 * 1024  # what a multipart body may add around the file itself
+logger = logging.getLogger(__name__)
 
 
 def build_api(core: ServingCore, settings: Settings) -> FastAPI:
@@ -40,13 +39,14 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     )
     api.state.core = core
     api.state.settings = settings
+    api.state.streams = set()  # turns running for this app's callers (see ApiAdapter.close)
     errors.install(api)
     api.include_router(ask.router)
     api.include_router(manage.router)
     api.include_router(handoff.router)
     api.include_router(webchat.router)
     api.add_middleware(AuditCalls, core=core)
-    api.add_middleware(BodyLimit, limit=core.admin.policy.max_bytes)
+    api.add_middleware(BodyGate, core=core, file_limit=core.admin.policy.max_bytes)
     origins = settings.cors_origins()
     if origins:
         api.add_middleware(
@@ -60,32 +60,6 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     return api
 
 
-class BodyLimit:
-    """411/413 for an upload before its body is read: FastAPI parses a multipart body
-    before any handler could look at its size."""
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self._app = app
-        self._limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == UPLOAD_PATH:
-            headers = dict(scope.get("headers") or ())
-            length = headers.get(b"content-length", b"").decode("latin-1")
-            refusal = None
-            if not length.isdigit():
-                refusal = error_response(
-                    411, "length_required", "Send the upload's Content-Length."
-                )
-            elif int(length) > self._limit + MULTIPART_SLACK:
-                message = manage.too_large_message(self._limit)
-                refusal = error_response(413, "too_large", message, "file")
-            if refusal is not None:
-                await refusal(scope, receive, send)
-                return
-        await self._app(scope, receive, send)
-
-
 class ApiAdapter:
     """The HTTP API as an adapter: routes on the shared server, nothing to start or stop
     (a draining core answers 503; the turns in flight finish with the core's drain)."""
@@ -93,6 +67,8 @@ class ApiAdapter:
     name = API_PLATFORM
 
     def __init__(self, core: ServingCore, settings: Settings) -> None:
+        self._core = core
+        self._settings = settings
         self._app = build_api(core, settings)
         # staff replies to web askers wait in their conversation's mailbox
         core.register_sender(API_PLATFORM, mailbox.channel())
@@ -104,10 +80,21 @@ class ApiAdapter:
         return [Mount("", app=self._app)]
 
     async def start(self) -> None:
-        """Nothing to connect to."""
+        """Nothing to connect to; a web chat key unfit for visitors is said at once (the
+        page then answers 503 until it is fixed)."""
+        key = reveal(self._settings.web_chat_api_key)
+        if key:
+            grant = await self._core.api_keys.verify(key)
+            problem = webchat.key_problem(grant, self._core.admin.policy.screens)
+            if problem is not None:
+                logger.warning("the web chat is off: WEB_CHAT_API_KEY %s", problem)
 
     async def stop(self) -> None:
         """Nothing to stop: calls during the drain get 503 from the core's state."""
 
     async def close(self) -> None:
-        """Nothing to release."""
+        """Stop the turns still streaming after the core's drain: each caller is told
+        `draining` and the connection ends, so the server can stop (uvicorn waits for
+        open responses)."""
+        for running in list(self._app.state.streams):
+            running.cancel()

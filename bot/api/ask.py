@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
-from bot.api.auth import caller, core_of
+from bot.api.auth import caller, core_of, draining, streams_of
 from bot.api.errors import ApiError
 from bot.api.models import CONVERSATION_ID, AskRequest, AskResponse, ErrorBody, Language
 from bot.api.turns import (
@@ -29,7 +29,7 @@ from bot.api.turns import (
     turn_failed,
     with_staff_body,
 )
-from bot.core.loops import stream_on_core_loop
+from bot.core.loops import StreamStopped, stream_on_core_loop
 from bot.core.messages import (
     ErrorReply,
     FinalAnswer,
@@ -63,16 +63,19 @@ async def ask(
 ) -> dict[str, Any]:
     """Answer a question: the answer, its citations and forms, and how it was reached."""
     message, conversation = inbound(grant, body, idempotency_key, accept_language)
-    events = stream_on_core_loop(core_of(request).handle(message))
-    async with contextlib.aclosing(events):
-        first = await _first(events)
-        problem = refusal(first, core_of(request).closing)
-        if problem is not None:
-            raise problem
-        last: Outbound | None = None
-        # to the end: the delivery is marked answered only when its events are all read
-        async for event in _chain(first, events):
-            last = event
+    events = stream_on_core_loop(core_of(request).handle(message), streams_of(request))
+    try:
+        async with contextlib.aclosing(events):
+            first = await _first(events)
+            problem = refusal(first, core_of(request).closing)
+            if problem is not None:
+                raise problem
+            last: Outbound | None = None
+            # to the end: the delivery is marked answered only when its events are all read
+            async for event in _chain(first, events):
+                last = event
+    except StreamStopped:  # this worker shut down under the turn: ask another
+        raise draining() from None
     if isinstance(last, FinalAnswer):
         return answer_body(last, conversation)
     if isinstance(last, Reply) and last.kind == RELAYED:
@@ -124,8 +127,11 @@ async def ask_stream_get(
 async def _stream(
     request: Request, message: InboundMessage, conversation: str
 ) -> StreamingResponse:
-    events = stream_on_core_loop(core_of(request).handle(message))
-    first = await _first(events)
+    events = stream_on_core_loop(core_of(request).handle(message), streams_of(request))
+    try:
+        first = await _first(events)
+    except StreamStopped:
+        raise draining() from None
     problem = refusal(first, core_of(request).closing)
     if problem is not None:
         await events.aclose()
@@ -154,6 +160,9 @@ async def _sse(
                 yield sse_line("chunk", {"text": event.text})
             for kind, data in sse_events(event, conversation):
                 yield sse_line(kind, data)
+    except StreamStopped:  # the worker shuts down: said, so the client asks again elsewhere
+        stopped = draining()
+        yield sse_line("error", {"code": stopped.code, "message": stopped.message, "field": None})
     finally:
         await source.aclose()  # a client that left: the turn on the core's loop is cancelled
 

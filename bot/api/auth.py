@@ -6,6 +6,7 @@ import asyncio
 import logging
 import math
 import time
+from concurrent.futures import Future
 from typing import Any
 
 from fastapi import Request
@@ -28,6 +29,18 @@ def core_of(request: Request) -> ServingCore:
     return core
 
 
+def streams_of(request: Request) -> set[Future[None]]:
+    """The turns this app streams on the core's loop (stopped when the adapter closes)."""
+    streams: set[Future[None]] = request.app.state.streams
+    return streams
+
+
+def draining() -> ApiError:
+    """503: this worker is shutting down; another one answers."""
+    headers = {"Retry-After": str(DRAIN_RETRY_S)}
+    return ApiError(503, "draining", "This worker is shutting down; retry.", headers=headers)
+
+
 def retry_after() -> str:
     """Seconds until the rate-limit window (a calendar minute) turns."""
     return str(max(1, math.ceil(60 - time.time() % 60)))
@@ -46,8 +59,7 @@ async def caller(request: Request) -> Grant:
     """
     core = core_of(request)
     if core.closing:
-        headers = {"Retry-After": str(DRAIN_RETRY_S)}
-        raise ApiError(503, "draining", "This worker is shutting down; retry.", headers=headers)
+        raise draining()
     if not await on_core_loop(core.api_keys.enabled()):
         raise ApiError(404, "api_off", "The HTTP API is off: no API key has been created.")
     scheme, _, key = request.headers.get("authorization", "").partition(" ")
@@ -107,7 +119,8 @@ class AuditCalls:
                 route = scope.get("route")
                 path = getattr(route, "path", None) or scope.get("path", "")
                 action = f"api:{scope['method']} {path}"
-                target = str(scope.get("path", ""))[:200]
+                # the URL names what was acted on, except a conversation (its id is its secret)
+                target = path if "conversation" in path else str(scope.get("path", ""))[:200]
                 await self._audit(grant, action, target, str(status["code"]))
 
     async def _audit(self, grant: Grant, action: str, target: str, result: str) -> None:

@@ -9,6 +9,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from bot.core.http import DATABASE_DOWN
+
 logger = logging.getLogger(__name__)
 
 # the codes Starlette's own errors get (an unknown path, a wrong method)
@@ -67,11 +69,20 @@ def install(app: FastAPI) -> None:
         headers = dict(exc.headers) if exc.headers else None
         return error_response(exc.status_code, code, str(exc.detail), None, headers)
 
+    async def database_down(request: Request, exc: Exception) -> JSONResponse:
+        # one line: a database that is down fails every call, and each would log a traceback
+        route = getattr(request.scope.get("route"), "path", "?")  # never a conversation id
+        logger.warning("API %s: the database is unavailable (%s)", route, type(exc).__name__)
+        message = "The service is briefly unavailable; retry in a few seconds."
+        return error_response(503, "unavailable", message, headers={"Retry-After": "5"})
+
     async def crashed(request: Request, exc: Exception) -> JSONResponse:
-        logger.exception("API %s %s failed", request.method, request.url.path)
+        # the server logs the traceback once (Starlette re-raises it after this answer)
         return error_response(500, "internal", "Something went wrong on our side.")
 
     app.add_exception_handler(ApiError, api_error)
+    for kind in DATABASE_DOWN:
+        app.add_exception_handler(kind, database_down)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(Exception, crashed)

@@ -14,10 +14,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from bot.api.auth import core_of, counted_caller
+from bot.api.auth import caller, core_of, counted_caller
 from bot.api.errors import ApiError
 from bot.api.models import (
     CONVERSATION_ID,
+    ID_MAX,
     ConversationRef,
     ErrorBody,
     HandoffRequest,
@@ -70,9 +71,9 @@ async def ask_a_person(request: Request, grant: Caller, body: HandoffRequest) ->
 )
 async def collect(
     request: Request,
-    grant: Caller,
+    grant: Annotated[Grant, Depends(caller)],  # polled every few seconds: not counted
     conversation_id: Annotated[str, Path(pattern=CONVERSATION_ID)],
-    after: Annotated[int, Query(ge=0)] = 0,
+    after: Annotated[int, Query(ge=0, le=ID_MAX)] = 0,
 ) -> dict[str, Any]:
     """What the staff sent to this conversation after message `after`."""
     return await _state(request, conversation_key(grant, conversation_id), after)

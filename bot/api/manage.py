@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Path, Request, UploadFile
 from starlette import status
 
 from bot.api.auth import actor, admin_only, core_of, counted_caller
 from bot.api.errors import ApiError
+from bot.api.gate import too_large_message
 from bot.api.models import (
+    ID_MAX,
     Deleted,
     Document,
     ErrorBody,
@@ -93,11 +95,6 @@ def _too_large(limit: int) -> ApiError:
     return ApiError(413, "too_large", too_large_message(limit), "file")
 
 
-def too_large_message(limit: int) -> str:
-    """What a file over MAX_FILE_MB is told."""
-    return f"Files may be at most {limit / 1024 / 1024:g} MB (MAX_FILE_MB)."
-
-
 @router.delete("/documents/{title}", response_model=Deleted, responses=ERRORS)
 async def delete_document(request: Request, grant: Caller, title: str) -> Deleted:
     """Delete a document of the key's collections by title (admin keys)."""
@@ -109,7 +106,9 @@ async def delete_document(request: Request, grant: Caller, title: str) -> Delete
 
 
 @router.get("/jobs/{job_id}", response_model=Job, responses=ERRORS)
-async def job(request: Request, grant: Caller, job_id: int) -> dict[str, Any]:
+async def job(
+    request: Request, grant: Caller, job_id: Annotated[int, Path(ge=1, le=ID_MAX)]
+) -> dict[str, Any]:
     """An upload job this key started (admin keys)."""
     admin_only(grant)
     state = await on_core_loop(core_of(request).admin.upload_state(actor(grant), job_id))
@@ -157,8 +156,9 @@ async def delete_form(request: Request, grant: Caller, name: str) -> Deleted:
 async def feedback(request: Request, grant: Caller, body: FeedbackRequest) -> FeedbackResponse:
     """Vote on an answer of one of this key's conversations (a second vote replaces it)."""
     where = conversation_key(grant, body.conversation_id)
+    # the voter is the conversation: a website's visitors share one key, never one vote
     counted = await on_core_loop(
-        core_of(request).feedback(API_PLATFORM, grant.name, body.answer_id, body.helpful, where)
+        core_of(request).feedback(API_PLATFORM, where, body.answer_id, body.helpful, where)
     )
     if not counted:
         raise ApiError(404, "not_found", "No such answer in this conversation.")

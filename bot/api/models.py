@@ -83,10 +83,13 @@ class ErrorBody(BaseModel):
     field: str | None = None
 
 
+ID_MAX = 2**63 - 1  # ids are Postgres bigints
+
+
 class FeedbackRequest(BaseModel):
     """A vote on an answer of the caller's conversation."""
 
-    answer_id: int
+    answer_id: int = Field(ge=1, le=ID_MAX)
     conversation_id: str = Field(pattern=CONVERSATION_ID)
     helpful: bool
 

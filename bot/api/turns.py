@@ -12,7 +12,7 @@ import re
 import uuid
 from typing import Any
 
-from bot.api.auth import DRAIN_RETRY_S, too_many
+from bot.api.auth import draining, too_many
 from bot.api.errors import ApiError
 from bot.api.models import AskRequest, AskResponse
 from bot.core.messages import (
@@ -114,11 +114,10 @@ def answer_body(event: FinalAnswer, conversation: str) -> dict[str, Any]:
     ).model_dump()
 
 
-def refusal(event: Outbound | None, draining: bool) -> ApiError | None:
+def refusal(event: Outbound | None, closing: bool) -> ApiError | None:
     """The error a call gets instead of an answer (None: the turn is under way)."""
-    if event is None and draining:  # the core took nothing more: another worker will
-        headers = {"Retry-After": str(DRAIN_RETRY_S)}
-        return ApiError(503, "draining", "This worker is shutting down; retry.", headers=headers)
+    if event is None and closing:  # the core took nothing more: another worker will
+        return draining()
     if event is None:  # claimed before: the same Idempotency-Key was sent again
         return ApiError(409, "duplicate", "This Idempotency-Key was already answered.")
     if isinstance(event, Reply):

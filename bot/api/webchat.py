@@ -9,6 +9,8 @@ Without the setting the page is off.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -16,9 +18,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
 from bot.api.errors import ApiError
+from bot.core.dispatcher import ServingCore
+from bot.core.loops import on_core_loop
+from bot.core.messages import Grant
 from bot.settings import Settings, reveal
 from textkit.catalog import entries
 
+logger = logging.getLogger(__name__)
 router = APIRouter(tags=["web chat"], include_in_schema=False)
 STATIC = resources.files("bot.api") / "static"
 LANGUAGES = ("en", "zh-hant", "zh-hans")
@@ -37,14 +43,42 @@ def _key(request: Request) -> str:
     return key
 
 
+async def _checked_key(request: Request) -> str:
+    """The web chat's key, if it is fit to hand to every visitor: active, not an admin
+    key, reading only collections outside readers read (those screened for personal
+    data: TELEGRAM_COLLECTIONS, SLACK_GUEST_COLLECTIONS, public)."""
+    key = _key(request)
+    core: ServingCore = request.app.state.core
+    grant = await on_core_loop(core.api_keys.verify(key))
+    problem = key_problem(grant, core.admin.policy.screens)
+    if problem is not None:
+        logger.warning("web chat refused: WEB_CHAT_API_KEY %s", problem)
+        raise ApiError(503, "web_chat_misconfigured", f"WEB_CHAT_API_KEY {problem}.")
+    return key
+
+
+def key_problem(grant: Grant | None, public: Callable[[str], bool]) -> str | None:
+    """Why a key must not be the web chat's (None: it may)."""
+    if grant is None:
+        return "is not an active API key (ragbot apikey list)"
+    if grant.admin:
+        return "is an admin key: every visitor would hold it"
+    private = [c for c in grant.collections if not public(c)]
+    if private:
+        return f"reads {', '.join(private)}: make one for public collections only"
+    return None
+
+
 def _headers(request: Request) -> dict[str, str]:
     """The page may be framed by the site's own origins (API_CORS_ORIGINS), else anywhere."""
-    origins = " ".join(o for o in _settings(request).cors_origins() if o != "*") or "*"
+    # the sites listed may frame the chat (the embed script); none listed: this site only
+    origins = " ".join(_settings(request).cors_origins())
     policy = (
         "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self';"
         f" img-src 'self' data:; frame-ancestors 'self' {origins}"
     )
-    return {"Content-Security-Policy": policy, "Referrer-Policy": "no-referrer"}
+    # stripped: a header value may not end in a space (h11 drops the response)
+    return {"Content-Security-Policy": policy.strip(), "Referrer-Policy": "no-referrer"}
 
 
 @router.get("/chat")
@@ -63,7 +97,8 @@ async def config(request: Request) -> JSONResponse:
             for language in LANGUAGES:
                 words[language][key] = texts.get(language) or texts.get("en", key)
     handoff = bool(request.app.state.core.handoff.enabled)
-    body: dict[str, Any] = {"key": _key(request), "api": "/api/v1", "handoff": handoff}
+    key = await _checked_key(request)
+    body: dict[str, Any] = {"key": key, "api": "/api/v1", "handoff": handoff}
     body["words"] = words
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
 

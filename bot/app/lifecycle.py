@@ -139,6 +139,8 @@ async def _serve(
                 log_level="warning",
                 access_log=False,
                 log_config=None,  # uvicorn logs through our handlers (and their masking)
+                # open responses (an API stream) get this long once told to stop, not forever
+                timeout_graceful_shutdown=max(1, int(settings.shutdown_grace_s)),
             )
         )
         await _start_adapters(adapters)  # before HTTP: healthy means the adapters are up
@@ -209,11 +211,14 @@ async def _listen_in_thread(server: uvicorn.Server, host: str, port: int) -> Non
     in flight on the main loop; handlers hand the work to the main loop
     (`bot.core.loops.on_core_loop`).
     """
-    with ThreadPoolExecutor(1, thread_name_prefix="http") as pool:
-        try:
-            await asyncio.get_running_loop().run_in_executor(pool, server.run)
-        except SystemExit as exc:  # uvicorn exits when it cannot bind
-            raise RuntimeError(f"cannot listen on {host}:{port} (in use?)") from exc
+    pool = ThreadPoolExecutor(1, thread_name_prefix="http")
+    try:
+        await asyncio.get_running_loop().run_in_executor(pool, server.run)
+    except SystemExit as exc:  # uvicorn exits when it cannot bind
+        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)") from exc
+    finally:
+        # never a blocking join here: the HTTP thread may be waiting on this very loop
+        pool.shutdown(wait=False)
     if not server.started:
         raise RuntimeError(f"cannot listen on {host}:{port} (in use?)")
 

@@ -24,31 +24,35 @@ def create(
     ],
     admin: Annotated[bool, typer.Option("--admin", help="May upload and delete.")] = False,
     rate: Annotated[
-        int | None, typer.Option(help="Calls a minute (default API_RATE_LIMIT_PER_MINUTE).")
+        int | None,
+        typer.Option(help="Calls a minute; 0: no limit (default API_RATE_LIMIT_PER_MINUTE)."),
     ] = None,
 ) -> None:
     """Make a key and print it once (only its hash is kept: store it now)."""
 
-    async def go() -> tuple[Any, str]:
+    async def go() -> tuple[Any, str] | str:
         async with open_database(settings()) as db:
-            return await ApiKeys(db).create(
-                name,
-                collections.split(","),
-                admin=admin,
-                rate_limit=rate,
-                by=operator().user_id,
-            )
+            try:
+                return await ApiKeys(db).create(
+                    name,
+                    collections.split(","),
+                    admin=admin,
+                    rate_limit=rate,
+                    by=operator().user_id,
+                )
+            except KeyInputError as exc:  # said in one line, not as an unexpected error
+                return str(exc)
 
-    try:
-        row, key = run(go)
-    except KeyInputError as exc:
-        fail(str(exc))
+    made = run(go)
+    if isinstance(made, str):
+        fail(made)
         return
+    row, key = made
     typer.echo(key)
     rights = "admin, " if row.admin else ""
     typer.echo(
         f"key {row.name!r}: reads {', '.join(row.collections)} ({rights}"
-        f"{row.rate_limit or settings().api_rate_limit_per_minute} calls a minute)."
+        f"{_rate(row.rate_limit, settings().api_rate_limit_per_minute)})."
         " Shown once: it cannot be read back.",
         err=True,
     )
@@ -87,7 +91,7 @@ def list_keys(
         rights = " admin" if r["admin"] else ""
         typer.echo(
             f"{r['name']}  {r['prefix']}…  {','.join(r['collections'])}{rights}"
-            f"  rate {r['rate_limit'] or 'default'}  {state}"
+            f"  rate {'default' if r['rate_limit'] is None else r['rate_limit']}  {state}"
         )
 
 
@@ -105,3 +109,8 @@ def revoke(name: Annotated[str, NAME_ARG]) -> None:
     if not run(go):
         fail(f"no active key named {name!r}")
     typer.echo(f"revoked {name!r}")
+
+
+def _rate(rate: int | None, default: int) -> str:
+    chosen = default if rate is None else rate
+    return "no rate limit" if chosen <= 0 else f"{chosen} calls a minute"

@@ -14,6 +14,7 @@ import hashlib
 import re
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from bot.core.messages import Grant
@@ -25,6 +26,7 @@ from storage.upload_policy import collection_problem
 
 KEY_PREFIX = "rbk_"
 CACHE_S = 5.0
+CACHE_ENTRIES = 10_000
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _SHOWN = len(KEY_PREFIX) + 6  # the characters a listing shows, to tell keys apart
 
@@ -44,7 +46,8 @@ class ApiKeys:
     def __init__(self, db: Database, cache_s: float = CACHE_S) -> None:
         self._db = db
         self._cache_s = cache_s
-        self._checked: dict[str, tuple[float, Grant | None]] = {}
+        # oldest first: guessed keys push out the oldest checks, never the whole cache
+        self._checked: OrderedDict[str, tuple[float, Grant | None]] = OrderedDict()
         self._enabled: tuple[float, bool] = (-cache_s, False)
 
     async def create(
@@ -69,8 +72,8 @@ class ApiKeys:
             problem = collection_problem(collection)
             if problem is not None:
                 raise KeyInputError(problem)
-        if rate_limit is not None and rate_limit < 1:
-            raise KeyInputError("--rate must be at least 1 call a minute")
+        if rate_limit is not None and rate_limit < 0:
+            raise KeyInputError("--rate must be 0 (no limit) or more calls a minute")
         key = KEY_PREFIX + secrets.token_urlsafe(32)
         async with self._db.transaction() as session:
             if await keys_repo.name_taken(session, name):
@@ -112,9 +115,10 @@ class ApiKeys:
             if row is not None:
                 await keys_repo.note_use(session, row.id)
         grant = None if row is None else _grant(row)
-        if len(self._checked) > 10_000:  # guessed keys must not grow the cache forever
-            self._checked.clear()
         self._checked[digest] = (now, grant)
+        self._checked.move_to_end(digest)
+        while len(self._checked) > CACHE_ENTRIES:  # guessed keys must not grow it forever
+            self._checked.popitem(last=False)
         return grant
 
     async def enabled(self) -> bool:

@@ -487,7 +487,7 @@ class ServingCore:
                 voter = self._answers.telemetry.pseudonyms.user(platform, user_id)
                 await memory_repo.vote(session, message_id, trace_id, voter or "", helpful)
         if not found:
-            logger.info("vote on answer %s from %s/%s not counted", message_id, platform, where)
+            logger.info("vote on answer %s from %s not counted", message_id, platform)
         if found:
             self._answers.telemetry.feedback(trace_id, message_id, platform, user_id, helpful)
         return found

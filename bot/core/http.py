@@ -13,11 +13,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from bot.core.loops import on_core_loop
-from storage.db import Database
+from storage.db import UNAVAILABLE, Database
 from storage.repositories import inbox as inbox_repo
 from storage.repositories import outbox as outbox_repo
 
 HEALTH_TIMEOUT_S = 5.0
+# the errors of a database that is down: HTTP callers get 503 (adapters see them here)
+DATABASE_DOWN = UNAVAILABLE
 QUEUE_DETAIL_TTL_S = 5.0  # how stale the queue figures of /healthz may be
 
 

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.core.messages import Button, Notifier, UploadOutcome
 from bot.core.retention import purge_expired
+from bot.settings import CONSOLE_PLATFORMS
 from bot.telemetry import Telemetry
 from storage.db import Database
 from storage.filenames import display_name
@@ -172,6 +173,8 @@ class JobQueue:
             collection=collection,
             hold_personal_data=self._ingestion.policy.screens(collection)
             and not allow_personal_data,
+            # a chat or API sender may change only the collection it names; the operator any
+            replace_elsewhere=upload.platform in CONSOLE_PLATFORMS,
         )
         if result.status == HELD and result.findings is not None:
             await self._hold(upload_id, upload.platform, upload.user_id, name, result)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Coroutine
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -31,13 +32,21 @@ async def on_core_loop(coro: Coroutine[Any, Any, T]) -> T:
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, _core_loop))
 
 
-async def stream_on_core_loop(events: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
+class StreamStopped(Exception):
+    """A stream's producer was stopped on the core's loop (the worker is shutting down)."""
+
+
+async def stream_on_core_loop(
+    events: AsyncGenerator[T, None], running: set[Future[None]] | None = None
+) -> AsyncGenerator[T, None]:
     """Iterate `events` on the core's loop and hand each item over here.
 
     For a streamed HTTP reply: the turn runs where the database and the model
     clients live, the bytes go out from the HTTP thread. Closing this generator
     (a client that went away) cancels the producer on the core's loop, so the
-    turn stops and its model call with it.
+    turn stops and its model call with it. The producer's future is kept in
+    `running` while it runs: cancelling it there (a shutdown) ends this stream
+    with StreamStopped, never leaving it waiting.
     """
     here = asyncio.get_running_loop()
     core = _core_loop
@@ -53,18 +62,23 @@ async def stream_on_core_loop(events: AsyncGenerator[T, None]) -> AsyncGenerator
             here.call_soon_threadsafe(queue.put_nowait, (done, value))
 
     async def pump() -> None:
+        ended: BaseException | None = None
         try:
             async with contextlib.aclosing(events) as out:
                 async for item in out:
                     hand_over(False, item)
         except asyncio.CancelledError:
+            ended = StreamStopped()
             raise
         except Exception as exc:
-            hand_over(True, exc)
-        else:
-            hand_over(True, None)
+            ended = exc
+        finally:
+            hand_over(True, ended)  # always: the other side never waits for nothing
 
     future = asyncio.run_coroutine_threadsafe(pump(), core)
+    if running is not None:
+        running.add(future)
+        future.add_done_callback(running.discard)
     try:
         while True:
             done, value = await queue.get()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bot.api.webchat import key_problem
+from bot.core.messages import Grant
 from storage.embeddings import Embedder
 from tests.api.conftest import api_harness
 
@@ -137,3 +139,12 @@ async def test_a_draining_worker_says_503_and_browsers_need_a_listed_origin(
         draining = await client.post("/api/v1/ask", json={"question": "passport fee?"})
         assert draining.status_code == 503 and draining.json()["code"] == "draining"
         assert draining.headers["retry-after"]
+
+
+def test_the_web_chat_key_must_be_a_public_non_admin_key() -> None:
+    public = {"public"}.__contains__
+    fit = Grant(1, "web", ("public",))
+    assert key_problem(fit, public) is None
+    assert "not an active" in str(key_problem(None, public))
+    assert "admin" in str(key_problem(Grant(2, "ops", ("public",), admin=True), public))
+    assert "internal" in str(key_problem(Grant(3, "staff", ("public", "internal")), public))

@@ -6,6 +6,7 @@ import asyncio
 
 from sqlalchemy import text
 
+from bot.core.api_keys import ApiKeys
 from storage.embeddings import Embedder
 from tests.api.conftest import api_harness
 from tests.support.core_fixtures import jobs_running
@@ -125,3 +126,51 @@ async def test_a_vote_counts_only_in_the_answers_own_conversation(
         async with h.worker.db.sessions() as session:
             votes = list(await session.execute(text("SELECT platform, rating FROM feedback")))
         assert votes == [("api", -1)]
+
+
+async def test_bodies_are_capped_before_they_are_read_and_uploads_need_an_admin_key_first(
+    database_url: str, embedder: Embedder
+) -> None:
+    async with api_harness(database_url, embedder) as h:
+        huge = {"question": "x" * 200_000}
+        nobody = await h.client(None).post("/api/v1/ask", json=huge)
+        assert nobody.status_code == 413 and nobody.json()["code"] == "too_large"
+
+        async def chunked():  # type: ignore[no-untyped-def]
+            for _ in range(20):
+                yield b"x" * 10_000
+
+        streamed = await h.client("public").post(
+            "/api/v1/ask", content=chunked(), headers={"Content-Type": "application/json"}
+        )
+        assert streamed.status_code == 413
+        file = {"file": ("a.md", b"# A\n\ntext\n")}
+        no_key = await h.client(None).post("/api/v1/documents", files=file)
+        assert no_key.status_code == 401 and no_key.json()["code"] == "unauthorized"
+        public = await h.client("public").post("/api/v1/documents", files=file)
+        assert public.status_code == 403
+
+
+async def test_an_upload_never_replaces_a_document_of_a_collection_the_key_cannot_change(
+    database_url: str, embedder: Embedder
+) -> None:
+    async with api_harness(database_url, embedder) as h, jobs_running(h.worker):
+        _row, key = await ApiKeys(h.worker.db).create("public-admin", ["public"], admin=True)
+        admin = h.client(key)
+        sent = await admin.post(
+            "/api/v1/documents",
+            files={"file": ("x.md", b"# Travel\n\nAll travel is free now.\n")},
+            data={"title": "travel"},  # the internal travel policy's title
+        )
+        assert sent.status_code == 202
+        job_id = sent.json()["job_id"]
+        for _ in range(300):
+            job = (await admin.get(f"/api/v1/jobs/{job_id}")).json()
+            if job["status"] not in ("queued", "running"):
+                break
+            await asyncio.sleep(0.1)
+        assert job["status"] == "failed" and "another collection" in job["reason"]
+        staff = await h.client("staff").post(
+            "/api/v1/ask", json={"question": "What is the staff per diem for overseas travel?"}
+        )
+        assert "95 dollars" in staff.json()["answer"]  # the internal document is untouched

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import httpx
 from sqlalchemy import create_engine, text
 
 from storage.embeddings import Embedder
-from tests.api.conftest import Served
+from tests.api.conftest import PLAN, Served, serving_api
+from tests.support.fake_openai import FakeOpenAI, Reply
 from tests.support.processes import RAGBOT, launch
 
 
@@ -49,8 +52,6 @@ def test_apikey_create_list_revoke_as_an_operator_uses_them(
     assert httpx.post(url, json=ask, headers=headers, timeout=60).status_code == 200
     revoked = _ragbot(served_api.database_url, tmp_path, "apikey", "revoke", "portal")
     assert revoked.returncode == 0
-    import time
-
     time.sleep(5.5)  # a check is cached for at most 5 s
     refused = httpx.post(url, json=ask, headers=headers, timeout=60)
     assert refused.status_code == 401
@@ -91,3 +92,44 @@ def test_two_serve_processes_answer_one_request_each_once(
     finally:
         second.terminate()
         second.communicate(timeout=30)
+
+
+def test_sigterm_ends_open_streams_with_draining_and_the_process_exits(
+    tmp_path: Path, database_url: str, embedder: Embedder
+) -> None:
+    answer = "An adult passport renewal costs 1,300 dollars and takes four working days [1]. " * 8
+    fake = FakeOpenAI().start()
+    fake.responder = lambda body: (
+        Reply(PLAN)
+        if "planning step" in str(body["messages"][0]["content"])
+        else Reply(answer, pace=0.2)  # about 80 pieces: half a minute of writing
+    )
+    env = {
+        "LLM_BASE_URL": fake.url,
+        "LLM_MODEL": "fake-model",
+        "LLM_API_KEY": "k",
+        "SHUTDOWN_GRACE_SECONDS": "2",
+    }
+    try:
+        with serving_api(tmp_path, database_url, embedder, **env) as served:
+            headers = {"Authorization": f"Bearer {served.keys['public']}"}
+            question = {"question": "How much does a passport renewal cost?"}
+            lines: list[str] = []
+            with httpx.stream(
+                "POST", f"{served.url}/api/v1/ask/stream", json=question, headers=headers,
+                timeout=60,
+            ) as response:  # fmt: skip
+                for line in response.iter_lines():  # to the end the server gives it
+                    lines.append(line)
+                    if line == "event: chunk" and "-- SIGTERM --" not in lines:
+                        served.proc.send_signal(signal.SIGTERM)
+                        lines.append("-- SIGTERM --")
+            started = time.monotonic()
+            served.proc.communicate(timeout=60)
+            assert served.proc.returncode == 0
+            assert time.monotonic() - started < 30
+        after = lines[lines.index("-- SIGTERM --") :]
+        assert "event: error" in after and any('"draining"' in line for line in after)
+        assert "event: done" not in after
+    finally:
+        fake.stop()

@@ -1,0 +1,110 @@
+"""What a request must be before its body is read: small, or an admin's upload of known size.
+
+FastAPI reads and parses a body before any handler or dependency runs, so the
+limits live here, in front of it: a JSON call's body is at most JSON_BODY_LIMIT
+(a question is at most 8,000 characters), an upload's at most MAX_FILE_MB plus
+its multipart framing, sent with its length, by an admin key (checked first:
+nobody else makes this process parse a file). A body of unknown length (chunked)
+is read here up to the limit and handed on.
+"""
+
+from __future__ import annotations
+
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from bot.api.errors import error_response
+from bot.core.dispatcher import ServingCore
+from bot.core.loops import on_core_loop
+
+UPLOAD_PATH = "/api/v1/documents"
+JSON_BODY_LIMIT = 64 * 1024
+MULTIPART_SLACK = 64 * 1024  # what a multipart body may add around the file itself
+_WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def too_large_message(limit: int) -> str:
+    """What a file over MAX_FILE_MB is told."""
+    return f"Files may be at most {limit / 1024 / 1024:g} MB (MAX_FILE_MB)."
+
+
+class BodyGate:
+    """411/413 (and 401/403 for an upload) before a body is read."""
+
+    def __init__(self, app: ASGIApp, core: ServingCore, file_limit: int) -> None:
+        self._app = app
+        self._core = core
+        self._file_limit = file_limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope["path"]).startswith("/api/"):
+            await self._app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or ())
+        length = headers.get(b"content-length", b"").decode("latin-1")
+        upload = scope["method"] == "POST" and scope["path"] == UPLOAD_PATH
+        if upload:
+            refusal = await self._upload_refusal(headers, length)
+        elif length.isdigit() and int(length) > JSON_BODY_LIMIT:
+            refusal = error_response(413, "too_large", "The request body is too large.")
+        else:
+            refusal = None
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        if not length.isdigit() and scope["method"] in _WITH_BODY:
+            body = await _read_capped(receive, JSON_BODY_LIMIT)
+            if body is None:
+                await error_response(413, "too_large", "The request body is too large.")(
+                    scope, receive, send
+                )
+                return
+            receive = _replay(body)
+        await self._app(scope, receive, send)
+
+    async def _upload_refusal(
+        self, headers: dict[bytes, bytes], length: str
+    ) -> JSONResponse | None:
+        scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+        grant = None
+        if scheme.lower() == "bearer" and key.strip():
+            grant = await on_core_loop(self._core.api_keys.verify(key.strip()))
+        if grant is None:
+            return error_response(
+                401, "unauthorized", "Send Authorization: Bearer <key>.",
+                headers={"WWW-Authenticate": "Bearer"},
+            )  # fmt: skip
+        if not grant.admin:
+            return error_response(403, "forbidden", "Uploading needs an admin key.")
+        if not length.isdigit():
+            return error_response(411, "length_required", "Send the upload's Content-Length.")
+        if int(length) > self._file_limit + MULTIPART_SLACK:
+            return error_response(413, "too_large", too_large_message(self._file_limit), "file")
+        return None
+
+
+async def _read_capped(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None once it passes `limit` bytes."""
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return bytes(body)
+        body += message.get("body", b"")
+        if len(body) > limit:
+            return None
+        if not message.get("more_body", False):
+            return bytes(body)
+
+
+def _replay(body: bytes) -> Receive:
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return {"type": "http.disconnect"}
+
+    return receive
