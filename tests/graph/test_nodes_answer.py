@@ -54,7 +54,8 @@ async def test_response_synth_extractive_answer_cites_in_the_users_script() -> N
         "document": "停車許可證",
         "page": None,
         "url": None,
-        "passage": "停車許可證每年收費新臺幣一千二百元。請攜帶身分證。",  # the cited passage, as stored
+        # the cited passage, as stored
+        "passage": "停車許可證每年收費新臺幣一千二百元。請攜帶身分證。",
     }
 
 
