@@ -188,8 +188,11 @@ def serving_api(
         engine.dispose()
 
 
-@pytest.fixture
-def served_api(tmp_path: Path, database_url: str, embedder: Embedder) -> Iterator[Served]:
-    """A real `ragbot serve` with the API and the web chat on (see `serving_api`)."""
-    with serving_api(tmp_path, database_url, embedder) as served:
+@pytest.fixture(scope="module")
+def served_api(
+    tmp_path_factory: pytest.TempPathFactory, database_url: str, embedder: Embedder
+) -> Iterator[Served]:
+    """A real `ragbot serve` with the API and the web chat on (see `serving_api`), shared
+    by a module's tests (a start costs seconds): they must not count on an empty state."""
+    with serving_api(tmp_path_factory.mktemp("served"), database_url, embedder) as served:
         yield served

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -12,8 +11,7 @@ import httpx
 from sqlalchemy import create_engine, text
 
 from storage.embeddings import Embedder
-from tests.api.conftest import PLAN, Served, serving_api
-from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.api.conftest import Served
 from tests.support.processes import RAGBOT, launch
 
 
@@ -58,6 +56,15 @@ def test_apikey_create_list_revoke_as_an_operator_uses_them(
     assert "revoked" in _ragbot(served_api.database_url, tmp_path, "apikey", "list").stdout
 
 
+def _answers(database_url: str) -> int:
+    engine = create_engine(database_url)
+    with engine.connect() as conn:
+        count = conn.execute(text("SELECT count(*) FROM messages WHERE role = 'assistant'"))
+        answers = int(count.scalar() or 0)
+    engine.dispose()
+    return answers
+
+
 def test_two_serve_processes_answer_one_request_each_once(
     served_api: Served, tmp_path: Path, embedder: Embedder
 ) -> None:
@@ -65,9 +72,10 @@ def test_two_serve_processes_answer_one_request_each_once(
     try:
         headers = {"Authorization": f"Bearer {served_api.keys['public']}"}
         urls = [served_api.url, f"http://127.0.0.1:{port}"]
+        before = _answers(served_api.database_url)
         bodies = []
         for n, base in enumerate(urls):
-            call = {**headers, "Idempotency-Key": f"req-{n}"}
+            call = {**headers, "Idempotency-Key": f"req-{n}-{before}"}
             response = httpx.post(
                 f"{base}/api/v1/ask", json={"question": "passport fee?"}, headers=call, timeout=60
             )
@@ -78,58 +86,11 @@ def test_two_serve_processes_answer_one_request_each_once(
         again = httpx.post(
             f"{urls[1]}/api/v1/ask",
             json={"question": "passport fee?"},
-            headers={**headers, "Idempotency-Key": "req-0"},
+            headers={**headers, "Idempotency-Key": f"req-0-{before}"},
             timeout=60,
         )
         assert again.status_code == 409
-        engine = create_engine(served_api.database_url)
-        with engine.connect() as conn:
-            answers = conn.execute(
-                text("SELECT count(*) FROM messages WHERE role = 'assistant'")
-            ).scalar()
-        engine.dispose()
-        assert answers == 2
+        assert _answers(served_api.database_url) == before + 2
     finally:
         second.terminate()
         second.communicate(timeout=30)
-
-
-def test_sigterm_ends_open_streams_with_draining_and_the_process_exits(
-    tmp_path: Path, database_url: str, embedder: Embedder
-) -> None:
-    answer = "An adult passport renewal costs 1,300 dollars and takes four working days [1]. " * 8
-    fake = FakeOpenAI().start()
-    fake.responder = lambda body: (
-        Reply(PLAN)
-        if "planning step" in str(body["messages"][0]["content"])
-        else Reply(answer, pace=0.2)  # about 80 pieces: half a minute of writing
-    )
-    env = {
-        "LLM_BASE_URL": fake.url,
-        "LLM_MODEL": "fake-model",
-        "LLM_API_KEY": "k",
-        "SHUTDOWN_GRACE_SECONDS": "2",
-    }
-    try:
-        with serving_api(tmp_path, database_url, embedder, **env) as served:
-            headers = {"Authorization": f"Bearer {served.keys['public']}"}
-            question = {"question": "How much does a passport renewal cost?"}
-            lines: list[str] = []
-            with httpx.stream(
-                "POST", f"{served.url}/api/v1/ask/stream", json=question, headers=headers,
-                timeout=60,
-            ) as response:  # fmt: skip
-                for line in response.iter_lines():  # to the end the server gives it
-                    lines.append(line)
-                    if line == "event: chunk" and "-- SIGTERM --" not in lines:
-                        served.proc.send_signal(signal.SIGTERM)
-                        lines.append("-- SIGTERM --")
-            started = time.monotonic()
-            served.proc.communicate(timeout=60)
-            assert served.proc.returncode == 0
-            assert time.monotonic() - started < 30
-        after = lines[lines.index("-- SIGTERM --") :]
-        assert "event: error" in after and any('"draining"' in line for line in after)
-        assert "event: done" not in after
-    finally:
-        fake.stop()
