@@ -59,7 +59,7 @@ class BodyGate:
                     scope, receive, send
                 )
                 return
-            receive = _replay(body)
+            receive = _replay(body, receive)
         await self._app(scope, receive, send)
 
     async def _upload_refusal(
@@ -97,14 +97,16 @@ async def _read_capped(receive: Receive, limit: int) -> bytes | None:
             return bytes(body)
 
 
-def _replay(body: bytes) -> Receive:
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body read here, then the connection's own messages (a streamed reply listens
+    for the client's disconnect on them)."""
     sent = False
 
-    async def receive() -> Message:
+    async def replay() -> Message:
         nonlocal sent
         if not sent:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
-        return {"type": "http.disconnect"}
+        return await receive()
 
-    return receive
+    return replay

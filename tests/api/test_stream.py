@@ -102,3 +102,22 @@ async def test_a_client_that_disconnects_cancels_the_turn_and_its_model_call(
         again = await client.post("/api/v1/ask", json={**question, "question": "passport fee?"})
         assert again.status_code == 200 and "1,300 dollars" in again.json()["answer"]
         assert await _stored_outcomes(h) == ["cancelled", None]
+
+
+async def test_a_question_sent_without_a_length_streams_to_the_end(
+    database_url: str, embedder: Embedder
+) -> None:
+    async with api_harness(database_url, embedder) as h:
+        raw = json.dumps({"question": "How much does a passport renewal cost?"}).encode()
+
+        async def chunked() -> AsyncIterator[bytes]:  # no Content-Length: read by the gate
+            yield raw[:10]
+            yield raw[10:]
+
+        async with h.client("public").stream(
+            "POST", "/api/v1/ask/stream", content=chunked(),
+            headers={"Content-Type": "application/json"},
+        ) as response:  # fmt: skip
+            assert response.status_code == 200
+            events = await events_of(response.aiter_lines())
+        assert events[-1][0] == "done" and "1,300" in events[-1][1]["answer"]
