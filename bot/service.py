@@ -224,7 +224,7 @@ class AnswerService:
             prompt_versions=trace.get("prompt_versions", {}),
             blocked=bool(state.get("guard_blocked")),
             outcome=state.get("outcome", "refused"),
-            query=queries(state),
+            query=trace.get("query", {}),
         )
 
     async def export_form_file(self, name: str, collections: Sequence[str] | None = None) -> Any:
@@ -301,18 +301,6 @@ class AnswerService:
                 )
         except Exception:  # the database itself may be why the turn failed
             logger.exception("could not store the unfinished turn %s", trace_id)
-
-
-def queries(state: dict[str, Any]) -> dict[str, Any]:
-    """The turn's queries: the question as kept, as it stood alone, the last search's
-    query and the rewrites before it (the self-corrective loop's history)."""
-    retrieval = state.get("retrieval", {})
-    return {
-        "original": state.get("question", ""),
-        "standalone": state.get("standalone_question") or state.get("normalized_question"),
-        "final": retrieval.get("query"),
-        "rewrites": list(retrieval.get("failed_queries", [])),
-    }
 
 
 def tool_calls(state: dict[str, Any]) -> tuple[dict[str, Any], ...]:

@@ -17,8 +17,8 @@ from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from bot.api.auth import caller, core_of, draining, streams_of
-from bot.api.errors import ApiError
-from bot.api.models import CONVERSATION_ID, AskRequest, AskResponse, ErrorBody, Language
+from bot.api.errors import ApiError, documented
+from bot.api.models import CONVERSATION_ID, AskRequest, AskResponse, Language
 from bot.api.turns import (
     RELAYED,
     answer_body,
@@ -42,9 +42,7 @@ from bot.core.messages import (
 )
 
 router = APIRouter(prefix="/api/v1", tags=["ask"])
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody} for code in (401, 404, 409, 422, 429, 500, 503)
-}
+ERRORS = documented(401, 404, 409, 422, 429, 500, 503)
 
 
 async def _first(events: AsyncIterator[Outbound]) -> Outbound | None:

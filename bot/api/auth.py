@@ -7,9 +7,9 @@ import logging
 import math
 import time
 from concurrent.futures import Future
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Depends, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.api.errors import ApiError
@@ -60,13 +60,14 @@ async def caller(request: Request) -> Grant:
     core = core_of(request)
     if core.closing:
         raise draining()
-    if not await on_core_loop(core.api_keys.enabled()):
-        raise ApiError(404, "api_off", "The HTTP API is off: no API key has been created.")
     scheme, _, key = request.headers.get("authorization", "").partition(" ")
+    bearer = key.strip() if scheme.lower() == "bearer" else ""
+    on, grant = await on_core_loop(core.api_keys.admit(bearer))
+    if not on:
+        raise ApiError(404, "api_off", "The HTTP API is off: no API key has been created.")
     challenge = {"WWW-Authenticate": "Bearer"}
-    if scheme.lower() != "bearer" or not key.strip():
+    if not bearer:
         raise ApiError(401, "unauthorized", "Send Authorization: Bearer <key>.", headers=challenge)
-    grant = await on_core_loop(core.api_keys.verify(key.strip()))
     if grant is None:
         raise ApiError(401, "unauthorized", "Unknown or revoked API key.", headers=challenge)
     request.state.grant = grant
@@ -79,6 +80,10 @@ async def counted_caller(request: Request) -> Grant:
     if not await on_core_loop(core_of(request).count_call(grant)):
         raise too_many("Too many calls with this key; wait for the next minute.")
     return grant
+
+
+# a route's caller whose call counts in its key's rate limit
+Caller = Annotated[Grant, Depends(counted_caller)]
 
 
 def admin_only(grant: Grant) -> None:

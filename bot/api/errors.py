@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from bot.api.models import ErrorBody
 from bot.core.http import DATABASE_DOWN
 
 logger = logging.getLogger(__name__)
@@ -34,6 +36,11 @@ class ApiError(Exception):
         self.message = message
         self.field = field
         self.headers = headers or {}
+
+
+def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI `responses` of a route that may answer these error statuses."""
+    return {status: {"model": ErrorBody} for status in statuses}
 
 
 def error_response(

@@ -14,26 +14,22 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from bot.api.auth import caller, core_of, counted_caller
-from bot.api.errors import ApiError
+from bot.api.auth import Caller, caller, core_of
+from bot.api.errors import ApiError, documented
 from bot.api.models import (
     CONVERSATION_ID,
     ID_MAX,
     ConversationRef,
-    ErrorBody,
     HandoffRequest,
     HandoffState,
 )
-from bot.api.turns import conversation_key
+from bot.api.turns import api_message, conversation_key
 from bot.core.loops import on_core_loop, stream_on_core_loop
-from bot.core.messages import Audience, Grant, InboundMessage, Reply
+from bot.core.messages import Grant, Reply
 from bot.settings import API_PLATFORM
 
 router = APIRouter(prefix="/api/v1", tags=["hand-off"])
-Caller = Annotated[Grant, Depends(counted_caller)]
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody} for code in (401, 403, 404, 422, 429, 503)
-}
+ERRORS = documented(401, 403, 404, 422, 429, 503)
 
 
 def _off(request: Request) -> None:
@@ -83,16 +79,11 @@ async def collect(
 async def back_to_the_bot(request: Request, grant: Caller, body: ConversationRef) -> dict[str, Any]:
     """Close this conversation's case: the bot answers again."""
     _off(request)
-    key = conversation_key(grant, body.conversation_id)
-    message = InboundMessage(
-        platform=API_PLATFORM,
-        delivery_id=f"{grant.key_id}:close:{uuid.uuid4().hex}",
-        conversation_key=key,
-        user_id=grant.name,
-        language=body.language,
-        command="bot",
-        audience=Audience(guest=False, verified=True, grant=grant),
+    delivery = f"close:{uuid.uuid4().hex}"
+    message = api_message(
+        grant, body.conversation_id, delivery, language=body.language, command="bot"
     )
+    key = message.conversation_key
     replies = [event async for event in stream_on_core_loop(core_of(request).handle(message))]
     if any(isinstance(r, Reply) and r.kind == "handoff_none" for r in replies):
         raise ApiError(404, "not_found", "No open case in this conversation.")

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Path, Request, UploadFile
+from fastapi import APIRouter, File, Form, Path, Request, UploadFile
 from starlette import status
 
-from bot.api.auth import actor, admin_only, core_of, counted_caller
-from bot.api.errors import ApiError
+from bot.api.auth import Caller, actor, admin_only, core_of
+from bot.api.errors import ApiError, documented
 from bot.api.gate import too_large_message
 from bot.api.models import (
     ID_MAX,
     Deleted,
     Document,
-    ErrorBody,
     FeedbackRequest,
     FeedbackResponse,
     FormIn,
@@ -34,10 +33,7 @@ from bot.core.messages import Grant
 from bot.settings import API_PLATFORM
 
 router = APIRouter(prefix="/api/v1", tags=["knowledge base"])
-Caller = Annotated[Grant, Depends(counted_caller)]
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody} for code in (401, 403, 404, 413, 422, 429, 503)
-}
+ERRORS = documented(401, 403, 404, 413, 422, 429, 503)
 
 
 def _writable(grant: Grant, collection: str | None) -> str:
@@ -60,7 +56,7 @@ async def list_documents(request: Request, grant: Caller) -> list[dict[str, Any]
     "/documents",
     response_model=UploadAccepted,
     status_code=status.HTTP_202_ACCEPTED,
-    responses={**ERRORS, 411: {"model": ErrorBody}},
+    responses={**ERRORS, **documented(411)},
 )
 async def upload_document(
     request: Request,

@@ -45,20 +45,33 @@ def inbound(
     if idempotency_key is not None and not _IDEMPOTENCY.fullmatch(idempotency_key):
         raise ApiError(422, "invalid", "Idempotency-Key: 1-100 of A-Z a-z 0-9 _ . : -", "headers")
     conversation = body.conversation_id or uuid.uuid4().hex
-    message = InboundMessage(
-        platform=API_PLATFORM,
-        delivery_id=f"{grant.key_id}:{idempotency_key or uuid.uuid4().hex}",
-        conversation_key=conversation_key(grant, conversation),
-        user_id=grant.name,
+    message = api_message(
+        grant,
+        conversation,
+        idempotency_key or uuid.uuid4().hex,
         text=body.question,
         language_hint=(accept_language or "").split(",")[0].strip() or None,
         language=body.language,
-        audience=Audience(guest=False, verified=True, grant=grant),
-        # not a one-to-one chat: every visitor of a website shares its key (and its name)
         top_k=body.top_k,
         threshold=body.threshold,
     )
     return message, conversation
+
+
+def api_message(grant: Grant, conversation: str, delivery: str, **fields: Any) -> InboundMessage:
+    """A message of the `api` platform from a key's caller in one of its conversations.
+
+    Not a one-to-one chat (`direct` stays false): every visitor of a website shares
+    its key, and its name.
+    """
+    return InboundMessage(
+        platform=API_PLATFORM,
+        delivery_id=f"{grant.key_id}:{delivery}",
+        conversation_key=conversation_key(grant, conversation),
+        user_id=grant.name,
+        audience=Audience(guest=False, verified=True, grant=grant),
+        **fields,
+    )
 
 
 def conversation_key(grant: Grant, conversation: str) -> str:

@@ -121,6 +121,12 @@ class ApiKeys:
             self._checked.popitem(last=False)
         return grant
 
+    async def admit(self, key: str) -> tuple[bool, Grant | None]:
+        """(whether the API is on, the key's grant): an HTTP call's one trip to the core."""
+        if not await self.enabled():
+            return False, None
+        return True, await self.verify(key) if key else None
+
     async def enabled(self) -> bool:
         """True when some key is active (none: the API is off)."""
         now = time.monotonic()

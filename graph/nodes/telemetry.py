@@ -49,6 +49,14 @@ def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
         "retrieval_loops": int(retrieval.get("loop", 0)),
         "retrieval_status": retrieval.get("status"),
         "failed_queries": retrieval.get("failed_queries", []),
+        # the question as kept, as it stood alone, the last search's query and the
+        # rewrites before it: the self-corrective loop's history (the HTTP API shows it)
+        "query": {
+            "original": state.get("question", ""),
+            "standalone": state.get("standalone_question") or state.get("normalized_question"),
+            "final": retrieval.get("query"),
+            "rewrites": list(retrieval.get("failed_queries", [])),
+        },
         "prompt_versions": dict(runtime.context.prompt_versions),
         "memory_id": state.get("memory_id"),  # a vote on this answer reaches the entry
         # what the answer (or refusal) rested on: a hand-off case shows it to staff
