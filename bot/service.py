@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import re
 import time
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
+from bot.stoppable import StoppedError, until_stopped
 from bot.telemetry import Pseudonyms, Telemetry, TurnTrace
 from graph.builder import build_graph
 from graph.context import GraphContext
-from graph.events import ErrorReply, FinalAnswer, Progress, TurnEvent, TurnResult
+from graph.events import ErrorReply, FinalAnswer, Progress, Token, TurnEvent, TurnResult
 from graph.injection import clean_message
 from graph.nodes.guard import MAX_CHARS
 from graph.privacy import mask_sensitive
@@ -25,6 +27,7 @@ from storage.search_types import SearchFilters
 from textkit.catalog import say
 
 HISTORY_MESSAGES = 6
+CITATION_MARK = re.compile(r"\s?\[\d+\]")  # "[2]" after a sentence
 logger = logging.getLogger(__name__)
 
 
@@ -82,6 +85,7 @@ class AnswerService:
         apology_language: str | None = None,
         top_k: int | None = None,
         threshold: float | None = None,
+        stop: asyncio.Event | None = None,
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run a turn as events (graph.events): Progress per node, Token and Reset as the
         graph streams them, then FinalAnswer, or ErrorReply when the graph raised (the
@@ -91,6 +95,8 @@ class AnswerService:
         caller's guess (message script, platform locale) for an error raised before
         any step has said which language the turn speaks. `top_k` and `threshold`
         (an API caller's) replace SEARCH_TOP_K and the first relevance threshold.
+        Setting `stop` (the asker pressed Stop) cancels the graph at once: what was
+        streamed so far is the answer, marked stopped (outcome `stopped`).
         """
         trace_id = uuid.uuid4().hex
         external = conversation or f"oneshot-{trace_id}"
@@ -117,17 +123,20 @@ class AnswerService:
             "decision_path": [],
         }
         stored = False
+        written = ""  # the answer streamed so far (kept when the asker stops the turn)
         step_language: str | None = None  # the language of the last Progress yielded
         try:
             # "values" hands over the state as the graph's own reducers folded it;
             # "updates" names the node that just ran, for progress.
-            async for mode, chunk in self._graph.astream(
+            steps = self._graph.astream(
                 state,
                 config={"callbacks": trace.callbacks, "run_name": "graph"},
                 context=self._turn_context(collections, user_ref, top_k, threshold),
                 stream_mode=["updates", "custom", "values"],
-            ):
+            )
+            async for mode, chunk in until_stopped(steps, stop) if stop else steps:
                 if mode == "custom":  # Token and Reset, written by the nodes
+                    written = written + chunk.text if isinstance(chunk, Token) else ""
                     yield chunk
                 elif mode == "values":
                     state = chunk
@@ -145,6 +154,13 @@ class AnswerService:
             result = self._result(state, trace_id, start)
             self._finish_trace(trace, platform, state, result.answer, None)
             result.message_id = await self._store(conv_id, state, result, user_ref)
+            stored = True
+            yield FinalAnswer.of(result)
+        except StoppedError:
+            said = state.get("language") or language or apology_language or "en"
+            result = self._stopped(state, written, said, trace_id, start)
+            self._finish_trace(trace, platform, state, result.answer, None)
+            result.message_id = await asyncio.shield(self._store(conv_id, state, result, user_ref))
             stored = True
             yield FinalAnswer.of(result)
         except Exception as exc:
@@ -204,6 +220,25 @@ class AnswerService:
         return dataclasses.replace(
             context, collections=allowed, search_filters=SearchFilters(collections=allowed)
         )
+
+    @classmethod
+    def _stopped(
+        cls, state: dict[str, Any], written: str, language: str, trace_id: str, start: float
+    ) -> TurnResult:
+        """A stopped turn's result: the checked text streamed so far, marked stopped.
+
+        Its citation markers go (their sources were not final); nothing is
+        remembered; the state's summary says `stopped` (stored and traced).
+        """
+        partial = CITATION_MARK.sub("", written).strip()
+        marker = say("turn:stopped", language)
+        state["answer"] = f"{partial}\n\n{marker}" if partial else marker
+        state["language"] = language
+        state["citations"], state["forms"] = [], []
+        state.pop("memory_entry", None)
+        state["trace"] = {**state.get("trace", {}), "outcome": "stopped"}
+        state["outcome"] = "stopped"
+        return cls._result(state, trace_id, start)
 
     @staticmethod
     def _result(state: dict[str, Any], trace_id: str, start: float) -> TurnResult:

@@ -173,6 +173,16 @@ class Settings(BaseSettings):
         default=600.0, ge=0, validation_alias="SLACK_USER_CACHE_SECONDS"
     )
 
+    # the questions a new chat suggests, per language, separated by "|" (none set: the
+    # answer memory's most asked questions the reader may read)
+    suggested_questions_en: str = Field(default="", validation_alias="SUGGESTED_QUESTIONS_EN")
+    suggested_questions_zh_hant: str = Field(
+        default="", validation_alias="SUGGESTED_QUESTIONS_ZH_HANT"
+    )
+    suggested_questions_zh_hans: str = Field(
+        default="", validation_alias="SUGGESTED_QUESTIONS_ZH_HANS"
+    )
+
     # telemetry and privacy
     langfuse_public_key: str | None = Field(default=None, validation_alias="LANGFUSE_PUBLIC_KEY")
     langfuse_secret_key: SecretStr | None = Field(
@@ -274,6 +284,15 @@ class Settings(BaseSettings):
             if collection not in extra.get(channel, ()):
                 extra[channel] = (*extra.get(channel, ()), collection)
         return extra
+
+    def suggested_questions(self, language: str) -> tuple[str, ...]:
+        """SUGGESTED_QUESTIONS_<LANGUAGE> as written: "|"-separated questions, blanks dropped."""
+        raw = {
+            "en": self.suggested_questions_en,
+            "zh-hant": self.suggested_questions_zh_hant,
+            "zh-hans": self.suggested_questions_zh_hans,
+        }.get(language, "")
+        return tuple(q.strip() for q in raw.split("|") if q.strip())
 
     def cors_origins(self) -> list[str]:
         """API_CORS_ORIGINS as a list (`*` alone: any origin)."""

@@ -166,6 +166,15 @@ class AnswerMemory:
                 session, self.ttl_days, self._embedder.model_id, limit, collections, platform
             )
 
+    async def most_asked(
+        self, language: str, collections: Sequence[str] | None, limit: int = 3
+    ) -> list[str]:
+        """The most asked remembered questions in `language` that `collections` may read."""
+        async with self._db.sessions() as session:
+            return await memory_repo.most_asked(
+                session, self.ttl_days, self._embedder.model_id, language, collections, limit
+            )
+
     async def forget(
         self,
         entry_id: int | None,

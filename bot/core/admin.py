@@ -74,6 +74,11 @@ class AdminService:
         self.jobs = jobs
         self.policy = policy
 
+    @property
+    def memory(self) -> AnswerMemory | None:
+        """The answer memory (None when MEMORY_ENABLED is off)."""
+        return self._memory
+
     async def check(self, actor: Actor, action: str, target: str | None) -> None:
         """Raise NotAllowedError (and audit the refusal) unless the actor is an admin."""
         if not actor.is_admin:

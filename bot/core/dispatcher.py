@@ -20,6 +20,7 @@ from typing import Any
 
 from bot.core.admin import Actor, AdminService
 from bot.core.admission import Admission, RateLimit
+from bot.core.answer_actions import AnswerActions
 from bot.core.api_keys import ApiKeys
 from bot.core.audiences import Audiences
 from bot.core.case_cards import CASE
@@ -44,6 +45,8 @@ from bot.core.messages import (
     Reply,
 )
 from bot.core.outbox import Channel, OutboxWorker
+from bot.core.suggestions import Suggestions
+from bot.core.turn_stops import TurnStops
 from bot.core.upload_desk import FileFetcher, UploadDesk
 from bot.service import AnswerService
 from bot.settings import API_PLATFORM, Settings
@@ -51,9 +54,7 @@ from graph.replies import progress_message
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries
-from storage.repositories import feedback as feedback_repo
 from storage.repositories import inbox as inbox_repo
-from storage.repositories import memory as memory_repo
 from textkit.catalog import say
 from textkit.scripts import detect_language
 
@@ -107,6 +108,9 @@ class ServingCore:
         self.handoff = HandoffDesk(db, settings, admin, self.audiences, self.outbox)
         self.api_keys = ApiKeys(db)
         self.mailbox = Mailbox(db)
+        self.stops = TurnStops()
+        self.answered = AnswerActions(db, answers.telemetry)
+        self._suggestions = Suggestions(settings, admin.memory)
 
     @property
     def closing(self) -> bool:
@@ -161,6 +165,12 @@ class ServingCore:
                 language or "en",
             )
         return await self.uploads.press(platform, user_id, audience, action, value, fetch, language)
+
+    async def stop_turn(self, platform: str, delivery_id: str, user_id: str) -> str:
+        """The Stop button: stop the delivery's turn if `user_id` asked it. "stopped" (its
+        answer ends with what was written, marked stopped), "not_yours", or "unknown"
+        (not running here: over already, or another worker's)."""
+        return self.stops.stop(platform, delivery_id, user_id)
 
     def register_notifier(self, platform: str, notifier: Notifier) -> None:
         """How upload results reach admins on `platform` (the adapter sends a message)."""
@@ -374,6 +384,24 @@ class ServingCore:
         collections: Sequence[str] | None,
         begin: Callable[[], None],
     ) -> AsyncGenerator[Outbound, None]:
+        stop = self.stops.open(message.platform, message.delivery_id, message.user_id)
+        try:
+            async with contextlib.aclosing(
+                self._stoppable_turn(message, language, collections, begin, stop)
+            ) as events:
+                async for event in events:
+                    yield event
+        finally:
+            self.stops.close(message.platform, message.delivery_id)
+
+    async def _stoppable_turn(
+        self,
+        message: InboundMessage,
+        language: str,
+        collections: Sequence[str] | None,
+        begin: Callable[[], None],
+        stop: asyncio.Event,
+    ) -> AsyncGenerator[Outbound, None]:
         turn = self._answers.stream(
             message.text,
             conversation=message.conversation_key,
@@ -384,6 +412,7 @@ class ServingCore:
             apology_language=language,
             top_k=message.top_k,
             threshold=message.threshold,
+            stop=stop,
         )
         platform, key = message.platform, message.conversation_key
         async with contextlib.AsyncExitStack() as held:
@@ -435,6 +464,13 @@ class ServingCore:
         """
         return await self._limit.first_delivery(platform, delivery_id, user_id, language)
 
+    async def suggested_questions(
+        self, platform: str, audience: Audience | None, language: str
+    ) -> list[str]:
+        """The questions a greeting suggests to this reader, in `language`."""
+        collections = self.audiences.collections(platform, audience)
+        return await self._suggestions.for_reader(language, collections)
+
     async def has_conversation(self, platform: str, key: str) -> bool:
         """True when the bot already answered in this conversation (a thread it is part of),
         or `key` is a hand-off case's thread in a staff room."""
@@ -466,31 +502,13 @@ class ServingCore:
         async with self._db.transaction() as session:
             return not await self._limit.over(session, caller)
 
-    # --- feedback --------------------------------------------------------------
+    # --- answers already given -------------------------------------------------
 
     async def feedback(
         self, platform: str, user_id: str, message_id: int, helpful: bool, where: str
     ) -> bool:
-        """Store (or change) a user's vote on an answer; False when it cannot count.
-
-        `where` is the conversation the click came from, as the adapter verified
-        it against the platform's message (a Slack thread `channel:ts`, a Telegram
-        chat id): the answer must have been posted there, on this platform. Anything
-        else (no such answer, another platform's, another chat's) changes nothing.
-        Stored in Postgres; with Langfuse keys also a score on the answer's trace.
-        """
-        async with self._db.transaction() as session:
-            found, trace_id = await feedback_repo.vote(
-                session, message_id, platform, user_id, 1 if helpful else -1, where
-            )
-            if found:  # one vote per person per remembered answer (see memory_repo.vote)
-                voter = self._answers.telemetry.pseudonyms.user(platform, user_id)
-                await memory_repo.vote(session, message_id, trace_id, voter or "", helpful)
-        if not found:
-            logger.info("vote on answer %s from %s not counted", message_id, platform)
-        if found:
-            self._answers.telemetry.feedback(trace_id, message_id, platform, user_id, helpful)
-        return found
+        """Store (or change) a user's vote on an answer: see `AnswerActions.feedback`."""
+        return await self.answered.feedback(platform, user_id, message_id, helpful, where)
 
 
 def _noted(event: Outbound, language: str) -> Outbound:

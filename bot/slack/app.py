@@ -22,6 +22,7 @@ final messages, replies and upload results go out through the core's outbox
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import uuid
@@ -43,15 +44,24 @@ from bot.core.messages import Audience, Outbound, Reply, UploadOutcome
 from bot.core.outbox import Channel
 from bot.settings import ConfigurationError, Settings
 from bot.slack import translate
+from bot.slack.agent import AgentView, language_of, viewed_channel
 from bot.slack.audience import SlackAudiences
 from bot.slack.cases import SlackCases
+from bot.slack.features import SlackFeatures
 from bot.slack.render import (
+    FEEDBACK,
     HANDOFF_BLOCK,
     HELPFUL,
+    KEEP_PRIVATE,
     NOT_HELPFUL,
+    SHARE,
+    STOP,
+    SUGGESTION,
     core_buttons_block,
     escape,
     feedback_taken,
+    private_copy,
+    shared_answer,
 )
 from bot.slack.responder import SlackResponder
 from bot.slack.sender import CHANNEL_GAP_S, SlackSender
@@ -83,6 +93,8 @@ class SlackAdapter:
         )
         settings.channel_collections(translate.PLATFORM)  # a malformed entry stops start-up
         self.audiences = SlackAudiences(self.client, settings.slack_user_cache_s)
+        self.features = SlackFeatures()  # the agent features this workspace takes
+        self.agent = AgentView(core, self.client, self.audiences, self.features, self._enqueue)
         secret = settings.slack_signing_secret
         self.socket_mode = settings.slack_app_token is not None
         if not self.socket_mode and secret is None:
@@ -117,7 +129,9 @@ class SlackAdapter:
         """
         self._core.register_notifier(translate.PLATFORM, self.notify)
         self._core.register_renderer(translate.PLATFORM, self._render, self._download)
-        sender = SlackSender(self.client, self._form_file, self._core.handoff.rooms.card_ref)
+        sender = SlackSender(
+            self.client, self._form_file, self._core.handoff.rooms.card_ref, self.features
+        )
         self._core.handoff.rooms.register(translate.PLATFORM, SlackCases())
         self._core.register_sender(translate.PLATFORM, Channel(sender.send, _channel_gap))
         await self.audiences.check_access()  # a missing users:read is one clear ERROR, not a stop
@@ -152,8 +166,15 @@ class SlackAdapter:
         app.command("/ragbot")(self._on_command)
         app.action(HELPFUL)(self._on_vote)
         app.action(NOT_HELPFUL)(self._on_vote)
+        app.action(FEEDBACK)(self._on_vote)
         app.action(re.compile(r"ragbot_form_\d+"))(self._on_link)
         app.action(translate.CORE_ACTION)(self._on_core_button)
+        app.action(STOP)(self._on_stop)
+        app.action(SHARE)(self._on_share)
+        app.action(KEEP_PRIVATE)(self._on_share)
+        app.action(re.compile(rf"^{SUGGESTION}_\d+$"))(self._on_suggestion)
+        app.event("app_home_opened")(self._on_home_opened)
+        app.event("app_context_changed")(self._on_context_changed)
         app.error(self._on_error)
 
     # Listeners run on the HTTP loop; the core's work runs on the core's loop. A listener
@@ -177,6 +198,32 @@ class SlackAdapter:
     async def _on_core_button(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
         await on_core_loop(self._in_background(self._core_button(body)))
+
+    async def _on_stop(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        await on_core_loop(self._in_background(self._stop(body)))
+
+    async def _on_share(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        await on_core_loop(self._in_background(self._share(body)))
+
+    async def _on_suggestion(
+        self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        work = self._ask_suggested(body, context.bot_user_id, context.team_id)
+        await on_core_loop(self._in_background(work))
+
+    async def _on_home_opened(
+        self, event: dict[str, Any], body: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        if event.get("tab") == "messages":  # the DM: greet (in the background, after the ack)
+            event_id = str(body.get("event_id") or event.get("event_ts") or uuid.uuid4().hex)
+            greeting = self.agent.greet(event, context.team_id, event_id)
+            await on_core_loop(self._in_background(greeting))
+
+    async def _on_context_changed(self, event: dict[str, Any]) -> None:
+        await on_core_loop(self.agent.context_changed(event))
 
     async def _on_link(self, ack: AsyncAck) -> None:
         await ack()  # link buttons open their URL in Slack; nothing to do here
@@ -208,21 +255,38 @@ class SlackAdapter:
         if thread and await self._core.has_conversation(translate.PLATFORM, key):
             await self._accept(event, bot, team)
 
-    async def _accept(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
-        """Translate (with the audience) and put the message in the inbox; raises if refused."""
-        # outside a DM everyone in the channel reads the answer: the channel's facts count too
+    async def _accept(
+        self, event: dict[str, Any], bot: str | None, team: str | None, top_level: bool = False
+    ) -> None:
+        """Translate (with the audience) and put the message in the inbox; raises if refused.
+
+        `top_level`: answered as a message of its own (a suggested question's button).
+        """
+        # outside a DM everyone in the channel reads the answer: the channel's facts count
+        # too; in a DM the channel the user views (agent experience) gives its collections
+        in_dm = event.get("channel_type") == "im"
+        where = event.get("channel")
+        user = event.get("user")
+        if in_dm and user:
+            where = (
+                viewed_channel(event.get("app_context")) or await self.agent.viewed(user) or where
+            )
         audience = await self.audiences.audience(
-            event.get("user"),
-            translate.user_team(event),
-            event.get("channel"),
-            in_channel=event.get("channel_type") != "im",
+            user, translate.user_team(event), where, in_channel=not in_dm
         )
         inbound = translate.inbound_message(event, bot, self._download, audience, team)
+        if top_level:
+            inbound = dataclasses.replace(inbound, route={**inbound.route, "thread_ts": ""})
         await self._core.accept(inbound)  # False: a duplicate, already answered or under way
 
     async def _command(self, command: dict[str, Any]) -> None:
+        # a private question's answer may be shared in the channel: it reads what the
+        # channel's readers may read, not more
         audience = await self.audiences.audience(
-            command.get("user_id"), translate.user_team(command), command.get("channel_id")
+            command.get("user_id"),
+            translate.user_team(command),
+            command.get("channel_id"),
+            in_channel=translate.is_private_question(command),
         )
         # Slack never sends a slash command again: while draining it waits in the inbox
         await self._core.accept(translate.slash_command(command, audience), redelivered=False)
@@ -237,6 +301,7 @@ class SlackAdapter:
             self._enqueue,
             streaming=self._settings.slack_streaming,
             interval_s=self._settings.slack_update_interval_s,
+            features=self.features,
         )
         async for event in events:
             await responder.render(event)
@@ -273,13 +338,13 @@ class SlackAdapter:
         delivery_id = await self._admitted(body)
         if delivery_id is None:
             return
-        action = body["actions"][0]
-        helpful = action["action_id"] == HELPFUL
+        vote = translate.vote_of(body["actions"][0])
         user = body["user"]["id"]
         where = translate.vote_origin(body)
-        stored = where is not None and await self._core.feedback(
-            translate.PLATFORM, user, int(action["value"]), helpful, where
-        )
+        if vote is None or where is None:
+            return
+        answer_id, helpful = vote
+        stored = await self._core.feedback(translate.PLATFORM, user, answer_id, helpful, where)
         message = body.get("message") or {}
         channel = body["channel"]["id"]
         if stored and message.get("ts"):
@@ -337,6 +402,69 @@ class SlackAdapter:
         return await self._core.handoff.ask(
             translate.PLATFORM, user, int(value), where, route, language
         )
+
+    async def _stop(self, body: dict[str, Any]) -> None:
+        """Stop: the turn the button names, if the presser asked it (else told privately)."""
+        delivery_id = await self._admitted(body)
+        if delivery_id is None:
+            return
+        user = (body.get("user") or {}).get("id") or ""
+        channel = (body.get("channel") or {}).get("id") or ""
+        turn = str((body.get("actions") or [{}])[0].get("value") or "")
+        outcome = await self._core.stop_turn(translate.PLATFORM, turn, user)
+        if outcome != "stopped" and channel:
+            facts = await self.audiences.user(user)
+            language = language_of(facts.locale if facts else None)
+            key = "turn:stop_not_yours" if outcome == "not_yours" else "turn:stop_over"
+            payload = {"op": "ephemeral", "channel": channel, "user": user}
+            text = escape(say(key, language))
+            await self._enqueue(channel, f"slack:{delivery_id}:stop", {**payload, "text": text})
+
+    async def _share(self, body: dict[str, Any]) -> None:
+        """ "Share in channel" posts a privately shown answer (once, whoever presses how
+        often); "Keep private" only removes the buttons. Only the asker's own answers."""
+        delivery_id = await self._admitted(body)
+        if delivery_id is None:
+            return
+        action = (body.get("actions") or [{}])[0]
+        user = (body.get("user") or {}).get("id") or ""
+        channel = (body.get("channel") or {}).get("id") or ""
+        value = str(action.get("value") or "")
+        answer = None
+        if channel and value.isdigit():
+            key = translate.private_key(channel, user)
+            answer = await self._core.answered.shown_privately(translate.PLATFORM, key, int(value))
+        if answer is None:
+            return
+        language = str(answer["language"])
+        shared = action.get("action_id") == SHARE
+        if shared:
+            text, blocks = shared_answer(answer["text"], answer["citations"], language, user)
+            post = {"op": "post", "channel": channel, "text": text, "blocks": blocks}
+            await self._enqueue(channel, f"slack:share:{value}", post)
+        url = str(body.get("response_url") or "")
+        if url:  # the private copy loses its buttons and says what happened
+            note = say("slack:shared" if shared else "slack:kept_private", language)
+            text, blocks = private_copy(answer["text"], answer["citations"], language, note)
+            respond = {"op": "respond", "url": url, "text": text, "blocks": blocks}
+            await self._enqueue(
+                channel, f"slack:{delivery_id}:share", {**respond, "replace_original": True}
+            )
+
+    async def _ask_suggested(self, body: dict[str, Any], bot: str | None, team: str | None) -> None:
+        """A suggested question's button: asked as if the user had typed it in the DM."""
+        action = (body.get("actions") or [{}])[0]
+        user = (body.get("user") or {}).get("id") or ""
+        channel = (body.get("channel") or {}).get("id") or ""
+        question, ts = str(action.get("value") or ""), str(action.get("action_ts") or "")
+        if not (user and channel and question.strip() and ts):
+            return
+        event = {"channel": channel, "user": user, "text": escape(question), "ts": ts}
+        event |= {"channel_type": "im", "user_team": translate.user_team(body)}
+        try:
+            await self._accept(event, bot, team, top_level=True)
+        except ShuttingDownError:
+            logger.info("suggested question pressed while draining: not asked")
 
     async def action_audience(self, body: dict[str, Any]) -> Audience:
         """The audience of whoever pressed a button (block_actions: user.id, user.team_id)."""

@@ -39,6 +39,7 @@ class UserFacts:
 
     team: str
     guest: bool  # restricted (multi-channel) or ultra-restricted (single-channel) guest
+    locale: str | None = None  # their Slack language (`zh-TW`, `en-US`), when said
 
 
 def facts_from(user: Any) -> UserFacts | None:
@@ -49,7 +50,12 @@ def facts_from(user: Any) -> UserFacts | None:
     flags = (user.get("is_restricted"), user.get("is_ultra_restricted"))
     if not isinstance(team, str) or not team or not all(isinstance(f, bool) for f in flags):
         return None
-    return UserFacts(team, any(flags) or bool(user.get("is_stranger")))
+    locale = user.get("locale")
+    return UserFacts(
+        team,
+        any(flags) or bool(user.get("is_stranger")),
+        locale if isinstance(locale, str) else None,
+    )
 
 
 def channel_shared(channel: Any) -> bool | None:
@@ -161,7 +167,9 @@ class SlackAudiences:
         if cached is not None:
             return cached
         try:
-            reply = await asyncio.wait_for(self._client.users_info(user=user_id), self._timeout)
+            reply = await asyncio.wait_for(
+                self._client.users_info(user=user_id, include_locale=True), self._timeout
+            )
             facts = facts_from(reply.get("user"))
         except Exception as exc:  # error, timeout, network: a guest, and asked again next time
             self._tell_missing_scope(exc, "users:read", "users.info")

@@ -40,8 +40,18 @@ from bot.core.messages import (
     Reset,
     Token,
 )
-from bot.slack.render import answer_messages, core_buttons_block, escape, split_text
+from bot.slack.features import FEEDBACK_BUTTONS, STREAM_BUTTONS, TRANSIENT, SlackFeatures
+from bot.slack.render import (
+    SECTION_LIMIT,
+    answer_messages,
+    core_buttons_block,
+    escape,
+    share_block,
+    split_text,
+    stop_block,
+)
 from bot.slack.sender import rate_limited
+from bot.slack.status import SlackStatus
 from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
@@ -62,8 +72,11 @@ class SlackResponder:
         *,
         streaming: bool,
         interval_s: float,
+        features: SlackFeatures | None = None,
     ) -> None:
         route = delivery.message.route
+        self._features = features or SlackFeatures()
+        self._status = SlackStatus(client, self._features, route)
         self._client = client
         self._delivery = delivery
         self._enqueue = enqueue
@@ -72,6 +85,8 @@ class SlackResponder:
         self._user = str(route.get("user") or delivery.message.user_id)
         self._team = route.get("team")
         self._response_url = str(route.get("response_url") or "")
+        self._private = bool(route.get("private"))  # `/ragbot ask`: shown to the asker only
+        self._stop: dict[str, Any] | None = None  # the Stop button while a turn is written
         self._key = f"slack:{delivery.message.delivery_id}"
         self._streaming = streaming
         self._interval = interval_s
@@ -96,28 +111,32 @@ class SlackResponder:
     async def render(self, event: Outbound) -> None:
         """Show one event."""
         if self._response_url:  # a slash command: only its replies, privately
-            text = getattr(event, "text", None)
-            if isinstance(event, Reply | ErrorReply) and text:
-                payload = {"op": "respond", "url": self._response_url, "text": escape(text)}
-                await self._send("respond", payload)
+            await self._respond(event)
             return
         if isinstance(event, Queued):
             if not self.started and not self._resumed and self._mode == "none":
+                self._stop = stop_block(self._delivery.message.delivery_id, event.language)
                 await self._open(event.text, "pending")  # in hand, waiting: said as such
             return
         if not self.started and isinstance(event, Progress | Token):
             self.started = True  # the turn runs (it holds a slot): show that work started
-            await self._start(event.language if isinstance(event, Progress) else "en")
+            language = event.language if isinstance(event, Progress) else "en"
+            self._stop = stop_block(self._delivery.message.delivery_id, language)
+            await self._start(language)
+            if not self._resumed:  # the thread's live status, until the answer shows
+                await self._status.show(language)
         if isinstance(event, Progress) and event.text:
             await self._progress(event)
         elif isinstance(event, Token):
+            await self._status.clear()
             self._text += event.text
             self._pending += event.text
             await self._stream_text()
         elif isinstance(event, Reset):
             self._text, self._pending = "", ""
         elif isinstance(event, FinalAnswer):
-            await self._final(answer_messages(event), event.result.trace_id)
+            native = self._features.allows(FEEDBACK_BUTTONS)
+            await self._final(answer_messages(event, native), event.result.trace_id)
             for form in event.forms:
                 if form.get("send_file"):
                     audience = dataclasses.asdict(self._delivery.message.audience)
@@ -153,16 +172,9 @@ class SlackResponder:
 
     async def _open(self, title: str, status: str) -> None:
         """Open a stream whose task is `title` (`status`), or else post a placeholder."""
-        if self._streaming:
+        if self._streaming and self._thread:  # a stream is always a reply in a thread
             try:
-                response = await self._client.chat_startStream(
-                    channel=self._channel,
-                    thread_ts=self._thread or "",
-                    recipient_user_id=self._user,
-                    recipient_team_id=self._team,
-                    task_display_mode="timeline",
-                    chunks=[_task("work", title, status)],
-                )
+                response = await self._start_stream(title, status)
                 self._ts, self._mode, self._stream_open = response["ts"], "stream", True
                 await self._delivery.record_posted({"ts": self._ts, "mode": "stream"})
                 return
@@ -174,6 +186,26 @@ class SlackResponder:
                 logger.info("chat.startStream failed (%s): no preview", type(exc).__name__)
                 return
         await self._placeholder(f"_{escape(title)}_")
+
+    async def _start_stream(self, title: str, status: str) -> Any:
+        """chat.startStream with the task and, where Slack takes blocks in a stream, Stop."""
+        chunks = [_task("work", title, status)]
+        kwargs: dict[str, Any] = {
+            "channel": self._channel,
+            "thread_ts": self._thread or "",
+            "recipient_user_id": self._user,
+            "recipient_team_id": self._team,
+            "task_display_mode": "timeline",
+        }
+        if self._stop is not None and self._features.allows(STREAM_BUTTONS):
+            try:
+                blocks = {"type": "blocks", "blocks": [self._stop]}
+                return await self._client.chat_startStream(chunks=[*chunks, blocks], **kwargs)
+            except SlackApiError as exc:
+                if rate_limited(exc) is not None or _error(exc) in TRANSIENT:
+                    raise
+                self._features.failed(STREAM_BUTTONS, exc)  # a stream without the button
+        return await self._client.chat_startStream(chunks=chunks, **kwargs)
 
     async def _progress(self, event: Progress) -> None:
         if event.step == "received":  # _start already shows it
@@ -213,7 +245,7 @@ class SlackResponder:
             return
         try:
             response = await self._client.chat_postMessage(
-                channel=self._channel, thread_ts=self._thread, text=text
+                channel=self._channel, thread_ts=self._thread, text=text, blocks=self._blocks(text)
             )
         except SlackApiError as exc:
             if not self._skipped(exc, "chat.postMessage"):
@@ -230,12 +262,20 @@ class SlackResponder:
             return
         self._last_edit = time.monotonic()
         try:
-            await self._client.chat_update(channel=self._channel, ts=self._ts, text=text)
+            await self._client.chat_update(
+                channel=self._channel, ts=self._ts, text=text, blocks=self._blocks(text)
+            )
         except SlackApiError as exc:
             if not self._skipped(exc, "chat.update"):
                 logger.info("preview edit failed (%s): skipped", _error(exc))
         except (aiohttp.ClientError, TimeoutError) as exc:
             logger.info("preview edit failed (%s): skipped", type(exc).__name__)
+
+    def _blocks(self, text: str) -> list[dict[str, Any]] | None:
+        """A placeholder's blocks: its text, and Stop while the turn is written."""
+        if self._stop is None:
+            return None
+        return [_section(text[:SECTION_LIMIT]), self._stop]
 
     async def _stop_stream(self) -> None:
         """End the stream (ours, or a dead worker's) so its message can become the answer."""
@@ -267,6 +307,8 @@ class SlackResponder:
         self, messages: list[tuple[str, list[dict[str, Any]]]], trace_id: str | None
     ) -> None:
         """The preview message becomes the first piece; the rest are posted after it."""
+        self._stop = None  # written: nothing left to stop
+        await self._status.clear()
         await self._stop_stream()
         finals = self._finals
         self._finals += 1
@@ -279,6 +321,27 @@ class SlackResponder:
             await self._send(f"final:{finals}:{i}", payload, trace_id)
         # a later reply of this delivery (another file's receipt) is a message of its own
         self._ts, self._mode = None, "none"
+
+    async def _respond(self, event: Outbound) -> None:
+        """A slash command's replies by its response_url, seen only by the one who sent it.
+
+        A private question (`/ragbot ask`) shows that work started, then its
+        answer with "Share in channel" / "Keep private" in place of that note.
+        """
+        payload: dict[str, Any] = {"op": "respond", "url": self._response_url}
+        if isinstance(event, Reply | ErrorReply) and event.text:
+            await self._send("respond", {**payload, "text": escape(event.text)})
+        elif not self._private:
+            return
+        elif isinstance(event, Progress) and event.step == "received":
+            await self._send("respond", {**payload, "text": f"_{escape(event.text or '')}_"})
+        elif isinstance(event, FinalAnswer):
+            shown = dataclasses.replace(event, message_id=None, handoff=False)
+            for i, (text, blocks) in enumerate(answer_messages(shown)):
+                if i == 0 and event.message_id is not None:
+                    blocks = [*blocks, share_block(event.message_id, event.language)]
+                piece = {**payload, "text": text, "blocks": blocks, "replace_original": i == 0}
+                await self._send("respond", piece, event.result.trace_id)
 
     def _where(self) -> dict[str, Any]:
         return {"channel": self._channel, "thread_ts": self._thread}

@@ -15,7 +15,8 @@ Payloads (JSON, written by the renderer and the adapter):
 streamed or placeholder message becomes the answer; posted anew in the thread
 when it cannot be edited), `{"op": "ephemeral", "channel", "user", "text"}`,
 `{"op": "file", "channel", "thread_ts", "form", "audience"}` and
-`{"op": "respond", "url", "text"}` (a slash command's response_url). Hand-off
+`{"op": "respond", "url", "text", "blocks"?, "response_type"?, "replace_original"?,
+"delete_original"?}` (a slash command's or a button's response_url). Hand-off
 messages name their case instead of a ts (`case_thread`, `case_card`: see
 `bot.slack.cases`).
 """
@@ -33,13 +34,11 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.core.messages import Audience
 from bot.core.outbox import Pending, RetryLater, Undeliverable
+from bot.slack.features import FEEDBACK_BUTTONS, TRANSIENT, SlackFeatures
+from bot.slack.render import classic_feedback
 
 logger = logging.getLogger(__name__)
 CHANNEL_GAP_S = 1.0  # chat.postMessage: about one message per second per channel
-# Slack's own words for "not now": retried like a 5xx
-TRANSIENT = frozenset(
-    {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
-)
 # the conversation or the app is gone: an edit that fails so cannot be posted anew either
 GONE = frozenset(
     {
@@ -82,6 +81,10 @@ def rate_limited(exc: SlackApiError) -> float | None:
     return retry_after(response.headers) or 1.0
 
 
+def _error(exc: SlackApiError) -> str:
+    return str(exc.response.get("error") or "") if exc.response is not None else ""
+
+
 def sorted_failure(exc: SlackApiError) -> RetryLater | Undeliverable:
     """A failed Web API call as the outbox's retry-or-give-up."""
     response = exc.response
@@ -98,16 +101,34 @@ class SlackSender:
     """Makes one outbox row's Slack call (the `send` of the outbox Channel)."""
 
     def __init__(
-        self, client: AsyncWebClient, form_file: FormFile, card_ref: CardRef | None = None
+        self,
+        client: AsyncWebClient,
+        form_file: FormFile,
+        card_ref: CardRef | None = None,
+        features: SlackFeatures | None = None,
     ) -> None:
         self._client = client
         self._form_file = form_file
         self._card_ref = card_ref
+        self._features = features or SlackFeatures()
 
     async def send(self, row: Pending) -> dict[str, Any] | None:
-        """Send `row`; raise RetryLater / Undeliverable as the outbox expects."""
+        """Send `row`; raise RetryLater / Undeliverable as the outbox expects.
+
+        A workspace that refuses Slack's feedback buttons block gets the answer
+        with plain buttons instead (and no more of those blocks from this worker).
+        """
         try:
-            return await self._send(await self._placed(row.payload))
+            payload = await self._placed(row.payload)
+            try:
+                return await self._send(payload)
+            except SlackApiError as exc:
+                blocks = payload.get("blocks") or []
+                plain = classic_feedback(blocks) if _error(exc) == "invalid_blocks" else None
+                if plain is None:
+                    raise
+                self._features.refuse(FEEDBACK_BUTTONS, "invalid_blocks")
+                return await self._send({**payload, "blocks": plain})
         except SlackApiError as exc:
             raise sorted_failure(exc) from exc
         except (aiohttp.ClientError, TimeoutError) as exc:  # the network: try again later
@@ -178,7 +199,11 @@ class SlackSender:
     async def _respond(self, p: dict[str, Any]) -> None:
         """A slash command's reply, by its response_url (valid 30 minutes, five times)."""
         response = await AsyncWebhookClient(p["url"]).send(
-            text=p["text"], response_type="ephemeral"
+            text=p["text"],
+            blocks=p.get("blocks"),
+            response_type=p.get("response_type") or "ephemeral",
+            replace_original=p.get("replace_original"),
+            delete_original=p.get("delete_original"),
         )
         status = response.status_code
         if status == 429:

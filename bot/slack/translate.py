@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.core.commands import is_exact_command, parse_words
 from bot.core.messages import Attachment, Audience, InboundMessage
-from bot.slack.render import FEEDBACK_BLOCK
+from bot.slack.render import FEEDBACK, FEEDBACK_BLOCK, HELPFUL, NOT_HELPFUL
 
 PLATFORM = "slack"
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
@@ -33,6 +33,8 @@ _UPLOAD_WORD = re.compile(r"^/?upload\b", re.IGNORECASE)  # the DM text that ask
 # the core's buttons: upload offers, held uploads, "Ask a person", a hand-off case's
 CORE_ACTION = re.compile(r"^ragbot_(upload|held|handoff|case)_[a-z0-9_-]+$")
 UNKNOWN = Audience()  # no facts: a guest (the core fails closed)
+ASK = "ask"  # `/ragbot ask <question>`: answered privately first
+_ASK_WORD = re.compile(r"^ask\s+", re.IGNORECASE)
 
 
 def conversation_key(channel: str, thread_ts: str) -> str:
@@ -180,6 +182,8 @@ def slash_command(payload: dict[str, Any], audience: Audience = UNKNOWN) -> Inbo
     """
     words = parse_words(payload.get("text") or "")
     name = words[0].lower() if words else "help"
+    if name == ASK and len(words) > 1:
+        return private_question(payload, audience)
     return InboundMessage(
         platform=PLATFORM,
         delivery_id=f"command:{payload.get('trigger_id') or payload.get('command_ts', '')}",
@@ -197,6 +201,42 @@ def slash_command(payload: dict[str, Any], audience: Audience = UNKNOWN) -> Inbo
     )
 
 
+def is_private_question(payload: dict[str, Any]) -> bool:
+    """`/ragbot ask <question>`: a question answered privately first."""
+    words = parse_words(payload.get("text") or "")
+    return len(words) > 1 and words[0].lower() == ASK
+
+
+def private_question(payload: dict[str, Any], audience: Audience = UNKNOWN) -> InboundMessage:
+    """`/ragbot ask <question>` as a question whose answer only the asker sees (by the
+    command's response_url), with buttons to share it in the channel or keep it private.
+
+    Its conversation is the asker's own in that channel (`private_key`): follow-up
+    asks see the earlier ones, and only the asker can share its answers.
+    """
+    channel, user = payload.get("channel_id", ""), payload.get("user_id", "")
+    question = _ASK_WORD.sub("", (payload.get("text") or "").strip(), count=1)
+    return InboundMessage(
+        platform=PLATFORM,
+        delivery_id=f"command:{payload.get('trigger_id') or payload.get('command_ts', '')}",
+        conversation_key=private_key(channel, user),
+        user_id=user,
+        text=unescape(question).strip(),
+        audience=audience,
+        route={
+            "channel": channel,
+            "user": user,
+            "response_url": payload.get("response_url") or "",
+            "private": True,
+        },
+    )
+
+
+def private_key(channel: str, user: str) -> str:
+    """The conversation of one user's `/ragbot ask` questions in one channel."""
+    return f"{channel}:ask-{user}"
+
+
 def vote_origin(body: dict[str, Any], block_id: str = FEEDBACK_BLOCK) -> str | None:
     """The thread (`channel:thread_ts`) a feedback click may count in, or None
     (`block_id`: the block the button must be in; "Ask a person" has its own).
@@ -212,12 +252,30 @@ def vote_origin(body: dict[str, Any], block_id: str = FEEDBACK_BLOCK) -> str | N
     container = body.get("container") or {}
     channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
     carried = [
-        element.get("value")
+        value
         for block in message.get("blocks") or ()
         if block.get("block_id") == block_id
         for element in block.get("elements") or ()
+        for value in _values(element)
     ]
     thread = message.get("thread_ts") or message.get("ts")
     if not channel or not thread or value is None or value not in carried:
         return None
     return conversation_key(channel, thread)
+
+
+def _values(element: dict[str, Any]) -> list[Any]:
+    """The values a block element carries (Slack's feedback buttons carry two)."""
+    if element.get("type") == "feedback_buttons":
+        return [(element.get(b) or {}).get("value") for b in ("positive_button", "negative_button")]
+    return [element.get("value")]
+
+
+def vote_of(action: dict[str, Any]) -> tuple[int, bool] | None:
+    """(answer id, helpful) of a pressed feedback button (plain or Slack's own), or None."""
+    action_id, value = str(action.get("action_id") or ""), str(action.get("value") or "")
+    if action_id in (HELPFUL, NOT_HELPFUL) and value.isdigit():
+        return int(value), action_id == HELPFUL
+    if action_id == FEEDBACK and value[:1] in ("+", "-") and value[1:].isdigit():
+        return int(value[1:]), value[0] == "+"
+    return None

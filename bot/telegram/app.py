@@ -34,6 +34,7 @@ from telegram.ext import (
     CommandHandler,
     ContextTypes,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
@@ -44,18 +45,21 @@ from bot.settings import ConfigurationError, Settings
 from bot.telegram import intake, translate
 from bot.telegram.buttons import TelegramButtons
 from bot.telegram.cases import TelegramCases
+from bot.telegram.features import DESCRIPTIONS, TelegramFeatures
 from bot.telegram.files import file_fetcher
 from bot.telegram.handlers import TelegramHandlers
-from bot.telegram.menus import admin_commands, public_commands
+from bot.telegram.menus import admin_commands, descriptions, public_commands
 from bot.telegram.poller import Poller
-from bot.telegram.render import FORM, LANG, VOTE, core_keyboard, escape
+from bot.telegram.render import FORM, LANG, STOP, VOTE, core_keyboard, escape
 from bot.telegram.renderer import TelegramRenderer
 from bot.telegram.responder import ChatPacer
 from bot.telegram.sender import TelegramSender, send_payload
+from bot.telegram.translate import STOPPED_GENERATION, stopped_draft
 
 logger = logging.getLogger(__name__)
 WEBHOOK_PATH = "/telegram/webhook"
-UPDATES = ["message", "callback_query"]
+# stopped_message_generation: Telegram's stop button on a draft (Bot API 10.3)
+UPDATES = ["message", "callback_query", STOPPED_GENERATION]
 # run by the core (/delete: the core's own name of /deldoc, as its help text says)
 CORE_COMMANDS = [
     "help",
@@ -103,13 +107,14 @@ class TelegramAdapter:
             .updater(None)  # our poller confirms an update only once the core took it
         )
         self.app = builder.build()
-        self.handlers = TelegramHandlers(core, settings)
+        self.features = TelegramFeatures()  # the newer Bot API methods this bot may use
+        self.handlers = TelegramHandlers(core, settings, self.features)
         self.buttons = TelegramButtons(core)
         self._register()
         # one pace per chat for the previews and the outbox's sends
         self.pacer = ChatPacer(settings.telegram_update_interval_s)
         self.renderer = TelegramRenderer(core, self.app.bot, self.pacer)
-        self.sender = TelegramSender(core, self.app.bot, self.pacer)
+        self.sender = TelegramSender(core, self.app.bot, self.pacer, self.features)
         self.poller: Poller | None = None
         self._poller_lock: Any = None
         self.routes: list[BaseRoute] = (
@@ -131,10 +136,22 @@ class TelegramAdapter:
         app.add_handler(CallbackQueryHandler(b.on_vote, pattern=rf"^{VOTE}:\d+:[01]$"))
         app.add_handler(CallbackQueryHandler(b.on_language_choice, pattern=rf"^{LANG}:"))
         app.add_handler(CallbackQueryHandler(b.on_form_button, pattern=rf"^{FORM}:"))
+        app.add_handler(CallbackQueryHandler(b.on_stop, pattern=rf"^{STOP}:"))
         app.add_handler(
             CallbackQueryHandler(b.on_core_button, pattern=rf"^{translate.CORE_BUTTON}:")
         )
+        # last: only what no handler above took (Telegram's stop button on a draft)
+        app.add_handler(TypeHandler(Update, self._on_stopped_generation))
         app.add_error_handler(self._on_error)
+
+    async def _on_stopped_generation(
+        self, update: Update, context: ContextTypes.DEFAULT_TYPE
+    ) -> None:
+        """Telegram's stop button on a draft (python-telegram-bot keeps the update, which
+        it does not know yet, in `api_kwargs`): the turn writing that draft stops."""
+        stopped = stopped_draft(update)
+        if stopped is not None:
+            await self.renderer.stop_draft(*stopped)
 
     async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         error = context.error
@@ -159,6 +176,7 @@ class TelegramAdapter:
         self._core.register_notifier(translate.PLATFORM, self.notify)
         self._core.handoff.rooms.register(translate.PLATFORM, TelegramCases())
         await self._set_commands()
+        await self._set_descriptions()
         if self.webhook_url:
             await bot.set_webhook(
                 self.webhook_url,
@@ -220,6 +238,18 @@ class TelegramAdapter:
                     )
                 except TelegramError as exc:  # the admin never opened a chat with the bot
                     logger.warning("admin menu for %s not set: %s", admin, exc)
+
+    async def _set_descriptions(self) -> None:
+        """The bot's description (empty chat) and short description (profile), per language."""
+        bot = self.app.bot
+        for code, (description, short) in descriptions().items():
+            if not self.features.allows(DESCRIPTIONS):
+                return
+            try:
+                await bot.set_my_description(description, language_code=code)
+                await bot.set_my_short_description(short, language_code=code)
+            except TelegramError as exc:
+                self.features.failed(DESCRIPTIONS, exc)
 
     # --- webhook -------------------------------------------------------------------
 

@@ -78,6 +78,27 @@ class TelegramButtons:
             except TelegramError as exc:  # e.g. "not modified" when the same vote comes again
                 logger.debug("vote buttons not updated: %s", exc)
 
+    async def on_stop(self, update: Update, context: Context) -> None:
+        """Stop under an answer being written: the asker's press stops the turn (the
+        answer then ends with what was written); anyone else is told in a toast."""
+        query = update.callback_query
+        if query is None or query.data is None:
+            return
+        language = await self._admit(query)
+        if language is None:
+            return
+        delivery_id = query.data.partition(":")[2]
+        # the callback data is the client's: only the Stop button the message carries
+        if not translate.carries_button(query.message, query.data):
+            await query.answer()
+            return
+        outcome = await self._core.stop_turn(PLATFORM, delivery_id, str(query.from_user.id))
+        if outcome == "stopped":
+            await query.answer()
+            return
+        key = "turn:stop_not_yours" if outcome == "not_yours" else "turn:stop_over"
+        await query.answer(say(key, language))
+
     async def on_core_button(self, update: Update, context: Context) -> None:
         """An upload offer's or a held upload's button: the core checks who pressed it.
 

@@ -14,11 +14,15 @@ Telegram delivers it again.
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import binascii
 import dataclasses
 import logging
+import re
 
-from telegram import InlineKeyboardMarkup, Message, Update
-from telegram.constants import ChatAction
+from telegram import InlineKeyboardMarkup, Message, ReplyKeyboardMarkup, Update
+from telegram.constants import ChatAction, ReactionEmoji
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
@@ -27,10 +31,11 @@ from bot.core.dispatcher import ServingCore
 from bot.core.messages import InboundMessage
 from bot.settings import Settings
 from bot.telegram import translate
+from bot.telegram.features import REACTIONS, TelegramFeatures
 from bot.telegram.files import file_fetcher
 from bot.telegram.intake import accepting
 from bot.telegram.languages import chosen_language, reply_language
-from bot.telegram.render import escape, language_keyboard
+from bot.telegram.render import escape, language_keyboard, suggestions_keyboard
 from bot.telegram.sender import send_payload
 from bot.telegram.translate import PLATFORM
 from textkit.catalog import say
@@ -42,10 +47,14 @@ Context = ContextTypes.DEFAULT_TYPE
 class TelegramHandlers:
     """Listeners bound to one core."""
 
-    def __init__(self, core: ServingCore, settings: Settings) -> None:
+    def __init__(
+        self, core: ServingCore, settings: Settings, features: TelegramFeatures | None = None
+    ) -> None:
         self._core = core
         self._state = core.chat_state
         self._drafts = settings.telegram_drafts
+        self._features = features or TelegramFeatures()
+        self._reacting: set[asyncio.Task[None]] = set()
 
     # --- questions, commands, uploads (through the core) -------------------------------
 
@@ -67,6 +76,22 @@ class TelegramHandlers:
                 reply_to=translate.answered_message(message, bot.id),
             )
             await self._accept(inbound, message)
+        if not translate.is_private(message.chat):  # seen: 👀 at once, no message
+            self._react(message)
+
+    def _react(self, message: Message) -> None:
+        """👀 on a group question (cleared when the answer arrives), off the listener."""
+        if not self._features.allows(REACTIONS):
+            return
+        task = asyncio.create_task(self._set_reaction(message))
+        self._reacting.add(task)
+        task.add_done_callback(self._reacting.discard)
+
+    async def _set_reaction(self, message: Message) -> None:
+        try:
+            await message.set_reaction(ReactionEmoji.EYES)
+        except TelegramError as exc:
+            self._features.failed(REACTIONS, exc)
 
     async def on_command(self, update: Update, context: Context) -> None:
         """/help, /forms and the admin commands: run by the core."""
@@ -177,11 +202,33 @@ class TelegramHandlers:
     # --- adapter-local commands ------------------------------------------------------
 
     async def on_start(self, update: Update, context: Context) -> None:
-        """/start: the welcome, in the user's language."""
+        """/start: the welcome in the user's language, with suggested questions as buttons;
+        `/start <topic>` (a deep link, t.me/<bot>?start=<topic>) asks about that topic."""
+        message = update.message
+        topic = deep_link_question(context.args or [])
+        if topic and message is not None and message.from_user is not None:
+            await self._ask_deep_link(message, topic, context)
+            return
         first = await self._first(update)
-        if first is not None:
-            message, language = first
-            await self._reply(message, "welcome", say("telegram:welcome", language))
+        if first is None:
+            return
+        message, language = first
+        questions: list[str] = []
+        if translate.is_private(message.chat):  # a reply keyboard in a group is everyone's
+            questions = await self._core.suggested_questions(PLATFORM, None, language)
+        text = say("telegram:welcome", language)
+        if questions:
+            text += "\n\n" + escape(say("telegram:suggestions", language))
+        await self._reply(message, "welcome", text, suggestions_keyboard(questions))
+
+    async def _ask_deep_link(self, message: Message, question: str, context: Context) -> None:
+        """A deep link's topic, asked as the user's question in this chat."""
+        with accepting():
+            conversation, language = await self._conversation(message, context.bot.id)
+            inbound = translate.inbound(
+                message, text=question, conversation_key=conversation, language=language
+            )
+            await self._accept(inbound, message)
 
     async def on_lang(self, update: Update, context: Context) -> None:
         """/lang: three buttons (English, 繁體中文, 简体中文)."""
@@ -224,7 +271,11 @@ class TelegramHandlers:
         return message, language
 
     async def _reply(
-        self, message: Message, part: str, html: str, markup: InlineKeyboardMarkup | None = None
+        self,
+        message: Message,
+        part: str,
+        html: str,
+        markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | None = None,
     ) -> None:
         """A short reply to `message`, through the outbox: paced with the chat's other
         sends, retried on 429 and network errors, and sent once (keyed by the update)."""
@@ -258,3 +309,27 @@ class TelegramHandlers:
                 else translate.group_conversation(chat_id, user_id, message.message_id)
             )
         return conversation, found.get(language_key)
+
+
+_TOPIC = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what a deep link's start parameter may hold
+
+
+def deep_link_question(args: list[str]) -> str | None:
+    """The question a deep link's start parameter asks, if any.
+
+    `q_<base64url>` carries a whole question in any language (UTF-8); anything
+    else is a topic whose words are joined by `_` or `-` ("parking_permit").
+    """
+    payload = args[0] if len(args) == 1 else ""
+    if not _TOPIC.match(payload):
+        return None
+    if payload.startswith("q_"):
+        try:
+            raw = payload[2:] + "=" * (-len(payload[2:]) % 4)
+            question = base64.urlsafe_b64decode(raw).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return None
+    else:
+        question = re.sub(r"[_-]+", " ", payload)
+    question = " ".join(question.split())
+    return question or None

@@ -1,4 +1,4 @@
-"""Telegram's command menus (setMyCommands): which commands, described from the catalog.
+"""Telegram's command menus (setMyCommands) and the bot's descriptions, from the catalog.
 
 Telegram keeps one menu per client language code: English for everyone, and
 one `zh` menu for both Chinese scripts, so that menu shows the Traditional
@@ -37,3 +37,22 @@ def public_commands() -> Menu:
 def admin_commands() -> Menu:
     """The admin commands, added to the public ones in admins' chats."""
     return _menus(ADMIN)
+
+
+def descriptions() -> dict[str | None, tuple[str, str]]:
+    """(description, short description) per Telegram language code (None: the default,
+    English; `zh`: both Chinese scripts, as in the menus)."""
+    out: dict[str | None, tuple[str, str]] = {}
+    for code in MENU_LANGUAGES:
+        texts = []
+        for key, limit in (("telegram:description", 512), ("telegram:short_description", 120)):
+            if code == "en":
+                text = say(key, "en")
+            else:
+                hant, hans = say(key, "zh-hant"), say(key, "zh-hans")
+                text = hant if hant == hans else f"{hant}\n\n{hans}"
+                if len(text) > limit:  # both scripts do not fit: the Traditional one
+                    text = hant
+            texts.append(text[:limit])
+        out[None if code == "en" else code] = (texts[0], texts[1])
+    return out

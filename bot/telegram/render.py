@@ -14,7 +14,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    KeyboardButton,
+    ReplyKeyboardMarkup,
+)
 
 from bot.core.messages import Button, FinalAnswer
 from bot.core.splitting import split_text
@@ -23,7 +28,9 @@ from textkit.catalog import LANGUAGES, say
 MESSAGE_LIMIT = 4096  # characters of a message after entity parsing
 PIECE_LIMIT = 4000  # plain characters per piece: room for the markup around it
 STREAM_LIMIT = 3500  # a streamed preview stops growing here; the final message has it all
-VOTE, LANG, FORM = "fb", "lang", "form"
+VOTE, LANG, FORM, STOP = "fb", "lang", "form", "stop"
+EXPAND_FROM = 1200  # an answer longer than this shows its lead, the rest expandable
+LEAD_LIMIT = 500  # the lead of an expandable answer: whole sentences up to this long
 _TAG = re.compile(r"<[^>]+>")
 
 
@@ -60,8 +67,14 @@ def answer_messages(answer: FinalAnswer) -> list[str]:
 
 
 def html_messages(plain: str, footer_html: str = "") -> list[str]:
-    """`plain` escaped and cut into messages; `footer_html` joins the last one when it fits."""
-    pieces = [escape(p) for p in split_text(plain or "…", PIECE_LIMIT)]
+    """`plain` escaped and cut into messages; `footer_html` joins the last one when it fits.
+
+    A long answer that fits one message shows its lead (whole sentences) and the
+    rest in an expandable blockquote; a longer one is cut at sentence boundaries.
+    Text is cut before it is escaped, so no entity or tag is ever split.
+    """
+    parts = split_text(plain or "…", PIECE_LIMIT)
+    pieces = [expandable(parts[0])] if len(parts) == 1 else [escape(p) for p in parts]
     if footer_html:
         footer_plain = len(html.unescape(_TAG.sub("", footer_html)))
         last_plain = len(html.unescape(pieces[-1]))
@@ -70,6 +83,35 @@ def html_messages(plain: str, footer_html: str = "") -> list[str]:
         else:
             pieces.append(footer_html)
     return pieces
+
+
+def expandable(plain: str) -> str:
+    """`plain` as HTML: as it is when short, else its lead then an expandable blockquote."""
+    text = plain.strip()
+    if len(text) <= EXPAND_FROM:
+        return escape(text)
+    lead = split_text(text, LEAD_LIMIT)[0]
+    rest = text[len(lead) :].strip() if text.startswith(lead) else ""
+    if not rest:
+        return escape(text)
+    return f"{escape(lead)}\n<blockquote expandable>{escape(rest)}</blockquote>"
+
+
+def stop_keyboard(delivery_id: str, language: str) -> InlineKeyboardMarkup | None:
+    """The Stop button under an answer being written (None when its data would not fit)."""
+    data = f"{STOP}:{delivery_id}"
+    if len(data.encode()) > 64:
+        return None
+    label = say("turn:stop_button", language)
+    return InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data=data)]])
+
+
+def suggestions_keyboard(questions: list[str]) -> ReplyKeyboardMarkup | None:
+    """Suggested questions as keyboard buttons: a press sends the question as the user."""
+    rows = [[KeyboardButton(q[:200])] for q in questions]
+    if not rows:
+        return None
+    return ReplyKeyboardMarkup(rows, resize_keyboard=True, one_time_keyboard=True)
 
 
 def form_key(name: str) -> str:

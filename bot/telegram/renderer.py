@@ -27,9 +27,10 @@ from bot.telegram.render import (
     form_key,
     form_rows,
     html_messages,
+    stop_keyboard,
 )
 from bot.telegram.responder import ChatPacer, TelegramResponder
-from bot.telegram.sender import edit_payload, file_payload, send_payload
+from bot.telegram.sender import edit_payload, file_payload, react_payload, send_payload
 from bot.telegram.translate import PLATFORM
 
 
@@ -56,6 +57,16 @@ class TelegramRenderer:
         self._core = core
         self._bot = bot
         self._pacer = pacer
+        # drafts being written, (chat, draft id) → delivery: Telegram's stop button names them
+        self.drafts: dict[tuple[int, int], str] = {}
+
+    async def stop_draft(self, chat_id: int, draft_id: int) -> bool:
+        """Telegram's stop button on a draft: stop the turn writing it (a private chat's:
+        the chat is the asker's)."""
+        delivery_id = self.drafts.get((chat_id, draft_id))
+        if delivery_id is None:
+            return False
+        return await self._core.stop_turn(PLATFORM, delivery_id, str(chat_id)) == "stopped"
 
     async def render(self, delivery: Delivery, events: AsyncIterator[Outbound]) -> None:
         """Show every event of one delivery; the final ones are in the outbox on return."""
@@ -81,9 +92,13 @@ class TelegramRenderer:
             # a reply to any of the bot's messages in a group continues this conversation
             message.conversation_key if group else None,
         )
+        draft = (chat_id, responder.draft_id)
+        self.drafts[draft] = message.delivery_id
         try:
             async for out in events:
                 if isinstance(out, Progress | Token):  # the turn runs (it has its slot)
+                    if responder.stop_markup is None and isinstance(out, Progress):
+                        responder.stop_markup = stop_keyboard(message.delivery_id, out.language)
                     await responder.start()
                 if isinstance(out, Token | Reset):
                     await responder.show(out)
@@ -95,14 +110,19 @@ class TelegramRenderer:
                     for form in out.forms:
                         if form.get("send_file"):
                             await place.file(str(form["name"]), trace_id)
+                    if group and reply_to is not None:  # answered: the 👀 on it goes
+                        await place.unreact(reply_to)
                     place.index += 1
                 elif isinstance(out, Reply | ErrorReply):
                     await responder.close()
                     error_trace = out.trace_id if isinstance(out, ErrorReply) else None
                     pieces = html_messages(out.text)
                     await place.reply(pieces, reply_keyboard(out), responder, error_trace)
+                    if group and reply_to is not None:
+                        await place.unreact(reply_to)
                     place.index += 1
         finally:
+            self.drafts.pop(draft, None)
             await responder.close()
 
 
@@ -154,6 +174,11 @@ class _Place:
             await self._outbox.enqueue(
                 PLATFORM, str(self._chat), self._key(str(i)), payload, trace_id
             )
+
+    async def unreact(self, message_id: int) -> None:
+        """Clear the bot's reaction on the question, after the answer."""
+        payload = react_payload(self._chat, message_id)
+        await self._outbox.enqueue(PLATFORM, str(self._chat), self._key("unreact"), payload)
 
     async def file(self, form: str, trace_id: str | None) -> None:
         """A form's stored file, after the answer that offers it."""

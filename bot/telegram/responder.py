@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
-from telegram import Bot, ReplyParameters
+from telegram import Bot, InlineKeyboardMarkup, ReplyParameters
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
@@ -119,9 +119,12 @@ class TelegramResponder:
         self._reply_to = reply_to
         self._drafts = drafts and shown is None  # a message exists already: keep editing it
         self._record = record
-        self._draft_id = random.randint(1, 2**31 - 1)
+        self.draft_id = random.randint(1, 2**31 - 1)
         self._text = ""  # the answer so far
         self.shown = shown
+        # Stop under the preview while the answer is written (a draft: Telegram's own
+        # stop button, Bot API 10.3, which python-telegram-bot does not name yet)
+        self.stop_markup: InlineKeyboardMarkup | None = None
         self._typing: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -163,7 +166,11 @@ class TelegramResponder:
     async def _draft(self) -> None:
         try:
             await self._bot.send_message_draft(
-                self._chat, self._draft_id, preview(self._text), parse_mode=ParseMode.HTML
+                self._chat,
+                self.draft_id,
+                preview(self._text),
+                parse_mode=ParseMode.HTML,
+                api_kwargs={"can_stop": True} if self.stop_markup is not None else None,
             )
             self._pacer.done(self._chat)
         except RetryAfter as exc:
@@ -181,7 +188,11 @@ class TelegramResponder:
         )
         try:
             sent = await self._bot.send_message(
-                self._chat, preview(self._text), parse_mode=ParseMode.HTML, reply_parameters=reply
+                self._chat,
+                preview(self._text),
+                parse_mode=ParseMode.HTML,
+                reply_parameters=reply,
+                reply_markup=self.stop_markup,
             )
         except RetryAfter as exc:
             self._hold(exc)
@@ -200,6 +211,7 @@ class TelegramResponder:
                 chat_id=self._chat,
                 message_id=message_id,
                 parse_mode=ParseMode.HTML,
+                reply_markup=self.stop_markup,
             )
         except RetryAfter as exc:
             self._hold(exc)

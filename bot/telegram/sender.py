@@ -16,9 +16,11 @@ Payloads (JSON, written by the renderer and the adapter):
 `{"op": "send", "chat_id", "text", "reply_to"?, "markup"?, "remember"?}`,
 `{"op": "edit", "chat_id", "message_id", "text", "reply_to"?, "markup"?, "remember"?}`
 (the streamed preview, or a button's message, becomes the reply; sent as a new
-message when it cannot be edited) and `{"op": "file", "chat_id", "form"}` (a
-form's stored file). Text is HTML; `markup` is an inline keyboard as Telegram's
-JSON. `remember` is the conversation a group's bot message belongs to: stored
+message when it cannot be edited), `{"op": "file", "chat_id", "form"}` (a
+form's stored file) and `{"op": "react", "chat_id", "message_id", "emoji"}` (the
+bot's reaction on a message; "" clears it). Text is HTML; `markup` is an inline
+keyboard (or a reply keyboard of suggested questions) as Telegram's JSON.
+`remember` is the conversation a group's bot message belongs to: stored
 once the message exists, so a reply to it continues that conversation.
 """
 
@@ -27,7 +29,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from telegram import Bot, InlineKeyboardMarkup, InputFile, Message, ReplyParameters
+from telegram import (
+    Bot,
+    InlineKeyboardMarkup,
+    InputFile,
+    Message,
+    ReplyKeyboardMarkup,
+    ReplyParameters,
+)
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -42,6 +51,7 @@ from telegram.error import (
 from bot.core.dispatcher import ServingCore
 from bot.core.outbox import Channel, Pending, RetryLater, Undeliverable
 from bot.telegram import translate
+from bot.telegram.features import REACTIONS, TelegramFeatures
 from bot.telegram.responder import ChatPacer, retry_seconds
 from bot.telegram.translate import PLATFORM
 
@@ -55,7 +65,7 @@ NOT_EDITABLE = ("message to edit not found", "message can't be edited", "message
 def send_payload(
     chat_id: int,
     html: str,
-    markup: InlineKeyboardMarkup | None = None,
+    markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | None = None,
     *,
     reply_to: int | None = None,
     remember: str | None = None,
@@ -98,10 +108,13 @@ def gap(chat: str) -> float:
 class TelegramSender:
     """Makes the outbox's Telegram sends with one bot, on the previews' pace."""
 
-    def __init__(self, core: ServingCore, bot: Bot, pacer: ChatPacer) -> None:
+    def __init__(
+        self, core: ServingCore, bot: Bot, pacer: ChatPacer, features: TelegramFeatures
+    ) -> None:
         self._core = core
         self._bot = bot
         self._pacer = pacer
+        self._features = features
 
     def channel(self) -> Channel:
         """What the core's outbox registers for Telegram."""
@@ -155,11 +168,9 @@ class TelegramSender:
         op = payload.get("op")
         if op == "file":
             return await self._send_file(chat_id, str(payload["form"]))
-        markup = (
-            InlineKeyboardMarkup.de_json(payload["markup"], self._bot)
-            if payload.get("markup")
-            else None
-        )
+        if op == "react":
+            return await self._react(payload, chat_id)
+        markup = _markup(payload.get("markup"), self._bot)
         if op == "edit":
             edited = await self._edit(payload, chat_id, markup)
             if edited is not None:
@@ -180,9 +191,19 @@ class TelegramSender:
         )
         return sent.message_id
 
-    async def _edit(
-        self, payload: dict[str, Any], chat_id: int, markup: InlineKeyboardMarkup | None
-    ) -> int | None:
+    async def _react(self, payload: dict[str, Any], chat_id: int) -> int:
+        """Set (or, with no emoji, clear) the bot's reaction on a message; best effort."""
+        message_id = int(payload["message_id"])
+        emoji = str(payload.get("emoji") or "")
+        if not self._features.allows(REACTIONS):
+            return message_id
+        try:
+            await self._bot.set_message_reaction(chat_id, message_id, emoji or None)
+        except (BadRequest, Forbidden) as exc:  # gone, or reactions refused here
+            self._features.failed(REACTIONS, exc)
+        return message_id
+
+    async def _edit(self, payload: dict[str, Any], chat_id: int, markup: Any) -> int | None:
         """The edited message's id; None when it cannot be edited (then it is sent anew)."""
         message_id = int(payload["message_id"])
         try:
@@ -222,3 +243,17 @@ class TelegramSender:
             await self._core.chat_state.remember_many(PLATFORM, [key], str(conversation))
         except Exception:  # sent already: never send twice for want of a note
             logger.exception("chat %s: thread of message %s not remembered", chat_id, message_id)
+
+
+def _markup(raw: Any, bot: Bot) -> InlineKeyboardMarkup | ReplyKeyboardMarkup | None:
+    """A stored keyboard: inline buttons, or a reply keyboard (suggested questions)."""
+    if not raw:
+        return None
+    if "keyboard" in raw:
+        return ReplyKeyboardMarkup.de_json(raw, bot)
+    return InlineKeyboardMarkup.de_json(raw, bot)
+
+
+def react_payload(chat_id: int, message_id: int, emoji: str = "") -> dict[str, Any]:
+    """Set the bot's reaction on a message (no emoji: clear it)."""
+    return {"op": "react", "chat_id": chat_id, "message_id": message_id, "emoji": emoji}

@@ -6,7 +6,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from telegram import Chat, Document, Message, MessageEntity
+from telegram import Chat, Document, Message, MessageEntity, Update
 
 from bot.core.commands import parse_words
 from bot.core.messages import Attachment, InboundMessage
@@ -18,6 +18,7 @@ CORE_COMMANDS = {"deldoc": "delete"}
 CORE_BUTTON = "cb"  # callback data prefix of the core's buttons (upload offers, held uploads)
 # upload offers, held uploads, "Ask a person" (its answer's id), a hand-off case's buttons
 CORE_ACTIONS = ("upload", "held", "handoff", "case")
+STOPPED_GENERATION = "stopped_message_generation"  # Bot API 10.3, not yet in PTB
 _COMMAND = re.compile(r"^/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]{3,64}))?(?:\s+(.*))?$", re.DOTALL)
 
 
@@ -212,3 +213,15 @@ def core_button(data: str) -> tuple[str, str] | None:
     if prefix != CORE_BUTTON or action not in CORE_ACTIONS or not value:
         return None
     return action, value
+
+
+def stopped_draft(update: Update) -> tuple[int, int] | None:
+    """(chat id, draft id) of a `stopped_message_generation` update (Bot API 10.3: the
+    user pressed Telegram's stop button on a draft), else None."""
+    raw = (update.api_kwargs or {}).get(STOPPED_GENERATION)
+    if not isinstance(raw, dict):
+        return None
+    chat, draft = (raw.get("chat") or {}).get("id"), raw.get("draft_id")
+    if not isinstance(chat, int) or not isinstance(draft, int):
+        return None
+    return chat, draft

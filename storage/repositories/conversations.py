@@ -54,3 +54,19 @@ async def find_id(session: AsyncSession, platform: str, external_id: str) -> int
         )
     )
     return None if found is None else int(found)
+
+
+async def answer_in(
+    session: AsyncSession, message_id: int, platform: str, external_id: str
+) -> Message | None:
+    """The answer `message_id` if it was given in exactly that conversation, else None."""
+    return await session.scalar(
+        select(Message)
+        .join(Conversation, Conversation.id == Message.conversation_id)
+        .where(
+            Message.id == message_id,
+            Message.role == "assistant",
+            Conversation.platform == platform,
+            Conversation.external_id == external_id,
+        )
+    )

@@ -252,6 +252,36 @@ async def entries(
     return [dict(r._mapping) for r in rows]
 
 
+async def most_asked(
+    session: AsyncSession,
+    ttl_days: int,
+    model: str,
+    language: str,
+    collections: Sequence[str] | None,
+    limit: int,
+) -> list[str]:
+    """The questions served again most often in `language` that `collections` may read.
+
+    Only entries served at least once again (asked by more than the first
+    asker), never voted down on balance, and still valid.
+    """
+    rows = await session.execute(
+        text(
+            "SELECT m.question FROM answer_memory m WHERE m.language = :language"
+            f" AND m.hits > 0 AND m.helpful >= 0 AND {_VALID}{_scope(collections, None)}"
+            " ORDER BY m.hits DESC, m.helpful DESC, m.id DESC LIMIT :limit"
+        ),
+        {
+            "ttl": ttl_days,
+            "model": model,
+            "language": language,
+            "allowed": list(collections or []),
+            "limit": limit,
+        },
+    )
+    return [str(r[0]) for r in rows]
+
+
 async def forget(
     session: AsyncSession,
     entry_id: int | None,

@@ -159,20 +159,25 @@ def mention(
     return event
 
 
+def _finals(fake: FakeSlack) -> list[dict[str, Any]]:
+    """Posts and updates with blocks, but for previews (which carry the Stop button)."""
+    return [
+        p
+        for m, p in fake.calls
+        if m in ("chat.update", "chat.postMessage")
+        and p.get("blocks")
+        and not any(b.get("block_id") == "ragbot_stop" for b in p["blocks"])
+    ]
+
+
 async def final_posts(fake: FakeSlack, count: int = 1, timeout: float = 30) -> list[dict[str, Any]]:
     """Wait for `count` final answers (an update or post with blocks); return them."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        finals = [
-            p for m, p in fake.calls if m in ("chat.update", "chat.postMessage") and p.get("blocks")
-        ]
+        finals = _finals(fake)
         if len(finals) >= count:
             await asyncio.sleep(0.3)  # let stragglers (duplicates) show up
-            return [
-                p
-                for m, p in fake.calls
-                if m in ("chat.update", "chat.postMessage") and p.get("blocks")
-            ]
+            return _finals(fake)
         await asyncio.sleep(0.05)
     raise AssertionError(f"no final answer; calls: {[m for m, _ in fake.calls]}")
 
@@ -301,9 +306,11 @@ async def test_bad_or_stale_signature_is_401_and_nothing_runs(
 async def test_feedback_click_is_stored_and_shown(slack, fake_slack, db: Database) -> None:  # type: ignore[no-untyped-def]
     await slack[0].event(mention("passport renewal fee?", "600.1"))
     [final] = await final_posts(fake_slack)
-    button = next(b for b in final["blocks"] if b.get("block_id") == "ragbot_feedback")["elements"][
-        1
-    ]
+    # Slack's feedback buttons for AI answers: one element, a positive and a negative button
+    block = next(b for b in final["blocks"] if b.get("block_id") == "ragbot_feedback")
+    assert block["type"] == "context_actions"
+    [element] = block["elements"]
+    assert element["type"] == "feedback_buttons"
     payload = {
         "type": "block_actions",
         "user": {"id": "U7"},
@@ -320,10 +327,10 @@ async def test_feedback_click_is_stored_and_shown(slack, fake_slack, db: Databas
         },
         "actions": [
             {
-                "action_id": button["action_id"],
-                "value": button["value"],
+                "action_id": element["action_id"],
+                "value": element["negative_button"]["value"],
                 "block_id": "ragbot_feedback",
-                "type": "button",
+                "type": "feedback_buttons",
             }
         ],
     }

@@ -249,7 +249,7 @@ async def test_a_dm_question_starting_with_a_command_word_is_answered(
     await slack.event(dm("help me renew my badge", "70.1"))
     answer = await reply_in(fake_slack, "70.1")
     # a turn (an answer with feedback buttons), not the help text
-    assert "Ask me a question" not in answer and "ragbot_not_helpful" in answer
+    assert "Ask me a question" not in answer and "ragbot_feedback" in answer
     await slack.event(dm("help me with the passport renewal fee", "70.4"))
     assert INTERNAL_FACT in await reply_in(fake_slack, "70.4")
     await slack.event(dm("help", "70.2"))

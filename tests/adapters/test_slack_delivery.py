@@ -242,9 +242,11 @@ async def test_a_turn_waiting_for_a_slot_says_it_is_in_line_then_works_in_that_m
     responder = SlackResponder(client, Delivery(message), enqueue, streaming=True, interval_s=0)
     await responder.render(Queued(say("inbox:queued", "en"), "en"))
     [opened] = fake_slack.of("chat.startStream")
-    assert [(c["status"], c["title"]) for c in opened["chunks"]] == [
-        ("pending", say("inbox:queued", "en"))
-    ]
+    tasks = [c for c in opened["chunks"] if c["type"] == "task_update"]
+    assert [(c["status"], c["title"]) for c in tasks] == [("pending", say("inbox:queued", "en"))]
+    # a question in line can be stopped already: the stream carries the Stop button
+    [buttons] = [c["blocks"] for c in opened["chunks"] if c["type"] == "blocks"]
+    assert buttons[0]["elements"][0]["action_id"] == "ragbot_stop"
     await responder.render(Progress("received", say("progress:received", "en"), "en"))
     [running] = fake_slack.of("chat.appendStream")
     started = next(i for i, (m, _) in enumerate(fake_slack.calls) if m == "chat.startStream")
@@ -338,10 +340,11 @@ async def test_votes_over_the_rate_limit_do_nothing_and_get_one_private_notice(
     await until(lambda: len(finals(fake_slack)) >= 1)
     [(_, answer, _)] = finals(fake_slack)
     button = next(b for b in answer["blocks"] if b.get("block_id") == "ragbot_feedback")
-    value = button["elements"][0]["value"]
+    element = button["elements"][0]
 
     def click(n: int) -> dict[str, Any]:
-        action = "ragbot_helpful" if n % 2 else "ragbot_not_helpful"
+        action = "ragbot_feedback"
+        value = element["positive_button" if n % 2 else "negative_button"]["value"]
         return {
             "type": "block_actions",
             "user": {"id": "U7", "team_id": "T1"},
@@ -356,7 +359,7 @@ async def test_votes_over_the_rate_limit_do_nothing_and_get_one_private_notice(
                     "action_id": action,
                     "value": value,
                     "block_id": "ragbot_feedback",
-                    "type": "button",
+                    "type": "feedback_buttons",
                     "action_ts": f"9{n}.5",
                 }
             ],

@@ -93,7 +93,7 @@ async def test_a_vote_from_another_thread_is_not_counted(
     await slack[0].event(mention("passport renewal fee?", "610.1"))
     [final] = await final_posts(fake_slack)
     button = next(b for b in final["blocks"] if b.get("block_id") == "ragbot_feedback")
-    value = button["elements"][0]["value"]
+    value = button["elements"][0]["positive_button"]["value"]
 
     def click(thread: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
         return {
@@ -107,10 +107,10 @@ async def test_a_vote_from_another_thread_is_not_counted(
             "message": {"ts": "9.9", "thread_ts": thread, "text": "x", "blocks": blocks},
             "actions": [
                 {
-                    "action_id": "ragbot_helpful",
+                    "action_id": "ragbot_feedback",
                     "value": value,
                     "block_id": "ragbot_feedback",
-                    "type": "button",
+                    "type": "feedback_buttons",
                 }
             ],
         }

@@ -513,5 +513,6 @@ async def test_refused_drafts_fall_back_to_an_edited_message(
         [final] = await answered(fake_tg, 1801)
         assert len(fake_tg.of("sendMessageDraft", 1801)) == 1  # tried once, then edits
         first = fake_tg.of("sendMessage", 1801)[0]
-        assert "An adult" in first["text"] and not keyboard(first)  # the preview message
+        assert "An adult" in first["text"]  # the preview message, with only Stop under it
+        assert [b["text"] for b in keyboard(first)] == ["⏹ Stop"]
         assert "1,300 dollars" in final["text"] and fake_tg.of("editMessageText", 1801)

@@ -1,0 +1,61 @@
+"""What people do with an answer already given: vote on it, or share one shown privately."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from bot.telemetry import Telemetry
+from storage.db import Database
+from storage.repositories import conversations as conv_repo
+from storage.repositories import feedback as feedback_repo
+from storage.repositories import memory as memory_repo
+
+logger = logging.getLogger(__name__)
+
+
+class AnswerActions:
+    """Votes and shares on stored answers."""
+
+    def __init__(self, db: Database, telemetry: Telemetry) -> None:
+        self._db = db
+        self._telemetry = telemetry
+
+    async def feedback(
+        self, platform: str, user_id: str, message_id: int, helpful: bool, where: str
+    ) -> bool:
+        """Store (or change) a user's vote on an answer; False when it cannot count.
+
+        `where` is the conversation the click came from, as the adapter verified
+        it against the platform's message (a Slack thread `channel:ts`, a Telegram
+        chat id): the answer must have been posted there, on this platform. Anything
+        else (no such answer, another platform's, another chat's) changes nothing.
+        Stored in Postgres; with Langfuse keys also a score on the answer's trace.
+        """
+        async with self._db.transaction() as session:
+            found, trace_id = await feedback_repo.vote(
+                session, message_id, platform, user_id, 1 if helpful else -1, where
+            )
+            if found:  # one vote per person per remembered answer (see memory_repo.vote)
+                voter = self._telemetry.pseudonyms.user(platform, user_id)
+                await memory_repo.vote(session, message_id, trace_id, voter or "", helpful)
+        if not found:
+            logger.info("vote on answer %s from %s not counted", message_id, platform)
+        if found:
+            self._telemetry.feedback(trace_id, message_id, platform, user_id, helpful)
+        return found
+
+    async def shown_privately(
+        self, platform: str, conversation_key: str, message_id: int
+    ) -> dict[str, Any] | None:
+        """An answer given in `conversation_key` (the presser's own private one, as the
+        adapter built it): text, language, citations; None when it was not given there."""
+        async with self._db.sessions() as session:
+            answer = await conv_repo.answer_in(session, message_id, platform, conversation_key)
+        if answer is None:
+            return None
+        return {
+            "text": answer.content,
+            "language": answer.language or "en",
+            "citations": list(answer.citations or []),
+        }

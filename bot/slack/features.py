@@ -1,0 +1,58 @@
+"""Which of Slack's newer AI-app features this workspace accepts, learned by trying once.
+
+The agent features (live status, suggested prompts, the feedback buttons
+block, a Stop button on a stream) are used by default. When Slack refuses one
+for good (an app without agent_view or `assistant:write`, an older workspace,
+a block type it does not know), the refusal is logged once as a warning and
+the feature is not tried again by this worker: the adapter does what it did
+before the feature existed. A rate limit, a 5xx or a network error is not a
+refusal: the call is only skipped this time.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk.errors import SlackApiError
+
+logger = logging.getLogger(__name__)
+# Slack's own words for "not now": retried like a 5xx, never a refusal
+TRANSIENT = frozenset(
+    {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
+)
+
+STATUS = "assistant.threads.setStatus"
+PROMPTS = "assistant.threads.setSuggestedPrompts"
+FEEDBACK_BUTTONS = "feedback buttons block"
+STREAM_BUTTONS = "buttons in a stream"
+
+
+class SlackFeatures:
+    """The features still worth trying, and one warning for each that was refused."""
+
+    def __init__(self) -> None:
+        self._refused: set[str] = set()
+
+    def allows(self, feature: str) -> bool:
+        """True until Slack refused `feature` for good."""
+        return feature not in self._refused
+
+    def refuse(self, feature: str, reason: str) -> None:
+        """Stop using `feature`, saying so once."""
+        if feature in self._refused:
+            return
+        self._refused.add(feature)
+        logger.warning(
+            "slack refused the %s (%s): carrying on without it (see bot/slack/manifest.yaml)",
+            feature,
+            reason,
+        )
+
+    def failed(self, feature: str, exc: Exception) -> None:
+        """A call for `feature` failed: refused for good unless it was transient."""
+        if isinstance(exc, SlackApiError) and exc.response is not None:
+            error = str(exc.response.get("error") or "")
+            if exc.response.status_code != 429 and error not in TRANSIENT:
+                self.refuse(feature, error or f"HTTP {exc.response.status_code}")
+                return
+        logger.info("slack %s skipped this time: %s", feature, type(exc).__name__)

@@ -1,0 +1,67 @@
+"""A thread's live status while its turn runs (assistant.threads.setStatus).
+
+Shown when the turn starts, with rotating loading messages in the asker's
+language ("Searching…", "Checking sources…"), and cleared when the answer
+starts streaming or is posted. Best effort: a failure never holds the turn up,
+and a workspace that refuses the method (no agent features) is not asked again.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack.features import STATUS, SlackFeatures
+from textkit.catalog import say
+
+logger = logging.getLogger(__name__)
+# the turn's steps, as the loading messages Slack rotates through
+LOADING_STEPS = ("received", "planner", "query_builder", "tool_executor", "retrieval_checker")
+
+
+def loading_messages(language: str) -> list[str]:
+    """The rotating status lines, in `language`."""
+    return [say(f"progress:{step}", language) for step in LOADING_STEPS]
+
+
+class SlackStatus:
+    """One thread's status: shown once, cleared once."""
+
+    def __init__(self, client: AsyncWebClient, features: SlackFeatures, route: dict[str, Any]):
+        self._client = client
+        self._features = features
+        self._channel = str(route.get("channel") or "")
+        self._thread = str(route.get("thread_ts") or "")
+        self._shown = False
+
+    async def show(self, language: str) -> None:
+        """Set the status (where the thread is known and Slack takes it)."""
+        if not (self._channel and self._thread) or not self._features.allows(STATUS):
+            return
+        if await self._set(say("slack:status", language), loading_messages(language)):
+            self._shown = True
+
+    async def clear(self) -> None:
+        """Clear a status shown (the answer is showing now)."""
+        if self._shown:
+            self._shown = False
+            await self._set("", None)
+
+    async def _set(self, status: str, loading: list[str] | None) -> bool:
+        try:
+            await self._client.assistant_threads_setStatus(
+                channel_id=self._channel,
+                thread_ts=self._thread,
+                status=status,
+                loading_messages=loading,
+            )
+            return True
+        except SlackApiError as exc:
+            self._features.failed(STATUS, exc)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            logger.info("slack status skipped: %s", type(exc).__name__)
+        return False
