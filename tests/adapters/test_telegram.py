@@ -54,6 +54,7 @@ class TelegramHarness:
 
     def __init__(self, worker: Worker, adapter: TelegramAdapter) -> None:
         self.worker, self.adapter = worker, adapter
+        self.llm: FakeOpenAI | None = None  # the fake model, when the graph has one
         app = build_app(worker.db, head_revision(), adapter.routes)
         self.http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
 
@@ -109,7 +110,12 @@ PLAN = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport 
 
 @contextlib.asynccontextmanager
 async def llm_harness(
-    database_url: str, embedder: Embedder, fake: FakeTelegram, answer: str, pace: float = 0.0
+    database_url: str,
+    embedder: Embedder,
+    fake: FakeTelegram,
+    answer: str,
+    pace: float = 0.0,
+    **settings: Any,
 ) -> AsyncIterator[TelegramHarness]:
     """A webhook-mode worker whose graph uses a fake LLM: plans FAQ, writes `answer` at `pace`."""
     llm_server = FakeOpenAI().start()
@@ -119,7 +125,8 @@ async def llm_harness(
         else Reply(answer, pace=pace)
     )
     llm = build_chat_model(llm_server.url, "key", "fake", timeout=10.0)
-    h = await start_harness(database_url, embedder, fake, llm=llm)
+    h = await start_harness(database_url, embedder, fake, llm=llm, **settings)
+    h.llm = llm_server
     try:
         yield h
     finally:

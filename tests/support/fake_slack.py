@@ -51,6 +51,8 @@ class FakeSlack:
     # with no one; ids starting with D are DMs), e.g. {"is_ext_shared": True}
     channels: dict[str, dict[str, Any]] = field(default_factory=dict)
     delays: dict[str, float] = field(default_factory=dict)  # method → seconds before answering
+    # block (or stream chunk) types this Slack does not know: invalid_blocks when sent
+    unknown_blocks: set[str] = field(default_factory=set)
     url: str = ""
     _ts: Any = field(default_factory=lambda: itertools.count(1))
     _server: ThreadingHTTPServer | None = None
@@ -164,6 +166,8 @@ class FakeSlack:
             if error == "missing_scope":  # Slack names the scope the method needs
                 return {"ok": False, "error": error, "needed": SCOPES.get(method, "")}
             return {"ok": False, "error": error}
+        if self._unknown(params or {}):
+            return {"ok": False, "error": "invalid_blocks"}
         ts = f"1700000000.{next(self._ts):06d}"
         if method == "auth.test":
             return {
@@ -191,6 +195,11 @@ class FakeSlack:
         if method == "files.completeUploadExternal":
             return {"ok": True, "files": [{"id": "F1"}]}
         return {"ok": True, "ts": ts, "channel": "C1"}
+
+    def _unknown(self, params: dict[str, Any]) -> bool:
+        """The call carries a block or chunk of a type this Slack does not know."""
+        items = [*(params.get("blocks") or []), *(params.get("chunks") or [])]
+        return any(isinstance(i, dict) and i.get("type") in self.unknown_blocks for i in items)
 
     @staticmethod
     def channel_info(channel: str) -> dict[str, Any]:
