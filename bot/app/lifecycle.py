@@ -147,6 +147,7 @@ async def _serve(
         if core is not None:  # the adapters registered their renderers and senders
             core.inbox.open()
             core.outbox.open()
+            core.stops.start_relay()  # Stop pressed on another worker reaches its turn here
             # reminders of unanswered hand-off cases
             core.handoff.rooms.open(anyone_in_room=not settings.handoff_staff())
         http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
@@ -166,6 +167,7 @@ async def _serve(
                     settings.shutdown_grace_s,
                 )
             await core.outbox.stop(5.0)  # what is due goes out; retries wait for the next worker
+            await core.stops.stop_relay()
         for adapter in adapters:
             await adapter.close()
         server.should_exit = True

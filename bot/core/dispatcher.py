@@ -108,7 +108,7 @@ class ServingCore:
         self.handoff = HandoffDesk(db, settings, admin, self.audiences, self.outbox)
         self.api_keys = ApiKeys(db)
         self.mailbox = Mailbox(db)
-        self.stops = TurnStops()
+        self.stops = TurnStops(db)
         self.answered = AnswerActions(db, answers.telemetry)
         self._suggestions = Suggestions(settings, admin.memory)
 
@@ -168,9 +168,9 @@ class ServingCore:
 
     async def stop_turn(self, platform: str, delivery_id: str, user_id: str) -> str:
         """The Stop button: stop the delivery's turn if `user_id` asked it. "stopped" (its
-        answer ends with what was written, marked stopped), "not_yours", or "unknown"
-        (not running here: over already, or another worker's)."""
-        return self.stops.stop(platform, delivery_id, user_id)
+        answer ends with what was written, marked stopped), "not_yours", "passed" (not
+        running here: the other workers were asked) or "unknown" (over already)."""
+        return await self.stops.stop(platform, delivery_id, user_id)
 
     def register_notifier(self, platform: str, notifier: Notifier) -> None:
         """How upload results reach admins on `platform` (the adapter sends a message)."""

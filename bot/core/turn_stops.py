@@ -3,14 +3,25 @@
 A turn is known by its delivery (platform, delivery id), which the Stop button
 carries: a button left on an old message can never stop a newer turn. Only
 the asker may stop a turn. A press reaching a worker that does not run the
-turn is passed to the other workers (`StopNotices`, Postgres NOTIFY), each of
-which stops it if it runs there.
+turn (Slack and webhooks send a press to any worker) is passed on to the
+others through Postgres (NOTIFY), and the worker running it stops it there,
+for its asker only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import logging
 from dataclasses import dataclass, field
+
+from storage import notices
+from storage.db import Database
+
+logger = logging.getLogger(__name__)
+CHANNEL = "ragbot_stop"
+RELISTEN_S = (1.0, 30.0)  # after a lost connection: first wait, longest wait
 
 
 @dataclass
@@ -22,10 +33,13 @@ class RunningTurn:
 
 
 class TurnStops:
-    """The turns running on this worker, by (platform, delivery id)."""
+    """The turns running on this worker, by (platform, delivery id), and the relay of
+    presses between workers."""
 
-    def __init__(self) -> None:
+    def __init__(self, db: Database) -> None:
+        self._db = db
         self._running: dict[tuple[str, str], RunningTurn] = {}
+        self._relay: asyncio.Task[None] | None = None
 
     def open(self, platform: str, delivery_id: str, asker: str) -> asyncio.Event:
         """Register a turn about to run; the event it is handed is set by a Stop."""
@@ -37,9 +51,9 @@ class TurnStops:
         """The turn ended (answered, stopped, failed or cancelled)."""
         self._running.pop((platform, delivery_id), None)
 
-    def stop(self, platform: str, delivery_id: str, user: str) -> str:
-        """Stop the turn if `user` asked it: "stopped", "not_yours" or "unknown" (not
-        running on this worker: finished already, or another worker's)."""
+    def stop_here(self, platform: str, delivery_id: str, user: str) -> str:
+        """Stop the turn if it runs on this worker and `user` asked it: "stopped",
+        "not_yours" or "unknown" (not running here)."""
         turn = self._running.get((platform, delivery_id))
         if turn is None:
             return "unknown"
@@ -47,3 +61,51 @@ class TurnStops:
             return "not_yours"
         turn.stop.set()
         return "stopped"
+
+    async def stop(self, platform: str, delivery_id: str, user: str) -> str:
+        """Stop the turn wherever it runs: as `stop_here`, but a turn not running here is
+        asked of the other workers ("passed"; it may be over already)."""
+        outcome = self.stop_here(platform, delivery_id, user)
+        if outcome != "unknown" or self._relay is None:
+            return outcome
+        payload = json.dumps({"platform": platform, "delivery": delivery_id, "user": user})
+        try:
+            await notices.notify(self._db, CHANNEL, payload[:7000])
+        except Exception:  # the database is down: nothing can be passed on
+            logger.warning("a stop could not be passed to the other workers", exc_info=True)
+            return "unknown"
+        return "passed"
+
+    def start_relay(self) -> None:
+        """Listen for presses made on the other workers (`ragbot serve`)."""
+        if self._relay is None:
+            self._relay = asyncio.create_task(self._listen(), name="turn-stops")
+
+    async def stop_relay(self) -> None:
+        """Stop listening."""
+        if self._relay is not None:
+            self._relay.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._relay
+            self._relay = None
+
+    async def _listen(self) -> None:
+        wait = RELISTEN_S[0]
+        while True:
+            try:
+                async for payload in notices.listen(self._db, CHANNEL):
+                    wait = RELISTEN_S[0]
+                    self._from_elsewhere(payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the database went away: listen again when it is back
+                logger.warning("stop relay lost its connection (%s); again in %.0f s", exc, wait)
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, RELISTEN_S[1])
+
+    def _from_elsewhere(self, payload: str) -> None:
+        try:
+            asked = json.loads(payload)
+            self.stop_here(str(asked["platform"]), str(asked["delivery"]), str(asked["user"]))
+        except (ValueError, KeyError, TypeError):
+            logger.warning("a stop from another worker could not be read")

@@ -412,7 +412,7 @@ class SlackAdapter:
         channel = (body.get("channel") or {}).get("id") or ""
         turn = str((body.get("actions") or [{}])[0].get("value") or "")
         outcome = await self._core.stop_turn(translate.PLATFORM, turn, user)
-        if outcome != "stopped" and channel:
+        if outcome in ("not_yours", "unknown") and channel:
             facts = await self.audiences.user(user)
             language = language_of(facts.locale if facts else None)
             key = "turn:stop_not_yours" if outcome == "not_yours" else "turn:stop_over"

@@ -93,7 +93,7 @@ class TelegramButtons:
             await query.answer()
             return
         outcome = await self._core.stop_turn(PLATFORM, delivery_id, str(query.from_user.id))
-        if outcome == "stopped":
+        if outcome in ("stopped", "passed"):  # "passed": another worker runs it
             await query.answer()
             return
         key = "turn:stop_not_yours" if outcome == "not_yours" else "turn:stop_over"

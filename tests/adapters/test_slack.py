@@ -109,6 +109,7 @@ async def serve_slack(worker: Worker, settings: Settings, sweeping: bool = True)
     if sweeping:
         worker.core.inbox.open()
     worker.core.outbox.open()
+    worker.core.stops.start_relay()
     return SlackHarness(worker, adapter)
 
 
@@ -120,6 +121,7 @@ async def stop_slack(harness: SlackHarness) -> None:
     await harness.adapter.stop()
     await core.drain(5)
     await core.outbox.stop(5)
+    await core.stops.stop_relay()
     async with harness.worker.db.transaction() as session:  # (the db fixture keeps outbox
         await session.execute(text("DELETE FROM outbox"))  # rows; keys would collide)
     await close_worker(harness.worker)

@@ -244,6 +244,32 @@ async def test_stop_mid_stream_cancels_the_model_keeps_the_text_and_the_next_que
         assert "Stopped" not in finals[-1]["text"] and "four working days" in finals[-1]["text"]
 
 
+async def test_stop_pressed_on_another_worker_stops_the_turn_where_it_runs(
+    db: Database, database_url: str, embedder: Embedder, fake_slack: FakeSlack
+) -> None:
+    slow = ANSWER * 12
+    async with served(db, database_url, embedder, fake_slack, answer=slow, pace=0.1) as (h, llm):
+        assert llm is not None
+        settings = slack_settings(fake_slack)
+        # a second worker that takes no deliveries: presses only (as a load balancer sends)
+        other = await serve_slack(
+            await make_worker(database_url, embedder, settings), settings, sweeping=False
+        )
+        try:
+            await h.event(mention("How much does a passport renewal cost?", "450.1"))
+            await until(
+                lambda: any(p.get("markdown_text") for p in fake_slack.of("chat.appendStream")), 30
+            )
+            [opened] = fake_slack.of("chat.startStream")
+            [stop] = [c["blocks"][0] for c in opened["chunks"] if c["type"] == "blocks"]
+            await other.form(press("ragbot_stop", stop["elements"][0]["value"], user="U1"))
+            [final] = await final_posts(fake_slack)
+            assert "Stopped" in final["text"]
+            assert not fake_slack.of("chat.postEphemeral")  # no "already finished" said
+        finally:
+            await stop_slack(other)
+
+
 async def test_ragbot_ask_answers_privately_and_share_posts_it_once(
     db: Database, database_url: str, embedder: Embedder, fake_slack: FakeSlack
 ) -> None:

@@ -1,0 +1,46 @@
+"""Postgres NOTIFY between workers: a short message every worker listening on a channel gets.
+
+For what one worker learns and another must act on at once (a Stop pressed on
+the worker that does not run the turn). Delivered only to workers listening
+at that moment: callers use it for what is worth nothing later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from sqlalchemy import text
+
+from storage.db import Database
+
+_CHANNEL_NAME = frozenset("abcdefghijklmnopqrstuvwxyz_")
+
+
+async def notify(db: Database, channel: str, payload: str) -> None:
+    """Send `payload` (under 8,000 bytes) to every worker listening on `channel`."""
+    async with db.transaction() as session:
+        await session.execute(
+            text("SELECT pg_notify(:channel, :payload)"),
+            {
+                "channel": channel,
+                "payload": payload,
+            },
+        )
+
+
+async def listen(db: Database, channel: str) -> AsyncIterator[str]:
+    """The payloads sent on `channel` from now on, on a connection of its own (closed when
+    the iteration ends; a lost connection ends it with the driver's error)."""
+    if not channel or not set(channel) <= _CHANNEL_NAME:  # LISTEN takes no parameters
+        raise ValueError(f"bad channel name {channel!r}")
+    conn = await db.engine.connect()
+    try:
+        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+        raw = await conn.get_raw_connection()
+        driver = raw.driver_connection
+        assert driver is not None
+        await driver.execute(f"LISTEN {channel}")
+        async for notice in driver.notifies():
+            yield notice.payload
+    finally:
+        await conn.close()
