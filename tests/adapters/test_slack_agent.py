@@ -9,6 +9,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -368,3 +369,11 @@ async def test_the_channel_a_user_views_gives_its_collections_in_the_dm(
         await h.event({**question, "text": "How much does a passport renewal cost?", "ts": "9.2"})
         finals = await final_posts(fake_slack, 2)
         assert "1,300" in blocks_text(finals[-1])
+
+
+def test_the_manifest_asks_for_the_agent_experience_and_what_it_listens_to() -> None:
+    manifest = (Path(__file__).parents[2] / "bot" / "slack" / "manifest.yaml").read_text()
+    assert "\n  agent_view:\n    agent_description:" in manifest
+    assert "assistant_view" not in manifest  # being retired by Slack
+    for needed in ("assistant:write", "app_home_opened", "app_context_changed", "message.im"):
+        assert f"- {needed}" in manifest

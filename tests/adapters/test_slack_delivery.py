@@ -335,7 +335,7 @@ async def test_votes_over_the_rate_limit_do_nothing_and_get_one_private_notice(
     start: Any, fake_slack: FakeSlack, db: Database
 ) -> None:
     slack = await start(RATE_LIMIT_PER_MINUTE=2)
-    await window_with_time_left(25)  # every press of the test in one window
+    await window_with_time_left(15)  # every press of the test in one window
     await slack.event(mention("How much does a passport renewal cost?", "500.1"))
     await until(lambda: len(finals(fake_slack)) >= 1)
     [(_, answer, _)] = finals(fake_slack)

@@ -162,7 +162,7 @@ async def test_over_the_limit_one_notice_per_window_and_commands_and_buttons_cou
     notice_html = html.escape(notice)  # in a message
     try:
         flooder = 3401
-        await window_with_time_left(25)
+        await window_with_time_left(15)
         for n in range(5):
             await h.post(private_text(3400 + n, flooder, f"{QUESTION} ({n})"))
         await until(lambda: len(fake_tg.of("sendMessage", flooder)) >= 3)
@@ -185,7 +185,7 @@ async def test_over_the_limit_one_notice_per_window_and_commands_and_buttons_cou
         # a user whose commands and presses take them over the limit: the press is refused
         # with the notice (an alert), once; later messages get nothing
         clicker = 3402
-        await window_with_time_left(25)
+        await window_with_time_left(15)
         await h.post(private_text(3420, clicker, "/start"))  # 1
         await h.post(private_text(3421, clicker, QUESTION))  # 2
         [mine] = await answered(fake_tg, clicker)
