@@ -10,6 +10,7 @@ stream writer keep their context variables across the run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, TypeVar
 
@@ -22,13 +23,19 @@ class StoppedError(Exception):
 
 async def until_stopped(events: AsyncIterator[T], stop: asyncio.Event) -> AsyncGenerator[T, None]:
     """`events` as they come, until `stop` is set: then the producer is cancelled and
-    `StoppedError` raised. A failure of `events` is raised here as it was."""
+    `StoppedError` raised. A failure of `events` is raised here as it was.
+
+    A stop wins over events already waiting (a slow reader must not read the turn
+    to its end), and the producer closes `events` when cancelled, so the graph's
+    own tasks (a node mid-model-call) are cancelled too.
+    """
     queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=1)
 
     async def produce() -> None:
         try:
-            async for item in events:
-                await queue.put(("item", item))
+            async with contextlib.aclosing(events):  # type: ignore[type-var]
+                async for item in events:
+                    await queue.put(("item", item))
         except Exception as exc:  # handed over; a cancellation is this task's own end
             await queue.put(("error", exc))
             return
@@ -38,11 +45,17 @@ async def until_stopped(events: AsyncIterator[T], stop: asyncio.Event) -> AsyncG
     stopping = asyncio.create_task(stop.wait())
     try:
         while True:
-            taking = asyncio.create_task(queue.get())
-            done, _ = await asyncio.wait({taking, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            if taking not in done:
-                taking.cancel()
+            if stop.is_set():
                 raise StoppedError
+            taking = asyncio.create_task(queue.get())
+            await asyncio.wait({taking, stopping, producer}, return_when=asyncio.FIRST_COMPLETED)
+            if stop.is_set() or not taking.done():
+                taking.cancel()
+                if stop.is_set():
+                    raise StoppedError
+                if producer.done() and queue.empty():  # it ended without a word
+                    raise RuntimeError("the turn's work ended without handing anything over")
+                continue
             kind, value = taking.result()
             if kind == "end":
                 return

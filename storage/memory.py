@@ -107,7 +107,7 @@ class AnswerMemory:
             row = await memory_repo.closest(session, valid, vector)
             if row is None or float(row["similarity"]) < self.min_similarity:
                 return None
-            await memory_repo.mark_hit(session, int(row["id"]))
+            await memory_repo.mark_hit(session, int(row["id"]), voter)
         return MemoryHit(
             id=int(row["id"]),
             answer=str(row["answer"]),
@@ -167,12 +167,24 @@ class AnswerMemory:
             )
 
     async def most_asked(
-        self, language: str, collections: Sequence[str] | None, limit: int = 3
+        self,
+        language: str,
+        collections: Sequence[str] | None,
+        platform: str | None,
+        min_askers: int,
+        limit: int = 3,
     ) -> list[str]:
-        """The most asked remembered questions in `language` that `collections` may read."""
+        """The remembered questions most people asked in `language` on `platform` that
+        `collections` may read (each asked by at least `min_askers` people)."""
         async with self._db.sessions() as session:
             return await memory_repo.most_asked(
-                session, self.ttl_days, self._embedder.model_id, language, collections, limit
+                session,
+                self.ttl_days,
+                self._embedder.model_id,
+                language,
+                (collections, platform),
+                min_askers,
+                limit,
             )
 
     async def forget(

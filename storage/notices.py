@@ -28,9 +28,14 @@ async def notify(db: Database, channel: str, payload: str) -> None:
         )
 
 
-async def listen(db: Database, channel: str) -> AsyncIterator[str]:
-    """The payloads sent on `channel` from now on, on a connection of its own (closed when
-    the iteration ends; a lost connection ends it with the driver's error)."""
+async def listen(db: Database, channel: str, check_every_s: float = 30.0) -> AsyncIterator[str]:
+    """The payloads sent on `channel` from now on, on a connection of its own.
+
+    The connection is checked every `check_every_s` (a half-open one, after a
+    failover, would otherwise wait forever) and a lost one ends the iteration
+    with the driver's error. When it ends the connection is discarded, never
+    returned to the pool still listening.
+    """
     if not channel or not set(channel) <= _CHANNEL_NAME:  # LISTEN takes no parameters
         raise ValueError(f"bad channel name {channel!r}")
     conn = await db.engine.connect()
@@ -40,7 +45,10 @@ async def listen(db: Database, channel: str) -> AsyncIterator[str]:
         driver = raw.driver_connection
         assert driver is not None
         await driver.execute(f"LISTEN {channel}")
-        async for notice in driver.notifies():
-            yield notice.payload
+        while True:
+            async for notice in driver.notifies(timeout=check_every_s):
+                yield notice.payload
+            await driver.execute("SELECT 1")  # quiet for a while: is it still there?
     finally:
+        await conn.invalidate()  # never back into the pool while listening
         await conn.close()

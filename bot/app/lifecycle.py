@@ -124,6 +124,7 @@ async def _serve(
     await asyncio.to_thread(warm_up, rt)
     jobs = rt.job_queue()
     await jobs.open()
+    core: ServingCore | None = None
     try:
         core = rt.serving_core(jobs) if chat else None
         adapters = configured_adapters(settings, core) if core is not None else []
@@ -167,7 +168,6 @@ async def _serve(
                     settings.shutdown_grace_s,
                 )
             await core.outbox.stop(5.0)  # what is due goes out; retries wait for the next worker
-            await core.stops.stop_relay()
         for adapter in adapters:
             await adapter.close()
         server.should_exit = True
@@ -175,6 +175,8 @@ async def _serve(
         # bounded: with the database gone, the worker's goodbye would wait for a connection
         await asyncio.wait([http, worker], timeout=settings.shutdown_grace_s + 5)
     finally:
+        if core is not None:
+            await core.stops.stop_relay()
         try:
             await asyncio.wait_for(jobs.close(), 5)
         except TimeoutError:

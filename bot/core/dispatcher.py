@@ -469,7 +469,7 @@ class ServingCore:
     ) -> list[str]:
         """The questions a greeting suggests to this reader, in `language`."""
         collections = self.audiences.collections(platform, audience)
-        return await self._suggestions.for_reader(language, collections)
+        return await self._suggestions.for_reader(language, collections, platform)
 
     async def has_conversation(self, platform: str, key: str) -> bool:
         """True when the bot already answered in this conversation (a thread it is part of),

@@ -30,6 +30,7 @@ class RunningTurn:
 
     asker: str
     stop: asyncio.Event = field(default_factory=asyncio.Event)
+    aliases: list[str] = field(default_factory=list)  # other names of it (a draft's)
 
 
 class TurnStops:
@@ -39,6 +40,7 @@ class TurnStops:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._running: dict[tuple[str, str], RunningTurn] = {}
+        self._aliases: dict[tuple[str, str], str] = {}  # (platform, alias) → delivery id
         self._relay: asyncio.Task[None] | None = None
 
     def open(self, platform: str, delivery_id: str, asker: str) -> asyncio.Event:
@@ -49,11 +51,22 @@ class TurnStops:
 
     def close(self, platform: str, delivery_id: str) -> None:
         """The turn ended (answered, stopped, failed or cancelled)."""
-        self._running.pop((platform, delivery_id), None)
+        turn = self._running.pop((platform, delivery_id), None)
+        for alias in turn.aliases if turn is not None else ():
+            self._aliases.pop((platform, alias), None)
+
+    def alias(self, platform: str, alias: str, delivery_id: str) -> None:
+        """Another name a Stop may give the running turn (Telegram's stop button names the
+        draft, not the delivery); forgotten when the turn ends."""
+        turn = self._running.get((platform, delivery_id))
+        if turn is not None:
+            turn.aliases.append(alias)
+            self._aliases[(platform, alias)] = delivery_id
 
     def stop_here(self, platform: str, delivery_id: str, user: str) -> str:
         """Stop the turn if it runs on this worker and `user` asked it: "stopped",
         "not_yours" or "unknown" (not running here)."""
+        delivery_id = self._aliases.get((platform, delivery_id), delivery_id)
         turn = self._running.get((platform, delivery_id))
         if turn is None:
             return "unknown"
@@ -70,7 +83,7 @@ class TurnStops:
             return outcome
         payload = json.dumps({"platform": platform, "delivery": delivery_id, "user": user})
         try:
-            await notices.notify(self._db, CHANNEL, payload[:7000])
+            await notices.notify(self._db, CHANNEL, payload)
         except Exception:  # the database is down: nothing can be passed on
             logger.warning("a stop could not be passed to the other workers", exc_info=True)
             return "unknown"

@@ -27,6 +27,9 @@ from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
 CHANNEL_ENTITY = "slack#/types/channel_id"
+# how long a viewed channel counts for the DM after Slack last said so: a user who
+# left the channel stops reading its collections within this time
+VIEWED_FOR_S = 3600.0
 
 Enqueue = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
 
@@ -68,16 +71,16 @@ class AgentView:
         self._audiences = audiences
         self._features = features
         self._enqueue = enqueue
+        self._unnamed = False  # an app_context_changed without a user was logged
 
     async def greet(self, event: dict[str, Any], team: str | None, event_id: str) -> None:
         """A user opened the DM: suggested prompts every time, the greeting the first time."""
         user, channel = str(event.get("user") or ""), str(event.get("channel") or "")
         if not user or not channel:
             return
-        admission = await self._core.first_delivery(
-            translate.PLATFORM, f"home:{event_id}", user, "en"
-        )
-        if not admission:  # a repeat, or a user opening the tab in a loop
+        # once per event (Slack may deliver it again); opening a DM is not a message: it
+        # does not count in the user's rate limit
+        if not await self._core.first_delivery(translate.PLATFORM, f"home:{event_id}"):
             return
         facts = await self._audiences.user(user)
         language = language_of(facts.locale if facts else None)
@@ -114,13 +117,18 @@ class AgentView:
     async def context_changed(self, event: dict[str, Any]) -> None:
         """Keep the channel the user now views (nothing in view: none)."""
         user = event.get("user")
-        if isinstance(user, str) and user:
-            channel = viewed_channel(event.get("context")) or ""
-            await self._core.chat_state.remember(translate.PLATFORM, _context_key(user), channel)
+        if not isinstance(user, str) or not user:
+            if not self._unnamed:  # Slack's example payload names no user: said once
+                self._unnamed = True
+                logger.warning("slack app_context_changed without a user: context not kept")
+            return
+        channel = viewed_channel(event.get("context")) or ""
+        await self._core.chat_state.remember(translate.PLATFORM, _context_key(user), channel)
 
     async def viewed(self, user: str) -> str | None:
         """The channel `user` was last seen viewing, if any."""
-        viewed = await self._core.chat_state.recall(translate.PLATFORM, _context_key(user))
+        key = _context_key(user)
+        viewed = await self._core.chat_state.recall(translate.PLATFORM, key, VIEWED_FOR_S)
         return viewed or None
 
 

@@ -22,7 +22,6 @@ final messages, replies and upload results go out through the core's outbox
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import re
 import uuid
@@ -255,13 +254,8 @@ class SlackAdapter:
         if thread and await self._core.has_conversation(translate.PLATFORM, key):
             await self._accept(event, bot, team)
 
-    async def _accept(
-        self, event: dict[str, Any], bot: str | None, team: str | None, top_level: bool = False
-    ) -> None:
-        """Translate (with the audience) and put the message in the inbox; raises if refused.
-
-        `top_level`: answered as a message of its own (a suggested question's button).
-        """
+    async def _accept(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
+        """Translate (with the audience) and put the message in the inbox; raises if refused."""
         # outside a DM everyone in the channel reads the answer: the channel's facts count
         # too; in a DM the channel the user views (agent experience) gives its collections
         in_dm = event.get("channel_type") == "im"
@@ -275,8 +269,6 @@ class SlackAdapter:
             user, translate.user_team(event), where, in_channel=not in_dm
         )
         inbound = translate.inbound_message(event, bot, self._download, audience, team)
-        if top_level:
-            inbound = dataclasses.replace(inbound, route={**inbound.route, "thread_ts": ""})
         await self._core.accept(inbound)  # False: a duplicate, already answered or under way
 
     async def _command(self, command: dict[str, Any]) -> None:
@@ -404,11 +396,16 @@ class SlackAdapter:
         )
 
     async def _stop(self, body: dict[str, Any]) -> None:
-        """Stop: the turn the button names, if the presser asked it (else told privately)."""
-        delivery_id = await self._admitted(body)
-        if delivery_id is None:
-            return
+        """Stop: the turn the button names, if the presser asked it (else told privately).
+
+        Handled once per press, and never refused by the rate limit: an asker over
+        it can still stop their own answer.
+        """
         user = (body.get("user") or {}).get("id") or ""
+        action_ts = (body.get("actions") or [{}])[0].get("action_ts") or uuid.uuid4().hex
+        delivery_id = f"action:{user}:{action_ts}"
+        if not await self._core.first_delivery(translate.PLATFORM, delivery_id):
+            return
         channel = (body.get("channel") or {}).get("id") or ""
         turn = str((body.get("actions") or [{}])[0].get("value") or "")
         outcome = await self._core.stop_turn(translate.PLATFORM, turn, user)
@@ -452,17 +449,23 @@ class SlackAdapter:
             )
 
     async def _ask_suggested(self, body: dict[str, Any], bot: str | None, team: str | None) -> None:
-        """A suggested question's button: asked as if the user had typed it in the DM."""
+        """A suggested question's button: asked as if the user had typed it in the DM, and
+        answered in the greeting's thread (where votes and follow-ups then belong)."""
         action = (body.get("actions") or [{}])[0]
         user = (body.get("user") or {}).get("id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
+        greeting = str((body.get("message") or {}).get("ts") or "")
         question, ts = str(action.get("value") or ""), str(action.get("action_ts") or "")
-        if not (user and channel and question.strip() and ts):
+        if not (user and channel and question.strip() and ts and greeting):
             return
         event = {"channel": channel, "user": user, "text": escape(question), "ts": ts}
-        event |= {"channel_type": "im", "user_team": translate.user_team(body)}
+        event |= {
+            "thread_ts": greeting,
+            "channel_type": "im",
+            "user_team": translate.user_team(body),
+        }
         try:
-            await self._accept(event, bot, team, top_level=True)
+            await self._accept(event, bot, team)
         except ShuttingDownError:
             logger.info("suggested question pressed while draining: not asked")
 

@@ -16,6 +16,20 @@ import logging
 from slack_sdk.errors import SlackApiError
 
 logger = logging.getLogger(__name__)
+# Slack's words for "this app or workspace cannot use that method": a refusal for good
+REFUSALS = frozenset(
+    {
+        "unknown_method",
+        "method_deprecated",
+        "missing_scope",
+        "not_allowed_token_type",
+        "no_permission",
+        "not_allowed",
+        "feature_not_enabled",
+    }
+)
+# a block or chunk type Slack does not know (the feature's own block, when it alone changed)
+UNKNOWN_CONTENT = frozenset({"invalid_blocks", "invalid_chunks", "invalid_arguments"})
 # Slack's own words for "not now": retried like a 5xx, never a refusal
 TRANSIENT = frozenset(
     {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
@@ -48,11 +62,14 @@ class SlackFeatures:
             reason,
         )
 
-    def failed(self, feature: str, exc: Exception) -> None:
-        """A call for `feature` failed: refused for good unless it was transient."""
+    def failed(self, feature: str, exc: Exception, also: frozenset[str] = frozenset()) -> None:
+        """A call for `feature` failed: refused for good when Slack said the app or the
+        workspace cannot use it (REFUSALS, plus `also` for this feature); anything else
+        (a deleted thread, a rate limit, a 5xx) only skips this call."""
+        error = ""
         if isinstance(exc, SlackApiError) and exc.response is not None:
             error = str(exc.response.get("error") or "")
-            if exc.response.status_code != 429 and error not in TRANSIENT:
-                self.refuse(feature, error or f"HTTP {exc.response.status_code}")
+            if error in REFUSALS or error in also:
+                self.refuse(feature, error)
                 return
-        logger.info("slack %s skipped this time: %s", feature, type(exc).__name__)
+        logger.info("slack %s skipped this time: %s", feature, error or type(exc).__name__)

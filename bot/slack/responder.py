@@ -40,7 +40,13 @@ from bot.core.messages import (
     Reset,
     Token,
 )
-from bot.slack.features import FEEDBACK_BUTTONS, STREAM_BUTTONS, TRANSIENT, SlackFeatures
+from bot.slack.features import (
+    FEEDBACK_BUTTONS,
+    STREAM_BUTTONS,
+    TRANSIENT,
+    UNKNOWN_CONTENT,
+    SlackFeatures,
+)
 from bot.slack.render import (
     SECTION_LIMIT,
     answer_messages,
@@ -204,7 +210,8 @@ class SlackResponder:
             except SlackApiError as exc:
                 if rate_limited(exc) is not None or _error(exc) in TRANSIENT:
                     raise
-                self._features.failed(STREAM_BUTTONS, exc)  # a stream without the button
+                # a stream without the button (refused for good when blocks were the cause)
+                self._features.failed(STREAM_BUTTONS, exc, UNKNOWN_CONTENT)
         return await self._client.chat_startStream(chunks=chunks, **kwargs)
 
     async def _progress(self, event: Progress) -> None:

@@ -127,8 +127,10 @@ class SlackSender:
                 plain = classic_feedback(blocks) if _error(exc) == "invalid_blocks" else None
                 if plain is None:
                     raise
+                sent = await self._send({**payload, "blocks": plain})
+                # taken with plain buttons: the feedback block was what Slack refused
                 self._features.refuse(FEEDBACK_BUTTONS, "invalid_blocks")
-                return await self._send({**payload, "blocks": plain})
+                return sent
         except SlackApiError as exc:
             raise sorted_failure(exc) from exc
         except (aiohttp.ClientError, TimeoutError) as exc:  # the network: try again later

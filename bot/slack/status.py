@@ -8,6 +8,7 @@ and a workspace that refuses the method (no agent features) is not asked again.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -21,6 +22,7 @@ from textkit.catalog import say
 logger = logging.getLogger(__name__)
 # the turn's steps, as the loading messages Slack rotates through
 LOADING_STEPS = ("received", "planner", "query_builder", "tool_executor", "retrieval_checker")
+_CLEARING: set[asyncio.Task[bool]] = set()  # status clears under way (kept until done)
 
 
 def loading_messages(language: str) -> list[str]:
@@ -46,10 +48,13 @@ class SlackStatus:
             self._shown = True
 
     async def clear(self) -> None:
-        """Clear a status shown (the answer is showing now)."""
+        """Clear a status shown (the answer is showing now), without waiting for Slack:
+        the answer's first words must not wait for it."""
         if self._shown:
             self._shown = False
-            await self._set("", None)
+            task = asyncio.create_task(self._set("", None))
+            _CLEARING.add(task)
+            task.add_done_callback(_CLEARING.discard)
 
     async def _set(self, status: str, loading: list[str] | None) -> bool:
         try:

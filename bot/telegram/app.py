@@ -216,6 +216,7 @@ class TelegramAdapter:
     async def close(self) -> None:
         """Release the bot's HTTP connections (after the drain and the outbox stopped)."""
         await self.stop()
+        await self.handlers.close()
         await self.app.shutdown()
 
     async def _set_commands(self) -> None:

@@ -38,13 +38,17 @@ class TelegramButtons:
     def __init__(self, core: ServingCore) -> None:
         self._core = core
 
-    async def _admit(self, query: CallbackQuery) -> str | None:
+    async def _admit(self, query: CallbackQuery, counted: bool = True) -> str | None:
         """The presser's language when the press should run; None when not (a repeat, or
-        over the rate limit: the notice as an alert the first time, else silence)."""
+        over the rate limit: the notice as an alert the first time, else silence).
+        `counted=False`: only once, never refused by the rate limit (Stop)."""
         with accepting():
             language = await reply_language(self._core, query.from_user)
             admission = await self._core.first_delivery(
-                PLATFORM, f"callback:{query.id}", str(query.from_user.id), language
+                PLATFORM,
+                f"callback:{query.id}",
+                str(query.from_user.id) if counted else None,
+                language,
             )
         if admission:
             return language
@@ -84,7 +88,7 @@ class TelegramButtons:
         query = update.callback_query
         if query is None or query.data is None:
             return
-        language = await self._admit(query)
+        language = await self._admit(query, counted=False)  # over the limit, still stops
         if language is None:
             return
         delivery_id = query.data.partition(":")[2]

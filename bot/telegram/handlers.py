@@ -54,7 +54,12 @@ class TelegramHandlers:
         self._state = core.chat_state
         self._drafts = settings.telegram_drafts
         self._features = features or TelegramFeatures()
-        self._reacting: set[asyncio.Task[None]] = set()
+        self._reacting: set[asyncio.Task[None]] = set()  # 👀 being set
+
+    async def close(self) -> None:
+        """Let the reactions being set finish (briefly): the bot closes after."""
+        if self._reacting:
+            await asyncio.wait(list(self._reacting), timeout=2.0)
 
     # --- questions, commands, uploads (through the core) -------------------------------
 
@@ -75,14 +80,14 @@ class TelegramHandlers:
                 language=language,
                 reply_to=translate.answered_message(message, bot.id),
             )
-            await self._accept(inbound, message)
-        if not translate.is_private(message.chat):  # seen: 👀 at once, no message
+            group = not translate.is_private(message.chat)
+            react = group and self._features.allows(REACTIONS)
+            taken = await self._accept(inbound, message, react=react)
+        if taken and react:  # seen: 👀 at once, no message (removed with the answer)
             self._react(message)
 
     def _react(self, message: Message) -> None:
         """👀 on a group question (cleared when the answer arrives), off the listener."""
-        if not self._features.allows(REACTIONS):
-            return
         task = asyncio.create_task(self._set_reaction(message))
         self._reacting.add(task)
         task.add_done_callback(self._reacting.discard)
@@ -192,12 +197,19 @@ class TelegramHandlers:
             await self._accept_admin_aware(inbound, message, context)
 
     async def _accept(
-        self, inbound: InboundMessage, message: Message, private_to: int | None = None
-    ) -> None:
+        self,
+        inbound: InboundMessage,
+        message: Message,
+        private_to: int | None = None,
+        react: bool = False,
+    ) -> bool:
         """Into the inbox, with the route of the reply (the message's chat, or `private_to`'s
-        private chat); the core answers it in the background. Raises when not accepted."""
+        private chat); the core answers it in the background. Raises when not accepted;
+        False for a message already taken. `react`: the question gets 👀, to remove."""
         route = translate.route(message, drafts=self._drafts, private_to=private_to)
-        await self._core.accept(dataclasses.replace(inbound, route=route))
+        if react:
+            route["react"] = True
+        return await self._core.accept(dataclasses.replace(inbound, route=route))
 
     # --- adapter-local commands ------------------------------------------------------
 

@@ -63,18 +63,20 @@ def sources(citations: list[dict[str, Any]], language: str) -> str:
 
 def answer_messages(answer: FinalAnswer) -> list[str]:
     """The answer as HTML messages: pieces of the text, then the sources with the last one."""
-    return html_messages(answer.text, sources(answer.citations, answer.language))
+    return html_messages(answer.text, sources(answer.citations, answer.language), expand=True)
 
 
-def html_messages(plain: str, footer_html: str = "") -> list[str]:
+def html_messages(plain: str, footer_html: str = "", expand: bool = False) -> list[str]:
     """`plain` escaped and cut into messages; `footer_html` joins the last one when it fits.
 
-    A long answer that fits one message shows its lead (whole sentences) and the
-    rest in an expandable blockquote; a longer one is cut at sentence boundaries.
-    Text is cut before it is escaped, so no entity or tag is ever split.
+    With `expand` (answers), a long text that fits one message shows its lead
+    (whole sentences) and the rest in an expandable blockquote; a longer one is
+    cut at sentence boundaries. Text is cut before it is escaped, so no entity
+    or tag is ever split.
     """
     parts = split_text(plain or "…", PIECE_LIMIT)
-    pieces = [expandable(parts[0])] if len(parts) == 1 else [escape(p) for p in parts]
+    one = expand and len(parts) == 1
+    pieces = [expandable(parts[0])] if one else [escape(p) for p in parts]
     if footer_html:
         footer_plain = len(html.unescape(_TAG.sub("", footer_html)))
         last_plain = len(html.unescape(pieces[-1]))

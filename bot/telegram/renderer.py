@@ -57,16 +57,11 @@ class TelegramRenderer:
         self._core = core
         self._bot = bot
         self._pacer = pacer
-        # drafts being written, (chat, draft id) → delivery: Telegram's stop button names them
-        self.drafts: dict[tuple[int, int], str] = {}
 
-    async def stop_draft(self, chat_id: int, draft_id: int) -> bool:
-        """Telegram's stop button on a draft: stop the turn writing it (a private chat's:
-        the chat is the asker's)."""
-        delivery_id = self.drafts.get((chat_id, draft_id))
-        if delivery_id is None:
-            return False
-        return await self._core.stop_turn(PLATFORM, delivery_id, str(chat_id)) == "stopped"
+    async def stop_draft(self, chat_id: int, draft_id: int) -> None:
+        """Telegram's stop button on a draft: stop the turn writing it, on whichever worker
+        runs it (drafts are private chats: the chat is the asker's)."""
+        await self._core.stop_turn(PLATFORM, draft_name(chat_id, draft_id), str(chat_id))
 
     async def render(self, delivery: Delivery, events: AsyncIterator[Outbound]) -> None:
         """Show every event of one delivery; the final ones are in the outbox on return."""
@@ -92,13 +87,14 @@ class TelegramRenderer:
             # a reply to any of the bot's messages in a group continues this conversation
             message.conversation_key if group else None,
         )
-        draft = (chat_id, responder.draft_id)
-        self.drafts[draft] = message.delivery_id
         try:
             async for out in events:
                 if isinstance(out, Progress | Token):  # the turn runs (it has its slot)
                     if responder.stop_markup is None and isinstance(out, Progress):
+                        # the turn runs: a Stop may name it, or its draft (Telegram's button)
                         responder.stop_markup = stop_keyboard(message.delivery_id, out.language)
+                        name = draft_name(chat_id, responder.draft_id)
+                        self._core.stops.alias(PLATFORM, name, message.delivery_id)
                     await responder.start()
                 if isinstance(out, Token | Reset):
                     await responder.show(out)
@@ -110,19 +106,16 @@ class TelegramRenderer:
                     for form in out.forms:
                         if form.get("send_file"):
                             await place.file(str(form["name"]), trace_id)
-                    if group and reply_to is not None:  # answered: the 👀 on it goes
-                        await place.unreact(reply_to)
                     place.index += 1
                 elif isinstance(out, Reply | ErrorReply):
                     await responder.close()
                     error_trace = out.trace_id if isinstance(out, ErrorReply) else None
                     pieces = html_messages(out.text)
                     await place.reply(pieces, reply_keyboard(out), responder, error_trace)
-                    if group and reply_to is not None:
-                        await place.unreact(reply_to)
                     place.index += 1
+            if route.get("react") and reply_to is not None:  # answered: the 👀 on it goes
+                await place.unreact(reply_to)
         finally:
-            self.drafts.pop(draft, None)
             await responder.close()
 
 
@@ -178,7 +171,8 @@ class _Place:
     async def unreact(self, message_id: int) -> None:
         """Clear the bot's reaction on the question, after the answer."""
         payload = react_payload(self._chat, message_id)
-        await self._outbox.enqueue(PLATFORM, str(self._chat), self._key("unreact"), payload)
+        key = f"tg:{self._delivery}:unreact"
+        await self._outbox.enqueue(PLATFORM, str(self._chat), key, payload)
 
     async def file(self, form: str, trace_id: str | None) -> None:
         """A form's stored file, after the answer that offers it."""
@@ -186,3 +180,8 @@ class _Place:
         await self._outbox.enqueue(
             PLATFORM, str(self._chat), key, file_payload(self._chat, form), trace_id
         )
+
+
+def draft_name(chat_id: int, draft_id: int) -> str:
+    """How a Stop on a draft names its turn."""
+    return f"draft:{chat_id}:{draft_id}"

@@ -199,7 +199,7 @@ class TelegramSender:
             return message_id
         try:
             await self._bot.set_message_reaction(chat_id, message_id, emoji or None)
-        except (BadRequest, Forbidden) as exc:  # gone, or reactions refused here
+        except TelegramError as exc:  # gone, not allowed in this chat, or no such method
             self._features.failed(REACTIONS, exc)
         return message_id
 

@@ -79,12 +79,20 @@ async def closest(session: AsyncSession, ids: list[int], vector: str) -> dict[st
     return None if row is None else dict(row._mapping)
 
 
-async def mark_hit(session: AsyncSession, entry_id: int) -> None:
-    """Count one more answer served from the entry."""
+async def mark_hit(session: AsyncSession, entry_id: int, asker: str | None = None) -> None:
+    """Count one more answer served from the entry (and its asker, once)."""
     await session.execute(
         text("UPDATE answer_memory SET hits = hits + 1, last_hit_at = now() WHERE id = :id"),
         {"id": entry_id},
     )
+    if asker:
+        await session.execute(
+            text(
+                "INSERT INTO answer_memory_askers (entry_id, asker) VALUES (:id, :asker)"
+                " ON CONFLICT DO NOTHING"
+            ),
+            {"id": entry_id, "asker": asker},
+        )
 
 
 async def drop(session: AsyncSession, ids: Sequence[int]) -> int:
@@ -165,6 +173,15 @@ async def remember(session: AsyncSession, entry: dict[str, Any]) -> int | None:
         },
     )
     entry_id = int(row.scalar_one())
+    # the asker whose turn made it (their pseudonym, stored with the question this transaction)
+    await session.execute(
+        text(
+            "INSERT INTO answer_memory_askers (entry_id, asker) SELECT :id, msg.details->>'user'"
+            " FROM messages msg WHERE msg.trace_id = :trace AND msg.role = 'user'"
+            " AND msg.details->>'user' IS NOT NULL ON CONFLICT DO NOTHING"
+        ),
+        {"id": entry_id, "trace": entry.get("source_trace_id")},
+    )
     if before is not None and before != entry["answer"]:
         # a new answer under an old key starts with no votes: the old ones judged another
         # text (the same text keeps them: whoever rejected it is still not served it)
@@ -257,25 +274,33 @@ async def most_asked(
     ttl_days: int,
     model: str,
     language: str,
-    collections: Sequence[str] | None,
+    scope: tuple[Sequence[str] | None, str | None],
+    min_askers: int,
     limit: int,
 ) -> list[str]:
-    """The questions served again most often in `language` that `collections` may read.
+    """The questions most people asked in `language`, among the entries the scope's
+    collections may read that were first asked on its platform.
 
-    Only entries served at least once again (asked by more than the first
-    asker), never voted down on balance, and still valid.
+    Only entries at least `min_askers` different people asked (one person
+    repeating a question never makes it a suggestion), not voted down on
+    balance, and still valid.
     """
+    collections, platform = scope
     rows = await session.execute(
         text(
-            "SELECT m.question FROM answer_memory m WHERE m.language = :language"
-            f" AND m.hits > 0 AND m.helpful >= 0 AND {_VALID}{_scope(collections, None)}"
-            " ORDER BY m.hits DESC, m.helpful DESC, m.id DESC LIMIT :limit"
+            "SELECT m.question FROM answer_memory m JOIN LATERAL (SELECT count(*) AS n"
+            " FROM answer_memory_askers a WHERE a.entry_id = m.id) askers ON true"
+            " WHERE m.language = :language AND askers.n >= :min_askers AND m.helpful >= 0"
+            f" AND {_VALID}{_scope(collections, platform)}"
+            " ORDER BY askers.n DESC, m.hits DESC, m.id DESC LIMIT :limit"
         ),
         {
             "ttl": ttl_days,
             "model": model,
             "language": language,
             "allowed": list(collections or []),
+            "platform": platform,
+            "min_askers": min_askers,
             "limit": limit,
         },
     )

@@ -172,10 +172,25 @@ async def test_without_prompts_the_greeting_has_question_buttons_that_ask(
         [buttons] = [b for b in greeting["blocks"] if b["type"] == "actions"]
         [button] = buttons["elements"]
         assert button["value"] == question
-        await h.form(press(button["action_id"], button["value"], channel="D9"))
+        posted = next(r for m, r in fake_slack.responses if m == "chat.postMessage")
+        greeting_ts = str(posted["ts"])
+        shown = {"ts": greeting_ts, "text": greeting["text"], "blocks": greeting["blocks"]}
+        await h.form(press(button["action_id"], button["value"], channel="D9", message=shown))
         finals = await final_posts(fake_slack, 3)  # the two greetings, then the answer
         [answer] = [p for p in finals if "1,300" in blocks_text(p)]
-        assert answer["channel"] == "D9" and not answer.get("thread_ts")  # its own message
+        assert answer["channel"] == "D9"
+        # answered in the greeting's thread: a vote there counts
+        streamed = fake_slack.of("chat.startStream")[-1]
+        assert streamed["thread_ts"] == greeting_ts
+        feedback = next(b for b in answer["blocks"] if b.get("block_id") == "ragbot_feedback")
+        value = feedback["elements"][0]["positive_button"]["value"]
+        voted = {"ts": answer["ts"], "thread_ts": greeting_ts, "blocks": answer["blocks"]}
+        await h.form(press("ragbot_feedback", value, channel="D9", message=voted, action_ts="8.1"))
+        await until(
+            lambda: any(
+                "feedback was recorded" in json.dumps(p) for p in fake_slack.of("chat.update")
+            )
+        )
 
 
 async def test_a_mention_shows_live_status_until_the_answer_streams(

@@ -198,9 +198,9 @@ async def test_refused_new_methods_fall_back_with_one_warning_each(
 def test_a_long_answer_shows_its_lead_and_the_rest_expandable() -> None:
     sentence = "The renewal needs the old passport, a photo and the form. "
     long_answer = sentence * 40  # about 2,300 characters: one message
-    [message] = html_messages(long_answer + "<b>&</b>")
+    [message] = html_messages(long_answer + "<b>&</b>", expand=True)
     lead, _, rest = message.partition("\n<blockquote expandable>")
     assert lead.endswith("form.") and len(lead) <= 500
     assert rest.endswith("&lt;b&gt;&amp;&lt;/b&gt;</blockquote>")  # escaped, never cut
-    short = html_messages("A short answer.")
-    assert short == ["A short answer."]
+    assert html_messages("A short answer.", expand=True) == ["A short answer."]
+    assert "blockquote" not in html_messages(long_answer)[0]  # a command's reply: as it is

@@ -166,7 +166,7 @@ def test_forms_commands(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped
 
 def test_db_upgrade_and_errors(cli) -> None:  # type: ignore[no-untyped-def]
     up = cli("db", "upgrade")
-    assert up.returncode == 0 and "revision 0011" in up.stdout
+    assert up.returncode == 0 and "revision 0012" in up.stdout
     unknown = cli("frobnicate")
     assert unknown.returncode != 0 and "No such command" in unknown.stderr
     no_query = cli("search")
