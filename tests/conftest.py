@@ -22,6 +22,7 @@ from storage.upload_policy import UploadPolicy
 TABLES = ", ".join(
     [
         "answer_memory",
+        "answer_memory_askers",
         "api_keys",
         "audit_log",
         "chat_state",
