@@ -50,7 +50,10 @@ TABLES = ", ".join(
 
 def _test_data_dir() -> Path:
     # Out of /root and the repo: the embedded server opens permissions along this path.
-    return Path(os.environ.get("RAGBOT_TEST_DATA_DIR", f"/tmp/ragbot-test-{os.getuid()}"))
+    # Each parallel test process (pytest-xdist's gw0, gw1…) runs its own server.
+    base = Path(os.environ.get("RAGBOT_TEST_DATA_DIR", f"/tmp/ragbot-test-{os.getuid()}"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return base / worker if worker else base
 
 
 @pytest.fixture(scope="session")

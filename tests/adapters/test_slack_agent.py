@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
 from graph.models import build_chat_model
 from storage.db import Database
@@ -28,8 +27,8 @@ from tests.adapters.test_slack import (
     slack_settings,
     stop_slack,
 )
-from tests.support.core_fixtures import DOCS, make_worker, until
-from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.core_fixtures import DOCS, last_outcome, make_worker, until
+from tests.support.fake_openai import FakeOpenAI, planned_answer
 from tests.support.fake_slack import FakeSlack
 
 PLAN = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
@@ -65,11 +64,7 @@ async def served(
     llm = None
     if answer is not None:
         llm_server = FakeOpenAI().start()
-        llm_server.responder = lambda body: (
-            Reply(PLAN)
-            if "planning step" in str(body["messages"][0]["content"])
-            else Reply(answer, pace=pace)
-        )
+        llm_server.responder = planned_answer(PLAN, answer, pace)
         llm = build_chat_model(llm_server.url, "key", "fake", timeout=30.0)
     settings = slack_settings(fake, **extra)
     worker = await make_worker(database_url, embedder, settings, llm=llm)
@@ -243,18 +238,9 @@ async def test_stop_mid_stream_cancels_the_model_keeps_the_text_and_the_next_que
         assert len(llm.requests) == requests and llm.pieces_sent <= pieces + 2
         assert "Stopped" in final["text"] and "1,300 dollars" in final["text"]
         assert final["text"].count("1,300") < 12  # a part of the answer, not all of it
-        async with db.sessions() as session:
-            outcome = await session.scalar(
-                text(
-                    "SELECT details->'trace'->>'outcome' FROM messages WHERE role = 'assistant'"
-                    " ORDER BY id DESC LIMIT 1"
-                )
-            )
-        assert outcome == "stopped"
+        assert await last_outcome(db) == "stopped"
         # the next question in the thread is answered as usual (the model writes it all)
-        llm.responder = lambda body: (
-            Reply(PLAN) if "planning step" in str(body["messages"][0]["content"]) else Reply(ANSWER)
-        )
+        llm.responder = planned_answer(PLAN, ANSWER)
         await h.event(mention("And how long does it take?", "400.9", thread="400.1"))
         finals = await final_posts(fake_slack, 2)
         assert "Stopped" not in finals[-1]["text"] and "four working days" in finals[-1]["text"]

@@ -34,7 +34,7 @@ from tests.support.core_fixtures import (
     settings_for_tests,
     until,
 )
-from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.fake_openai import FakeOpenAI, planned_answer
 from tests.support.fake_telegram import (
     BOT_USERNAME,
     TOKEN,
@@ -119,11 +119,7 @@ async def llm_harness(
 ) -> AsyncIterator[TelegramHarness]:
     """A webhook-mode worker whose graph uses a fake LLM: plans FAQ, writes `answer` at `pace`."""
     llm_server = FakeOpenAI().start()
-    llm_server.responder = lambda body: (
-        Reply(PLAN)
-        if "planning step" in str(body["messages"][0]["content"])
-        else Reply(answer, pace=pace)
-    )
+    llm_server.responder = planned_answer(PLAN, answer, pace)
     llm = build_chat_model(llm_server.url, "key", "fake", timeout=10.0)
     h = await start_harness(database_url, embedder, fake, llm=llm, **settings)
     h.llm = llm_server

@@ -10,7 +10,6 @@ import logging
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
 from bot.telegram.render import html_messages
 from storage.db import Database
@@ -24,7 +23,7 @@ from tests.adapters.test_telegram import (
     start_harness,
     stop_harness,
 )
-from tests.support.core_fixtures import until
+from tests.support.core_fixtures import last_outcome, until
 from tests.support.fake_telegram import (
     BOT_USERNAME,
     FakeTelegram,
@@ -135,14 +134,7 @@ async def test_stop_in_edit_mode_cancels_the_model_and_keeps_what_was_written(
         final = next(p for p in fake_tg.of("editMessageText") if "Stopped" in p["text"])
         assert "1,300 dollars" in final["text"]
         assert all(b["text"] != "⏹ Stop" for b in keyboard(final))
-        async with db.sessions() as session:
-            outcome = await session.scalar(
-                text(
-                    "SELECT details->'trace'->>'outcome' FROM messages WHERE role = 'assistant'"
-                    " ORDER BY id DESC LIMIT 1"
-                )
-            )
-        assert outcome == "stopped"
+        assert await last_outcome(db) == "stopped"
 
 
 async def test_telegrams_own_stop_button_on_a_draft_stops_the_turn(

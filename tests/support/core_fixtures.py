@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import text
+
 from bot.app.runtime import upload_policy
 from bot.core.admin import AdminService
 from bot.core.dispatcher import ServingCore
@@ -174,3 +176,15 @@ async def window_with_time_left(seconds: float) -> None:
     left = 60 - time.time() % 60
     if left < seconds:
         await asyncio.sleep(left + 0.2)
+
+
+async def last_outcome(db: Database) -> str | None:
+    """The outcome stored with the newest answer (answered, refused, stopped…)."""
+    async with db.sessions() as session:
+        found = await session.scalar(
+            text(
+                "SELECT details->'trace'->>'outcome' FROM messages WHERE role = 'assistant'"
+                " ORDER BY id DESC LIMIT 1"
+            )
+        )
+    return None if found is None else str(found)

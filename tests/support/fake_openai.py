@@ -259,3 +259,14 @@ def echo_prompt(body: dict[str, Any]) -> Reply:
     """
     parts = [f"{m.get('role')}: {m.get('content')}" for m in body.get("messages", [])]
     return Reply("\n".join(parts) + " [1]")
+
+
+def planned_answer(plan: str, answer: str, pace: float = 0.0) -> Callable[[dict[str, Any]], Reply]:
+    """A responder: `plan` for the planning step, then `answer` written at `pace`."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if "planning step" in str(body["messages"][0]["content"]):
+            return Reply(plan)
+        return Reply(answer, pace=pace)
+
+    return respond
