@@ -9,4 +9,6 @@ bash scripts/install-browser.sh || [ -z "${CI:-}" ]
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy bot graph storage textkit
-.venv/bin/python -m pytest "$@"
+# two test processes, each with its own embedded Postgres; a file's tests stay together
+# (they share module fixtures such as a running `ragbot serve`)
+.venv/bin/python -m pytest -n 2 --dist loadfile "$@"
