@@ -179,7 +179,8 @@ async def test_without_prompts_the_greeting_has_question_buttons_that_ask(
         assert streamed["thread_ts"] == greeting_ts
         feedback = next(b for b in answer["blocks"] if b.get("block_id") == "ragbot_feedback")
         value = feedback["elements"][0]["positive_button"]["value"]
-        voted = {"ts": answer["ts"], "thread_ts": greeting_ts, "blocks": answer["blocks"]}
+        voted = {"ts": answer["ts"], "thread_ts": greeting_ts, "text": answer["text"]}
+        voted["blocks"] = answer["blocks"]
         await h.form(press("ragbot_feedback", value, channel="D9", message=voted, action_ts="8.1"))
         await until(
             lambda: any(
