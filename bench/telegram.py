@@ -5,7 +5,8 @@ Usage: .venv/bin/python -m bench.telegram [--chats 20] [--updates 10] [--duplica
 20 of the 200 updates are posted a second time right after the first. The
 fake model streams its answer over about a second, so answers are previewed.
 Run twice in one go: drafts (TELEGRAM_DRAFTS=true, the default) and, as the
-baseline, edits of a sent message (TELEGRAM_DRAFTS=false). Prints time to the
+baseline, edits of a sent message (TELEGRAM_DRAFTS=false), both with the answer
+memory off (the second run would otherwise be answered from the first's). Prints time to the
 typing indicator and to the first visible answer text p50/p95, previews
 (drafts + edits) per answer, the most previews any chat got in one second,
 and answers per update; writes bench/results/telegram.json.
@@ -141,6 +142,9 @@ async def run_once(
         TELEGRAM_WEBHOOK_URL=f"http://127.0.0.1:{port}/telegram/webhook",
         TELEGRAM_WEBHOOK_SECRET=SECRET,
         TELEGRAM_DRAFTS="true" if drafts else "false",
+        # both runs ask the same questions of one database: with the answer memory on, the
+        # second run would be served from what the first remembered (no model, no slot wait)
+        MEMORY_ENABLED="false",
     )
     out: dict[str, Any] = {"posted": [], "first_chat": 5000 if drafts else 6000}
     try:
