@@ -23,9 +23,10 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import httpx
+from sqlalchemy import text
 
 from bench.answers import scripted_llm
-from bench.common import pct, print_table, write_json
+from bench.common import connect, pct, print_table, write_json
 from bench.serving import drcd_knowledge_base, free_port, start_serve, stop_serve, wait_healthy
 from tests.support.fake_openai import FakeOpenAI, Reply
 from tests.support.fake_telegram import TOKEN, FakeTelegram, private_text
@@ -86,7 +87,7 @@ def measure(fake: FakeTelegram, posted: list[tuple[int, float]]) -> dict[str, An
     by_chat: dict[int, list[float]] = defaultdict(list)
     for chat_id, at in posted:
         by_chat[chat_id].append(at)
-    typing, visible, previews, per_update, busiest = [], [], [], [], 0
+    typing, visible, working, previews, per_update, busiest = [], [], [], [], [], 0
     for chat_id, starts in by_chat.items():
         starts.sort()
         calls = log.calls[chat_id]
@@ -100,6 +101,9 @@ def measure(fake: FakeTelegram, posted: list[tuple[int, float]]) -> dict[str, An
             )
             typing.append((first_typing - start) * 1000 if first_typing else float("nan"))
             visible.append((first_text - start) * 1000 if first_text else float("nan"))
+            working.append(
+                (first_text - first_typing) * 1000 if first_text and first_typing else float("nan")
+            )
             previews.append(sum(1 for _, m, _ in window if m in PREVIEWS))
             per_update.append(
                 sum(
@@ -114,6 +118,7 @@ def measure(fake: FakeTelegram, posted: list[tuple[int, float]]) -> dict[str, An
     return {
         "typing_ms": typing,
         "first_visible_ms": visible,
+        "typing_to_first_text_ms": working,
         "previews_per_answer": previews,
         "answers_per_update": per_update,
         "max_previews_in_1s": busiest,
@@ -170,7 +175,34 @@ async def run_once(
         stop_serve(serve)
         fake.stop()
         llm.stop()
-    return measure(fake, out["posted"])
+    result = measure(fake, out["posted"])
+    first = out["first_chat"]
+    result["steps_ms"] = await step_timings(url, first, first + args.chats)
+    return result
+
+
+async def step_timings(url: str, first_chat: int, end_chat: int) -> dict[str, list[float]]:
+    """The graph's own step timings (ms) of the turns of chats [first_chat, end_chat)."""
+    db = connect(url)
+    try:
+        async with db.sessions() as session:
+            rows = await session.execute(
+                text(
+                    "SELECT m.details->'timings_ms' FROM messages m JOIN conversations c"
+                    " ON c.id = m.conversation_id WHERE c.platform = 'telegram'"
+                    " AND m.role = 'assistant'"
+                    " AND split_part(c.external_id, ':', 1)::bigint >= :lo"
+                    " AND split_part(c.external_id, ':', 1)::bigint < :hi"
+                ),
+                {"lo": first_chat, "hi": end_chat},
+            )
+            steps: dict[str, list[float]] = defaultdict(list)
+            for (timings,) in rows:
+                for step, ms in (timings or {}).items():
+                    steps[step].append(float(ms))
+    finally:
+        await db.dispose()
+    return dict(steps)
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -208,7 +240,34 @@ async def main(args: argparse.Namespace) -> None:
         ],
         rows,
     )
-    print(f"wrote {write_json('telegram', {'table': table, **results})}")
+    steps = sorted({step for r in results.values() for step in r["steps_ms"]})
+    breakdown = print_table(
+        ["where the time goes (p50 / p95 ms)", *results],
+        [
+            ["update → typing (accepted, waited for a turn slot)"]
+            + [
+                f"{pct(r['typing_ms'], 50):.0f} / {pct(r['typing_ms'], 95):.0f}"
+                for r in results.values()
+            ],
+            ["typing → first text (the turn's work until it shows)"]
+            + [
+                f"{pct(r['typing_to_first_text_ms'], 50):.0f} / "
+                f"{pct(r['typing_to_first_text_ms'], 95):.0f}"
+                for r in results.values()
+            ],
+        ]
+        + [
+            [f"step {step}"]
+            + [
+                f"{pct(r['steps_ms'].get(step, []), 50):.0f} / "
+                f"{pct(r['steps_ms'].get(step, []), 95):.0f}"
+                for r in results.values()
+            ]
+            for step in steps
+        ],
+    )
+    payload = {"table": table, "breakdown": breakdown, **results}
+    print(f"wrote {write_json('telegram', payload)}")
 
 
 if __name__ == "__main__":
