@@ -384,38 +384,24 @@ class ServingCore:
         collections: Sequence[str] | None,
         begin: Callable[[], None],
     ) -> AsyncGenerator[Outbound, None]:
-        stop = self.stops.open(message.platform, message.delivery_id, message.user_id)
-        try:
-            async with contextlib.aclosing(
-                self._stoppable_turn(message, language, collections, begin, stop)
-            ) as events:
-                async for event in events:
-                    yield event
-        finally:
-            self.stops.close(message.platform, message.delivery_id)
-
-    async def _stoppable_turn(
-        self,
-        message: InboundMessage,
-        language: str,
-        collections: Sequence[str] | None,
-        begin: Callable[[], None],
-        stop: asyncio.Event,
-    ) -> AsyncGenerator[Outbound, None]:
-        turn = self._answers.stream(
-            message.text,
-            conversation=message.conversation_key,
-            user=message.user_id,
-            platform=message.platform,
-            collections=collections,
-            language=message.language,
-            apology_language=language,
-            top_k=message.top_k,
-            threshold=message.threshold,
-            stop=stop,
-        )
         platform, key = message.platform, message.conversation_key
         async with contextlib.AsyncExitStack() as held:
+            # from now on (in line or running) the asker's Stop ends this turn
+            stop = held.enter_context(
+                self.stops.running(platform, message.delivery_id, message.user_id)
+            )
+            turn = self._answers.stream(
+                message.text,
+                conversation=message.conversation_key,
+                user=message.user_id,
+                platform=message.platform,
+                collections=collections,
+                language=message.language,
+                apology_language=language,
+                top_k=message.top_k,
+                threshold=message.threshold,
+                stop=stop,
+            )
             if self._locks.busy(platform, key):
                 # in line now, in arrival order: the wait starts before the note is shown
                 place = asyncio.ensure_future(

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from storage import notices
@@ -43,17 +44,17 @@ class TurnStops:
         self._aliases: dict[tuple[str, str], str] = {}  # (platform, alias) → delivery id
         self._relay: asyncio.Task[None] | None = None
 
-    def open(self, platform: str, delivery_id: str, asker: str) -> asyncio.Event:
-        """Register a turn about to run; the event it is handed is set by a Stop."""
+    @contextlib.contextmanager
+    def running(self, platform: str, delivery_id: str, asker: str) -> Iterator[asyncio.Event]:
+        """A turn known while the block runs; the event it is handed is set by a Stop."""
         turn = RunningTurn(asker)
         self._running[(platform, delivery_id)] = turn
-        return turn.stop
-
-    def close(self, platform: str, delivery_id: str) -> None:
-        """The turn ended (answered, stopped, failed or cancelled)."""
-        turn = self._running.pop((platform, delivery_id), None)
-        for alias in turn.aliases if turn is not None else ():
-            self._aliases.pop((platform, alias), None)
+        try:
+            yield turn.stop
+        finally:  # answered, stopped, failed or cancelled
+            self._running.pop((platform, delivery_id), None)
+            for alias in turn.aliases:
+                self._aliases.pop((platform, alias), None)
 
     def alias(self, platform: str, alias: str, delivery_id: str) -> None:
         """Another name a Stop may give the running turn (Telegram's stop button names the

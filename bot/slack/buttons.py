@@ -53,8 +53,9 @@ class SlackButtons:
         self._accept = accept
         self._fetch = fetch
 
-    async def admitted(self, body: dict[str, Any]) -> str | None:
-        """The press's delivery id when it should run (once, within the presser's limit).
+    async def admitted(self, body: dict[str, Any], counted: bool = True) -> str | None:
+        """The press's delivery id when it should run (once, within the presser's limit;
+        `counted=False`: once, never refused by the limit).
 
         Over the limit, the first refusal in a window tells the presser privately.
         """
@@ -62,7 +63,9 @@ class SlackButtons:
         channel = (body.get("channel") or {}).get("id") or ""
         action_ts = (body.get("actions") or [{}])[0].get("action_ts")
         delivery_id = f"action:{user}:{action_ts}" if action_ts else f"action:{uuid.uuid4().hex}"
-        admission = await self._core.first_delivery(translate.PLATFORM, delivery_id, user, "en")
+        admission = await self._core.first_delivery(
+            translate.PLATFORM, delivery_id, user if counted else None, "en"
+        )
         if admission:
             return delivery_id
         if admission.notice and channel:
@@ -146,11 +149,10 @@ class SlackButtons:
         Handled once per press, and never refused by the rate limit: an asker over
         it can still stop their own answer.
         """
-        user = (body.get("user") or {}).get("id") or ""
-        action_ts = (body.get("actions") or [{}])[0].get("action_ts") or uuid.uuid4().hex
-        delivery_id = f"action:{user}:{action_ts}"
-        if not await self._core.first_delivery(translate.PLATFORM, delivery_id):
+        delivery_id = await self.admitted(body, counted=False)
+        if delivery_id is None:
             return
+        user = (body.get("user") or {}).get("id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
         turn = str((body.get("actions") or [{}])[0].get("value") or "")
         outcome = await self._core.stop_turn(translate.PLATFORM, turn, user)

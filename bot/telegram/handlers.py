@@ -15,11 +15,8 @@ Telegram delivers it again.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import dataclasses
 import logging
-import re
 
 from telegram import InlineKeyboardMarkup, Message, ReplyKeyboardMarkup, Update
 from telegram.constants import ChatAction, ReactionEmoji
@@ -217,7 +214,7 @@ class TelegramHandlers:
         """/start: the welcome in the user's language, with suggested questions as buttons;
         `/start <topic>` (a deep link, t.me/<bot>?start=<topic>) asks about that topic."""
         message = update.message
-        topic = deep_link_question(context.args or [])
+        topic = translate.deep_link_question(context.args or [])
         if topic and message is not None and message.from_user is not None:
             await self._ask_deep_link(message, topic, context)
             return
@@ -321,27 +318,3 @@ class TelegramHandlers:
                 else translate.group_conversation(chat_id, user_id, message.message_id)
             )
         return conversation, found.get(language_key)
-
-
-_TOPIC = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what a deep link's start parameter may hold
-
-
-def deep_link_question(args: list[str]) -> str | None:
-    """The question a deep link's start parameter asks, if any.
-
-    `q_<base64url>` carries a whole question in any language (UTF-8); anything
-    else is a topic whose words are joined by `_` or `-` ("parking_permit").
-    """
-    payload = args[0] if len(args) == 1 else ""
-    if not _TOPIC.match(payload):
-        return None
-    if payload.startswith("q_"):
-        try:
-            raw = payload[2:] + "=" * (-len(payload[2:]) % 4)
-            question = base64.urlsafe_b64decode(raw).decode("utf-8")
-        except (binascii.Error, ValueError):
-            return None
-    else:
-        question = re.sub(r"[_-]+", " ", payload)
-    question = " ".join(question.split())
-    return question or None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -225,3 +227,27 @@ def stopped_draft(update: Update) -> tuple[int, int] | None:
     if not isinstance(chat, int) or not isinstance(draft, int):
         return None
     return chat, draft
+
+
+_TOPIC = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what a deep link's start parameter may hold
+
+
+def deep_link_question(args: list[str]) -> str | None:
+    """The question a deep link's start parameter asks, if any.
+
+    `q_<base64url>` carries a whole question in any language (UTF-8); anything
+    else is a topic whose words are joined by `_` or `-` ("parking_permit").
+    """
+    payload = args[0] if len(args) == 1 else ""
+    if not _TOPIC.match(payload):
+        return None
+    if payload.startswith("q_"):
+        try:
+            raw = payload[2:] + "=" * (-len(payload[2:]) % 4)
+            question = base64.urlsafe_b64decode(raw).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return None
+    else:
+        question = re.sub(r"[_-]+", " ", payload)
+    question = " ".join(question.split())
+    return question or None
