@@ -8,7 +8,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 from bot.stoppable import StoppedError, until_stopped
@@ -86,6 +86,7 @@ class AnswerService:
         top_k: int | None = None,
         threshold: float | None = None,
         stop: asyncio.Event | None = None,
+        waited_ms: Mapping[str, float] | None = None,
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run a turn as events (graph.events): Progress per node, Token and Reset as the
         graph streams them, then FinalAnswer, or ErrorReply when the graph raised (the
@@ -97,7 +98,12 @@ class AnswerService:
         (an API caller's) replace SEARCH_TOP_K and the first relevance threshold.
         Setting `stop` (the asker pressed Stop) cancels the graph at once: what was
         streamed so far is the answer, marked stopped (outcome `stopped`).
+        `waited_ms` is what the caller waited before the turn (read when the turn
+        starts, so a caller may fill it in until then); it is stored with the turn's
+        timings beside `history` (loading the conversation) and `first_token` (from
+        the graph's start until the first answer text streamed).
         """
+        entered = time.perf_counter()
         trace_id = uuid.uuid4().hex
         external = conversation or f"oneshot-{trace_id}"
         # a long message is cut before anything is kept (the guard refuses it as
@@ -113,6 +119,7 @@ class AnswerService:
                 for m in await conv_repo.recent_messages(session, conv_id, self._history)
             ]
         start = time.perf_counter()
+        marks = {**(waited_ms or {}), "history": round((start - entered) * 1000, 3)}
         trace = self._telemetry.start_turn(trace_id, platform, external, user, question)
         state: dict[str, Any] = {
             "question": question,
@@ -136,6 +143,8 @@ class AnswerService:
             )
             async for mode, chunk in until_stopped(steps, stop) if stop else steps:
                 if mode == "custom":  # Token and Reset, written by the nodes
+                    if isinstance(chunk, Token) and "first_token" not in marks:
+                        marks["first_token"] = round((time.perf_counter() - start) * 1000, 3)
                     written = written + chunk.text if isinstance(chunk, Token) else ""
                     yield chunk
                 elif mode == "values":
@@ -151,15 +160,15 @@ class AnswerService:
                             step_language,
                             tool_calls(state) if node == "tool_executor" else (),
                         )
-            result = self._result(state, trace_id, start)
-            self._finish_trace(trace, platform, state, result.answer, None)
+            result = self._result(state, trace_id, start, marks)
+            self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
             result.message_id = await self._store(conv_id, state, result, user_ref)
             stored = True
             yield FinalAnswer.of(result)
         except StoppedError:
             said = state.get("language") or language or apology_language or "en"
-            result = self._stopped(state, written, said, trace_id, start)
-            self._finish_trace(trace, platform, state, result.answer, None)
+            result = self._stopped(state, written, said, trace_id, start, marks)
+            self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
             result.message_id = await asyncio.shield(self._store(conv_id, state, result, user_ref))
             stored = True
             yield FinalAnswer.of(result)
@@ -183,13 +192,15 @@ class AnswerService:
         state: dict[str, Any],
         answer: str | None,
         error: str | None,
+        timings: Mapping[str, float] | None = None,
     ) -> None:
-        """The trace's metadata: the graph's summary plus what the service counted."""
+        """The trace's metadata: the graph's summary plus what the service counted
+        (`timings`: the turn's, with the waits before it; else the graph's steps)."""
         summary = {
             **state.get("trace", {}),
             "decision_path": state.get("decision_path", []),
             "llm_calls": int(state.get("llm_calls", 0)),
-            "timings_ms": dict(state.get("timings_ms", {})),
+            "timings_ms": dict(state.get("timings_ms", {}) if timings is None else timings),
             "blocked": bool(state.get("guard_blocked")),
             "guard": f"blocked:{state['guard_reason']}" if state.get("guard_blocked") else "passed",
             "citations": len(state.get("citations", [])),
@@ -223,7 +234,13 @@ class AnswerService:
 
     @classmethod
     def _stopped(
-        cls, state: dict[str, Any], written: str, language: str, trace_id: str, start: float
+        cls,
+        state: dict[str, Any],
+        written: str,
+        language: str,
+        trace_id: str,
+        start: float,
+        marks: dict[str, float],
     ) -> TurnResult:
         """A stopped turn's result: the checked text streamed so far, marked stopped.
 
@@ -238,11 +255,13 @@ class AnswerService:
         state.pop("memory_entry", None)
         state["trace"] = {**state.get("trace", {}), "outcome": "stopped"}
         state["outcome"] = "stopped"
-        return cls._result(state, trace_id, start)
+        return cls._result(state, trace_id, start, marks)
 
     @staticmethod
-    def _result(state: dict[str, Any], trace_id: str, start: float) -> TurnResult:
-        timings = dict(state.get("timings_ms", {}))
+    def _result(
+        state: dict[str, Any], trace_id: str, start: float, marks: dict[str, float]
+    ) -> TurnResult:
+        timings = {**marks, **state.get("timings_ms", {})}
         timings["total"] = round((time.perf_counter() - start) * 1000, 3)
         trace = state.get("trace", {})
         return TurnResult(

@@ -71,6 +71,11 @@ class Settings(BaseSettings):
     max_file_mb: float = Field(default=20.0, validation_alias="MAX_FILE_MB")
     parse_memory_mb: int = Field(default=768, ge=128, validation_alias="PARSE_MEMORY_MB")
     parse_timeout_s: float = Field(default=60.0, gt=0, validation_alias="PARSE_TIMEOUT_SECONDS")
+    # ingestion's CPU work (chunking, keyword tokens, the local embedder) runs in this
+    # many worker processes of `ragbot serve` / `ragbot worker`, at this lower CPU priority
+    # (the parser process too); 0: in threads of the serving process
+    ingest_processes: int = Field(default=1, ge=0, le=64, validation_alias="INGEST_PROCESSES")
+    ingest_nice: int = Field(default=10, ge=0, le=19, validation_alias="INGEST_NICE")
     chunk_size: int = Field(default=500, validation_alias="CHUNK_SIZE")
     chunk_overlap: int = Field(default=80, validation_alias="CHUNK_OVERLAP")
 
@@ -120,7 +125,9 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", validation_alias="RAGBOT_HOST")
     port: int = Field(default=8080, validation_alias="RAGBOT_PORT")
     db_pool_size: int = Field(default=10, validation_alias="DB_POOL_SIZE")
-    max_concurrent_turns: int = Field(default=8, validation_alias="MAX_CONCURRENT_TURNS")
+    # turns one worker runs at once (more wait in line, told so): a turn mostly waits for
+    # the model and holds no database connection meanwhile
+    max_concurrent_turns: int = Field(default=32, ge=1, validation_alias="MAX_CONCURRENT_TURNS")
     shutdown_grace_s: float = Field(default=20.0, validation_alias="SHUTDOWN_GRACE_SECONDS")
     # a worker renews its leases every third of this; one that dies leaves its
     # messages to any other worker after at most this long

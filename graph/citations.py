@@ -106,11 +106,20 @@ class CitationGate:
                 return
         self._buffer = self._buffer[end:]
 
-    def finish(self) -> str:
-        """Check the last sentence; the answer as shown ("" when nothing was)."""
+    def flush(self) -> None:
+        """The text is complete: check and release the last sentence now.
+
+        A JSON reply closes its answer field well before the stream ends (the
+        citations follow): the last sentence, often the only one, is shown then,
+        not when the whole reply has arrived.
+        """
         if self._buffer and not self.rejected:
             self._release(self._buffer)
         self._buffer = ""
+
+    def finish(self) -> str:
+        """Check the last sentence; the answer as shown ("" when nothing was)."""
+        self.flush()
         return "".join(self.shown).strip()
 
     def _release(self, sentence: str) -> None:

@@ -72,6 +72,12 @@ async def model_answer(
             runtime.stream_writer(Token(to_script(sentence, language)))
 
     gate = CitationGate(evidence, emit, question)
+
+    def feed(piece: str) -> None:
+        gate.feed(fields.feed(piece))
+        if fields.closed:
+            gate.flush()
+
     reply, calls = await synthesise(
         context.llm,
         question,
@@ -80,7 +86,7 @@ async def model_answer(
         state.get("history", []),
         context.llm_limits,
         context.llm_formats,
-        lambda piece: gate.feed(fields.feed(piece)),
+        feed,
         # what the planner left of the turn's budget (a refused format may be asked again)
         budget=max(1, CALLS_PER_TURN - state.get("llm_calls", 0)),
     )

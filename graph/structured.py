@@ -159,6 +159,11 @@ class AnswerFieldStream:
         """True once the field's opening quote has streamed past."""
         return self._start is not None
 
+    @property
+    def closed(self) -> bool:
+        """True once the field's closing quote has streamed past: its text is complete."""
+        return self._done
+
     def feed(self, piece: str) -> str:
         """The field text that `piece` completes (plain replies: `piece` itself)."""
         self._raw += piece

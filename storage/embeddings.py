@@ -19,7 +19,7 @@ class LocalUSEEmbeddings(Embeddings):
     The model loads on first use (about 0.3 s) and is shared by all callers.
     """
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int = 1) -> None:
         self._threads = threads
         self._model: Any = None
         self._lock = threading.Lock()

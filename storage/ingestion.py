@@ -14,6 +14,7 @@ from storage.chunking import Block, TextChunk, chunk_blocks, faq_blocks
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.filenames import clean_title, display_name
+from storage.ingest_work import IngestWork, IngestWorkerError
 from storage.loaders import UnreadableFileError, detect_format, load_blocks
 from storage.models import Document
 from storage.repositories import documents as docs_repo
@@ -22,7 +23,6 @@ from storage.sandbox import SANDBOXED_FORMATS, ParseLimits, parse_isolated
 from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy, collection_problem
 from textkit.personal_data import Findings, scan
 from textkit.scripts import LANGUAGES, detect_language
-from textkit.tokens import keyword_tokens
 
 ADDED, REPLACED, UNCHANGED, FAILED = "added", "replaced", "unchanged", "failed"
 HELD = "held"  # personal data found in a document bound for `public`: nothing stored
@@ -78,8 +78,12 @@ async def _load(
     return parsed.blocks, parsed.pages, url or parsed.url
 
 
-def _tokenise(texts: list[str]) -> list[list[str]]:
-    return [keyword_tokens(t) for t in texts]
+def split_document(
+    blocks: list[Block], size: int, overlap: int, language: str | None
+) -> tuple[list[TextChunk], str]:
+    """A document's chunks and its language (`language` when given, else detected)."""
+    pieces = chunk_blocks(faq_blocks(blocks), size, overlap)
+    return pieces, language or detect_language(" ".join(p.text for p in pieces[:20]))
 
 
 def collect_files(paths: Iterable[Path]) -> list[Path]:
@@ -101,10 +105,18 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
 class IngestionService:
     """Adds, replaces and skips documents; each document is one transaction."""
 
-    def __init__(self, db: Database, embedder: Embedder, options: IngestOptions) -> None:
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder,
+        options: IngestOptions,
+        work: IngestWork | None = None,
+    ) -> None:
         self._db = db
         self._embedder = embedder
         self._options = options
+        # the CPU work's place: worker processes in a server, threads by default
+        self._work = work or IngestWork(embedder, batch_size=options.batch_size)
 
     @property
     def embedder(self) -> Embedder:
@@ -243,20 +255,24 @@ class IngestionService:
             blocks, pages, url = await _load(data, fmt, url, self._options.parse)
         except UnreadableFileError as exc:
             return IngestResult(source, FAILED, title, reason=str(exc))
-        if hold_personal_data:
-            # the title and file name are stored and shown too (王小明_A123456789.pdf)
-            blocks_seen = [(b.text, b.page, b.heading) for b in blocks]
-            findings = await asyncio.to_thread(scan, blocks_seen, (title, filename))
-            if findings is not None:
-                reason = f"personal data found ({findings.summary()})"
-                return IngestResult(source, HELD, title, reason=reason, findings=findings)
-        # Chunking and language detection are CPU work: off the event loop.
-        pieces = await asyncio.to_thread(
-            chunk_blocks, faq_blocks(blocks), self._options.chunk_size, self._options.chunk_overlap
-        )
-        sample = " ".join(p.text for p in pieces[:20])
-        doc_language = language if language else await asyncio.to_thread(detect_language, sample)
-        chunks = await self._embed(pieces, doc_language, title, on_progress)
+        try:
+            if hold_personal_data:
+                # the title and file name are stored and shown too (王小明_A123456789.pdf)
+                blocks_seen = [(b.text, b.page, b.heading) for b in blocks]
+                findings = await self._work.run(scan, blocks_seen, (title, filename))
+                if findings is not None:
+                    reason = f"personal data found ({findings.summary()})"
+                    return IngestResult(source, HELD, title, reason=reason, findings=findings)
+            pieces, doc_language = await self._work.run(
+                split_document,
+                blocks,
+                self._options.chunk_size,
+                self._options.chunk_overlap,
+                language,
+            )
+            chunks = await self._embed(pieces, doc_language, title, on_progress)
+        except IngestWorkerError as exc:  # nothing was stored: the file can be sent again
+            return IngestResult(source, FAILED, title, reason=f"{exc}; try again")
         document = Document(
             title=title,
             source=source,
@@ -302,7 +318,7 @@ class IngestionService:
             return None
         titles = (clean_title(title or Path(filename).stem), filename)
         blocks_seen = [(b.text, b.page, b.heading) for b in blocks]
-        return await asyncio.to_thread(scan, blocks_seen, titles)
+        return await self._work.run(scan, blocks_seen, titles)
 
     async def embed_pieces(
         self, pieces: list[TextChunk], language: str, title: str
@@ -322,9 +338,9 @@ class IngestionService:
         for start in range(0, len(pieces), size):
             batch = pieces[start : start + size]
             texts = [index_text(title, p.heading, p.text) for p in batch]
-            vectors = await asyncio.to_thread(self._embedder.model.embed_documents, texts)
-            asked = await self._question_vectors(batch)
-            tokens = await asyncio.to_thread(_tokenise, texts)
+            (vectors, tokens), asked = await asyncio.gather(
+                self._work.embed(texts), self._question_vectors(batch)
+            )
             for piece, words, vector in zip(batch, tokens, vectors, strict=True):
                 out.append(
                     NewChunk(
@@ -348,7 +364,7 @@ class IngestionService:
         questions = list(dict.fromkeys(p.question for p in batch if p.question))
         if not questions:
             return {}
-        vectors = await asyncio.to_thread(self._embedder.model.embed_documents, questions)
+        vectors, _ = await self._work.embed(questions)
         return dict(zip(questions, vectors, strict=True))
 
     async def _stale_embedder(self, session: AsyncSession) -> str | None:

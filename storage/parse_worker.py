@@ -1,6 +1,6 @@
 """The parser process: reads one file on stdin, writes its text blocks as JSON on stdout.
 
-Run by storage.sandbox as `python -m storage.parse_worker FORMAT MEMORY_MB CPU_S`.
+Run by storage.sandbox as `python -m storage.parse_worker FORMAT MEMORY_MB CPU_S [NICE]`.
 Its limits are set before any parser is imported, so a decompression bomb or a
 runaway parser ends this process, never the one serving users.
 """
@@ -8,11 +8,14 @@ runaway parser ends this process, never the one serving users.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 
 
-def _limit(memory_mb: int, cpu_s: int) -> None:
+def _limit(memory_mb: int, cpu_s: int, nice: int) -> None:
+    if nice:  # below the serving process in the CPU scheduler's eyes
+        os.nice(nice)
     memory = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     # the soft limit sends SIGXCPU; the hard one, a second later, SIGKILL
@@ -23,7 +26,7 @@ def _limit(memory_mb: int, cpu_s: int) -> None:
 def main() -> int:
     """Parse stdin as `sys.argv[1]`; the outcome is one JSON object on stdout."""
     fmt, memory_mb, cpu_s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    _limit(memory_mb, cpu_s)
+    _limit(memory_mb, cpu_s, int(sys.argv[4]) if len(sys.argv) > 4 else 0)
     data = sys.stdin.buffer.read()
     from storage.loaders import UnreadableFileError, canonical_url, load_blocks
 

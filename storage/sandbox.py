@@ -23,10 +23,12 @@ SANDBOXED_FORMATS = frozenset({"pdf", "docx", "html"})
 
 @dataclass(frozen=True)
 class ParseLimits:
-    """Per-file limits of the parser process (PARSE_MEMORY_MB, PARSE_TIMEOUT_SECONDS)."""
+    """Per-file limits of the parser process (PARSE_MEMORY_MB, PARSE_TIMEOUT_SECONDS) and
+    its CPU priority (INGEST_NICE: it yields to the serving process)."""
 
     memory_mb: int = 768
     timeout_s: float = 60.0
+    nice: int = 0
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ async def parse_isolated(data: bytes, fmt: str, limits: ParseLimits) -> ParsedFi
         fmt,
         str(limits.memory_mb),
         str(cpu_s),
+        str(limits.nice),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -177,6 +177,7 @@ async def _serve(
     finally:
         if core is not None:
             await core.stops.stop_relay()
+            await core.close()
         try:
             await asyncio.wait_for(jobs.close(), 5)
         except TimeoutError:

@@ -27,6 +27,7 @@ from storage.db import Database, DatabaseUnavailableError
 from storage.embeddings import Embedder, build_embedder
 from storage.forms import FormFinder, FormService
 from storage.index import check_embedder
+from storage.ingest_work import IngestWork
 from storage.ingestion import IngestionService, IngestOptions
 from storage.memory import AnswerMemory
 from storage.sandbox import ParseLimits
@@ -186,7 +187,7 @@ def ingest_options(settings: Settings, policy: UploadPolicy) -> IngestOptions:
         chunk_size=settings.chunk_size,
         chunk_overlap=settings.chunk_overlap,
         batch_size=settings.embedding_batch_size,
-        parse=ParseLimits(settings.parse_memory_mb, settings.parse_timeout_s),
+        parse=ParseLimits(settings.parse_memory_mb, settings.parse_timeout_s, settings.ingest_nice),
     )
 
 
@@ -220,8 +221,13 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
 
 
 @asynccontextmanager
-async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIterator[Runtime]:
-    """Start what the process needs; dispose of it on the way out."""
+async def open_runtime(
+    settings: Settings, check_index: bool = True, ingest_processes: int | None = None
+) -> AsyncIterator[Runtime]:
+    """Start what the process needs; dispose of it on the way out.
+
+    `ingest_processes` replaces INGEST_PROCESSES (`ragbot ingest` uses every core).
+    """
     url, server = await asyncio.to_thread(prepare_database, settings)
     embedder = await asyncio.to_thread(
         build_embedder,
@@ -230,10 +236,13 @@ async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIte
         settings.embedding_model,
         settings.embedding_dim,
     )
-    # each running turn holds one connection for its conversation lock, on top of the work
-    db = Database.connect(url, pool_size=settings.db_pool_size + settings.max_concurrent_turns)
+    # on top of the work: the conversation locks' connection and the Stop relay's listener
+    db = Database.connect(url, pool_size=settings.db_pool_size + 2)
     telemetry: Telemetry | None = None
     policy = upload_policy(settings)
+    options = ingest_options(settings, policy)
+    processes = settings.ingest_processes if ingest_processes is None else ingest_processes
+    work = IngestWork(embedder, processes, settings.ingest_nice, options.batch_size)
     try:
         if check_index:
             await check_embedder(db, embedder)
@@ -242,7 +251,7 @@ async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIte
             settings=settings,
             db=db,
             embedder=embedder,
-            ingestion=IngestionService(db, embedder, ingest_options(settings, policy)),
+            ingestion=IngestionService(db, embedder, options, work),
             searcher=HybridSearcher(
                 db,
                 embedder,
@@ -259,6 +268,7 @@ async def open_runtime(settings: Settings, check_index: bool = True) -> AsyncIte
     finally:
         if telemetry is not None:  # sends what is buffered; bounded by the export timeout
             await asyncio.to_thread(telemetry.shutdown)
+        await work.close()
         await db.dispose()
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -38,6 +40,7 @@ from textkit.scripts import LANGUAGES
 docs_app = typer.Typer(help="List and delete documents.", no_args_is_help=True)
 app.add_typer(docs_app, name="docs")
 console = Console(stderr=True)
+FILES_AT_ONCE = 16  # files `ragbot ingest` works on at once
 
 
 def _progress() -> Progress:
@@ -71,6 +74,14 @@ def ingest(
             " SLACK_GUEST_COLLECTIONS).",
         ),
     ] = False,
+    processes: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Worker processes for chunking and embedding (default: one per CPU core;"
+            " 0: threads of this process).",
+        ),
+    ] = None,
 ) -> None:
     """Ingest PDF, DOCX, TXT, Markdown and HTML files; print a summary.
 
@@ -94,17 +105,23 @@ def ingest(
             IngestResult(display_name(str(p)), FAILED, reason="no such file or folder")
             for p in missing
         ]
-        async with open_runtime(settings()) as rt:
+        cores = processes if processes is not None else os.cpu_count() or 1
+        async with open_runtime(settings(), ingest_processes=cores) as rt:
+            # several files at once: their short texts share embedding batches, and the
+            # worker processes keep busy while other files are written
+            room = asyncio.Semaphore(FILES_AT_ONCE)
             with _progress() as bar:
                 overall = bar.add_task("files", total=len(files))
-                for path in files:
-                    chunk_task = bar.add_task(f"  {escape(display_name(path.name))}", total=None)
 
-                    def step(done: int, total: int, task: TaskID = chunk_task) -> None:
-                        bar.update(task, completed=done, total=total)
+                async def one(path: Path) -> IngestResult:
+                    async with room:
+                        label = f"  {escape(display_name(path.name))}"
+                        chunk_task = bar.add_task(label, total=None)
 
-                    results.append(
-                        await rt.ingestion.ingest_path(
+                        def step(done: int, total: int, task: TaskID = chunk_task) -> None:
+                            bar.update(task, completed=done, total=total)
+
+                        result = await rt.ingestion.ingest_path(
                             path,
                             title,
                             language,
@@ -113,9 +130,11 @@ def ingest(
                             url,
                             hold_personal_data=screen,
                         )
-                    )
-                    bar.remove_task(chunk_task)
-                    bar.advance(overall)
+                        bar.remove_task(chunk_task)
+                        bar.advance(overall)
+                        return result
+
+                results += await asyncio.gather(*(one(path) for path in files))
         return results
 
     results = run(go)

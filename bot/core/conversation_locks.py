@@ -7,9 +7,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from sqlalchemy import text
-
 from storage.db import Database
+from storage.session_locks import SessionLocks
 
 CONVERSATION_LOCK = 0x7262  # advisory lock class of conversations ("rb")
 
@@ -25,15 +24,16 @@ class _Local:
 class ConversationLocks:
     """Serialises the turns of each conversation and bounds how many run at once.
 
-    Messages of one conversation in this process queue on an asyncio lock and
-    hold no connection while they wait; the turn that runs takes a transaction
-    advisory lock (one pooled connection until it ends), which other workers'
-    turns of the same conversation wait for. The semaphore in between bounds
-    how many connections the advisory locks can hold.
+    Messages of one conversation in this process queue on an asyncio lock; the
+    turn that runs takes the conversation's advisory lock, which other workers'
+    turns of the same conversation wait for. Those locks live on one connection
+    of the process (storage.session_locks): a turn holds no pooled connection
+    while it waits for the model, so `max_concurrent` (MAX_CONCURRENT_TURNS)
+    bounds the work at once, not the pool.
     """
 
     def __init__(self, db: Database, max_concurrent: int) -> None:
-        self._db = db
+        self._locks = SessionLocks(db)
         self._slots = asyncio.Semaphore(max_concurrent)
         self._local: dict[str, _Local] = {}  # dropped when no turn holds or waits
 
@@ -50,13 +50,17 @@ class ConversationLocks:
         local = self._local.setdefault(name, _Local())
         local.users += 1
         try:
-            async with local.lock, self._slots, self._db.engine.connect() as conn, conn.begin():
-                await conn.execute(
-                    text("SELECT pg_advisory_xact_lock(:cls, hashtext(:key))"),
-                    {"cls": CONVERSATION_LOCK, "key": name},
-                )
-                yield
+            async with local.lock, self._slots:
+                await self._locks.acquire(CONVERSATION_LOCK, name)
+                try:
+                    yield
+                finally:  # a cancelled turn lets go too
+                    await asyncio.shield(self._locks.release(CONVERSATION_LOCK, name))
         finally:
             local.users -= 1
             if not local.users:
                 del self._local[name]
+
+    async def close(self) -> None:
+        """Let go of every conversation lock of this process (its lock connection closes)."""
+        await self._locks.close()

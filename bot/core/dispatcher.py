@@ -15,7 +15,8 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncGenerator, Callable, Sequence
+import time
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from bot.core.admin import Actor, AdminService
@@ -250,9 +251,7 @@ class ServingCore:
                 if notice is not None:
                     yield Reply(notice, language, "rate_limited")
                 return
-            async with contextlib.aclosing(
-                self._dispatch(message, language, delivery.begin)
-            ) as out:
+            async with contextlib.aclosing(self._dispatch(message, language, delivery)) as out:
                 async for event in out:
                     yield _noted(event, language) if delivery.late else event
         except Exception:
@@ -327,6 +326,10 @@ class ServingCore:
             return False
         return drained
 
+    async def close(self) -> None:
+        """Let go of what the core holds in the database (its conversation locks)."""
+        await self._locks.close()
+
     async def _claim(self, message: InboundMessage) -> tuple[bool, bool]:
         """(claimed, over the rate limit), in one transaction; duplicates are not counted."""
         async with self._db.transaction() as session:
@@ -337,11 +340,9 @@ class ServingCore:
             return True, await self._limit.over(session, message)
 
     async def _dispatch(
-        self,
-        message: InboundMessage,
-        language: str,
-        begin: Callable[[], None] = lambda: None,
+        self, message: InboundMessage, language: str, delivery: Delivery
     ) -> AsyncGenerator[Outbound, None]:
+        begin = delivery.begin
         collections = self.audiences.collections(message.platform, message.audience)
         handed = await self.handoff.route(message, language)
         if handed is not None:  # staff and asker talking through a case: not the bot's turn
@@ -370,7 +371,7 @@ class ServingCore:
                 reply = await self.uploads.receive(message, attachment, language)
                 yield self.audiences.refusal(message, reply, language)
             return
-        turn = self._turn(message, language, collections, begin)
+        turn = self._turn(message, language, collections, delivery)
         async with contextlib.aclosing(turn) as events:
             async for event in events:
                 yield event
@@ -382,9 +383,13 @@ class ServingCore:
         message: InboundMessage,
         language: str,
         collections: Sequence[str] | None,
-        begin: Callable[[], None],
+        delivery: Delivery,
     ) -> AsyncGenerator[Outbound, None]:
         platform, key = message.platform, message.conversation_key
+        # read by the turn when it starts (after the slot is held): since this worker
+        # took the message until here, and of that the wait for the conversation and a slot
+        waited: dict[str, float] = {}
+        asked_slot = time.monotonic()
         async with contextlib.AsyncExitStack() as held:
             # from now on (in line or running) the asker's Stop ends this turn
             stop = held.enter_context(
@@ -401,6 +406,7 @@ class ServingCore:
                 top_k=message.top_k,
                 threshold=message.threshold,
                 stop=stop,
+                waited_ms=waited,
             )
             if self._locks.busy(platform, key):
                 # in line now, in arrival order: the wait starts before the note is shown
@@ -418,7 +424,10 @@ class ServingCore:
             else:
                 await held.enter_async_context(self._locks.hold(platform, key))
             stream = await held.enter_async_context(contextlib.aclosing(turn))
-            begin()
+            now = time.monotonic()
+            waited["taken"] = round((now - delivery.taken_at) * 1000, 3)
+            waited["slot"] = round((now - asked_slot) * 1000, 3)
+            delivery.begin()
             # only now, with a turn slot: typing and status show work that runs, not a queue
             yield Progress("received", progress_message("received", language), language)
             async for event in stream:  # the service's events are the core's: forwarded

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ class Delivery:
     attempt: int = 1
     limited: bool = False  # over the sender's rate limit: one notice per window, no answer
     started: bool = False  # the turn began (a turn slot was taken): a drain lets it finish
+    # when this worker took the message (time.monotonic): the turn's timings count from it
+    taken_at: float = field(default_factory=time.monotonic)
     _record: Callable[[dict[str, Any]], Awaitable[None]] | None = None
 
     def begin(self) -> None:

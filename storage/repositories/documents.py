@@ -119,8 +119,8 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
     df: Counter[str] = Counter()
     for c in chunks:
         df.update(set(c.tokens))
-    await _add_term_counts(session, df, sign=1)
     await _add_totals(session, len(chunks), sum(len(c.tokens) for c in chunks))
+    await _add_term_counts(session, df, sign=1)
 
 
 async def delete_document(session: AsyncSession, document: Document) -> None:
@@ -142,14 +142,18 @@ async def delete_document(session: AsyncSession, document: Document) -> None:
         )
     ).one()
     await session.execute(delete(Document).where(Document.id == document.id))
-    await _add_term_counts(session, df, sign=-1)
     await _add_totals(session, -int(totals[0]), -int(totals[1]))
+    await _add_term_counts(session, df, sign=-1)
 
 
 async def _add_term_counts(session: AsyncSession, df: Counter[str], sign: int) -> None:
+    """Add `sign` × each term's document frequency. Callers hold the index_meta row
+    (`_add_totals` first): a replacement counts its terms twice (the old document's
+    out, the new one's in), and two such passes of concurrent ingests, each in
+    sorted order, could still wait on each other's rows."""
     if not df:
         return
-    terms = sorted(df)  # a fixed order: concurrent ingests lock rows alike, no deadlock
+    terms = sorted(df)
     await session.execute(
         text(
             "INSERT INTO keyword_terms (term, df) SELECT * FROM unnest("
@@ -166,6 +170,8 @@ async def _add_term_counts(session: AsyncSession, df: Counter[str], sign: int) -
 
 
 async def _add_totals(session: AsyncSession, chunks: int, tokens: int) -> None:
+    """Add to the index's totals; the row stays locked until the transaction ends, so
+    writers of the keyword statistics go one at a time from here."""
     meta = await session.get(IndexMeta, 1, with_for_update=True)
     assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
     meta.chunk_count += chunks

@@ -106,6 +106,7 @@ async def make_worker(
 
 async def close_worker(worker: Worker) -> None:
     """Close what make_worker opened."""
+    await worker.core.close()
     if worker.jobs.app.connector._async_pool is not None:  # type: ignore[attr-defined]
         await worker.jobs.close()
     await worker.db.dispose()
