@@ -2,11 +2,13 @@
 and a crash-and-recover run of real `ragbot serve` processes.
 
 Usage: .venv/bin/python -m bench.serve [--conversations 20] [--turns 10] [--passages 300]
-       [--large-mb 2] [--modes nollm fakellm]
+       [--large-mb 2] [--modes nollm fakellm] [--ingest-processes 0 1]
 Each mode runs the workload twice on the same knowledge base (DRCD passages):
-idle, then while a large upload is being ingested by the job worker in the same
-process. Prints turn p50/p95 for each and the p95 ratio (target < 1.5), and
-writes bench/results/serve.json.
+idle, then while a large upload is being ingested by the job worker of the same
+process, once per INGEST_PROCESSES value (0: ingestion's CPU work in threads of
+the serving process, as before issue 29; 1: the default, one worker process).
+Prints turn p50/p95 for each and the p95 ratio (target <= 1.2), and writes
+bench/results/serve.json.
 
        .venv/bin/python -m bench.serve --crash [--questions 40] [--think 2] [--lease 30]
        [--kill-after 2]
@@ -147,40 +149,50 @@ async def main(args: argparse.Namespace) -> None:
     fake.responder = scripted_llm
     report: dict[str, Any] = {"large_upload_mb": round(len(large) / 1024 / 1024, 2)}
     rows = []
+    first = True
     for mode in args.modes:
-        llm_env = {"LLM_BASE_URL": fake.url, "LLM_MODEL": "fake", "LLM_API_KEY": "bench"}
-        settings = Settings(
-            _env_file=None,
-            DATABASE_URL=url,
-            RATE_LIMIT_PER_MINUTE=0,  # type: ignore[call-arg]
-            **(llm_env if mode == "fakellm" else {}),
-        )
-        async with open_runtime(settings) as rt:
-            if mode == args.modes[0]:
-                await ingest_corpus(rt.db, kb, settings)
-            await asyncio.to_thread(warm_up, rt)
-            result = await run_mode(rt, mode, questions, large, args)
-        idle, busy = result["idle"], result["ingesting"]
-        ratio = pct(busy, 95) / pct(idle, 95)
-        report[mode] = {**result, "ratio_p95": ratio}
-        rows.append([mode, "idle", len(idle), pct(idle, 50), pct(idle, 95), ""])
-        rows.append(
-            [
-                mode,
-                "ingesting",
-                len(busy),
-                pct(busy, 50),
-                pct(busy, 95),
-                f"{ratio:.2f}"
-                + ("" if result["ingest_still_running_at_end"] else " (ingest ended early)"),
-            ]
-        )
+        for processes in args.ingest_processes:
+            llm_env = {"LLM_BASE_URL": fake.url, "LLM_MODEL": "fake", "LLM_API_KEY": "bench"}
+            settings = Settings(
+                _env_file=None,
+                DATABASE_URL=url,
+                RATE_LIMIT_PER_MINUTE=0,  # type: ignore[call-arg]
+                INGEST_PROCESSES=processes,
+                **(llm_env if mode == "fakellm" else {}),
+            )
+            async with open_runtime(settings) as rt:
+                if first:
+                    await ingest_corpus(rt.db, kb, settings)
+                    first = False
+                await asyncio.to_thread(warm_up, rt)
+                result = await run_mode(rt, mode, questions, large, args)
+            idle, busy = result["idle"], result["ingesting"]
+            ratio = pct(busy, 95) / pct(idle, 95)
+            where = (
+                f"{processes} process{'es' if processes != 1 else ''}" if processes else "threads"
+            )
+            report[f"{mode} / {where}"] = {**result, "ratio_p95": ratio}
+            rows.append([mode, where, "idle", len(idle), pct(idle, 50), pct(idle, 95), ""])
+            rows.append(
+                [
+                    mode,
+                    where,
+                    "ingesting",
+                    len(busy),
+                    pct(busy, 50),
+                    pct(busy, 95),
+                    f"{ratio:.2f}"
+                    + ("" if result["ingest_still_running_at_end"] else " (ingest ended early)"),
+                ]
+            )
     fake.stop()
     print(
         f"large upload: {report['large_upload_mb']} MB; "
         f"{args.conversations} conversations x {args.turns} turns"
     )
-    table = print_table(["mode", "condition", "turns", "p50 ms", "p95 ms", "p95 ratio"], rows)
+    table = print_table(
+        ["mode", "ingestion runs in", "condition", "turns", "p50 ms", "p95 ms", "p95 ratio"], rows
+    )
     report["table"] = table
     print(f"wrote {write_json('serve', report)}")
 
@@ -394,6 +406,13 @@ if __name__ == "__main__":
     parser.add_argument("--passages", type=int, default=300)
     parser.add_argument("--large-mb", type=float, default=2.0)
     parser.add_argument("--modes", nargs="+", default=["nollm", "fakellm"])
+    parser.add_argument(
+        "--ingest-processes",
+        type=int,
+        nargs="+",
+        default=[0, 1],
+        help="INGEST_PROCESSES of each run (0: threads of the serving process, the baseline)",
+    )
     parser.add_argument("--crash", action="store_true", help="the crash-and-recover run only")
     parser.add_argument("--questions", type=int, default=40)
     parser.add_argument("--think", type=float, default=2.0, help="the model's seconds per answer")
