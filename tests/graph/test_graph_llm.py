@@ -297,3 +297,34 @@ async def test_weaker_evidence_is_regraded_without_an_llm_rewrite(
     assert result.llm_calls == 2 and len(fake.requests) == 2
     assert result.retrieval_loops == 2
     assert "query_builder:loop2" in result.decision_path
+
+
+async def test_the_last_sentence_shows_when_the_answer_field_closes(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    # a model writing slowly, whose JSON goes on after the answer (its citations, a note):
+    # the one sentence is shown once its field closes, not once the whole reply is in
+    tail = ', "citations": [{n}], "note": "' + "the documents were read carefully " * 6 + '"}'
+    fake.script = [
+        plan_reply(),
+        Reply(
+            '{"answerable": true, "answer": "An adult renewal costs 1,300 dollars [{n}]."' + tail,
+            cite="1,300",
+            pace=0.03,
+        ),
+    ]
+    sent_by_first_token = None
+    events = []
+    async for event in service.stream("How much is it to renew a passport?"):
+        if isinstance(event, Token) and sent_by_first_token is None:
+            sent_by_first_token = fake.pieces_sent
+        events.append(event)
+    final = events[-1]
+    assert isinstance(final, FinalAnswer)
+    assert final.result.answer.startswith("An adult renewal costs 1,300 dollars [")
+    assert sent_by_first_token is not None
+    # the answer's pieces and a few of its tail, not the ~30 pieces of the whole reply
+    assert sent_by_first_token < fake.pieces_sent - 15, (sent_by_first_token, fake.pieces_sent)
+    # where the time went, stored with the turn: loading the history, the first words
+    timings = final.result.timings_ms
+    assert 0 <= timings["history"] and 0 < timings["first_token"] < timings["total"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from storage.chunking import TextChunk
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import (
@@ -19,6 +20,8 @@ from storage.ingestion import (
     IngestOptions,
     collect_files,
 )
+from storage.models import Document
+from storage.repositories import documents as docs_repo
 from storage.upload_policy import UploadPolicy
 from tests.support import files, hostile_files
 
@@ -243,3 +246,47 @@ async def test_uploaded_file_names_with_folders_or_control_characters_are_refuse
 async def test_titles_from_captions_are_stored_clean(ingestion: IngestionService) -> None:
     result = await ingestion.ingest_bytes("a.md", b"# T\n\nText.", title="Staff\x1b[2J  handbook\n")
     assert result.title == "Staff[2J handbook"
+
+
+async def test_two_replacements_at_once_do_not_deadlock(
+    ingestion: IngestionService, db: Database
+) -> None:
+    # A replacement counts the old document's terms out, then the new one's in. Two at
+    # once: B's count-out takes "harbour"; A's count-in needs it. Each must wait for the
+    # index_meta row before touching any term, or A waits for B while B waits for A.
+    await ingestion.ingest_bytes("a.txt", b"Opening hours of the library.")
+    await ingestion.ingest_bytes("b.txt", b"Harbour ferry timetable.")
+    new_a = await ingestion.embed_pieces(
+        [TextChunk("Harbour ferry tickets at the library.", 0, None, None)], "en", "a"
+    )
+    b_counted_out = asyncio.Event()
+
+    async def replace_b() -> None:
+        async with db.transaction() as session:
+            old = await docs_repo.find_by_title(session, "b", lock=True)
+            assert old is not None
+            b_counted_out.set()  # from here B may wait for A's transaction
+            await docs_repo.delete_document(session, old)
+
+    async with db.transaction() as session:
+        old = await docs_repo.find_by_title(session, "a", lock=True)
+        assert old is not None
+        await docs_repo.delete_document(session, old)
+        other = asyncio.create_task(replace_b())
+        await b_counted_out.wait()
+        await asyncio.sleep(0.3)  # B is at its count-out now (or waiting before it)
+        document = Document(
+            title="a",
+            source="a.txt",
+            format="txt",
+            language="en",
+            content_hash="new-a",
+            size_bytes=1,
+            page_count=None,
+            chunk_count=1,
+            collection="public",
+        )
+        await session.flush()
+        await docs_repo.add_document(session, document, new_a)
+    await asyncio.wait_for(other, 5)  # B went on after A: no deadlock error in either
+    assert await _stats_consistent(db)

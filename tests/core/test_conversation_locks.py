@@ -1,0 +1,84 @@
+"""Conversation locks across workers, held on one connection per process."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import text
+
+from bot.core.conversation_locks import ConversationLocks
+from storage.db import Database
+from storage.session_locks import SessionLocks
+
+KEY = 0x7262
+
+
+async def _backend_pid(locks: SessionLocks) -> int:
+    conn = locks._conn  # the lock connection, to cut it as a network failure would
+    assert conn is not None
+    return int(await conn.scalar(text("SELECT pg_backend_pid()")))
+
+
+async def test_a_lock_one_worker_holds_waits_for_it_on_another(database_url: str) -> None:
+    first, second = Database.connect(database_url), Database.connect(database_url)
+    a, b = SessionLocks(first), SessionLocks(second)
+    try:
+        await a.acquire(KEY, "telegram:42")
+        waiting = asyncio.create_task(b.acquire(KEY, "telegram:42"))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()  # the other worker's turn of this conversation waits
+        await b.acquire(KEY, "telegram:43")  # another conversation does not
+        await a.release(KEY, "telegram:42")
+        await asyncio.wait_for(waiting, 1.0)
+    finally:
+        await a.close()
+        await b.close()
+        await first.dispose()
+        await second.dispose()
+
+
+async def test_a_lost_lock_connection_frees_its_locks_and_a_new_one_is_taken(
+    database_url: str,
+) -> None:
+    first, second = Database.connect(database_url), Database.connect(database_url)
+    a, b = SessionLocks(first), SessionLocks(second)
+    try:
+        await a.acquire(KEY, "slack:C1")
+        async with second.engine.connect() as admin:
+            await admin.execute(
+                text("SELECT pg_terminate_backend(:p)"), {"p": await _backend_pid(a)}
+            )
+        await asyncio.wait_for(b.acquire(KEY, "slack:C1"), 2.0)  # Postgres let go of it
+        await a.release(KEY, "slack:C1")  # no error: it went with the connection
+        await a.acquire(KEY, "slack:C2")  # on a new connection
+        waiting = asyncio.create_task(b.acquire(KEY, "slack:C2"))
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
+        await a.release(KEY, "slack:C2")
+        await asyncio.wait_for(waiting, 1.0)
+    finally:
+        await a.close()
+        await b.close()
+        await first.dispose()
+        await second.dispose()
+
+
+async def test_turns_waiting_for_the_model_hold_no_pooled_connection(database_url: str) -> None:
+    # a pool of 1 (+2 overflow): with a connection per turn, 12 turns could not run at once
+    small = Database.connect(database_url, pool_size=1)
+    locks = ConversationLocks(small, max_concurrent=12)
+    inside = asyncio.Barrier(13)
+
+    async def turn(n: int) -> None:
+        async with locks.hold("telegram", f"chat-{n}"):
+            await asyncio.wait_for(inside.wait(), 5)  # every turn is inside at once
+
+    try:
+        runs = [asyncio.create_task(turn(n)) for n in range(12)]
+        await asyncio.wait_for(inside.wait(), 5)
+        async with small.sessions() as session:  # and the pool still serves the work
+            assert (await session.execute(text("SELECT 1"))).scalar_one() == 1
+        await asyncio.gather(*runs)
+    finally:
+        await locks.close()
+        await small.dispose()
