@@ -108,6 +108,8 @@ async def run_mode(rt: Runtime, mode: str, questions: list[str], large: bytes, a
         "admin",
         "",
         attachments=(Attachment(name, len(large), data=large),),
+        upload_intent=True,  # "upload", as an admin says it in a direct message
+        direct=True,
     )
     _ = [e async for e in core.handle(admin)]
     while await upload_status(rt.db) in (None, "queued"):
