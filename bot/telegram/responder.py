@@ -93,6 +93,10 @@ class ChatPacer:
         """Seconds a 429 still holds the chat (0: not held)."""
         return max(0.0, self._held.get(chat_id, 0.0) - time.monotonic())
 
+    def due_in(self, chat_id: int) -> float:
+        """Seconds until the chat's next update may go (0: now)."""
+        return max(0.0, self._next.get(chat_id, 0.0) - time.monotonic())
+
 
 class TelegramResponder:
     """Shows one delivery's answer while it is written: typing, then a draft or a preview.
@@ -126,6 +130,7 @@ class TelegramResponder:
         # stop button, Bot API 10.3, which python-telegram-bot does not name yet)
         self.stop_markup: InlineKeyboardMarkup | None = None
         self._typing: asyncio.Task[None] | None = None
+        self._later: asyncio.Task[None] | None = None  # the preview owed once the pace allows
 
     async def start(self) -> None:
         """Show "typing…" now and keep it up until the reply is handed to the outbox."""
@@ -139,7 +144,12 @@ class TelegramResponder:
                 await asyncio.sleep(TYPING_EVERY_S)
 
     async def close(self) -> None:
-        """Stop the typing indicator."""
+        """Stop the typing indicator and any preview still owed (the reply replaces it)."""
+        if self._later is not None:
+            self._later.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._later
+            self._later = None
         if self._typing is not None:
             self._typing.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -151,17 +161,33 @@ class TelegramResponder:
             self._text = ""
             return
         self._text += event.text
-        if not self._text.strip() or self._pacer.held_for(self._chat) > 0:
-            return  # nothing to show yet, or Telegram asked us to wait: skipped, not waited
-        if self._drafts:
-            if self._pacer.try_take(self._chat):
-                await self._draft()
-        elif self.shown is None:  # the first text shows at once (a new message, not an edit)
+        if not self._text.strip():
+            return
+        if not self._drafts and self.shown is None:
+            # the first text shows at once (a new message, not an edit of one)
             self._pacer.reserve(self._chat, self._pacer.interval)
             await self._send_preview()
             self._pacer.done(self._chat)
         elif self._pacer.try_take(self._chat):
+            await self._update()
+        elif self._later is None or self._later.done():
+            # the pace (or a 429) says wait: the text is shown when it allows, not dropped
+            # (a one-sentence answer has no later token to carry it)
+            self._later = asyncio.create_task(self._update_when_due())
+
+    async def _update(self) -> None:
+        """Show the text so far: the draft, or an edit of the preview message."""
+        if self._drafts:
+            await self._draft()
+        elif self.shown is not None:
             await self._edit_preview(self.shown)
+
+    async def _update_when_due(self) -> None:
+        while True:
+            await asyncio.sleep(max(0.01, self._pacer.due_in(self._chat)))
+            if self._pacer.try_take(self._chat):
+                await self._update()
+                return
 
     async def _draft(self) -> None:
         try:

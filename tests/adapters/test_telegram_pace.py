@@ -1,0 +1,61 @@
+"""Previews at Telegram's pace: a text the pace holds back is shown when it allows, not lost."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from telegram import Bot
+
+from bot.telegram.responder import ChatPacer, TelegramResponder
+from graph.events import Token
+from tests.support.fake_telegram import TOKEN, FakeTelegram
+
+CHAT = 5001
+
+
+@pytest.fixture
+async def bot() -> AsyncIterator[tuple[Bot, FakeTelegram]]:
+    fake = FakeTelegram().start()
+    client = Bot(TOKEN, base_url=f"{fake.url}/bot")
+    await client.initialize()
+    try:
+        yield client, fake
+    finally:
+        await client.shutdown()
+        fake.stop()
+
+
+def _previews(fake: FakeTelegram) -> list[str]:
+    return [
+        str(p.get("text"))
+        for m, p in fake.calls
+        if m in ("sendMessageDraft", "editMessageText", "sendMessage")
+    ]
+
+
+@pytest.mark.parametrize("drafts", [True, False])
+async def test_a_one_sentence_answer_held_by_the_pace_is_shown_when_it_allows(
+    bot: tuple[Bot, FakeTelegram], drafts: bool
+) -> None:
+    client, fake = bot
+    pacer = ChatPacer(1.0)
+    responder = TelegramResponder(client, CHAT, pacer, drafts=drafts, shown=None if drafts else 7)
+    pacer.done(CHAT)  # the previous answer's last message went out just now
+    await responder.show(Token("Renewal costs 1,300 dollars [1]."))
+    assert _previews(fake) == []  # one update a second per chat
+    await asyncio.sleep(1.3)  # no more text comes: the one sentence still shows
+    assert _previews(fake) == ["Renewal costs 1,300 dollars [1]. …"]  # a preview, marked so
+    await responder.close()
+
+
+async def test_the_reply_cancels_a_preview_still_owed(bot: tuple[Bot, FakeTelegram]) -> None:
+    client, fake = bot
+    pacer = ChatPacer(1.0)
+    responder = TelegramResponder(client, CHAT, pacer, drafts=True)
+    pacer.done(CHAT)
+    await responder.show(Token("Renewal costs 1,300 dollars [1]."))
+    await responder.close()  # the final answer is on its way: no draft after it
+    await asyncio.sleep(1.3)
+    assert _previews(fake) == []
