@@ -115,6 +115,16 @@ async def test_concurrent_conversations_keep_their_histories_in_order(
         assert [r for r, _ in turns] == ["user", "assistant"] * 3
         # each turn saw every earlier turn of its conversation: they ran one after another
         assert [int(s) for r, s in turns if r == "assistant"] == [0, 2, 4]
+    # where each turn's time went is stored with it: the wait since this worker took the
+    # message (of which the conversation lock and a slot), and loading the history
+    async with db.sessions() as session:
+        stages = (
+            await session.execute(
+                text("SELECT details->'timings_ms' FROM messages WHERE role = 'assistant'")
+            )
+        ).scalars()
+        for timing in stages:
+            assert 0 <= timing["slot"] <= timing["taken"] and timing["history"] >= 0
 
 
 async def test_upload_job_ingests_while_questions_are_answered(
