@@ -14,7 +14,7 @@ from sqlalchemy import create_engine, text
 from bot.settings import Settings
 from storage import db as dbmod
 from storage.db import Database
-from storage.embedded_postgres import sqlalchemy_url, start_embedded_server
+from storage.embedded_postgres import shared_buffers_mb, sqlalchemy_url, start_embedded_server
 
 EVAL_DIR = Path(
     os.environ.get("RAGBOT_EVAL_DIR", Path(__file__).resolve().parents[2] / "shared" / "eval")
@@ -65,7 +65,9 @@ def admin_url() -> str:
     if settings.database_dsn:
         return settings.database_dsn
     data_dir = Path(os.environ.get("RAGBOT_BENCH_DATA_DIR", "/tmp/ragbot-bench"))
-    server = start_embedded_server(data_dir)
+    # the memory a deployment's embedded server gets (EMBEDDED_PG_SHARED_BUFFERS_MB)
+    shared = shared_buffers_mb(settings.embedded_pg_shared_buffers_mb)
+    server = start_embedded_server(data_dir, shared_buffers=shared)
     _servers.append(server)
     return sqlalchemy_url(server)
 

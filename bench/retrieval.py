@@ -1,6 +1,6 @@
 """Retrieval benchmark: hybrid vs keyword-only, vector-only and in-memory BM25.
 
-Usage: .venv/bin/python -m bench.retrieval [--limit N] [--filler 100000]
+Usage: .venv/bin/python -m bench.retrieval [--limit N] [--filler 100000 1000000] [--reuse-filler]
 Prints Markdown tables and writes bench/results/retrieval.json.
 """
 
@@ -13,12 +13,10 @@ import time
 from typing import Any
 
 from rank_bm25 import BM25Okapi
-from sqlalchemy import text
 
 from bench.common import (
     CORPORA,
     Question,
-    admin_url,
     connect,
     fresh_database,
     load_squad,
@@ -30,10 +28,9 @@ from bench.common import (
 from bench.faq import corpus as faq_corpus
 from bench.faq import faq_sets, recall
 from bench.faq import questions as faq_questions
-from bench.searching import CUTS, HYBRID, METHODS, ingest_corpus, searchers, vacuum
+from bench.scale import HEADERS, scale_runs, variant
+from bench.searching import CUTS, HYBRID, ingest_corpus, searchers
 from bot.settings import Settings
-from storage import db as dbmod
-from storage.db import Database
 from storage.ingestion import index_text
 from storage.search import HybridSearcher
 from textkit.tokens import keyword_tokens
@@ -103,119 +100,7 @@ def bm25_baseline(
     return ranked, latency
 
 
-async def add_filler(db: Database, target: int) -> int:
-    """Grow the chunk table to `target` rows with synthetic chunks.
-
-    Each filler chunk mixes two real chunks: concatenated keyword vectors and the
-    normalised sum of their embeddings, so term and vector distributions stay
-    realistic. Statistics are recomputed; the HNSW index is rebuilt afterwards.
-    """
-    async with db.transaction() as s:
-        have = int((await s.execute(text("SELECT count(*) FROM chunks"))).scalar_one())
-        need = target - have
-        if need <= 0:
-            return have
-        await s.execute(text("SET LOCAL maintenance_work_mem = '1GB'"))
-        await s.execute(text("SET LOCAL work_mem = '256MB'"))
-        # Bulk load without per-row foreign-key triggers (the rows are built consistent).
-        await s.execute(text("SET LOCAL session_replication_role = replica"))
-        await s.execute(text("DROP INDEX ix_chunks_embedding"))
-        # Bulk load first, index after: far faster than maintaining indexes per row.
-        await s.execute(text("DROP INDEX ux_chunk_terms_postings, ix_chunk_terms_chunk"))
-        doc = (
-            await s.execute(
-                text(
-                    "INSERT INTO documents (title, format, content_hash, size_bytes, chunk_count)"
-                    " VALUES ('filler', 'txt', 'filler', 0, :n) RETURNING id"
-                ),
-                {"n": need},
-            )
-        ).scalar_one()
-        # Source rows by dense number, so each filler row picks two at random cheaply.
-        await s.execute(
-            text(
-                "CREATE TEMP TABLE src ON COMMIT DROP AS SELECT row_number() OVER (ORDER BY id)"
-                " AS rn, id, text, token_count, keywords, embedding FROM chunks"
-            )
-        )
-        await s.execute(text("ALTER TABLE src ADD PRIMARY KEY (rn)"))
-        await s.execute(text("ANALYZE src"))
-        await s.execute(
-            text(
-                "CREATE TEMP TABLE pairs ON COMMIT DROP AS SELECT g AS position,"
-                " 1 + (g * 7919) % :have AS a, 1 + (g * 104729 + 13) % :have AS b"
-                " FROM generate_series(1::bigint, :need) g"
-            ),
-            {"need": need, "have": have},
-        )
-        await s.execute(text("ANALYZE pairs"))
-        await s.execute(
-            text(
-                "INSERT INTO chunks"
-                " (document_id, position, text, token_count, keywords, embedding)"
-                " SELECT :doc, p.position, a.text || ' ' || b.text,"
-                " a.token_count + b.token_count, a.keywords || b.keywords,"
-                " l2_normalize(a.embedding + b.embedding)"
-                " FROM pairs p JOIN src a ON a.rn = p.a JOIN src b ON b.rn = p.b"
-            ),
-            {"doc": doc},
-        )
-        # Postings of each filler chunk: the two sources' term counts added up.
-        # Temp tables are analysed so the planner picks hash joins.
-        await s.execute(
-            text(
-                "CREATE TEMP TABLE src_terms ON COMMIT DROP AS SELECT s.rn, t.term, t.tf"
-                " FROM src s JOIN chunk_terms t ON t.chunk_id = s.id"
-            )
-        )
-        await s.execute(
-            text(
-                "CREATE TEMP TABLE filler_map ON COMMIT DROP AS SELECT c.id, c.token_count,"
-                " p.a, p.b FROM chunks c JOIN pairs p ON p.position = c.position"
-                " WHERE c.document_id = :doc"
-            ),
-            {"doc": doc},
-        )
-        await s.execute(text("ANALYZE src_terms"))
-        await s.execute(text("ANALYZE filler_map"))
-        await s.execute(
-            text(
-                "INSERT INTO chunk_terms (term, chunk_id, tf, dl)"
-                " SELECT x.term, x.id, sum(x.tf), max(x.token_count) FROM ("
-                " SELECT m.id, m.token_count, t.term, t.tf FROM filler_map m"
-                " JOIN src_terms t ON t.rn = m.a UNION ALL"
-                " SELECT m.id, m.token_count, t.term, t.tf FROM filler_map m"
-                " JOIN src_terms t ON t.rn = m.b) x GROUP BY x.term, x.id"
-            )
-        )
-        await s.execute(
-            text(
-                "CREATE UNIQUE INDEX ux_chunk_terms_postings ON chunk_terms (term, chunk_id)"
-                " INCLUDE (tf, dl)"
-            )
-        )
-        await s.execute(text("CREATE INDEX ix_chunk_terms_chunk ON chunk_terms (chunk_id, term)"))
-        await s.execute(text("TRUNCATE keyword_terms"))
-        await s.execute(
-            text("INSERT INTO keyword_terms SELECT term, count(*) FROM chunk_terms GROUP BY term")
-        )
-        await s.execute(
-            text(
-                "UPDATE index_meta SET chunk_count = (SELECT count(*) FROM chunks),"
-                " token_total = (SELECT sum(token_count) FROM chunks)"
-            )
-        )
-        await s.execute(
-            text(
-                "CREATE INDEX ix_chunks_embedding ON chunks"
-                " USING hnsw (embedding vector_cosine_ops)"
-            )
-        )
-    await vacuum(db)
-    async with db.transaction() as s:
-        return int((await s.execute(text("SELECT count(*) FROM chunks"))).scalar_one())
-
-
+BEFORE = "hybrid (adaptive fusion, default), before issue 29"
 # a corpus → the parallel set whose questions (same ids, other language) it is asked too
 CROSS_LINGUAL = {"xquad.zh (zh-hans)": "xquad.en (en)", "xquad.en (en)": "xquad.zh (zh-hans)"}
 
@@ -253,7 +138,21 @@ async def faq_recall(settings: Settings, limit: int) -> dict[str, Any]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=0, help="questions per corpus (0: all)")
-    parser.add_argument("--filler", type=int, default=100_000, help="chunks for the latency run")
+    parser.add_argument(
+        "--filler",
+        type=int,
+        nargs="*",
+        default=[100_000, 1_000_000],
+        help="chunk counts of the latency runs (none: no latency run)",
+    )
+    parser.add_argument(
+        "--reuse-filler",
+        action="store_true",
+        help="keep scale databases already built by an earlier run (default: build anew)",
+    )
+    parser.add_argument(
+        "--before-questions", type=int, default=100, help="questions asked of the old code"
+    )
     parser.add_argument("--latency-questions", type=int, default=300)
     parser.add_argument("--corpora", nargs="*", default=list(CORPORA), help="names to run")
     parser.add_argument("--faq", type=int, default=400, help="paraphrases per FAQ set (0: none)")
@@ -302,6 +201,19 @@ async def main() -> None:
                     per_mode[mode]["p95_ms"],
                 ]
             )
+        # the default search as it was before issue 29, on the same index and questions
+        with variant(url, "before"):
+            before, before_latency, _ = await run_queries({HYBRID: methods[HYBRID]}, questions)
+        m = metrics(before[HYBRID], golds)
+        per_mode[BEFORE] = {
+            **m,
+            "p50_ms": pct(before_latency[HYBRID], 50),
+            "p95_ms": pct(before_latency[HYBRID], 95),
+        }
+        b = per_mode[BEFORE]
+        quality_rows.append(
+            [name, BEFORE, m["R@1"], m["R@5"], m["R@10"], m["MRR@10"], b["p50_ms"], b["p95_ms"]]
+        )
         ingest_rows.append(
             [
                 name,
@@ -348,47 +260,19 @@ async def main() -> None:
     )
 
     if args.filler:
-        if not drcd_url:  # --corpora without drcd: reuse the DRCD database of a previous run
-            drcd_url = dbmod.with_database(admin_url(), "bench_drcd")
-        db = connect(drcd_url)
-        total = await add_filler(db, args.filler)
-        methods = searchers(db, settings)
+        # the DRCD database of this run (or of a previous one, --corpora without drcd)
+        # is the template every size is copied from
         passages, questions = load_squad(CORPORA["drcd (zh-hant)"])
         sample = rng.sample(questions, min(args.latency_questions, len(questions)))
-        await methods[HYBRID][0].search("warm up", top_k=1)
-        ranked, latency, _ = await run_queries(methods, sample)
-        rows = []
-        for mode in METHODS:
-            m = metrics(ranked[mode], [q.passage for q in sample])
-            rows.append(
-                [
-                    f"drcd + filler ({total} chunks)",
-                    mode,
-                    m["R@5"],
-                    pct(latency[mode], 50),
-                    pct(latency[mode], 95),
-                ]
-            )
-        # What a bot turn asks for: the default top_k (5) instead of 15.
-        searcher = methods[HYBRID][0]
-        default_latency = []
-        for q in sample:
-            t0 = time.perf_counter()
-            await searcher.search(q.text, top_k=settings.search_top_k)
-            default_latency.append((time.perf_counter() - t0) * 1000)
-        rows.append(
-            [
-                f"drcd + filler ({total} chunks)",
-                f"hybrid, top_k={settings.search_top_k} (what a turn asks)",
-                "",
-                pct(default_latency, 50),
-                pct(default_latency, 95),
-            ]
+        scale = await scale_runs(
+            args.filler, settings, sample, args.before_questions, args.reuse_filler
         )
-        print("\n## Search latency at scale\n")
-        results["scale_table"] = print_table(["corpus", "method", "R@5", "p50 ms", "p95 ms"], rows)
-        results["scale"] = {"chunks": total, "rows": rows}
-        await db.dispose()
+        print(
+            f"\n## Search latency at scale ({len(sample)} DRCD questions after,"
+            f" the first {min(args.before_questions, len(sample))} before)\n"
+        )
+        results["scale_table"] = print_table(HEADERS, scale["rows"])
+        results["scale"] = scale
     name = "retrieval" if quality_rows or args.faq else "retrieval_scale"
     print(f"\nwrote {write_json(name, results)}")
 

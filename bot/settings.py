@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     # SecretStr: the URL may hold a password; a repr of the settings never prints it
     database_url: SecretStr | None = Field(default=None, validation_alias="DATABASE_URL")
     data_dir: Path = Field(default_factory=default_data_dir, validation_alias="RAGBOT_DATA_DIR")
+    # the embedded server's shared_buffers (MB); unset: a quarter of RAM, 128 MB–8 GB; 0: leave it
+    embedded_pg_shared_buffers_mb: int | None = Field(
+        default=None, ge=0, validation_alias="EMBEDDED_PG_SHARED_BUFFERS_MB"
+    )
 
     embedding_base_url: str | None = Field(default=None, validation_alias="EMBEDDING_BASE_URL")
     embedding_api_key: SecretStr | None = Field(default=None, validation_alias="EMBEDDING_API_KEY")

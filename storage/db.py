@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import NullPool
 
 from alembic import command
-from storage.embedded_postgres import sqlalchemy_url, start_embedded_server
+from storage.embedded_postgres import shared_buffers_mb, sqlalchemy_url, start_embedded_server
 
 ALEMBIC_DIR = Path(__file__).resolve().parent.parent / "alembic"
 DEFAULT_EMBEDDING_DIM = 512
@@ -39,14 +39,22 @@ UNAVAILABLE: tuple[type[Exception], ...] = (
 )
 
 
-def resolve_database_url(database_url: str | None, data_dir: Path) -> tuple[str, Any]:
-    """The URL to use, and the embedded server handle when one had to be started."""
+def resolve_database_url(
+    database_url: str | None, data_dir: Path, shared_buffers_setting: int | None = 0
+) -> tuple[str, Any]:
+    """The URL to use, and the embedded server handle when one had to be started.
+
+    `shared_buffers_setting`: EMBEDDED_PG_SHARED_BUFFERS_MB (None: a quarter of
+    the memory; 0: the server's own).
+    """
     if database_url:
         url = database_url
         if url.startswith("postgresql://"):
             url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
         return url, None
-    server = start_embedded_server(data_dir)
+    server = start_embedded_server(
+        data_dir, shared_buffers=shared_buffers_mb(shared_buffers_setting)
+    )
     return sqlalchemy_url(server), server
 
 

@@ -166,9 +166,12 @@ async def _resize_embedding_column(
         await session.execute(text(f"ALTER TABLE chunks DROP COLUMN {column}"))
         await session.execute(text(f"ALTER TABLE chunks ADD COLUMN {column} vector({int(dim)})"))
         await session.execute(text(f"ALTER TABLE chunks ALTER COLUMN {column} SET STORAGE PLAIN"))
+        # FAQ chunks alone have a question vector: that index is partial (0013)
+        partial = f" WHERE {column} IS NOT NULL" if column == "question_embedding" else ""
         await session.execute(
             text(
-                f"CREATE INDEX ix_chunks_{column} ON chunks USING hnsw ({column} vector_cosine_ops)"
+                f"CREATE INDEX ix_chunks_{column} ON chunks"
+                f" USING hnsw ({column} vector_cosine_ops){partial}"
             )
         )
     if keep_not_null:

@@ -95,17 +95,26 @@ async def keyword_ids(
         return []
     where, params = filter_sql(filters)
     avgdl = terms.avgdl
-    join = f"JOIN chunks c ON c.id = p.chunk_id {where}" if where else ""
     # BM25 straight from the postings of the selective terms (an index-only
     # scan of at most MAX_KEYWORD_POSTINGS rows); common terms, left out,
     # carry almost no IDF weight.
+    scores = (
+        "SELECT p.chunk_id, sum(q.idf * p.tf * :k1p1 / (p.tf + :k1 * (1 - :b + :b *"
+        " p.dl / :avgdl))) AS bm25 FROM unnest(CAST(:terms AS text[]),"
+        " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
+        " q.term GROUP BY p.chunk_id"
+    )
+    # Filtered: chunks are read best score first until `limit` pass the filter,
+    # not once per posting (thousands of random heap reads in a large index).
+    sql = (
+        f"SELECT s.chunk_id, s.bm25 FROM ({scores} ORDER BY bm25 DESC, p.chunk_id) s"
+        f" JOIN chunks c ON c.id = s.chunk_id {where} ORDER BY s.bm25 DESC, s.chunk_id"
+        " LIMIT :n"
+        if where
+        else f"{scores} ORDER BY bm25 DESC, p.chunk_id LIMIT :n"
+    )
     rows = await session.execute(
-        text(
-            "SELECT p.chunk_id, sum(q.idf * p.tf * :k1p1 / (p.tf + :k1 * (1 - :b + :b *"
-            " p.dl / :avgdl))) AS bm25 FROM unnest(CAST(:terms AS text[]),"
-            " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
-            f" q.term {join} GROUP BY p.chunk_id ORDER BY bm25 DESC, p.chunk_id LIMIT :n"
-        ),
+        text(sql),
         {
             "terms": selective,
             "idfs": [idf[t][0] for t in selective],

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 
 from storage.search_types import SearchHit
-from textkit.overlap import presence, stem
+from textkit.overlap import has_chinese, presence, stem
 from textkit.question_words import content_query
 from textkit.scripts import plain
 from textkit.sentences import split_sentences
@@ -43,10 +43,14 @@ def window_support(
     if total <= 0:
         return 0.0
     head = plain(context)
-    head_tokens = frozenset(keyword_tokens(context)) if context else frozenset()
+    # A Chinese term is present when it is a substring of the window's text, and
+    # every token of a window is one: only other terms need the sentences cut
+    # (jieba, most of a search's CPU time when every question term is Chinese).
+    cut_needed = any(not has_chinese(t) for t in weights)
+    head_tokens = frozenset(keyword_tokens(context)) if context and cut_needed else frozenset()
     sentences = split_sentences(body) or [body]
     # each sentence is cut and normalised once; a window is the union of its sentences'
-    cut = [frozenset(keyword_tokens(s)) for s in sentences]
+    cut = [frozenset(keyword_tokens(s)) if cut_needed else frozenset() for s in sentences]
     normal = [plain(s) for s in sentences]
     best = 0.0
     for start in range(len(sentences)):

@@ -18,6 +18,11 @@ def stem(token: str) -> str:
     return token[:STEM] if len(token) > STEM else token
 
 
+def has_chinese(term: str) -> bool:
+    """True for a term `presence` matches as a substring (it holds a Chinese character)."""
+    return _CJK.search(term) is not None
+
+
 def presence(term: str, text: str, tokens: frozenset[str], stems: frozenset[str]) -> float:
     """1 when the window holds the term; half credit for part of a Chinese word.
 
@@ -27,7 +32,7 @@ def presence(term: str, text: str, tokens: frozenset[str], stems: frozenset[str]
     """
     if term in tokens:
         return 1.0
-    if _CJK.search(term):
+    if has_chinese(term):
         if term in text:
             return 1.0
         pairs = [term[i : i + 2] for i in range(len(term) - 1)]

@@ -193,7 +193,9 @@ def ingest_options(settings: Settings, policy: UploadPolicy) -> IngestOptions:
 
 def prepare_database(settings: Settings) -> tuple[str, Any]:
     """Resolve the URL (starting the embedded server if needed) and apply migrations."""
-    url, server = dbmod.resolve_database_url(settings.database_dsn, settings.data_dir)
+    url, server = dbmod.resolve_database_url(
+        settings.database_dsn, settings.data_dir, settings.embedded_pg_shared_buffers_mb
+    )
     try:
         dbmod.upgrade(url, embedding_dim=settings.embedding_dim or 512)
     except Exception as exc:

@@ -49,7 +49,10 @@ def db_current() -> None:
     async def go() -> str | None:
         cfg = settings()
         url, _server = await asyncio.to_thread(
-            dbmod.resolve_database_url, cfg.database_dsn, cfg.data_dir
+            dbmod.resolve_database_url,
+            cfg.database_dsn,
+            cfg.data_dir,
+            cfg.embedded_pg_shared_buffers_mb,
         )
         return await asyncio.to_thread(dbmod.current_revision, url)
 

@@ -36,6 +36,25 @@ def test_support_needs_the_terms_together_and_a_number_when_one_is_asked() -> No
     assert window_support(weights, "The passport fee is posted online.", asks_number=True) == 0.0
 
 
+def test_chinese_terms_are_found_without_cutting_the_passage(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    body = "護照換發的費用是一千三百元。辦公室九點開門。停車位很少。"
+    weights = {"护照": 1.0, "费用": 1.0, "停车": 2.0}
+    # 护照 and 费用 together; 停车 two sentences further; the title counts everywhere
+    assert window_support(weights, body) == 0.5
+    assert window_support(weights, body, "護照 FAQ") == 0.75
+
+    def no_cut(text: str) -> list[str]:
+        raise AssertionError("a Chinese term is matched as a substring; nothing is cut")
+
+    monkeypatch.setattr("storage.support.keyword_tokens", no_cut)
+    assert window_support(weights, body) == 0.5
+    assert window_support(weights, body, "護照 FAQ") == 0.75
+    with pytest.raises(AssertionError):  # an English term needs the window's tokens
+        window_support({"护照": 1.0, "fee": 1.0}, body)
+
+
 def _hit(document: str, score: float) -> SearchHit:
     return SearchHit(
         document=document, chunk_id=hash((document, score)), text="", score=score, page=None

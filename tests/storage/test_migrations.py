@@ -40,11 +40,17 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == dbmod.head_revision() == "0012"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0013"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
+    with engine.connect() as conn:
+        question_index = conn.exec_driver_sql(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_chunks_question_embedding'"
+        ).scalar_one()
     engine.dispose()
     assert {"ix_chunks_embedding", "ix_chunks_keywords"} <= indexes
+    # partial: the planner then uses it for the question half of the vector side
+    assert "WHERE (question_embedding IS NOT NULL)" in question_index
 
     dbmod.downgrade(url, "base")
     assert not (EXPECTED & _tables(url))

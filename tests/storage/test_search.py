@@ -66,6 +66,25 @@ async def test_filters_by_language_and_document(loaded: None, searcher: HybridSe
     assert {h.document for h in only} == {"passport"}
 
 
+async def test_a_collection_filter_keeps_the_keyword_ranking_of_what_it_admits(
+    ingestion: IngestionService, searcher: HybridSearcher
+) -> None:
+    for name, body in DOCS.items():
+        collection = "internal" if name == "passport.txt" else "public"
+        await ingestion.ingest_bytes(name, body.encode(), collection=collection)
+    query = "passport renewal costs, service centre open Monday"
+    everything = await searcher.search(query, top_k=4, mode="keyword", per_document=4)
+    public = SearchFilters(collections=("public",))
+    admitted = await searcher.search(query, top_k=4, mode="keyword", filters=public, per_document=4)
+    assert {h.document for h in everything} == {"passport", "opening"}
+    # the filtered side reads chunks best first until enough pass: same order, minus passport
+    assert [h.chunk_id for h in admitted] == [
+        h.chunk_id for h in everything if h.document != "passport"
+    ]
+    none = SearchFilters(collections=())
+    assert await searcher.search(query, top_k=4, mode="keyword", filters=none) == []
+
+
 async def test_keyword_and_vector_modes(loaded: None, searcher: HybridSearcher) -> None:
     kw = await searcher.search("passport", top_k=4, mode="keyword")
     assert [h.document for h in kw] == ["passport"]  # only passages containing the word
