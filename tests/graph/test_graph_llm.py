@@ -327,4 +327,4 @@ async def test_the_last_sentence_shows_when_the_answer_field_closes(
     assert sent_by_first_token < fake.pieces_sent - 15, (sent_by_first_token, fake.pieces_sent)
     # where the time went, stored with the turn: loading the history, the first words
     timings = final.result.timings_ms
-    assert 0 <= timings["history"] and 0 < timings["first_token"] < timings["total"]
+    assert timings["history"] >= 0 and 0 < timings["first_token"] < timings["total"]
