@@ -55,10 +55,10 @@ async def chunk_count(url: str) -> int:
 
 
 async def run_once(
-    label: str, root: Path | None, folders: list[Path], args: list[str]
+    index: int, label: str, root: Path | None, folders: list[Path], args: list[str]
 ) -> dict[str, Any]:
     """`ragbot ingest` of every folder into a fresh database; its time and chunks/s."""
-    url, _ = fresh_database(f"bench_ingest_{len(label)}_{abs(hash(label)) % 10**6}")
+    url, _ = fresh_database(f"bench_ingest_{index}")  # replaced by the next run of the bench
     env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "ERROR", "CI": "true"}
     command = [RAGBOT, "ingest", *map(str, folders), "--collection", "internal", *args]
     if root is not None:  # the other checkout's code, with this environment's packages
@@ -83,7 +83,10 @@ async def main(args: argparse.Namespace) -> None:
             runs.append((f"before ({args.baseline})", Path(args.baseline), []))
         for n in args.processes:
             runs.append((f"--processes {n}", None, ["--processes", str(n)]))
-        results = [await run_once(label, root, folders, extra) for label, root, extra in runs]
+        results = [
+            await run_once(n, label, root, folders, extra)
+            for n, (label, root, extra) in enumerate(runs)
+        ]
     table = print_table(
         ["run", "files", "chunks", "seconds (whole command)", "chunks/s"],
         [[r["label"], files, r["chunks"], r["seconds"], r["chunks_per_s"]] for r in results],

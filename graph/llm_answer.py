@@ -11,6 +11,7 @@ caller resets the screen and falls back).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -24,6 +25,8 @@ from graph.llm import CALLS_PER_TURN, synthesise
 from graph.state import GraphState
 from graph.structured import AnswerFieldStream, parse_json
 from textkit.scripts import to_script
+
+ANSWERABLE = re.compile(r'"answerable"\s*:\s*true')
 
 
 @dataclass
@@ -75,7 +78,10 @@ async def model_answer(
 
     def feed(piece: str) -> None:
         gate.feed(fields.feed(piece))
-        if fields.closed:
+        # the answer is complete: its last sentence shows now, not after the citations,
+        # once the model has said the sources answer (a model writing "answerable" after
+        # the answer is shown it at the end, as before)
+        if fields.closed and fields.said(ANSWERABLE):
             gate.flush()
 
     reply, calls = await synthesise(

@@ -164,6 +164,10 @@ class AnswerFieldStream:
         """True once the field's closing quote has streamed past: its text is complete."""
         return self._done
 
+    def said(self, pattern: re.Pattern[str]) -> bool:
+        """True when the reply so far matches `pattern` (a field written before this one)."""
+        return pattern.search(self._raw) is not None
+
     def feed(self, piece: str) -> str:
         """The field text that `piece` completes (plain replies: `piece` itself)."""
         self._raw += piece

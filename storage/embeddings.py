@@ -24,7 +24,7 @@ class LocalUSEEmbeddings(Embeddings):
     """
 
     CACHE_TEXTS = 2048
-    CACHE_MAX_CHARS = 500  # questions, not passages (ingestion would only churn it)
+    CACHE_MAX_CHARS = 300  # questions, not passages (ingestion would only churn it)
 
     def __init__(self, threads: int = 1) -> None:
         self._threads = threads

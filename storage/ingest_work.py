@@ -15,6 +15,7 @@ and a folder of short documents would otherwise embed them one by one.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 from collections.abc import Callable
@@ -23,10 +24,14 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from storage.embeddings import Embedder, LocalUSEEmbeddings
+from storage.sandbox import ParsedFile, ParseLimits, parse_isolated
 from textkit.tokens import keyword_tokens
 
+logger = logging.getLogger(__name__)
 T = TypeVar("T")
 LINGER_S = 0.005  # how long a batch that is not full waits for other documents' texts
+REMOTE_CALLS = 4  # embedding API calls at once (they wait on the network, not a core)
+CLOSE_S = 30.0  # how long closing waits for the work under way (one batch, one document)
 
 Vectors = list[list[float]]
 Tokens = list[list[str]]
@@ -74,6 +79,7 @@ class IngestWork:
         self._drainer: asyncio.Task[None] | None = None
         self._batches: set[asyncio.Task[None]] = set()
         self._slots: asyncio.Semaphore | None = None  # batches in flight at once
+        self._parsing: asyncio.Semaphore | None = None  # parser processes at once
 
     @property
     def processes(self) -> int:
@@ -95,6 +101,15 @@ class IngestWork:
                 "an ingestion worker process stopped (out of memory or killed)"
             ) from exc
 
+    async def parse(self, data: bytes, fmt: str, limits: ParseLimits) -> ParsedFile:
+        """`data` parsed in the sandboxed parser process; as many parsers at once as
+        worker processes (at least 2): its time limit is wall-clock, and a parser
+        waiting for a core must not run out of it."""
+        if self._parsing is None:
+            self._parsing = asyncio.Semaphore(max(2, self._processes))
+        async with self._parsing:
+            return await parse_isolated(data, fmt, limits)
+
     async def embed(self, texts: list[str]) -> tuple[Vectors, Tokens]:
         """Vectors and keyword tokens of `texts`, embedded with other documents' texts."""
         if not texts:
@@ -112,7 +127,12 @@ class IngestWork:
         await asyncio.gather(*self._batches, return_exceptions=True)
         pool, self._pool = self._pool, None
         if pool is not None:
-            await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
+            try:
+                await asyncio.wait_for(
+                    asyncio.to_thread(pool.shutdown, True, cancel_futures=True), CLOSE_S
+                )
+            except TimeoutError:
+                logger.warning("ingestion worker processes still busy after %.0f s", CLOSE_S)
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -128,7 +148,8 @@ class IngestWork:
     async def _drain(self) -> None:
         """Hand the waiting texts over in batches, as many at once as there are processes."""
         if self._slots is None:
-            self._slots = asyncio.Semaphore(max(1, self._processes))
+            in_processes = self._processes and self._embedder.is_local
+            self._slots = asyncio.Semaphore(self._processes if in_processes else REMOTE_CALLS)
         while self._pending:
             if sum(len(t) for t, _ in self._pending) < self._batch_size:
                 await asyncio.sleep(LINGER_S)  # other documents' texts may join this batch
@@ -158,6 +179,10 @@ class IngestWork:
         try:
             vectors, tokens = await self._vectors_and_tokens(texts)
         except Exception as exc:
+            if len(batch) > 1:  # one document's text may be the cause: each on its own
+                for alone in batch:
+                    await self._compute([alone])
+                return
             for _, future in batch:
                 if not future.done():
                     future.set_exception(exc)

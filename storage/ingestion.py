@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,13 +20,16 @@ from storage.loaders import UnreadableFileError, detect_format, load_blocks
 from storage.models import Document
 from storage.repositories import documents as docs_repo
 from storage.repositories.documents import NewChunk
-from storage.sandbox import SANDBOXED_FORMATS, ParseLimits, parse_isolated
+from storage.sandbox import SANDBOXED_FORMATS, ParseLimits
 from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy, collection_problem
 from textkit.personal_data import Findings, scan
 from textkit.scripts import LANGUAGES, detect_language
 
 ADDED, REPLACED, UNCHANGED, FAILED = "added", "replaced", "unchanged", "failed"
 HELD = "held"  # personal data found in a document bound for `public`: nothing stored
+
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ def index_text(title: str, heading: str | None, body: str) -> str:
 
 
 async def _load(
-    data: bytes, fmt: str, url: str | None, limits: ParseLimits
+    data: bytes, fmt: str, url: str | None, limits: ParseLimits, work: IngestWork
 ) -> tuple[list[Block], int | None, str | None]:
     """The file's text blocks, page count, and link (an HTML page's canonical URL if none).
 
@@ -74,7 +78,7 @@ async def _load(
     if fmt not in SANDBOXED_FORMATS:
         blocks, pages = await asyncio.to_thread(load_blocks, data, fmt)
         return blocks, pages, url
-    parsed = await parse_isolated(data, fmt, limits)
+    parsed = await work.parse(data, fmt, limits)
     return parsed.blocks, parsed.pages, url or parsed.url
 
 
@@ -252,7 +256,7 @@ class IngestionService:
                     same.chunk_count,
                     reason=f"same content as {same.title!r}",
                 )
-            blocks, pages, url = await _load(data, fmt, url, self._options.parse)
+            blocks, pages, url = await _load(data, fmt, url, self._options.parse, self._work)
         except UnreadableFileError as exc:
             return IngestResult(source, FAILED, title, reason=str(exc))
         try:
@@ -313,12 +317,18 @@ class IngestionService:
         A file that cannot be parsed has none to report: ingesting it fails anyway.
         """
         try:
-            blocks, _, _ = await _load(data, detect_format(filename), None, self._options.parse)
+            blocks, _, _ = await _load(
+                data, detect_format(filename), None, self._options.parse, self._work
+            )
         except UnreadableFileError:
             return None
         titles = (clean_title(title or Path(filename).stem), filename)
         blocks_seen = [(b.text, b.page, b.heading) for b in blocks]
-        return await self._work.run(scan, blocks_seen, titles)
+        try:
+            return await self._work.run(scan, blocks_seen, titles)
+        except IngestWorkerError:  # scanned again where it is ingested (the upload job)
+            logger.warning("the personal-data pre-check of %s did not run: worker died", filename)
+            return None
 
     async def embed_pieces(
         self, pieces: list[TextChunk], language: str, title: str

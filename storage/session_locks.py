@@ -15,6 +15,7 @@ next lock is taken on a new connection.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import Counter
 
@@ -25,6 +26,9 @@ from storage.db import Database
 
 logger = logging.getLogger(__name__)
 POLL_S = 0.05  # how often a lock another worker holds is tried again
+QUERY_TIMEOUT_S = 10.0  # a lock query slower than this means the connection is gone
+TRY_LOCK = "SELECT pg_try_advisory_lock(:cls, hashtext(:key))"
+UNLOCK = "SELECT pg_advisory_unlock(:cls, hashtext(:key))"
 
 
 class SessionLocks:
@@ -35,14 +39,26 @@ class SessionLocks:
         self._conn: AsyncConnection | None = None
         self._use = asyncio.Lock()  # one query at a time on the connection
         self._held: Counter[tuple[int, str]] = Counter()
+        self._closed = False
 
     async def acquire(self, lock_class: int, key: str) -> None:
         """Wait until this process holds (lock_class, key); another worker may hold it now."""
         while True:
             async with self._use:
-                if await self._query(
-                    "SELECT pg_try_advisory_lock(:cls, hashtext(:key))", lock_class, key
-                ):
+                if self._closed:
+                    raise RuntimeError("the conversation locks are closed (shutting down)")
+                # The query runs to its end even when the waiting turn is cancelled (Stop,
+                # a drain): a query cut half-way costs the connection, and with it every
+                # lock of every turn this process runs.
+                query = asyncio.ensure_future(self._query(TRY_LOCK, lock_class, key))
+                try:
+                    got = await asyncio.shield(query)
+                except asyncio.CancelledError:
+                    with contextlib.suppress(Exception):
+                        if await query:  # taken for a turn that will not run: let it go
+                            await self._query(UNLOCK, lock_class, key)
+                    raise
+                if got:
                     self._held[(lock_class, key)] += 1
                     return
             await asyncio.sleep(POLL_S)
@@ -55,31 +71,39 @@ class SessionLocks:
             self._held[(lock_class, key)] -= 1
             if not self._held[(lock_class, key)]:
                 del self._held[(lock_class, key)]
+            if self._conn is None:
+                return
             try:
-                await self._query(
-                    "SELECT pg_advisory_unlock(:cls, hashtext(:key))", lock_class, key
-                )
+                await self._query(UNLOCK, lock_class, key)
             except Exception:  # the connection is gone, and the lock with it
-                logger.warning("could not let go of an advisory lock", exc_info=True)
+                logger.warning("could not let go of a conversation lock", exc_info=True)
 
     async def close(self) -> None:
-        """Let go of every lock (the connection closes)."""
+        """Let go of every lock (the connection closes); no lock is taken after this."""
         async with self._use:
+            self._closed = True
             await self._drop()
 
     async def _query(self, sql: str, lock_class: int, key: str) -> bool:
         """One lock query; a lost connection is replaced once (its locks went with it)."""
         for attempt in (1, 2):
-            if self._conn is None:
-                self._conn = await self._db.engine.connect()
-                await self._conn.execution_options(isolation_level="AUTOCOMMIT")
             try:
-                return bool(await self._conn.scalar(text(sql), {"cls": lock_class, "key": key}))
+                async with asyncio.timeout(QUERY_TIMEOUT_S):
+                    if self._conn is None:
+                        self._conn = await self._db.engine.connect()
+                        await self._conn.execution_options(isolation_level="AUTOCOMMIT")
+                    params = {"cls": lock_class, "key": key}
+                    return bool(await self._conn.scalar(text(sql), params))
             except Exception:
-                if attempt == 2:
-                    raise
-                logger.warning("the advisory lock connection was lost; taking a new one")
+                if self._held:
+                    logger.error(
+                        "the conversation lock connection was lost: %d turns under way run"
+                        " without their lock until they end",
+                        sum(self._held.values()),
+                    )
                 await self._drop()
+                if attempt == 2 or sql == UNLOCK:
+                    raise
         raise AssertionError("unreachable")
 
     async def _drop(self) -> None:

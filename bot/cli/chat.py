@@ -105,16 +105,19 @@ def chat(
             core = rt.serving_core()
             conversation = f"chat-{uuid.uuid4().hex}"
             print(HELP)
-            while True:
-                line = await _read("> ")
-                if line is None or line.strip() in QUIT:
-                    break
-                if line.strip() == "/new":
-                    conversation = f"chat-{uuid.uuid4().hex}"
-                    print("(new conversation)")
-                    continue
-                if not line.strip():
-                    continue
-                await _turn(core, line, conversation, user)
+            try:
+                while True:
+                    line = await _read("> ")
+                    if line is None or line.strip() in QUIT:
+                        break
+                    if line.strip() == "/new":
+                        conversation = f"chat-{uuid.uuid4().hex}"
+                        print("(new conversation)")
+                        continue
+                    if not line.strip():
+                        continue
+                    await _turn(core, line, conversation, user)
+            finally:
+                await core.close()  # its conversation locks' connection
 
     run(go)

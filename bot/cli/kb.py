@@ -105,7 +105,8 @@ def ingest(
             IngestResult(display_name(str(p)), FAILED, reason="no such file or folder")
             for p in missing
         ]
-        cores = processes if processes is not None else os.cpu_count() or 1
+        # the cores this process may use (a container's, not the host's), at most 64
+        cores = processes if processes is not None else min(64, len(os.sched_getaffinity(0)))
         async with open_runtime(settings(), ingest_processes=cores) as rt:
             # several files at once: their short texts share embedding batches, and the
             # worker processes keep busy while other files are written
@@ -121,15 +122,21 @@ def ingest(
                         def step(done: int, total: int, task: TaskID = chunk_task) -> None:
                             bar.update(task, completed=done, total=total)
 
-                        result = await rt.ingestion.ingest_path(
-                            path,
-                            title,
-                            language,
-                            step,
-                            collection,
-                            url,
-                            hold_personal_data=screen,
-                        )
+                        try:
+                            result = await rt.ingestion.ingest_path(
+                                path,
+                                title,
+                                language,
+                                step,
+                                collection,
+                                url,
+                                hold_personal_data=screen,
+                            )
+                        except Exception as exc:  # this file only: the others go on
+                            first = (str(exc).splitlines() or [""])[0][:200]
+                            reason = f"{type(exc).__name__}: {first}"
+                            shown = display_name(str(path))
+                            result = IngestResult(shown, FAILED, reason=reason)
                         bar.remove_task(chunk_task)
                         bar.advance(overall)
                         return result

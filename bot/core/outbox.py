@@ -71,7 +71,8 @@ class OutboxWorker:
     def __init__(self, db: Database, settings: Settings) -> None:
         self._db = db
         self._max_attempts = max(1, settings.outbox_max_attempts)
-        self._capacity = max(4, settings.max_concurrent_turns * 2)
+        # sends at once: each borrows a pooled connection to settle, so not with the turns
+        self._capacity = max(4, min(16, settings.max_concurrent_turns * 2))
         self.channels: dict[str, Channel] = {}
         self._next_ok: dict[tuple[str, str], float] = {}  # (platform, chat) → monotonic time
         self._sending: dict[int, asyncio.Task[None]] = {}

@@ -163,28 +163,41 @@ class TelegramResponder:
         self._text += event.text
         if not self._text.strip():
             return
-        if not self._drafts and self.shown is None:
+        if self._pacer.held_for(self._chat) > 0:  # a 429: nothing goes until it is over
+            self._owe()
+        elif not self._drafts and self.shown is None:
             # the first text shows at once (a new message, not an edit of one)
             self._pacer.reserve(self._chat, self._pacer.interval)
             await self._send_preview()
             self._pacer.done(self._chat)
         elif self._pacer.try_take(self._chat):
             await self._update()
-        elif self._later is None or self._later.done():
-            # the pace (or a 429) says wait: the text is shown when it allows, not dropped
-            # (a one-sentence answer has no later token to carry it)
+        else:
+            self._owe()
+
+    def _owe(self) -> None:
+        """The pace (or a 429) says wait: the text is shown when it allows, not dropped
+        (a one-sentence answer has no later token to carry it)."""
+        if self._later is None or self._later.done():
             self._later = asyncio.create_task(self._update_when_due())
 
     async def _update(self) -> None:
-        """Show the text so far: the draft, or an edit of the preview message."""
+        """Show the text so far: the draft, a first preview message, or an edit of it."""
+        if not self._text.strip():
+            return  # reset meanwhile (a discarded answer): nothing to show
         if self._drafts:
             await self._draft()
         elif self.shown is not None:
             await self._edit_preview(self.shown)
+        else:
+            await self._send_preview()
+            self._pacer.done(self._chat)
 
     async def _update_when_due(self) -> None:
         while True:
             await asyncio.sleep(max(0.01, self._pacer.due_in(self._chat)))
+            if not self._text.strip():
+                return  # reset meanwhile: the slot stays free for what comes next
             if self._pacer.try_take(self._chat):
                 await self._update()
                 return

@@ -67,6 +67,7 @@ async def list_documents(
 
 async def add_document(session: AsyncSession, document: Document, chunks: list[NewChunk]) -> None:
     """Insert a document with its chunks and count their terms into the statistics."""
+    await _lock_statistics(session)
     session.add(document)
     await session.flush()
     vectors = [vector_literal(c.embedding) for c in chunks]
@@ -125,6 +126,7 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
 
 async def delete_document(session: AsyncSession, document: Document) -> None:
     """Delete a document and its chunks and take their terms out of the statistics."""
+    await _lock_statistics(session)
     result = await session.execute(
         text(
             "SELECT t.term, count(*) FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id"
@@ -146,11 +148,19 @@ async def delete_document(session: AsyncSession, document: Document) -> None:
     await _add_term_counts(session, df, sign=-1)
 
 
+async def _lock_statistics(session: AsyncSession) -> None:
+    """Hold the index_meta row until the transaction ends, before any other write.
+
+    Every writer of chunks and keyword statistics (ingest, replace, delete,
+    rechunk) and the reindex swap take it first, so they go one at a time from
+    here and never hold a row another one waits for: a replacement counts its
+    terms twice (out, then in), and the swap updates every chunk.
+    """
+    await session.get(IndexMeta, 1, with_for_update=True)
+
+
 async def _add_term_counts(session: AsyncSession, df: Counter[str], sign: int) -> None:
-    """Add `sign` × each term's document frequency. Callers hold the index_meta row
-    (`_add_totals` first): a replacement counts its terms twice (the old document's
-    out, the new one's in), and two such passes of concurrent ingests, each in
-    sorted order, could still wait on each other's rows."""
+    """Add `sign` × each term's document frequency (the caller holds index_meta)."""
     if not df:
         return
     terms = sorted(df)

@@ -59,3 +59,18 @@ async def test_the_reply_cancels_a_preview_still_owed(bot: tuple[Bot, FakeTelegr
     await responder.close()  # the final answer is on its way: no draft after it
     await asyncio.sleep(1.3)
     assert _previews(fake) == []
+
+
+async def test_a_chat_held_by_a_429_gets_no_first_preview_until_the_hold_ends(
+    bot: tuple[Bot, FakeTelegram],
+) -> None:
+    client, fake = bot
+    pacer = ChatPacer(1.0)
+    responder = TelegramResponder(client, CHAT, pacer, drafts=False)  # a group: no drafts
+    pacer.hold(CHAT, 0.8)  # Telegram said 429, retry after 0.8 s
+    await responder.show(Token("Renewal costs 1,300 dollars [1]."))
+    await asyncio.sleep(0.5)
+    assert _previews(fake) == []
+    await asyncio.sleep(0.6)
+    assert _previews(fake) == ["Renewal costs 1,300 dollars [1]. …"]
+    await responder.close()

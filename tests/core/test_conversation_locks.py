@@ -82,3 +82,31 @@ async def test_turns_waiting_for_the_model_hold_no_pooled_connection(database_ur
     finally:
         await locks.close()
         await small.dispose()
+
+
+async def test_a_cancelled_wait_never_costs_the_other_turns_their_locks(
+    database_url: str,
+) -> None:
+    first, second = Database.connect(database_url), Database.connect(database_url)
+    a, b = SessionLocks(first), SessionLocks(second)
+    try:
+        await a.acquire(KEY, "telegram:running")
+        for n in range(40):  # askers pressing Stop while their turn waits for its lock
+            waiting = asyncio.create_task(a.acquire(KEY, f"telegram:queued-{n}"))
+            await asyncio.sleep(0.0005 * (n % 6))
+            waiting.cancel()
+            (outcome,) = await asyncio.gather(waiting, return_exceptions=True)
+            if not isinstance(outcome, asyncio.CancelledError):  # it got there first: the
+                await a.release(KEY, f"telegram:queued-{n}")  # turn ran, and lets go after
+        other = asyncio.create_task(b.acquire(KEY, "telegram:running"))
+        await asyncio.sleep(0.3)
+        assert not other.done()  # the running turn still holds its conversation
+        for n in range(40):  # and no cancelled wait kept a lock for a turn that never ran
+            await asyncio.wait_for(b.acquire(KEY, f"telegram:queued-{n}"), 1.0)
+        other.cancel()
+        await asyncio.gather(other, return_exceptions=True)
+    finally:
+        await a.close()
+        await b.close()
+        await first.dispose()
+        await second.dispose()
