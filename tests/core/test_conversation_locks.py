@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
+import pytest
 from sqlalchemy import text
 
 from bot.core.conversation_locks import ConversationLocks
@@ -13,54 +15,52 @@ from storage.session_locks import SessionLocks
 KEY = 0x7262
 
 
+@pytest.fixture
+async def workers(database_url: str) -> AsyncIterator[tuple[SessionLocks, SessionLocks]]:
+    """The conversation locks of two workers (two engines) on one database."""
+    first, second = Database.connect(database_url), Database.connect(database_url)
+    a, b = SessionLocks(first), SessionLocks(second)
+    yield a, b
+    await a.close()
+    await b.close()
+    await first.dispose()
+    await second.dispose()
+
+
 async def _backend_pid(locks: SessionLocks) -> int:
     conn = locks._conn  # the lock connection, to cut it as a network failure would
     assert conn is not None
     return int(await conn.scalar(text("SELECT pg_backend_pid()")))
 
 
-async def test_a_lock_one_worker_holds_waits_for_it_on_another(database_url: str) -> None:
-    first, second = Database.connect(database_url), Database.connect(database_url)
-    a, b = SessionLocks(first), SessionLocks(second)
-    try:
-        await a.acquire(KEY, "telegram:42")
-        waiting = asyncio.create_task(b.acquire(KEY, "telegram:42"))
-        await asyncio.sleep(0.3)
-        assert not waiting.done()  # the other worker's turn of this conversation waits
-        await b.acquire(KEY, "telegram:43")  # another conversation does not
-        await a.release(KEY, "telegram:42")
-        await asyncio.wait_for(waiting, 1.0)
-    finally:
-        await a.close()
-        await b.close()
-        await first.dispose()
-        await second.dispose()
+async def test_a_lock_one_worker_holds_waits_for_it_on_another(
+    workers: tuple[SessionLocks, SessionLocks],
+) -> None:
+    a, b = workers
+    await a.acquire(KEY, "telegram:42")
+    waiting = asyncio.create_task(b.acquire(KEY, "telegram:42"))
+    await asyncio.sleep(0.3)
+    assert not waiting.done()  # the other worker's turn of this conversation waits
+    await b.acquire(KEY, "telegram:43")  # another conversation does not
+    await a.release(KEY, "telegram:42")
+    await asyncio.wait_for(waiting, 1.0)
 
 
 async def test_a_lost_lock_connection_frees_its_locks_and_a_new_one_is_taken(
-    database_url: str,
+    workers: tuple[SessionLocks, SessionLocks], db: Database
 ) -> None:
-    first, second = Database.connect(database_url), Database.connect(database_url)
-    a, b = SessionLocks(first), SessionLocks(second)
-    try:
-        await a.acquire(KEY, "slack:C1")
-        async with second.engine.connect() as admin:
-            await admin.execute(
-                text("SELECT pg_terminate_backend(:p)"), {"p": await _backend_pid(a)}
-            )
-        await asyncio.wait_for(b.acquire(KEY, "slack:C1"), 2.0)  # Postgres let go of it
-        await a.release(KEY, "slack:C1")  # no error: it went with the connection
-        await a.acquire(KEY, "slack:C2")  # on a new connection
-        waiting = asyncio.create_task(b.acquire(KEY, "slack:C2"))
-        await asyncio.sleep(0.2)
-        assert not waiting.done()
-        await a.release(KEY, "slack:C2")
-        await asyncio.wait_for(waiting, 1.0)
-    finally:
-        await a.close()
-        await b.close()
-        await first.dispose()
-        await second.dispose()
+    a, b = workers
+    await a.acquire(KEY, "slack:C1")
+    async with db.sessions() as admin:  # cut it, as a network failure would
+        await admin.execute(text("SELECT pg_terminate_backend(:p)"), {"p": await _backend_pid(a)})
+    await asyncio.wait_for(b.acquire(KEY, "slack:C1"), 2.0)  # Postgres let go of it
+    await a.release(KEY, "slack:C1")  # no error: it went with the connection
+    await a.acquire(KEY, "slack:C2")  # on a new connection
+    waiting = asyncio.create_task(b.acquire(KEY, "slack:C2"))
+    await asyncio.sleep(0.2)
+    assert not waiting.done()
+    await a.release(KEY, "slack:C2")
+    await asyncio.wait_for(waiting, 1.0)
 
 
 async def test_turns_waiting_for_the_model_hold_no_pooled_connection(database_url: str) -> None:
@@ -85,28 +85,21 @@ async def test_turns_waiting_for_the_model_hold_no_pooled_connection(database_ur
 
 
 async def test_a_cancelled_wait_never_costs_the_other_turns_their_locks(
-    database_url: str,
+    workers: tuple[SessionLocks, SessionLocks],
 ) -> None:
-    first, second = Database.connect(database_url), Database.connect(database_url)
-    a, b = SessionLocks(first), SessionLocks(second)
-    try:
-        await a.acquire(KEY, "telegram:running")
-        for n in range(40):  # askers pressing Stop while their turn waits for its lock
-            waiting = asyncio.create_task(a.acquire(KEY, f"telegram:queued-{n}"))
-            await asyncio.sleep(0.0005 * (n % 6))
-            waiting.cancel()
-            (outcome,) = await asyncio.gather(waiting, return_exceptions=True)
-            if not isinstance(outcome, asyncio.CancelledError):  # it got there first: the
-                await a.release(KEY, f"telegram:queued-{n}")  # turn ran, and lets go after
-        other = asyncio.create_task(b.acquire(KEY, "telegram:running"))
-        await asyncio.sleep(0.3)
-        assert not other.done()  # the running turn still holds its conversation
-        for n in range(40):  # and no cancelled wait kept a lock for a turn that never ran
-            await asyncio.wait_for(b.acquire(KEY, f"telegram:queued-{n}"), 1.0)
-        other.cancel()
-        await asyncio.gather(other, return_exceptions=True)
-    finally:
-        await a.close()
-        await b.close()
-        await first.dispose()
-        await second.dispose()
+    a, b = workers
+    await a.acquire(KEY, "telegram:running")
+    for n in range(40):  # askers pressing Stop while their turn waits for its lock
+        waiting = asyncio.create_task(a.acquire(KEY, f"telegram:queued-{n}"))
+        await asyncio.sleep(0.0005 * (n % 6))
+        waiting.cancel()
+        (outcome,) = await asyncio.gather(waiting, return_exceptions=True)
+        if not isinstance(outcome, asyncio.CancelledError):  # it got there first: the
+            await a.release(KEY, f"telegram:queued-{n}")  # turn ran, and lets go after
+    other = asyncio.create_task(b.acquire(KEY, "telegram:running"))
+    await asyncio.sleep(0.3)
+    assert not other.done()  # the running turn still holds its conversation
+    for n in range(40):  # and no cancelled wait kept a lock for a turn that never ran
+        await asyncio.wait_for(b.acquire(KEY, f"telegram:queued-{n}"), 1.0)
+    other.cancel()
+    await asyncio.gather(other, return_exceptions=True)
