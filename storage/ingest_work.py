@@ -81,11 +81,6 @@ class IngestWork:
         self._slots: asyncio.Semaphore | None = None  # batches in flight at once
         self._parsing: asyncio.Semaphore | None = None  # parser processes at once
 
-    @property
-    def processes(self) -> int:
-        """How many worker processes run the work (0: threads of this process)."""
-        return self._processes
-
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """`fn(*args)` in a worker process (threads with 0 processes); picklable both ways."""
         if not self._processes:

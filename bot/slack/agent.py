@@ -14,8 +14,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import aiohttp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.dispatcher import ServingCore
@@ -103,16 +101,11 @@ class AgentView:
         if not questions or not self._features.allows(PROMPTS):
             return False
         prompts = [{"title": q[:75], "message": q} for q in questions]
-        try:  # no thread_ts: in the agent experience it makes the call fail silently
-            await self._client.assistant_threads_setSuggestedPrompts(
-                channel_id=channel, prompts=prompts, title=say("slack:suggested_title", language)
-            )
-            return True
-        except SlackApiError as exc:
-            self._features.failed(PROMPTS, exc)
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            logger.info("slack suggested prompts skipped: %s", type(exc).__name__)
-        return False
+        # no thread_ts: in the agent experience it makes the call fail silently
+        call = self._client.assistant_threads_setSuggestedPrompts(
+            channel_id=channel, prompts=prompts, title=say("slack:suggested_title", language)
+        )
+        return await self._features.attempt(PROMPTS, call)
 
     async def context_changed(self, event: dict[str, Any]) -> None:
         """Keep the channel the user now views (nothing in view: none)."""

@@ -12,7 +12,9 @@ refusal: the call is only skipped this time.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 
+import aiohttp
 from slack_sdk.errors import SlackApiError
 
 logger = logging.getLogger(__name__)
@@ -73,3 +75,15 @@ class SlackFeatures:
                 self.refuse(feature, error)
                 return
         logger.info("slack %s skipped this time: %s", feature, error or type(exc).__name__)
+
+    async def attempt(self, feature: str, call: Awaitable[object]) -> bool:
+        """Await a call for `feature`: True when it went through; a failure is `failed`
+        (a refusal, or skipped this time) and a network error is skipped: False."""
+        try:
+            await call
+            return True
+        except SlackApiError as exc:
+            self.failed(feature, exc)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            logger.info("slack %s skipped this time: %s", feature, type(exc).__name__)
+        return False

@@ -9,17 +9,13 @@ and a workspace that refuses the method (no agent features) is not asked again.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
-import aiohttp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.features import STATUS, SlackFeatures
 from textkit.catalog import say
 
-logger = logging.getLogger(__name__)
 # the turn's steps, as the loading messages Slack rotates through
 LOADING_STEPS = ("received", "planner", "query_builder", "tool_executor", "retrieval_checker")
 _CLEARING: set[asyncio.Task[bool]] = set()  # status clears under way (kept until done)
@@ -57,16 +53,10 @@ class SlackStatus:
             task.add_done_callback(_CLEARING.discard)
 
     async def _set(self, status: str, loading: list[str] | None) -> bool:
-        try:
-            await self._client.assistant_threads_setStatus(
-                channel_id=self._channel,
-                thread_ts=self._thread,
-                status=status,
-                loading_messages=loading,
-            )
-            return True
-        except SlackApiError as exc:
-            self._features.failed(STATUS, exc)
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            logger.info("slack status skipped: %s", type(exc).__name__)
-        return False
+        call = self._client.assistant_threads_setStatus(
+            channel_id=self._channel,
+            thread_ts=self._thread,
+            status=status,
+            loading_messages=loading,
+        )
+        return await self._features.attempt(STATUS, call)

@@ -168,8 +168,7 @@ class TelegramResponder:
         elif not self._drafts and self.shown is None:
             # the first text shows at once (a new message, not an edit of one)
             self._pacer.reserve(self._chat, self._pacer.interval)
-            await self._send_preview()
-            self._pacer.done(self._chat)
+            await self._update()
         elif self._pacer.try_take(self._chat):
             await self._update()
         else:

@@ -67,7 +67,7 @@ async def list_documents(
 
 async def add_document(session: AsyncSession, document: Document, chunks: list[NewChunk]) -> None:
     """Insert a document with its chunks and count their terms into the statistics."""
-    await _lock_statistics(session)
+    meta = await _lock_statistics(session)
     session.add(document)
     await session.flush()
     vectors = [vector_literal(c.embedding) for c in chunks]
@@ -120,13 +120,13 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
     df: Counter[str] = Counter()
     for c in chunks:
         df.update(set(c.tokens))
-    await _add_totals(session, len(chunks), sum(len(c.tokens) for c in chunks))
+    _add_totals(meta, len(chunks), sum(len(c.tokens) for c in chunks))
     await _add_term_counts(session, df, sign=1)
 
 
 async def delete_document(session: AsyncSession, document: Document) -> None:
     """Delete a document and its chunks and take their terms out of the statistics."""
-    await _lock_statistics(session)
+    meta = await _lock_statistics(session)
     result = await session.execute(
         text(
             "SELECT t.term, count(*) FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id"
@@ -144,11 +144,11 @@ async def delete_document(session: AsyncSession, document: Document) -> None:
         )
     ).one()
     await session.execute(delete(Document).where(Document.id == document.id))
-    await _add_totals(session, -int(totals[0]), -int(totals[1]))
+    _add_totals(meta, -int(totals[0]), -int(totals[1]))
     await _add_term_counts(session, df, sign=-1)
 
 
-async def _lock_statistics(session: AsyncSession) -> None:
+async def _lock_statistics(session: AsyncSession) -> IndexMeta:
     """Hold the index_meta row until the transaction ends, before any other write.
 
     Every writer of chunks and keyword statistics (ingest, replace, delete,
@@ -156,7 +156,9 @@ async def _lock_statistics(session: AsyncSession) -> None:
     here and never hold a row another one waits for: a replacement counts its
     terms twice (out, then in), and the swap updates every chunk.
     """
-    await session.get(IndexMeta, 1, with_for_update=True)
+    meta = await session.get(IndexMeta, 1, with_for_update=True)
+    assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
+    return meta
 
 
 async def _add_term_counts(session: AsyncSession, df: Counter[str], sign: int) -> None:
@@ -179,11 +181,8 @@ async def _add_term_counts(session: AsyncSession, df: Counter[str], sign: int) -
         )
 
 
-async def _add_totals(session: AsyncSession, chunks: int, tokens: int) -> None:
-    """Add to the index's totals; the row stays locked until the transaction ends, so
-    writers of the keyword statistics go one at a time from here."""
-    meta = await session.get(IndexMeta, 1, with_for_update=True)
-    assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
+def _add_totals(meta: IndexMeta, chunks: int, tokens: int) -> None:
+    """Add to the index's totals (the row `_lock_statistics` holds)."""
     meta.chunk_count += chunks
     meta.token_total += tokens
 
