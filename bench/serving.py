@@ -66,6 +66,12 @@ def start_serve(
     )
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def stop_serve(serve: subprocess.Popen[str]) -> None:
     """SIGTERM, wait, and show what the server said on stderr (errors only, at LOG_LEVEL=ERROR)."""
     serve.terminate()

@@ -27,7 +27,14 @@ from sqlalchemy import text
 
 from bench.answers import scripted_llm
 from bench.common import connect, pct, print_table, write_json
-from bench.serving import drcd_knowledge_base, free_port, start_serve, stop_serve, wait_healthy
+from bench.serving import (
+    cpu_seconds,
+    drcd_knowledge_base,
+    free_port,
+    start_serve,
+    stop_serve,
+    wait_healthy,
+)
 from tests.support.fake_openai import FakeOpenAI, Reply
 from tests.support.fake_telegram import TOKEN, FakeTelegram, private_text
 
@@ -47,12 +54,24 @@ STAGES = (
 PREVIEWS = {"sendMessageDraft", "editMessageText"}
 
 
+PIECE, PACE = 8, 0.06  # the fake model writes 8 characters every 60 ms
+
+
 def slow_llm(body: dict[str, Any]) -> Reply:
     """scripted_llm, with the answer written over about a second."""
     reply = scripted_llm(body)
     if body.get("stream"):
-        return Reply(reply.content + " " + "The documents say so. " * 4, pace=0.06)
+        return Reply(reply.content + " " + "The documents say so. " * 4, pace=PACE)
     return reply
+
+
+def model_floor_ms(content: str) -> float:
+    """How long the fake model takes to write the answer field's closing quote: no turn can
+    show its (one-sentence) answer before that, however fast everything else is."""
+    end = content.find('", "citations"')
+    if end < 0:
+        return float("nan")
+    return ((end + 1 + PIECE - 1) // PIECE - 1) * PACE * 1000
 
 
 def is_final(params: dict[str, Any]) -> bool:
@@ -100,6 +119,7 @@ def measure(fake: FakeTelegram, posted: list[tuple[int, float]]) -> dict[str, An
     for chat_id, at in posted:
         by_chat[chat_id].append(at)
     typing, visible, working, previews, per_update, busiest = [], [], [], [], [], 0
+    opening, later = [], []  # first text of each chat's first question (all chats at once), rest
     for chat_id, starts in by_chat.items():
         starts.sort()
         calls = log.calls[chat_id]
@@ -113,6 +133,7 @@ def measure(fake: FakeTelegram, posted: list[tuple[int, float]]) -> dict[str, An
             )
             typing.append((first_typing - start) * 1000 if first_typing else float("nan"))
             visible.append((first_text - start) * 1000 if first_text else float("nan"))
+            (opening if i == 0 else later).append(visible[-1])
             working.append(
                 (first_text - first_typing) * 1000 if first_text and first_typing else float("nan")
             )
@@ -130,6 +151,8 @@ def measure(fake: FakeTelegram, posted: list[tuple[int, float]]) -> dict[str, An
     return {
         "typing_ms": typing,
         "first_visible_ms": visible,
+        "first_visible_opening_ms": opening,
+        "first_visible_later_ms": later,
         "typing_to_first_text_ms": working,
         "previews_per_answer": previews,
         "answers_per_update": per_update,
@@ -141,7 +164,15 @@ async def run_once(
     url: str, drafts: bool, args: argparse.Namespace, questions: list[str]
 ) -> dict[str, Any]:
     fake, llm = FakeTelegram().start(), FakeOpenAI().start()
-    llm.responder = slow_llm
+    floors: list[float] = []
+
+    def respond(body: dict[str, Any]) -> Reply:
+        reply = slow_llm(body)
+        if body.get("stream"):
+            floors.append(model_floor_ms(reply.content))
+        return reply
+
+    llm.responder = respond
     finals: Counter[int] = Counter()
 
     def count(method: str, params: dict[str, Any]) -> None:
@@ -179,15 +210,19 @@ async def run_once(
                 [questions[(n * args.updates + k) % len(questions)] for k in range(args.updates)]
                 for n in range(args.chats)
             ]
+            cpu = cpu_seconds(serve.pid)
             await asyncio.gather(
                 *(chat(client, finals, n, plans[n], dup, out) for n in range(args.chats))
             )
+            out["cpu_ms_per_update"] = (cpu_seconds(serve.pid) - cpu) * 1000 / total
             await asyncio.sleep(2)  # late duplicates would show up here
     finally:
         stop_serve(serve)
         fake.stop()
         llm.stop()
     result = measure(fake, out["posted"])
+    result["model_floor_ms"] = floors
+    result["serve_cpu_ms_per_update"] = out.get("cpu_ms_per_update", float("nan"))
     first = out["first_chat"]
     result["steps_ms"] = await step_timings(url, first, first + args.chats)
     return result
@@ -235,6 +270,7 @@ async def main(args: argparse.Namespace) -> None:
                 r["max_previews_in_1s"],
                 min(r["answers_per_update"]),
                 max(r["answers_per_update"]),
+                r["serve_cpu_ms_per_update"],
             ]
         )
     table = print_table(
@@ -249,6 +285,7 @@ async def main(args: argparse.Namespace) -> None:
             "max previews in 1 s (one chat)",
             "answers/update min",
             "answers/update max",
+            "serve CPU ms/update",
         ],
         rows,
     )
@@ -260,6 +297,9 @@ async def main(args: argparse.Namespace) -> None:
                 ("update → typing (bench: webhook post → first chat action)", "typing_ms"),
                 ("typing → first text (bench: → first draft / message)", "typing_to_first_text_ms"),
                 ("update → first text (bench)", "first_visible_ms"),
+                ("  each chat's first question (all chats at once)", "first_visible_opening_ms"),
+                ("  the later questions", "first_visible_later_ms"),
+                ("fake model: request → answer field written (the floor)", "model_floor_ms"),
             )
         ]
         + [
