@@ -17,6 +17,7 @@ from graph.builder import build_graph
 from graph.context import GraphContext
 from graph.events import ErrorReply, FinalAnswer, Progress, Token, TurnEvent, TurnResult
 from graph.injection import clean_message
+from graph.models import warm_chat_model
 from graph.nodes.guard import MAX_CHARS
 from graph.privacy import mask_sensitive
 from graph.replies import progress_message
@@ -50,6 +51,10 @@ class AnswerService:
         # without one (tests, benchmarks): nothing traced; pseudonyms under an empty key
         self._telemetry = telemetry or Telemetry(Pseudonyms(""))
         self._graph = build_graph()
+
+    def warm(self) -> None:
+        """Load what the model client would load in the first turn (blocking: a thread)."""
+        warm_chat_model(self._context.llm)
 
     @property
     def telemetry(self) -> Telemetry:

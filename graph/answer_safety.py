@@ -25,6 +25,7 @@ REMOVED_LINK = "(link removed)"
 _LEAK_WINDOW = 8  # words (or CJK characters) of the system prompt repeated in a row
 
 
+@lru_cache(maxsize=256)  # the same passages come back turn after turn
 def redact_passage(text: str) -> tuple[str, int]:
     """`text` without the sentences addressed to the assistant; how many were cut."""
     if not instruction_like(text):  # the common case: one regex pass

@@ -48,3 +48,14 @@ def token_cap_field(base_url: str) -> str:
     """
     host = (urlparse(base_url).hostname or "").lower()
     return "max_completion_tokens" if host == "api.openai.com" else "max_tokens"
+
+
+def warm_chat_model(llm: Any) -> None:
+    """Import what the OpenAI client loads at its first request (blocking: run in a thread).
+
+    The client imports its resource modules lazily, about 0.35 s inside the first
+    streamed answer: on the event loop, where every turn beside it waits.
+    """
+    client = getattr(llm, "root_async_client", None)
+    if client is not None:
+        _ = client.chat.completions, client.beta.chat.completions

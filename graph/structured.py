@@ -13,10 +13,12 @@ literals and trailing commas are repaired before giving up.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import logging
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -69,16 +71,21 @@ class FormatLadder:
 def response_format(fmt: str, name: str, model: type[BaseModel]) -> dict[str, Any]:
     """The request keyword arguments for `fmt` (none: no response_format at all)."""
     if fmt == "json_schema":
-        schema = model.model_json_schema()
         return {
             "response_format": {
                 "type": "json_schema",
-                "json_schema": {"name": name, "schema": schema},
+                "json_schema": {"name": name, "schema": copy.deepcopy(_schema(model))},
             }
         }
     if fmt == "json_object":
         return {"response_format": {"type": "json_object"}}
     return {}
+
+
+@cache
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    # pydantic builds it anew on every call (0.2 ms on the event loop, twice a turn)
+    return model.model_json_schema()
 
 
 def rejects_format(status: int, message: str) -> bool:

@@ -47,8 +47,25 @@ def singular(token: str) -> str:
     return token
 
 
+# A turn cuts the same passages as the turns before it (the guard, the search's support,
+# the citation checks): texts up to a chunk's length are kept, the least recent dropped.
+CACHED_TEXTS = 1024
+CACHED_MAX_CHARS = 1000
+
+
 def keyword_tokens(text: str) -> list[str]:
     """Script-neutral keyword tokens: width-normalised, lower-cased, Simplified, jieba-cut."""
+    if len(text) <= CACHED_MAX_CHARS:
+        return list(_cached_tokens(text))
+    return _tokens(text)
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
+def _cached_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_tokens(text))
+
+
+def _tokens(text: str) -> list[str]:
     norm = to_simplified(normalise_width(text).lower())
     tokens = _jieba().lcut_for_search(norm)
     return [singular(t) for t in (tok.strip() for tok in tokens) if t and _WORDLIKE.search(t)]

@@ -21,7 +21,7 @@ from graph.nodes.recording import Step, recorded
 from graph.privacy import mask_sensitive
 from graph.state import GraphState
 from textkit.catalog import say
-from textkit.scripts import detect_language
+from textkit.scripts import detect_language, normalise_width
 
 MAX_CHARS = 2000
 SCREEN_TIMEOUT_S = 2.0  # the similarity screen's bound (the bank's first embedding included)
@@ -71,7 +71,9 @@ async def _close_to_an_attack(question: str, runtime: Runtime[GraphContext] | No
         return False
     try:
         async with asyncio.timeout(SCREEN_TIMEOUT_S):
-            closeness = await attack_bank().closeness(embedder, question)
+            # in the width the language normaliser gives the search: its embedding of the
+            # question is then this one, from the embedder's cache (and "ｉｇｎｏｒｅ" is "ignore")
+            closeness = await attack_bank().closeness(embedder, normalise_width(question))
     except Exception as exc:  # fail open: one screen of two, never a turn lost to it
         logger.warning("similarity screen unavailable (%s): patterns only", type(exc).__name__)
         return False
