@@ -75,10 +75,16 @@ class CitationGate:
     """Buffers streamed answer text and releases checked sentences through `emit`."""
 
     def __init__(
-        self, evidence: list[dict[str, Any]], emit: Callable[[str], None], question: str = ""
+        self,
+        evidence: list[dict[str, Any]],
+        emit: Callable[[str], None],
+        question: str = "",
+        passages: list[Passage] | None = None,
     ) -> None:
-        # cut once here, not once per streamed sentence
-        self._passages = [Passage.of(e["text"], str(e.get("document") or "")) for e in evidence]
+        """`passages`: `cut_passages(evidence)`, or None to `take` them later (cut off the
+        event loop while the model starts writing); text fed until then waits."""
+        self._passages = passages
+        self._flush_owed = False
         self._question = Words.of(question) if question.strip() else None
         self._numbers = document_numbers(evidence)
         self._emit = emit
@@ -88,11 +94,26 @@ class CitationGate:
         # the caller discards it (a model that misread one passage is not trusted on others)
         self.rejected = ""
 
+    @property
+    def waiting(self) -> bool:
+        """True until the passages are here (`take`)."""
+        return self._passages is None
+
+    def take(self, passages: list[Passage]) -> None:
+        """The cut passages: the sentences that waited for them are checked now."""
+        self._passages = passages
+        self.feed("")
+        if self._flush_owed:
+            self.flush()
+
     def feed(self, text: str) -> None:
         """Add streamed text; complete sentences are checked and released."""
         if self.rejected:
             return
         self._buffer += text
+        passages = self._passages
+        if passages is None:
+            return
         end = 0
         for match in _BOUNDARY.finditer(self._buffer):
             stop = match.start() + 1
@@ -100,7 +121,7 @@ class CitationGate:
                 self._buffer[end:stop]
             ):
                 continue  # "the U.S. embassy": the sentence goes on
-            self._release(self._buffer[end : match.end()])
+            self._release(self._buffer[end : match.end()], passages)
             end = match.end()
             if self.rejected:
                 return
@@ -113,17 +134,22 @@ class CitationGate:
         citations follow): the last sentence, often the only one, is shown then,
         not when the whole reply has arrived.
         """
+        if self._passages is None:
+            self._flush_owed = True
+            return
         if self._buffer and not self.rejected:
-            self._release(self._buffer)
+            self._release(self._buffer, self._passages)
         self._buffer = ""
 
     def finish(self) -> str:
         """Check the last sentence; the answer as shown ("" when nothing was)."""
+        if self._passages is None:
+            raise RuntimeError("the passages were never taken")
         self.flush()
         return "".join(self.shown).strip()
 
-    def _release(self, sentence: str) -> None:
-        shown, reason = check_sentence(sentence, self._passages, self._question)
+    def _release(self, sentence: str, passages: list[Passage]) -> None:
+        shown, reason = check_sentence(sentence, passages, self._question)
         if reason is not None:
             self.rejected = reason
             return
@@ -131,6 +157,12 @@ class CitationGate:
             shown = renumber(shown, self._numbers)
             self.shown.append(shown)
             self._emit(shown)
+
+
+def cut_passages(evidence: list[dict[str, Any]]) -> list[Passage]:
+    """The evidence cut for the checks, once per answer, not once per sentence (jieba: CPU
+    work, which a thread may do while the model writes)."""
+    return [Passage.of(e["text"], str(e.get("document") or "")) for e in evidence]
 
 
 def document_numbers(evidence: list[dict[str, Any]]) -> dict[int, int]:
