@@ -38,7 +38,9 @@ async def _service(
     await ingestion.ingest_bytes("passport.md", PASSPORT.encode())
     llm = build_chat_model(url, "k", "fake", timeout=1.0)
     context = GraphContext(searcher=searcher, llm=llm, llm_timeout=1.0, llm_retries=retries)
-    return AnswerService(db, context)
+    service = AnswerService(db, context)
+    service.warm()  # as `ragbot serve` does: the client's lazy imports, not in a 1 s timeout
+    return service
 
 
 async def _run(service: AnswerService, question: str) -> tuple[list[TurnEvent], object]:
@@ -155,6 +157,7 @@ async def test_the_token_cap_goes_out_as_max_tokens(
     await ingestion.ingest_bytes("passport.md", PASSPORT.encode())
     llm = build_chat_model(fake.url, "k", "fake", timeout=1.0, max_tokens=300)
     service = AnswerService(db, GraphContext(searcher=searcher, llm=llm, llm_timeout=1.0))
+    service.warm()
     fake.script = [PLAN, Reply("It costs 1,300 dollars [1].")]
     await _run(service, "passport renewal fee?")
     assert [r.get("max_tokens") for r in fake.requests] == [300, 300]
