@@ -8,7 +8,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 from bot.stoppable import StoppedError, until_stopped
@@ -28,6 +28,8 @@ from storage.search_types import SearchFilters
 from textkit.catalog import say
 
 HISTORY_MESSAGES = 6
+# a turn as `AnswerService.stream` runs it (the serving core may run it in another process)
+TurnStream = Callable[..., AsyncGenerator[TurnEvent, None]]
 CITATION_MARK = re.compile(r"\s?\[\d+\]")  # "[2]" after a sentence
 logger = logging.getLogger(__name__)
 

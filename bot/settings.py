@@ -132,6 +132,9 @@ class Settings(BaseSettings):
     # turns one worker runs at once (more wait in line, told so): a turn mostly waits for
     # the model and holds no database connection meanwhile
     max_concurrent_turns: int = Field(default=32, ge=1, validation_alias="MAX_CONCURRENT_TURNS")
+    # processes that run the turns' work beside the serving process (0: in it; unset: one
+    # per core this process may use, at most 4); see README "Sizing turns"
+    turn_processes: int | None = Field(default=None, ge=0, le=64, validation_alias="TURN_PROCESSES")
     shutdown_grace_s: float = Field(default=20.0, validation_alias="SHUTDOWN_GRACE_SECONDS")
     # a worker renews its leases every third of this; one that dies leaves its
     # messages to any other worker after at most this long
@@ -312,6 +315,12 @@ class Settings(BaseSettings):
     def upload_collection(self, platform: str) -> str:
         """Where an admin's upload lands unless they name a collection."""
         return {"slack": "internal", "telegram": "public"}.get(platform, "public")
+
+    def turn_process_count(self) -> int:
+        """TURN_PROCESSES, or one per core this process may use (at most 4) when unset."""
+        if self.turn_processes is not None:
+            return self.turn_processes
+        return max(1, min(4, len(os.sched_getaffinity(0))))
 
     @property
     def database_dsn(self) -> str | None:

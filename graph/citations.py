@@ -36,7 +36,14 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from graph.claim_checks import MIN_SENTENCE_SUPPORT, Passage, Words, disagreement, sentence_support
+from graph.claim_checks import (
+    MIN_SENTENCE_SUPPORT,
+    Passage,
+    Words,
+    content_words,
+    disagreement,
+    sentence_support,
+)
 from textkit.sentences import ends_with_abbreviation
 
 CITATION = re.compile(r"\[(\d{1,2})\]")
@@ -44,6 +51,12 @@ _REPEATED = re.compile(r"\[(\d{1,2})\](?:\s*\[\1\])+")
 # A sentence ends at a CJK stop, or at . ! ? before a space, or at a line break;
 # citation marks after the stop stay with their sentence.
 _BOUNDARY = re.compile(r"(?:[。！？]|[.!?](?=\s)|\n)(?:\s*\[\d{1,2}\])*[ \t]*\n*(?=[^\s\[])")
+# Where a clause of a sentence still being written ends: a CJK comma, enumeration comma,
+# semicolon or colon, or an English one before a space (not "1,300").
+_CLAUSE_END = re.compile(r"[，、；：]|[,;:](?=\s)")
+# A clause shown ahead of its sentence names at least this many content words: fewer
+# ("In 2010,") say too little to show and are too easily found in any passage.
+EARLY_CLAUSE_WORDS = 3
 
 
 def check_sentence(
@@ -89,6 +102,12 @@ class CitationGate:
         self._numbers = document_numbers(evidence)
         self._emit = emit
         self._buffer = ""
+        # Clauses of the sentence being written may be shown before it ends (`early`: the
+        # caller says when, e.g. once the model has said the sources answer); `_ahead` is
+        # the part of `_buffer` already shown that way.
+        self.early = False
+        self._ahead = ""
+        self._tried = 0  # the clause end last tried (each is tried once, not every token)
         self.shown: list[str] = []
         # why a cited sentence did not hold ("" while all did): the answer stops there, and
         # the caller discards it (a model that misread one passage is not trusted on others)
@@ -126,6 +145,8 @@ class CitationGate:
             if self.rejected:
                 return
         self._buffer = self._buffer[end:]
+        if self.early:
+            self._show_clauses(passages)
 
     def flush(self) -> None:
         """The text is complete: check and release the last sentence now.
@@ -148,15 +169,39 @@ class CitationGate:
         self.flush()
         return "".join(self.shown).strip()
 
+    def _show_clauses(self, passages: list[Passage]) -> None:
+        """Show the sentence being written up to its last complete clause, when a passage
+        says all of it (the checks of an uncited sentence): the first words need not wait
+        for a long sentence's end. The whole sentence is still checked when it ends."""
+        ends = [m.end() for m in _CLAUSE_END.finditer(self._buffer, len(self._ahead))]
+        if not ends or ends[-1] <= self._tried:
+            return
+        self._tried = ends[-1]
+        prefix = self._buffer[: ends[-1]]
+        if CITATION.search(prefix) or len(content_words(prefix)) < EARLY_CLAUSE_WORDS:
+            return
+        shown, reason = check_sentence(prefix, passages, self._question)
+        if shown is None or reason is not None:
+            return  # not said by any passage (yet): it waits for its sentence
+        self._emit(prefix[len(self._ahead) :])
+        self._ahead = prefix
+
     def _release(self, sentence: str, passages: list[Passage]) -> None:
+        ahead, self._ahead, self._tried = self._ahead, "", 0
         shown, reason = check_sentence(sentence, passages, self._question)
+        if reason is None and shown is None and ahead:
+            # its first clauses are on screen, but the whole is said by no passage
+            reason = "unsupported"
         if reason is not None:
             self.rejected = reason
             return
         if shown is not None:
             shown = renumber(shown, self._numbers)
             self.shown.append(shown)
-            self._emit(shown)
+            if not shown.startswith(ahead):  # cannot happen: no [n] in what went ahead
+                self.rejected = "unsupported"
+                return
+            self._emit(shown[len(ahead) :])
 
 
 def cut_passages(evidence: list[dict[str, Any]]) -> list[Passage]:

@@ -84,7 +84,12 @@ async def model_answer(
     def feed(piece: str) -> None:
         if gate.waiting and cutting.done():
             gate.take(cutting.result())
-        gate.feed(fields.feed(piece))
+        text = fields.feed(piece)
+        # a sentence's first clauses show before its end once the model has said the
+        # sources answer (a model yet to say so may refuse: nothing shows ahead then),
+        # while the answer is still being written (once closed, it shows whole)
+        gate.early = not fields.closed and (gate.early or fields.said(ANSWERABLE))
+        gate.feed(text)
         # the answer is complete: its last sentence shows now, not after the citations,
         # once the model has said the sources answer (a model writing "answerable" after
         # the answer is shown it at the end, as before)

@@ -20,6 +20,7 @@ import uvicorn
 from starlette.routing import BaseRoute
 
 from bot.app.runtime import Runtime, open_runtime, warm_up
+from bot.app.turn_processes import TurnProcesses
 from bot.core import loops
 from bot.core.dispatcher import ServingCore
 from bot.core.http import build_app
@@ -125,8 +126,11 @@ async def _serve(
     jobs = rt.job_queue()
     await jobs.open()
     core: ServingCore | None = None
+    turns = TurnProcesses(settings, rt.url, settings.turn_process_count() if chat else 0)
     try:
-        core = rt.serving_core(jobs) if chat else None
+        if chat and turns.count:
+            await turns.open()  # before HTTP: healthy means turns can run
+        core = rt.serving_core(jobs, turns.stream if turns.count else None) if chat else None
         adapters = configured_adapters(settings, core) if core is not None else []
         routes = [route for adapter in adapters for route in adapter.routes]
         draining = (lambda: core.closing) if core is not None else (lambda: stop.is_set())
@@ -178,6 +182,7 @@ async def _serve(
         if core is not None:
             await core.stops.stop_relay()
             await core.close()
+        await turns.close()  # after the drain: the turns in flight have finished
         try:
             await asyncio.wait_for(jobs.close(), 5)
         except TimeoutError:

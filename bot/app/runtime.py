@@ -15,7 +15,7 @@ from sqlalchemy.engine import make_url
 from bot.core.admin import AdminService
 from bot.core.dispatcher import ServingCore
 from bot.core.jobs import JobQueue
-from bot.service import AnswerService
+from bot.service import AnswerService, TurnStream
 from bot.settings import API_PLATFORM, Settings, reveal
 from bot.telemetry import Telemetry, load_pseudonyms
 from graph.attack_similarity import attack_bank
@@ -118,7 +118,9 @@ class Runtime:
             memory=self.answer_memory(),
         )
 
-    def serving_core(self, jobs: JobQueue | None = None) -> ServingCore:
+    def serving_core(
+        self, jobs: JobQueue | None = None, turns: TurnStream | None = None
+    ) -> ServingCore:
         """The core adapters plug into.
 
         Both platforms' case renderers are registered whatever adapters this process
@@ -130,7 +132,9 @@ class Runtime:
         from bot.slack.cases import SlackCases
         from bot.telegram.cases import TelegramCases
 
-        core = ServingCore(self.db, self.answer_service(), self.admin_service(jobs), self.settings)
+        core = ServingCore(
+            self.db, self.answer_service(), self.admin_service(jobs), self.settings, turns
+        )
         core.handoff.rooms.register("slack", SlackCases())
         core.handoff.rooms.register("telegram", TelegramCases())
         core.handoff.rooms.register(API_PLATFORM, ApiCases())

@@ -49,7 +49,7 @@ from bot.core.outbox import Channel, OutboxWorker
 from bot.core.suggestions import Suggestions
 from bot.core.turn_stops import TurnStops
 from bot.core.upload_desk import FileFetcher, UploadDesk
-from bot.service import AnswerService
+from bot.service import AnswerService, TurnStream
 from bot.settings import API_PLATFORM, Settings
 from graph.replies import progress_message
 from storage.db import Database
@@ -82,10 +82,17 @@ class ServingCore:
     """The platform-neutral part of serving, shared by Slack, Telegram and the console."""
 
     def __init__(
-        self, db: Database, answers: AnswerService, admin: AdminService, settings: Settings
+        self,
+        db: Database,
+        answers: AnswerService,
+        admin: AdminService,
+        settings: Settings,
+        turns: TurnStream | None = None,
     ) -> None:
+        """`turns` runs a turn as `answers.stream` does, elsewhere (worker processes)."""
         self._db = db
         self._answers = answers
+        self._stream_turn: TurnStream = turns or answers.stream
         self.admin = admin
         self._commands = CommandRunner(admin)
         self.chat_state = ChatState(db)
@@ -395,7 +402,7 @@ class ServingCore:
             stop = held.enter_context(
                 self.stops.running(platform, message.delivery_id, message.user_id)
             )
-            turn = self._answers.stream(
+            turn = self._stream_turn(
                 message.text,
                 conversation=message.conversation_key,
                 user=message.user_id,

@@ -11,7 +11,7 @@ import pytest
 from bot.service import AnswerService
 from graph.context import GraphContext
 from graph.events import FinalAnswer, Progress, Token
-from graph.models import build_chat_model
+from graph.models import build_chat_model, warm_chat_model
 from storage.db import Database
 from storage.forms import FormFinder
 from storage.ingestion import IngestionService
@@ -49,6 +49,9 @@ def fake() -> Iterator[FakeOpenAI]:
 @pytest.fixture
 def context(db: Database, searcher: HybridSearcher, fake: FakeOpenAI) -> GraphContext:
     llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=1.0)
+    # as `ragbot serve` does at start: the client's lazy imports (0.7 s cold) would
+    # otherwise land inside the first answer's 1 s timeout
+    warm_chat_model(llm)
     return GraphContext(
         searcher=searcher,
         forms=FormFinder(db),
@@ -328,3 +331,51 @@ async def test_the_last_sentence_shows_when_the_answer_field_closes(
     # where the time went, stored with the turn: loading the history, the first words
     timings = final.result.timings_ms
     assert timings["history"] >= 0 and 0 < timings["first_token"] < timings["total"]
+
+
+async def test_a_long_sentence_shows_its_first_clause_before_it_ends(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    # a model writing slowly: the first words a passage says are on screen while the rest
+    # of the sentence is still being written, and the answer ends the same, whole
+    answer = "An adult passport renewal costs 1,300 dollars, and it takes four working days [{n}]."
+    fake.script = [
+        plan_reply(),
+        Reply(
+            '{"answerable": true, "answer": "' + answer + '", "citations": [{n}]}',
+            cite="1,300",
+            pace=0.03,
+        ),
+    ]
+    tokens: list[tuple[str, int]] = []
+    events = []
+    async for event in service.stream("How much is it to renew a passport?"):
+        if isinstance(event, Token):
+            tokens.append((event.text, fake.pieces_sent))
+        events.append(event)
+    final = events[-1]
+    assert isinstance(final, FinalAnswer)
+    assert final.result.answer.startswith("An adult passport renewal costs 1,300 dollars, and it")
+    first_text, sent_then = tokens[0]
+    assert first_text == "An adult passport renewal costs 1,300 dollars,"
+    # sent by then: the JSON's opening and the clause, not the sentence's other half
+    assert sent_then * 8 < len('{"answerable": true, "answer": "') + len(answer) - 20
+
+
+async def test_nothing_shows_ahead_of_a_sentence_before_the_model_says_it_can_answer(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    # "answerable" written after the answer: the model may yet refuse, so the clause waits
+    answer = "An adult passport renewal costs 1,300 dollars, and it takes four working days [{n}]."
+    fake.script = [
+        plan_reply(),
+        Reply(
+            '{"answer": "' + answer + '", "answerable": true, "citations": [{n}]}',
+            cite="1,300",
+            pace=0.03,
+        ),
+    ]
+    tokens = [
+        e.text async for e in service.stream("How much is a passport?") if isinstance(e, Token)
+    ]
+    assert tokens and tokens[0].startswith("An adult passport renewal costs 1,300 dollars, and it")

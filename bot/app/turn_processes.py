@@ -1,0 +1,319 @@
+"""Turns in worker processes: the serving interpreter keeps the platforms, the turns' CPU
+work runs beside it.
+
+One interpreter cannot run 20 turns at once on 2 cores: the graph (the guard's
+embeddings, the search, jieba, the citation checks, the model client's parsing)
+saturates it and every turn waits for every other. With TURN_PROCESSES = N > 0,
+`ragbot serve` spawns N processes, each with its own runtime (database pool, embedder,
+model client, answer memory, telemetry) on the same database, and hands each turn
+(`AnswerService.stream`) to the least busy one; the serving process keeps HTTP, the
+adapters, the inbox, the conversation locks, the per-chat pace and the outbox. Events
+come back over a socket pair as they happen (pickled: parent and child are one program).
+
+- The asker's Stop is passed on: the turn ends with what it had written, as in-process.
+- A caller that stops listening (a drain, a closed stream) cancels the turn there; the
+  worker stores it as cancelled, as in-process.
+- A worker that dies (killed, out of memory) ends its turns with the usual error reply
+  (nothing half-written is kept) and is started again at the next turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import multiprocessing
+import pickle
+import signal
+import socket
+import struct
+import sys
+import uuid
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import SecretStr
+
+from bot.settings import Settings
+from graph.events import ErrorReply, TurnEvent
+from textkit.catalog import say
+
+logger = logging.getLogger(__name__)
+_FRAME = struct.Struct("!I")
+START_S = 180.0  # a worker's start (imports, the embedder, jieba's dictionary) at most
+CLOSE_S = 10.0  # how long closing waits for a worker to finish its turns and exit
+Message = tuple[str, int, Any]  # (kind, turn id, payload)
+
+
+async def _receive(reader: asyncio.StreamReader) -> Message:
+    size = _FRAME.unpack(await reader.readexactly(_FRAME.size))[0]
+    message: Message = pickle.loads(await reader.readexactly(size))
+    return message
+
+
+def _send(writer: asyncio.StreamWriter, message: Message) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    writer.write(_FRAME.pack(len(data)) + data)
+
+
+class TurnWorkerError(RuntimeError):
+    """A turn worker process could not be started."""
+
+
+@dataclass
+class _Worker:
+    """One worker process, its end of the socket pair, and the turns it runs."""
+
+    process: Any  # multiprocessing's SpawnProcess
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    turns: dict[int, asyncio.Queue[tuple[str, Any]]] = field(default_factory=dict)
+    alive: bool = True
+    reading: asyncio.Task[None] | None = None
+
+    def send(self, message: Message) -> None:
+        if self.alive:
+            _send(self.writer, message)
+
+    async def read(self) -> None:
+        """Hand each event to its turn; at the end (the process died), end them all."""
+        try:
+            while True:
+                kind, turn, payload = await _receive(self.reader)
+                queue = self.turns.get(turn)
+                if queue is not None:
+                    queue.put_nowait((kind, payload))
+        except (asyncio.IncompleteReadError, ConnectionError, EOFError, pickle.PickleError):
+            pass
+        finally:
+            self.alive = False
+            for queue in self.turns.values():
+                queue.put_nowait(("lost", None))
+
+
+class TurnProcesses:
+    """`stream` as `AnswerService.stream`, run in one of `count` worker processes."""
+
+    def __init__(self, settings: Settings, database_url: str, count: int) -> None:
+        # the workers use this process's database (an embedded one is not started twice)
+        self._settings = settings.model_copy(update={"database_url": SecretStr(database_url)})
+        self.count = count
+        self._workers: list[_Worker | None] = [None] * count
+        self._starting: dict[int, asyncio.Task[_Worker]] = {}
+        self._ids = itertools.count(1)
+
+    async def open(self) -> None:
+        """Start every worker now (serving starts once they are ready, not at a first turn)."""
+        await asyncio.gather(*(self._worker_at(i) for i in range(self.count)))
+
+    async def close(self) -> None:
+        """Ask each worker to finish and exit; stop the ones that do not in time."""
+        for task in self._starting.values():
+            task.cancel()
+        workers = [w for w in self._workers if w is not None]
+        self._workers = [None] * self.count
+        await asyncio.gather(*(self._stop(w) for w in workers))
+
+    async def stream(
+        self,
+        question: str,
+        conversation: str | None = None,
+        user: str | None = None,
+        platform: str = "console",
+        collections: Sequence[str] | None = None,
+        language: str | None = None,
+        apology_language: str | None = None,
+        top_k: int | None = None,
+        threshold: float | None = None,
+        stop: asyncio.Event | None = None,
+        waited_ms: Mapping[str, float] | None = None,
+    ) -> AsyncGenerator[TurnEvent, None]:
+        """The turn's events as `AnswerService.stream` gives them, from a worker process."""
+        worker = await self._least_busy()
+        turn = next(self._ids)
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        worker.turns[turn] = queue
+        arguments = {
+            "question": question,
+            "conversation": conversation,
+            "user": user,
+            "platform": platform,
+            "collections": list(collections) if collections is not None else None,
+            "language": language,
+            "apology_language": apology_language,
+            "top_k": top_k,
+            "threshold": threshold,
+            # read now: the caller fills it in until the turn starts (its first event)
+            "waited_ms": dict(waited_ms or {}),
+        }
+        ended = False
+        watching = asyncio.create_task(self._pass_stop(stop, worker, turn)) if stop else None
+        try:
+            worker.send(("turn", turn, arguments))
+            if not worker.alive:
+                queue.put_nowait(("lost", None))
+            while True:
+                kind, payload = await queue.get()
+                if kind == "event":
+                    yield payload
+                    continue
+                ended = True
+                if kind == "lost":
+                    said = language or apology_language or "en"
+                    logger.error("a turn worker process stopped during a turn")
+                    yield ErrorReply(say("error", said), said, uuid.uuid4().hex, "WorkerLost")
+                return
+        finally:
+            worker.turns.pop(turn, None)
+            if watching is not None:
+                watching.cancel()
+            if not ended:  # the caller stopped listening: the turn stops there too
+                worker.send(("cancel", turn, None))
+
+    @staticmethod
+    async def _pass_stop(stop: asyncio.Event, worker: _Worker, turn: int) -> None:
+        await stop.wait()
+        worker.send(("stop", turn, None))
+
+    async def _least_busy(self) -> _Worker:
+        index = min(
+            range(self.count),
+            key=lambda i: len(w.turns) if (w := self._workers[i]) and w.alive else -1,
+        )
+        return await self._worker_at(index)
+
+    async def _worker_at(self, index: int) -> _Worker:
+        worker = self._workers[index]
+        if worker is not None and worker.alive:
+            return worker
+        if worker is not None:  # died: its process is reaped, a new one started
+            logger.warning("turn worker %d stopped; starting a new one", index)
+            self._workers[index] = None
+            await self._stop(worker)
+        task = self._starting.get(index)
+        if task is None:
+            task = asyncio.ensure_future(self._spawn())
+            self._starting[index] = task
+        try:
+            worker = await asyncio.shield(task)
+        finally:
+            if task.done():
+                self._starting.pop(index, None)
+        self._workers[index] = worker
+        return worker
+
+    async def _spawn(self) -> _Worker:
+        ours, theirs = socket.socketpair()
+        process = multiprocessing.get_context("spawn").Process(
+            target=run_worker, args=(self._settings, theirs), name="ragbot-turns", daemon=True
+        )
+        try:
+            process.start()
+        finally:
+            theirs.close()
+        reader, writer = await asyncio.open_unix_connection(sock=ours)
+        worker = _Worker(process, reader, writer)
+        try:
+            kind, _, detail = await asyncio.wait_for(_receive(reader), START_S)
+        except (TimeoutError, asyncio.IncompleteReadError, ConnectionError) as exc:
+            await self._stop(worker)
+            raise TurnWorkerError(
+                f"a turn worker process did not start ({type(exc).__name__}); see its log above"
+            ) from exc
+        if kind != "ready":
+            await self._stop(worker)
+            raise TurnWorkerError(f"a turn worker process could not start: {detail}")
+        worker.reading = asyncio.create_task(worker.read(), name="turn-worker")
+        return worker
+
+    @staticmethod
+    async def _stop(worker: _Worker) -> None:
+        worker.send(("quit", 0, None))
+        with contextlib.suppress(Exception):
+            worker.writer.close()
+        process = worker.process
+        await asyncio.to_thread(process.join, CLOSE_S)
+        if process.is_alive():
+            process.kill()
+            await asyncio.to_thread(process.join, 5)
+        if worker.reading is not None:
+            worker.reading.cancel()
+            await asyncio.gather(worker.reading, return_exceptions=True)
+
+
+# --- the worker process ---------------------------------------------------------------
+
+
+def run_worker(settings: Settings, sock: socket.socket) -> None:
+    """A worker process's entry: serve turns over `sock` until told to quit or orphaned."""
+    from graph.privacy import install_log_masking
+
+    # Ctrl-C and a service manager's SIGTERM reach the whole process group: the serving
+    # process drains (its turns here finish) and then says quit; it alone decides
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr)
+    install_log_masking()
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # no request URLs in the log
+    asyncio.run(_serve_turns(settings, sock))
+
+
+async def _serve_turns(settings: Settings, sock: socket.socket) -> None:
+    # here, not at the top: the serving process imports this module without the runtime's
+    # weight being a cost of its own (it has one already)
+    from bot.app.runtime import open_runtime, warm_up
+
+    reader, writer = await asyncio.open_unix_connection(sock=sock)
+    try:
+        async with open_runtime(settings, check_index=False) as rt:
+            await asyncio.to_thread(warm_up, rt)
+            service = rt.answer_service()
+            _send(writer, ("ready", 0, None))
+            await _run_turns(service, reader, writer)
+    except Exception as exc:  # said to the parent, which fails the start with it
+        logger.exception("turn worker failed")
+        with contextlib.suppress(Exception):
+            _send(writer, ("failed", 0, f"{type(exc).__name__}: {exc}"))
+            await writer.drain()
+
+
+async def _run_turns(
+    service: Any, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    running: dict[int, tuple[asyncio.Task[None], asyncio.Event]] = {}
+
+    async def one(turn: int, arguments: dict[str, Any], stop: asyncio.Event) -> None:
+        try:
+            events = service.stream(**arguments, stop=stop)
+            async with contextlib.aclosing(events) as out:
+                async for event in out:
+                    _send(writer, ("event", turn, event))
+                    await writer.drain()
+            _send(writer, ("end", turn, None))
+        except (ConnectionError, RuntimeError):  # the parent is gone: nobody to tell
+            pass
+        finally:
+            running.pop(turn, None)
+
+    while True:
+        try:
+            kind, turn, payload = await _receive(reader)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            break  # the serving process is gone
+        if kind == "turn":
+            stop = asyncio.Event()
+            running[turn] = (asyncio.create_task(one(turn, payload, stop)), stop)
+        elif kind in ("stop", "cancel") and turn in running:
+            task, stop = running[turn]
+            if kind == "stop":
+                stop.set()  # the asker's Stop: the turn ends with what it wrote
+            else:
+                task.cancel()
+        elif kind == "quit":
+            break
+    tasks = [task for task, _ in running.values()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
