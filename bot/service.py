@@ -137,7 +137,10 @@ class AnswerService:
             "decision_path": [],
         }
         stored = False
-        written = ""  # the answer streamed so far (kept when the asker stops the turn)
+        written = ""  # the answer streamed so far
+        # of it, what ends a checked sentence: kept when the asker stops the turn (a clause
+        # shown ahead of its sentence was never checked whole)
+        settled = ""
         step_language: str | None = None  # the language of the last Progress yielded
         try:
             # "values" hands over the state as the graph's own reducers folded it;
@@ -153,6 +156,8 @@ class AnswerService:
                     if isinstance(chunk, Token) and "first_token" not in marks:
                         marks["first_token"] = round((time.perf_counter() - start) * 1000, 3)
                     written = written + chunk.text if isinstance(chunk, Token) else ""
+                    if not (isinstance(chunk, Token) and chunk.ahead):
+                        settled = written
                     yield chunk
                 elif mode == "values":
                     state = chunk
@@ -174,7 +179,7 @@ class AnswerService:
             yield FinalAnswer.of(result)
         except StoppedError:
             said = state.get("language") or language or apology_language or "en"
-            result = self._stopped(state, written, said, trace_id, start, marks)
+            result = self._stopped(state, settled, said, trace_id, start, marks)
             self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
             result.message_id = await asyncio.shield(self._store(conv_id, state, result, user_ref))
             stored = True

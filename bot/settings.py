@@ -317,10 +317,12 @@ class Settings(BaseSettings):
         return {"slack": "internal", "telegram": "public"}.get(platform, "public")
 
     def turn_process_count(self) -> int:
-        """TURN_PROCESSES, or one per core this process may use (at most 4) when unset."""
+        """TURN_PROCESSES, or when unset one per core this process may use (at most 4; none
+        on a single core, where a worker beside the serving process only adds work)."""
         if self.turn_processes is not None:
             return self.turn_processes
-        return max(1, min(4, len(os.sched_getaffinity(0))))
+        cores = usable_cores()
+        return 0 if cores < 2 else min(4, cores)
 
     @property
     def database_dsn(self) -> str | None:
@@ -336,3 +338,16 @@ class Settings(BaseSettings):
     def max_file_bytes(self) -> int:
         """The upload size limit in bytes."""
         return int(self.max_file_mb * 1024 * 1024)
+
+
+def usable_cores() -> int:
+    """The cores this process may use: its CPU affinity, under a container's CPU quota
+    (cgroup v2 `cpu.max`, rounded up) when one is set."""
+    cores = len(os.sched_getaffinity(0))
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+    except (OSError, ValueError):
+        return cores
+    if quota == "max":
+        return cores
+    return max(1, min(cores, -(-int(quota) // int(period))))

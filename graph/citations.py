@@ -57,6 +57,10 @@ _CLAUSE_END = re.compile(r"[，、；：]|[,;:](?=\s)")
 # A clause shown ahead of its sentence names at least this many content words: fewer
 # ("In 2010,") say too little to show and are too easily found in any passage.
 EARLY_CLAUSE_WORDS = 3
+# Each try checks the whole prefix again: a sentence of many short clauses (a list cut by
+# 、) is tried this often at most, and not past this length (the cost stays a few checks).
+EARLY_TRIES = 3
+EARLY_MAX_CHARS = 300
 
 
 def check_sentence(
@@ -108,6 +112,7 @@ class CitationGate:
         self.early = False
         self._ahead = ""
         self._tried = 0  # the clause end last tried (each is tried once, not every token)
+        self._tries = 0  # tries of the sentence being written (EARLY_TRIES at most)
         self.shown: list[str] = []
         # why a cited sentence did not hold ("" while all did): the answer stops there, and
         # the caller discards it (a model that misread one passage is not trusted on others)
@@ -173,21 +178,30 @@ class CitationGate:
         """Show the sentence being written up to its last complete clause, when a passage
         says all of it (the checks of an uncited sentence): the first words need not wait
         for a long sentence's end. The whole sentence is still checked when it ends."""
+        if self._tries >= EARLY_TRIES:
+            return
         ends = [m.end() for m in _CLAUSE_END.finditer(self._buffer, len(self._ahead))]
-        if not ends or ends[-1] <= self._tried:
+        if not ends or ends[-1] <= self._tried or ends[-1] > EARLY_MAX_CHARS:
             return
         self._tried = ends[-1]
         prefix = self._buffer[: ends[-1]]
         if CITATION.search(prefix) or len(content_words(prefix)) < EARLY_CLAUSE_WORDS:
             return
+        self._tries += 1
         shown, reason = check_sentence(prefix, passages, self._question)
         if shown is None or reason is not None:
             return  # not said by any passage (yet): it waits for its sentence
-        self._emit(prefix[len(self._ahead) :])
-        self._ahead = prefix
+        piece, self._ahead = prefix[len(self._ahead) :], prefix
+        self._emit(piece)
+
+    @property
+    def ahead(self) -> bool:
+        """True while what was shown of the sentence being written is not checked whole
+        (read by `emit`: such text is not kept as the answer of a stopped turn)."""
+        return bool(self._ahead)
 
     def _release(self, sentence: str, passages: list[Passage]) -> None:
-        ahead, self._ahead, self._tried = self._ahead, "", 0
+        ahead, self._ahead, self._tried, self._tries = self._ahead, "", 0, 0
         shown, reason = check_sentence(sentence, passages, self._question)
         if reason is None and shown is None and ahead:
             # its first clauses are on screen, but the whole is said by no passage

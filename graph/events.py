@@ -55,6 +55,9 @@ class Token:
     """A piece of the answer as it is generated."""
 
     text: str
+    # the first clauses of a sentence not yet checked whole: shown, but not kept as the
+    # answer if the turn stops before the sentence ends (graph.citations)
+    ahead: bool = False
 
 
 @dataclass(frozen=True)

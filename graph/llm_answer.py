@@ -73,7 +73,7 @@ async def model_answer(
         leaked = leaked or leaks_prompt(tail)
         if not leaked:
             shown = True
-            runtime.stream_writer(Token(to_script(sentence, language)))
+            runtime.stream_writer(Token(to_script(sentence, language), ahead=gate.ahead))
 
     gate = CitationGate(evidence, emit, question, passages=None)
     # The passages are cut (jieba: about 12 ms for five new ones) in a thread while the

@@ -128,8 +128,8 @@ async def _serve(
     core: ServingCore | None = None
     turns = TurnProcesses(settings, rt.url, settings.turn_process_count() if chat else 0)
     try:
-        if chat and turns.count:
-            await turns.open()  # before HTTP: healthy means turns can run
+        if chat and turns.count and not await _started(turns, stop):
+            return  # stopped (SIGTERM, Ctrl-C) while the turn workers were starting
         core = rt.serving_core(jobs, turns.stream if turns.count else None) if chat else None
         adapters = configured_adapters(settings, core) if core is not None else []
         routes = [route for adapter in adapters for route in adapter.routes]
@@ -187,6 +187,21 @@ async def _serve(
             await asyncio.wait_for(jobs.close(), 5)
         except TimeoutError:
             logger.warning("the job queue's connections did not close in time")
+
+
+async def _started(turns: TurnProcesses, stop: asyncio.Event) -> bool:
+    """Start the turn workers (before HTTP: healthy means turns can run); False when a stop
+    came first (the workers ignore signals: the serving process decides)."""
+    opening = asyncio.ensure_future(turns.open())
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait([opening, stopping], return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    if opening.done():
+        opening.result()  # a worker that could not start fails the start, said
+        return True
+    opening.cancel()
+    await asyncio.gather(opening, return_exceptions=True)
+    return False
 
 
 async def _start_adapters(adapters: Sequence[Adapter]) -> None:

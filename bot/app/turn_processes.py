@@ -30,7 +30,7 @@ import socket
 import struct
 import sys
 import uuid
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,7 @@ _FRAME = struct.Struct("!I")
 START_S = 180.0  # a worker's start (imports, the embedder, jieba's dictionary) at most
 CLOSE_S = 10.0  # how long closing waits for a worker to finish its turns and exit
 Message = tuple[str, int, Any]  # (kind, turn id, payload)
+WHAT = {"lost": "process stopped", "failed": "could not send the turn's events"}
 
 
 async def _receive(reader: asyncio.StreamReader) -> Message:
@@ -97,9 +98,15 @@ class TurnProcesses:
     """`stream` as `AnswerService.stream`, run in one of `count` worker processes."""
 
     def __init__(self, settings: Settings, database_url: str, count: int) -> None:
-        # the workers use this process's database (an embedded one is not started twice)
-        self._settings = settings.model_copy(update={"database_url": SecretStr(database_url)})
+        # the workers use this process's database (an embedded one is not started twice),
+        # sharing DB_POOL_SIZE between them: N workers must not multiply the connections
+        share = max(2, -(-settings.db_pool_size // max(1, count)))
+        self._settings = settings.model_copy(
+            update={"database_url": SecretStr(database_url), "db_pool_size": share}
+        )
         self.count = count
+        self._closing = False
+        self._tasks: set[asyncio.Future[None]] = set()
         self._workers: list[_Worker | None] = [None] * count
         self._starting: dict[int, asyncio.Task[_Worker]] = {}
         self._ids = itertools.count(1)
@@ -110,11 +117,17 @@ class TurnProcesses:
 
     async def close(self) -> None:
         """Ask each worker to finish and exit; stop the ones that do not in time."""
-        for task in self._starting.values():
+        # turns still running now (past the drain's grace) are left to the next worker, as
+        # in-process: cancelled, not answered with an apology
+        self._closing = True
+        starting = list(self._starting.values())
+        for task in starting:
             task.cancel()
+        await asyncio.gather(*starting, return_exceptions=True)  # each kills its process
         workers = [w for w in self._workers if w is not None]
         self._workers = [None] * self.count
         await asyncio.gather(*(self._stop(w) for w in workers))
+        await asyncio.gather(*self._tasks, return_exceptions=True)  # reaping, restarts
 
     async def stream(
         self,
@@ -160,10 +173,13 @@ class TurnProcesses:
                     yield payload
                     continue
                 ended = True
-                if kind == "lost":
-                    said = language or apology_language or "en"
-                    logger.error("a turn worker process stopped during a turn")
-                    yield ErrorReply(say("error", said), said, uuid.uuid4().hex, "WorkerLost")
+                if kind == "end":
+                    return
+                if self._closing:  # shutting down: left to the next worker
+                    raise asyncio.CancelledError
+                said = language or apology_language or "en"
+                logger.error("a turn worker %s during a turn", WHAT.get(kind, kind))
+                yield ErrorReply(say("error", said), said, uuid.uuid4().hex, "WorkerLost")
                 return
         finally:
             worker.turns.pop(turn, None)
@@ -178,31 +194,52 @@ class TurnProcesses:
         worker.send(("stop", turn, None))
 
     async def _least_busy(self) -> _Worker:
-        index = min(
-            range(self.count),
-            key=lambda i: len(w.turns) if (w := self._workers[i]) and w.alive else -1,
-        )
-        return await self._worker_at(index)
+        """The live worker with the fewest turns; a dead one is started again meanwhile
+        (waited for only when none is alive)."""
+        live = [w for w in self._workers if w is not None and w.alive]
+        for index, worker in enumerate(self._workers):
+            if (worker is None or not worker.alive) and index not in self._starting:
+                self._restart_later(index)
+        if live:
+            return min(live, key=lambda w: len(w.turns))
+        return await self._worker_at(0)
+
+    def _restart_later(self, index: int) -> None:
+        async def restart() -> None:
+            try:
+                await self._worker_at(index)
+            except Exception as exc:  # said; the next turn tries again
+                logger.error("turn worker %d could not start again: %s", index, exc)
+
+        if not self._closing:
+            self._background(restart())
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)  # held until done (the loop keeps only weak references)
+        task.add_done_callback(self._tasks.discard)
 
     async def _worker_at(self, index: int) -> _Worker:
         worker = self._workers[index]
         if worker is not None and worker.alive:
             return worker
-        if worker is not None:  # died: its process is reaped, a new one started
-            logger.warning("turn worker %d stopped; starting a new one", index)
-            self._workers[index] = None
-            await self._stop(worker)
+        # no await from the check to the start's registration: one start per slot
         task = self._starting.get(index)
         if task is None:
+            if worker is not None:  # died: its process is reaped meanwhile, a new one started
+                logger.warning("turn worker %d stopped; starting a new one", index)
+                self._workers[index] = None
+                self._background(self._stop(worker))
             task = asyncio.ensure_future(self._spawn())
             self._starting[index] = task
-        try:
-            worker = await asyncio.shield(task)
-        finally:
-            if task.done():
+
+            def started(done: asyncio.Task[_Worker], index: int = index) -> None:
                 self._starting.pop(index, None)
-        self._workers[index] = worker
-        return worker
+                if not done.cancelled() and done.exception() is None:
+                    self._workers[index] = done.result()
+
+            task.add_done_callback(started)
+        return await asyncio.shield(task)
 
     async def _spawn(self) -> _Worker:
         ours, theirs = socket.socketpair()
@@ -222,6 +259,10 @@ class TurnProcesses:
             raise TurnWorkerError(
                 f"a turn worker process did not start ({type(exc).__name__}); see its log above"
             ) from exc
+        except BaseException:  # cancelled (a stop during the start): no process left behind
+            process.kill()
+            await asyncio.to_thread(process.join, 5)
+            raise
         if kind != "ready":
             await self._stop(worker)
             raise TurnWorkerError(f"a turn worker process could not start: {detail}")
@@ -292,8 +333,12 @@ async def _run_turns(
                     _send(writer, ("event", turn, event))
                     await writer.drain()
             _send(writer, ("end", turn, None))
-        except (ConnectionError, RuntimeError):  # the parent is gone: nobody to tell
+        except ConnectionError:  # the parent is gone: nobody to tell
             pass
+        except Exception:  # an event that would not go over (a bug): the turn ends, said
+            logger.exception("turn %d: its events could not be sent", turn)
+            with contextlib.suppress(Exception):
+                _send(writer, ("failed", turn, None))
         finally:
             running.pop(turn, None)
 

@@ -10,6 +10,7 @@ from typing import TypeVar
 import typer
 from sqlalchemy.exc import DBAPIError
 
+from bot.app.turn_processes import TurnWorkerError
 from bot.settings import ConfigurationError, Settings
 from storage.db import DatabaseUnavailableError
 from storage.embedded_postgres import EmbeddedPostgresError
@@ -50,6 +51,7 @@ def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
         DatabaseUnavailableError,
         EmbeddedPostgresError,
         ConfigurationError,
+        TurnWorkerError,
     ) as exc:
         fail(str(exc))
     except DBAPIError as exc:

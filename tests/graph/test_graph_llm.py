@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from dataclasses import replace
@@ -344,7 +345,7 @@ async def test_a_long_sentence_shows_its_first_clause_before_it_ends(
         Reply(
             '{"answerable": true, "answer": "' + answer + '", "citations": [{n}]}',
             cite="1,300",
-            pace=0.03,
+            pace=0.06,
         ),
     ]
     tokens: list[tuple[str, int]] = []
@@ -358,8 +359,9 @@ async def test_a_long_sentence_shows_its_first_clause_before_it_ends(
     assert final.result.answer.startswith("An adult passport renewal costs 1,300 dollars, and it")
     first_text, sent_then = tokens[0]
     assert first_text == "An adult passport renewal costs 1,300 dollars,"
-    # sent by then: the JSON's opening and the clause, not the sentence's other half
-    assert sent_then * 8 < len('{"answerable": true, "answer": "') + len(answer) - 20
+    # shown before the model had written the sentence's end (the pieces are 8 characters)
+    whole = len('{"answerable": true, "answer": "') + len(answer) - 3  # "{n}" is one digit
+    assert sent_then * 8 < whole
 
 
 async def test_nothing_shows_ahead_of_a_sentence_before_the_model_says_it_can_answer(
@@ -379,3 +381,29 @@ async def test_nothing_shows_ahead_of_a_sentence_before_the_model_says_it_can_an
         e.text async for e in service.stream("How much is a passport?") if isinstance(e, Token)
     ]
     assert tokens and tokens[0].startswith("An adult passport renewal costs 1,300 dollars, and it")
+
+
+async def test_a_turn_stopped_after_a_clause_shown_ahead_keeps_only_whole_sentences(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    # Stop pressed right after the first clause: that clause was never checked as part of
+    # its sentence (whose end might turn it around), so the stored answer does not keep it
+    answer = "An adult passport renewal costs 1,300 dollars, and it takes four working days [{n}]."
+    fake.script = [
+        plan_reply(),
+        Reply(
+            '{"answerable": true, "answer": "' + answer + '", "citations": [{n}]}',
+            cite="1,300",
+            pace=0.06,
+        ),
+    ]
+    stop = asyncio.Event()
+    events = []
+    async for event in service.stream("How much is it to renew a passport?", stop=stop):
+        events.append(event)
+        if isinstance(event, Token):
+            assert event.ahead  # the first clause, ahead of its sentence
+            stop.set()
+    final = events[-1]
+    assert isinstance(final, FinalAnswer) and final.result.outcome == "stopped"
+    assert "1,300" not in final.text

@@ -61,7 +61,9 @@ def launch(
     """
     port = free_port()
     full_env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    full_env.update({"RAGBOT_DATA_DIR": str(cwd / "data"), **env})
+    # one turn worker (the default is one per core): the worker path is what every serve
+    # test exercises, at half the start-up cost on a 2-core machine running two test files
+    full_env.update({"RAGBOT_DATA_DIR": str(cwd / "data"), "TURN_PROCESSES": "1", **env})
     proc = subprocess.Popen(
         [RAGBOT, command, "--port", str(port)],
         env=full_env,
