@@ -334,20 +334,22 @@ async def test_the_last_sentence_shows_when_the_answer_field_closes(
     assert timings["history"] >= 0 and 0 < timings["first_token"] < timings["total"]
 
 
+TWO_CLAUSES = "An adult passport renewal costs 1,300 dollars, and it takes four working days [{n}]."
+
+
+def two_clauses(answerable_first: bool = True, pace: float = 0.06) -> list[Reply]:
+    """The plan, then a slow JSON answer of one two-clause sentence citing the passport."""
+    fields = ['"answerable": true', '"answer": "' + TWO_CLAUSES + '"']
+    body = ", ".join(fields if answerable_first else fields[::-1])
+    return [plan_reply(), Reply("{" + body + ', "citations": [{n}]}', cite="1,300", pace=pace)]
+
+
 async def test_a_long_sentence_shows_its_first_clause_before_it_ends(
     service: AnswerService, fake: FakeOpenAI
 ) -> None:
     # a model writing slowly: the first words a passage says are on screen while the rest
     # of the sentence is still being written, and the answer ends the same, whole
-    answer = "An adult passport renewal costs 1,300 dollars, and it takes four working days [{n}]."
-    fake.script = [
-        plan_reply(),
-        Reply(
-            '{"answerable": true, "answer": "' + answer + '", "citations": [{n}]}',
-            cite="1,300",
-            pace=0.06,
-        ),
-    ]
+    fake.script = two_clauses()
     tokens: list[tuple[str, int]] = []
     events = []
     async for event in service.stream("How much is it to renew a passport?"):
@@ -360,7 +362,7 @@ async def test_a_long_sentence_shows_its_first_clause_before_it_ends(
     first_text, sent_then = tokens[0]
     assert first_text == "An adult passport renewal costs 1,300 dollars,"
     # shown before the model had written the sentence's end (the pieces are 8 characters)
-    whole = len('{"answerable": true, "answer": "') + len(answer) - 3  # "{n}" is one digit
+    whole = len('{"answerable": true, "answer": "') + len(TWO_CLAUSES) - 3  # "{n}": one digit
     assert sent_then * 8 < whole
 
 
@@ -368,15 +370,7 @@ async def test_nothing_shows_ahead_of_a_sentence_before_the_model_says_it_can_an
     service: AnswerService, fake: FakeOpenAI
 ) -> None:
     # "answerable" written after the answer: the model may yet refuse, so the clause waits
-    answer = "An adult passport renewal costs 1,300 dollars, and it takes four working days [{n}]."
-    fake.script = [
-        plan_reply(),
-        Reply(
-            '{"answer": "' + answer + '", "answerable": true, "citations": [{n}]}',
-            cite="1,300",
-            pace=0.03,
-        ),
-    ]
+    fake.script = two_clauses(answerable_first=False, pace=0.03)
     tokens = [
         e.text async for e in service.stream("How much is a passport?") if isinstance(e, Token)
     ]
@@ -388,15 +382,7 @@ async def test_a_turn_stopped_after_a_clause_shown_ahead_keeps_only_whole_senten
 ) -> None:
     # Stop pressed right after the first clause: that clause was never checked as part of
     # its sentence (whose end might turn it around), so the stored answer does not keep it
-    answer = "An adult passport renewal costs 1,300 dollars, and it takes four working days [{n}]."
-    fake.script = [
-        plan_reply(),
-        Reply(
-            '{"answerable": true, "answer": "' + answer + '", "citations": [{n}]}',
-            cite="1,300",
-            pace=0.06,
-        ),
-    ]
+    fake.script = two_clauses()
     stop = asyncio.Event()
     events = []
     async for event in service.stream("How much is it to renew a passport?", stop=stop):
