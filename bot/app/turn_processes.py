@@ -310,6 +310,7 @@ async def _serve_turns(settings: Settings, sock: socket.socket) -> None:
     try:
         async with open_runtime(settings, check_index=False) as rt:
             await asyncio.to_thread(warm_up, rt)
+            await _warm_turns(rt)
             service = rt.answer_service()
             _send(writer, ("ready", 0, None))
             await _run_turns(service, reader, writer)
@@ -318,6 +319,19 @@ async def _serve_turns(settings: Settings, sock: socket.socket) -> None:
         with contextlib.suppress(Exception):
             _send(writer, ("failed", 0, f"{type(exc).__name__}: {exc}"))
             await writer.drain()
+
+
+async def _warm_turns(rt: Any) -> None:
+    """Open the pool's connections and run one search now: the first turns of a worker
+    (often a burst, right after a start) would otherwise each open a connection and pay
+    the statements' first compilation. Best effort: a failure here is not a failed start."""
+    try:
+        async with contextlib.AsyncExitStack() as held:
+            for _ in range(rt.settings.db_pool_size):
+                await held.enter_async_context(rt.db.engine.connect())
+        await rt.searcher.search("warm up 暖機", top_k=1)
+    except Exception as exc:
+        logger.warning("turn worker warm-up incomplete (%s)", type(exc).__name__)
 
 
 async def _run_turns(
