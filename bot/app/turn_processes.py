@@ -29,6 +29,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 import uuid
 from collections.abc import AsyncGenerator, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ logger = logging.getLogger(__name__)
 _FRAME = struct.Struct("!I")
 START_S = 180.0  # a worker's start (imports, the embedder, jieba's dictionary) at most
 CLOSE_S = 10.0  # how long closing waits for a worker to finish its turns and exit
+RETRY_S = 30.0  # after a failed start, the slot is started again no sooner than this
 Message = tuple[str, int, Any]  # (kind, turn id, payload)
 WHAT = {"lost": "process stopped", "failed": "could not send the turn's events"}
 
@@ -106,6 +108,7 @@ class TurnProcesses:
         )
         self.count = count
         self._closing = False
+        self._retry_at: dict[int, float] = {}  # slot → no new start before (monotonic)
         self._tasks: set[asyncio.Future[None]] = set()
         self._workers: list[_Worker | None] = [None] * count
         self._starting: dict[int, asyncio.Task[_Worker]] = {}
@@ -197,8 +200,10 @@ class TurnProcesses:
         """The live worker with the fewest turns; a dead one is started again meanwhile
         (waited for only when none is alive)."""
         live = [w for w in self._workers if w is not None and w.alive]
+        now = time.monotonic()
         for index, worker in enumerate(self._workers):
-            if (worker is None or not worker.alive) and index not in self._starting:
+            dead = worker is None or not worker.alive
+            if dead and index not in self._starting and now >= self._retry_at.get(index, 0.0):
                 self._restart_later(index)
         if live:
             return min(live, key=lambda w: len(w.turns))
@@ -226,6 +231,8 @@ class TurnProcesses:
         # no await from the check to the start's registration: one start per slot
         task = self._starting.get(index)
         if task is None:
+            if self._closing:  # shutting down: no process started that close() would miss
+                raise asyncio.CancelledError
             if worker is not None:  # died: its process is reaped meanwhile, a new one started
                 logger.warning("turn worker %d stopped; starting a new one", index)
                 self._workers[index] = None
@@ -237,6 +244,8 @@ class TurnProcesses:
                 self._starting.pop(index, None)
                 if not done.cancelled() and done.exception() is None:
                     self._workers[index] = done.result()
+                else:  # a failed start is tried again after a pause, not at every turn
+                    self._retry_at[index] = time.monotonic() + RETRY_S
 
             task.add_done_callback(started)
         return await asyncio.shield(task)
@@ -250,7 +259,13 @@ class TurnProcesses:
             process.start()
         finally:
             theirs.close()
-        reader, writer = await asyncio.open_unix_connection(sock=ours)
+        try:
+            reader, writer = await asyncio.open_unix_connection(sock=ours)
+        except BaseException:
+            ours.close()
+            process.kill()
+            await asyncio.to_thread(process.join, 5)
+            raise
         worker = _Worker(process, reader, writer)
         try:
             kind, _, detail = await asyncio.wait_for(_receive(reader), START_S)
@@ -260,6 +275,7 @@ class TurnProcesses:
                 f"a turn worker process did not start ({type(exc).__name__}); see its log above"
             ) from exc
         except BaseException:  # cancelled (a stop during the start): no process left behind
+            writer.close()
             process.kill()
             await asyncio.to_thread(process.join, 5)
             raise
