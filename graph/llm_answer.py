@@ -81,14 +81,19 @@ async def model_answer(
     # at once, every turn's cut would hold back every other turn's request.
     cutting = asyncio.ensure_future(asyncio.to_thread(cut_passages, evidence))
 
+    ahead_allowed: bool | None = None  # None until the answer field begins
+
     def feed(piece: str) -> None:
         if gate.waiting and cutting.done():
             gate.take(cutting.result())
+        nonlocal ahead_allowed
         text = fields.feed(piece)
-        # a sentence's first clauses show before its end once the model has said the
-        # sources answer (a model yet to say so may refuse: nothing shows ahead then),
-        # while the answer is still being written (once closed, it shows whole)
-        gate.early = not fields.closed and (gate.early or fields.said(ANSWERABLE))
+        if ahead_allowed is None and fields.found:
+            # decided once, as the answer begins: a sentence's first clauses may show
+            # before its end only when the model said the sources answer before it (a
+            # model yet to say so may refuse); once the answer is closed it shows whole
+            ahead_allowed = fields.said(ANSWERABLE)
+        gate.early = bool(ahead_allowed) and not fields.closed
         gate.feed(text)
         # the answer is complete: its last sentence shows now, not after the citations,
         # once the model has said the sources answer (a model writing "answerable" after

@@ -8,7 +8,8 @@ saturates it and every turn waits for every other. With TURN_PROCESSES = N > 0,
 model client, answer memory, telemetry) on the same database, and hands each turn
 (`AnswerService.stream`) to the least busy one; the serving process keeps HTTP, the
 adapters, the inbox, the conversation locks, the per-chat pace and the outbox. Events
-come back over a socket pair as they happen (pickled: parent and child are one program).
+come back over a socket pair as they happen (the worker's side and the wire:
+`bot.app.turn_worker`).
 
 - The asker's Stop is passed on: the turn ends with what it had written, as in-process.
 - A caller that stops listening (a drain, a closed stream) cancels the turn there; the
@@ -25,40 +26,25 @@ import itertools
 import logging
 import multiprocessing
 import pickle
-import signal
 import socket
-import struct
-import sys
 import time
 import uuid
-from collections.abc import AsyncGenerator, Coroutine, Mapping, Sequence
+from collections.abc import AsyncGenerator, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import SecretStr
 
+from bot.app.turn_worker import Message, receive, run_worker, send
 from bot.settings import Settings
 from graph.events import ErrorReply, TurnEvent
 from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
-_FRAME = struct.Struct("!I")
 START_S = 180.0  # a worker's start (imports, the embedder, jieba's dictionary) at most
 CLOSE_S = 10.0  # how long closing waits for a worker to finish its turns and exit
 RETRY_S = 30.0  # after a failed start, the slot is started again no sooner than this
-Message = tuple[str, int, Any]  # (kind, turn id, payload)
 WHAT = {"lost": "process stopped", "failed": "could not send the turn's events"}
-
-
-async def _receive(reader: asyncio.StreamReader) -> Message:
-    size = _FRAME.unpack(await reader.readexactly(_FRAME.size))[0]
-    message: Message = pickle.loads(await reader.readexactly(size))
-    return message
-
-
-def _send(writer: asyncio.StreamWriter, message: Message) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    writer.write(_FRAME.pack(len(data)) + data)
 
 
 class TurnWorkerError(RuntimeError):
@@ -78,13 +64,13 @@ class _Worker:
 
     def send(self, message: Message) -> None:
         if self.alive:
-            _send(self.writer, message)
+            send(self.writer, message)
 
     async def read(self) -> None:
         """Hand each event to its turn; at the end (the process died), end them all."""
         try:
             while True:
-                kind, turn, payload = await _receive(self.reader)
+                kind, turn, payload = await receive(self.reader)
                 queue = self.turns.get(turn)
                 if queue is not None:
                     queue.put_nowait((kind, payload))
@@ -135,39 +121,23 @@ class TurnProcesses:
     async def stream(
         self,
         question: str,
-        conversation: str | None = None,
-        user: str | None = None,
-        platform: str = "console",
-        collections: Sequence[str] | None = None,
-        language: str | None = None,
-        apology_language: str | None = None,
-        top_k: int | None = None,
-        threshold: float | None = None,
+        *,
         stop: asyncio.Event | None = None,
         waited_ms: Mapping[str, float] | None = None,
+        **arguments: Any,
     ) -> AsyncGenerator[TurnEvent, None]:
-        """The turn's events as `AnswerService.stream` gives them, from a worker process."""
+        """The turn's events as `AnswerService.stream(question, **arguments)` gives them,
+        from a worker process (its keyword arguments, all plain data, go over as given)."""
         worker = await self._least_busy()
         turn = next(self._ids)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         worker.turns[turn] = queue
-        arguments = {
-            "question": question,
-            "conversation": conversation,
-            "user": user,
-            "platform": platform,
-            "collections": list(collections) if collections is not None else None,
-            "language": language,
-            "apology_language": apology_language,
-            "top_k": top_k,
-            "threshold": threshold,
-            # read now: the caller fills it in until the turn starts (its first event)
-            "waited_ms": dict(waited_ms or {}),
-        }
+        # read now: the caller fills it in until the turn starts (its first event)
+        request = {"question": question, **arguments, "waited_ms": dict(waited_ms or {})}
         ended = False
         watching = asyncio.create_task(self._pass_stop(stop, worker, turn)) if stop else None
         try:
-            worker.send(("turn", turn, arguments))
+            worker.send(("turn", turn, request))
             if not worker.alive:
                 queue.put_nowait(("lost", None))
             while True:
@@ -180,7 +150,7 @@ class TurnProcesses:
                     return
                 if self._closing:  # shutting down: left to the next worker
                     raise asyncio.CancelledError
-                said = language or apology_language or "en"
+                said = arguments.get("language") or arguments.get("apology_language") or "en"
                 logger.error("a turn worker %s during a turn", WHAT.get(kind, kind))
                 yield ErrorReply(say("error", said), said, uuid.uuid4().hex, "WorkerLost")
                 return
@@ -268,7 +238,7 @@ class TurnProcesses:
             raise
         worker = _Worker(process, reader, writer)
         try:
-            kind, _, detail = await asyncio.wait_for(_receive(reader), START_S)
+            kind, _, detail = await asyncio.wait_for(receive(reader), START_S)
         except (TimeoutError, asyncio.IncompleteReadError, ConnectionError) as exc:
             await self._stop(worker)
             raise TurnWorkerError(
@@ -298,97 +268,3 @@ class TurnProcesses:
         if worker.reading is not None:
             worker.reading.cancel()
             await asyncio.gather(worker.reading, return_exceptions=True)
-
-
-# --- the worker process ---------------------------------------------------------------
-
-
-def run_worker(settings: Settings, sock: socket.socket) -> None:
-    """A worker process's entry: serve turns over `sock` until told to quit or orphaned."""
-    from graph.privacy import install_log_masking
-
-    # Ctrl-C and a service manager's SIGTERM reach the whole process group: the serving
-    # process drains (its turns here finish) and then says quit; it alone decides
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr)
-    install_log_masking()
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # no request URLs in the log
-    asyncio.run(_serve_turns(settings, sock))
-
-
-async def _serve_turns(settings: Settings, sock: socket.socket) -> None:
-    # here, not at the top: the serving process imports this module without the runtime's
-    # weight being a cost of its own (it has one already)
-    from bot.app.runtime import open_runtime, warm_up
-
-    reader, writer = await asyncio.open_unix_connection(sock=sock)
-    try:
-        async with open_runtime(settings, check_index=False) as rt:
-            await asyncio.to_thread(warm_up, rt)
-            await _warm_turns(rt)
-            service = rt.answer_service()
-            _send(writer, ("ready", 0, None))
-            await _run_turns(service, reader, writer)
-    except Exception as exc:  # said to the parent, which fails the start with it
-        logger.exception("turn worker failed")
-        with contextlib.suppress(Exception):
-            _send(writer, ("failed", 0, f"{type(exc).__name__}: {exc}"))
-            await writer.drain()
-
-
-async def _warm_turns(rt: Any) -> None:
-    """Open the pool's connections and run one search now: the first turns of a worker
-    (often a burst, right after a start) would otherwise each open a connection and pay
-    the statements' first compilation. Best effort: a failure here is not a failed start."""
-    try:
-        async with contextlib.AsyncExitStack() as held:
-            for _ in range(rt.settings.db_pool_size):
-                await held.enter_async_context(rt.db.engine.connect())
-        await rt.searcher.search("warm up 暖機", top_k=1)
-    except Exception as exc:
-        logger.warning("turn worker warm-up incomplete (%s)", type(exc).__name__)
-
-
-async def _run_turns(
-    service: Any, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-) -> None:
-    running: dict[int, tuple[asyncio.Task[None], asyncio.Event]] = {}
-
-    async def one(turn: int, arguments: dict[str, Any], stop: asyncio.Event) -> None:
-        try:
-            events = service.stream(**arguments, stop=stop)
-            async with contextlib.aclosing(events) as out:
-                async for event in out:
-                    _send(writer, ("event", turn, event))
-                    await writer.drain()
-            _send(writer, ("end", turn, None))
-        except ConnectionError:  # the parent is gone: nobody to tell
-            pass
-        except Exception:  # an event that would not go over (a bug): the turn ends, said
-            logger.exception("turn %d: its events could not be sent", turn)
-            with contextlib.suppress(Exception):
-                _send(writer, ("failed", turn, None))
-        finally:
-            running.pop(turn, None)
-
-    while True:
-        try:
-            kind, turn, payload = await _receive(reader)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            break  # the serving process is gone
-        if kind == "turn":
-            stop = asyncio.Event()
-            running[turn] = (asyncio.create_task(one(turn, payload, stop)), stop)
-        elif kind in ("stop", "cancel") and turn in running:
-            task, stop = running[turn]
-            if kind == "stop":
-                stop.set()  # the asker's Stop: the turn ends with what it wrote
-            else:
-                task.cancel()
-        elif kind == "quit":
-            break
-    tasks = [task for task, _ in running.values()]
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)

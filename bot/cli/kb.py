@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -19,6 +18,7 @@ from bot.app.runtime import open_runtime, upload_policy
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
 from bot.cli.personal_data import bound_for, personal_data_report
+from bot.settings import usable_cores
 from storage.filenames import display_name
 from storage.index import ReindexResult
 from storage.index import reindex as reindex_index
@@ -106,7 +106,7 @@ def ingest(
             for p in missing
         ]
         # the cores this process may use (a container's, not the host's), at most 64
-        cores = processes if processes is not None else min(64, len(os.sched_getaffinity(0)))
+        cores = processes if processes is not None else min(64, usable_cores())
         async with open_runtime(settings(), ingest_processes=cores) as rt:
             # several files at once: their short texts share embedding batches, and the
             # worker processes keep busy while other files are written
