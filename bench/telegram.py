@@ -225,23 +225,30 @@ async def run_once(
     result["serve_cpu_ms_per_update"] = out.get("cpu_ms_per_update", float("nan"))
     first = out["first_chat"]
     result["steps_ms"] = await step_timings(url, first, first + args.chats)
+    result["opening_steps_ms"] = await step_timings(url, first, first + args.chats, opening=True)
     return result
 
 
-async def step_timings(url: str, first_chat: int, end_chat: int) -> dict[str, list[float]]:
-    """The graph's own step timings (ms) of the turns of chats [first_chat, end_chat)."""
+async def step_timings(
+    url: str, first_chat: int, end_chat: int, opening: bool = False
+) -> dict[str, list[float]]:
+    """The graph's own step timings (ms) of the turns of chats [first_chat, end_chat); with
+    `opening`, only each chat's first answer (the burst of all chats at once)."""
     db = connect(url)
     try:
         async with db.sessions() as session:
             rows = await session.execute(
                 text(
-                    "SELECT m.details->'timings_ms' FROM messages m JOIN conversations c"
+                    "SELECT timings FROM (SELECT m.details->'timings_ms' AS timings,"
+                    " row_number() OVER (PARTITION BY m.conversation_id ORDER BY m.id) AS nth"
+                    " FROM messages m JOIN conversations c"
                     " ON c.id = m.conversation_id WHERE c.platform = 'telegram'"
                     " AND m.role = 'assistant'"
                     " AND split_part(c.external_id, ':', 1)::bigint >= :lo"
-                    " AND split_part(c.external_id, ':', 1)::bigint < :hi"
+                    " AND split_part(c.external_id, ':', 1)::bigint < :hi) t"
+                    " WHERE NOT :opening OR nth = 1"
                 ),
-                {"lo": first_chat, "hi": end_chat},
+                {"lo": first_chat, "hi": end_chat, "opening": opening},
             )
             steps: dict[str, list[float]] = defaultdict(list)
             for (timings,) in rows:
@@ -312,7 +319,19 @@ async def main(args: argparse.Namespace) -> None:
             for step, label in STAGES
         ],
     )
-    payload = {"table": table, "breakdown": breakdown, **results}
+    opening = print_table(
+        ["the opening burst's turns (p50 / p95 ms)", *results],
+        [
+            [label]
+            + [
+                f"{pct(r['opening_steps_ms'].get(step, []), 50):.0f} / "
+                f"{pct(r['opening_steps_ms'].get(step, []), 95):.0f}"
+                for r in results.values()
+            ]
+            for step, label in STAGES
+        ],
+    )
+    payload = {"table": table, "breakdown": breakdown, "opening": opening, **results}
     print(f"wrote {write_json('telegram', payload)}")
 
 

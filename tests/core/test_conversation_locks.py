@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from bot.core.conversation_locks import ConversationLocks
 from storage.db import Database
@@ -103,3 +103,35 @@ async def test_a_cancelled_wait_never_costs_the_other_turns_their_locks(
         await asyncio.wait_for(b.acquire(KEY, f"telegram:queued-{n}"), 1.0)
     other.cancel()
     await asyncio.gather(other, return_exceptions=True)
+
+
+async def test_locks_asked_at_once_share_round_trips(database_url: str) -> None:
+    # twenty questions arriving together: their locks go in one or two queries, not twenty
+    # queued one after another on the lock connection (the last waiting for all others)
+    db = Database.connect(database_url)
+    locks = SessionLocks(db)
+    sent: list[str] = []
+    event.listen(
+        db.engine.sync_engine,
+        "before_cursor_execute",
+        lambda _conn, _cursor, statement, *_: sent.append(statement),
+    )
+    try:
+        await asyncio.gather(*(locks.acquire(KEY, f"telegram:{n}") for n in range(20)))
+        assert len([s for s in sent if "advisory" in s]) <= 2
+        async with db.sessions() as other:  # each of them is really held
+            held = await other.scalar(
+                text("SELECT pg_try_advisory_xact_lock(:c, hashtext('telegram:7'))"), {"c": KEY}
+            )
+            assert held is False
+        sent.clear()
+        await asyncio.gather(*(locks.release(KEY, f"telegram:{n}") for n in range(20)))
+        assert len([s for s in sent if "advisory" in s]) <= 2  # let go of in a batch too
+        async with db.sessions() as other:
+            free = await other.scalar(
+                text("SELECT pg_try_advisory_xact_lock(:c, hashtext('telegram:7'))"), {"c": KEY}
+            )
+            assert free is True
+    finally:
+        await locks.close()
+        await db.dispose()
