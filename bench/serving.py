@@ -72,6 +72,19 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def children_cpu_seconds(pid: int) -> float:
+    """CPU time its live child processes (the turn workers) have used so far."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def stop_serve(serve: subprocess.Popen[str]) -> None:
     """SIGTERM, wait, and show what the server said on stderr (errors only, at LOG_LEVEL=ERROR)."""
     serve.terminate()

@@ -28,6 +28,7 @@ from sqlalchemy import text
 from bench.answers import scripted_llm
 from bench.common import connect, pct, print_table, write_json
 from bench.serving import (
+    children_cpu_seconds,
     cpu_seconds,
     drcd_knowledge_base,
     free_port,
@@ -210,11 +211,14 @@ async def run_once(
                 [questions[(n * args.updates + k) % len(questions)] for k in range(args.updates)]
                 for n in range(args.chats)
             ]
-            cpu = cpu_seconds(serve.pid)
+            cpu, workers = cpu_seconds(serve.pid), children_cpu_seconds(serve.pid)
             await asyncio.gather(
                 *(chat(client, finals, n, plans[n], dup, out) for n in range(args.chats))
             )
             out["cpu_ms_per_update"] = (cpu_seconds(serve.pid) - cpu) * 1000 / total
+            out["workers_ms_per_update"] = (
+                (children_cpu_seconds(serve.pid) - workers) * 1000 / total
+            )
             await asyncio.sleep(2)  # late duplicates would show up here
     finally:
         stop_serve(serve)
@@ -223,6 +227,7 @@ async def run_once(
     result = measure(fake, out["posted"])
     result["model_floor_ms"] = floors
     result["serve_cpu_ms_per_update"] = out.get("cpu_ms_per_update", float("nan"))
+    result["workers_cpu_ms_per_update"] = out.get("workers_ms_per_update", float("nan"))
     first = out["first_chat"]
     result["steps_ms"] = await step_timings(url, first, first + args.chats)
     result["opening_steps_ms"] = await step_timings(url, first, first + args.chats, opening=True)
@@ -278,6 +283,7 @@ async def main(args: argparse.Namespace) -> None:
                 min(r["answers_per_update"]),
                 max(r["answers_per_update"]),
                 r["serve_cpu_ms_per_update"],
+                r["workers_cpu_ms_per_update"],
             ]
         )
     table = print_table(
@@ -293,6 +299,7 @@ async def main(args: argparse.Namespace) -> None:
             "answers/update min",
             "answers/update max",
             "serve CPU ms/update",
+            "turn workers CPU ms/update",
         ],
         rows,
     )

@@ -145,6 +145,15 @@ async def stream_text(
     """
     parts: list[str] = []
     finish: str | None = None
+    if "response_format" in kwargs:
+        # The format goes into the request body as is (the same JSON on the wire). Given
+        # as `response_format`, langchain-openai streams through the SDK's structured
+        # helper, which rebuilds the whole reply so far and parses it as partial JSON on
+        # every chunk: the answer's stream cost more CPU than anything else in a turn.
+        kwargs = dict(kwargs)
+        # (a call's extra_body replaces the model's own, which holds the token cap)
+        given = {**(getattr(llm, "extra_body", None) or {}), **kwargs.pop("extra_body", {})}
+        kwargs["extra_body"] = {**given, "response_format": kwargs.pop("response_format")}
     deadline = asyncio.timeout(timeout)
     async with deadline:
         async for chunk in llm.astream(messages, **kwargs):
