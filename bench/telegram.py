@@ -1,11 +1,13 @@
 """Telegram benchmark: updates posted to `ragbot serve`'s webhook, fake Bot API and fake LLM.
 
 Usage: .venv/bin/python -m bench.telegram [--chats 20] [--updates 10] [--duplicates 20]
+       [--baseline ROOT]
 20 private chats each send 10 questions (the next after the answer arrived);
 20 of the 200 updates are posted a second time right after the first. The
 fake model streams its answer over about a second, so answers are previewed.
-Run twice in one go: drafts (TELEGRAM_DRAFTS=true, the default) and, as the
-baseline, edits of a sent message (TELEGRAM_DRAFTS=false), both with the answer
+Run twice in one go: drafts (TELEGRAM_DRAFTS=true, the default) and edits of a
+sent message (TELEGRAM_DRAFTS=false); with `--baseline ROOT`, another checkout's
+`ragbot serve` (PYTHONPATH=ROOT) runs both first, in the same run. All with the answer
 memory off (the second run would otherwise be answered from the first's). Prints time to the
 typing indicator and to the first visible answer text p50/p95, previews
 (drafts + edits) per answer, the most previews any chat got in one second,
@@ -162,7 +164,12 @@ def measure(fake: FakeTelegram, posted: list[tuple[int, float]]) -> dict[str, An
 
 
 async def run_once(
-    url: str, drafts: bool, args: argparse.Namespace, questions: list[str]
+    url: str,
+    drafts: bool,
+    args: argparse.Namespace,
+    questions: list[str],
+    first_chat: int,
+    code: dict[str, str],
 ) -> dict[str, Any]:
     fake, llm = FakeTelegram().start(), FakeOpenAI().start()
     floors: list[float] = []
@@ -194,8 +201,9 @@ async def run_once(
         # both runs ask the same questions of one database: with the answer memory on, the
         # second run would be served from what the first remembered (no model, no slot wait)
         MEMORY_ENABLED="false",
+        **code,
     )
-    out: dict[str, Any] = {"posted": [], "first_chat": 5000 if drafts else 6000}
+    out: dict[str, Any] = {"posted": [], "first_chat": first_chat}
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
             await wait_healthy(client)
@@ -267,8 +275,15 @@ async def step_timings(
 async def main(args: argparse.Namespace) -> None:
     url, questions = await drcd_knowledge_base("bench_telegram", args.passages)
     results, rows = {}, []
-    for label, drafts in (("drafts (default)", True), ("edits (baseline)", False)):
-        r = await run_once(url, drafts, args, questions)
+    runs: list[tuple[str, bool, dict[str, str]]] = [
+        ("drafts (default)", True, {}),
+        ("edits", False, {}),
+    ]
+    if args.baseline:  # another checkout's code, first, in the same run
+        code = {"PYTHONPATH": args.baseline}
+        runs = [("baseline drafts", True, code), ("baseline edits", False, code), *runs]
+    for n, (label, drafts, code) in enumerate(runs):
+        r = await run_once(url, drafts, args, questions, 5000 + 1000 * n, code)
         results[label] = r
         rows.append(
             [
@@ -348,4 +363,7 @@ if __name__ == "__main__":
     parser.add_argument("--updates", type=int, default=10)
     parser.add_argument("--duplicates", type=int, default=20)
     parser.add_argument("--passages", type=int, default=300)
+    parser.add_argument(
+        "--baseline", help="another checkout's root: its `ragbot serve` runs first (PYTHONPATH)"
+    )
     asyncio.run(main(parser.parse_args()))

@@ -135,6 +135,9 @@ class Settings(BaseSettings):
     # processes that run the turns' work beside the serving process (0: in it; unset: one
     # per core this process may use, at most 4); see README "Sizing turns"
     turn_processes: int | None = Field(default=None, ge=0, le=64, validation_alias="TURN_PROCESSES")
+    # their CPU priority: below the serving process (acks, typing, sends come first),
+    # above ingestion (INGEST_NICE)
+    turn_nice: int = Field(default=5, ge=0, le=19, validation_alias="TURN_NICE")
     shutdown_grace_s: float = Field(default=20.0, validation_alias="SHUTDOWN_GRACE_SECONDS")
     # a worker renews its leases every third of this; one that dies leaves its
     # messages to any other worker after at most this long

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import pickle
 import signal
 import socket
@@ -44,6 +45,10 @@ def run_worker(settings: Settings, sock: socket.socket) -> None:
     # process drains (its turns here finish) and then says quit; it alone decides
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # below the serving process: under load, a platform's ack, the typing indicator and
+    # the sends of answers already written come before more turn work
+    if settings.turn_nice:
+        os.nice(settings.turn_nice)
     configure_logging(settings.log_level)
     asyncio.run(_serve_turns(settings, sock))
 

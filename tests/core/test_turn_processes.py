@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -113,6 +114,14 @@ async def test_stop_reaches_the_turn_in_its_worker(turns: TurnProcesses, llm: Fa
     assert final.result.outcome == "stopped"
     assert "1,300" in final.text
     assert llm.pieces_sent < 100  # the long answer was not written to its end
+
+
+async def test_workers_yield_the_cpu_to_the_serving_process(turns: TurnProcesses) -> None:
+    # TURN_NICE (default 5): under load the serving process's acks and sends come first
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    for worker in turns._workers:
+        assert worker is not None
+        assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(19, own + 5)
 
 
 async def test_a_worker_that_dies_ends_its_turn_clearly_and_the_next_turn_runs(
