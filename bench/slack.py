@@ -1,11 +1,13 @@
 """Slack benchmark: signed events against `ragbot serve` with the fake Slack API and fake LLM.
 
 Usage: .venv/bin/python -m bench.slack [--users 20] [--events 10] [--redeliver 20] [--passages 300]
+       [--baseline ROOT]
 20 users each @-mention the bot 10 times (a new thread each, the next one after
 the answer arrived); 20 of the 200 events are delivered a second time (same
 event id, X-Slack-Retry-Num) right after the first ack. Prints ack p50/p95,
 time to the first visible update p50/p95 and answers per event; writes
-bench/results/slack.json.
+bench/results/slack.json. With `--baseline ROOT`, another checkout's `ragbot serve`
+(PYTHONPATH=ROOT) runs first, against the same database, in the same run.
 """
 
 from __future__ import annotations
@@ -78,15 +80,16 @@ async def user(
     redeliver: set[str],
     out: dict[str, Any],
 ) -> None:
+    first = out["first_user"]  # each run its own users, channels and events
     for k, question in enumerate(questions):
-        ts = f"{1800000000 + n}.{k:06d}"
-        event_id = f"Ev{n}x{k}"
+        ts = f"{1800000000 + first + n}.{k:06d}"
+        event_id = f"Ev{first + n}x{k}"
         event = {
             "type": "app_mention",
-            "user": f"U{n}",
+            "user": f"U{first + n}",
             "text": f"<@{BOT_USER}> {question}",
             "ts": ts,
-            "channel": f"C{n}",
+            "channel": f"C{first + n}",
             "event_ts": ts,
         }
         body = json.dumps(
@@ -96,7 +99,7 @@ async def user(
         response = await client.post("/slack/events", content=body, headers=signed(body))
         out["acks"].append((time.monotonic() - sent) * 1000)
         assert response.status_code == 200, response.text
-        if event_id in redeliver:
+        if f"Ev{n}x{k}" in redeliver:
             retry = {
                 **signed(body),
                 "X-Slack-Retry-Num": "1",
@@ -112,8 +115,10 @@ async def user(
         out["threads"].append(ts)
 
 
-async def main(args: argparse.Namespace) -> None:
-    url, questions = await drcd_knowledge_base("bench_slack", args.passages)
+async def run_once(
+    url: str, questions: list[str], args: argparse.Namespace, code: dict[str, str], first: int
+) -> dict[str, Any]:
+    """One `ragbot serve` (`code`: PYTHONPATH of another checkout, or nothing) under the load."""
     fake, llm = FakeSlack().start(), FakeOpenAI().start()
     llm.responder = scripted_llm
     port = free_port()
@@ -124,8 +129,12 @@ async def main(args: argparse.Namespace) -> None:
         SLACK_BOT_TOKEN=TOKEN,
         SLACK_SIGNING_SECRET=SECRET,
         SLACK_API_BASE_URL=fake.url,
+        # a second run asks the same questions of one database: with the answer memory on,
+        # it would be served from what the first remembered (no model, no search)
+        MEMORY_ENABLED="false",
+        **code,
     )
-    out: dict[str, Any] = {"acks": [], "first_visible": [], "threads": []}
+    out: dict[str, Any] = {"acks": [], "first_visible": [], "threads": [], "first_user": first}
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
             await wait_healthy(client)
@@ -151,21 +160,36 @@ async def main(args: argparse.Namespace) -> None:
         fake.stop()
         llm.stop()
     watch.update()
-    answers = [watch.finals[t] for t in out["threads"]]
-    rows = [
-        [
-            len(out["acks"]),
-            len(redeliver),
-            pct(out["acks"], 50),
-            pct(out["acks"], 95),
-            pct(out["first_visible"], 50),
-            pct(out["first_visible"], 95),
-            min(answers),
-            max(answers),
-        ]
-    ]
+    out["answers_per_event"] = [watch.finals[t] for t in out["threads"]]
+    out["redelivered"] = len(redeliver)
+    return out
+
+
+async def main(args: argparse.Namespace) -> None:
+    url, questions = await drcd_knowledge_base("bench_slack", args.passages)
+    runs: list[tuple[str, dict[str, str]]] = [("this checkout", {})]
+    if args.baseline:  # another checkout's code, first, in the same run
+        runs.insert(0, ("baseline", {"PYTHONPATH": args.baseline}))
+    results, rows = {}, []
+    for n, (label, code) in enumerate(runs):
+        out = results[label] = await run_once(url, questions, args, code, 1000 * n)
+        answers = out["answers_per_event"]
+        rows.append(
+            [
+                label,
+                len(out["acks"]),
+                out["redelivered"],
+                pct(out["acks"], 50),
+                pct(out["acks"], 95),
+                pct(out["first_visible"], 50),
+                pct(out["first_visible"], 95),
+                min(answers),
+                max(answers),
+            ]
+        )
     table = print_table(
         [
+            "code",
             "events",
             "redelivered",
             "ack p50 ms",
@@ -177,7 +201,7 @@ async def main(args: argparse.Namespace) -> None:
         ],
         rows,
     )
-    print(f"wrote {write_json('slack', {'table': table, **out, 'answers_per_event': answers})}")
+    print(f"wrote {write_json('slack', {'table': table, **results})}")
 
 
 if __name__ == "__main__":
@@ -186,4 +210,7 @@ if __name__ == "__main__":
     parser.add_argument("--events", type=int, default=10)
     parser.add_argument("--redeliver", type=int, default=20)
     parser.add_argument("--passages", type=int, default=300)
+    parser.add_argument(
+        "--baseline", help="another checkout's root: its `ragbot serve` runs first (PYTHONPATH)"
+    )
     asyncio.run(main(parser.parse_args()))
