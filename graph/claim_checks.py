@@ -9,8 +9,8 @@ checked against every sentence of an answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 from textkit.claims import clauses, is_polarity_word, negated, numbers
 from textkit.overlap import presence, stem
@@ -20,6 +20,7 @@ from textkit.tokens import keyword_tokens, stopwords
 
 MIN_SENTENCE_SUPPORT = 0.5
 CACHED_PASSAGES = 256  # about 80 KB each, with their tokens
+FOUND_WORDS = 512  # words a text remembers having (or not): a few KB
 _LINK = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 
 
@@ -30,6 +31,9 @@ class Words:
     text: str
     tokens: frozenset[str]
     stems: frozenset[str]
+    # what `has` found: a sentence is checked clause by clause, and again as its clauses
+    # show ahead, against passages kept for later turns, asking the same words each time
+    _found: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, text: str) -> Words:
@@ -38,7 +42,12 @@ class Words:
 
     def has(self, word: str) -> bool:
         """True when the text holds `word` (a Chinese word at least half)."""
-        return presence(word, self.text, self.tokens, self.stems) >= 0.5
+        found = self._found.get(word)
+        if found is None:
+            if len(self._found) >= FOUND_WORDS:
+                self._found.clear()
+            found = self._found[word] = presence(word, self.text, self.tokens, self.stems) >= 0.5
+        return found
 
 
 @dataclass(frozen=True)
@@ -77,8 +86,9 @@ class Passage:
         cut = tuple(Clause(c, Words.of(c), negated(c)) for c in parts)
         return cls(whole.text, whole.tokens, whole.stems, cut, Words.of(title) if title else None)
 
-    @property
+    @cached_property
     def words(self) -> Words:
+        """The whole passage as Words (one object: what `has` found stays with it)."""
         return Words(self.text, self.tokens, self.stems)
 
     def about(self, word: str) -> bool:

@@ -126,9 +126,28 @@ async def call_with_retries(
     return None, calls
 
 
+def in_body(llm: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The call's keywords with `response_format` moved into the request body as is (the
+    same JSON on the wire).
+
+    Given as `response_format`, langchain-openai goes through the SDK's structured
+    helpers: streamed, they rebuild the whole reply so far and parse it as partial JSON
+    on every chunk (the answer's stream cost more CPU than anything else in a turn);
+    not streamed, a reply cut by the token cap raises the SDK's own error instead of
+    coming back as text the caller can refuse and fall back from.
+    """
+    if "response_format" not in kwargs:
+        return kwargs
+    moved = dict(kwargs)
+    # a call's extra_body replaces the model's own, which holds the token cap: merged
+    body = {**(getattr(llm, "extra_body", None) or {}), **(moved.pop("extra_body", None) or {})}
+    moved["extra_body"] = {**body, "response_format": moved.pop("response_format")}
+    return moved
+
+
 async def invoke(llm: Any, messages: list[Any], timeout: float, **kwargs: Any) -> Any:
     """One request whose reply must arrive within `timeout` (the request is cancelled after)."""
-    return await asyncio.wait_for(llm.ainvoke(messages, **kwargs), timeout)
+    return await asyncio.wait_for(llm.ainvoke(messages, **in_body(llm, kwargs)), timeout)
 
 
 async def stream_text(
@@ -145,18 +164,9 @@ async def stream_text(
     """
     parts: list[str] = []
     finish: str | None = None
-    if "response_format" in kwargs:
-        # The format goes into the request body as is (the same JSON on the wire). Given
-        # as `response_format`, langchain-openai streams through the SDK's structured
-        # helper, which rebuilds the whole reply so far and parses it as partial JSON on
-        # every chunk: the answer's stream cost more CPU than anything else in a turn.
-        kwargs = dict(kwargs)
-        # (a call's extra_body replaces the model's own, which holds the token cap)
-        given = {**(getattr(llm, "extra_body", None) or {}), **kwargs.pop("extra_body", {})}
-        kwargs["extra_body"] = {**given, "response_format": kwargs.pop("response_format")}
     deadline = asyncio.timeout(timeout)
     async with deadline:
-        async for chunk in llm.astream(messages, **kwargs):
+        async for chunk in llm.astream(messages, **in_body(llm, kwargs)):
             finish = (chunk.response_metadata or {}).get("finish_reason") or finish
             piece = str(chunk.content)
             if not piece:

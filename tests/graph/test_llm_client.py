@@ -10,7 +10,8 @@ import pytest
 
 from bot.service import AnswerService
 from graph.context import GraphContext
-from graph.events import Reset, TurnEvent
+from graph.events import ErrorReply, Reset, TurnEvent
+from graph.llm_client import in_body
 from graph.models import build_chat_model, token_cap_field
 from storage.db import Database
 from storage.ingestion import IngestionService
@@ -178,3 +179,32 @@ async def test_the_token_cap_goes_out_as_max_tokens(
 )
 def test_the_token_cap_field_is_the_one_the_endpoint_honours(base_url: str, field: str) -> None:
     assert token_cap_field(base_url) == field
+
+
+async def test_a_plan_cut_by_the_token_cap_falls_back_to_the_rules(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, fake: FakeOpenAI
+) -> None:
+    # a server honouring a small cap cuts the planner's JSON short (finish_reason "length"):
+    # the turn plans by its rules and answers, instead of failing with the SDK's own error
+    await ingestion.ingest_bytes("passport.md", PASSPORT.encode())
+    llm = build_chat_model(fake.url, "k", "fake", timeout=1.0, max_tokens=6)
+    service = AnswerService(db, GraphContext(searcher=searcher, llm=llm, llm_timeout=1.0))
+    service.warm()
+    fake.cap_fields = ("max_tokens",)
+    fake.script = [PLAN, Reply("It costs 1,300 dollars [1].")]
+    events, result = await _run(service, "passport renewal fee?")
+    assert not any(isinstance(e, ErrorReply) for e in events)
+    path = result.decision_path  # type: ignore[attr-defined]
+    assert any(step.startswith("planner:") and step.endswith(":fallback") for step in path)
+    assert result.answer.startswith("It costs 1,300 dollars [1]")  # type: ignore[attr-defined]
+
+
+def test_the_response_format_travels_in_the_body_beside_the_token_cap() -> None:
+    # the same JSON on the wire, without langchain-openai's structured helpers (which parse
+    # the whole reply so far on every streamed chunk)
+    llm = build_chat_model("http://127.0.0.1:9/v1", "k", "fake", timeout=1.0, max_tokens=300)
+    fmt = {"type": "json_object"}
+    moved = in_body(llm, {"response_format": fmt, "stop": ["x"]})
+    assert moved == {"stop": ["x"], "extra_body": {"max_tokens": 300, "response_format": fmt}}
+    assert llm.extra_body == {"max_tokens": 300}  # the model's own is left as it was
+    assert in_body(llm, {"stop": ["x"]}) == {"stop": ["x"]}
