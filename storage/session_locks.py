@@ -32,7 +32,7 @@ from storage.db import Database
 logger = logging.getLogger(__name__)
 POLL_S = 0.05  # how often a lock another worker holds is tried again
 QUERY_TIMEOUT_S = 10.0  # a lock query slower than this means the connection is gone
-# one round trip for a batch; rows come back in the order asked (lets-go first)
+# one round trip for a batch; rows come back, and locks are taken, in the order asked
 BATCH = (
     "SELECT CASE WHEN t.take THEN pg_try_advisory_lock(t.cls, hashtext(t.key))"
     " ELSE pg_advisory_unlock(t.cls, hashtext(t.key)) END"
@@ -73,6 +73,8 @@ class SessionLocks:
         while True:
             if self._closed:
                 raise RuntimeError("the conversation locks are closed (shutting down)")
+            if "\x00" in key:  # Postgres refuses it in text: it would fail the whole batch
+                raise ValueError("a lock key cannot hold a NUL character")
             # A cancelled wait (Stop, a drain) leaves its request behind: the round trip
             # it is part of runs to its end (a query cut half-way costs the connection,
             # and with it every lock of every turn this process runs), and a lock taken
@@ -89,14 +91,10 @@ class SessionLocks:
             await asyncio.sleep(POLL_S)
 
     async def release(self, lock_class: int, key: str) -> None:
-        """Let go of one hold of (lock_class, key)."""
+        """Let go of one hold of (lock_class, key). A lost connection has let go already."""
         outcome = self._let_go((lock_class, key))
-        if outcome is None:
-            return
-        try:
+        if outcome is not None:
             await outcome
-        except Exception:  # the connection is gone, and the lock with it
-            logger.warning("could not let go of a conversation lock", exc_info=True)
 
     def _let_go(self, name: tuple[int, str]) -> asyncio.Future[bool] | None:
         """Count one hold of `name` less and ask for it to be let go of (None: not held)."""
@@ -111,7 +109,9 @@ class SessionLocks:
         """Let go of every lock (the connection closes); no lock is taken after this."""
         self._closed = True
         if self._sender is not None:
-            await asyncio.gather(self._sender, return_exceptions=True)
+            # waited for, never cancelled with close(): the waiters of its round trip
+            # would be left without an answer
+            await asyncio.wait({self._sender})
         await self._drop()
 
     def _ask(self, request: _Request) -> asyncio.Future[bool]:
@@ -123,18 +123,32 @@ class SessionLocks:
 
     async def _send(self) -> None:
         """Send what was asked, a batch per round trip, until nothing is left."""
+        try:
+            await self._send_batches()
+        except BaseException as exc:  # cancelled (the loop closing) or a bug: nobody hangs
+            for request in self._asked:
+                if request.take:
+                    _fail(request, exc)
+                else:
+                    _settle(request, False)
+            self._asked = []
+            raise
+
+    async def _send_batches(self) -> None:
         while self._asked:
             batch, self._asked = self._asked, []
             # a wait cancelled before its query was sent asks nothing
             batch = [r for r in batch if not (r.take and r.outcome.done())]
             try:
                 answered = await self._round_trip(batch)
-            except Exception as exc:
+            except BaseException as exc:
                 for request in batch:
                     if request.take:
                         _fail(request, exc)
                     else:  # the connection went, and the lock with it
                         _settle(request, False)
+                if not isinstance(exc, Exception):
+                    raise
                 continue
             for request, ok in answered:
                 if not request.take:
@@ -173,11 +187,12 @@ class SessionLocks:
                     }
                     rows = (await self._conn.execute(text(BATCH), params)).all()
                     return list(zip(batch, (bool(row[0]) for row in rows), strict=True))
-            except Exception:
+            except Exception as exc:
                 if self._held:
                     logger.error(
-                        "the conversation lock connection was lost: %d turns under way run"
-                        " without their lock until they end",
+                        "a conversation lock query failed (%s): its connection is closed, and"
+                        " %d turns under way run without their lock until they end",
+                        type(exc).__name__,
                         sum(self._held.values()),
                     )
                 await self._drop()
@@ -211,7 +226,10 @@ def _settle(request: _Request, outcome: bool) -> None:
         request.outcome.set_result(outcome)
 
 
-def _fail(request: _Request, exc: Exception) -> None:
+def _fail(request: _Request, cause: BaseException) -> None:
     if not request.outcome.done():
-        request.outcome.set_exception(exc)
+        # one exception each (a shared one would gather every waiter's traceback)
+        error = RuntimeError(f"conversation lock not taken ({type(cause).__name__})")
+        error.__cause__ = cause
+        request.outcome.set_exception(error)
         request.outcome.exception()  # read here: a wait that was cancelled never reads it

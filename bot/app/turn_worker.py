@@ -48,7 +48,10 @@ def run_worker(settings: Settings, sock: socket.socket) -> None:
     # below the serving process: under load, a platform's ack, the typing indicator and
     # the sends of answers already written come before more turn work
     if settings.turn_nice:
-        os.nice(settings.turn_nice)
+        try:
+            os.nice(settings.turn_nice)  # added to the serving process's (19 at most)
+        except OSError as exc:  # a container that refuses it: the same priority, said
+            logging.getLogger(__name__).warning("TURN_NICE not applied (%s)", exc)
     configure_logging(settings.log_level)
     asyncio.run(_serve_turns(settings, sock))
 

@@ -135,3 +135,27 @@ async def test_locks_asked_at_once_share_round_trips(database_url: str) -> None:
     finally:
         await locks.close()
         await db.dispose()
+
+
+async def test_closing_answers_every_waiter_even_when_the_close_is_cancelled(
+    database_url: str,
+) -> None:
+    db = Database.connect(database_url)
+    for cancel_close in (False, True):
+        locks = SessionLocks(db)
+        waits = [asyncio.create_task(locks.acquire(KEY, f"slack:C{n}")) for n in range(5)]
+        await asyncio.sleep(0)  # their batch is on its way
+        closing = asyncio.create_task(locks.close())
+        await asyncio.sleep(0)
+        if cancel_close:  # a shutdown cut short: the waiters must still hear back
+            closing.cancel()
+        _, pending = await asyncio.wait(waits, timeout=2.0)
+        assert not pending  # taken or refused, none left hanging
+        await asyncio.gather(*waits, return_exceptions=True)
+        await asyncio.gather(closing, return_exceptions=True)
+        await locks.close()
+        with pytest.raises(RuntimeError, match="closed"):
+            await locks.acquire(KEY, "slack:C9")
+    with pytest.raises(ValueError, match="NUL"):  # refused alone, not in a batch with others
+        await SessionLocks(db).acquire(KEY, "telegram:\x00")
+    await db.dispose()

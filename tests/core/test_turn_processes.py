@@ -58,6 +58,7 @@ async def pool(database_url: str, llm: FakeOpenAI) -> AsyncIterator[TurnProcesse
         LLM_API_KEY="k",
         LLM_TIMEOUT="10",
         MEMORY_ENABLED="false",
+        TURN_NICE="5",
     )
     turns = TurnProcesses(settings, database_url, 1)
     await turns.open()
