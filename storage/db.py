@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,6 +152,16 @@ class Database:
         """A session inside one transaction: committed on success, rolled back on error."""
         async with self.sessions() as session, session.begin():
             yield session
+
+    async def warm(self, connections: int) -> None:
+        """Open `connections` of the pool now, at once, and give them back to it.
+
+        A burst right after a start (twenty people asking at once) would otherwise open
+        them one request at a time, each paying the connection's start-up in its reply.
+        """
+        async with AsyncExitStack() as held:
+            for _ in range(connections):
+                await held.enter_async_context(self.engine.connect())
 
     async def dispose(self) -> None:
         """Close every pooled connection."""

@@ -123,6 +123,10 @@ async def _serve(
     settings = rt.settings
     loops.remember_core_loop()
     await asyncio.to_thread(warm_up, rt)
+    try:  # the first burst of webhooks would each open a connection before acknowledging
+        await rt.db.warm(settings.db_pool_size)
+    except Exception as exc:  # not a failed start: the health check says what is wrong
+        logger.warning("database pool not warmed (%s)", type(exc).__name__)
     jobs = rt.job_queue()
     await jobs.open()
     core: ServingCore | None = None

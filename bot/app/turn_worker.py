@@ -80,9 +80,7 @@ async def _warm_turns(rt: Any) -> None:
     (often a burst, right after a start) would otherwise each open a connection and pay
     the statements' first compilation. Best effort: a failure here is not a failed start."""
     try:
-        async with contextlib.AsyncExitStack() as held:
-            for _ in range(rt.settings.db_pool_size):
-                await held.enter_async_context(rt.db.engine.connect())
+        await rt.db.warm(rt.settings.db_pool_size)
         await rt.searcher.search("warm up 暖機", top_k=1)
     except Exception as exc:
         logger.warning("turn worker warm-up incomplete (%s)", type(exc).__name__)

@@ -131,8 +131,13 @@ class SlackAudiences:
         (not a DM, not an ephemeral reply), so a shared or unknown channel makes
         the message read only the guest collections.
         """
-        home = await self.home_team()
-        facts = await self.user(user_id) if user_id else None
+        # at once: a first message from a new user in a new channel waits one Slack round
+        # trip before its ack, not three (the home team is known from the start)
+        home, facts, readable = await asyncio.gather(
+            self.home_team(),
+            self.user(user_id) if user_id else _nothing(),
+            self.channel(channel) if in_channel and channel else _nothing(),
+        )
         member = (
             home is not None
             and facts is not None
@@ -140,7 +145,7 @@ class SlackAudiences:
             and not facts.guest
             and payload_team in (None, home)  # Slack Connect: the event names their team
         )
-        shared = in_channel and (not channel or await self.channel(channel) is not False)
+        shared = in_channel and (not channel or readable is not False)
         return Audience(
             guest=not member,
             channel=channel,
@@ -248,3 +253,8 @@ class SlackAudiences:
                 cost,
             )
         return True
+
+
+async def _nothing() -> None:
+    """A lookup that is not needed (no user, or a reply nobody else reads)."""
+    return None

@@ -293,6 +293,22 @@ async def test_user_facts_are_cached_for_the_configured_time(fake_slack: FakeSla
     assert (await audiences.audience("U1", "T1", "C1")).channel == "C1"
 
 
+async def test_a_new_user_in_a_new_channel_is_looked_up_in_one_round_trip(
+    fake_slack: FakeSlack,
+) -> None:
+    # the ack of their first message waits for these: users.info and conversations.info
+    # go together, not one after the other
+    client = AsyncWebClient(token=TOKEN, base_url=fake_slack.url)
+    audiences = SlackAudiences(client, ttl_s=60)
+    await audiences.home_team()  # learned at start
+    fake_slack.delays = {"users.info": 0.4, "conversations.info": 0.4}
+    started = time.monotonic()
+    audience = await audiences.audience("U1", "T1", "C1", in_channel=True)
+    assert time.monotonic() - started < 0.7
+    assert not audience.guest and not audience.shared_channel
+    assert fake_slack.of("users.info", user="U1") and fake_slack.of("conversations.info")
+
+
 def replies_in(fake: FakeSlack, thread: str) -> list[str]:
     """Every final text posted in thread `thread` so far (answers are updated in place)."""
     started = {
