@@ -101,7 +101,11 @@ class SlackAdapter:
                 "Slack HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN)"
             )
         self.app = AsyncApp(
-            client=self.client,
+            # bolt's own calls (auth.test at the first request) run on the HTTP thread's
+            # loop: a client without a session of its own loop, unlike `self.client`
+            client=AsyncWebClient(
+                token=self._token, base_url=api_base_url(settings.slack_api_base_url)
+            ),
             signing_secret=secret.get_secret_value() if secret else "socket-mode",
             # ack after the listener: a message is in the inbox before Slack hears "got it"
             process_before_response=True,
@@ -126,6 +130,12 @@ class SlackAdapter:
 
         (HTTP mode: the routes are served by the caller.)
         """
+        # One HTTP session for every Web API call from the core's loop (this one): without
+        # it slack-sdk opens a session, and a connection (TLS included), per call, and the
+        # ack of a new user's first message waited for two of them.
+        self.client.session = aiohttp.ClientSession(
+            timeout=aiohttp.ClientTimeout(total=self.client.timeout)
+        )
         self._core.register_notifier(translate.PLATFORM, self.notify)
         self._core.register_renderer(translate.PLATFORM, self._render, self._download)
         sender = SlackSender(
@@ -152,9 +162,11 @@ class SlackAdapter:
 
     async def close(self) -> None:
         """Let presses taken during the drain finish (their replies wait in the outbox for
-        the next worker when this one's has stopped); slack-sdk holds no session."""
+        the next worker when this one's has stopped), then close the Web API session."""
         if self._buttons:
             await asyncio.wait(list(self._buttons), timeout=BUTTONS_GRACE_S)
+        if self.client.session is not None:
+            await self.client.session.close()  # a later call opens its own again
 
     # --- listeners ---------------------------------------------------------------
 

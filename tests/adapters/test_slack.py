@@ -121,6 +121,7 @@ async def stop_slack(harness: SlackHarness) -> None:
     await harness.adapter.stop()
     await core.drain(5)
     await core.outbox.stop(5)
+    await harness.adapter.close()
     await core.stops.stop_relay()
     async with harness.worker.db.transaction() as session:  # (the db fixture keeps outbox
         await session.execute(text("DELETE FROM outbox"))  # rows; keys would collide)

@@ -424,6 +424,7 @@ async def test_a_missing_users_read_scope_is_one_clear_error_at_start_and_admins
     # a non-admin whose facts failed is still just not an admin
     await slack.event(dm("docs", "95.3", user="U5", channel="D5"))
     assert "only administrators" in await reply_in(fake_slack, "95.3")
+    await adapter.close()
 
 
 @pytest.mark.parametrize(

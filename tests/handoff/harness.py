@@ -71,6 +71,7 @@ async def stop_both(both: Both) -> None:
     await both.tg.adapter.stop()
     await core.drain(5)
     await core.outbox.stop(5)
+    await both.slack.adapter.close()
     await both.tg.adapter.close()
     await close_worker(both.worker)
 
