@@ -6,9 +6,16 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver listens with a backlog of 5: twenty connections opened at once (a
+    # burst's API calls) had their extra SYNs dropped and retried a second later, a delay
+    # the real services (behind their load balancers) do not add
+    request_queue_size = 128
+
+
 def serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, str]:
     """Serve `handler` on a free local port from a daemon thread; (server, root URL)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     server.daemon_threads = True  # a long poll left open never blocks the test run's exit
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
