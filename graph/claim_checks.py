@@ -20,7 +20,9 @@ from textkit.tokens import keyword_tokens, stopwords
 
 MIN_SENTENCE_SUPPORT = 0.5
 CACHED_PASSAGES = 256  # about 80 KB each, with their tokens
-FOUND_WORDS = 512  # words a text remembers having (or not): a few KB
+# words a text remembers having (or not): each clause of each kept passage has its own,
+# so a few KB each at most
+FOUND_WORDS = 32
 _LINK = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 
 

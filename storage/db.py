@@ -154,7 +154,7 @@ class Database:
             yield session
 
     async def warm(self, connections: int) -> None:
-        """Open `connections` of the pool now, at once, and give them back to it.
+        """Open `connections` of the pool now, hold them together, and give them back.
 
         A burst right after a start (twenty people asking at once) would otherwise open
         them one request at a time, each paying the connection's start-up in its reply.

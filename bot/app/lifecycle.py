@@ -29,6 +29,7 @@ from bot.settings import API_PLATFORM, Settings
 from storage.db import head_revision
 
 logger = logging.getLogger(__name__)
+WARM_POOL_S = 10.0  # opening the pool's connections at start: past this, left to the turns
 WORKER_RESTART_S = 5.0
 
 
@@ -123,10 +124,11 @@ async def _serve(
     settings = rt.settings
     loops.remember_core_loop()
     await asyncio.to_thread(warm_up, rt)
-    try:  # the first burst of webhooks would each open a connection before acknowledging
-        await rt.db.warm(settings.db_pool_size)
-    except Exception as exc:  # not a failed start: the health check says what is wrong
-        logger.warning("database pool not warmed (%s)", type(exc).__name__)
+    if chat:  # the first burst of webhooks would each open a connection before its ack
+        try:
+            await asyncio.wait_for(rt.db.warm(settings.db_pool_size), WARM_POOL_S)
+        except Exception as exc:  # not a failed start: the health check says what is wrong
+            logger.warning("database pool not warmed (%s: %s)", type(exc).__name__, exc)
     jobs = rt.job_queue()
     await jobs.open()
     core: ServingCore | None = None

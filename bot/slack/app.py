@@ -102,7 +102,8 @@ class SlackAdapter:
             )
         self.app = AsyncApp(
             # bolt's own calls (auth.test at the first request) run on the HTTP thread's
-            # loop: a client without a session of its own loop, unlike `self.client`
+            # loop in HTTP mode: a client without a session bound to a loop, unlike
+            # `self.client` (used from the core's loop only)
             client=AsyncWebClient(
                 token=self._token, base_url=api_base_url(settings.slack_api_base_url)
             ),
@@ -133,9 +134,18 @@ class SlackAdapter:
         # One HTTP session for every Web API call from the core's loop (this one): without
         # it slack-sdk opens a session, and a connection (TLS included), per call, and the
         # ack of a new user's first message waited for two of them.
+        # (the Web API is token-based: no cookies kept between calls)
         self.client.session = aiohttp.ClientSession(
-            timeout=aiohttp.ClientTimeout(total=self.client.timeout)
+            timeout=aiohttp.ClientTimeout(total=self.client.timeout),
+            cookie_jar=aiohttp.DummyCookieJar(),
         )
+        try:
+            await self._start()
+        except BaseException:
+            await self.client.session.close()
+            raise
+
+    async def _start(self) -> None:
         self._core.register_notifier(translate.PLATFORM, self.notify)
         self._core.register_renderer(translate.PLATFORM, self._render, self._download)
         sender = SlackSender(

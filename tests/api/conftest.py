@@ -136,6 +136,8 @@ async def api_harness(
             await slack_side.adapter.stop()
         await worker.core.drain(5)
         await worker.core.outbox.stop(5)
+        if slack_side is not None:
+            await slack_side.adapter.close()
         async with worker.db.transaction() as session:  # as the `db` fixture leaves it
             await session.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
             await session.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
