@@ -148,9 +148,10 @@ async def plan(
     try:
         output = PlannerOutput.model_validate(data if data is not None else "")
     except ValidationError as exc:
+        cut = (getattr(reply, "response_metadata", None) or {}).get("finish_reason") == "length"
         logger.warning(
             "LLM planner sent unusable output (%s); planning by the rules",
-            str(exc).splitlines()[0],
+            "cut off at LLM_MAX_TOKENS" if cut else str(exc).splitlines()[0],
         )
         return None, calls
     output.alternates = [q for q in map(clean_query, output.alternates) if q][:2]

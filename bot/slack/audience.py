@@ -132,7 +132,7 @@ class SlackAudiences:
         the message read only the guest collections.
         """
         # at once: a first message from a new user in a new channel waits one Slack round
-        # trip before its ack, not three (the home team is known from the start)
+        # trip before its ack, not two (the home team is known from the start)
         home, facts, readable = await asyncio.gather(
             self.home_team(),
             self.user(user_id) if user_id else _nothing(),

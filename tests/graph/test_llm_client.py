@@ -182,7 +182,11 @@ def test_the_token_cap_field_is_the_one_the_endpoint_honours(base_url: str, fiel
 
 
 async def test_a_plan_cut_by_the_token_cap_falls_back_to_the_rules(
-    db: Database, ingestion: IngestionService, searcher: HybridSearcher, fake: FakeOpenAI
+    db: Database,
+    ingestion: IngestionService,
+    searcher: HybridSearcher,
+    fake: FakeOpenAI,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     # a server honouring a small cap cuts the planner's JSON short (finish_reason "length"):
     # the turn plans by its rules and answers, instead of failing with the SDK's own error
@@ -192,8 +196,10 @@ async def test_a_plan_cut_by_the_token_cap_falls_back_to_the_rules(
     service.warm()
     fake.cap_fields = ("max_tokens",)
     fake.script = [PLAN, Reply("It costs 1,300 dollars [1].")]
-    events, result = await _run(service, "passport renewal fee?")
+    with caplog.at_level(logging.WARNING):
+        events, result = await _run(service, "passport renewal fee?")
     assert not any(isinstance(e, ErrorReply) for e in events)
+    assert any("cut off at LLM_MAX_TOKENS" in r.getMessage() for r in caplog.records)
     path = result.decision_path  # type: ignore[attr-defined]
     assert any(step.startswith("planner:") and step.endswith(":fallback") for step in path)
     assert result.answer.startswith("It costs 1,300 dollars [1]")  # type: ignore[attr-defined]
