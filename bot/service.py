@@ -122,8 +122,10 @@ class AnswerService:
         async with self._db.transaction() as session:
             conv_id = await conv_repo.get_or_create(session, platform, external, user)
             history = [
-                {"role": m.role, "content": m.content}
-                for m in await conv_repo.recent_messages(session, conv_id, self._history)
+                {"role": role, "content": content}
+                for role, content in await conv_repo.recent_messages(
+                    session, conv_id, self._history
+                )
             ]
         start = time.perf_counter()
         marks = {**(waited_ms or {}), "history": round((start - entered) * 1000, 3)}
