@@ -7,6 +7,7 @@ when it stops.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import shutil
@@ -103,3 +104,15 @@ async def wait_healthy(client: Any, tries: int = 600) -> None:
             pass
         await asyncio.sleep(0.2)
     raise RuntimeError("ragbot serve did not become healthy")
+
+
+def add_baseline_argument(parser: argparse.ArgumentParser) -> None:
+    """`--baseline ROOT`: another checkout whose `ragbot serve` runs first, in the same run."""
+    parser.add_argument(
+        "--baseline", help="another checkout's root: its `ragbot serve` runs first (PYTHONPATH)"
+    )
+
+
+def baseline_code(root: str) -> dict[str, str]:
+    """The environment that makes `start_serve` run the checkout at `root`."""
+    return {"PYTHONPATH": root}

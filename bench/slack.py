@@ -24,7 +24,15 @@ from slack_sdk.signature import SignatureVerifier
 
 from bench.answers import scripted_llm
 from bench.common import pct, print_table, write_json
-from bench.serving import drcd_knowledge_base, free_port, start_serve, stop_serve, wait_healthy
+from bench.serving import (
+    add_baseline_argument,
+    baseline_code,
+    drcd_knowledge_base,
+    free_port,
+    start_serve,
+    stop_serve,
+    wait_healthy,
+)
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.fake_slack import BOT_USER, TOKEN, FakeSlack
 
@@ -169,7 +177,7 @@ async def main(args: argparse.Namespace) -> None:
     url, questions = await drcd_knowledge_base("bench_slack", args.passages)
     runs: list[tuple[str, dict[str, str]]] = [("this checkout", {})]
     if args.baseline:  # another checkout's code, first, in the same run
-        runs.insert(0, ("baseline", {"PYTHONPATH": args.baseline}))
+        runs.insert(0, ("baseline", baseline_code(args.baseline)))
     results, rows = {}, []
     for n, (label, code) in enumerate(runs):
         out = results[label] = await run_once(url, questions, args, code, 1000 * n)
@@ -210,7 +218,5 @@ if __name__ == "__main__":
     parser.add_argument("--events", type=int, default=10)
     parser.add_argument("--redeliver", type=int, default=20)
     parser.add_argument("--passages", type=int, default=300)
-    parser.add_argument(
-        "--baseline", help="another checkout's root: its `ragbot serve` runs first (PYTHONPATH)"
-    )
+    add_baseline_argument(parser)
     asyncio.run(main(parser.parse_args()))

@@ -30,6 +30,8 @@ from sqlalchemy import text
 from bench.answers import scripted_llm
 from bench.common import connect, pct, print_table, write_json
 from bench.serving import (
+    add_baseline_argument,
+    baseline_code,
     children_cpu_seconds,
     cpu_seconds,
     drcd_knowledge_base,
@@ -272,6 +274,18 @@ async def step_timings(
     return dict(steps)
 
 
+def stage_rows(results: dict[str, dict[str, Any]], key: str) -> list[list[str]]:
+    """One row per turn stage: its p50 / p95 in each run (`key`: all turns, or the burst's)."""
+    return [
+        [label]
+        + [
+            f"{pct(r[key].get(step, []), 50):.0f} / {pct(r[key].get(step, []), 95):.0f}"
+            for r in results.values()
+        ]
+        for step, label in STAGES
+    ]
+
+
 async def main(args: argparse.Namespace) -> None:
     url, questions = await drcd_knowledge_base("bench_telegram", args.passages)
     results, rows = {}, []
@@ -280,7 +294,7 @@ async def main(args: argparse.Namespace) -> None:
         ("edits", False, {}),
     ]
     if args.baseline:  # another checkout's code, first, in the same run
-        code = {"PYTHONPATH": args.baseline}
+        code = baseline_code(args.baseline)
         runs = [("baseline drafts", True, code), ("baseline edits", False, code), *runs]
     for n, (label, drafts, code) in enumerate(runs):
         r = await run_once(url, drafts, args, questions, 5000 + 1000 * n, code)
@@ -331,27 +345,11 @@ async def main(args: argparse.Namespace) -> None:
                 ("fake model: request → answer field written (the floor)", "model_floor_ms"),
             )
         ]
-        + [
-            [label]
-            + [
-                f"{pct(r['steps_ms'].get(step, []), 50):.0f} / "
-                f"{pct(r['steps_ms'].get(step, []), 95):.0f}"
-                for r in results.values()
-            ]
-            for step, label in STAGES
-        ],
+        + stage_rows(results, "steps_ms"),
     )
     opening = print_table(
         ["the opening burst's turns (p50 / p95 ms)", *results],
-        [
-            [label]
-            + [
-                f"{pct(r['opening_steps_ms'].get(step, []), 50):.0f} / "
-                f"{pct(r['opening_steps_ms'].get(step, []), 95):.0f}"
-                for r in results.values()
-            ]
-            for step, label in STAGES
-        ],
+        stage_rows(results, "opening_steps_ms"),
     )
     payload = {"table": table, "breakdown": breakdown, "opening": opening, **results}
     print(f"wrote {write_json('telegram', payload)}")
@@ -363,7 +361,5 @@ if __name__ == "__main__":
     parser.add_argument("--updates", type=int, default=10)
     parser.add_argument("--duplicates", type=int, default=20)
     parser.add_argument("--passages", type=int, default=300)
-    parser.add_argument(
-        "--baseline", help="another checkout's root: its `ragbot serve` runs first (PYTHONPATH)"
-    )
+    add_baseline_argument(parser)
     asyncio.run(main(parser.parse_args()))

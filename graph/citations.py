@@ -180,11 +180,14 @@ class CitationGate:
         for a long sentence's end. The whole sentence is still checked when it ends."""
         if self._tries >= EARLY_TRIES:
             return
-        ends = [m.end() for m in _CLAUSE_END.finditer(self._buffer, len(self._ahead))]
-        if not ends or ends[-1] <= self._tried or ends[-1] > EARLY_MAX_CHARS:
+        # only the clause ends not tried yet, within EARLY_MAX_CHARS (this runs per token)
+        last = 0
+        for match in _CLAUSE_END.finditer(self._buffer, self._tried, EARLY_MAX_CHARS + 1):
+            last = match.end()
+        if last <= self._tried or last > EARLY_MAX_CHARS:
             return
-        self._tried = ends[-1]
-        prefix = self._buffer[: ends[-1]]
+        self._tried = last
+        prefix = self._buffer[:last]
         if CITATION.search(prefix) or len(content_words(prefix)) < EARLY_CLAUSE_WORDS:
             return
         self._tries += 1
