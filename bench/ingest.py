@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import text
 
 from bench.common import CORPORA, connect, fresh_database, load_squad, print_table, write_json
-from bench.serving import RAGBOT
+from bench.serving import ragbot_command
 
 
 def write_folders(root: Path, passages: int) -> list[Path]:
@@ -60,7 +60,8 @@ async def run_once(
     """`ragbot ingest` of every folder into a fresh database; its time and chunks/s."""
     url, _ = fresh_database(f"bench_ingest_{index}")  # replaced by the next run of the bench
     env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "ERROR", "CI": "true"}
-    command = [RAGBOT, "ingest", *map(str, folders), "--collection", "internal", *args]
+    folder_args = [*map(str, folders), "--collection", "internal", *args]
+    command = [*ragbot_command(str(root) if root else None), "ingest", *folder_args]
     if root is not None:  # the other checkout's code, with this environment's packages
         env["PYTHONPATH"] = str(root)
     begin = time.perf_counter()

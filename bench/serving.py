@@ -14,6 +14,8 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,25 @@ from bench.searching import ingest_corpus
 from bot.settings import Settings
 
 RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
+
+
+def ragbot_command(root: str | None = None) -> list[str]:
+    """The `ragbot` console script of the checkout at `root` (this environment's when None).
+
+    Another checkout's script is written as pip writes one, from that checkout's own
+    entry point: worker processes started with spawn import the script their parent
+    was started with, so a baseline must run with its own.
+    """
+    if root is None:
+        return [RAGBOT]
+    pyproject = tomllib.loads((Path(root) / "pyproject.toml").read_text("utf-8"))
+    module, _, function = pyproject["project"]["scripts"]["ragbot"].partition(":")
+    script = Path(tempfile.gettempdir()) / f"ragbot-script-{module}-{function}.py"
+    script.write_text(
+        f"import sys\nfrom {module} import {function}\n"
+        f"if __name__ == '__main__':\n    sys.exit({function}())\n"
+    )
+    return [sys.executable, str(script)]
 
 
 def free_port() -> int:
@@ -47,7 +68,8 @@ async def drcd_knowledge_base(name: str, passages: int) -> tuple[str, list[str]]
 def start_serve(
     port: int, database_url: str, llm_url: str, **settings: str
 ) -> subprocess.Popen[str]:
-    """`ragbot serve` on `port` with the fake LLM, no rate limit, and `settings`."""
+    """`ragbot serve` on `port` with the fake LLM, no rate limit, and `settings` (with
+    PYTHONPATH, the console script of the checkout it names)."""
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
@@ -59,7 +81,7 @@ def start_serve(
         **settings,
     }
     return subprocess.Popen(
-        [RAGBOT, "serve", "--port", str(port)],
+        [*ragbot_command(settings.get("PYTHONPATH")), "serve", "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

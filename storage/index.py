@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from storage.db import Database
 from storage.embeddings import Embedder, EmbeddingMismatchError, vector_literal
 from storage.ingestion import index_text
-from storage.repositories.documents import get_index_meta
+from storage.repositories.documents import INDEX_WRITES, get_index_meta, lock_keys
 
 
 async def check_embedder(db: Database, embedder: Embedder) -> None:
@@ -27,6 +27,9 @@ async def check_embedder(db: Database, embedder: Embedder) -> None:
         meta = await get_index_meta(session)
         if meta.embedding_model == embedder.model_id and meta.embedding_dim == embedder.dim:
             return
+        if meta.chunk_count == 0:  # as the swap: no ingest under way while it changes
+            await lock_keys(session, [INDEX_WRITES])
+            meta = await get_index_meta(session, lock=True)
         if meta.chunk_count == 0:
             if meta.embedding_dim != embedder.dim:
                 await _resize_embedding_column(session, embedder.dim)
@@ -71,7 +74,9 @@ async def reindex(
             progress(done, len(todo))
     swap_started = time.perf_counter()
     async with db.transaction() as session:
-        meta = await get_index_meta(session, lock=True)  # ingests wait for the swap
+        # ingests under way finish first (they hold INDEX_WRITES shared), new ones wait
+        await lock_keys(session, [INDEX_WRITES])
+        meta = await get_index_meta(session, lock=True)
         late = await _unembedded(session, embedder.model_id)
         if late:
             await _stage_in(session, embedder, late)

@@ -292,7 +292,13 @@ class IngestionService:
         async with self._db.transaction() as session:
             # Two ingests of the same title or the same bytes at once: the second
             # waits here, then sees the first one's document instead of a conflict.
-            await docs_repo.lock_keys(session, [f"doc-hash:{digest}", f"doc-title:{title}"])
+            # The index lock in share mode: no reindex swap until this commits, so the
+            # embedder checked here is still the index's when the chunks land.
+            await docs_repo.lock_keys(
+                session,
+                [f"doc-hash:{digest}", f"doc-title:{title}"],
+                shared=[docs_repo.INDEX_WRITES],
+            )
             stale = await self._stale_embedder(session)
             if stale is not None:
                 return IngestResult(source, FAILED, title, reason=stale)

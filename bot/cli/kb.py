@@ -51,6 +51,7 @@ def _progress() -> Progress:
         TimeRemainingColumn(),
         console=console,
         transient=True,
+        disable=not console.is_terminal,  # a log or pipe gets the summary, not redraws
     )
 
 

@@ -29,14 +29,23 @@ class NewChunk:
     question_embedding: list[float] | None = None
 
 
-async def lock_keys(session: AsyncSession, keys: list[str]) -> None:
-    """Transaction advisory locks on `keys`, taken in one sorted order (no deadlocks)."""
+# Held shared by every ingest from its first statement, and alone by the reindex swap:
+# an ingest inserts its chunks before it takes `index_meta`, and the swap (which holds
+# `index_meta` and alters the chunks table) must neither run meanwhile nor wait for it.
+INDEX_WRITES = "index:writes"
+
+
+async def lock_keys(session: AsyncSession, keys: list[str], shared: Sequence[str] = ()) -> None:
+    """Transaction advisory locks on `keys` (and, in share mode, on `shared`), taken in
+    one sorted order (no deadlocks) in one round trip."""
     await session.execute(
         text(
-            "SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(key, 0) AS k"
+            "SELECT CASE WHEN shared THEN pg_advisory_xact_lock_shared(k)"
+            " ELSE pg_advisory_xact_lock(k) END FROM (SELECT DISTINCT"
+            " hashtextextended(key, 0) AS k, key = ANY(CAST(:shared AS text[])) AS shared"
             " FROM unnest(CAST(:keys AS text[])) AS key ORDER BY 1) AS locks"
         ),
-        {"keys": keys},
+        {"keys": [*keys, *shared], "shared": list(shared)},
     )
 
 
@@ -66,8 +75,13 @@ async def list_documents(
 
 
 async def add_document(session: AsyncSession, document: Document, chunks: list[NewChunk]) -> None:
-    """Insert a document with its chunks and count their terms into the statistics."""
-    meta = await _lock_statistics(session)
+    """Insert a document with its chunks and count their terms into the statistics.
+
+    The rows are new, so they are written before the statistics are taken: writers
+    queue for `index_meta` only for the counts and the commit, not for the inserts.
+    The caller holds `INDEX_WRITES` shared (an ingest) or `index_meta` already (a
+    replacement or rechunk, which count the old document out first).
+    """
     session.add(document)
     await session.flush()
     vectors = [vector_literal(c.embedding) for c in chunks]
@@ -120,6 +134,7 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
     df: Counter[str] = Counter()
     for c in chunks:
         df.update(set(c.tokens))
+    meta = await _lock_statistics(session)
     _add_totals(meta, len(chunks), sum(len(c.tokens) for c in chunks))
     await _add_term_counts(session, df, sign=1)
 
@@ -149,12 +164,13 @@ async def delete_document(session: AsyncSession, document: Document) -> None:
 
 
 async def _lock_statistics(session: AsyncSession) -> IndexMeta:
-    """Hold the index_meta row until the transaction ends, before any other write.
+    """Hold the index_meta row until the transaction ends, before any write of terms.
 
-    Every writer of chunks and keyword statistics (ingest, replace, delete,
-    rechunk) and the reindex swap take it first, so they go one at a time from
-    here and never hold a row another one waits for: a replacement counts its
-    terms twice (out, then in), and the swap updates every chunk.
+    Every writer of keyword statistics (ingest, replace, delete, rechunk) and the
+    reindex swap take it before they touch an existing row, so they go one at a
+    time from there and never hold a row another one waits for: a replacement
+    counts its terms twice (out, then in), and the swap updates every chunk. Only
+    an add's inserts of new rows come before it (see add_document).
     """
     meta = await session.get(IndexMeta, 1, with_for_update=True)
     assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
