@@ -9,15 +9,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from storage.chunking import Block, TextChunk, chunk_blocks, faq_blocks
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.filenames import clean_title, display_name
 from storage.ingest_work import IngestWork, IngestWorkerError
 from storage.loaders import UnreadableFileError, detect_format, load_blocks
-from storage.models import Document
+from storage.models import Document, IndexMeta
 from storage.repositories import documents as docs_repo
 from storage.repositories.documents import NewChunk
 from storage.sandbox import SANDBOXED_FORMATS, ParseLimits
@@ -293,18 +291,18 @@ class IngestionService:
             # Two ingests of the same title or the same bytes at once: the second
             # waits here, then sees the first one's document instead of a conflict.
             # The index lock in share mode: no reindex swap until this commits, so the
-            # embedder checked here is still the index's when the chunks land.
+            # embedder checked next is still the index's when the chunks land.
             await docs_repo.lock_keys(
                 session,
                 [f"doc-hash:{digest}", f"doc-title:{title}"],
                 shared=[docs_repo.INDEX_WRITES],
             )
-            stale = await self._stale_embedder(session)
+            stale = self._stale_embedder(await docs_repo.get_index_meta(session))
             if stale is not None:
                 return IngestResult(source, FAILED, title, reason=stale)
-            if await docs_repo.find_by_hash(session, digest) is not None:
+            same, old = await docs_repo.find_same(session, digest, title)
+            if same is not None:
                 return IngestResult(source, UNCHANGED, title, len(chunks), reason="added meanwhile")
-            old = await docs_repo.find_by_title(session, title, lock=True)
             if old is not None and not replace_elsewhere and old.collection != collection:
                 reason = "a document with this title is in another collection: choose another title"
                 return IngestResult(source, FAILED, title, reason=reason)
@@ -383,9 +381,8 @@ class IngestionService:
         vectors, _ = await self._work.embed(questions)
         return dict(zip(questions, vectors, strict=True))
 
-    async def _stale_embedder(self, session: AsyncSession) -> str | None:
+    def _stale_embedder(self, meta: IndexMeta) -> str | None:
         """Why this process may not add vectors: the index was re-embedded by another one."""
-        meta = await docs_repo.get_index_meta(session)
         if meta.embedding_model in (None, self._embedder.model_id):
             return None
         return (

@@ -64,6 +64,21 @@ async def find_by_title(
     return await session.scalar(query)
 
 
+async def find_same(
+    session: AsyncSession, content_hash: str, title: str
+) -> tuple[Document | None, Document | None]:
+    """The documents with this content hash and with this title (one query), both held
+    until the transaction ends."""
+    query = (
+        select(Document)
+        .where((Document.content_hash == content_hash) | (Document.title == title))
+        .with_for_update()
+    )
+    found = (await session.scalars(query)).all()
+    same = next((d for d in found if d.content_hash == content_hash), None)
+    return same, next((d for d in found if d.title == title), None)
+
+
 async def list_documents(
     session: AsyncSession, collections: Sequence[str] | None = None
 ) -> Sequence[Document]:
