@@ -104,17 +104,28 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
         vector_literal(c.question_embedding) if c.question_embedding else None for c in chunks
     ]
     if chunks:
-        # One round trip for all chunks; the ids come back for the term postings.
-        result = await session.execute(
+        # One round trip for the chunks and their term postings, matched by position.
+        terms, positions, tfs, dls = [], [], [], []
+        for c in chunks:
+            for term, tf in sorted(Counter(c.tokens).items()):
+                terms.append(term)
+                positions.append(c.position)
+                tfs.append(tf)
+                dls.append(len(c.tokens))
+        await session.execute(
             text(
-                "INSERT INTO chunks (document_id, position, text, page, heading, language,"
-                " token_count, keywords, embedding, entry_question, question_embedding)"
-                " SELECT :doc, * FROM unnest("
+                "WITH c AS (INSERT INTO chunks (document_id, position, text, page, heading,"
+                " language, token_count, keywords, embedding, entry_question,"
+                " question_embedding) SELECT :doc, * FROM unnest("
                 "CAST(:position AS int[]), CAST(:text AS text[]), CAST(:page AS int[]),"
                 " CAST(:heading AS text[]), CAST(:language AS text[]),"
                 " CAST(:token_count AS int[]), CAST(:keywords AS tsvector[]),"
                 " CAST(:embedding AS vector[]), CAST(:question AS text[]),"
-                " CAST(:question_embedding AS vector[])) RETURNING id, position"
+                " CAST(:question_embedding AS vector[])) RETURNING id, position)"
+                " INSERT INTO chunk_terms (term, chunk_id, tf, dl)"
+                " SELECT t.term, c.id, t.tf, t.dl FROM unnest(CAST(:terms AS text[]),"
+                " CAST(:term_positions AS int[]), CAST(:tfs AS int[]), CAST(:dls AS int[]))"
+                " AS t(term, position, tf, dl) JOIN c USING (position)"
             ),
             {
                 "doc": document.id,
@@ -128,29 +139,16 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
                 "embedding": vectors,
                 "question": [c.question for c in chunks],
                 "question_embedding": questions,
+                "terms": terms,
+                "term_positions": positions,
+                "tfs": tfs,
+                "dls": dls,
             },
-        )
-        ids = dict((pos, cid) for cid, pos in result.all())
-        terms, chunk_ids, tfs, dls = [], [], [], []
-        for c in chunks:
-            for term, tf in sorted(Counter(c.tokens).items()):
-                terms.append(term)
-                chunk_ids.append(ids[c.position])
-                tfs.append(tf)
-                dls.append(len(c.tokens))
-        await session.execute(
-            text(
-                "INSERT INTO chunk_terms (term, chunk_id, tf, dl) SELECT * FROM unnest("
-                "CAST(:terms AS text[]), CAST(:ids AS bigint[]), CAST(:tfs AS int[]),"
-                " CAST(:dls AS int[]))"
-            ),
-            {"terms": terms, "ids": chunk_ids, "tfs": tfs, "dls": dls},
         )
     df: Counter[str] = Counter()
     for c in chunks:
         df.update(set(c.tokens))
-    meta = await _lock_statistics(session)
-    _add_totals(meta, len(chunks), sum(len(c.tokens) for c in chunks))
+    await _count_in(session, len(chunks), sum(len(c.tokens) for c in chunks))
     await _add_term_counts(session, df, sign=1)
 
 
@@ -185,7 +183,8 @@ async def _lock_statistics(session: AsyncSession) -> IndexMeta:
     reindex swap take it before they touch an existing row, so they go one at a
     time from there and never hold a row another one waits for: a replacement
     counts its terms twice (out, then in), and the swap updates every chunk. Only
-    an add's inserts of new rows come before it (see add_document).
+    an add's inserts of new rows come before it, and an add takes the row with its
+    count (`_count_in`).
     """
     meta = await session.get(IndexMeta, 1, with_for_update=True)
     assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
@@ -210,6 +209,18 @@ async def _add_term_counts(session: AsyncSession, df: Counter[str], sign: int) -
             text("DELETE FROM keyword_terms WHERE term = ANY(:terms) AND df <= 0"),
             {"terms": terms},
         )
+
+
+async def _count_in(session: AsyncSession, chunks: int, tokens: int) -> None:
+    """Add to the index's totals, taking the index_meta row in the same statement (held
+    until the transaction ends, as `_lock_statistics` holds it)."""
+    await session.execute(
+        text(
+            "UPDATE index_meta SET chunk_count = chunk_count + :chunks,"
+            " token_total = token_total + :tokens WHERE id = 1"
+        ),
+        {"chunks": chunks, "tokens": tokens},
+    )
 
 
 def _add_totals(meta: IndexMeta, chunks: int, tokens: int) -> None:

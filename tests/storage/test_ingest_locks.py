@@ -79,14 +79,14 @@ async def test_a_reindex_swap_waits_for_an_ingest_under_way_and_embeds_its_chunk
     # The ingest stops between its inserts and the statistics: the moment a swap that
     # took index_meta first would wait for its chunks while it waits for index_meta.
     inserted, go_on = asyncio.Event(), asyncio.Event()
-    take_statistics = docs_repo._lock_statistics
+    take_statistics = docs_repo._count_in
 
-    async def paused(session: AsyncSession) -> Any:
+    async def paused(session: AsyncSession, chunks: int, tokens: int) -> None:
         inserted.set()
         await go_on.wait()
-        return await take_statistics(session)
+        await take_statistics(session, chunks, tokens)
 
-    monkeypatch.setattr(docs_repo, "_lock_statistics", paused)
+    monkeypatch.setattr(docs_repo, "_count_in", paused)
     job = asyncio.create_task(
         ingestion.ingest_bytes("ferry.txt", b"The harbour ferry leaves every hour.")
     )
