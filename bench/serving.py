@@ -39,7 +39,8 @@ def ragbot_command(root: str | None = None) -> list[str]:
         return [RAGBOT]
     pyproject = tomllib.loads((Path(root) / "pyproject.toml").read_text("utf-8"))
     module, _, function = pyproject["project"]["scripts"]["ragbot"].partition(":")
-    script = Path(tempfile.gettempdir()) / f"ragbot-script-{module}-{function}.py"
+    # a directory of its own: a script's directory comes first on its sys.path
+    script = Path(tempfile.mkdtemp(prefix="ragbot-baseline-")) / "ragbot.py"
     script.write_text(
         f"import sys\nfrom {module} import {function}\n"
         f"if __name__ == '__main__':\n    sys.exit({function}())\n"

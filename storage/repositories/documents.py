@@ -154,7 +154,7 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
 
 async def delete_document(session: AsyncSession, document: Document) -> None:
     """Delete a document and its chunks and take their terms out of the statistics."""
-    meta = await _lock_statistics(session)
+    await _lock_statistics(session)
     result = await session.execute(
         text(
             "SELECT t.term, count(*) FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id"
@@ -172,7 +172,7 @@ async def delete_document(session: AsyncSession, document: Document) -> None:
         )
     ).one()
     await session.execute(delete(Document).where(Document.id == document.id))
-    _add_totals(meta, -int(totals[0]), -int(totals[1]))
+    await _count_in(session, -int(totals[0]), -int(totals[1]))
     await _add_term_counts(session, df, sign=-1)
 
 
@@ -186,7 +186,8 @@ async def _lock_statistics(session: AsyncSession) -> IndexMeta:
     an add's inserts of new rows come before it, and an add takes the row with its
     count (`_count_in`).
     """
-    meta = await session.get(IndexMeta, 1, with_for_update=True)
+    # populate_existing: a row read earlier in this session is refreshed, not reused
+    meta = await session.get(IndexMeta, 1, with_for_update=True, populate_existing=True)
     assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
     return meta
 
@@ -212,25 +213,24 @@ async def _add_term_counts(session: AsyncSession, df: Counter[str], sign: int) -
 
 
 async def _count_in(session: AsyncSession, chunks: int, tokens: int) -> None:
-    """Add to the index's totals, taking the index_meta row in the same statement (held
-    until the transaction ends, as `_lock_statistics` holds it)."""
-    await session.execute(
+    """Add to the index's totals (negative to take out), taking the index_meta row in the
+    same statement (held until the transaction ends, as `_lock_statistics` holds it).
+
+    Relative, never the absolute counts of an object read earlier: another writer may
+    have counted in since that read.
+    """
+    counted = await session.execute(
         text(
             "UPDATE index_meta SET chunk_count = chunk_count + :chunks,"
-            " token_total = token_total + :tokens WHERE id = 1"
+            " token_total = token_total + :tokens WHERE id = 1 RETURNING id"
         ),
         {"chunks": chunks, "tokens": tokens},
     )
-
-
-def _add_totals(meta: IndexMeta, chunks: int, tokens: int) -> None:
-    """Add to the index's totals (the row `_lock_statistics` holds)."""
-    meta.chunk_count += chunks
-    meta.token_total += tokens
+    assert counted.first() is not None, "index_meta row missing: run `ragbot db upgrade`"
 
 
 async def get_index_meta(session: AsyncSession, lock: bool = False) -> IndexMeta:
     """The index description row (created by the first migration); `lock`: FOR UPDATE."""
-    meta = await session.get(IndexMeta, 1, with_for_update=lock)
+    meta = await session.get(IndexMeta, 1, with_for_update=lock, populate_existing=lock)
     assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
     return meta
