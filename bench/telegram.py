@@ -93,6 +93,17 @@ class ChatLog:
                 self.calls[int(params["chat_id"])].append((at, method, params))
 
 
+async def post_webhook(
+    client: httpx.AsyncClient, update: dict[str, Any], headers: dict[str, str]
+) -> httpx.Response:
+    """POST an update; once more on a dropped connection, as Telegram redelivers (a pooled
+    keep-alive connection the server closed while the chat waited for its answer)."""
+    try:
+        return await client.post("/telegram/webhook", json=update, headers=headers)
+    except httpx.TransportError:
+        return await client.post("/telegram/webhook", json=update, headers=headers)
+
+
 async def chat(
     client: httpx.AsyncClient,
     finals: Counter[int],
@@ -108,10 +119,10 @@ async def chat(
         update_id = n * 1000 + k
         update = private_text(update_id, chat_id, question, language="zh-hant")
         sent = time.monotonic()
-        response = await client.post("/telegram/webhook", json=update, headers=headers)
+        response = await post_webhook(client, update, headers)
         assert response.status_code == 200, response.text
         if update_id in dup:
-            await client.post("/telegram/webhook", json=update, headers=headers)
+            await post_webhook(client, update, headers)
         out["posted"].append((chat_id, sent))
         deadline = time.monotonic() + 60
         while finals[chat_id] <= k and time.monotonic() < deadline:

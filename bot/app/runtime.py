@@ -8,20 +8,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import make_url
 
-from bot.core.admin import AdminService
-from bot.core.dispatcher import ServingCore
-from bot.core.jobs import JobQueue
-from bot.service import AnswerService, TurnStream
 from bot.settings import API_PLATFORM, Settings, reveal
 from bot.telemetry import Telemetry, load_pseudonyms
-from graph.attack_similarity import attack_bank
-from graph.context import GraphContext
-from graph.models import build_chat_model
-from graph.prompts import versions
 from storage import db as dbmod
 from storage.db import Database, DatabaseUnavailableError
 from storage.embeddings import Embedder, build_embedder
@@ -35,6 +27,13 @@ from storage.search import HybridSearcher
 from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy
 from textkit.scripts import to_script
 from textkit.tokens import keyword_tokens
+
+if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported when built:
+    # commands that only ingest or administer start a second sooner without it
+    from bot.core.admin import AdminService
+    from bot.core.dispatcher import ServingCore
+    from bot.core.jobs import JobQueue
+    from bot.service import AnswerService, TurnStream
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +64,12 @@ class Runtime:
         return self._answers
 
     def _build_answer_service(self) -> AnswerService:
+        from bot.service import AnswerService
+        from graph.attack_similarity import attack_bank
+        from graph.context import GraphContext
+        from graph.models import build_chat_model
+        from graph.prompts import versions
+
         cfg = self.settings
         llm = build_chat_model(
             cfg.llm_base_url,
@@ -108,6 +113,8 @@ class Runtime:
 
     def admin_service(self, jobs: JobQueue | None = None) -> AdminService:
         """Admin commands over this runtime's knowledge base (uploads need `jobs`)."""
+        from bot.core.admin import AdminService
+
         forms = FormService(self.db, self.upload_policy.max_bytes)
         return AdminService(
             self.db,
@@ -129,6 +136,7 @@ class Runtime:
         """
         # here, not at the top: the command line's other commands need no chat library
         from bot.api.cases import ApiCases
+        from bot.core.dispatcher import ServingCore
         from bot.slack.cases import SlackCases
         from bot.telegram.cases import TelegramCases
 
@@ -142,6 +150,8 @@ class Runtime:
 
     def job_queue(self) -> JobQueue:
         """The upload job queue on this runtime's database (open it before use)."""
+        from bot.core.jobs import JobQueue
+
         return JobQueue(
             self.url, self.db, self.ingestion, self.telemetry, self.settings.retention_days
         )
@@ -155,6 +165,8 @@ def warm_up(runtime: Runtime) -> None:
     guard's attack banks, and the model client's imports: 0.6 s at start, 0.35 s more in
     the first answer, on the event loop every turn shares).
     """
+    from graph.attack_similarity import attack_bank
+
     runtime.answer_service().warm()
     keyword_tokens("暖機 warm up 测试")
     runtime.embedder.model.embed_query("warm up")

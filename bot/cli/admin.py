@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -14,9 +14,11 @@ from rich.table import Table
 
 from bot.app.runtime import open_runtime, prepare_database
 from bot.cli.base import app, fail, run, settings
-from bot.core.admin import Actor
 from storage import db as dbmod
 from storage.forms import FormFile, InvalidFormError
+
+if TYPE_CHECKING:
+    from bot.core.admin import Actor
 
 db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 forms_app = typer.Typer(help="Form links and files.", no_args_is_help=True)
@@ -27,6 +29,8 @@ app.add_typer(forms_app, name="forms")
 def operator() -> Actor:
     """The person at the console: an admin, named by their login in the audit log."""
     import getpass
+
+    from bot.core.admin import Actor
 
     return Actor("cli", getpass.getuser(), is_admin=True)
 

@@ -11,13 +11,13 @@ import asyncio
 import shlex
 import sys
 import uuid
+from typing import TYPE_CHECKING
 
 import typer
 
 from bot.app.runtime import open_runtime
 from bot.cli.ask import render_sources
 from bot.cli.base import app, run, settings
-from bot.core.dispatcher import ServingCore
 from bot.core.messages import (
     ErrorReply,
     FinalAnswer,
@@ -27,6 +27,9 @@ from bot.core.messages import (
     Reset,
     Token,
 )
+
+if TYPE_CHECKING:
+    from bot.core.dispatcher import ServingCore
 
 QUIT = {"/quit", "/exit", "/q"}
 HELP = (

@@ -15,7 +15,6 @@ from bot.app.runtime import open_runtime, upload_policy
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
 from bot.cli.personal_data import bound_for, personal_data_report
-from bot.core.admin import AdminInputError
 from storage.upload_policy import DEFAULT_COLLECTION
 from textkit.personal_data import Findings
 
@@ -41,6 +40,8 @@ def upload(
     SLACK_GUEST_COLLECTIONS) that holds personal data is refused here, with what
     was found, unless --allow-personal-data is given.
     """
+    from bot.core.admin import AdminInputError  # with the admin service, not at start
+
     if not path.is_file():
         fail(f"no such file: {path}")
     found: list[Findings] = []
@@ -137,6 +138,8 @@ def held(
     The held notice's buttons reach the admin who sent the file only when a chat
     adapter runs beside the job worker; this settles it from the console either way.
     """
+    from bot.core.admin import AdminInputError  # with the admin service, not at start
+
     if action not in ("publish", "cancel"):
         fail("the action is publish or cancel")
 

@@ -11,8 +11,6 @@ import typer
 from bot.app.runtime import open_runtime
 from bot.cli.admin import operator
 from bot.cli.base import app, run, settings
-from bot.core.commands import gaps_text, stats_text
-from bot.core.retention import purge_expired
 
 
 @app.command()
@@ -84,6 +82,8 @@ def stats(
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return
+    from bot.core.commands import stats_text  # with the admin service, not at start
+
     typer.echo(stats_text(report))
 
 
@@ -104,6 +104,8 @@ def gaps(
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return
+    from bot.core.commands import gaps_text  # with the admin service, not at start
+
     typer.echo(gaps_text(report, limit=50))
 
 
@@ -119,6 +121,8 @@ def purge(
     keep = days or cfg.retention_days
 
     async def go() -> dict[str, int]:
+        from bot.core.retention import purge_expired  # imports the conversation side
+
         async with open_runtime(cfg, check_index=False) as rt:
             return await purge_expired(rt.db, keep)
 

@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from bot.app import lifecycle
 from bot.cli.base import app, run, settings
 
 
@@ -15,6 +14,8 @@ def _say(line: str) -> None:
 
 
 def _run(host: str | None, port: int | None, *, chat: bool) -> None:
+    from bot.app import lifecycle  # the whole serving side: only for these two commands
+
     cfg = settings()
 
     async def go() -> None:

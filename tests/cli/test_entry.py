@@ -25,3 +25,16 @@ def test_importing_the_entry_imports_no_command_line() -> None:
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_the_command_line_imports_the_answering_side_only_for_commands_that_answer() -> None:
+    # `ragbot ingest`, `db`, `jobs`, ... start without langgraph and the graph
+    probe = (
+        "import sys, bot.cli; "
+        "print(sorted(m for m in ('langgraph', 'bot.service', 'bot.core.dispatcher')"
+        " if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
