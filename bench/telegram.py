@@ -100,7 +100,7 @@ async def post_webhook(
     keep-alive connection the server closed while the chat waited for its answer)."""
     try:
         return await client.post("/telegram/webhook", json=update, headers=headers)
-    except httpx.TransportError:
+    except (httpx.ReadError, httpx.RemoteProtocolError, httpx.ConnectError):
         return await client.post("/telegram/webhook", json=update, headers=headers)
 
 

@@ -88,7 +88,7 @@ def forms_add(
             )
 
     try:
-        new = run(go)
+        new = run(go, expected=(InvalidFormError,))
     except InvalidFormError as exc:
         fail(str(exc))
     typer.echo(f"{'added' if new else 'replaced'} form {name!r}")

@@ -38,14 +38,20 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
-    """Run an async command, turning expected failures into one-line errors."""
+def run(coro_fn: Callable[[], Awaitable[T]], expected: tuple[type[Exception], ...] = ()) -> T:
+    """Run an async command, turning expected failures into one-line errors.
+
+    `expected`: errors the command reports itself (the user's input, not a bug),
+    raised on to it.
+    """
 
     async def main() -> T:
         return await coro_fn()
 
     try:
         return asyncio.run(main())
+    except expected:
+        raise
     except (
         EmbeddingMismatchError,
         DatabaseUnavailableError,

@@ -40,10 +40,10 @@ def upload(
     SLACK_GUEST_COLLECTIONS) that holds personal data is refused here, with what
     was found, unless --allow-personal-data is given.
     """
-    from bot.core.admin import AdminInputError  # with the admin service, not at start
-
     if not path.is_file():
         fail(f"no such file: {path}")
+    from bot.core.admin import AdminInputError  # with the admin service, not at start
+
     found: list[Findings] = []
     policy = upload_policy(settings())  # as the runtime builds it: what outside readers see
 
@@ -76,7 +76,7 @@ def upload(
                 await jobs.close()
 
     try:
-        upload_id = run(go)
+        upload_id = run(go, expected=(AdminInputError,))
     except AdminInputError as exc:
         fail(f"{path}: {exc}")
     if found:
@@ -138,10 +138,9 @@ def held(
     The held notice's buttons reach the admin who sent the file only when a chat
     adapter runs beside the job worker; this settles it from the console either way.
     """
-    from bot.core.admin import AdminInputError  # with the admin service, not at start
-
     if action not in ("publish", "cancel"):
         fail("the action is publish or cancel")
+    from bot.core.admin import AdminInputError  # with the admin service, not at start
 
     async def go() -> str | None:
         async with open_runtime(settings()) as rt:
@@ -156,7 +155,7 @@ def held(
                 await queue.close()
 
     try:
-        status = run(go)
+        status = run(go, expected=(AdminInputError,))
     except AdminInputError as exc:
         fail(str(exc))
     if status is None:

@@ -92,8 +92,8 @@ def ingest(
     """
     policy = upload_policy(settings())  # as the runtime builds it: what outside readers see
     screen = policy.screens(collection) and not allow_personal_data
-    files = collect_files(paths)
     missing = [p for p in paths if not p.exists()]
+    files = collect_files(p for p in paths if p.exists())  # the missing reported once, below
     if (title or url) and len(files) > 1:
         fail("--title and --url name one document: give exactly one file")
     if url and not url.startswith(("http://", "https://")):

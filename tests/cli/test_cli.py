@@ -123,6 +123,10 @@ def test_ingest_title_language_and_limits(cli, tmp_path: Path) -> None:  # type:
     bad_lang = cli("ingest", str(doc), "--language", "fr")
     assert bad_lang.returncode == 2 and "--language must be one of" in bad_lang.stderr
     assert "Traceback" not in bad_lang.stderr
+    # a missing file is reported once, and does not count as a second document
+    missing = cli("ingest", str(doc), str(tmp_path / "gone.txt"), "--title", "Dog licences")
+    assert missing.returncode == 1 and missing.stdout.count("gone.txt") == 1, missing.stdout
+    assert "summary: 0 added, 0 replaced, 1 unchanged, 1 failed" in missing.stdout
 
 
 def test_forms_commands(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -145,6 +149,8 @@ def test_forms_commands(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped
     )
     assert added.returncode == 0, added.stderr
     assert "added form" in added.stdout
+    bad = cli("forms", "add", "Broken form", "--url", "not a link")
+    assert bad.returncode != 0 and "error:" in bad.stderr and "unexpected" not in bad.stderr
     replaced = cli("forms", "add", "Passport form PS-11", "--url", "https://example.org/new")
     assert "replaced form" in replaced.stdout
     forms = json.loads(cli("forms", "list", "--json").stdout)
@@ -265,6 +271,9 @@ def test_collections_uploads_jobs_and_stats(cli, tmp_path: Path) -> None:  # typ
         ("Town hall", "queued", "public")
     ]
     assert "no such file" in cli("upload", str(tmp_path / "missing.txt")).stderr
+    refused = cli("upload", str(notice), "--collection", "Not A Collection!")
+    assert refused.returncode != 0 and "unexpected" not in refused.stderr, refused.stderr
+    assert f"{notice}:" in refused.stderr  # the command's own one-line refusal
     stats = json.loads(cli("stats", "--json").stdout)
     assert stats["documents"] == 1 and stats["uploads_pending"] == 1
 
