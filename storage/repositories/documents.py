@@ -176,7 +176,7 @@ async def delete_document(session: AsyncSession, document: Document) -> None:
     await _add_term_counts(session, df, sign=-1)
 
 
-async def _lock_statistics(session: AsyncSession) -> IndexMeta:
+async def _lock_statistics(session: AsyncSession) -> None:
     """Hold the index_meta row until the transaction ends, before any write of terms.
 
     Every writer of keyword statistics (ingest, replace, delete, rechunk) and the
@@ -186,10 +186,9 @@ async def _lock_statistics(session: AsyncSession) -> IndexMeta:
     an add's inserts of new rows come before it, and an add takes the row with its
     count (`_count_in`).
     """
-    # populate_existing: a row read earlier in this session is refreshed, not reused
-    meta = await session.get(IndexMeta, 1, with_for_update=True, populate_existing=True)
-    assert meta is not None, "index_meta row missing: run `ragbot db upgrade`"
-    return meta
+    # the lock only: the totals change relatively (`_count_in`), never from a row read here
+    held = await session.execute(text("SELECT 1 FROM index_meta WHERE id = 1 FOR UPDATE"))
+    assert held.first() is not None, "index_meta row missing: run `ragbot db upgrade`"
 
 
 async def _add_term_counts(session: AsyncSession, df: Counter[str], sign: int) -> None:

@@ -40,6 +40,25 @@ async def _waiting(db: Database, query_part: str) -> list[int]:
         return [r[0] for r in rows]
 
 
+async def _any_waiting(db: Database) -> bool:
+    return bool(await _waiting(db, ""))
+
+
+def _pause_before_counting(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:
+    """Stop each add between its inserts and the statistics: the first event is set
+    when one gets there, the second lets it go on."""
+    inserted, go_on = asyncio.Event(), asyncio.Event()
+    count_in = docs_repo._count_in
+
+    async def paused(session: AsyncSession, chunks: int, tokens: int) -> None:
+        inserted.set()
+        await go_on.wait()
+        await count_in(session, chunks, tokens)
+
+    monkeypatch.setattr(docs_repo, "_count_in", paused)
+    return inserted, go_on
+
+
 async def test_an_ingest_writes_its_chunks_before_it_queues_for_the_statistics(
     db: Database, ingestion: IngestionService
 ) -> None:
@@ -79,15 +98,7 @@ async def test_a_reindex_swap_waits_for_an_ingest_under_way_and_embeds_its_chunk
     await ingestion.ingest_bytes("hours.txt", b"The library opens at nine.")
     # The ingest stops between its inserts and the statistics: the moment a swap that
     # took index_meta first would wait for its chunks while it waits for index_meta.
-    inserted, go_on = asyncio.Event(), asyncio.Event()
-    take_statistics = docs_repo._count_in
-
-    async def paused(session: AsyncSession, chunks: int, tokens: int) -> None:
-        inserted.set()
-        await go_on.wait()
-        await take_statistics(session, chunks, tokens)
-
-    monkeypatch.setattr(docs_repo, "_count_in", paused)
+    inserted, go_on = _pause_before_counting(monkeypatch)
     job = asyncio.create_task(
         ingestion.ingest_bytes("ferry.txt", b"The harbour ferry leaves every hour.")
     )
@@ -95,11 +106,8 @@ async def test_a_reindex_swap_waits_for_an_ingest_under_way_and_embeds_its_chunk
     try:
         await asyncio.wait_for(inserted.wait(), 10)
         swap = asyncio.create_task(reindex(db, embedder))
-
-        async def swap_waits() -> bool:  # the ingest itself waits in Python, not Postgres
-            return bool(await _waiting(db, ""))
-
-        await _until(swap_waits, "the swap waiting for the ingest")
+        # the ingest itself waits in Python, not in Postgres: a lock wait is the swap's
+        await _until(lambda: _any_waiting(db), "the swap waiting for the ingest")
         assert not swap.done()
     finally:  # whatever happened above, neither task outlives the test
         go_on.set()
@@ -122,15 +130,7 @@ async def test_an_empty_index_adopts_no_embedder_while_an_ingest_is_under_way(
 ) -> None:
     # A server with another embedder starts while the index is still empty but an
     # ingest's chunks are about to land: it must see them and refuse, not relabel them.
-    inserted, go_on = asyncio.Event(), asyncio.Event()
-    take_statistics = docs_repo._count_in
-
-    async def paused(session: AsyncSession, chunks: int, tokens: int) -> None:
-        inserted.set()
-        await go_on.wait()
-        await take_statistics(session, chunks, tokens)
-
-    monkeypatch.setattr(docs_repo, "_count_in", paused)
+    inserted, go_on = _pause_before_counting(monkeypatch)
     job = asyncio.create_task(
         ingestion.ingest_bytes("ferry.txt", b"The harbour ferry leaves every hour.")
     )
@@ -147,10 +147,6 @@ async def test_an_empty_index_adopts_no_embedder_while_an_ingest_is_under_way(
     async with db.sessions() as s:
         stored = (await s.execute(text("SELECT embedding_model FROM index_meta"))).scalar_one()
     assert stored == embedder.model_id
-
-
-async def _any_waiting(db: Database) -> bool:
-    return bool(await _waiting(db, ""))
 
 
 async def test_a_replacement_racing_an_add_keeps_the_totals(
