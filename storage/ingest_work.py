@@ -24,6 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from storage.embeddings import Embedder, LocalUSEEmbeddings
+from storage.heap import freeze_start_up_objects
 from storage.sandbox import ParsedFile, ParseLimits, parse_isolated
 from textkit.tokens import keyword_tokens
 
@@ -61,6 +62,9 @@ def embed_locally(texts: list[str]) -> tuple[Vectors, Tokens]:
     global _model
     if _model is None:  # one thread: the processes are the parallelism
         _model = LocalUSEEmbeddings(threads=1)
+        _model.embed_query("warm up")
+        tokenise(["暖機 warm up"])  # loads jieba's dictionary
+        freeze_start_up_objects()  # the model and the dictionary: out of the full GC passes
     return _model.embed_documents(texts), tokenise(texts)
 
 

@@ -27,6 +27,7 @@ from bot.core.http import build_app
 from bot.core.jobs import JobQueue
 from bot.settings import API_PLATFORM, Settings
 from storage.db import head_revision
+from storage.heap import freeze_start_up_objects
 
 logger = logging.getLogger(__name__)
 WARM_POOL_S = 10.0  # opening the pool's connections at start: past this, left to the turns
@@ -161,6 +162,8 @@ async def _serve(
             core.stops.start_relay()  # Stop pressed on another worker reaches its turn here
             # reminders of unanswered hand-off cases
             core.handoff.rooms.open(anyone_in_room=not settings.handoff_staff())
+        # everything built and warm: out of the full GC passes that would stall the acks
+        freeze_start_up_objects()
         http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
         worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
         _announce(say, host, port, chat, [a.name for a in adapters])

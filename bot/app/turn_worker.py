@@ -20,6 +20,7 @@ from typing import Any
 
 from bot.app.process_logging import configure_logging
 from bot.settings import Settings
+from storage.heap import freeze_start_up_objects
 
 logger = logging.getLogger(__name__)
 _FRAME = struct.Struct("!I")
@@ -66,6 +67,7 @@ async def _serve_turns(settings: Settings, sock: socket.socket) -> None:
             await asyncio.to_thread(warm_up, rt)
             await _warm_turns(rt)
             service = rt.answer_service()
+            freeze_start_up_objects()  # warm: out of the full GC passes that stall turns
             send(writer, ("ready", 0, None))
             await _run_turns(service, reader, writer)
     except Exception as exc:  # said to the parent, which fails the start with it

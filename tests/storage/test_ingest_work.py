@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 
@@ -104,5 +105,7 @@ async def test_a_process_embeds_exactly_as_this_process_does(
         assert max(abs(a - b) for a, b in zip(vector, here, strict=True)) < 1e-5
         hits = await HybridSearcher(db, embedder).search("passport renewal cost", top_k=1)
         assert hits and hits[0].document == "passport"
+        # the loaded model and dictionary sit out of the worker's full GC passes
+        assert await work.run(gc.get_freeze_count) > 10_000
     finally:
         await work.close()

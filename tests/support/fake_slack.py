@@ -62,6 +62,10 @@ class FakeSlack:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            # keep-alive, as Slack's Web API: a client's calls reuse its connections
+            # (HTTP/1.0 closed each one, a setup per call the real service does not cost)
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 

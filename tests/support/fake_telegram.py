@@ -60,6 +60,8 @@ class FakeTelegram:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as the Bot API
+
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
@@ -84,12 +86,12 @@ class FakeTelegram:
             def do_POST(self) -> None:
                 path = unquote(self.path)
                 prefix = f"/bot{TOKEN}/"
+                # read first: an unread body would be taken for the connection's next request
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if not path.startswith(prefix):
                     self._send(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
                     return
                 method = path.removeprefix(prefix)
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length)
                 params = parse_body(self.headers.get("Content-Type") or "", body)
                 status, reply = fake.answer(method, params)
                 self._send(status, reply)
