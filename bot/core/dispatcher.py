@@ -16,7 +16,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any
 
 from bot.core.admin import Actor, AdminService
@@ -60,6 +60,8 @@ from textkit.catalog import say
 from textkit.scripts import detect_language
 
 logger = logging.getLogger(__name__)
+AudienceResolver = Callable[[InboundMessage], Awaitable[Audience]]
+"""An adapter's way of learning a pending audience (see `Audience.pending`)."""
 
 
 class ShuttingDownError(Exception):
@@ -119,6 +121,7 @@ class ServingCore:
         self.stops = TurnStops(db)
         self.answered = AnswerActions(db, answers.telemetry)
         self._suggestions = Suggestions(settings, admin.memory)
+        self._resolvers: dict[str, AudienceResolver] = {}
 
     @property
     def closing(self) -> bool:
@@ -134,6 +137,10 @@ class ServingCore:
     ) -> None:
         """How `platform`'s deliveries are shown (and its attachments downloaded again)."""
         self.inbox.register(platform, renderer, fetcher)
+
+    def register_audience_resolver(self, platform: str, resolver: AudienceResolver) -> None:
+        """How `platform` learns an audience it left pending to acknowledge sooner."""
+        self._resolvers[platform] = resolver
 
     def register_sender(self, platform: str, channel: Channel) -> None:
         """How `platform`'s outbox sends are made, and how fast one chat may get them."""
@@ -227,11 +234,12 @@ class ServingCore:
 
     async def _answer_delivery(self, delivery: Delivery) -> None:
         """Run one inbox delivery through its platform's renderer, then settle it."""
-        message = self._with_rights(delivery.message)
-        renderer = self.inbox.renderers.get(message.platform)
+        platform = delivery.message.platform
+        renderer = self.inbox.renderers.get(platform)
         if renderer is None:  # accepted by an adapter this worker does not run
-            await self.inbox.retry_later(delivery, f"no {message.platform} adapter here")
+            await self.inbox.retry_later(delivery, f"no {platform} adapter here")
             return
+        message = self._with_rights(await self._resolved(delivery))
         language = message.language or pick_language(message.text, message.language_hint)
         events = self._delivery_events(delivery, message, language)
         try:
@@ -301,6 +309,27 @@ class ServingCore:
                 self._active -= 1
                 if not self._active:
                     self._idle.set()
+
+    async def _resolved(self, delivery: Delivery) -> InboundMessage:
+        """The delivery's message with its audience learned, before anything reads it.
+
+        An adapter that acknowledged before looking the sender up left the audience
+        pending; its resolver fills it in here (on any worker: the facts are stored
+        with the message). Without a resolver, or when it fails, the audience stays
+        the least privileged one it was stored as.
+        """
+        message = delivery.message
+        if not message.audience.pending:
+            return message
+        audience = dataclasses.replace(message.audience, pending=False)
+        resolve = self._resolvers.get(message.platform)
+        if resolve is not None:
+            try:
+                audience = await resolve(message)
+            except Exception:  # fail closed: answered as the guest it was stored as
+                logger.exception("could not learn the audience of %s", message.delivery_id)
+        delivery.message = dataclasses.replace(message, audience=audience)  # the renderer's too
+        return delivery.message
 
     def _with_rights(self, message: InboundMessage) -> InboundMessage:
         """The message with `is_admin` from settings (never trusted from the adapter)."""

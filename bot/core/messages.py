@@ -99,6 +99,15 @@ class Audience:
     verified: bool = False
     shared_channel: bool = False
     grant: Grant | None = None  # the API key the core verified (the `api` platform only)
+    # `pending`: the adapter stored the message before it could look the sender up
+    # (someone it has no facts on yet: the ack does not wait for the platform's API).
+    # The core has the platform's resolver learn the facts before the turn; until then
+    # the fields above read as the least privileged audience. `sender_team` (what the
+    # platform said the sender's team is) and `in_channel` (everyone in `channel` reads
+    # the reply) are what the resolver needs.
+    pending: bool = False
+    sender_team: str | None = None
+    in_channel: bool = False
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,18 @@ Nothing is acknowledged before it is safe: bolt runs with
 `process_before_response`, so Slack gets its 200 (Socket Mode: its ack) only
 after the listener returned, and a message listener returns once the core has
 accepted the message into the inbox (`ServingCore.accept`, quick: the turn runs
-in the background from there). When accepting fails (a drain, Postgres down)
-the listener raises, bolt answers 500 (Socket Mode: no ack) and Slack
-redelivers to a live worker. While draining, `/slack/events` answers Events
-API callbacks with 503 at once; slash commands and button presses, which Slack
-never sends again, are still taken (a command waits in the inbox for the next
-worker). The answer is rendered by `SlackResponder` (registered with the core);
-final messages, replies and upload results go out through the core's outbox
-(`SlackSender`), paced per channel and retried off the turn. Button presses are
-`SlackButtons`'; the agent experience (greeting, viewed channel) `AgentView`.
+in the background from there). The ack waits for no Slack call: a sender or
+channel the adapter has no facts on yet is stored with a pending audience and
+looked up before the turn (`_resolve`, the core's resolver for Slack). When
+accepting fails (a drain, Postgres down) the listener raises, bolt answers 500
+(Socket Mode: no ack) and Slack redelivers to a live worker. While draining,
+`/slack/events` answers Events API callbacks with 503 at once; slash commands
+and button presses, which Slack never sends again, are still taken (a command
+waits in the inbox for the next worker). The answer is rendered by
+`SlackResponder` (registered with the core); final messages, replies and upload
+results go out through the core's outbox (`SlackSender`), paced per channel and
+retried off the turn. Button presses are `SlackButtons`'; the agent experience
+(greeting, viewed channel) `AgentView`.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from starlette.routing import BaseRoute, Route
 from bot.core.dispatcher import ServingCore, ShuttingDownError
 from bot.core.inbox import Delivery
 from bot.core.loops import on_core_loop
-from bot.core.messages import Audience, Outbound, UploadOutcome
+from bot.core.messages import Audience, InboundMessage, Outbound, UploadOutcome
 from bot.core.outbox import Channel
 from bot.settings import ConfigurationError, Settings
 from bot.slack import translate
@@ -148,6 +151,7 @@ class SlackAdapter:
     async def _start(self) -> None:
         self._core.register_notifier(translate.PLATFORM, self.notify)
         self._core.register_renderer(translate.PLATFORM, self._render, self._download)
+        self._core.register_audience_resolver(translate.PLATFORM, self._resolve)
         sender = SlackSender(
             self.client, self._form_file, self._core.handoff.rooms.card_ref, self.features
         )
@@ -287,11 +291,18 @@ class SlackAdapter:
             where = (
                 viewed_channel(event.get("app_context")) or await self.agent.viewed(user) or where
             )
-        audience = await self.audiences.audience(
+        # from what is remembered: a sender or channel not seen yet is looked up after the
+        # ack (the core has `_resolve` learn it before the turn), not while Slack waits
+        audience = self.audiences.known(
             user, translate.user_team(event), where, in_channel=not in_dm
         )
         inbound = translate.inbound_message(event, bot, self._download, audience, team)
         await self._core.accept(inbound)  # False: a duplicate, already answered or under way
+
+    async def _resolve(self, message: InboundMessage) -> Audience:
+        """A pending audience (the core's resolver for Slack): the sender's and channel's
+        facts looked up now, before the turn reads them."""
+        return await self.audiences.resolve(message.audience, message.user_id)
 
     async def _command(self, command: dict[str, Any]) -> None:
         # a private question's answer may be shared in the channel: it reads what the

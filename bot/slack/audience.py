@@ -3,7 +3,10 @@
 The asker's facts come from the payload (the acting user's team) and
 `users.info` (their team and guest flags), compared with the bot's own team
 from `auth.test`; a channel's from `conversations.info` (its shared flags).
-Both are cached for SLACK_USER_CACHE_SECONDS; failures are not cached. Any
+Both are cached for SLACK_USER_CACHE_SECONDS; failures are not cached. A
+message is acknowledged with what the cache knows (`known`): a sender or
+channel not seen yet is looked up after the ack, before the turn (`resolve`,
+called by the core), and reads as a guest until then. Any
 doubt — an API error, a timeout, a missing field — makes the sender a guest and
 the channel a shared one: the core then gives the guest collections and no
 admin rights, never internal.
@@ -131,26 +134,46 @@ class SlackAudiences:
         (not a DM, not an ephemeral reply), so a shared or unknown channel makes
         the message read only the guest collections.
         """
-        # at once: a first message from a new user in a new channel waits one Slack round
-        # trip before its ack, not two (the home team is known from the start)
+        # at once: one Slack round trip, not two (the home team is known from the start)
         home, facts, readable = await asyncio.gather(
             self.home_team(),
             self.user(user_id) if user_id else _nothing(),
             self.channel(channel) if in_channel and channel else _nothing(),
         )
-        member = (
-            home is not None
-            and facts is not None
-            and facts.team == home
-            and not facts.guest
-            and payload_team in (None, home)  # Slack Connect: the event names their team
-        )
-        shared = in_channel and (not channel or readable is not False)
+        return _audience(home, facts, readable, payload_team, channel, in_channel)
+
+    def known(
+        self,
+        user_id: str | None,
+        payload_team: str | None,
+        channel: str | None,
+        *,
+        in_channel: bool = False,
+    ) -> Audience:
+        """`audience()`'s answer from what is remembered, without a Slack call; when a fact
+        is not remembered, a pending audience (`Audience.pending`: a guest until the core
+        has `resolve` learn it, after the ack)."""
+        now = time.monotonic()
+        facts = self._users.get(user_id, now) if user_id else None
+        readable = self._channels.get(channel, now) if in_channel and channel else None
+        if (
+            self._home is not None
+            and (facts is not None or not user_id)
+            and (readable is not None or not (in_channel and channel))
+        ):
+            return _audience(self._home, facts, readable, payload_team, channel, in_channel)
         return Audience(
-            guest=not member,
             channel=channel,
-            verified=home is not None and facts is not None,
-            shared_channel=shared,
+            shared_channel=in_channel,
+            pending=True,
+            sender_team=payload_team,
+            in_channel=in_channel,
+        )
+
+    async def resolve(self, pending: Audience, user_id: str | None) -> Audience:
+        """A pending audience learned now: the lookups `known` did not make."""
+        return await self.audience(
+            user_id, pending.sender_team, pending.channel, in_channel=pending.in_channel
         )
 
     async def home_team(self) -> str | None:
@@ -253,6 +276,31 @@ class SlackAudiences:
                 cost,
             )
         return True
+
+
+def _audience(
+    home: str | None,
+    facts: UserFacts | None,
+    readable: bool | None,
+    payload_team: str | None,
+    channel: str | None,
+    in_channel: bool,
+) -> Audience:
+    """A member only when every fact says home team, no guest; a shared or unknown
+    channel read by everyone there makes the message read the guest collections."""
+    member = (
+        home is not None
+        and facts is not None
+        and facts.team == home
+        and not facts.guest
+        and payload_team in (None, home)  # Slack Connect: the event names their team
+    )
+    return Audience(
+        guest=not member,
+        channel=channel,
+        verified=home is not None and facts is not None,
+        shared_channel=in_channel and (not channel or readable is not False),
+    )
 
 
 async def _nothing() -> None:

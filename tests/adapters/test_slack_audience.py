@@ -309,6 +309,40 @@ async def test_a_new_user_in_a_new_channel_is_looked_up_in_one_round_trip(
     assert fake_slack.of("users.info", user="U1") and fake_slack.of("conversations.info")
 
 
+async def test_a_new_sender_is_acknowledged_before_the_lookup_and_answered_by_their_facts(
+    slack: SlackHarness, fake_slack: FakeSlack
+) -> None:
+    # Slack is slow to say who they are: the ack does not wait for it (the message is
+    # stored, pending, and looked up before its turn), the answer still follows the facts
+    fake_slack.delays = {"users.info": 1.0, "conversations.info": 1.0}
+    for user, ts in (("UGUEST", "61.1"), ("U1", "62.1")):
+        started = time.monotonic()
+        response = await slack.event(mention(PASSPORT_Q, ts, user=user))
+        assert response.status_code == 200
+        assert time.monotonic() - started < 0.8, user
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "61.1")  # the guest: public only
+    assert INTERNAL_FACT in await reply_in(fake_slack, "62.1")  # the employee: internal
+    assert fake_slack.of("users.info", user="UGUEST") and fake_slack.of("users.info", user="U1")
+
+    # remembered now: the next message's audience is complete before the ack, no lookup
+    looked_up = len(fake_slack.of("users.info"))
+    await slack.event(mention("I need the badge form", "62.2", user="U1"))
+    assert BADGE_URL in await reply_in(fake_slack, "62.2")
+    assert len(fake_slack.of("users.info")) == looked_up
+
+
+async def test_a_pending_audience_nobody_can_resolve_is_a_guests(
+    slack: SlackHarness, fake_slack: FakeSlack
+) -> None:
+    # the lookup after the ack fails (or no Slack adapter resolves it): least privileged
+    fake_slack.failing["users.info"] = "user_not_found"
+    await slack.event(mention(PASSPORT_Q, "63.1", user="U-ADMIN"))
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "63.1")
+    await slack.event(dm("docs", "63.2", user="U-ADMIN", channel="D2"))
+    shown = await reply_in(fake_slack, "63.2")
+    assert "couldn't verify your Slack account" in shown and "passport" not in shown
+
+
 def replies_in(fake: FakeSlack, thread: str) -> list[str]:
     """Every final text posted in thread `thread` so far (answers are updated in place)."""
     started = {

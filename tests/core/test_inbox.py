@@ -9,6 +9,7 @@ guarantees, with two ServingCores (two engines, as two processes) on one databas
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -21,7 +22,15 @@ import bot.core.inbox as inbox_mod
 from bot.core.dispatcher import ShuttingDownError
 from bot.core.envelopes import encode
 from bot.core.inbox import Delivery
-from bot.core.messages import FinalAnswer, Outbound, Progress, Queued, Reply
+from bot.core.messages import (
+    Audience,
+    FinalAnswer,
+    InboundMessage,
+    Outbound,
+    Progress,
+    Queued,
+    Reply,
+)
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
@@ -423,3 +432,45 @@ async def test_a_message_whose_every_attempt_killed_its_worker_is_given_up(
     assert row["status"] == "failed" and row["last_error"] == inbox_repo.GAVE_UP
     assert row["payload"] is None and "Ev-poison" not in screen.shown
     assert await worker.core.inbox.sweep() == 0
+
+
+async def test_a_pending_audience_is_learned_by_the_worker_that_answers_from_what_was_stored(
+    new_worker: NewWorker, db: Database
+) -> None:
+    # an adapter acknowledged before looking the sender up; the message waits in the inbox
+    # and another worker answers it: its resolver gets the stored facts, and the turn (and
+    # the renderer) read the audience it learned
+    pending = Audience(channel="C7", shared_channel=True, pending=True, sender_team="T1")
+    parked = await new_worker(Screen())
+    parked.core.begin_drain()
+    asked = message(QUESTION, delivery="Ev-pending", audience=dataclasses.replace(pending))
+    assert await parked.core.accept(asked, redelivered=False)  # stored for the next worker
+
+    seen: list[Audience] = []
+
+    async def resolve(stored: InboundMessage) -> Audience:
+        seen.append(stored.audience)
+        return Audience(guest=False, channel=stored.audience.channel, verified=True)
+
+    screen = Screen()
+    live = await new_worker(screen, INBOX_SWEEP_SECONDS=0.1)
+    live.core.register_audience_resolver("slack", resolve)
+    live.core.inbox.open()
+    await _until_status(db, "Ev-pending", "done")
+    assert seen == [pending]
+    (delivery,) = screen.deliveries
+    assert delivery.message.audience == Audience(guest=False, channel="C7", verified=True)
+
+
+async def test_a_pending_audience_without_a_resolver_stays_a_guests(new_worker: NewWorker) -> None:
+    screen = Screen()
+    worker = await new_worker(screen)
+    worker.core.inbox.open()
+    pending = Audience(channel="C7", pending=True)
+    assert await worker.core.accept(message(QUESTION, delivery="Ev-alone", audience=pending))
+    deadline = time.monotonic() + 30
+    while not screen.finals() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    (delivery,) = screen.deliveries
+    assert delivery.message.audience == Audience(channel="C7")  # a guest, no longer pending
+    assert screen.finals()
