@@ -13,6 +13,9 @@ only walk what was made since, and the start-up objects are never collected
 from __future__ import annotations
 
 import gc
+import logging
+
+logger = logging.getLogger(__name__)
 
 
 def freeze_start_up_objects() -> int:
@@ -23,4 +26,6 @@ def freeze_start_up_objects() -> int:
     """
     gc.collect()
     gc.freeze()
-    return gc.get_freeze_count()
+    frozen = gc.get_freeze_count()
+    logger.debug("%d start-up objects kept out of the full garbage collections", frozen)
+    return frozen

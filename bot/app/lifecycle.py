@@ -155,6 +155,9 @@ async def _serve(
                 timeout_graceful_shutdown=max(1, int(settings.shutdown_grace_s)),
             )
         )
+        # built and warm, before any message arrives (Socket Mode and polling take them
+        # from the adapters' start): out of the full GC passes that would stall the acks
+        freeze_start_up_objects()
         await _start_adapters(adapters)  # before HTTP: healthy means the adapters are up
         if core is not None:  # the adapters registered their renderers and senders
             core.inbox.open()
@@ -162,8 +165,6 @@ async def _serve(
             core.stops.start_relay()  # Stop pressed on another worker reaches its turn here
             # reminders of unanswered hand-off cases
             core.handoff.rooms.open(anyone_in_room=not settings.handoff_staff())
-        # everything built and warm: out of the full GC passes that would stall the acks
-        freeze_start_up_objects()
         http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
         worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
         _announce(say, host, port, chat, [a.name for a in adapters])

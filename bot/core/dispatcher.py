@@ -239,7 +239,13 @@ class ServingCore:
         if renderer is None:  # accepted by an adapter this worker does not run
             await self.inbox.retry_later(delivery, f"no {platform} adapter here")
             return
-        message = self._with_rights(await self._resolved(delivery))
+        pending = delivery.message.audience.pending
+        message = self._with_rights(await self._resolved(delivery.message))
+        delivery.message = message  # what the renderer reads: the audience and rights learned
+        if pending and delivery.limited and await self._exempt(message):
+            # limited as the guest it was stored as: an admin, or staff replying to a
+            # case, is never limited once known (every retry decides the same)
+            delivery.limited = False
         language = message.language or pick_language(message.text, message.language_hint)
         events = self._delivery_events(delivery, message, language)
         try:
@@ -310,26 +316,37 @@ class ServingCore:
                 if not self._active:
                     self._idle.set()
 
-    async def _resolved(self, delivery: Delivery) -> InboundMessage:
-        """The delivery's message with its audience learned, before anything reads it.
+    async def _resolved(self, message: InboundMessage) -> InboundMessage:
+        """A delivery's message with its audience learned, before anything reads it.
 
         An adapter that acknowledged before looking the sender up left the audience
         pending; its resolver fills it in here (on any worker: the facts are stored
         with the message). Without a resolver, or when it fails, the audience stays
         the least privileged one it was stored as.
         """
-        message = delivery.message
         if not message.audience.pending:
             return message
         audience = dataclasses.replace(message.audience, pending=False)
         resolve = self._resolvers.get(message.platform)
-        if resolve is not None:
+        if resolve is None:
+            logger.warning(
+                "no %s adapter here learns who sent %s: answered as a guest",
+                message.platform,
+                message.delivery_id,
+            )
+        else:
             try:
                 audience = await resolve(message)
             except Exception:  # fail closed: answered as the guest it was stored as
                 logger.exception("could not learn the audience of %s", message.delivery_id)
-        delivery.message = dataclasses.replace(message, audience=audience)  # the renderer's too
-        return delivery.message
+        return dataclasses.replace(message, audience=audience)
+
+    async def _exempt(self, message: InboundMessage) -> bool:
+        """Whether the rate limit spares this sender: an admin, or staff answering a case."""
+        if message.is_admin and message.platform != API_PLATFORM:  # as `RateLimit.over`
+            return True
+        async with self._db.sessions() as session:
+            return await self.handoff.is_staff_reply(session, message)
 
     def _with_rights(self, message: InboundMessage) -> InboundMessage:
         """The message with `is_admin` from settings (never trusted from the adapter)."""

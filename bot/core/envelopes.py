@@ -87,7 +87,7 @@ def decode(data: dict[str, Any], fetcher: FileFetcher | None) -> InboundMessage:
         attachments=attachments,
         command=data.get("command"),
         args=tuple(data.get("args") or ()),
-        audience=Audience(**{k: v for k, v in audience.items() if k in _AUDIENCE_FIELDS}),
+        audience=audience_from(audience),
         upload_intent=bool(data.get("upload_intent")),
         direct=bool(data.get("direct")),
         route=dict(data.get("route") or {}),
@@ -97,6 +97,19 @@ def decode(data: dict[str, Any], fetcher: FileFetcher | None) -> InboundMessage:
 
 # a grant is never read back from storage: only the core's own key check makes one
 _AUDIENCE_FIELDS = {f.name for f in dataclasses.fields(Audience)} - {"grant"}
+_LOOKUP_FIELDS = {"pending", "sender_team", "in_channel"}  # a pending audience's only
+
+
+def audience_from(data: dict[str, Any]) -> Audience:
+    """An audience from stored JSON; fields this version does not know are left out."""
+    return Audience(**{k: v for k, v in data.items() if k in _AUDIENCE_FIELDS})
+
+
+def access_facts(audience: Audience) -> dict[str, Any]:
+    """A learned audience as JSON for a send that reads by it (a form file): what
+    decides access, without the grant or a pending audience's lookup fields."""
+    data = dataclasses.asdict(audience)
+    return {k: v for k, v in data.items() if k in _AUDIENCE_FIELDS - _LOOKUP_FIELDS}
 
 
 def _fetch(fetcher: FileFetcher, ref: str) -> Callable[[], Awaitable[bytes]]:

@@ -307,7 +307,7 @@ class SlackAdapter:
     async def _command(self, command: dict[str, Any]) -> None:
         # a private question's answer may be shared in the channel: it reads what the
         # channel's readers may read, not more
-        audience = await self.audiences.audience(
+        audience = self.audiences.known(  # learned after the ack when not remembered
             command.get("user_id"),
             translate.user_team(command),
             command.get("channel_id"),

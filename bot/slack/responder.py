@@ -29,6 +29,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.core.envelopes import access_facts
 from bot.core.inbox import Delivery
 from bot.core.messages import (
     ErrorReply,
@@ -145,7 +146,7 @@ class SlackResponder:
             await self._final(answer_messages(event, native), event.result.trace_id)
             for form in event.forms:
                 if form.get("send_file"):
-                    audience = dataclasses.asdict(self._delivery.message.audience)
+                    audience = access_facts(self._delivery.message.audience)
                     file: dict[str, Any] = {"op": "file", "form": form["name"], **self._where()}
                     file["audience"] = audience
                     await self._send(f"form:{form['name']}", file, event.result.trace_id)

@@ -32,6 +32,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
+from bot.core.envelopes import audience_from
 from bot.core.messages import Audience
 from bot.core.outbox import Pending, RetryLater, Undeliverable
 from bot.slack.features import FEEDBACK_BUTTONS, TRANSIENT, SlackFeatures
@@ -173,7 +174,7 @@ class SlackSender:
             )
             return None
         if op == "file":
-            file = await self._form_file(p["form"], Audience(**p.get("audience") or {}))
+            file = await self._form_file(p["form"], audience_from(p.get("audience") or {}))
             if file is None:  # no stored file (any more), or not for this audience
                 return None
             await self._client.files_upload_v2(

@@ -296,8 +296,8 @@ async def test_user_facts_are_cached_for_the_configured_time(fake_slack: FakeSla
 async def test_a_new_user_in_a_new_channel_is_looked_up_in_one_round_trip(
     fake_slack: FakeSlack,
 ) -> None:
-    # the ack of their first message waits for these: users.info and conversations.info
-    # go together, not one after the other
+    # their first message's turn waits for these (after the ack): users.info and
+    # conversations.info go together, not one after the other
     client = AsyncWebClient(token=TOKEN, base_url=fake_slack.url)
     audiences = SlackAudiences(client, ttl_s=60)
     await audiences.home_team()  # learned at start
@@ -341,6 +341,28 @@ async def test_a_pending_audience_nobody_can_resolve_is_a_guests(
     await slack.event(dm("docs", "63.2", user="U-ADMIN", channel="D2"))
     shown = await reply_in(fake_slack, "63.2")
     assert "couldn't verify your Slack account" in shown and "passport" not in shown
+
+
+async def test_what_is_remembered_completes_an_audience_and_nothing_else_does(
+    fake_slack: FakeSlack,
+) -> None:
+    client = AsyncWebClient(token=TOKEN, base_url=fake_slack.url)
+    audiences = SlackAudiences(client, ttl_s=60)
+    # nothing known yet, not even the home team: pending, and a guest's meanwhile
+    first = audiences.known("U1", "T1", "C1", in_channel=True)
+    assert first.pending and first.guest and first.shared_channel and not first.verified
+    assert (first.sender_team, first.channel, first.in_channel) == ("T1", "C1", True)
+    learned = await audiences.resolve(first, "U1")
+    assert not learned.pending and not learned.guest and not learned.shared_channel
+    assert audiences.known("U1", "T1", "C1", in_channel=True) == learned  # no call now
+    # the user known but not this channel (read by everyone there): still pending
+    assert audiences.known("U1", "T1", "C2", in_channel=True).pending
+    assert not audiences.known("U1", "T1", "C2").pending  # a DM: the channel does not count
+    assert audiences.known(None, "T1", "C2").guest  # nobody to look up: a guest at once
+    # nothing is remembered with a cache time of 0: every message is looked up after its ack
+    uncached = SlackAudiences(client, ttl_s=0)
+    await uncached.resolve(uncached.known("U1", "T1", "D1"), "U1")
+    assert uncached.known("U1", "T1", "D1").pending
 
 
 def replies_in(fake: FakeSlack, thread: str) -> list[str]:

@@ -375,3 +375,24 @@ async def test_votes_over_the_rate_limit_do_nothing_and_get_one_private_notice(
     assert len(taken) == 2  # the clicks over the limit changed nothing
     async with db.sessions() as session:  # one vote per person per answer, whichever won
         assert (await session.execute(text("SELECT count(*) FROM feedback"))).scalar() == 1
+
+
+async def test_senders_looked_up_after_the_ack_keep_their_rate_limit_and_exemption(
+    start: Any, fake_slack: FakeSlack
+) -> None:
+    # nothing remembered (cache time 0): every message is acknowledged with a pending
+    # audience and limited as a guest's would be; once the sender is known, an admin's
+    # messages are answered all the same, an employee's over the limit get the notice
+    slack = await start(
+        RATE_LIMIT_PER_MINUTE=1, SLACK_USER_CACHE_SECONDS=0, SLACK_ADMIN_USER_IDS="U-ADMIN"
+    )
+    await window_with_time_left(20)  # every message of the test in one window
+    question = "How much does a passport renewal cost?"
+    for n, user in enumerate(["U-ADMIN"] * 3 + ["U1"] * 3, start=1):
+        await slack.event(mention(question, f"600.{n}", user=user, channel=f"C6{n}"))
+    await until(lambda: len(finals(fake_slack)) >= 4, timeout=60)
+    await asyncio.sleep(2)  # a late notice or answer would be here by now
+    answered = {p["channel"] for _, p, _ in finals(fake_slack) if "1,300" in blocks_text(p)}
+    assert answered == {"C61", "C62", "C63", "C64"}  # the admin's three, U1's first
+    notices = [p for _, p, _ in finals(fake_slack) if p["channel"] in ("C65", "C66")]
+    assert len(notices) == 1 and "1,300" not in blocks_text(notices[0])

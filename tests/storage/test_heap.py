@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
 import gc, time
@@ -22,7 +25,7 @@ print(before, frozen, after, len(gc.get_objects()) - after, slow, fast)
 
 def test_start_up_objects_leave_the_full_collections() -> None:
     out = subprocess.run(
-        [sys.executable, "-c", PROBE], capture_output=True, text=True, check=True
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout.split()
     before, frozen, after, fresh = map(int, out[:4])
     slow, fast = map(float, out[4:])

@@ -87,6 +87,8 @@ class FakeSlack:
                     self._send(200, fake.files[name], "application/octet-stream")
 
             def do_POST(self) -> None:
+                if self.headers.get("Content-Length") is None:  # a body of unknown length:
+                    self.close_connection = True  # not kept, or its rest is the next request
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 method, _, query = self.path.strip("/").removeprefix("api/").partition("?")
                 params = fake.parse(body, self.headers.get("Content-Type", ""))

@@ -87,6 +87,8 @@ class FakeTelegram:
                 path = unquote(self.path)
                 prefix = f"/bot{TOKEN}/"
                 # read first: an unread body would be taken for the connection's next request
+                if self.headers.get("Content-Length") is None:  # unknown length: not kept
+                    self.close_connection = True
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if not path.startswith(prefix):
                     self._send(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
@@ -105,7 +107,7 @@ class FakeTelegram:
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):  # a long poll the client left
-                    pass
+                    self.close_connection = True
 
         self._server, self.url = serve(Handler)
         return self
