@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 
 class _Server(ThreadingHTTPServer):
@@ -11,6 +13,13 @@ class _Server(ThreadingHTTPServer):
     # burst's API calls) had their extra SYNs dropped and retried a second later, a delay
     # the real services (behind their load balancers) do not add
     request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a kept-alive connection the client dropped (a stopped server, a cancelled call)
+        # is not an error of the fake: no traceback on stderr for it
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 def serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, str]:
