@@ -19,6 +19,8 @@ import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from bot.core.admin import Actor, AdminService
 from bot.core.admission import Admission, RateLimit
 from bot.core.answer_actions import AnswerActions
@@ -223,7 +225,7 @@ class ServingCore:
             )
             limited = (
                 stored
-                and not await self.handoff.is_staff_reply(session, message)
+                and not await self._exempt(session, message)
                 and await self._limit.over(session, message)
             )
             if limited:
@@ -239,13 +241,12 @@ class ServingCore:
         if renderer is None:  # accepted by an adapter this worker does not run
             await self.inbox.retry_later(delivery, f"no {platform} adapter here")
             return
-        pending = delivery.message.audience.pending
-        message = self._with_rights(await self._resolved(delivery.message))
-        delivery.message = message  # what the renderer reads: the audience and rights learned
-        if pending and delivery.limited and await self._exempt(message):
-            # limited as the guest it was stored as: an admin, or staff replying to a
-            # case, is never limited once known (every retry decides the same)
-            delivery.limited = False
+        try:
+            message = await self._admitted(delivery)
+        except Exception as exc:  # the database, while learning who asks: another attempt
+            logger.exception("delivery %s not admitted", delivery.message.delivery_id)
+            await asyncio.shield(self.inbox.retry_later(delivery, type(exc).__name__))
+            return
         language = message.language or pick_language(message.text, message.language_hint)
         events = self._delivery_events(delivery, message, language)
         try:
@@ -316,17 +317,31 @@ class ServingCore:
                 if not self._active:
                     self._idle.set()
 
-    async def _resolved(self, message: InboundMessage) -> InboundMessage:
-        """A delivery's message with its audience learned, before anything reads it.
+    async def _admitted(self, delivery: Delivery) -> InboundMessage:
+        """The delivery's message as its turn reads it (the renderer too): a pending
+        audience learned, rights from settings, the rate limit's mark undone for whom
+        the limit spares.
 
-        An adapter that acknowledged before looking the sender up left the audience
-        pending; its resolver fills it in here (on any worker: the facts are stored
-        with the message). Without a resolver, or when it fails, the audience stays
-        the least privileged one it was stored as.
+        A pending message was counted, and maybe limited, as a guest's when stored.
+        Once its audience is learned it is stored with the message, with the mark, in
+        one transaction: a resumed attempt reads them, and nothing is looked up or
+        taken back twice. A limited message whose sender cannot be spared (not a
+        listed admin, not a reply under a case) is not looked up: its notice needs no
+        audience, and a flood costs no Slack calls. An audience that cannot be learned
+        stays pending (a guest's), and the next attempt tries again.
         """
-        if not message.audience.pending:
-            return message
-        audience = dataclasses.replace(message.audience, pending=False)
+        message = delivery.message
+        if message.audience.pending and (not delivery.limited or self._may_be_spared(message)):
+            learned = await self._resolved(message)
+            if learned is not None:
+                message = self._with_rights(dataclasses.replace(message, audience=learned))
+                delivery.limited = await self._store_learned(message, delivery.limited)
+        delivery.message = message = self._with_rights(message)
+        return message
+
+    async def _resolved(self, message: InboundMessage) -> Audience | None:
+        """A pending audience learned by its platform's resolver; None when there is no
+        resolver here or it failed (the message then stays a guest's)."""
         resolve = self._resolvers.get(message.platform)
         if resolve is None:
             logger.warning(
@@ -334,19 +349,40 @@ class ServingCore:
                 message.platform,
                 message.delivery_id,
             )
-        else:
-            try:
-                audience = await resolve(message)
-            except Exception:  # fail closed: answered as the guest it was stored as
-                logger.exception("could not learn the audience of %s", message.delivery_id)
-        return dataclasses.replace(message, audience=audience)
+            return None
+        try:
+            return dataclasses.replace(await resolve(message), pending=False)
+        except Exception:  # fail closed: answered as the guest it was stored as
+            logger.exception("could not learn the audience of %s", message.delivery_id)
+            return None
 
-    async def _exempt(self, message: InboundMessage) -> bool:
-        """Whether the rate limit spares this sender: an admin, or staff answering a case."""
+    async def _store_learned(self, message: InboundMessage, limited: bool) -> bool:
+        """Store the learned audience with the message, spare an admin or staff member
+        the limit they were counted in as a guest; whether the message stays limited."""
+        async with self._db.transaction() as session:
+            spared = await self._exempt(session, message)
+            first = await inbox_repo.store_learned_audience(
+                session,
+                message.platform,
+                message.delivery_id,
+                dataclasses.asdict(message.audience),
+                limited and not spared,
+            )
+            if first and spared and self._limit.limit_of(message) > 0:
+                await deliveries.uncount_message(session, message.platform, message.user_id)
+        return limited and not spared
+
+    def _may_be_spared(self, message: InboundMessage) -> bool:
+        """Whether learning who sent a limited message could lift its limit."""
+        listed = message.user_id in self._settings.admin_ids(message.platform)
+        return listed or (bool(message.reply_to) and self.handoff.enabled)
+
+    async def _exempt(self, session: AsyncSession, message: InboundMessage) -> bool:
+        """Whether the rate limit spares this message (`is_admin` already from settings):
+        an admin's, or staff answering a case."""
         if message.is_admin and message.platform != API_PLATFORM:  # as `RateLimit.over`
             return True
-        async with self._db.sessions() as session:
-            return await self.handoff.is_staff_reply(session, message)
+        return await self.handoff.is_staff_reply(session, message)
 
     def _with_rights(self, message: InboundMessage) -> InboundMessage:
         """The message with `is_admin` from settings (never trusted from the adapter)."""

@@ -75,3 +75,16 @@ async def notice_due(session: AsyncSession, platform: str, user_id: str) -> bool
         {"platform": platform, "user": user_id},
     )
     return row.first() is not None
+
+
+async def uncount_message(session: AsyncSession, platform: str, user_id: str) -> None:
+    """Take one message back out of the user's window (counted before its sender was
+    known to be spared), when that window is still the current one."""
+    await session.execute(
+        text(
+            "UPDATE rate_limits SET count = greatest(count - 1, 0)"
+            " WHERE platform = :platform AND user_id = :user"
+            " AND window_start = date_trunc('minute', now())"
+        ),
+        {"platform": platform, "user": user_id},
+    )

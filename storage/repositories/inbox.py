@@ -226,3 +226,31 @@ async def mark_limited(session: AsyncSession, platform: str, delivery_id: str) -
         ),
         {"platform": platform, "id": delivery_id},
     )
+
+
+async def store_learned_audience(
+    session: AsyncSession,
+    platform: str,
+    delivery_id: str,
+    audience: dict[str, Any],
+    limited: bool,
+) -> bool:
+    """Replace a message's pending audience with the one learned (and its rate-limit mark
+    with `limited`): whoever resumes it reads these. False when it was no longer pending
+    (stored by another attempt already, or the message is done)."""
+    row = await session.execute(
+        text(
+            "UPDATE processed_events SET payload = jsonb_set(payload - 'limited', '{audience}',"
+            " CAST(:audience AS jsonb)) || CASE WHEN :limited THEN '{\"limited\": true}'::jsonb"
+            " ELSE '{}'::jsonb END"
+            " WHERE platform = :platform AND event_id = :id"
+            " AND payload -> 'audience' ->> 'pending' = 'true' RETURNING event_id"
+        ),
+        {
+            "platform": platform,
+            "id": delivery_id,
+            "audience": json.dumps(audience),
+            "limited": limited,
+        },
+    )
+    return row.first() is not None

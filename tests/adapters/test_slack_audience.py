@@ -331,6 +331,39 @@ async def test_a_new_sender_is_acknowledged_before_the_lookup_and_answered_by_th
     assert len(fake_slack.of("users.info")) == looked_up
 
 
+async def test_a_slash_command_is_acknowledged_before_the_lookup_and_answered_by_the_facts(
+    slack: SlackHarness, fake_slack: FakeSlack
+) -> None:
+    # Slack gives a slash command 3 s to be acknowledged; users.info here takes longer
+    fake_slack.delays = {"users.info": 3.5}
+    for user in ("U1", "UGUEST"):
+        command = {
+            "command": "/ragbot",
+            "text": "forms",
+            "user_id": user,
+            "user_team_id": "T1",
+            "team_id": "T1",
+            "channel_id": "C1",
+            "trigger_id": f"trig-{user}",
+            "response_url": f"{fake_slack.root}respond/{user}",
+        }
+        started = time.monotonic()
+        response = await slack.form(command)
+        assert response.status_code == 200 and time.monotonic() - started < 2.0, user
+    for user in ("U1", "UGUEST"):
+        await until_called(fake_slack, f"respond/{user}", 30)
+    [employee] = fake_slack.of("respond/U1")
+    [guest] = fake_slack.of("respond/UGUEST")
+    assert BADGE_URL in str(employee["text"]) and BADGE_URL not in str(guest["text"])
+
+
+async def until_called(fake: FakeSlack, method: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not fake.of(method):
+        assert time.monotonic() < deadline, f"{method} never called"
+        await asyncio.sleep(0.05)
+
+
 async def test_a_pending_audience_nobody_can_resolve_is_a_guests(
     slack: SlackHarness, fake_slack: FakeSlack
 ) -> None:

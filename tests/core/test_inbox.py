@@ -43,6 +43,7 @@ from tests.support.core_fixtures import (
     message,
     settings_for_tests,
     until,
+    window_with_time_left,
 )
 from textkit.catalog import say
 
@@ -472,5 +473,75 @@ async def test_a_pending_audience_without_a_resolver_stays_a_guests(new_worker: 
     while not screen.finals() and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     (delivery,) = screen.deliveries
-    assert delivery.message.audience == Audience(channel="C7")  # a guest, no longer pending
-    assert screen.finals()
+    assert delivery.message.audience == pending  # a guest's; another attempt may learn it
+    assert not delivery.message.is_admin and screen.finals()
+
+
+async def test_a_learned_admin_is_spared_the_limit_counted_as_a_guest_and_it_is_stored(
+    new_worker: NewWorker, db: Database
+) -> None:
+    # two messages from a sender not looked up yet, over a limit of one as a guest's;
+    # learned to be an admin, neither is limited nor counted, and what was learned is
+    # stored with the messages for whoever resumes them
+    await window_with_time_left(15)
+    held = asyncio.Event()
+
+    async def hang(delivery: Delivery, event: Outbound) -> None:
+        await held.wait()
+
+    looked_up: list[str] = []
+
+    async def resolve(stored: InboundMessage) -> Audience:
+        looked_up.append(stored.delivery_id)
+        return Audience(guest=False, channel="C7", verified=True)
+
+    worker = await new_worker(Screen(hang), RATE_LIMIT_PER_MINUTE=1, SLACK_ADMIN_USER_IDS="U-ADMIN")
+    worker.core.register_audience_resolver("slack", resolve)
+    worker.core.inbox.open()
+    pending = Audience(channel="C7", pending=True)
+    for n in (1, 2):
+        asked = message(QUESTION, user="U-ADMIN", delivery=f"Ev-admin{n}", audience=pending)
+        assert await worker.core.accept(asked)
+    assert (await _row(db, "Ev-admin2"))["payload"]["limited"] is True  # as a guest's
+    deadline = time.monotonic() + 30
+    while len(looked_up) < 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)
+    for n in (1, 2):
+        stored = (await _row(db, f"Ev-admin{n}"))["payload"]
+        assert "limited" not in stored
+        assert stored["audience"]["pending"] is False and stored["audience"]["guest"] is False
+    async with db.sessions() as session:
+        count = await session.execute(
+            text("SELECT count FROM rate_limits WHERE user_id = 'U-ADMIN'")
+        )
+        assert count.scalar_one() == 0
+    held.set()
+    assert sorted(looked_up) == ["Ev-admin1", "Ev-admin2"]
+
+
+async def test_a_flood_from_a_sender_not_looked_up_yet_costs_no_lookups(
+    new_worker: NewWorker,
+) -> None:
+    # over the limit as a guest's and no admin or case reply that learning could spare:
+    # the notice needs no audience, so only the message within the limit is looked up
+    await window_with_time_left(15)
+    looked_up: list[str] = []
+
+    async def resolve(stored: InboundMessage) -> Audience:
+        looked_up.append(stored.delivery_id)
+        return Audience(guest=False, channel="C7", verified=True)
+
+    screen = Screen()
+    worker = await new_worker(screen, RATE_LIMIT_PER_MINUTE=1)
+    worker.core.register_audience_resolver("slack", resolve)
+    worker.core.inbox.open()
+    pending = Audience(channel="C7", pending=True)
+    for n in (1, 2, 3):
+        asked = message(QUESTION, user="U9", conv=f"C9{n}", delivery=f"Ev-flood{n}")
+        assert await worker.core.accept(dataclasses.replace(asked, audience=pending))
+    await until(lambda: len(screen.deliveries) == 3 and bool(screen.finals("Ev-flood1")))
+    await asyncio.sleep(0.5)
+    assert looked_up == ["Ev-flood1"]
+    notices = [e for d in ("Ev-flood2", "Ev-flood3") for e in screen.shown[d]]
+    assert [e.kind for e in notices if isinstance(e, Reply)] == ["rate_limited"]
