@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.core.audiences import Audiences
-from bot.core.messages import InboundMessage
+from bot.core.messages import Audience, InboundMessage
 from bot.settings import API_PLATFORM, CONSOLE_PLATFORMS, Settings
 from storage.db import Database
 from storage.repositories import deliveries
@@ -79,7 +79,12 @@ class RateLimit:
         return say("rate_limited", language, limit=limit)
 
     async def first_delivery(
-        self, platform: str, delivery_id: str, user_id: str | None, language: str
+        self,
+        platform: str,
+        delivery_id: str,
+        user_id: str | None,
+        language: str,
+        audience: Audience | None = None,
     ) -> Admission:
         """Claim and complete at once; with `user_id`, counted in the user's limit."""
         async with self._db.transaction() as session:
@@ -88,7 +93,7 @@ class RateLimit:
             await deliveries.complete(session, platform, delivery_id)
             limited = False
             if user_id is not None:
-                admin = self._audiences.is_admin(platform, user_id)
+                admin = self._audiences.is_admin(platform, user_id, audience)
                 probe = InboundMessage(platform, delivery_id, "", user_id, is_admin=admin)
                 limited = await self.over(session, probe)
         if limited:

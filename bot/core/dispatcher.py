@@ -539,14 +539,16 @@ class ServingCore:
         delivery_id: str,
         user_id: str | None = None,
         language: str = "en",
+        audience: Audience | None = None,
     ) -> Admission:
         """Claim and complete at once: for quick adapter-local actions (/start, a button).
 
         With `user_id` the action counts in the user's rate limit like a message:
         over the limit it does not run, and the first refusal in a window carries
-        the notice to show.
+        the notice to show. `audience`: what the adapter knows of the user (Slack:
+        an admin is spared the limit only as a known home-team member).
         """
-        return await self._limit.first_delivery(platform, delivery_id, user_id, language)
+        return await self._limit.first_delivery(platform, delivery_id, user_id, language, audience)
 
     async def suggested_questions(
         self, platform: str, audience: Audience | None, language: str
