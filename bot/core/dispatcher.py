@@ -16,10 +16,8 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
-
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.core.admin import Actor, AdminService
 from bot.core.admission import Admission, RateLimit
@@ -48,6 +46,7 @@ from bot.core.messages import (
     Reply,
 )
 from bot.core.outbox import Channel, OutboxWorker
+from bot.core.pending_audiences import AudienceResolver, PendingAudiences, with_rights
 from bot.core.suggestions import Suggestions
 from bot.core.turn_stops import TurnStops
 from bot.core.upload_desk import FileFetcher, UploadDesk
@@ -62,8 +61,6 @@ from textkit.catalog import say
 from textkit.scripts import detect_language
 
 logger = logging.getLogger(__name__)
-AudienceResolver = Callable[[InboundMessage], Awaitable[Audience]]
-"""An adapter's way of learning a pending audience (see `Audience.pending`)."""
 
 
 class ShuttingDownError(Exception):
@@ -123,7 +120,7 @@ class ServingCore:
         self.stops = TurnStops(db)
         self.answered = AnswerActions(db, answers.telemetry)
         self._suggestions = Suggestions(settings, admin.memory)
-        self._resolvers: dict[str, AudienceResolver] = {}
+        self._pending = PendingAudiences(db, settings, self.audiences, self._limit, self.handoff)
 
     @property
     def closing(self) -> bool:
@@ -142,7 +139,7 @@ class ServingCore:
 
     def register_audience_resolver(self, platform: str, resolver: AudienceResolver) -> None:
         """How `platform` learns an audience it left pending to acknowledge sooner."""
-        self._resolvers[platform] = resolver
+        self._pending.register(platform, resolver)
 
     def register_sender(self, platform: str, channel: Channel) -> None:
         """How `platform`'s outbox sends are made, and how fast one chat may get them."""
@@ -225,7 +222,7 @@ class ServingCore:
             )
             limited = (
                 stored
-                and not await self._exempt(session, message)
+                and not await self._pending.exempt(session, message)
                 and await self._limit.over(session, message)
             )
             if limited:
@@ -242,7 +239,7 @@ class ServingCore:
             await self.inbox.retry_later(delivery, f"no {platform} adapter here")
             return
         try:
-            message = await self._admitted(delivery)
+            message = await self._pending.admit(delivery)
         except Exception as exc:  # the database, while learning who asks: another attempt
             logger.exception("delivery %s not admitted", delivery.message.delivery_id)
             await asyncio.shield(self.inbox.retry_later(delivery, type(exc).__name__))
@@ -317,77 +314,9 @@ class ServingCore:
                 if not self._active:
                     self._idle.set()
 
-    async def _admitted(self, delivery: Delivery) -> InboundMessage:
-        """The delivery's message as its turn reads it (the renderer too): a pending
-        audience learned, rights from settings, the rate limit's mark undone for whom
-        the limit spares.
-
-        A pending message was counted, and maybe limited, as a guest's when stored.
-        Once its audience is learned it is stored with the message, with the mark, in
-        one transaction: a resumed attempt reads them, and nothing is looked up or
-        taken back twice. A limited message whose sender cannot be spared (not a
-        listed admin, not a reply under a case) is not looked up: its notice needs no
-        audience, and a flood costs no Slack calls. An audience that cannot be learned
-        stays pending (a guest's), and the next attempt tries again.
-        """
-        message = delivery.message
-        if message.audience.pending and (not delivery.limited or self._may_be_spared(message)):
-            learned = await self._resolved(message)
-            if learned is not None:
-                message = self._with_rights(dataclasses.replace(message, audience=learned))
-                delivery.limited = await self._store_learned(message, delivery.limited)
-        delivery.message = message = self._with_rights(message)
-        return message
-
-    async def _resolved(self, message: InboundMessage) -> Audience | None:
-        """A pending audience learned by its platform's resolver; None when there is no
-        resolver here or it failed (the message then stays a guest's)."""
-        resolve = self._resolvers.get(message.platform)
-        if resolve is None:
-            logger.warning(
-                "no %s adapter here learns who sent %s: answered as a guest",
-                message.platform,
-                message.delivery_id,
-            )
-            return None
-        try:
-            return dataclasses.replace(await resolve(message), pending=False)
-        except Exception:  # fail closed: answered as the guest it was stored as
-            logger.exception("could not learn the audience of %s", message.delivery_id)
-            return None
-
-    async def _store_learned(self, message: InboundMessage, limited: bool) -> bool:
-        """Store the learned audience with the message, spare an admin or staff member
-        the limit they were counted in as a guest; whether the message stays limited."""
-        async with self._db.transaction() as session:
-            spared = await self._exempt(session, message)
-            first = await inbox_repo.store_learned_audience(
-                session,
-                message.platform,
-                message.delivery_id,
-                dataclasses.asdict(message.audience),
-                limited and not spared,
-            )
-            if first and spared and self._limit.limit_of(message) > 0:
-                await deliveries.uncount_message(session, message.platform, message.user_id)
-        return limited and not spared
-
-    def _may_be_spared(self, message: InboundMessage) -> bool:
-        """Whether learning who sent a limited message could lift its limit."""
-        listed = message.user_id in self._settings.admin_ids(message.platform)
-        return listed or (bool(message.reply_to) and self.handoff.enabled)
-
-    async def _exempt(self, session: AsyncSession, message: InboundMessage) -> bool:
-        """Whether the rate limit spares this message (`is_admin` already from settings):
-        an admin's, or staff answering a case."""
-        if message.is_admin and message.platform != API_PLATFORM:  # as `RateLimit.over`
-            return True
-        return await self.handoff.is_staff_reply(session, message)
-
     def _with_rights(self, message: InboundMessage) -> InboundMessage:
         """The message with `is_admin` from settings (never trusted from the adapter)."""
-        is_admin = self.audiences.is_admin(message.platform, message.user_id, message.audience)
-        return dataclasses.replace(message, is_admin=is_admin)
+        return with_rights(self.audiences, message)
 
     async def _settle(self, message: InboundMessage, finished: bool) -> None:
         try:
