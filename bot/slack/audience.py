@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -119,6 +120,7 @@ class SlackAudiences:
         self._users: _Cache[UserFacts] = _Cache(ttl_s)
         self._channels: _Cache[bool] = _Cache(ttl_s)
         self._told: set[str] = set()  # missing scopes already logged as errors
+        self._asking: dict[str, asyncio.Future[Any]] = {}  # lookups under way, by key
 
     async def audience(
         self,
@@ -189,11 +191,15 @@ class SlackAudiences:
         return self._home
 
     async def user(self, user_id: str) -> UserFacts | None:
-        """users.info facts for `user_id`, cached; None when they cannot be learned."""
-        now = time.monotonic()
-        cached = self._users.get(user_id, now)
+        """users.info facts for `user_id`, cached; None when they cannot be learned.
+        Concurrent askers about one user share one call."""
+        cached = self._users.get(user_id, time.monotonic())
         if cached is not None:
             return cached
+        return await self._shared(f"user:{user_id}", lambda: self._ask_user(user_id))
+
+    async def _ask_user(self, user_id: str) -> UserFacts | None:
+        now = time.monotonic()
         try:
             reply = await asyncio.wait_for(
                 self._client.users_info(user=user_id, include_locale=True), self._timeout
@@ -210,11 +216,15 @@ class SlackAudiences:
         return facts
 
     async def channel(self, channel_id: str) -> bool | None:
-        """Whether outsiders may read `channel_id` (conversations.info), cached; None: unknown."""
-        now = time.monotonic()
-        cached = self._channels.get(channel_id, now)
+        """Whether outsiders may read `channel_id` (conversations.info), cached; None: unknown.
+        Concurrent askers about one channel share one call."""
+        cached = self._channels.get(channel_id, time.monotonic())
         if cached is not None:
             return cached
+        return await self._shared(f"channel:{channel_id}", lambda: self._ask_channel(channel_id))
+
+    async def _ask_channel(self, channel_id: str) -> bool | None:
+        now = time.monotonic()
         try:
             reply = await asyncio.wait_for(
                 self._client.conversations_info(channel=channel_id), self._timeout
@@ -231,6 +241,17 @@ class SlackAudiences:
             return None
         self._channels.put(channel_id, shared, now)
         return shared
+
+    async def _shared(self, key: str, ask: Callable[[], Awaitable[T]]) -> T:
+        """The answer of the call under way for `key`, or of a new one: a new user's
+        messages arriving together (or a channel's) cost one Slack call, not one each.
+        Shielded: an asker that goes away does not cancel the others' call."""
+        call = self._asking.get(key)
+        if call is None:
+            call = asyncio.ensure_future(ask())
+            self._asking[key] = call
+            call.add_done_callback(lambda _: self._asking.pop(key, None))
+        return cast(T, await asyncio.shield(call))
 
     async def check_access(self) -> None:
         """At start: can users.info be read (on the bot's own user)? Logs, never raises.

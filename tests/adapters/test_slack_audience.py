@@ -376,6 +376,25 @@ async def test_a_pending_audience_nobody_can_resolve_is_a_guests(
     assert "couldn't verify your Slack account" in shown and "passport" not in shown
 
 
+async def test_a_new_users_messages_arriving_together_cost_one_lookup(
+    fake_slack: FakeSlack,
+) -> None:
+    client = AsyncWebClient(token=TOKEN, base_url=fake_slack.url)
+    audiences = SlackAudiences(client, ttl_s=0)  # nothing remembered: only sharing helps
+    await audiences.home_team()
+    fake_slack.delays = {"users.info": 0.3, "conversations.info": 0.3}
+    found = await asyncio.gather(
+        *(audiences.audience("U1", "T1", "C1", in_channel=True) for _ in range(5)),
+        audiences.audience("UGUEST", "T1", "C1", in_channel=True),
+    )
+    assert [a.guest for a in found] == [False] * 5 + [True]
+    assert len(fake_slack.of("users.info", user="U1")) == 1
+    assert len(fake_slack.of("users.info", user="UGUEST")) == 1
+    assert len(fake_slack.of("conversations.info")) == 1
+    await audiences.audience("U1", "T1", "C1")  # done: the next message asks again (ttl 0)
+    assert len(fake_slack.of("users.info", user="U1")) == 2
+
+
 async def test_what_is_remembered_completes_an_audience_and_nothing_else_does(
     fake_slack: FakeSlack,
 ) -> None:
