@@ -297,7 +297,7 @@ class IngestionService:
                 [f"doc-hash:{digest}", f"doc-title:{title}"],
                 shared=[docs_repo.INDEX_WRITES],
             )
-            stale = self._stale_embedder(await docs_repo.get_index_meta(session))
+            stale = self.stale_embedder(await docs_repo.get_index_meta(session))
             if stale is not None:
                 return IngestResult(source, FAILED, title, reason=stale)
             same, old = await docs_repo.find_same(session, digest, title)
@@ -381,8 +381,9 @@ class IngestionService:
         vectors, _ = await self._work.embed(questions)
         return dict(zip(questions, vectors, strict=True))
 
-    def _stale_embedder(self, meta: IndexMeta) -> str | None:
-        """Why this process may not add vectors: the index was re-embedded by another one."""
+    def stale_embedder(self, meta: IndexMeta) -> str | None:
+        """Why this process may not add vectors: the index was re-embedded by another one
+        (None: it may)."""
         if meta.embedding_model in (None, self._embedder.model_id):
             return None
         return (

@@ -19,9 +19,9 @@ from sqlalchemy import select, text
 
 from storage.chunking import Block, TextChunk, chunk_blocks, faq_blocks
 from storage.db import Database
-from storage.embeddings import Embedder, EmbeddingMismatchError
+from storage.embeddings import EmbeddingMismatchError
 from storage.ingestion import IngestionService
-from storage.models import Document, IndexMeta
+from storage.models import Document
 from storage.repositories import documents as docs_repo
 from textkit.sentences import split_sentences
 
@@ -99,7 +99,12 @@ async def rechunk(
                 [f"doc-hash:{doc.content_hash}", f"doc-title:{doc.title}"],
                 shared=[docs_repo.INDEX_WRITES],
             )
-            _check_embedder(await docs_repo.get_index_meta(session), ingestion.embedder)
+            meta = await docs_repo.get_index_meta(session)
+            if ingestion.stale_embedder(meta) is not None:  # another process re-embedded
+                embedder = ingestion.embedder
+                raise EmbeddingMismatchError(  # stale: the index names a model
+                    str(meta.embedding_model), meta.embedding_dim, embedder.model_id, embedder.dim
+                )
             current = await docs_repo.find_by_title(session, doc.title, lock=True)
             if current is None or current.content_hash != doc.content_hash:
                 continue  # replaced or deleted while we worked: the new one is current
@@ -115,15 +120,6 @@ async def rechunk(
         if progress:
             progress(done, len(ids))
     return RechunkResult(len(ids), before, after, time.perf_counter() - started)
-
-
-def _check_embedder(meta: IndexMeta, embedder: Embedder) -> None:
-    """Stop before storing vectors of an embedder the index no longer uses (a reindex
-    by another process swapped it meanwhile)."""
-    if meta.embedding_model not in (None, embedder.model_id):
-        raise EmbeddingMismatchError(
-            meta.embedding_model, meta.embedding_dim, embedder.model_id, embedder.dim
-        )
 
 
 def _chunk(blocks: list[Block], size: int, overlap: int) -> list[TextChunk]:

@@ -68,13 +68,14 @@ class PendingAudiences:
         """The delivery's message as its turn (and its renderer) reads it: a pending
         audience learned, rights from settings, the limit undone for whom it spares."""
         message = delivery.message
+        learned = None
         if message.audience.pending and (not delivery.limited or self._may_be_spared(message)):
             learned = await self._resolved(message)
             if learned is not None:
                 message = dataclasses.replace(message, audience=learned)
-                message = with_rights(self._audiences, message)  # spared as an admin?
-                delivery.limited = await self._store_learned(message, delivery.limited)
         delivery.message = message = with_rights(self._audiences, message)
+        if learned is not None:  # with its rights: spared as an admin?
+            delivery.limited = await self._store_learned(message, delivery.limited)
         return message
 
     async def exempt(self, session: AsyncSession, message: InboundMessage) -> bool:

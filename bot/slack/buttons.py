@@ -65,7 +65,7 @@ class SlackButtons:
         delivery_id = f"action:{user}:{action_ts}" if action_ts else f"action:{uuid.uuid4().hex}"
         # from what is remembered (no Slack call before the press is handled): an admin
         # known as a home-team member is spared the limit, as their messages are
-        known = self.audiences.known(user, translate.user_team(body), channel)
+        known = self.audiences.known(user, translate.user_team(body), channel) if counted else None
         admission = await self._core.first_delivery(
             translate.PLATFORM, delivery_id, user if counted else None, "en", known
         )
