@@ -490,8 +490,10 @@ async def test_a_learned_admin_is_spared_the_limit_counted_as_a_guest_and_it_is_
         await held.wait()
 
     looked_up: list[str] = []
+    stored_as_guest = asyncio.Event()  # the test has seen the limit mark: learn now
 
     async def resolve(stored: InboundMessage) -> Audience:
+        await stored_as_guest.wait()
         looked_up.append(stored.delivery_id)
         return Audience(guest=False, channel="C7", verified=True)
 
@@ -503,6 +505,7 @@ async def test_a_learned_admin_is_spared_the_limit_counted_as_a_guest_and_it_is_
         asked = message(QUESTION, user="U-ADMIN", delivery=f"Ev-admin{n}", audience=pending)
         assert await worker.core.accept(asked)
     assert (await _row(db, "Ev-admin2"))["payload"]["limited"] is True  # as a guest's
+    stored_as_guest.set()
     deadline = time.monotonic() + 30
     while len(looked_up) < 2 and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
