@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from storage.db import Database
@@ -44,12 +44,23 @@ class ConversationLocks:
         return self._slots.locked() or (local is not None and local.lock.locked())
 
     @contextlib.asynccontextmanager
-    async def hold(self, platform: str, key: str) -> AsyncIterator[None]:
-        """Wait for the conversation's turn and a free slot; hold both while the block runs."""
+    async def hold(
+        self, platform: str, key: str, lined_up: Callable[[], None] | None = None
+    ) -> AsyncIterator[None]:
+        """Wait for the conversation's turn and a free slot; hold both while the block runs.
+
+        `lined_up` is called once the turn's place in the queue is taken: the
+        lock's queue is first come, first served, and the next message may then
+        come (see `arrival_line`).
+        """
         name = f"{platform}:{key}"
         local = self._local.setdefault(name, _Local())
         local.users += 1
         try:
+            if lined_up is not None:
+                # what the call wakes runs after this step, which acquires or joins the
+                # lock's queue without yielding: the place is taken before anyone moves
+                lined_up()
             async with local.lock, self._slots:
                 await self._locks.acquire(CONVERSATION_LOCK, name)
                 try:

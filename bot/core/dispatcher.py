@@ -239,6 +239,7 @@ class ServingCore:
             await self.inbox.retry_later(delivery, f"no {platform} adapter here")
             return
         try:
+            await delivery.reach_front()  # who sent it is learned in arrival order
             message = await self._pending.admit(delivery)
         except Exception as exc:  # the database, while learning who asks: another attempt
             logger.exception("delivery %s not admitted", delivery.message.delivery_id)
@@ -266,6 +267,7 @@ class ServingCore:
         any failure becomes a clear error reply, never a stack trace."""
         try:
             if delivery.limited:
+                delivery.go_on()  # a notice at most: nothing whose order is kept
                 notice = await self._limit.notice(message, language)
                 if notice is not None:
                     yield Reply(notice, language, "rate_limited")
@@ -364,6 +366,7 @@ class ServingCore:
         collections = self.audiences.collections(message.platform, message.audience)
         handed = await self.handoff.route(message, language)
         if handed is not None:  # staff and asker talking through a case: not the bot's turn
+            delivery.go_on()  # relayed (stored in the outbox, in order)
             begin()
             if not handed and message.platform == API_PLATFORM and message.command != "bot":
                 # an HTTP call needs an answer where a chat shows nothing: said to the caller
@@ -371,6 +374,8 @@ class ServingCore:
             for reply in handed:
                 yield reply
             return
+        if message.command or message.attachments:
+            delivery.go_on()  # started in arrival order; a command's reply is its own
         if message.command:
             begin()
             reply = await self._commands.run(
@@ -429,7 +434,7 @@ class ServingCore:
             if self._locks.busy(platform, key):
                 # in line now, in arrival order: the wait starts before the note is shown
                 place = asyncio.ensure_future(
-                    held.enter_async_context(self._locks.hold(platform, key))
+                    held.enter_async_context(self._locks.hold(platform, key, delivery.go_on))
                 )
                 try:
                     # in hand, not yet worked on: said as such (no typing while it waits)
@@ -440,7 +445,7 @@ class ServingCore:
                     await asyncio.gather(place, return_exceptions=True)
                     raise
             else:
-                await held.enter_async_context(self._locks.hold(platform, key))
+                await held.enter_async_context(self._locks.hold(platform, key, delivery.go_on))
             stream = await held.enter_async_context(contextlib.aclosing(turn))
             now = time.monotonic()
             waited["taken"] = round((now - delivery.taken_at) * 1000, 3)

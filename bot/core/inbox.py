@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.core.arrival_line import ArrivalLine, Place
 from bot.core.envelopes import FileFetcher, decode
 from bot.core.messages import InboundMessage, Outbound
 from bot.settings import Settings
@@ -53,11 +54,24 @@ class Delivery:
     started: bool = False  # the turn began (a turn slot was taken): a drain lets it finish
     # when this worker took the message (time.monotonic): the turn's timings count from it
     taken_at: float = field(default_factory=time.monotonic)
+    # its place in its conversation's line on this worker (None: not started by the runner)
+    place: Place | None = None
     _record: Callable[[dict[str, Any]], Awaitable[None]] | None = None
 
     def begin(self) -> None:
         """The work began (a turn holds its slot): a drain lets it finish."""
         self.started = True
+
+    async def reach_front(self) -> None:
+        """Wait until the earlier messages of its conversation have gone on."""
+        if self.place is not None:
+            await self.place.reached()
+
+    def go_on(self) -> None:
+        """Its order is kept from here (in the lock queue, or relayed): the next
+        message of the conversation may go on."""
+        if self.place is not None:
+            self.place.leave()
 
     async def record_posted(self, ref: dict[str, Any]) -> None:
         """Store a reference (JSON) to a message just posted for this delivery."""
@@ -83,6 +97,7 @@ class InboxRunner:
         self.renderers: dict[str, Renderer] = {}
         self.fetchers: dict[str, FileFetcher] = {}
         self._running: dict[tuple[str, str], tuple[Delivery, asyncio.Task[None]]] = {}
+        self._line = ArrivalLine()
         self._loops: list[asyncio.Task[None]] = []
         self.closing = False
         # this worker's fencing token: only the lease's owner renews or gives it up
@@ -104,9 +119,16 @@ class InboxRunner:
         message = delivery.message
         key = (message.platform, message.delivery_id)
         delivery._record = lambda ref: self._store_posted(message, ref)
+        # joined now, in the order this worker took the messages
+        delivery.place = self._line.join(f"{message.platform}:{message.conversation_key}")
         task = asyncio.create_task(self._run(delivery), name=f"delivery {message.delivery_id}")
         self._running[key] = (delivery, task)
-        task.add_done_callback(lambda _: self._running.pop(key, None))
+        task.add_done_callback(lambda _: self._ended(key, delivery))
+
+    def _ended(self, key: tuple[str, str], delivery: Delivery) -> None:
+        # however it ended (cancelled by a drain, even before it ran): the next goes on
+        self._running.pop(key, None)
+        delivery.go_on()
 
     async def _run(self, delivery: Delivery) -> None:
         try:

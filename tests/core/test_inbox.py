@@ -548,3 +548,35 @@ async def test_a_flood_from_a_sender_not_looked_up_yet_costs_no_lookups(
     assert looked_up == ["Ev-flood1"]
     notices = [e for d in ("Ev-flood2", "Ev-flood3") for e in screen.shown[d]]
     assert [e.kind for e in notices if isinstance(e, Reply)] == ["rate_limited"]
+
+
+async def test_a_conversations_messages_keep_their_order_however_long_learning_who_sent_them_takes(
+    new_worker: NewWorker,
+) -> None:
+    # two people not looked up yet write in one channel, the first one's lookup slower:
+    # the turns still start in arrival order; another conversation does not wait for it
+    started: list[str] = []
+
+    async def note_start(delivery: Delivery, event: Outbound) -> None:
+        if isinstance(event, Progress) and event.step == "received":
+            started.append(delivery.message.delivery_id)
+
+    async def resolve(stored: InboundMessage) -> Audience:
+        await asyncio.sleep(0.8 if stored.user_id == "U-slow" else 0.0)
+        return Audience(guest=False, channel=stored.audience.channel, verified=True)
+
+    screen = Screen(note_start)
+    worker = await new_worker(screen)
+    worker.core.register_audience_resolver("slack", resolve)
+    worker.core.inbox.open()
+    pending = Audience(channel="C-room", pending=True)
+    for user, conv, delivery in (
+        ("U-slow", "C-room", "Ev-asked-first"),
+        ("U-fast", "C-room", "Ev-asked-second"),
+        ("U-fast", "C-elsewhere", "Ev-elsewhere"),
+    ):
+        asked = message(QUESTION, user=user, conv=conv, delivery=delivery, audience=pending)
+        assert await worker.core.accept(asked)
+    await until(lambda: len(screen.finals()) == 3, 60)
+    assert started.index("Ev-asked-first") < started.index("Ev-asked-second")
+    assert started[0] == "Ev-elsewhere"  # not held behind the slow lookup

@@ -69,20 +69,37 @@ async def ask_refused(both: Both, fake_tg: FakeTelegram, update: int) -> dict[st
     return answers(fake_tg, CITIZEN)[-1]
 
 
-async def test_telegram_citizen_to_slack_staff_and_back(
+async def open_case(
     both: Both, fake_tg: FakeTelegram, fake_slack: FakeSlack, db: Database
-) -> None:
+) -> tuple[dict[str, Any], str]:
+    """The citizen asks for a person after a refusal: the staff card as posted, its ts."""
     refusal = await ask_refused(both, fake_tg, 100)
     assert "轉給專人" in refusal["text"]  # the refusal says a person can take over
     ask = next(b for b in keyboard(refusal) if b["callback_data"].startswith("cb:handoff:"))
     shown = next(m for m in fake_tg.sent if m["chat"]["id"] == CITIZEN)
     shown = {**shown, "reply_markup": refusal["reply_markup"]}
     await both.tg.post(callback(101, CITIZEN, ask["callback_data"], shown))
-
-    # a card in the staff channel with the masked question, claim and close
     card, card_reply = (await eventually(lambda: staff_posts(fake_slack)))[0]
-    card_ts = card_reply["ts"]
-    await recorded(db, "slack", f"{STAFF_ROOM}:{card_ts}")
+    await recorded(db, "slack", f"{STAFF_ROOM}:{card_reply['ts']}")
+    return card, str(card_reply["ts"])
+
+
+async def relayed_to_citizen(fake_tg: FakeTelegram, count: int) -> list[str]:
+    """The staff replies the citizen got (at least `count`), in the order shown."""
+    return list(
+        await eventually(
+            lambda: (
+                (r := [t for t in sent_to(fake_tg, CITIZEN) if "專人回覆" in t])[count - 1 :] and r
+            )
+        )
+    )
+
+
+async def test_telegram_citizen_to_slack_staff_and_back(
+    both: Both, fake_tg: FakeTelegram, fake_slack: FakeSlack, db: Database
+) -> None:
+    # a card in the staff channel with the masked question, claim and close
+    card, card_ts = await open_case(both, fake_tg, fake_slack, db)
     assert MISSING in card["text"] and "telegram" in card["text"]
     assert {b["action_id"] for b in buttons_of(card["blocks"])} == {
         "ragbot_case_claim",
@@ -94,12 +111,7 @@ async def test_telegram_citizen_to_slack_staff_and_back(
     # staff reply twice in the card's thread: both reach the citizen, in order, from a person
     await both.slack.event(thread_message("您好，我幫您查詢。", "900.1", card_ts))
     await both.slack.event(thread_message(STAFF_ANSWER, "900.2", card_ts))
-    relayed = await eventually(
-        lambda: [t for t in sent_to(fake_tg, CITIZEN) if "專人回覆" in t] or None
-    )
-    relayed = await eventually(
-        lambda: (r := [t for t in sent_to(fake_tg, CITIZEN) if "專人回覆" in t])[1:] and r
-    )
+    relayed = await relayed_to_citizen(fake_tg, 2)
     assert "我幫您查詢" in relayed[0] and STAFF_ANSWER in relayed[1]
 
     # the citizen's next message goes to the thread, and the bot does not answer it
@@ -172,6 +184,25 @@ async def test_telegram_citizen_to_slack_staff_and_back(
         audited = set(await session.scalars(text("SELECT action || ':' || result FROM audit_log")))
     assert {"handoff:open:ok", "handoff:reply:ok", "handoff:reply:refused"} <= audited
     assert {"handoff:claim:refused", "handoff:close:ok", "upload:queued"} <= audited
+
+
+async def test_two_staff_replies_reach_the_citizen_in_order_however_long_each_lookup_takes(
+    docs: None, database_url: str, embedder: Embedder, fake_slack: FakeSlack, fake_tg: FakeTelegram
+) -> None:
+    # Slack acknowledges before it looks a new sender up: the first reply's sender takes
+    # longer to learn than the second's, and still the citizen reads them as written
+    staff_ids = f"slack:{STAFF},slack:USTAFF2"
+    settings = handoff_settings(fake_slack, fake_tg, HANDOFF_STAFF_USER_IDS=staff_ids)
+    both = await start_both(database_url, embedder, settings)
+    try:
+        _, card_ts = await open_case(both, fake_tg, fake_slack, both.worker.db)
+        fake_slack.user_delays[STAFF] = 0.8
+        await both.slack.event(thread_message("您好，我是第一位。", "910.1", card_ts))
+        await both.slack.event(thread_message("我是第二位。", "910.2", card_ts, user="USTAFF2"))
+        relayed = await relayed_to_citizen(fake_tg, 2)
+        assert "第一位" in relayed[0] and "第二位" in relayed[1]
+    finally:
+        await stop_both(both)
 
 
 async def test_a_slack_employee_in_a_dm_reaches_a_person_and_gets_the_reply_in_the_thread(

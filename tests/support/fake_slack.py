@@ -51,6 +51,7 @@ class FakeSlack:
     # with no one; ids starting with D are DMs), e.g. {"is_ext_shared": True}
     channels: dict[str, dict[str, Any]] = field(default_factory=dict)
     delays: dict[str, float] = field(default_factory=dict)  # method → seconds before answering
+    user_delays: dict[str, float] = field(default_factory=dict)  # users.info of a user: seconds
     # block (or stream chunk) types this Slack does not know: invalid_blocks when sent
     unknown_blocks: set[str] = field(default_factory=set)
     url: str = ""
@@ -185,6 +186,7 @@ class FakeSlack:
             }
         if method == "users.info":
             user_id = (params or {}).get("user", "")
+            time.sleep(self.user_delays.get(user_id, 0.0))
             default = {"team_id": "T1", "is_restricted": False, "is_ultra_restricted": False}
             return {"ok": True, "user": {"id": user_id, **self.users.get(user_id, default)}}
         if method == "conversations.info":
