@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from graph.cpu_lane import CpuLane
 from graph.llm_client import CallLimits
 from graph.structured import FormatLadder
 
@@ -70,6 +71,9 @@ class GraphContext:
     handoff: dict[str, str] = field(default_factory=dict)
     # answers of earlier turns served again (MEMORY_ENABLED); None: every turn runs in full
     memory: AnswerMemory | None = None
+    # the process's turns take their CPU steps one at a time, in arrival order (shared
+    # across turns; graph.cpu_lane); None: every turn at once
+    cpu_lane: CpuLane | None = None
 
     @property
     def llm_limits(self) -> CallLimits:

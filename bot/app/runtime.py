@@ -67,6 +67,7 @@ class Runtime:
         from bot.service import AnswerService
         from graph.attack_similarity import attack_bank
         from graph.context import GraphContext
+        from graph.cpu_lane import CpuLane
         from graph.models import build_chat_model
         from graph.prompts import versions
 
@@ -95,6 +96,9 @@ class Runtime:
                 "attacks": attack_bank().version,
             },
             handoff=cfg.handoff_contacts(),
+            # with the local embedder a turn's search is CPU; a remote one's is a network
+            # wait, which must not hold the lane (graph.cpu_lane)
+            cpu_lane=CpuLane() if self.embedder.is_local else None,
         )
         return AnswerService(
             self.db,

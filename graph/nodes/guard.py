@@ -28,7 +28,7 @@ SCREEN_TIMEOUT_S = 2.0  # the similarity screen's bound (the bank's first embedd
 logger = logging.getLogger(__name__)
 
 
-@recorded("guard")
+@recorded("guard", lane=True)
 async def guard(state: GraphState, runtime: Runtime[GraphContext] | None = None) -> Step:
     """Screen the message; a blocked one gets its reply here and skips the pipeline.
 

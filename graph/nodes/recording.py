@@ -7,6 +7,11 @@ loops by the state's reducer) and appends the decision, so the decorated node
 returns one complete state update, as LangGraph and the tests call it. Time a
 node spends waiting on a model (`llm:*`) stays the node's own key in its
 `timings_ms`: only the node knows where the call began and ended.
+
+A node decorated with `lane=True` is mostly CPU: it runs holding the run
+context's `cpu_lane` (one such step of the process's turns at a time, in arrival
+order; `graph.cpu_lane`), and the time it waited for the lane is added to
+`timings_ms["lane"]`, not to the node's own.
 """
 
 from __future__ import annotations
@@ -54,10 +59,17 @@ def record(name: str, step: Step | None, start: float) -> GraphState:
     return update
 
 
-def recorded(name: str) -> _Recorder:
+def _lane_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The run context's CPU lane (the node's `runtime`, by keyword or second), or None."""
+    runtime = kwargs.get("runtime", args[1] if len(args) > 1 else None)
+    return getattr(getattr(runtime, "context", None), "cpu_lane", None)
+
+
+def recorded(name: str, lane: bool = False) -> _Recorder:
     """Decorate a node (sync or async) so its time and decision are recorded under `name`.
 
     The node may return None when it had nothing to do: then nothing is recorded.
+    `lane`: an async node that is mostly CPU, run holding the run's CPU lane.
     """
 
     def decorate(node: Callable[..., Any]) -> Callable[..., Any]:
@@ -67,8 +79,18 @@ def recorded(name: str) -> _Recorder:
 
             @functools.wraps(node)
             async def run_async(*args: Any, **kwargs: Any) -> GraphState:
-                start = time.perf_counter()
-                return record(name, await node(*args, **kwargs), start)
+                cpu_lane = _lane_of(args, kwargs) if lane else None
+                if cpu_lane is None:
+                    start = time.perf_counter()
+                    return record(name, await node(*args, **kwargs), start)
+                asked = time.perf_counter()
+                async with cpu_lane.held():
+                    start = time.perf_counter()
+                    update = record(name, await node(*args, **kwargs), start)
+                if update:  # the wait beside the node's own time (summed over the turn)
+                    waited = round((start - asked) * 1000, 3)
+                    update["timings_ms"] = {**update.get("timings_ms", {}), "lane": waited}
+                return update
 
             return run_async
 

@@ -94,7 +94,7 @@ async def _forms(context: GraphContext, query: str, export: bool) -> list[dict[s
     ]
 
 
-@recorded("tool_executor")
+@recorded("tool_executor", lane=True)
 async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Run this loop's tool calls at once; the retrieval uses the loop's query."""
     context = runtime.context

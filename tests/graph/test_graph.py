@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from sqlalchemy import text
 
@@ -141,3 +143,42 @@ async def test_form_file_is_offered_and_exported(service: AnswerService, db: Dat
     exported = await service.export_form_file(result.forms[0]["name"])
     assert exported is not None and exported.data == b"%PDF-1.4 form"
     assert await service.export_form_file("no such form") is None
+
+
+async def test_every_step_of_a_turn_runs_on_the_event_loops_thread(
+    service: AnswerService, db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # LangGraph would run sync nodes and routing functions in a thread pool: a thread hop
+    # per step, each waiting for the interpreter lock behind the other turns
+    import functools
+    import threading
+
+    import graph.builder as builder
+
+    seen: dict[str, int] = {}
+
+    def on_thread(step: Any) -> Any:
+        @functools.wraps(step)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            seen[step.__name__] = threading.get_ident()
+            return step(*args, **kwargs)
+
+        return run
+
+    sync_steps = [
+        "language_normalizer",
+        "retrieval_checker",
+        "consolidate_memory",
+        "telemetry",
+        "route_after_guard",
+        "route_after_memory",
+        "route_after_planner",
+        "route_after_retrieval_checker",
+    ]
+    for name in sync_steps:
+        monkeypatch.setattr(builder, name, on_thread(getattr(builder, name)))
+    watched = AnswerService(db, GraphContext(searcher=searcher, forms=FormFinder(db)))
+    result = await watched.ask("How much does a passport renewal cost?")
+    assert "1,300 dollars" in result.answer
+    assert set(seen) == set(sync_steps)
+    assert set(seen.values()) == {threading.get_ident()}

@@ -1,0 +1,105 @@
+"""The CPU lane: a process's turns take their CPU steps one at a time, in arrival order."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from graph.cpu_lane import CpuLane
+from graph.nodes.tool_executor import tool_executor
+from tests.support.node_fakes import Hit, runtime
+
+PLAN = {"tool_calls": [{"name": "retrieve_documents", "args": {}}]}
+
+
+@dataclass
+class WorkingSearcher:
+    """A search that is CPU between its database waits: 5 pieces of `piece_s` each."""
+
+    piece_s: float = 0.01
+    done: list[float] = field(default_factory=list)
+
+    async def search(self, query: str, top_k: int = 5, **_: Any) -> list[Hit]:
+        for _ in range(5):
+            end = time.perf_counter() + self.piece_s
+            while time.perf_counter() < end:  # the interpreter busy: embedding, ranking
+                pass
+            await asyncio.sleep(0)  # a database round trip: other turns run meanwhile
+        self.done.append(time.perf_counter())
+        return [Hit(1, 0.9)]
+
+
+async def _searches_at_once(lane: CpuLane | None, turns: int) -> list[float]:
+    """When each of `turns` searches started together finished, seconds after the start."""
+    searcher = WorkingSearcher()
+    rt, _ = runtime(searcher=searcher, cpu_lane=lane)
+    start = time.perf_counter()
+    states: list[Any] = [{"plan": PLAN, "retrieval": {"query": f"q{n}"}} for n in range(turns)]
+    outs = await asyncio.gather(*(tool_executor(s, rt) for s in states))  # type: ignore[arg-type]
+    assert all(o["candidates"] for o in outs)
+    return sorted(t - start for t in searcher.done)
+
+
+async def test_searches_arriving_together_finish_one_after_another_not_all_late() -> None:
+    shared = await _searches_at_once(None, 6)
+    laned = await _searches_at_once(CpuLane(), 6)
+    # without a lane every search is done only when all are (round-robin at each wait);
+    # with it the first is done after its own work, and the last no later than before
+    assert shared[0] > 0.7 * shared[-1]
+    assert laned[0] < 0.3 * laned[-1]
+    assert laned[-1] < shared[-1] * 1.5
+
+
+async def test_the_wait_for_the_lane_is_recorded_apart_from_the_steps_own_time() -> None:
+    lane = CpuLane()
+    rt, _ = runtime(searcher=WorkingSearcher(), cpu_lane=lane)
+    states: list[Any] = [{"plan": PLAN, "retrieval": {"query": f"q{n}"}} for n in range(2)]
+    first, second = await asyncio.gather(*(tool_executor(s, rt) for s in states))  # type: ignore[arg-type]
+    assert first["timings_ms"]["lane"] < 10
+    assert second["timings_ms"]["lane"] >= 40  # the first one's five 10 ms pieces
+    assert second["timings_ms"]["tool_executor"] < second["timings_ms"]["lane"] + 40
+
+
+async def test_a_holder_waiting_long_delays_the_others_by_the_patience_only() -> None:
+    lane = CpuLane(patience_s=0.1)
+    order: list[str] = []
+
+    async def step(name: str, hold: float) -> None:
+        async with lane.held():
+            order.append(name)
+            await asyncio.sleep(hold)  # e.g. a slow network call inside a CPU step
+
+    slow = asyncio.create_task(step("slow", 1.0))
+    await asyncio.sleep(0)
+    started = time.perf_counter()
+    await step("patient", 0.0)
+    assert 0.09 < time.perf_counter() - started < 0.5  # went on without the lane
+    assert order == ["slow", "patient"]
+    await slow
+    async with lane.held():  # the lane is free again once the slow one is done
+        pass
+
+
+async def test_waiters_are_served_in_arrival_order_and_a_cancelled_one_is_skipped() -> None:
+    lane = CpuLane(patience_s=5)
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def step(name: str) -> None:
+        async with lane.held():
+            order.append(name)
+            if name == "first":
+                await release.wait()
+
+    tasks = {n: asyncio.create_task(step(n)) for n in ("first", "second", "gone", "third")}
+    await asyncio.sleep(0.05)
+    tasks["gone"].cancel()
+    release.set()
+    await asyncio.gather(*tasks.values(), return_exceptions=True)
+    assert order == ["first", "second", "third"]
+    with pytest.raises(asyncio.CancelledError):
+        await tasks["gone"]
