@@ -138,6 +138,11 @@ class Settings(BaseSettings):
     # their CPU priority: below the serving process (acks, typing, sends come first),
     # above ingestion (INGEST_NICE)
     turn_nice: int = Field(default=5, ge=0, le=19, validation_alias="TURN_NICE")
+    # how long a turn in all may wait for its process's CPU lane (guard, search) before it
+    # goes on without it; 0: no lane, every turn's CPU steps at once (graph.cpu_lane)
+    cpu_lane_patience_s: float = Field(
+        default=0.5, ge=0, le=10, validation_alias="CPU_LANE_PATIENCE_SECONDS"
+    )
     shutdown_grace_s: float = Field(default=20.0, validation_alias="SHUTDOWN_GRACE_SECONDS")
     # a worker renews its leases every third of this; one that dies leaves its
     # messages to any other worker after at most this long

@@ -7,10 +7,11 @@ share the interpreter round-robin, so every one of them reaches its answer late
 together. Taken one at a time in arrival order, the first ones are through in a
 fraction of the time and the last no later than before (the work is the same).
 
-A step that waits longer than `patience_s` for the lane goes on without it: a
-step holding the lane while it waits (a slow database) delays the others by at
-most that. The runtime gives the turns a lane only with the local embedder: a
-remote one makes the search a network wait, which must not hold it.
+A turn that has waited `patience_s` for the lane in all goes on without it
+for the rest of the turn: a holder waiting on a slow database, or a queue
+longer than the machine can work through, costs each turn that much at most.
+The runtime gives the turns a lane only with the local embedder: a remote one
+makes the search a network wait, which must not hold it.
 """
 
 from __future__ import annotations
@@ -20,35 +21,41 @@ import contextlib
 from collections import deque
 from collections.abc import AsyncIterator
 
-PATIENCE_S = 0.5  # several turns' CPU steps: waiting longer means the holder waits on I/O
+PATIENCE_S = 0.5  # the default of CPU_LANE_PATIENCE_SECONDS
 
 
 class CpuLane:
     """The lane of one process's turns (see the module docstring)."""
 
     def __init__(self, patience_s: float = PATIENCE_S) -> None:
-        self._patience = patience_s
+        self.patience_s = patience_s  # what one turn may wait in all
         self._busy = False
         self._waiting: deque[asyncio.Future[None]] = deque()
 
     @contextlib.asynccontextmanager
-    async def held(self) -> AsyncIterator[None]:
-        """Hold the lane while the block runs (or run it without, once out of patience)."""
-        holding = await self._enter()
+    async def held(self, patience_s: float | None = None) -> AsyncIterator[None]:
+        """Hold the lane while the block runs, or run it without once `patience_s` (the
+        turn's patience left; the lane's by default) has passed in line."""
+        holding = await self._enter(self.patience_s if patience_s is None else patience_s)
         try:
             yield
         finally:
             if holding:
                 self._pass_on()
 
-    async def _enter(self) -> bool:
+    async def _enter(self, patience_s: float) -> bool:
         if not self._busy and not self._waiting:
             self._busy = True
             return True
+        if patience_s <= 0:
+            return False
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append(turn)
         try:
-            await asyncio.wait_for(asyncio.shield(turn), self._patience)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for may swallow a cancellation
+            # that lands as the lane is handed over (a Stop, a drain)
+            async with asyncio.timeout(patience_s):
+                await asyncio.shield(turn)
         except TimeoutError:
             if turn.done():  # handed the lane just as patience ran out: it is ours
                 return True

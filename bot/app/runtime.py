@@ -98,7 +98,11 @@ class Runtime:
             handoff=cfg.handoff_contacts(),
             # with the local embedder a turn's search is CPU; a remote one's is a network
             # wait, which must not hold the lane (graph.cpu_lane)
-            cpu_lane=CpuLane() if self.embedder.is_local else None,
+            cpu_lane=(
+                CpuLane(cfg.cpu_lane_patience_s)
+                if self.embedder.is_local and cfg.cpu_lane_patience_s > 0
+                else None
+            ),
         )
         return AnswerService(
             self.db,

@@ -211,24 +211,33 @@ class ServingCore:
         payload = encode(message)
         # the turn here runs the message as stored (no NUL: Postgres refuses it in text)
         message = dataclasses.replace(message, text=payload["text"])
-        async with self._db.transaction() as session:
-            stored = await inbox_repo.accept(
-                session,
-                message.platform,
-                message.delivery_id,
-                payload,
-                0 if park else self._settings.delivery_lease_s,
-                "" if park else self.inbox.owner,
-            )
-            limited = (
-                stored
-                and not await self._pending.exempt(session, message)
-                and await self._limit.over(session, message)
-            )
-            if limited:
-                await inbox_repo.mark_limited(session, message.platform, message.delivery_id)
-        if stored and not park:
-            self.inbox.start(Delivery(message, limited=limited))
+        # in its conversation's line from here, before the first wait: messages arriving
+        # together whose inserts commit in the other order still go on as they arrived
+        place = None if park else self.inbox.line_up(message)
+        started = False
+        try:
+            async with self._db.transaction() as session:
+                stored = await inbox_repo.accept(
+                    session,
+                    message.platform,
+                    message.delivery_id,
+                    payload,
+                    0 if park else self._settings.delivery_lease_s,
+                    "" if park else self.inbox.owner,
+                )
+                limited = (
+                    stored
+                    and not await self._pending.exempt(session, message)
+                    and await self._limit.over(session, message)
+                )
+                if limited:
+                    await inbox_repo.mark_limited(session, message.platform, message.delivery_id)
+            if stored and not park:
+                self.inbox.start(Delivery(message, limited=limited, place=place))
+                started = True
+        finally:
+            if place is not None and not started:  # a duplicate, or not stored: out of line
+                place.leave()
         return stored
 
     async def _answer_delivery(self, delivery: Delivery) -> None:
@@ -238,13 +247,18 @@ class ServingCore:
         if renderer is None:  # accepted by an adapter this worker does not run
             await self.inbox.retry_later(delivery, f"no {platform} adapter here")
             return
+        # who sent it is asked at once (lookups of one conversation overlap), and what
+        # was learned is applied and stored in arrival order
+        learning = asyncio.ensure_future(self._pending.learn(delivery))
         try:
-            await delivery.reach_front()  # who sent it is learned in arrival order
-            message = await self._pending.admit(delivery)
+            await delivery.reach_front()
+            message = await self._pending.admit(delivery, await learning)
         except Exception as exc:  # the database, while learning who asks: another attempt
             logger.exception("delivery %s not admitted", delivery.message.delivery_id)
             await asyncio.shield(self.inbox.retry_later(delivery, type(exc).__name__))
             return
+        finally:
+            learning.cancel()  # cancelled while in line: the lookup is not needed
         language = message.language or pick_language(message.text, message.language_hint)
         events = self._delivery_events(delivery, message, language)
         try:

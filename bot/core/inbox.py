@@ -114,13 +114,18 @@ class InboxRunner:
         """Deliveries this worker is answering (or about to)."""
         return len(self._running)
 
+    def line_up(self, message: InboundMessage) -> Place:
+        """A place at the back of the message's conversation line on this worker (taken
+        when the message arrives; `start` with it, or `leave` it)."""
+        return self._line.join(f"{message.platform}:{message.conversation_key}")
+
     def start(self, delivery: Delivery) -> None:
         """Answer a delivery this worker holds the lease of, in the background."""
         message = delivery.message
         key = (message.platform, message.delivery_id)
         delivery._record = lambda ref: self._store_posted(message, ref)
-        # joined now, in the order this worker took the messages
-        delivery.place = self._line.join(f"{message.platform}:{message.conversation_key}")
+        if delivery.place is None:  # taken from the inbox (a sweep): at the back of its line
+            delivery.place = self.line_up(message)
         task = asyncio.create_task(self._run(delivery), name=f"delivery {message.delivery_id}")
         self._running[key] = (delivery, task)
         task.add_done_callback(lambda _: self._ended(key, delivery))

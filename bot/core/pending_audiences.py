@@ -64,15 +64,21 @@ class PendingAudiences:
         """How `platform` learns an audience it left pending."""
         self._resolvers[platform] = resolver
 
-    async def admit(self, delivery: Delivery) -> InboundMessage:
-        """The delivery's message as its turn (and its renderer) reads it: a pending
-        audience learned, rights from settings, the limit undone for whom it spares."""
+    async def learn(self, delivery: Delivery) -> Audience | None:
+        """The delivery's pending audience as the platform's resolver learns it; None when
+        it is not pending, not worth a lookup (limited, and learning could not lift
+        it), or could not be learned. Touches no stored state: `admit` applies it."""
         message = delivery.message
-        learned = None
         if message.audience.pending and (not delivery.limited or self._may_be_spared(message)):
-            learned = await self._resolved(message)
-            if learned is not None:
-                message = dataclasses.replace(message, audience=learned)
+            return await self._resolved(message)
+        return None
+
+    async def admit(self, delivery: Delivery, learned: Audience | None) -> InboundMessage:
+        """The delivery's message as its turn (and its renderer) reads it: the audience
+        `learn` found, rights from settings, the limit undone for whom it spares."""
+        message = delivery.message
+        if learned is not None:
+            message = dataclasses.replace(message, audience=learned)
         delivery.message = message = with_rights(self._audiences, message)
         if learned is not None:  # with its rights: spared as an admin?
             delivery.limited = await self._store_learned(message, delivery.limited)

@@ -59,7 +59,7 @@ def build_query(state: GraphState, context: GraphContext) -> Retrieval:
     }
 
 
-@recorded("query_builder", lane=True)
+@recorded("query_builder")
 async def query_builder(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Set this loop's retrieval query and threshold."""
     retrieval = build_query(state, runtime.context)

@@ -59,10 +59,17 @@ def record(name: str, step: Step | None, start: float) -> GraphState:
     return update
 
 
-def _lane_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The run context's CPU lane (the node's `runtime`, by keyword or second), or None."""
+def _lane_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, float]:
+    """The run context's CPU lane (the node's `runtime`, by keyword or second), or None,
+    and the seconds this turn may still wait for it (its patience less what the turn's
+    earlier steps waited: `timings_ms["lane"]` of the state, the node's first argument)."""
     runtime = kwargs.get("runtime", args[1] if len(args) > 1 else None)
-    return getattr(getattr(runtime, "context", None), "cpu_lane", None)
+    lane = getattr(getattr(runtime, "context", None), "cpu_lane", None)
+    if lane is None:
+        return None, 0.0
+    state = args[0] if args and isinstance(args[0], dict) else {}
+    waited_ms = float((state.get("timings_ms") or {}).get("lane", 0.0))
+    return lane, lane.patience_s - waited_ms / 1000
 
 
 def recorded(name: str, lane: bool = False) -> _Recorder:
@@ -79,12 +86,12 @@ def recorded(name: str, lane: bool = False) -> _Recorder:
 
             @functools.wraps(node)
             async def run_async(*args: Any, **kwargs: Any) -> GraphState:
-                cpu_lane = _lane_of(args, kwargs) if lane else None
+                cpu_lane, patience = _lane_of(args, kwargs) if lane else (None, 0.0)
                 if cpu_lane is None:
                     start = time.perf_counter()
                     return record(name, await node(*args, **kwargs), start)
                 asked = time.perf_counter()
-                async with cpu_lane.held():
+                async with cpu_lane.held(max(0.0, patience)):
                     start = time.perf_counter()
                     update = record(name, await node(*args, **kwargs), start)
                 if update:  # the wait beside the node's own time (summed over the turn)

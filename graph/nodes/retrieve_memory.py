@@ -28,7 +28,7 @@ def servable_in(stored: str, asked: str) -> bool:
     return stored == asked or {stored, asked} <= CHINESE
 
 
-@recorded("retrieve_memory", lane=True)
+@recorded("retrieve_memory")
 async def retrieve_memory(state: GraphState, runtime: Runtime[GraphContext]) -> Step | None:
     """Serve a remembered answer (`memory:hit`) or let the turn go on (`memory:miss`)."""
     memory = runtime.context.memory
