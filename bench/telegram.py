@@ -52,7 +52,7 @@ STAGES = (
     ("guard", "step guard"),
     ("planner", "step planner (the model's plan)"),
     ("tool_executor", "step tool_executor (search)"),
-    ("lane", "waiting for the CPU lane (guard, memory, query, search; summed)"),
+    ("lane", "waiting for the CPU lane (guard, search; summed over the turn)"),
     ("first_token", "turn: graph start → first checked sentence (first token shown)"),
     ("response_synth", "step response_synth (the whole answer written)"),
     ("total", "turn total (graph)"),

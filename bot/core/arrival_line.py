@@ -4,11 +4,11 @@ A delivery starts learning who sent it before its turn (`PendingAudiences`),
 and that takes longer for one sender than another (a platform lookup, or one
 shared with an earlier message). Without a line, the second of two messages
 sent together could pass the first there: a staff member's second reply
-relayed first, a follow-up answered before its question. Each delivery joins
-its conversation's line when this worker starts it (in arrival order) and
-leaves once its place is kept elsewhere: in the conversation's lock queue for
-a turn, or with its relay stored. The next one waits only until then, never
-for a whole turn.
+relayed first, a follow-up answered before its question. Each message joins
+its conversation's line when the core accepts it (one the sweep takes from the
+inbox: when this worker starts it) and leaves once its place is kept
+elsewhere: in the conversation's lock queue for a turn, or with its relay
+stored. The next one waits only until then, never for a whole turn.
 """
 
 from __future__ import annotations
