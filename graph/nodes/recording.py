@@ -16,6 +16,7 @@ order; `graph.cpu_lane`), and the time it waited for the lane is added to
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import time
@@ -87,14 +88,12 @@ def recorded(name: str, lane: bool = False) -> _Recorder:
             @functools.wraps(node)
             async def run_async(*args: Any, **kwargs: Any) -> GraphState:
                 cpu_lane, patience = _lane_of(args, kwargs) if lane else (None, 0.0)
-                if cpu_lane is None:
-                    start = time.perf_counter()
-                    return record(name, await node(*args, **kwargs), start)
                 asked = time.perf_counter()
-                async with cpu_lane.held(max(0.0, patience)):
+                held = cpu_lane.held(max(0.0, patience)) if cpu_lane else contextlib.nullcontext()
+                async with held:
                     start = time.perf_counter()
                     update = record(name, await node(*args, **kwargs), start)
-                if update:  # the wait beside the node's own time (summed over the turn)
+                if cpu_lane and update:  # the wait beside the node's own time (turn's sum)
                     waited = round((start - asked) * 1000, 3)
                     update["timings_ms"] = {**update.get("timings_ms", {}), "lane": waited}
                 return update
