@@ -119,14 +119,11 @@ class AnswerService:
         received_chars = len(question)
         question = mask_sensitive(clean_message(question[: MAX_CHARS + 1]))
         user_ref = self._telemetry.pseudonyms.user(platform, user)
-        async with self._db.transaction() as session:
-            conv_id = await conv_repo.get_or_create(session, platform, external, user)
-            history = [
-                {"role": role, "content": content}
-                for role, content in await conv_repo.recent_messages(
-                    session, conv_id, self._history
-                )
-            ]
+        async with self._db.reads() as session:  # one round trip once the conversation exists
+            conv_id, rows = await conv_repo.with_history(
+                session, platform, external, user, self._history
+            )
+        history = [{"role": role, "content": content} for role, content in rows]
         start = time.perf_counter()
         marks = {**(waited_ms or {}), "history": round((start - entered) * 1000, 3)}
         trace = self._telemetry.start_turn(trace_id, platform, external, user, question)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy.exc
 from alembic.config import Config
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, event
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -126,13 +127,56 @@ def current_revision(url: str) -> str | None:
         engine.dispose()
 
 
+# A pooled connection idle this long is pinged before it is handed out (a restarted
+# or failed-over server leaves every idle connection dead). One given back moments
+# ago is not: under load that ping was a round trip on every checkout, and a
+# connection that broke within the second fails its statement, which invalidates
+# the whole pool as a failed ping would.
+PING_IDLE_AFTER_S = 1.0
+
+
+def ping_idle_connections(engine: AsyncEngine, idle_after_s: float = PING_IDLE_AFTER_S) -> None:
+    """Ping a connection on checkout only when it has been idle `idle_after_s` or more."""
+    pool, dialect = engine.sync_engine.pool, engine.sync_engine.dialect
+
+    @event.listens_for(pool, "checkin")
+    def _given_back(dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(pool, "checkout")
+    def _ping_if_idle(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        since = record.info.pop("idle_since", None)
+        if since is None or time.monotonic() - since < idle_after_s:
+            return  # new, or given back just now
+        try:
+            dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as exc:
+            if dialect.is_disconnect(exc, dbapi_connection, None):
+                # the pool drops this connection and checks out (or opens) another
+                raise sqlalchemy.exc.DisconnectionError() from exc
+            raise
+
+
 @dataclass
 class Database:
-    """An async engine and its session factory."""
+    """An async engine and its session factories.
+
+    `transaction()` is a unit of work (BEGIN … COMMIT). `reads()` runs each
+    statement on its own, in autocommit: no BEGIN and no COMMIT round trip,
+    which a turn's reads (history, search) and single-statement writes (one
+    INSERT, one UPDATE … RETURNING) do not need — a statement is atomic on its
+    own, and READ COMMITTED gives each statement its own snapshot either way.
+    """
 
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
     max_connections: int = 15  # pool size + overflow: what may be open at once
+    autocommit: async_sessionmaker[AsyncSession] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.autocommit = async_sessionmaker(
+            self.engine.execution_options(isolation_level="AUTOCOMMIT"), expire_on_commit=False
+        )
 
     @classmethod
     def connect(cls, url: str, pool_size: int = 5) -> Database:
@@ -141,16 +185,29 @@ class Database:
             url,
             pool_size=pool_size,
             max_overflow=2 * pool_size,
-            pool_pre_ping=True,
+            # the connection given back last is handed out first: under load a few stay
+            # warm (and need no ping), the others idle
+            pool_use_lifo=True,
             # a database error's text must not quote what users sent (it reaches logs)
             hide_parameters=True,
         )
+        ping_idle_connections(engine)
         return cls(engine, async_sessionmaker(engine, expire_on_commit=False), 3 * pool_size)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
         """A session inside one transaction: committed on success, rolled back on error."""
         async with self.sessions() as session, session.begin():
+            yield session
+
+    @asynccontextmanager
+    async def reads(self) -> AsyncIterator[AsyncSession]:
+        """A session whose every statement commits on its own (autocommit).
+
+        For reads and for writes of one statement; anything that must stand or
+        fall together belongs in `transaction()`.
+        """
+        async with self.autocommit() as session:
             yield session
 
     async def warm(self, connections: int) -> None:

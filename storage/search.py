@@ -121,13 +121,16 @@ class HybridSearcher:
         vector = await asyncio.to_thread(self._embedder.model.embed_query, query)
         vec_literal = vector_literal(vector)
         adaptive = self.fusion == "adaptive" and mode == "hybrid"
-        async with self._searching, self._db.sessions() as session:
+        # Autocommit: each statement one round trip (no BEGIN, no ROLLBACK). The
+        # statistics come first: they say whether the stored vectors are this
+        # embedder's, so the vector side needs no check of its own.
+        async with self._searching, self._db.reads() as session:
             terms = await self._idf(session, tokens, content)
             rankings: dict[str, list[tuple[int, float]]] = {}
             # The two sides run at once, the vector side on a second connection.
             vector_side = (
                 asyncio.create_task(self._vector_in_own_session(vec_literal, filters))
-                if mode in ("hybrid", "vector")
+                if mode in ("hybrid", "vector") and terms.vectors_usable
                 else None
             )
             try:
@@ -140,6 +143,8 @@ class HybridSearcher:
             finally:
                 if vector_side is not None:
                     rankings["vector"] = await vector_side
+                elif mode in ("hybrid", "vector"):
+                    rankings["vector"] = []  # another embedder's vectors: not compared
             ranks = {
                 name: {cid: r for r, (cid, _) in enumerate(ranked, 1)}
                 for name, ranked in rankings.items()
@@ -224,10 +229,7 @@ class HybridSearcher:
     async def _vector_in_own_session(
         self, vec: str, filters: SearchFilters
     ) -> list[tuple[int, float]]:
-        async with self._db.sessions() as session:
-            stored = await session.execute(text("SELECT embedding_model FROM index_meta"))
-            if not self._vectors_usable(stored.scalar_one_or_none()):
-                return []
+        async with self._db.reads() as session:
             return await vector_ids(
                 session, vec, filters, self.candidates, self._cosine == ENTRY_COSINE
             )

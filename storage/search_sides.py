@@ -37,6 +37,32 @@ def finite(cosine: float | None) -> float:
     return value if math.isfinite(value) else 0.0
 
 
+async def hnsw_settings(session: AsyncSession, ef_search: int, iterative: bool) -> None:
+    """HNSW search settings for what `session` runs next.
+
+    In a transaction they hold until it ends (`SET LOCAL`). In autocommit they
+    are the connection's and are remembered with it, so a connection already set
+    this way costs no round trip (each search's own `SET`s were two).
+    """
+    wanted = (ef_search, "relaxed_order" if iterative else "off")
+    connection = await session.connection()
+    options = (
+        connection.sync_connection.get_execution_options() if connection.sync_connection else {}
+    )
+    autocommit = options.get("isolation_level") == "AUTOCOMMIT"
+    if autocommit and connection.info.get("hnsw") == wanted:
+        return
+    await session.execute(
+        text(
+            "SELECT set_config('hnsw.ef_search', :ef, :local),"
+            " set_config('hnsw.iterative_scan', :scan, :local)"
+        ),
+        {"ef": str(wanted[0]), "scan": wanted[1], "local": not autocommit},
+    )
+    if autocommit:
+        connection.info["hnsw"] = wanted
+
+
 async def vector_ids(
     session: AsyncSession, vec: str, filters: SearchFilters, limit: int, questions: bool
 ) -> list[tuple[int, float]]:
@@ -45,10 +71,8 @@ async def vector_ids(
     # the question half reads FAQ chunks only (a plan without the index would
     # otherwise pad it with chunks that have no question)
     entries = f"{where} AND" if where else "WHERE"
-    if limit > 40:  # pgvector's default ef_search is 40
-        await session.execute(text(f"SET LOCAL hnsw.ef_search = {int(limit)}"))
-    if where:
-        await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+    # pgvector's default ef_search is 40; a filter reads on until `limit` pass it
+    await hnsw_settings(session, max(40, int(limit)), iterative=bool(where))
     # The nearest chunks and the nearest FAQ entry questions (each through its own
     # HNSW index), ranked by the chunk's cosine: an entry's is the mean of its
     # chunk's and its question's, so a paraphrase of the question finds the entry.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -33,6 +33,41 @@ async def get_or_create(
     found = await find_id(session, platform, external_id)  # another first message won
     assert found is not None
     return found
+
+
+async def with_history(
+    session: AsyncSession, platform: str, external_id: str, user_id: str | None, limit: int
+) -> tuple[int, list[tuple[str, str]]]:
+    """The conversation's id (created on first use) and its last `limit` messages.
+
+    One query for a conversation that exists (every turn after the first): its id and
+    history together, in autocommit a single round trip before the turn can start.
+    """
+    for _ in range(2):
+        rows = (
+            await session.execute(
+                text(
+                    "SELECT c.id, m.role, m.content FROM conversations c LEFT JOIN LATERAL"
+                    " (SELECT id, role, content FROM messages WHERE conversation_id = c.id"
+                    " AND NOT blocked ORDER BY id DESC LIMIT :n) m ON true"
+                    " WHERE c.platform = :platform AND c.external_id = :external"
+                    " ORDER BY m.id"
+                ),
+                {"platform": platform, "external": external_id, "n": limit},
+            )
+        ).all()
+        if rows:
+            return int(rows[0][0]), [(r[1], r[2]) for r in rows if r[1] is not None]
+        created = await session.scalar(
+            insert(Conversation)
+            .values(platform=platform, external_id=external_id, user_id=user_id)
+            .on_conflict_do_nothing(constraint="uq_conversations_platform_external")
+            .returning(Conversation.id)
+        )
+        if created is not None:
+            return int(created), []
+        # another first message created it meanwhile: read it (and what it holds)
+    raise RuntimeError(f"conversation {platform}/{external_id} neither found nor created")
 
 
 async def recent_messages(
