@@ -7,6 +7,11 @@ share the interpreter round-robin, so every one of them reaches its answer late
 together. Taken one at a time in arrival order, the first ones are through in a
 fraction of the time and the last no later than before (the work is the same).
 
+While a turn holds the lane its CPU work (`storage.cpu_work`: jieba, embedding)
+runs on the loop's own thread, not in a worker thread: in a thread it would get
+the interpreter in slices between everything else the loop runs, and the holder
+is the turn whose work should go first.
+
 A turn that has waited `patience_s` for the lane in all goes on without it
 for the rest of the turn: a holder waiting on a slow database, or a queue
 longer than the machine can work through, costs each turn that much at most.
@@ -21,6 +26,8 @@ import contextlib
 from collections import deque
 from collections.abc import AsyncIterator
 
+from storage.cpu_work import inline_cpu_work
+
 PATIENCE_S = 0.5  # the default of CPU_LANE_PATIENCE_SECONDS
 
 
@@ -33,12 +40,20 @@ class CpuLane:
         self._waiting: deque[asyncio.Future[None]] = deque()
 
     @contextlib.asynccontextmanager
-    async def held(self, patience_s: float | None = None) -> AsyncIterator[None]:
+    async def held(self, patience_s: float | None = None) -> AsyncIterator[bool]:
         """Hold the lane while the block runs, or run it without once `patience_s` (the
-        turn's patience left; the lane's by default) has passed in line."""
+        turn's patience left; the lane's by default) has passed in line.
+
+        Says whether the lane is held. While it is, the block's `cpu_work` runs on the
+        loop's thread (`storage.cpu_work`): the holder's CPU work goes first.
+        """
         holding = await self._enter(self.patience_s if patience_s is None else patience_s)
         try:
-            yield
+            if holding:
+                with inline_cpu_work():
+                    yield True
+            else:
+                yield False
         finally:
             if holding:
                 self._pass_on()

@@ -29,6 +29,7 @@ import math
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from storage.cpu_work import cpu_work
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
 from storage.ranking import (
@@ -115,10 +116,8 @@ class HybridSearcher:
         filters = filters or SearchFilters()
         asked = question or query
         # jieba is CPU work: off the event loop, like the embedding
-        tokens, content = await asyncio.to_thread(
-            lambda: (keyword_tokens(query), support_tokens(asked))
-        )
-        vector = await asyncio.to_thread(self._embedder.model.embed_query, query)
+        tokens, content = await cpu_work(lambda: (keyword_tokens(query), support_tokens(asked)))
+        vector = await cpu_work(self._embedder.model.embed_query, query)
         vec_literal = vector_literal(vector)
         adaptive = self.fusion == "adaptive" and mode == "hybrid"
         # Autocommit: each statement one round trip (no BEGIN, no ROLLBACK). The
@@ -173,7 +172,7 @@ class HybridSearcher:
         by_score = mode == "hybrid" and not adaptive
         out = per_document_hits(passing, top_k, per_document, by_score=by_score)
         # jieba over each passage's sentences is CPU work: off the event loop
-        await asyncio.to_thread(set_supports, out, terms.support, asks_number(asked))
+        await cpu_work(set_supports, out, terms.support, asks_number(asked))
         return out
 
     async def _idf(

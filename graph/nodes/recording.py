@@ -89,6 +89,7 @@ def recorded(name: str, lane: bool = False) -> _Recorder:
             async def run_async(*args: Any, **kwargs: Any) -> GraphState:
                 cpu_lane, patience = _lane_of(args, kwargs) if lane else (None, 0.0)
                 asked = time.perf_counter()
+                # holding the lane, the node's CPU work runs on the loop's thread (cpu_lane)
                 held = cpu_lane.held(max(0.0, patience)) if cpu_lane else contextlib.nullcontext()
                 async with held:
                     start = time.perf_counter()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from graph.cpu_lane import CpuLane
 from graph.nodes.tool_executor import tool_executor
+from storage.cpu_work import cpu_work
 from tests.support.node_fakes import Hit, runtime
 
 PLAN = {"tool_calls": [{"name": "retrieve_documents", "args": {}}]}
@@ -134,3 +136,43 @@ async def test_waiters_are_served_in_arrival_order_and_a_cancelled_one_is_skippe
         await tasks["gone"]
     async with lane.held(patience_s=0):  # and the lane is free
         assert not lane._waiting
+
+
+@dataclass
+class ThreadNotingSearcher:
+    """A search that notes which thread its CPU work ran on (as the real one's jieba and
+    embedding go through `cpu_work`), and can wait on a 'database' while it holds."""
+
+    hold_s: float = 0.0
+    threads: list[int] = field(default_factory=list)
+
+    async def search(self, query: str, top_k: int = 5, **_: Any) -> list[Hit]:
+        self.threads.append(await cpu_work(threading.get_ident))
+        await asyncio.sleep(self.hold_s)
+        return [Hit(1, 0.9)]
+
+
+async def test_the_lane_holders_cpu_work_runs_on_the_loops_thread() -> None:
+    """Holding the lane, a step's CPU work does not queue for the interpreter behind the
+    loop's other work in a thread: it runs inline. Without a lane it goes to a thread."""
+    loop_thread = threading.get_ident()
+    laned = ThreadNotingSearcher()
+    rt, _ = runtime(searcher=laned, cpu_lane=CpuLane())
+    await tool_executor({"plan": PLAN, "retrieval": {"query": "q"}}, rt)  # type: ignore[arg-type]
+    assert laned.threads == [loop_thread]
+
+    plain = ThreadNotingSearcher()
+    rt, _ = runtime(searcher=plain, cpu_lane=None)
+    await tool_executor({"plan": PLAN, "retrieval": {"query": "q"}}, rt)  # type: ignore[arg-type]
+    assert plain.threads and plain.threads[0] != loop_thread
+
+
+async def test_a_turn_that_goes_on_without_the_lane_keeps_its_cpu_work_in_a_thread() -> None:
+    """A turn out of patience must not block the loop (and with it the lane's holder)."""
+    loop_thread = threading.get_ident()
+    searcher = ThreadNotingSearcher(hold_s=0.3)
+    rt, _ = runtime(searcher=searcher, cpu_lane=CpuLane(patience_s=0.05))
+    states: list[Any] = [{"plan": PLAN, "retrieval": {"query": f"q{n}"}} for n in range(2)]
+    await asyncio.gather(*(tool_executor(s, rt) for s in states))  # type: ignore[arg-type]
+    holder, impatient = searcher.threads
+    assert holder == loop_thread and impatient != loop_thread
