@@ -199,7 +199,17 @@ async def server_settings(db: Database) -> dict[str, str]:
     out = {}
     async with db.sessions() as s:
         for name in SERVER_SETTINGS:
-            out[name] = str((await s.execute(text(f"SHOW {name}"))).scalar_one())
+            # hnsw.*: the server's (or database's) value, not what a search set on this
+            # pooled connection (reset_val is in raw units for the others: SHOW them)
+            default = (
+                await s.scalar(
+                    text("SELECT reset_val FROM pg_settings WHERE name = :name"), {"name": name}
+                )
+                if name.startswith("hnsw.")
+                else None
+            )
+            shown = (await s.execute(text(f"SHOW {name}"))).scalar_one()
+            out[name] = str(shown if default is None else default)
         sizes = await s.execute(
             text(
                 "SELECT relname, pg_size_pretty(pg_relation_size(oid)) FROM pg_class WHERE relname"

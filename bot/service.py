@@ -119,7 +119,7 @@ class AnswerService:
         received_chars = len(question)
         question = mask_sensitive(clean_message(question[: MAX_CHARS + 1]))
         user_ref = self._telemetry.pseudonyms.user(platform, user)
-        async with self._db.reads() as session:  # one round trip once the conversation exists
+        async with self._db.autocommit() as session:  # one round trip once the conversation exists
             conv_id, rows = await conv_repo.with_history(
                 session, platform, external, user, self._history
             )

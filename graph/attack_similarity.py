@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from storage.cpu_work import cpu_work
 from textkit.sentences import split_sentences
 
 SCREENS = Path(__file__).resolve().parent / "screens"
@@ -72,7 +71,9 @@ class AttackBank:
         attacks, ordinary = await self._banks(embedder)
         sentences = split_sentences(text)
         pieces = [text, *(sentences[:MAX_PIECES] if len(sentences) > 1 else [])]
-        rows = await cpu_work(embedder.embed_documents, pieces)
+        # in a thread even for the lane's holder: a long message is many pieces, and the
+        # guard's time limit around this screen can only fire while it waits
+        rows = await asyncio.to_thread(embedder.embed_documents, pieces)
         vectors = _unit(np.asarray(rows))
         near_attack = (vectors @ attacks.T).max(axis=1)
         near_ordinary = (vectors @ ordinary.T).max(axis=1) if len(ordinary) else near_attack * 0

@@ -129,9 +129,9 @@ def current_revision(url: str) -> str | None:
 
 # A pooled connection idle this long is pinged before it is handed out (a restarted
 # or failed-over server leaves every idle connection dead). One given back moments
-# ago is not: under load that ping was a round trip on every checkout, and a
-# connection that broke within the second fails its statement, which invalidates
-# the whole pool as a failed ping would.
+# ago is not: under load that ping was a round trip on every checkout. A connection
+# that broke within that second fails its statement once; SQLAlchemy then marks
+# every older connection of the pool for replacement, as a failed ping does.
 PING_IDLE_AFTER_S = 1.0
 
 
@@ -152,8 +152,9 @@ def ping_idle_connections(engine: AsyncEngine, idle_after_s: float = PING_IDLE_A
             dialect.do_ping(dbapi_connection)
         except dialect.loaded_dbapi.Error as exc:
             if dialect.is_disconnect(exc, dbapi_connection, None):
-                # the pool drops this connection and checks out (or opens) another
-                raise sqlalchemy.exc.DisconnectionError() from exc
+                # the pool replaces this connection and every older one (they are
+                # likely dead too: a restart, a failover), then opens a new one
+                raise sqlalchemy.exc.InvalidatePoolError() from exc
             raise
 
 
@@ -161,7 +162,7 @@ def ping_idle_connections(engine: AsyncEngine, idle_after_s: float = PING_IDLE_A
 class Database:
     """An async engine and its session factories.
 
-    `transaction()` is a unit of work (BEGIN … COMMIT). `reads()` runs each
+    `transaction()` is a unit of work (BEGIN … COMMIT). `autocommit()` runs each
     statement on its own, in autocommit: no BEGIN and no COMMIT round trip,
     which a turn's reads (history, search) and single-statement writes (one
     INSERT, one UPDATE … RETURNING) do not need — a statement is atomic on its
@@ -171,10 +172,10 @@ class Database:
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
     max_connections: int = 15  # pool size + overflow: what may be open at once
-    autocommit: async_sessionmaker[AsyncSession] = field(init=False)
+    autocommit_sessions: async_sessionmaker[AsyncSession] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.autocommit = async_sessionmaker(
+        self.autocommit_sessions = async_sessionmaker(
             self.engine.execution_options(isolation_level="AUTOCOMMIT"), expire_on_commit=False
         )
 
@@ -201,13 +202,13 @@ class Database:
             yield session
 
     @asynccontextmanager
-    async def reads(self) -> AsyncIterator[AsyncSession]:
+    async def autocommit(self) -> AsyncIterator[AsyncSession]:
         """A session whose every statement commits on its own (autocommit).
 
         For reads and for writes of one statement; anything that must stand or
         fall together belongs in `transaction()`.
         """
-        async with self.autocommit() as session:
+        async with self.autocommit_sessions() as session:
             yield session
 
     async def warm(self, connections: int) -> None:

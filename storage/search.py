@@ -115,15 +115,22 @@ class HybridSearcher:
         """
         filters = filters or SearchFilters()
         asked = question or query
-        # jieba is CPU work: off the event loop, like the embedding
-        tokens, content = await cpu_work(lambda: (keyword_tokens(query), support_tokens(asked)))
-        vector = await cpu_work(self._embedder.model.embed_query, query)
+        # jieba and the embedding are CPU work: in a thread, or inline for the lane's
+        # holder when the texts are short (storage.cpu_work)
+        tokens, content, vector = await cpu_work(
+            len(query) + len(asked),
+            lambda: (
+                keyword_tokens(query),
+                support_tokens(asked),
+                self._embedder.model.embed_query(query),
+            ),
+        )
         vec_literal = vector_literal(vector)
         adaptive = self.fusion == "adaptive" and mode == "hybrid"
         # Autocommit: each statement one round trip (no BEGIN, no ROLLBACK). The
         # statistics come first: they say whether the stored vectors are this
         # embedder's, so the vector side needs no check of its own.
-        async with self._searching, self._db.reads() as session:
+        async with self._searching, self._db.autocommit() as session:
             terms = await self._idf(session, tokens, content)
             rankings: dict[str, list[tuple[int, float]]] = {}
             # The two sides run at once, the vector side on a second connection.
@@ -171,8 +178,9 @@ class HybridSearcher:
         # the adaptive fusion and a one-sided baseline keep their own order
         by_score = mode == "hybrid" and not adaptive
         out = per_document_hits(passing, top_k, per_document, by_score=by_score)
-        # jieba over each passage's sentences is CPU work: off the event loop
-        await cpu_work(set_supports, out, terms.support, asks_number(asked))
+        # jieba over each passage's sentences is CPU work. Sized by the question: the
+        # passages are at most top_k (≤ 20) chunks, most already cut (cached tokens)
+        await cpu_work(len(asked), set_supports, out, terms.support, asks_number(asked))
         return out
 
     async def _idf(
@@ -228,7 +236,7 @@ class HybridSearcher:
     async def _vector_in_own_session(
         self, vec: str, filters: SearchFilters
     ) -> list[tuple[int, float]]:
-        async with self._db.reads() as session:
+        async with self._db.autocommit() as session:
             return await vector_ids(
                 session, vec, filters, self.candidates, self._cosine == ENTRY_COSINE
             )

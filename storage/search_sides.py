@@ -37,28 +37,41 @@ def finite(cosine: float | None) -> float:
     return value if math.isfinite(value) else 0.0
 
 
-async def hnsw_settings(session: AsyncSession, ef_search: int, iterative: bool) -> None:
-    """HNSW search settings for what `session` runs next.
+async def hnsw_settings(session: AsyncSession, limit: int, filtered: bool) -> None:
+    """HNSW search options for what `session` runs next, where the defaults will not do:
+    `ef_search` for more than pgvector's 40 candidates, the iterative scan for a filter.
 
-    In a transaction they hold until it ends (`SET LOCAL`). In autocommit they
-    are the connection's and are remembered with it, so a connection already set
-    this way costs no round trip (each search's own `SET`s were two).
+    In a transaction they hold until it ends (`SET LOCAL`). In autocommit they are the
+    connection's and are remembered with it (`connection.info`, which SQLAlchemy
+    clears when it replaces the connection): a connection already set so costs no
+    round trip, and one set for another search is reset to the server's own values
+    (an operator's `ALTER DATABASE … SET hnsw.ef_search` still applies otherwise).
+    Session-level settings need a session per connection: a direct connection or a
+    pooler in session mode, as the conversation locks and LISTEN do.
     """
-    wanted = (ef_search, "relaxed_order" if iterative else "off")
+    wanted = (int(limit) if limit > 40 else None, "relaxed_order" if filtered else None)
+    names = ("hnsw.ef_search", "hnsw.iterative_scan")
     connection = await session.connection()
-    options = (
-        connection.sync_connection.get_execution_options() if connection.sync_connection else {}
+    sync = connection.sync_connection
+    autocommit = sync is not None and sync.get_execution_options().get("isolation_level") == (
+        "AUTOCOMMIT"
     )
-    autocommit = options.get("isolation_level") == "AUTOCOMMIT"
-    if autocommit and connection.info.get("hnsw") == wanted:
-        return
-    await session.execute(
-        text(
-            "SELECT set_config('hnsw.ef_search', :ef, :local),"
-            " set_config('hnsw.iterative_scan', :scan, :local)"
-        ),
-        {"ef": str(wanted[0]), "scan": wanted[1], "local": not autocommit},
-    )
+    if autocommit:
+        had = connection.info.get("hnsw", (None, None))
+        # values of our own (an int, a fixed word), never user input: one simple query
+        statements = [
+            f"SET {name} = {value}" if value is not None else f"RESET {name}"
+            for name, value, old in zip(names, wanted, had, strict=True)
+            if value != old
+        ]
+    else:
+        statements = [
+            f"SET LOCAL {name} = {value}"
+            for name, value in zip(names, wanted, strict=True)
+            if value is not None
+        ]
+    if statements:
+        await session.execute(text("; ".join(statements)))
     if autocommit:
         connection.info["hnsw"] = wanted
 
@@ -71,8 +84,7 @@ async def vector_ids(
     # the question half reads FAQ chunks only (a plan without the index would
     # otherwise pad it with chunks that have no question)
     entries = f"{where} AND" if where else "WHERE"
-    # pgvector's default ef_search is 40; a filter reads on until `limit` pass it
-    await hnsw_settings(session, max(40, int(limit)), iterative=bool(where))
+    await hnsw_settings(session, limit, filtered=bool(where))
     # The nearest chunks and the nearest FAQ entry questions (each through its own
     # HNSW index), ranked by the chunk's cosine: an entry's is the mean of its
     # chunk's and its question's, so a paraphrase of the question finds the entry.

@@ -24,7 +24,7 @@ class ChatState:
 
     async def remember(self, platform: str, key: str, value: str) -> None:
         """Set `key` (overwrites)."""
-        async with self._db.reads() as session:  # one statement: atomic on its own
+        async with self._db.autocommit() as session:  # one statement: atomic on its own
             await chat_state.put(session, platform, key, value)
 
     async def remember_many(self, platform: str, keys: list[str], value: str) -> None:
@@ -35,17 +35,17 @@ class ChatState:
 
     async def recall(self, platform: str, key: str, max_age_s: float | None = None) -> str | None:
         """The value of `key`, None when unset or older than `max_age_s`."""
-        async with self._db.reads() as session:
+        async with self._db.autocommit() as session:
             return await chat_state.get(session, platform, key, max_age_s)
 
     async def recall_many(self, platform: str, keys: list[str]) -> dict[str, str]:
         """The values of those `keys` that are set, in one query."""
-        async with self._db.reads() as session:
+        async with self._db.autocommit() as session:
             return await chat_state.get_many(session, platform, keys)
 
     async def take(self, platform: str, key: str, max_age_s: float) -> str | None:
         """Remove `key`; its value when it was set less than `max_age_s` ago."""
-        async with self._db.reads() as session:  # one DELETE … RETURNING
+        async with self._db.autocommit() as session:  # one DELETE … RETURNING
             return await chat_state.pop(session, platform, key, max_age_s)
 
     async def try_exclusive(self, name: str) -> AsyncConnection | None:

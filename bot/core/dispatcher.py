@@ -336,7 +336,7 @@ class ServingCore:
 
     async def _settle(self, message: InboundMessage, finished: bool) -> None:
         try:
-            async with self._db.reads() as session:  # one statement
+            async with self._db.autocommit() as session:  # one statement
                 if finished:
                     await deliveries.complete(session, message.platform, message.delivery_id)
                 else:

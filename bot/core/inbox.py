@@ -143,7 +143,7 @@ class InboxRunner:
 
     async def _store_posted(self, message: InboundMessage, ref: dict[str, Any]) -> None:
         try:
-            async with self._db.reads() as session:  # each of these is one statement
+            async with self._db.autocommit() as session:  # each of these is one statement
                 await inbox_repo.record_posted(session, message.platform, message.delivery_id, ref)
         except Exception:  # the answer goes on; a resumed turn may post anew
             logger.warning("could not record a posted message of %s", message.delivery_id)
@@ -201,7 +201,9 @@ class InboxRunner:
         free = self._capacity - len(self._running)
         if self.closing or free <= 0 or not self.renderers:
             return 0
-        async with self._db.reads() as session:
+        # a transaction: a drain cancelling the sweep mid-statement rolls its leases back
+        # (in autocommit they would stand, with no task running the rows, for a lease)
+        async with self._db.transaction() as session:
             taken = await inbox_repo.take_expired(
                 session, sorted(self.renderers), self._lease, free, MAX_ATTEMPTS, self.owner
             )
@@ -238,7 +240,7 @@ class InboxRunner:
         """The delivery was answered (retried a few times: a blip must not re-run the turn)."""
         for attempt in range(FINISH_TRIES):
             try:
-                async with self._db.reads() as session:
+                async with self._db.autocommit() as session:
                     await inbox_repo.finish(session, message.platform, message.delivery_id)
                 return
             except Exception:
@@ -247,7 +249,7 @@ class InboxRunner:
                 await asyncio.sleep(0.5 * 2**attempt)
 
     async def _give_up(self, platform: str, delivery_id: str, reason: str) -> None:
-        async with self._db.reads() as session:
+        async with self._db.autocommit() as session:
             await inbox_repo.retry_later(
                 session, platform, delivery_id, 0, reason, max_attempts=0, owner=self.owner
             )
@@ -255,7 +257,7 @@ class InboxRunner:
     async def retry_later(self, delivery: Delivery, error: str) -> None:
         """The attempt failed: another attempt (any worker) after a pause, up to a cap."""
         message = delivery.message
-        async with self._db.reads() as session:
+        async with self._db.autocommit() as session:
             again = await inbox_repo.retry_later(
                 session,
                 message.platform,

@@ -102,7 +102,7 @@ class OutboxWorker:
         trace_id: str | None = None,
     ) -> bool:
         """Store a send (once per `key`) and wake the worker; False when already stored."""
-        async with self._db.reads() as session:  # each of these is one statement
+        async with self._db.autocommit() as session:  # each of these is one statement
             stored = await outbox_repo.enqueue(session, platform, chat, key, payload, trace_id)
         self._wake.set()
         return stored
@@ -130,7 +130,7 @@ class OutboxWorker:
         free = self._capacity - len(self._sending)
         if free <= 0 or not self.channels:
             return 0
-        async with self._db.reads() as session:
+        async with self._db.autocommit() as session:
             rows = await outbox_repo.take_due(
                 session, sorted(self.channels), LEASE_S, free, list(self._sending)
             )
@@ -203,7 +203,7 @@ class OutboxWorker:
         where = (row.platform, row.chat)
         self._next_ok[where] = max(self._next_ok.get(where, 0.0), time.monotonic() + after)
         logger.info("send %s to %s: %s; again in %.1f s", row.key, row.chat, reason, after)
-        async with self._db.reads() as session:
+        async with self._db.autocommit() as session:
             await outbox_repo.postpone(session, row.id, after, reason)
         # due again exactly then: a round at that moment, not at the next idle poll
         asyncio.get_running_loop().call_later(after, self._wake.set)
@@ -244,5 +244,5 @@ class OutboxWorker:
             task.cancel()
         if left:
             with contextlib.suppress(Exception):
-                async with self._db.reads() as session:
+                async with self._db.autocommit() as session:
                     await outbox_repo.release(session, left)

@@ -12,7 +12,7 @@ import pytest
 
 from graph.cpu_lane import CpuLane
 from graph.nodes.tool_executor import tool_executor
-from storage.cpu_work import cpu_work
+from storage.cpu_work import INLINE_MAX_CHARS, cpu_work
 from tests.support.node_fakes import Hit, runtime
 
 PLAN = {"tool_calls": [{"name": "retrieve_documents", "args": {}}]}
@@ -147,7 +147,7 @@ class ThreadNotingSearcher:
     threads: list[int] = field(default_factory=list)
 
     async def search(self, query: str, top_k: int = 5, **_: Any) -> list[Hit]:
-        self.threads.append(await cpu_work(threading.get_ident))
+        self.threads.append(await cpu_work(len(query), threading.get_ident))
         await asyncio.sleep(self.hold_s)
         return [Hit(1, 0.9)]
 
@@ -176,3 +176,14 @@ async def test_a_turn_that_goes_on_without_the_lane_keeps_its_cpu_work_in_a_thre
     await asyncio.gather(*(tool_executor(s, rt) for s in states))  # type: ignore[arg-type]
     holder, impatient = searcher.threads
     assert holder == loop_thread and impatient != loop_thread
+
+
+async def test_the_holders_work_on_a_long_text_still_goes_to_a_thread() -> None:
+    """No input holds the loop for long: a long message's jieba and embedding are not
+    run inline, lane or not."""
+    loop_thread = threading.get_ident()
+    searcher = ThreadNotingSearcher()
+    rt, _ = runtime(searcher=searcher, cpu_lane=CpuLane())
+    long_query = "x" * (INLINE_MAX_CHARS + 1)
+    await tool_executor({"plan": PLAN, "retrieval": {"query": long_query}}, rt)  # type: ignore[arg-type]
+    assert searcher.threads and searcher.threads[0] != loop_thread

@@ -1,4 +1,4 @@
-"""The database's sessions: autocommit reads, HNSW settings per connection, pings only
+"""The database's sessions: autocommit sessions, HNSW settings per connection, pings only
 for connections that sat idle."""
 
 from __future__ import annotations
@@ -24,10 +24,12 @@ def count_statements(db: Database) -> list[str]:
     return seen
 
 
-async def test_reads_commit_each_statement_a_transaction_holds_one_snapshot(db: Database) -> None:
+async def test_autocommit_commits_each_statement_a_transaction_holds_one_snapshot(
+    db: Database,
+) -> None:
     # now() is the transaction's start: the same across a transaction's statements, new
     # for each statement in autocommit (no BEGIN … COMMIT around them)
-    async with db.reads() as session:
+    async with db.autocommit() as session:
         first = await session.scalar(text("SELECT now()"))
         await asyncio.sleep(0.01)
         second = await session.scalar(text("SELECT now()"))
@@ -39,12 +41,12 @@ async def test_reads_commit_each_statement_a_transaction_holds_one_snapshot(db: 
         assert await session.scalar(text("SELECT now()")) == first
 
 
-async def test_a_write_in_reads_is_kept_without_a_commit(db: Database) -> None:
-    async with db.reads() as session:
+async def test_a_write_in_autocommit_is_kept_without_a_commit(db: Database) -> None:
+    async with db.autocommit() as session:
         await session.execute(
             text("INSERT INTO chat_state (platform, key, value) VALUES ('t', 'k', 'v')")
         )
-    async with db.reads() as session:  # the session closed without commit(): still there
+    async with db.autocommit() as session:  # the session closed without commit(): still there
         assert await session.scalar(text("SELECT value FROM chat_state WHERE key = 'k'")) == "v"
 
 
@@ -52,26 +54,49 @@ async def test_hnsw_settings_are_set_once_per_autocommit_connection(db: Database
     small = Database.connect(db.engine.url.render_as_string(hide_password=False), pool_size=1)
     try:
         seen = count_statements(small)
-        async with small.reads() as session:
-            await hnsw_settings(session, 100, iterative=True)
+        async with small.autocommit() as session:
+            before = len(seen)
+            await hnsw_settings(session, 40, filtered=False)  # pgvector's defaults: nothing
+            assert len(seen) == before
+            await hnsw_settings(session, 100, filtered=True)
             # set before pgvector is loaded in this backend, kept once it is
             await session.execute(text("SELECT '[1,2]'::vector <=> '[2,1]'::vector"))
             assert await session.scalar(text("SHOW hnsw.ef_search")) == "100"
             assert await session.scalar(text("SHOW hnsw.iterative_scan")) == "relaxed_order"
-        async with small.reads() as session:  # the same connection: nothing to send
+        async with small.autocommit() as session:  # the same connection: nothing to send
             before = len(seen)
-            await hnsw_settings(session, 100, iterative=True)
+            await hnsw_settings(session, 100, filtered=True)
             assert len(seen) == before
-            await hnsw_settings(session, 40, iterative=False)  # other values: set again
+            await hnsw_settings(session, 40, filtered=False)  # back to the server's own
             assert len(seen) == before + 1
+            assert await session.scalar(text("SHOW hnsw.ef_search")) == "40"
             assert await session.scalar(text("SHOW hnsw.iterative_scan")) == "off"
     finally:
         await small.dispose()
 
 
+async def test_an_operators_own_ef_search_still_applies_to_unfiltered_searches(
+    db: Database,
+) -> None:
+    url = db.engine.url.render_as_string(hide_password=False)
+    name = db.engine.url.database
+    async with db.autocommit() as session:
+        await session.execute(text(f'ALTER DATABASE "{name}" SET hnsw.ef_search = 77'))
+    small = Database.connect(url, pool_size=1)
+    try:
+        async with small.autocommit() as session:
+            await hnsw_settings(session, 100, filtered=False)
+            await hnsw_settings(session, 40, filtered=False)
+            assert await session.scalar(text("SHOW hnsw.ef_search")) == "77"
+    finally:
+        await small.dispose()
+        async with db.autocommit() as session:
+            await session.execute(text(f'ALTER DATABASE "{name}" RESET hnsw.ef_search'))
+
+
 async def test_hnsw_settings_in_a_transaction_end_with_it(db: Database) -> None:
     async with db.transaction() as session:
-        await hnsw_settings(session, 90, iterative=True)
+        await hnsw_settings(session, 90, filtered=True)
         assert await session.scalar(text("SHOW hnsw.ef_search")) == "90"
         connection = await session.connection()
         assert "hnsw" not in connection.info  # nothing remembered: SET LOCAL ends here
@@ -80,12 +105,12 @@ async def test_hnsw_settings_in_a_transaction_end_with_it(db: Database) -> None:
 
 
 async def _backend(db: Database) -> int:
-    async with db.reads() as session:
+    async with db.autocommit() as session:
         return int(await session.scalar(text("SELECT pg_backend_pid()")))
 
 
 async def _terminate(db: Database, pid: int) -> None:
-    async with db.reads() as session:
+    async with db.autocommit() as session:
         await session.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
 
 
