@@ -16,6 +16,7 @@ end (query embedding, keyword tokens, both sides, candidate details, support).
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -34,7 +35,7 @@ from bot.settings import Settings
 from storage import db as dbmod
 from storage.db import Database
 from storage.search import HybridSearcher
-from storage.search_sides import K1, MAX_KEYWORD_POSTINGS, B, finite
+from storage.search_sides import K1, MAX_KEYWORD_POSTINGS, B, IndexStats, finite, index_stats
 from storage.search_types import QueryTerms, SearchFilters, filter_sql
 from textkit.overlap import presence, stem
 from textkit.scripts import plain
@@ -140,18 +141,33 @@ def window_support_before(
     return round(best, 4)
 
 
+async def keyword_side_before(
+    session: AsyncSession, terms: list[str], ranked: list[str], filters: SearchFilters, limit: int
+) -> tuple[IndexStats, list[tuple[int, float]]]:
+    """`keyword_side` as it was before issue 29: the statistics, then the old ranking."""
+    stats = await index_stats(session, terms)
+    n = stats.chunks
+    idf = {
+        t: (math.log(1 + (n - df + 0.5) / (df + 0.5)), df)
+        for t in ranked
+        for df in (stats.dfs.get(t, 0),)
+    }
+    query = QueryTerms(idf, max(1.0, stats.tokens / max(1, n)))
+    return stats, await keyword_ids_before(session, query, filters, limit)
+
+
 @contextmanager
 def variant(url: str, name: str) -> Iterator[None]:
     """The database and search code of `name` ("before" or "after") for the block."""
     if name == "before":
         dbmod.downgrade(url, BEFORE_REVISION)
-        keyword, support = search_module.keyword_ids, support_module.window_support
-        search_module.keyword_ids = keyword_ids_before  # type: ignore[assignment]
+        keyword, support = search_module.keyword_side, support_module.window_support
+        search_module.keyword_side = keyword_side_before
         support_module.window_support = window_support_before
         try:
             yield
         finally:
-            search_module.keyword_ids = keyword
+            search_module.keyword_side = keyword
             support_module.window_support = support
             dbmod.upgrade(url)
     else:

@@ -26,9 +26,6 @@ import asyncio
 import logging
 import math
 
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from storage.cpu_work import cpu_work
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
@@ -42,8 +39,11 @@ from storage.ranking import (
 from storage.search_sides import (
     CHUNK_COSINE,
     ENTRY_COSINE,
+    IndexStats,
     chunk_details,
-    keyword_ids,
+    content_terms,
+    index_stats,
+    keyword_side,
     vector_ids,
 )
 from storage.search_types import (
@@ -127,30 +127,47 @@ class HybridSearcher:
         )
         vec_literal = vector_literal(vector)
         adaptive = self.fusion == "adaptive" and mode == "hybrid"
-        # Autocommit: each statement one round trip (no BEGIN, no ROLLBACK). The
-        # statistics come first: they say whether the stored vectors are this
-        # embedder's, so the vector side needs no check of its own.
+        # Autocommit: each statement one round trip (no BEGIN, no ROLLBACK). The two
+        # sides run at once, the vector side on a second connection; the keyword side
+        # reads the statistics in the same statement as its ranking.
         async with self._searching, self._db.autocommit() as session:
-            terms = await self._idf(session, tokens, content)
             rankings: dict[str, list[tuple[int, float]]] = {}
-            # The two sides run at once, the vector side on a second connection.
             vector_side = (
                 asyncio.create_task(self._vector_in_own_session(vec_literal, filters))
-                if mode in ("hybrid", "vector") and terms.vectors_usable
+                if mode in ("hybrid", "vector")
                 else None
             )
             try:
                 if mode in ("hybrid", "keyword"):
                     # the adaptive fusion ranks by content terms: in a small collection
                     # a question word ("when", "how") is rare enough to outweigh the topic
-                    rankings["keyword"] = await keyword_ids(
-                        session, terms, filters, self.candidates, content_only=adaptive
+                    stats, rankings["keyword"] = await keyword_side(
+                        session,
+                        sorted(set(tokens) | set(content)),
+                        content_terms(tokens) if adaptive else sorted(set(tokens)),
+                        filters,
+                        self.candidates,
                     )
+                else:
+                    stats = await index_stats(session, sorted(set(tokens) | set(content)))
+                terms = self._terms(stats, tokens, content)
             finally:
-                if vector_side is not None:
-                    rankings["vector"] = await vector_side
-                elif mode in ("hybrid", "vector"):
-                    rankings["vector"] = []  # another embedder's vectors: not compared
+                # gather: a cancelled search cancels its vector side, and what the side
+                # raised is taken here, not left to be logged as never retrieved
+                settled = (
+                    (await asyncio.gather(vector_side, return_exceptions=True))[0]
+                    if vector_side is not None
+                    else None
+                )
+            if vector_side is not None:
+                if not terms.vectors_usable:
+                    # another embedder's vectors (a re-embedded index): not compared, and
+                    # what the side ran into (vectors of another size) is not this search's
+                    rankings["vector"] = []
+                elif isinstance(settled, BaseException):
+                    raise settled
+                else:
+                    rankings["vector"] = settled or []
             ranks = {
                 name: {cid: r for r, (cid, _) in enumerate(ranked, 1)}
                 for name, ranked in rankings.items()
@@ -183,37 +200,18 @@ class HybridSearcher:
         await cpu_work(len(asked), set_supports, out, terms.support, asks_number(asked))
         return out
 
-    async def _idf(
-        self, session: AsyncSession, tokens: list[str], support_tokens: list[str]
-    ) -> QueryTerms:
-        """IDF and document frequency of each distinct query token, and the mean chunk length.
-
-        `support_tokens` (the query without question words, cut again) are looked
-        up in the same statement, for `support`.
-        """
-        terms = sorted(set(tokens) | set(support_tokens))
-        row = (
-            await session.execute(
-                text(
-                    "SELECT m.chunk_count, coalesce(array_agg(t.term) FILTER (WHERE t.term IS"
-                    " NOT NULL), '{}'), coalesce(array_agg(t.df) FILTER (WHERE t.term IS NOT"
-                    " NULL), '{}'), m.token_total, m.embedding_model FROM index_meta m"
-                    " LEFT JOIN keyword_terms t ON t.term = ANY(:terms)"
-                    " GROUP BY m.chunk_count, m.token_total, m.embedding_model"
-                ),
-                {"terms": terms},
-            )
-        ).one()
-        n = int(row[0])
-        dfs = dict(zip(row[1], row[2], strict=True))
+    def _terms(self, stats: IndexStats, tokens: list[str], support_tokens: list[str]) -> QueryTerms:
+        """IDF and document frequency of each distinct query token, and the mean chunk length."""
+        n = stats.chunks
         idf = {
-            t: (math.log(1 + (n - dfs.get(t, 0) + 0.5) / (dfs.get(t, 0) + 0.5)), dfs.get(t, 0))
-            for t in terms
+            t: (math.log(1 + (n - df + 0.5) / (df + 0.5)), df)
+            for t in set(tokens) | set(support_tokens)
+            for df in (stats.dfs.get(t, 0),)
         }
-        usable = self._vectors_usable(row[4])
+        usable = self._vectors_usable(stats.embedding_model)
         query_idf = {t: idf[t] for t in set(tokens)}
         support = coverage_weights({t: idf[t] for t in set(support_tokens)})
-        return QueryTerms(query_idf, max(1.0, int(row[3]) / max(1, n)), usable, support)
+        return QueryTerms(query_idf, max(1.0, stats.tokens / max(1, n)), usable, support)
 
     def _vectors_usable(self, stored_model: str | None) -> bool:
         """False once another process re-embedded the index with another embedder.

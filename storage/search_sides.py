@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -107,62 +108,111 @@ async def vector_ids(
     return [(r[0], finite(r[1])) for r in rows]
 
 
-async def keyword_ids(
+@dataclass(frozen=True)
+class IndexStats:
+    """What the index says of a query's terms: chunk count, token total, the embedder its
+    vectors come from, and each known term's document frequency."""
+
+    chunks: int
+    tokens: int
+    embedding_model: str | None
+    dfs: dict[str, int]
+
+
+async def index_stats(session: AsyncSession, terms: list[str]) -> IndexStats:
+    """The index's statistics for `terms`, without a ranking (`keyword_side` reads them
+    with its own)."""
+    row = (
+        await session.execute(
+            text(
+                "SELECT m.chunk_count, coalesce(array_agg(t.term) FILTER (WHERE t.term IS"
+                " NOT NULL), '{}'), coalesce(array_agg(t.df) FILTER (WHERE t.term IS NOT"
+                " NULL), '{}'), m.token_total, m.embedding_model FROM index_meta m"
+                " LEFT JOIN keyword_terms t ON t.term = ANY(:terms)"
+                " GROUP BY m.chunk_count, m.token_total, m.embedding_model"
+            ),
+            {"terms": terms},
+        )
+    ).one()
+    return IndexStats(
+        int(row[0]), int(row[3]), row[4], dict(zip(row[1], map(int, row[2]), strict=True))
+    )
+
+
+def content_terms(tokens: list[str]) -> list[str]:
+    """The distinct tokens without question words (all of them when nothing else is left)."""
+    skip = stopwords()
+    return sorted({t for t in tokens if t not in skip} or set(tokens))
+
+
+async def keyword_side(
     session: AsyncSession,
-    terms: QueryTerms,
+    terms: list[str],
+    ranked: list[str],
     filters: SearchFilters,
     limit: int,
-    content_only: bool = False,
-) -> list[tuple[int, float]]:
-    """The `limit` best chunks by BM25 (`content_only`: question words left out)."""
-    idf = terms.idf
-    if content_only:
-        skip = stopwords()
-        idf = {t: v for t, v in idf.items() if t not in skip} or idf
-    known = sorted((t for t, (_, df) in idf.items() if df > 0), key=lambda t: idf[t][1])
-    selective: list[str] = []
-    postings = 0
-    for term in known:
-        if selective and postings + idf[term][1] > MAX_KEYWORD_POSTINGS:
-            break
-        selective.append(term)
-        postings += idf[term][1]
-    if not selective:
-        return []
+) -> tuple[IndexStats, list[tuple[int, float]]]:
+    """The index's statistics for `terms` and the `limit` best chunks by BM25 over the
+    `ranked` ones, in one statement: one round trip, where reading the statistics
+    first and ranking after took two.
+
+    BM25 straight from the postings of the rarest ranked terms whose postings add
+    up to at most MAX_KEYWORD_POSTINGS (the rarest always): an index-only scan of
+    that many rows; common terms, left out, carry almost no IDF weight. IDF and the
+    mean chunk length come from `index_meta` in the same statement.
+    """
     where, params = filter_sql(filters)
-    avgdl = terms.avgdl
-    # BM25 straight from the postings of the selective terms (an index-only
-    # scan of at most MAX_KEYWORD_POSTINGS rows); common terms, left out,
-    # carry almost no IDF weight.
     scores = (
-        "SELECT p.chunk_id, sum(q.idf * p.tf * :k1p1 / (p.tf + :k1 * (1 - :b + :b *"
-        " p.dl / :avgdl))) AS bm25 FROM unnest(CAST(:terms AS text[]),"
-        " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
-        " q.term GROUP BY p.chunk_id"
+        "SELECT p.chunk_id, sum(sel.idf * p.tf * :k1p1 / (p.tf + :k1 * (1 - :b + :b *"
+        " p.dl / m.avgdl))) AS bm25 FROM sel JOIN chunk_terms p ON p.term = sel.term"
+        " CROSS JOIN m GROUP BY p.chunk_id"
     )
     # Filtered: chunks are read best score first until `limit` pass the filter,
     # not once per posting (thousands of random heap reads in a large index).
-    sql = (
+    top = (
         f"SELECT s.chunk_id, s.bm25 FROM ({scores} ORDER BY bm25 DESC, p.chunk_id) s"
         f" JOIN chunks c ON c.id = s.chunk_id {where} ORDER BY s.bm25 DESC, s.chunk_id"
         " LIMIT :n"
         if where
         else f"{scores} ORDER BY bm25 DESC, p.chunk_id LIMIT :n"
     )
-    rows = await session.execute(
-        text(sql),
-        {
-            "terms": selective,
-            "idfs": [idf[t][0] for t in selective],
-            "k1": K1,
-            "k1p1": K1 + 1,
-            "b": B,
-            "avgdl": avgdl,
-            "n": limit,
-            **params,
-        },
+    row = (
+        await session.execute(
+            text(
+                "WITH m AS (SELECT chunk_count AS n, token_total, embedding_model,"
+                " greatest(1.0, token_total::float8 / greatest(1, chunk_count)) AS avgdl"
+                " FROM index_meta),"
+                " d AS (SELECT t.term, t.df FROM keyword_terms t WHERE t.term = ANY(:terms)),"
+                " q AS (SELECT d.term, ln(1 + (m.n - d.df + 0.5) / (d.df + 0.5)) AS idf,"
+                " sum(d.df) OVER w AS upto, row_number() OVER w AS k FROM d CROSS JOIN m"
+                " WHERE d.term = ANY(:ranked) AND d.df > 0"
+                " WINDOW w AS (ORDER BY d.df, d.term ROWS UNBOUNDED PRECEDING)),"
+                " sel AS (SELECT term, idf FROM q WHERE upto <= :max_postings OR k = 1),"
+                f" top AS ({top})"
+                " SELECT m.n, m.token_total, m.embedding_model,"
+                " (SELECT coalesce(array_agg(term), '{}') FROM d),"
+                " (SELECT coalesce(array_agg(df), '{}') FROM d),"
+                " (SELECT coalesce(array_agg(chunk_id ORDER BY bm25 DESC, chunk_id), '{}')"
+                " FROM top),"
+                " (SELECT coalesce(array_agg(bm25 ORDER BY bm25 DESC, chunk_id), '{}') FROM top)"
+                " FROM m"
+            ),
+            {
+                "terms": terms,
+                "ranked": ranked,
+                "max_postings": MAX_KEYWORD_POSTINGS,
+                "k1": K1,
+                "k1p1": K1 + 1,
+                "b": B,
+                "n": limit,
+                **params,
+            },
+        )
+    ).one()
+    stats = IndexStats(
+        int(row[0]), int(row[1]), row[2], dict(zip(row[3], map(int, row[4]), strict=True))
     )
-    return [(r[0], finite(r[1])) for r in rows]
+    return stats, [(int(c), finite(s)) for c, s in zip(row[5], row[6], strict=True)]
 
 
 async def chunk_details(
