@@ -193,12 +193,13 @@ async def timed_searches(
 
 @asynccontextmanager
 async def explained(plans: list[str]) -> AsyncIterator[None]:
-    """EXPLAIN (ANALYZE, BUFFERS) of every SELECT run in the block, into `plans`."""
+    """EXPLAIN (ANALYZE, BUFFERS) of every query run in the block, into `plans`."""
     original = AsyncSession.execute
 
     async def execute(self: AsyncSession, statement: Any, params: Any = None, **kw: Any) -> Any:
         sql = str(statement)
-        if sql.lstrip().startswith("SELECT") and "FROM index_meta" not in sql[:120]:
+        # every query (the keyword side's statement begins WITH); not the SETs
+        if sql.lstrip().startswith(("SELECT", "WITH")):
             res = await original(self, text(f"EXPLAIN (ANALYZE, BUFFERS) {sql}"), params)
             plans.append(sql[:160] + "\n" + "\n".join(r[0] for r in res))
         return await original(self, statement, params, **kw)

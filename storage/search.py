@@ -89,6 +89,7 @@ class HybridSearcher:
         self.candidates = candidates
         self.weights = {"keyword": keyword_weight, "vector": vector_weight}
         self._warned_stale = False
+        self._vectors_known_usable = True
         # A search holds one connection and opens a second for the vector side. Were
         # every pooled connection held by a search waiting for its second, none would
         # ever come back: at most half the pool's connections go to searches.
@@ -132,9 +133,11 @@ class HybridSearcher:
         # reads the statistics in the same statement as its ranking.
         async with self._searching, self._db.autocommit() as session:
             rankings: dict[str, list[tuple[int, float]]] = {}
+            # not while the stored vectors are known to be another embedder's (each search
+            # would run a query whose answer is thrown away)
             vector_side = (
                 asyncio.create_task(self._vector_in_own_session(vec_literal, filters))
-                if mode in ("hybrid", "vector")
+                if mode in ("hybrid", "vector") and self._vectors_known_usable
                 else None
             )
             try:
@@ -151,16 +154,20 @@ class HybridSearcher:
                 else:
                     stats = await index_stats(session, sorted(set(tokens) | set(content)))
                 terms = self._terms(stats, tokens, content)
+            except BaseException:
+                if vector_side is not None:  # cancelled, or the keyword side failed
+                    vector_side.cancel()
+                raise
             finally:
-                # gather: a cancelled search cancels its vector side, and what the side
-                # raised is taken here, not left to be logged as never retrieved
+                # what the side raised is taken here, not left to be logged as never
+                # retrieved
                 settled = (
                     (await asyncio.gather(vector_side, return_exceptions=True))[0]
                     if vector_side is not None
                     else None
                 )
-            if vector_side is not None:
-                if not terms.vectors_usable:
+            if mode in ("hybrid", "vector"):
+                if vector_side is None or not terms.vectors_usable:
                     # another embedder's vectors (a re-embedded index): not compared, and
                     # what the side ran into (vectors of another size) is not this search's
                     rankings["vector"] = []
@@ -221,6 +228,7 @@ class HybridSearcher:
         comparing vectors of two different models.
         """
         usable = stored_model in (None, self._embedder.model_id)
+        self._vectors_known_usable = usable  # what the next search starts from
         if not usable and not self._warned_stale:
             self._warned_stale = True
             logger.warning(

@@ -181,17 +181,21 @@ async def keyword_side(
             text(
                 "WITH m AS (SELECT chunk_count AS n, token_total, embedding_model,"
                 " greatest(1.0, token_total::float8 / greatest(1, chunk_count)) AS avgdl"
-                " FROM index_meta),"
+                # one row by its key: a 1-row estimate however stale its statistics
+                " FROM index_meta WHERE id = 1),"
                 " d AS (SELECT t.term, t.df FROM keyword_terms t WHERE t.term = ANY(:terms)),"
-                " q AS (SELECT d.term, ln(1 + (m.n - d.df + 0.5) / (d.df + 0.5)) AS idf,"
+                # float8 throughout (numeric would be slower per posting, and differ
+                # from Python's math.log in the last bits)
+                " q AS (SELECT d.term, ln(1 + (m.n - d.df + 0.5::float8) / (d.df + 0.5::float8))"
+                " AS idf,"
                 " sum(d.df) OVER w AS upto, row_number() OVER w AS k FROM d CROSS JOIN m"
                 " WHERE d.term = ANY(:ranked) AND d.df > 0"
                 " WINDOW w AS (ORDER BY d.df, d.term ROWS UNBOUNDED PRECEDING)),"
                 " sel AS (SELECT term, idf FROM q WHERE upto <= :max_postings OR k = 1),"
                 f" top AS ({top})"
                 " SELECT m.n, m.token_total, m.embedding_model,"
-                " (SELECT coalesce(array_agg(term), '{}') FROM d),"
-                " (SELECT coalesce(array_agg(df), '{}') FROM d),"
+                " (SELECT coalesce(array_agg(term ORDER BY term), '{}') FROM d),"
+                " (SELECT coalesce(array_agg(df ORDER BY term), '{}') FROM d),"
                 " (SELECT coalesce(array_agg(chunk_id ORDER BY bm25 DESC, chunk_id), '{}')"
                 " FROM top),"
                 " (SELECT coalesce(array_agg(bm25 ORDER BY bm25 DESC, chunk_id), '{}') FROM top)"
