@@ -11,30 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from storage.models import Conversation, Message
 
 
-async def get_or_create(
-    session: AsyncSession, platform: str, external_id: str, user_id: str | None
-) -> int:
-    """The conversation's id, created on first use (safe under concurrent first messages).
-
-    Looked up first: every later turn of a conversation finds it in one query (an insert
-    that conflicts would cost one more, and Postgres a speculative insertion).
-    """
-    found = await find_id(session, platform, external_id)
-    if found is not None:
-        return found
-    created = await session.scalar(
-        insert(Conversation)
-        .values(platform=platform, external_id=external_id, user_id=user_id)
-        .on_conflict_do_nothing(constraint="uq_conversations_platform_external")
-        .returning(Conversation.id)
-    )
-    if created is not None:
-        return int(created)
-    found = await find_id(session, platform, external_id)  # another first message won
-    assert found is not None
-    return found
-
-
 async def with_history(
     session: AsyncSession, platform: str, external_id: str, user_id: str | None, limit: int
 ) -> tuple[int, list[tuple[str, str]]]:
@@ -68,20 +44,6 @@ async def with_history(
             return int(created), []
         # another first message created it meanwhile: read it (and what it holds)
     raise RuntimeError(f"conversation {platform}/{external_id} neither found nor created")
-
-
-async def recent_messages(
-    session: AsyncSession, conversation_id: int, limit: int
-) -> list[tuple[str, str]]:
-    """The last `limit` messages as (role, content), oldest first; blocked and unfinished
-    turns are never replayed."""
-    rows = await session.execute(
-        select(Message.role, Message.content)
-        .where(Message.conversation_id == conversation_id, Message.blocked.is_(False))
-        .order_by(Message.id.desc())
-        .limit(limit)
-    )
-    return [(role, content) for role, content in reversed(rows.all())]
 
 
 async def add_message(
