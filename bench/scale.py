@@ -16,7 +16,6 @@ end (query embedding, keyword tokens, both sides, candidate details, support).
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -146,13 +145,7 @@ async def keyword_side_before(
 ) -> tuple[IndexStats, list[tuple[int, float]]]:
     """`keyword_side` as it was before issue 29: the statistics, then the old ranking."""
     stats = await index_stats(session, terms)
-    n = stats.chunks
-    idf = {
-        t: (math.log(1 + (n - df + 0.5) / (df + 0.5)), df)
-        for t in ranked
-        for df in (stats.dfs.get(t, 0),)
-    }
-    query = QueryTerms(idf, max(1.0, stats.tokens / max(1, n)))
+    query = QueryTerms({t: stats.idf(t) for t in ranked}, stats.avgdl)
     return stats, await keyword_ids_before(session, query, filters, limit)
 
 

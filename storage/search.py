@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 
 from storage.cpu_work import cpu_work
 from storage.db import Database
@@ -209,16 +208,10 @@ class HybridSearcher:
 
     def _terms(self, stats: IndexStats, tokens: list[str], support_tokens: list[str]) -> QueryTerms:
         """IDF and document frequency of each distinct query token, and the mean chunk length."""
-        n = stats.chunks
-        idf = {
-            t: (math.log(1 + (n - df + 0.5) / (df + 0.5)), df)
-            for t in set(tokens) | set(support_tokens)
-            for df in (stats.dfs.get(t, 0),)
-        }
         usable = self._vectors_usable(stats.embedding_model)
-        query_idf = {t: idf[t] for t in set(tokens)}
-        support = coverage_weights({t: idf[t] for t in set(support_tokens)})
-        return QueryTerms(query_idf, max(1.0, stats.tokens / max(1, n)), usable, support)
+        query_idf = {t: stats.idf(t) for t in set(tokens)}
+        support = coverage_weights({t: stats.idf(t) for t in set(support_tokens)})
+        return QueryTerms(query_idf, stats.avgdl, usable, support)
 
     def _vectors_usable(self, stored_model: str | None) -> bool:
         """False once another process re-embedded the index with another embedder.

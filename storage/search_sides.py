@@ -118,6 +118,17 @@ class IndexStats:
     embedding_model: str | None
     dfs: dict[str, int]
 
+    def idf(self, term: str) -> tuple[float, int]:
+        """The term's BM25 IDF and its document frequency (0 when unknown); `keyword_side`
+        computes the same in SQL."""
+        df = self.dfs.get(term, 0)
+        return math.log(1 + (self.chunks - df + 0.5) / (df + 0.5)), df
+
+    @property
+    def avgdl(self) -> float:
+        """The mean chunk length in tokens (at least 1)."""
+        return max(1.0, self.tokens / max(1, self.chunks))
+
 
 async def index_stats(session: AsyncSession, terms: list[str]) -> IndexStats:
     """The index's statistics for `terms`, without a ranking (`keyword_side` reads them

@@ -89,16 +89,24 @@ async def test_a_turn_that_waited_its_patience_waits_no_more_in_its_later_steps(
     await held
 
 
+async def _held_step(
+    lane: CpuLane, name: str, order: list[str], release: asyncio.Event, holder: str
+) -> None:
+    """A step that notes when it got the lane; `holder` keeps it until `release`."""
+    async with lane.held():
+        order.append(name)
+        if name == holder:
+            await release.wait()
+
+
 async def test_a_holder_waiting_long_delays_the_others_by_the_patience_only() -> None:
     lane = CpuLane(patience_s=0.1)
     order: list[str] = []
     release = asyncio.Event()
 
-    async def step(name: str) -> None:
-        async with lane.held():
-            order.append(name)
-            if name == "slow":
-                await release.wait()  # e.g. a slow network call inside a CPU step
+    def step(name: str) -> Any:
+        # "slow" waits inside the lane: e.g. a slow network call inside a CPU step
+        return _held_step(lane, name, order, release, holder="slow")
 
     slow = asyncio.create_task(step("slow"))
     await asyncio.sleep(0)
@@ -118,11 +126,8 @@ async def test_waiters_are_served_in_arrival_order_and_a_cancelled_one_is_skippe
     order: list[str] = []
     release = asyncio.Event()
 
-    async def step(name: str) -> None:
-        async with lane.held():
-            order.append(name)
-            if name == "first":
-                await release.wait()
+    def step(name: str) -> Any:
+        return _held_step(lane, name, order, release, holder="first")
 
     tasks = {n: asyncio.create_task(step(n)) for n in ("first", "second", "gone", "third")}
     while len(lane._waiting) < 3:  # the three behind the first are in line
