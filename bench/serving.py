@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -96,15 +97,47 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _stat_fields(stat: Path) -> list[str] | None:
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()
+    except OSError:  # gone meanwhile
+        return None
+
+
+def postgres_cpu_seconds() -> float:
+    """CPU time the live Postgres processes on this machine have used so far (the
+    benchmark's embedded server: a development machine runs no other)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            name = stat.read_text().split("(", 1)[1].split(")", 1)[0]
+        except (OSError, IndexError):
+            continue
+        fields = _stat_fields(stat) if name == "postgres" else None
+        if fields:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def harness_cpu_seconds() -> float:
+    """CPU time of this process, all threads: the benchmark's client and its fakes
+    (on a real deployment the platform's and the model's servers are elsewhere)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def machine_busy_seconds() -> float:
+    """CPU time all cores have been busy so far (/proc/stat, idle and iowait excluded)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(values[:8]) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def children_cpu_seconds(pid: int) -> float:
     """CPU time its live child processes (the turn workers) have used so far."""
     total = 0.0
     for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        if int(fields[1]) == pid:
+        fields = _stat_fields(stat)
+        if fields and int(fields[1]) == pid:
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
 

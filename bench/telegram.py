@@ -36,6 +36,9 @@ from bench.serving import (
     cpu_seconds,
     drcd_knowledge_base,
     free_port,
+    harness_cpu_seconds,
+    machine_busy_seconds,
+    postgres_cpu_seconds,
     start_serve,
     stop_serve,
     wait_healthy,
@@ -58,6 +61,14 @@ STAGES = (
     ("total", "turn total (graph)"),
 )
 PREVIEWS = {"sendMessageDraft", "editMessageText"}
+# where the two cores went while the chats asked (CPU ms per update)
+CPU_COLUMNS = {
+    "serve_cpu_ms_per_update": "serve CPU ms/update",
+    "workers_cpu_ms_per_update": "turn workers CPU ms/update",
+    "postgres_cpu_ms_per_update": "Postgres CPU ms/update",
+    "harness_cpu_ms_per_update": "bench client + fakes CPU ms/update",
+    "machine_busy_ms_per_update": "machine busy ms/update (all cores)",
+}
 
 
 PIECE, PACE = 8, 0.06  # the fake model writes 8 characters every 60 ms
@@ -233,14 +244,20 @@ async def run_once(
                 [questions[(n * args.updates + k) % len(questions)] for k in range(args.updates)]
                 for n in range(args.chats)
             ]
-            cpu, workers = cpu_seconds(serve.pid), children_cpu_seconds(serve.pid)
+            clocks = {
+                "serve_cpu_ms_per_update": lambda: cpu_seconds(serve.pid),
+                "workers_cpu_ms_per_update": lambda: children_cpu_seconds(serve.pid),
+                "postgres_cpu_ms_per_update": postgres_cpu_seconds,
+                "harness_cpu_ms_per_update": harness_cpu_seconds,
+                "machine_busy_ms_per_update": machine_busy_seconds,
+            }
+            started = {key: clock() for key, clock in clocks.items()}
             await asyncio.gather(
                 *(chat(client, finals, n, plans[n], dup, out) for n in range(args.chats))
             )
-            out["cpu_ms_per_update"] = (cpu_seconds(serve.pid) - cpu) * 1000 / total
-            out["workers_ms_per_update"] = (
-                (children_cpu_seconds(serve.pid) - workers) * 1000 / total
-            )
+            out["cpu"] = {
+                key: (clock() - started[key]) * 1000 / total for key, clock in clocks.items()
+            }
             await asyncio.sleep(2)  # late duplicates would show up here
     finally:
         stop_serve(serve)
@@ -248,8 +265,7 @@ async def run_once(
         llm.stop()
     result = measure(fake, out["posted"])
     result["model_floor_ms"] = floors
-    result["serve_cpu_ms_per_update"] = out.get("cpu_ms_per_update", float("nan"))
-    result["workers_cpu_ms_per_update"] = out.get("workers_ms_per_update", float("nan"))
+    result.update({key: out.get("cpu", {}).get(key, float("nan")) for key in CPU_COLUMNS})
     first = out["first_chat"]
     result["steps_ms"] = await step_timings(url, first, first + args.chats)
     result["opening_steps_ms"] = await step_timings(url, first, first + args.chats, opening=True)
@@ -323,8 +339,7 @@ async def main(args: argparse.Namespace) -> None:
                 r["max_previews_in_1s"],
                 min(r["answers_per_update"]),
                 max(r["answers_per_update"]),
-                r["serve_cpu_ms_per_update"],
-                r["workers_cpu_ms_per_update"],
+                *(r[key] for key in CPU_COLUMNS),
             ]
         )
     table = print_table(
@@ -339,8 +354,7 @@ async def main(args: argparse.Namespace) -> None:
             "max previews in 1 s (one chat)",
             "answers/update min",
             "answers/update max",
-            "serve CPU ms/update",
-            "turn workers CPU ms/update",
+            *CPU_COLUMNS.values(),
         ],
         rows,
     )

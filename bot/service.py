@@ -315,38 +315,35 @@ class AnswerService:
         remember = None
         if self._memory is not None and state.get("memory_entry"):
             remember = await self._memory.prepare(state["memory_entry"], result.trace_id)
+        question = {
+            "content": self._stored_question(state),
+            "language": result.language,
+            "trace_id": result.trace_id,
+            "blocked": result.blocked,
+            "details": {"user": user},
+        }
+        answer = {
+            "content": result.answer,
+            "language": result.language,
+            "intent": result.intent,
+            "citations": result.citations,
+            "trace_id": result.trace_id,
+            "blocked": result.blocked,
+            "details": {
+                "history": len(state.get("history", [])),  # what the turn could see
+                "decision_path": result.decision_path,
+                "timings_ms": result.timings_ms,
+                "llm_calls": result.llm_calls,
+                "trace": state.get("trace", {}),
+            },
+        }
+        if remember is None:  # one statement: whole by itself, no BEGIN / COMMIT round trips
+            async with self._db.autocommit() as session:
+                return await conv_repo.add_turn(session, conv_id, question, answer)
         async with self._db.transaction() as session:
-            await conv_repo.add_message(
-                session,
-                conv_id,
-                "user",
-                self._stored_question(state),
-                language=result.language,
-                trace_id=result.trace_id,
-                blocked=result.blocked,
-                details={"user": user},
-            )
-            answer = await conv_repo.add_message(
-                session,
-                conv_id,
-                "assistant",
-                result.answer,
-                language=result.language,
-                intent=result.intent,
-                citations=result.citations,
-                trace_id=result.trace_id,
-                blocked=result.blocked,
-                details={
-                    "history": len(state.get("history", [])),  # what the turn could see
-                    "decision_path": result.decision_path,
-                    "timings_ms": result.timings_ms,
-                    "llm_calls": result.llm_calls,
-                    "trace": state.get("trace", {}),
-                },
-            )
-            if remember is not None:
-                await AnswerMemory.store(session, remember)
-            return int(answer.id)
+            answer_id = await conv_repo.add_turn(session, conv_id, question, answer)
+            await AnswerMemory.store(session, remember)
+            return answer_id
 
     async def _store_failed(
         self, conv_id: int, state: dict[str, Any], trace_id: str, error: str

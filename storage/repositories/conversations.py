@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import null, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -54,6 +54,30 @@ async def add_message(
     session.add(message)
     await session.flush()
     return message
+
+
+async def add_turn(
+    session: AsyncSession,
+    conversation_id: int,
+    question: dict[str, Any],
+    answer: dict[str, Any],
+) -> int:
+    """Append a question and its answer (each a dict of `Message` columns, `content`
+    among them) in one statement; the answer's id.
+
+    One INSERT of two rows, so the pair is stored whole or not at all even outside a
+    transaction; the question's id comes first from the sequence (history's order).
+    """
+    rows = [
+        {**question, "conversation_id": conversation_id, "role": "user"},
+        {**answer, "conversation_id": conversation_id, "role": "assistant"},
+    ]
+    # one statement's rows name the same columns: one a row leaves out is SQL NULL there
+    # (`null()`, not JSON's null in a JSONB column)
+    columns = {key for row in rows for key in row}
+    rows = [{key: row.get(key, null()) for key in columns} for row in rows]
+    stored = await session.execute(insert(Message).values(rows).returning(Message.id, Message.role))
+    return next(int(id_) for id_, role in stored if role == "assistant")
 
 
 async def find_id(session: AsyncSession, platform: str, external_id: str) -> int | None:

@@ -7,7 +7,7 @@ import asyncio
 from sqlalchemy import func, select
 
 from storage.db import Database
-from storage.models import Conversation
+from storage.models import Conversation, Message
 from storage.repositories import conversations as conv_repo
 
 
@@ -39,3 +39,29 @@ async def test_history_is_the_last_unblocked_messages_oldest_first(db: Database)
     async with db.autocommit() as session:
         again, history = await conv_repo.with_history(session, "slack", "C1:1.0", "u1", 2)
     assert again == conv and history == [("assistant", "m1"), ("assistant", "m3")]
+
+
+async def test_a_turn_is_stored_as_its_question_then_its_answer(db: Database) -> None:
+    async with db.autocommit() as session:
+        conv, _ = await conv_repo.with_history(session, "telegram", "7:0", "u1", 4)
+        answer_id = await conv_repo.add_turn(
+            session,
+            conv,
+            {"content": "when does it open?", "details": {"user": "p1"}},
+            {"content": "At 9. [1]", "intent": "simple_faq", "citations": [{"n": 1}]},
+        )
+        _, history = await conv_repo.with_history(session, "telegram", "7:0", "u1", 4)
+        stored = (
+            await session.execute(
+                select(Message.id, Message.role, Message.intent, Message.citations.is_(None))
+                .where(Message.conversation_id == conv)
+                .order_by(Message.id)
+            )
+        ).all()
+    assert history == [("user", "when does it open?"), ("assistant", "At 9. [1]")]
+    # the answer's id is returned; the question's columns it left out are SQL NULL
+    assert [(r.role, r.intent, r[3]) for r in stored] == [
+        ("user", None, True),
+        ("assistant", "simple_faq", False),
+    ]
+    assert stored[1].id == answer_id

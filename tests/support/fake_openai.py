@@ -64,6 +64,10 @@ class FakeOpenAI:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            # keep-alive, as OpenAI and llama_cpp.server: a client's calls reuse its
+            # connections (streams are sent chunked, their end marked)
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -116,24 +120,30 @@ class FakeOpenAI:
             ) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 pieces = [content[i : i + 8] for i in range(0, len(content), 8)] or [""]
                 for number, piece in enumerate(pieces):
                     chunk = _chunk(piece, model, None)
                     if number == 0:  # as real servers do: the first delta names the role
                         chunk["choices"][0]["delta"]["role"] = "assistant"
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
+                    self._event(f"data: {json.dumps(chunk)}\n\n")
                     fake.pieces_sent += 1
                     if reply.pace:
                         time.sleep(reply.pace)
                 if not reply.cut:
                     stop = _chunk("", model, finish)
-                    self.wfile.write(f"data: {json.dumps(stop)}\n\n".encode())
+                    self._event(f"data: {json.dumps(stop)}\n\n")
                 if usage:  # as OpenAI sends it: a last chunk with no choices
                     last = {**_chunk("", model, None), "choices": [], "usage": _USAGE}
-                    self.wfile.write(f"data: {json.dumps(last)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
+                    self._event(f"data: {json.dumps(last)}\n\n")
+                self._event("data: [DONE]\n\n")
+                self.wfile.write(b"0\r\n\r\n")  # the stream's end: the connection stays
+
+            def _event(self, text: str) -> None:
+                data = text.encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
 
         self._server, root = serve(Handler)
         self.url = root + "/v1"
