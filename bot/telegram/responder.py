@@ -8,8 +8,12 @@ after a crash edits that message rather than leaving it half-written). The
 final messages are not sent here: they go through the outbox (see
 `bot.telegram.sender`). Previews and the outbox's sends share one pace per chat
 (`ChatPacer`): never more than one per TELEGRAM_UPDATE_INTERVAL in any chat,
-however many answers it has in flight. A 429 on a preview is never waited for
-inside the turn: the chat is held until `retry_after` and previews are skipped.
+however many answers it has in flight, but for an answer's first text: a
+preview message (edit mode) is a new message and goes at once; a first draft
+goes at once when the chat has shown no preview within the interval (the
+earlier answer's final message, sent just before the next question came, does
+not hold it back). A 429 on a preview is never waited for inside the turn: the
+chat is held until `retry_after` and previews are skipped.
 """
 
 from __future__ import annotations
@@ -47,12 +51,15 @@ def retry_seconds(exc: RetryAfter) -> float:
 class ChatPacer:
     """At most one update (draft, edit, or an outbox send) per chat per interval, shared by
     all answers in the chat; a chat Telegram answered with a 429 is held until its
-    `retry_after`."""
+    `retry_after`. Previews (drafts, edits, a preview message) are also remembered on
+    their own: an answer's first text may go at once when no preview was shown in the
+    chat within the interval (`preview_due`), whatever was sent."""
 
     def __init__(self, interval_s: float) -> None:
         self.interval = interval_s
         self._next: dict[int, float] = {}  # chat → when the next update may go
         self._held: dict[int, float] = {}  # chat → until when a 429 holds it
+        self._preview_next: dict[int, float] = {}  # chat → when a first preview may go
 
     def try_take(self, chat_id: int) -> bool:
         """Reserve the chat's next slot if it is due now."""
@@ -63,6 +70,7 @@ class ChatPacer:
         if len(self._next) > 10_000:  # forget chats that are long quiet
             self._next = {c: t for c, t in self._next.items() if t > now}
             self._held = {c: t for c, t in self._held.items() if t > now}
+            self._preview_next = {c: t for c, t in self._preview_next.items() if t > now}
         return True
 
     async def take(self, chat_id: int) -> None:
@@ -70,14 +78,23 @@ class ChatPacer:
         while not self.try_take(chat_id):
             await asyncio.sleep(max(0.01, self._next[chat_id] - time.monotonic()))
 
-    def done(self, chat_id: int) -> None:
-        """A call to the chat just returned: the next one waits a full interval from now.
+    def done(self, chat_id: int, preview: bool = False) -> None:
+        """A call to the chat just returned (`preview`: a draft or a preview message or
+        edit): the next one waits a full interval from now.
 
         Reserving at the start alone is not enough: Telegram sees a call when it
         arrives, and arrival times jitter; counting from the return keeps the
         gap Telegram sees at least the interval.
         """
         self.reserve(chat_id, self.interval)
+        if preview:
+            self._preview_next[chat_id] = time.monotonic() + self.interval
+
+    def preview_due(self, chat_id: int) -> bool:
+        """True when no preview was shown in the chat within the interval and no 429 holds
+        it: an answer's first text may go now, even right after a send."""
+        now = time.monotonic()
+        return now >= self._preview_next.get(chat_id, 0.0) and self.held_for(chat_id) == 0
 
     def reserve(self, chat_id: int, seconds: float) -> None:
         """No other update to this chat for `seconds` (one is under way)."""
@@ -131,6 +148,7 @@ class TelegramResponder:
         self.stop_markup: InlineKeyboardMarkup | None = None
         self._typing: asyncio.Task[None] | None = None
         self._later: asyncio.Task[None] | None = None  # the preview owed once the pace allows
+        self._drafted = False  # a draft of this answer was sent (or tried)
 
     async def start(self) -> None:
         """Show "typing…" now and keep it up until the reply is handed to the outbox."""
@@ -165,8 +183,13 @@ class TelegramResponder:
             return
         if self._pacer.held_for(self._chat) > 0:  # a 429: nothing goes until it is over
             self._owe()
-        elif not self._drafts and self.shown is None:
-            # the first text shows at once (a new message, not an edit of one)
+        elif (not self._drafts and self.shown is None) or (
+            self._drafts and not self._drafted and self._pacer.preview_due(self._chat)
+        ):
+            # the first text shows at once: a new message, not an edit of one; or the first
+            # draft, when the chat's last preview is an interval old (the earlier answer's
+            # final message, sent just now, does not hold it back)
+            self._drafted = self._drafts
             self._pacer.reserve(self._chat, self._pacer.interval)
             await self._update()
         elif self._pacer.try_take(self._chat):
@@ -190,7 +213,7 @@ class TelegramResponder:
             await self._edit_preview(self.shown)
         else:
             await self._send_preview()
-            self._pacer.done(self._chat)
+            self._pacer.done(self._chat, preview=True)
 
     async def _update_when_due(self) -> None:
         while True:
@@ -210,7 +233,8 @@ class TelegramResponder:
                 parse_mode=ParseMode.HTML,
                 api_kwargs={"can_stop": True} if self.stop_markup is not None else None,
             )
-            self._pacer.done(self._chat)
+            self._drafted = True
+            self._pacer.done(self._chat, preview=True)
         except RetryAfter as exc:
             self._pacer.hold(self._chat, retry_seconds(exc))
         except TelegramError as exc:  # not available here: edit a message instead
@@ -259,7 +283,7 @@ class TelegramResponder:
         except TelegramError as exc:
             logger.info("chat %s: preview not edited (%s)", self._chat, exc)
         finally:
-            self._pacer.done(self._chat)  # edits are paced from when Telegram had them
+            self._pacer.done(self._chat, preview=True)  # paced from when Telegram had it
 
     def _hold(self, exc: RetryAfter) -> None:
         wait = retry_seconds(exc)

@@ -51,9 +51,9 @@ async def test_a_one_sentence_answer_held_by_the_pace_is_shown_when_it_allows(
     client, fake = bot
     pacer = ChatPacer(1.0)
     responder = TelegramResponder(client, CHAT, pacer, drafts=drafts, shown=None if drafts else 7)
-    pacer.done(CHAT)  # the previous answer's last message went out just now
+    pacer.done(CHAT, preview=True)  # the previous answer's last preview went out just now
     await responder.show(Token("Renewal costs 1,300 dollars [1]."))
-    assert _previews(fake) == []  # one update a second per chat
+    assert _previews(fake) == []  # one preview a second per chat
     # no more text comes: the one sentence still shows, once the pace allows
     shown = await _shown_within(fake, 3.0)
     assert shown == ["Renewal costs 1,300 dollars [1]. …"]  # a preview, marked so
@@ -64,7 +64,7 @@ async def test_the_reply_cancels_a_preview_still_owed(bot: tuple[Bot, FakeTelegr
     client, fake = bot
     pacer = ChatPacer(1.0)
     responder = TelegramResponder(client, CHAT, pacer, drafts=True)
-    pacer.done(CHAT)
+    pacer.done(CHAT, preview=True)
     await responder.show(Token("Renewal costs 1,300 dollars [1]."))
     await responder.close()  # the final answer is on its way: no draft after it
     await asyncio.sleep(1.3)
@@ -83,3 +83,31 @@ async def test_a_chat_held_by_a_429_gets_no_first_preview_until_the_hold_ends(
     assert _previews(fake) == []
     assert await _shown_within(fake, 3.0) == ["Renewal costs 1,300 dollars [1]. …"]
     await responder.close()
+
+
+@pytest.mark.parametrize("drafts", [True, False])
+async def test_the_first_text_is_not_held_by_the_earlier_answers_final_message(
+    bot: tuple[Bot, FakeTelegram], drafts: bool
+) -> None:
+    client, fake = bot
+    pacer = ChatPacer(1.0)
+    pacer.done(CHAT, preview=True)  # the earlier answer's last preview...
+    await asyncio.sleep(1.0)
+    pacer.done(CHAT)  # ...then its final message, sent just now; the next question came
+    responder = TelegramResponder(client, CHAT, pacer, drafts=drafts)
+    await responder.show(Token("Renewal costs 1,300 dollars [1]."))
+    assert _previews(fake) == ["Renewal costs 1,300 dollars [1]. …"]  # at once
+    # the next preview of it waits the interval, as every preview does
+    await responder.show(Token(" It is paid at the counter."))
+    assert len(_previews(fake)) == 1
+    shown = await _shown_within_count(fake, 2, 3.0)
+    assert shown[-1] == "Renewal costs 1,300 dollars [1]. It is paid at the counter. …"
+    await responder.close()
+
+
+async def _shown_within_count(fake: FakeTelegram, count: int, seconds: float) -> list[str]:
+    for _ in range(int(seconds / 0.05)):
+        if len(_previews(fake)) >= count:
+            break
+        await asyncio.sleep(0.05)
+    return _previews(fake)
