@@ -24,7 +24,9 @@ def build_chat_model(
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
-    return ChatOpenAI(
+    from graph.chunk_stream import DictStreamCompletions
+
+    chat = ChatOpenAI(
         base_url=base_url,
         api_key=SecretStr(api_key or "unused"),
         model=model,
@@ -35,6 +37,9 @@ def build_chat_model(
         # token usage of streamed answers too (the trace's generations carry it)
         stream_usage=True,
     )
+    # streamed replies parsed to the dicts langchain converts, not via pydantic objects
+    chat.async_client = DictStreamCompletions(chat.async_client)
+    return chat
 
 
 def token_cap_field(base_url: str) -> str:

@@ -30,6 +30,8 @@ class Reply:
     raw: str | None = None  # sent as the message content verbatim (e.g. malformed JSON)
     pace: float = 0.0  # seconds between streamed pieces (a model writing slowly)
     cut: bool = False  # the stream ends without a finish reason (a server cutting it off)
+    # streamed: an error event after the pieces (as OpenAI reports a failure mid-stream)
+    stream_error: str | None = None
     # a model answer citing the numbered source holding this text: "{n}" in content becomes it
     cite: str | None = None
 
@@ -53,6 +55,7 @@ class FakeOpenAI:
     # reports the words written instead of the fixed figures
     cap_fields: tuple[str, ...] = ()
     pieces_sent: int = 0  # streamed answer pieces written so far (a cancelled call stops them)
+    connections: int = 0  # TCP connections clients opened (kept alive: one per client)
     _server: ThreadingHTTPServer | None = None
 
     def next_reply(self, body: dict[str, Any]) -> Reply:
@@ -67,6 +70,10 @@ class FakeOpenAI:
             # keep-alive, as OpenAI and llama_cpp.server: a client's calls reuse its
             # connections (streams are sent chunked, their end marked)
             protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                fake.connections += 1
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -131,6 +138,11 @@ class FakeOpenAI:
                     fake.pieces_sent += 1
                     if reply.pace:
                         time.sleep(reply.pace)
+                if reply.stream_error is not None:
+                    error = {"error": {"message": reply.stream_error}}
+                    self._event(f"data: {json.dumps(error)}\n\n")
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
                 if not reply.cut:
                     stop = _chunk("", model, finish)
                     self._event(f"data: {json.dumps(stop)}\n\n")
