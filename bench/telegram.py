@@ -1,7 +1,7 @@
 """Telegram benchmark: updates posted to `ragbot serve`'s webhook, fake Bot API and fake LLM.
 
 Usage: .venv/bin/python -m bench.telegram [--chats 20] [--updates 10] [--duplicates 20]
-       [--baseline ROOT]
+       [--bursts 1] [--baseline ROOT]
 20 private chats each send 10 questions (the next after the answer arrived);
 20 of the 200 updates are posted a second time right after the first. The
 fake model streams its answer over about a second, so answers are previewed.
@@ -11,7 +11,10 @@ sent message (TELEGRAM_DRAFTS=false); with `--baseline ROOT`, another checkout's
 memory off (the second run would otherwise be answered from the first's). Prints time to the
 typing indicator and to the first visible answer text p50/p95, previews
 (drafts + edits) per answer, the most previews any chat got in one second,
-and answers per update; writes bench/results/telegram.json.
+and answers per update; writes bench/results/telegram.json. `--bursts N`
+repeats the run with new chats N times in one `ragbot serve` (the next once the
+last chat is answered): with `--updates 1`, N opening bursts of 20 first
+questions, to compare two codes' burst on more than 20 samples.
 """
 
 from __future__ import annotations
@@ -232,17 +235,18 @@ async def run_once(
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
             await wait_healthy(client)
-            total = args.chats * args.updates
+            chats = args.chats * args.bursts  # each burst its own chats, first questions
+            total = chats * args.updates
             every = max(1, total // max(args.duplicates, 1))
             dup = {
                 n * 1000 + k
-                for n in range(args.chats)
+                for n in range(chats)
                 for k in range(args.updates)
                 if (n * args.updates + k) % every == 0
             }
             plans = [
                 [questions[(n * args.updates + k) % len(questions)] for k in range(args.updates)]
-                for n in range(args.chats)
+                for n in range(chats)
             ]
             clocks = {
                 "serve_cpu_ms_per_update": lambda: cpu_seconds(serve.pid),
@@ -252,9 +256,13 @@ async def run_once(
                 "machine_busy_ms_per_update": machine_busy_seconds,
             }
             started = {key: clock() for key, clock in clocks.items()}
-            await asyncio.gather(
-                *(chat(client, finals, n, plans[n], dup, out) for n in range(args.chats))
-            )
+            for burst in range(args.bursts):  # the next burst once the last chat is answered
+                await asyncio.gather(
+                    *(
+                        chat(client, finals, n, plans[n], dup, out)
+                        for n in range(burst * args.chats, (burst + 1) * args.chats)
+                    )
+                )
             out["cpu"] = {
                 key: (clock() - started[key]) * 1000 / total for key, clock in clocks.items()
             }
@@ -267,8 +275,9 @@ async def run_once(
     result["model_floor_ms"] = floors
     result.update({key: out.get("cpu", {}).get(key, float("nan")) for key in CPU_COLUMNS})
     first = out["first_chat"]
-    result["steps_ms"] = await step_timings(url, first, first + args.chats)
-    result["opening_steps_ms"] = await step_timings(url, first, first + args.chats, opening=True)
+    end = first + args.chats * args.bursts
+    result["steps_ms"] = await step_timings(url, first, end)
+    result["opening_steps_ms"] = await step_timings(url, first, end, opening=True)
     return result
 
 
@@ -321,11 +330,12 @@ async def main(args: argparse.Namespace) -> None:
         ("drafts (default)", True, {}),
         ("edits", False, {}),
     ]
-    if args.baseline:  # another checkout's code, first, in the same run
+    if args.baseline:  # another checkout's code, first (or last), in the same run
         code = baseline_code(args.baseline)
-        runs = [("baseline drafts", True, code), ("baseline edits", False, code), *runs]
+        base = [("baseline drafts", True, code), ("baseline edits", False, code)]
+        runs = [*runs, *base] if args.baseline_last else [*base, *runs]
     for n, (label, drafts, code) in enumerate(runs):
-        r = await run_once(url, drafts, args, questions, 5000 + 1000 * n, code)
+        r = await run_once(url, drafts, args, questions, 5000 + 100_000 * n, code)
         results[label] = r
         rows.append(
             [
@@ -387,5 +397,11 @@ if __name__ == "__main__":
     parser.add_argument("--updates", type=int, default=10)
     parser.add_argument("--duplicates", type=int, default=20)
     parser.add_argument("--passages", type=int, default=300)
+    # more opening bursts in one run (new chats each time, after the last is answered):
+    # a burst is 20 samples, too few to compare two codes' burst by one run
+    parser.add_argument("--bursts", type=int, default=1)
     add_baseline_argument(parser)
+    # the baseline's runs after this checkout's: a run's position can favour it (a warmer
+    # machine later on), so a comparison is made both ways
+    parser.add_argument("--baseline-last", action="store_true")
     asyncio.run(main(parser.parse_args()))
