@@ -113,8 +113,9 @@ def _stat_fields(stat: Path) -> list[str] | None:
 
 
 def postgres_cpu_seconds() -> float:
-    """CPU time the live Postgres processes on this machine have used so far (the
-    benchmark's embedded server: a development machine runs no other)."""
+    """CPU time the live Postgres processes on this machine have used so far: every
+    server's (on a development machine, the benchmark's alone), and only while they
+    live (a backend that exits takes its CPU with it; the serving pools keep theirs)."""
     total = 0.0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:

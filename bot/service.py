@@ -337,12 +337,13 @@ class AnswerService:
                 "trace": state.get("trace", {}),
             },
         }
-        if remember is None:  # one statement: whole by itself, no BEGIN / COMMIT round trips
-            async with self._db.autocommit() as session:
-                return await conv_repo.add_turn(session, conv_id, question, answer)
+        # in a transaction though it is one statement without the memory: a turn cancelled
+        # while storing (a drain, a caller gone) rolls back, and is then stored as cancelled
+        # once, not twice (an autocommit INSERT can commit after the cancellation)
         async with self._db.transaction() as session:
             answer_id = await conv_repo.add_turn(session, conv_id, question, answer)
-            await AnswerMemory.store(session, remember)
+            if remember is not None:
+                await AnswerMemory.store(session, remember)
             return answer_id
 
     async def _store_failed(

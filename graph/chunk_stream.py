@@ -1,16 +1,19 @@
-"""The model's streamed replies read as plain dicts, for langchain-openai (`graph.models`).
+"""The model's streamed replies handed to langchain-openai as dicts (`graph.models`).
 
 langchain-openai reads a streamed reply through the openai SDK, which builds a
 pydantic object from each chunk, and then dumps every one straight back into
 the dict it converts: for a one-paragraph answer of 40-odd chunks, most of the
 client's CPU for the answer (`python -m bench.llm_stream` measures both ways).
-Here the SDK still sends the request (its headers, status errors and timeouts
-unchanged); the event stream is parsed here, and langchain gets the dicts it
-accepts in place of the objects.
+Here the SDK's own stream is asked for its chunks as the parsed JSON
+(`AsyncStream[object]`, which the SDK returns uncast): its request, status
+errors, timeouts, event parsing, `[DONE]`, error events, transport errors
+(`APIConnectionError`, `APITimeoutError`) and closing are all the SDK's, and
+langchain gets the dicts it accepts in place of the objects.
 
-Parsing follows the SDK's: an event's `data:` lines end at a blank line,
-`[DONE]` ends the stream (the rest is read so the connection can be reused),
-and an event whose JSON carries `error` raises `openai.APIError`.
+Two things are added on top. A malformed event (not JSON, or not an object) is
+an `openai.APIError`, a provider's failure that is retried or falls back,
+not a crash of the turn. A chunk whose choice has no delta keeps its finish
+reason (langchain skips a choice without one).
 """
 
 from __future__ import annotations
@@ -31,67 +34,47 @@ class DictStreamCompletions:
         return getattr(self._completions, name)
 
     async def create(self, **payload: Any) -> Any:
-        """The SDK's `create`; a stream comes back as a `ChunkStream` (sent and checked now,
-        as the SDK's stream is: an HTTP error status raises here)."""
+        """The SDK's `create`; a stream comes back as a `ChunkStream` over the SDK's stream
+        (sent and checked now, as the SDK's is: an HTTP error status raises here)."""
         if not payload.get("stream"):
             return await self._completions.create(**payload)
-        manager = self._completions.with_streaming_response.create(**payload)
-        response = await manager.__aenter__()
-        return ChunkStream(manager, response)
+        from openai import AsyncStream
+
+        raw = await self._completions.with_raw_response.create(**payload)
+        return ChunkStream(raw.parse(to=AsyncStream[object]))
 
 
 class ChunkStream:
     """One streamed reply: an async context manager (closing the response) iterating the
     reply's chunks as dicts."""
 
-    def __init__(self, manager: Any, response: Any) -> None:
-        self._manager = manager
-        self._response = response
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
 
     async def __aenter__(self) -> ChunkStream:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
-        await self._manager.__aexit__(*exc)
+        await self._stream.close()
 
     def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
         return self._chunks()
 
     async def _chunks(self) -> AsyncIterator[dict[str, Any]]:
-        lines = self._response.iter_lines()
-        data: list[str] = []
-        async for line in lines:
-            if line:
-                name, _, value = line.partition(":")
-                if name == "data":  # event:, id:, retry: and comments carry nothing here
-                    data.append(value[1:] if value.startswith(" ") else value)
-                continue
-            if not data:
-                continue
-            text, data = "\n".join(data), []
-            if text.startswith("[DONE]"):
-                async for _ in lines:  # the body's end, so the connection is kept
-                    pass
-                return
-            yield self._chunk(text)
-        if data and not data[0].startswith("[DONE]"):  # a last event with no blank line
-            yield self._chunk("\n".join(data))
-
-    def _chunk(self, text: str) -> dict[str, Any]:
         import openai
 
-        chunk = json.loads(text)
-        if isinstance(chunk, dict) and chunk.get("error"):
-            error = chunk["error"]
-            message = error.get("message") if isinstance(error, dict) else None
-            raise openai.APIError(
-                message if isinstance(message, str) and message else "error during streaming",
-                self._response.http_response.request,
-                body=error,
-            )
-        for choice in chunk.get("choices") or []:
-            # a chunk without a delta still carries its finish reason (langchain skips a
-            # choice whose delta is missing)
-            if isinstance(choice, dict) and choice.get("delta") is None:
-                choice["delta"] = {}
-        return chunk  # type: ignore[no-any-return]
+        request = self._stream.response.request
+        try:
+            async for chunk in self._stream:
+                if not isinstance(chunk, dict):
+                    raise openai.APIError(
+                        f"malformed stream event (a JSON {type(chunk).__name__})",
+                        request,
+                        body=None,
+                    )
+                for choice in chunk.get("choices") or []:
+                    if isinstance(choice, dict) and choice.get("delta") is None:
+                        choice["delta"] = {}
+                yield chunk
+        except json.JSONDecodeError as exc:
+            raise openai.APIError(f"malformed stream event ({exc})", request, body=None) from exc

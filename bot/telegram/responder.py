@@ -52,8 +52,9 @@ class ChatPacer:
     """At most one update (draft, edit, or an outbox send) per chat per interval, shared by
     all answers in the chat; a chat Telegram answered with a 429 is held until its
     `retry_after`. Previews (drafts, edits, a preview message) are also remembered on
-    their own: an answer's first text may go at once when no preview was shown in the
-    chat within the interval (`preview_due`), whatever was sent."""
+    their own, from when one is taken until an interval after it returned: an answer's
+    first draft may go at once when none was within the interval
+    (`take_first_preview`), whatever was sent."""
 
     def __init__(self, interval_s: float) -> None:
         self.interval = interval_s
@@ -61,12 +62,14 @@ class ChatPacer:
         self._held: dict[int, float] = {}  # chat → until when a 429 holds it
         self._preview_next: dict[int, float] = {}  # chat → when a first preview may go
 
-    def try_take(self, chat_id: int) -> bool:
-        """Reserve the chat's next slot if it is due now."""
+    def try_take(self, chat_id: int, preview: bool = False) -> bool:
+        """Reserve the chat's next slot if it is due now (`preview`: for a preview)."""
         now = time.monotonic()
         if now < self._next.get(chat_id, 0.0):
             return False
         self._next[chat_id] = now + self.interval
+        if preview:
+            self._preview_next[chat_id] = now + self.interval
         if len(self._next) > 10_000:  # forget chats that are long quiet
             self._next = {c: t for c, t in self._next.items() if t > now}
             self._held = {c: t for c, t in self._held.items() if t > now}
@@ -86,19 +89,25 @@ class ChatPacer:
         arrives, and arrival times jitter; counting from the return keeps the
         gap Telegram sees at least the interval.
         """
-        self.reserve(chat_id, self.interval)
-        if preview:
-            self._preview_next[chat_id] = time.monotonic() + self.interval
+        self.reserve(chat_id, self.interval, preview)
 
-    def preview_due(self, chat_id: int) -> bool:
-        """True when no preview was shown in the chat within the interval and no 429 holds
-        it: an answer's first text may go now, even right after a send."""
+    def take_first_preview(self, chat_id: int) -> bool:
+        """Reserve the chat's next slot for an answer's first preview if no preview went
+        (or is under way) within the interval and no 429 holds the chat, even right
+        after a send."""
         now = time.monotonic()
-        return now >= self._preview_next.get(chat_id, 0.0) and self.held_for(chat_id) == 0
+        if now < self._preview_next.get(chat_id, 0.0) or self.held_for(chat_id) > 0:
+            return False
+        self.reserve(chat_id, self.interval, preview=True)
+        return True
 
-    def reserve(self, chat_id: int, seconds: float) -> None:
-        """No other update to this chat for `seconds` (one is under way)."""
-        self._next[chat_id] = max(self._next.get(chat_id, 0.0), time.monotonic() + seconds)
+    def reserve(self, chat_id: int, seconds: float, preview: bool = False) -> None:
+        """No other update to this chat for `seconds` (one is under way; `preview`: a
+        preview, which also holds the next answer's first preview back)."""
+        until = time.monotonic() + seconds
+        self._next[chat_id] = max(self._next.get(chat_id, 0.0), until)
+        if preview:
+            self._preview_next[chat_id] = max(self._preview_next.get(chat_id, 0.0), until)
 
     def hold(self, chat_id: int, seconds: float) -> None:
         """No update to this chat for `seconds` (Telegram said 429)."""
@@ -183,16 +192,15 @@ class TelegramResponder:
             return
         if self._pacer.held_for(self._chat) > 0:  # a 429: nothing goes until it is over
             self._owe()
-        elif (not self._drafts and self.shown is None) or (
-            self._drafts and not self._drafted and self._pacer.preview_due(self._chat)
-        ):
-            # the first text shows at once: a new message, not an edit of one; or the first
-            # draft, when the chat's last preview is an interval old (the earlier answer's
-            # final message, sent just now, does not hold it back)
-            self._drafted = self._drafts
-            self._pacer.reserve(self._chat, self._pacer.interval)
+        elif not self._drafts and self.shown is None:
+            # the first text shows at once (a new message, not an edit of one)
+            self._pacer.reserve(self._chat, self._pacer.interval, preview=True)
             await self._update()
-        elif self._pacer.try_take(self._chat):
+        elif self._drafts and not self._drafted and self._pacer.take_first_preview(self._chat):
+            # the first draft, at once when the chat's last preview is an interval old: the
+            # earlier answer's final message, sent just now, does not hold it back
+            await self._update()
+        elif self._pacer.try_take(self._chat, preview=True):
             await self._update()
         else:
             self._owe()
@@ -220,11 +228,12 @@ class TelegramResponder:
             await asyncio.sleep(max(0.01, self._pacer.due_in(self._chat)))
             if not self._text.strip():
                 return  # reset meanwhile: the slot stays free for what comes next
-            if self._pacer.try_take(self._chat):
+            if self._pacer.try_take(self._chat, preview=True):
                 await self._update()
                 return
 
     async def _draft(self) -> None:
+        self._drafted = True  # before the call: a token arriving meanwhile is paced
         try:
             await self._bot.send_message_draft(
                 self._chat,
@@ -233,10 +242,9 @@ class TelegramResponder:
                 parse_mode=ParseMode.HTML,
                 api_kwargs={"can_stop": True} if self.stop_markup is not None else None,
             )
-            self._drafted = True
             self._pacer.done(self._chat, preview=True)
         except RetryAfter as exc:
-            self._pacer.hold(self._chat, retry_seconds(exc))
+            self._hold(exc)
         except TelegramError as exc:  # not available here: edit a message instead
             logger.info("drafts unavailable in chat %s (%s): editing instead", self._chat, exc)
             self._drafts = False

@@ -65,8 +65,9 @@ async def add_turn(
     """Append a question and its answer (each a dict of `Message` columns, `content`
     among them) in one statement; the answer's id.
 
-    One INSERT of two rows, so the pair is stored whole or not at all even outside a
-    transaction; the question's id comes first from the sequence (history's order).
+    One INSERT of two rows (the pair is stored whole or not at all); the question's id
+    comes first from the sequence (history's order). A column one of them leaves out
+    is NULL there, not its Python default: give both what must not be NULL.
     """
     rows = [
         {**question, "conversation_id": conversation_id, "role": "user"},
@@ -74,7 +75,7 @@ async def add_turn(
     ]
     # one statement's rows name the same columns: one a row leaves out is SQL NULL there
     # (`null()`, not JSON's null in a JSONB column)
-    columns = {key for row in rows for key in row}
+    columns = dict.fromkeys(key for row in rows for key in row)  # one order: one statement
     rows = [{key: row.get(key, null()) for key in columns} for row in rows]
     stored = await session.execute(insert(Message).values(rows).returning(Message.id, Message.role))
     return next(int(id_) for id_, role in stored if role == "assistant")

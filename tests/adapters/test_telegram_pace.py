@@ -111,3 +111,22 @@ async def _shown_within_count(fake: FakeTelegram, count: int, seconds: float) ->
             break
         await asyncio.sleep(0.05)
     return _previews(fake)
+
+
+async def test_two_answers_first_drafts_in_one_chat_keep_the_pace(
+    bot: tuple[Bot, FakeTelegram],
+) -> None:
+    client, fake = bot
+    pacer = ChatPacer(1.0)
+    first = TelegramResponder(client, CHAT, pacer, drafts=True)
+    second = TelegramResponder(client, CHAT, pacer, drafts=True)
+    # the second's first text comes while the first's draft is still on its way
+    await asyncio.gather(first.show(Token("Opens at 9 [1].")), second.show(Token("Free [2].")))
+    assert _previews(fake) == ["Opens at 9 [1]. …"]
+    shown = await _shown_within_count(fake, 2, 3.0)
+    assert shown == ["Opens at 9 [1]. …", "Free [2]. …"]  # owed, not dropped
+    calls = zip(fake.calls, fake.times, strict=True)
+    drafts = [at for (method, _), at in calls if method == "sendMessageDraft"]
+    assert drafts[1] - drafts[0] >= 1.0  # one preview a second per chat
+    await first.close()
+    await second.close()

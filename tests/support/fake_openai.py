@@ -10,6 +10,7 @@ and whether they answer under a model name they do not list.
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,10 @@ class Reply:
     cut: bool = False  # the stream ends without a finish reason (a server cutting it off)
     # streamed: an error event after the pieces (as OpenAI reports a failure mid-stream)
     stream_error: str | None = None
+    # streamed: the connection dropped after the pieces (a restarting server, a proxy)
+    abort: bool = False
+    # streamed: these SSE lines after the pieces, verbatim (comments, malformed events)
+    raw_lines: tuple[str, ...] = ()
     # a model answer citing the numbered source holding this text: "{n}" in content becomes it
     cite: str | None = None
 
@@ -138,6 +143,12 @@ class FakeOpenAI:
                     fake.pieces_sent += 1
                     if reply.pace:
                         time.sleep(reply.pace)
+                if reply.abort:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if reply.raw_lines:
+                    self._event("".join(f"{line}\n" for line in reply.raw_lines) + "\n")
                 if reply.stream_error is not None:
                     error = {"error": {"message": reply.stream_error}}
                     self._event(f"data: {json.dumps(error)}\n\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,6 +15,31 @@ class _Server(ThreadingHTTPServer):
     # burst's API calls) had their extra SYNs dropped and retried a second later, a delay
     # the real services (behind their load balancers) do not add
     request_queue_size = 128
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        # the connections clients keep alive: a stopped server closes them, as a server
+        # that went down would (a pooled client must not go on being answered)
+        self.open_connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        request, address = super().get_request()
+        with self._connections_lock:
+            self.open_connections.add(request)
+        return request, address
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._connections_lock:
+            self.open_connections.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        with self._connections_lock:
+            connections, self.open_connections = self.open_connections, set()
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # a kept-alive connection the client dropped (a stopped server, a cancelled call)
@@ -35,3 +62,5 @@ def shutdown(server: ThreadingHTTPServer | None) -> None:
     if server is not None:
         server.shutdown()
         server.server_close()
+        if isinstance(server, _Server):
+            server.close_connections()
