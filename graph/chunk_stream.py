@@ -10,10 +10,12 @@ errors, timeouts, event parsing, `[DONE]`, error events, transport errors
 (`APIConnectionError`, `APITimeoutError`) and closing are all the SDK's, and
 langchain gets the dicts it accepts in place of the objects.
 
-Two things are added on top. A malformed event (not JSON, or not an object) is
-an `openai.APIError`, a provider's failure that is retried or falls back,
-not a crash of the turn. A chunk whose choice has no delta keeps its finish
-reason (langchain skips a choice without one).
+Added on top: events without data (`event: ping`, a lone `retry:`) are
+skipped, where the SDK fails on them; a malformed event (not UTF-8 or JSON, not
+an object, `choices`, a delta or `usage` of the wrong shape) is an
+`openai.APIError`, a provider's failure that is retried or falls back, not a
+crash of the turn; a chunk whose choice has no delta keeps its finish reason
+(langchain skips a choice without one).
 """
 
 from __future__ import annotations
@@ -38,10 +40,22 @@ class DictStreamCompletions:
         (sent and checked now, as the SDK's is: an HTTP error status raises here)."""
         if not payload.get("stream"):
             return await self._completions.create(**payload)
-        from openai import AsyncStream
-
         raw = await self._completions.with_raw_response.create(**payload)
-        return ChunkStream(raw.parse(to=AsyncStream[object]))
+        return ChunkStream(raw.parse(to=_events_class()))
+
+
+def _events_class() -> Any:
+    """`AsyncStream[object]` without the events that carry no data (`event: ping`, a
+    lone `retry:` or `id:` line), which the SDK would hand to `json.loads` as ""."""
+    from openai import AsyncStream
+
+    class DataEvents(AsyncStream[object]):
+        async def _iter_events(self) -> AsyncIterator[Any]:
+            async for event in super()._iter_events():
+                if event.data.strip():
+                    yield event
+
+    return DataEvents
 
 
 class ChunkStream:
@@ -66,15 +80,27 @@ class ChunkStream:
         request = self._stream.response.request
         try:
             async for chunk in self._stream:
-                if not isinstance(chunk, dict):
-                    raise openai.APIError(
-                        f"malformed stream event (a JSON {type(chunk).__name__})",
-                        request,
-                        body=None,
-                    )
-                for choice in chunk.get("choices") or []:
-                    if isinstance(choice, dict) and choice.get("delta") is None:
+                problem = _malformed(chunk)
+                if problem:
+                    raise openai.APIError(f"malformed stream event ({problem})", request, body=None)
+                for choice in chunk["choices"] or []:
+                    if choice.get("delta") is None:
                         choice["delta"] = {}
                 yield chunk
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise openai.APIError(f"malformed stream event ({exc})", request, body=None) from exc
+
+
+def _malformed(chunk: Any) -> str | None:
+    """What is wrong with a chunk's shape for langchain's converter (None: nothing)."""
+    if not isinstance(chunk, dict):
+        return f"a JSON {type(chunk).__name__}"
+    chunk.setdefault("choices", [])
+    choices, usage = chunk["choices"], chunk.get("usage")
+    if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
+        return "choices is not a list of objects"
+    if any(not isinstance(c.get("delta"), dict | None) for c in choices):
+        return "a delta is not an object"
+    if not isinstance(usage, dict | None):
+        return "usage is not an object"
+    return None

@@ -158,6 +158,9 @@ class TelegramResponder:
         self._typing: asyncio.Task[None] | None = None
         self._later: asyncio.Task[None] | None = None  # the preview owed once the pace allows
         self._drafted = False  # a draft of this answer was sent (or tried)
+        # the first preview message is on its way (edit mode): no second one meanwhile,
+        # and the task sending it, which `close` lets finish so its id is recorded
+        self._first_sender: asyncio.Task[Any] | None = None
 
     async def start(self) -> None:
         """Show "typing…" now and keep it up until the reply is handed to the outbox."""
@@ -173,7 +176,8 @@ class TelegramResponder:
     async def close(self) -> None:
         """Stop the typing indicator and any preview still owed (the reply replaces it)."""
         if self._later is not None:
-            self._later.cancel()
+            if self._later is not self._first_sender:  # else: it arrives and is recorded
+                self._later.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._later
             self._later = None
@@ -192,7 +196,7 @@ class TelegramResponder:
             return
         if self._pacer.held_for(self._chat) > 0:  # a 429: nothing goes until it is over
             self._owe()
-        elif not self._drafts and self.shown is None:
+        elif not self._drafts and self.shown is None and self._first_sender is None:
             # the first text shows at once (a new message, not an edit of one)
             self._pacer.reserve(self._chat, self._pacer.interval, preview=True)
             await self._update()
@@ -219,8 +223,12 @@ class TelegramResponder:
             await self._draft()
         elif self.shown is not None:
             await self._edit_preview(self.shown)
-        else:
-            await self._send_preview()
+        elif self._first_sender is None:  # (else its edit comes with a later token)
+            self._first_sender = asyncio.current_task()
+            try:
+                await self._send_preview()
+            finally:
+                self._first_sender = None
             self._pacer.done(self._chat, preview=True)
 
     async def _update_when_due(self) -> None:

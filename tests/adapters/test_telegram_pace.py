@@ -130,3 +130,23 @@ async def test_two_answers_first_drafts_in_one_chat_keep_the_pace(
     assert drafts[1] - drafts[0] >= 1.0  # one preview a second per chat
     await first.close()
     await second.close()
+
+
+async def test_a_first_preview_message_on_its_way_is_not_sent_twice(
+    bot: tuple[Bot, FakeTelegram],
+) -> None:
+    client, fake = bot
+    pacer = ChatPacer(1.0)
+    responder = TelegramResponder(client, CHAT, pacer, drafts=False)  # a group: edits
+    fake.rate_limited["sendMessage"] = 1  # the first preview is told to wait a second
+    await responder.show(Token("Opens at 9 [1]."))
+    await responder.show(Token(" Closes at 5 [1]."))  # owed until the hold ends
+    for _ in range(100):  # the owed preview message is on its way...
+        if responder._first_sender is not None:
+            break
+        await asyncio.sleep(0.02)
+    await responder.show(Token(" Free."))  # ...when more text comes
+    await asyncio.sleep(1.5)
+    sends = [p for m, p in fake.calls if m == "sendMessage"]
+    assert len(sends) == 2  # the refused one and one preview message, not a second
+    await responder.close()

@@ -22,11 +22,11 @@ def fake() -> Iterator[FakeOpenAI]:
     server.stop()
 
 
-async def _stream(fake: FakeOpenAI, reply: Reply) -> tuple[str, list[str]]:
+async def _stream(fake: FakeOpenAI, reply: Reply, shown: list[str] | None = None) -> str:
     llm = build_chat_model(fake.url, "k", "fake", timeout=5.0)
     fake.script = [reply]
-    shown: list[str] = []
-    return await stream_text(llm, [HumanMessage("fee?")], 5.0, shown.append), shown
+    sink = shown if shown is not None else []
+    return await stream_text(llm, [HumanMessage("fee?")], 5.0, sink.append)
 
 
 async def test_a_streamed_answer_arrives_whole_with_its_usage(fake: FakeOpenAI) -> None:
@@ -47,8 +47,10 @@ async def test_comments_and_a_chunk_without_its_delta_are_read_as_servers_mean(
     # a gateway's comment while the model works; a last chunk naming only its finish reason
     last = '{"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "fake",'
     last += ' "choices": [{"index": 0, "finish_reason": "stop"}]}'
-    reply = Reply("It costs 1,300 dollars.", cut=True, raw_lines=(": PROCESSING", f"data: {last}"))
-    text, _ = await _stream(fake, reply)
+    # and events without data: a gateway's ping, a reconnection hint
+    lines = (": PROCESSING", "event: ping", "", "retry: 3000", "", f"data: {last}")
+    reply = Reply("It costs 1,300 dollars.", cut=True, raw_lines=lines)
+    text = await _stream(fake, reply)
     assert text == "It costs 1,300 dollars."  # the finish reason counted: not a cut stream
 
 
@@ -58,15 +60,20 @@ async def test_comments_and_a_chunk_without_its_delta_are_read_as_servers_mean(
         (Reply("It costs", stream_error="The server had an error"), "The server had an error"),
         (Reply("It costs", raw_lines=("data: {not json",)), "malformed stream event"),
         (Reply("It costs", raw_lines=("data: [1, 2]",)), "malformed stream event"),
+        (Reply("It costs", raw_lines=('data: {"choices": 5}',)), "malformed stream event"),
+        (Reply("It costs", raw_lines=('data: {"choices": [1]}',)), "malformed stream event"),
+        (Reply("It costs", raw_lines=('data: {"choices": [{"delta": "x"}]}',)), "malformed"),
         (Reply("It costs", abort=True), "Connection error"),
     ],
 )
 async def test_a_failing_or_malformed_stream_is_a_provider_error(
     fake: FakeOpenAI, reply: Reply, says: str
 ) -> None:
+    shown: list[str] = []
     with pytest.raises(openai.APIError, match=says) as raised:
-        await _stream(fake, reply)
+        await _stream(fake, reply, shown)
     assert isinstance(raised.value, provider_errors())  # retried or explained, not a crash
+    assert "".join(shown) == "It costs"  # what came before it was shown
 
 
 async def test_streams_and_plain_calls_share_one_kept_alive_connection(fake: FakeOpenAI) -> None:

@@ -139,7 +139,8 @@ class FakeOpenAI:
                     chunk = _chunk(piece, model, None)
                     if number == 0:  # as real servers do: the first delta names the role
                         chunk["choices"][0]["delta"]["role"] = "assistant"
-                    self._event(f"data: {json.dumps(chunk)}\n\n")
+                    # raw UTF-8, as OpenAI, vLLM and llama.cpp write it (U+2028 unescaped)
+                    self._event(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n")
                     fake.pieces_sent += 1
                     if reply.pace:
                         time.sleep(reply.pace)
