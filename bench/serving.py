@@ -119,11 +119,11 @@ def postgres_cpu_seconds() -> float:
     total = 0.0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            name = stat.read_text().split("(", 1)[1].split(")", 1)[0]
-        except (OSError, IndexError):
+            head, _, rest = stat.read_text().rpartition(")")
+        except OSError:  # gone meanwhile
             continue
-        fields = _stat_fields(stat) if name == "postgres" else None
-        if fields:
+        if head.partition("(")[2] == "postgres":
+            fields = rest.split()
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from functools import lru_cache
 from typing import Any
 
 
@@ -44,9 +45,11 @@ class DictStreamCompletions:
         return ChunkStream(raw.parse(to=_events_class()))
 
 
+@lru_cache(maxsize=1)
 def _events_class() -> Any:
     """`AsyncStream[object]` without the events that carry no data (`event: ping`, a
-    lone `retry:` or `id:` line), which the SDK would hand to `json.loads` as ""."""
+    lone `retry:` or `id:` line), which the SDK would hand to `json.loads` as "".
+    Built once (on first use: the SDK is imported lazily), not per streamed call."""
     from openai import AsyncStream
 
     class DataEvents(AsyncStream[object]):

@@ -67,9 +67,7 @@ class ChatPacer:
         now = time.monotonic()
         if now < self._next.get(chat_id, 0.0):
             return False
-        self._next[chat_id] = now + self.interval
-        if preview:
-            self._preview_next[chat_id] = now + self.interval
+        self.reserve(chat_id, self.interval, preview)
         if len(self._next) > 10_000:  # forget chats that are long quiet
             self._next = {c: t for c, t in self._next.items() if t > now}
             self._held = {c: t for c, t in self._held.items() if t > now}

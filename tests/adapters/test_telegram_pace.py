@@ -27,10 +27,11 @@ async def bot() -> AsyncIterator[tuple[Bot, FakeTelegram]]:
         fake.stop()
 
 
-async def _shown_within(fake: FakeTelegram, seconds: float) -> list[str]:
-    """The previews once any arrived (a loaded machine answers late), or none after `seconds`."""
+async def _shown_within(fake: FakeTelegram, seconds: float, count: int = 1) -> list[str]:
+    """The previews once `count` arrived (a loaded machine answers late), or what there is
+    after `seconds`."""
     for _ in range(int(seconds / 0.05)):
-        if _previews(fake):
+        if len(_previews(fake)) >= count:
             break
         await asyncio.sleep(0.05)
     return _previews(fake)
@@ -100,17 +101,9 @@ async def test_the_first_text_is_not_held_by_the_earlier_answers_final_message(
     # the next preview of it waits the interval, as every preview does
     await responder.show(Token(" It is paid at the counter."))
     assert len(_previews(fake)) == 1
-    shown = await _shown_within_count(fake, 2, 3.0)
+    shown = await _shown_within(fake, 3.0, count=2)
     assert shown[-1] == "Renewal costs 1,300 dollars [1]. It is paid at the counter. …"
     await responder.close()
-
-
-async def _shown_within_count(fake: FakeTelegram, count: int, seconds: float) -> list[str]:
-    for _ in range(int(seconds / 0.05)):
-        if len(_previews(fake)) >= count:
-            break
-        await asyncio.sleep(0.05)
-    return _previews(fake)
 
 
 async def test_two_answers_first_drafts_in_one_chat_keep_the_pace(
@@ -123,7 +116,7 @@ async def test_two_answers_first_drafts_in_one_chat_keep_the_pace(
     # the second's first text comes while the first's draft is still on its way
     await asyncio.gather(first.show(Token("Opens at 9 [1].")), second.show(Token("Free [2].")))
     assert _previews(fake) == ["Opens at 9 [1]. …"]
-    shown = await _shown_within_count(fake, 2, 3.0)
+    shown = await _shown_within(fake, 3.0, count=2)
     assert shown == ["Opens at 9 [1]. …", "Free [2]. …"]  # owed, not dropped
     calls = zip(fake.calls, fake.times, strict=True)
     drafts = [at for (method, _), at in calls if method == "sendMessageDraft"]
