@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
+from bot.core.ack_window import AckWindow
 from bot.core.admin import Actor, AdminService
 from bot.core.admission import Admission, RateLimit
 from bot.core.answer_actions import AnswerActions
@@ -61,6 +62,8 @@ from textkit.catalog import say
 from textkit.scripts import detect_language
 
 logger = logging.getLogger(__name__)
+# the longest a started delivery lets other messages' acknowledgements go first
+ACK_FIRST_S = 0.25
 
 
 class ShuttingDownError(Exception):
@@ -121,6 +124,7 @@ class ServingCore:
         self.answered = AnswerActions(db, answers.telemetry)
         self._suggestions = Suggestions(settings, admin.memory)
         self._pending = PendingAudiences(db, settings, self.audiences, self._limit, self.handoff)
+        self._acks = AckWindow(ACK_FIRST_S)
 
     @property
     def closing(self) -> bool:
@@ -216,22 +220,8 @@ class ServingCore:
         place = None if park else self.inbox.line_up(message)
         started = False
         try:
-            async with self._db.transaction() as session:
-                stored = await inbox_repo.accept(
-                    session,
-                    message.platform,
-                    message.delivery_id,
-                    payload,
-                    0 if park else self._settings.delivery_lease_s,
-                    "" if park else self.inbox.owner,
-                )
-                limited = (
-                    stored
-                    and not await self._pending.exempt(session, message)
-                    and await self._limit.over(session, message)
-                )
-                if limited:
-                    await inbox_repo.mark_limited(session, message.platform, message.delivery_id)
+            with self._acks.accept():
+                stored, limited = await self._store_accepted(message, payload, park)
             if stored and not park:
                 self.inbox.start(Delivery(message, limited=limited, place=place))
                 started = True
@@ -239,6 +229,29 @@ class ServingCore:
             if place is not None and not started:  # a duplicate, or not stored: out of line
                 place.leave()
         return stored
+
+    async def _store_accepted(
+        self, message: InboundMessage, payload: dict[str, Any], park: bool
+    ) -> tuple[bool, bool]:
+        """Put the message in the inbox (leased here unless parked) and count it against its
+        sender's rate limit, in one transaction: (stored, over the limit)."""
+        async with self._db.transaction() as session:
+            stored = await inbox_repo.accept(
+                session,
+                message.platform,
+                message.delivery_id,
+                payload,
+                0 if park else self._settings.delivery_lease_s,
+                "" if park else self.inbox.owner,
+            )
+            limited = (
+                stored
+                and not await self._pending.exempt(session, message)
+                and await self._limit.over(session, message)
+            )
+            if limited:
+                await inbox_repo.mark_limited(session, message.platform, message.delivery_id)
+        return stored, limited
 
     async def _answer_delivery(self, delivery: Delivery) -> None:
         """Run one inbox delivery through its platform's renderer, then settle it."""
@@ -249,6 +262,7 @@ class ServingCore:
             return
         # who sent it is asked at once (lookups of one conversation overlap), and what
         # was learned is applied and stored in arrival order
+        await self._acks.quiet()
         learning = asyncio.ensure_future(self._pending.learn(delivery))
         try:
             await delivery.reach_front()

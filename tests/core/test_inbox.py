@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+import bot.core.dispatcher as dispatcher_mod
 import bot.core.inbox as inbox_mod
 from bot.core.dispatcher import ShuttingDownError
 from bot.core.envelopes import encode
@@ -582,3 +583,59 @@ async def test_a_conversations_messages_keep_their_order_however_long_learning_w
     await until(lambda: len(screen.finals()) == 3, 60)
     assert started.index("Ev-asked-first") < started.index("Ev-asked-second")
     assert started[0] == "Ev-elsewhere"  # not held behind the slow lookup
+
+
+async def test_a_turn_begins_once_the_messages_arriving_with_it_are_acknowledged(
+    new_worker: NewWorker, db: Database
+) -> None:
+    # two messages arrive together and the second one's inbox write is slow (here: another
+    # transaction holds its row); the first one's turn (its sender's lookup first) waits
+    # for that acknowledgement, so an arrival burst is acknowledged before the turns it
+    # starts take the loop, but never longer than ACK_FIRST_S
+    pending = Audience(channel="C7", pending=True)
+    looked_up: list[float] = []
+
+    async def resolve(stored: InboundMessage) -> Audience:
+        looked_up.append(time.monotonic())
+        return Audience(guest=False, channel="C7", verified=True)
+
+    screen = Screen()
+    worker = await new_worker(screen)
+    worker.core.register_audience_resolver("slack", resolve)
+    blocker = await db.engine.connect()
+    try:
+        transaction = await blocker.begin()
+        await blocker.execute(
+            text(
+                "INSERT INTO processed_events (platform, event_id, status)"
+                " VALUES ('slack', 'Ev-slow', 'claimed')"
+            )
+        )
+        slow = asyncio.create_task(
+            worker.core.accept(message(QUESTION, delivery="Ev-slow", audience=pending))
+        )
+        await _until_waiting_for_a_lock(db)
+        accepted = time.monotonic()
+        assert await worker.core.accept(message(QUESTION, delivery="Ev-first", audience=pending))
+        await asyncio.sleep(dispatcher_mod.ACK_FIRST_S / 2)
+        assert not looked_up  # the slow acknowledgement is still being prepared
+        await until(lambda: bool(looked_up))  # ...but not for ever
+        assert looked_up[0] - accepted >= dispatcher_mod.ACK_FIRST_S * 0.8
+        assert not slow.done()
+        await transaction.rollback()
+    finally:
+        await blocker.close()
+    assert await asyncio.wait_for(slow, 10)
+    await until(lambda: len(screen.finals()) == 2)
+
+
+async def _until_waiting_for_a_lock(db: Database) -> None:
+    """Wait until some statement on the database waits for a lock another one holds."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        async with db.sessions() as session:
+            waiting = await session.execute(text("SELECT count(*) FROM pg_locks WHERE NOT granted"))
+            if waiting.scalar_one():
+                return
+        await asyncio.sleep(0.02)
+    raise AssertionError("no statement waited for a lock")
