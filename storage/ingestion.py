@@ -15,7 +15,7 @@ from storage.embeddings import Embedder
 from storage.filenames import clean_title, display_name
 from storage.ingest_work import IngestWork, IngestWorkerError
 from storage.loaders import UnreadableFileError, detect_format, load_blocks
-from storage.models import Document, IndexMeta
+from storage.models import Document
 from storage.repositories import documents as docs_repo
 from storage.repositories.documents import NewChunk
 from storage.sandbox import SANDBOXED_FORMATS, ParseLimits
@@ -241,7 +241,7 @@ class IngestionService:
         try:
             fmt = detect_format(filename)
             digest = hashlib.sha256(data).hexdigest()
-            async with self._db.sessions() as session:
+            async with self._db.autocommit() as session:  # one statement, no transaction
                 same = await docs_repo.find_by_hash(session, digest)
             if same is not None:
                 if not replace_elsewhere and same.collection != collection:
@@ -297,7 +297,7 @@ class IngestionService:
                 [f"doc-hash:{digest}", f"doc-title:{title}"],
                 shared=[docs_repo.INDEX_WRITES],
             )
-            stale = self.stale_embedder(await docs_repo.get_index_meta(session))
+            stale = self.stale_embedder(await docs_repo.index_model(session))
             if stale is not None:
                 return IngestResult(source, FAILED, title, reason=stale)
             same, old = await docs_repo.find_same(session, digest, title)
@@ -381,13 +381,13 @@ class IngestionService:
         vectors, _ = await self._work.embed(questions)
         return dict(zip(questions, vectors, strict=True))
 
-    def stale_embedder(self, meta: IndexMeta) -> str | None:
-        """Why this process may not add vectors: the index was re-embedded by another one
-        (None: it may)."""
-        if meta.embedding_model in (None, self._embedder.model_id):
+    def stale_embedder(self, index_model: str | None) -> str | None:
+        """Why this process may not add vectors: the index (built with `index_model`) was
+        re-embedded by another one (None: it may)."""
+        if index_model in (None, self._embedder.model_id):
             return None
         return (
-            f"the knowledge base is now embedded with {meta.embedding_model} (`ragbot reindex`"
+            f"the knowledge base is now embedded with {index_model} (`ragbot reindex`"
             f" ran) but this process uses {self._embedder.model_id}: restart it with the"
             " matching EMBEDDING_* settings"
         )

@@ -100,7 +100,8 @@ async def rechunk(
                 shared=[docs_repo.INDEX_WRITES],
             )
             meta = await docs_repo.get_index_meta(session)
-            if ingestion.stale_embedder(meta) is not None:  # another process re-embedded
+            # another process re-embedded meanwhile
+            if ingestion.stale_embedder(meta.embedding_model) is not None:
                 embedder = ingestion.embedder
                 raise EmbeddingMismatchError(  # stale: the index names a model
                     str(meta.embedding_model), meta.embedding_dim, embedder.model_id, embedder.dim

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from storage.array_literals import int_array, text_array
 from storage.embeddings import vector_literal
 from storage.fulltext import tsvector_literal
 from storage.models import Document, IndexMeta
@@ -90,61 +91,77 @@ async def list_documents(
 
 
 async def add_document(session: AsyncSession, document: Document, chunks: list[NewChunk]) -> None:
-    """Insert a document with its chunks and count their terms into the statistics.
+    """Insert a document with its chunks and count their terms into the statistics
+    (`document.id` is set).
 
     The rows are new, so they are written before the statistics are taken: writers
     queue for `index_meta` only for the counts and the commit, not for the inserts.
     The caller holds `INDEX_WRITES` shared (an ingest) or `index_meta` already (a
-    replacement or rechunk, which count the old document out first).
+    replacement or rechunk, which count the old document out first). The document,
+    its chunks and their term postings (matched by position) go in one statement,
+    its arrays as literals (`storage.array_literals`).
     """
-    session.add(document)
-    await session.flush()
-    vectors = [vector_literal(c.embedding) for c in chunks]
-    questions = [
-        vector_literal(c.question_embedding) if c.question_embedding else None for c in chunks
-    ]
-    if chunks:
-        # One round trip for the chunks and their term postings, matched by position.
-        terms, positions, tfs, dls = [], [], [], []
-        for c in chunks:
-            for term, tf in sorted(Counter(c.tokens).items()):
-                terms.append(term)
-                positions.append(c.position)
-                tfs.append(tf)
-                dls.append(len(c.tokens))
-        await session.execute(
-            text(
-                "WITH c AS (INSERT INTO chunks (document_id, position, text, page, heading,"
-                " language, token_count, keywords, embedding, entry_question,"
-                " question_embedding) SELECT :doc, * FROM unnest("
-                "CAST(:position AS int[]), CAST(:text AS text[]), CAST(:page AS int[]),"
-                " CAST(:heading AS text[]), CAST(:language AS text[]),"
-                " CAST(:token_count AS int[]), CAST(:keywords AS tsvector[]),"
-                " CAST(:embedding AS vector[]), CAST(:question AS text[]),"
-                " CAST(:question_embedding AS vector[])) RETURNING id, position)"
-                " INSERT INTO chunk_terms (term, chunk_id, tf, dl)"
-                " SELECT t.term, c.id, t.tf, t.dl FROM unnest(CAST(:terms AS text[]),"
-                " CAST(:term_positions AS int[]), CAST(:tfs AS int[]), CAST(:dls AS int[]))"
-                " AS t(term, position, tf, dl) JOIN c USING (position)"
+    terms: list[str] = []
+    positions: list[int] = []
+    tfs: list[int] = []
+    dls: list[int] = []
+    for c in chunks:
+        for term, tf in sorted(Counter(c.tokens).items()):
+            terms.append(term)
+            positions.append(c.position)
+            tfs.append(tf)
+            dls.append(len(c.tokens))
+    added = await session.execute(
+        text(
+            "WITH d AS (INSERT INTO documents (title, source, format, language, content_hash,"
+            " size_bytes, page_count, chunk_count, collection, url) VALUES (:title, :source,"
+            " :format, :doc_language, :content_hash, :size_bytes, :page_count, :chunk_count,"
+            " :collection, :url) RETURNING id),"
+            " c AS (INSERT INTO chunks (document_id, position, text, page, heading,"
+            " language, token_count, keywords, embedding, entry_question,"
+            " question_embedding) SELECT d.id, u.* FROM d, unnest("
+            "CAST(:position AS int[]), CAST(:text AS text[]), CAST(:page AS int[]),"
+            " CAST(:heading AS text[]), CAST(:language AS text[]),"
+            " CAST(:token_count AS int[]), CAST(:keywords AS tsvector[]),"
+            " CAST(:embedding AS vector[]), CAST(:question AS text[]),"
+            " CAST(:question_embedding AS vector[])) AS u RETURNING id, position),"
+            " t AS (INSERT INTO chunk_terms (term, chunk_id, tf, dl)"
+            " SELECT t.term, c.id, t.tf, t.dl FROM unnest(CAST(:terms AS text[]),"
+            " CAST(:term_positions AS int[]), CAST(:tfs AS int[]), CAST(:dls AS int[]))"
+            " AS t(term, position, tf, dl) JOIN c USING (position))"
+            " SELECT id FROM d"
+        ),
+        {
+            "title": document.title,
+            "source": document.source,
+            "format": document.format,
+            "doc_language": document.language,
+            "content_hash": document.content_hash,
+            "size_bytes": document.size_bytes,
+            "page_count": document.page_count,
+            "chunk_count": document.chunk_count,
+            "collection": document.collection if document.collection is not None else "public",
+            "url": document.url,
+            "position": int_array(c.position for c in chunks),
+            "text": text_array(c.text for c in chunks),
+            "page": int_array(c.page for c in chunks),
+            "heading": text_array(c.heading for c in chunks),
+            "language": text_array(c.language for c in chunks),
+            "token_count": int_array(len(c.tokens) for c in chunks),
+            "keywords": text_array(tsvector_literal(c.tokens) for c in chunks),
+            "embedding": text_array(vector_literal(c.embedding) for c in chunks),
+            "question": text_array(c.question for c in chunks),
+            "question_embedding": text_array(
+                vector_literal(c.question_embedding) if c.question_embedding else None
+                for c in chunks
             ),
-            {
-                "doc": document.id,
-                "position": [c.position for c in chunks],
-                "text": [c.text for c in chunks],
-                "page": [c.page for c in chunks],
-                "heading": [c.heading for c in chunks],
-                "language": [c.language for c in chunks],
-                "token_count": [len(c.tokens) for c in chunks],
-                "keywords": [tsvector_literal(c.tokens) for c in chunks],
-                "embedding": vectors,
-                "question": [c.question for c in chunks],
-                "question_embedding": questions,
-                "terms": terms,
-                "term_positions": positions,
-                "tfs": tfs,
-                "dls": dls,
-            },
-        )
+            "terms": text_array(terms),
+            "term_positions": int_array(positions),
+            "tfs": int_array(tfs),
+            "dls": int_array(dls),
+        },
+    )
+    document.id = added.scalar_one()
     df: Counter[str] = Counter()
     for c in chunks:
         df.update(set(c.tokens))
@@ -202,7 +219,7 @@ async def _add_term_counts(session: AsyncSession, df: Counter[str], sign: int) -
             "CAST(:terms AS text[]), CAST(:dfs AS int[])) ON CONFLICT (term) DO UPDATE"
             " SET df = keyword_terms.df + EXCLUDED.df"
         ),
-        {"terms": terms, "dfs": [sign * df[t] for t in terms]},
+        {"terms": text_array(terms), "dfs": int_array(sign * df[t] for t in terms)},
     )
     if sign < 0:
         await session.execute(
@@ -226,6 +243,12 @@ async def _count_in(session: AsyncSession, chunks: int, tokens: int) -> None:
         {"chunks": chunks, "tokens": tokens},
     )
     assert counted.first() is not None, "index_meta row missing: run `ragbot db upgrade`"
+
+
+async def index_model(session: AsyncSession) -> str | None:
+    """The embedder the index was built with (None before the first vectors)."""
+    model = await session.execute(text("SELECT embedding_model FROM index_meta WHERE id = 1"))
+    return model.scalar_one()
 
 
 async def get_index_meta(session: AsyncSession, lock: bool = False) -> IndexMeta:
