@@ -9,6 +9,7 @@ parameter and cast in SQL (`CAST(:x AS text[])`), which Postgres parses in C.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 
@@ -26,4 +27,5 @@ def text_array(values: Iterable[str | None]) -> str:
 
 def int_array(values: Iterable[int | None]) -> str:
     """An array literal of these integers (None is SQL NULL)."""
-    return "{" + ",".join("NULL" if v is None else str(int(v)) for v in values) + "}"
+    # operator.index: an int (a float or a bool is refused, never rounded)
+    return "{" + ",".join("NULL" if v is None else str(operator.index(v)) for v in values) + "}"

@@ -253,6 +253,11 @@ class ServingCore:
                 await inbox_repo.mark_limited(session, message.platform, message.delivery_id)
         return stored, limited
 
+    def acknowledging(self) -> contextlib.AbstractContextManager[None]:
+        """Around an adapter's work on the core's loop before it acknowledges a message
+        (its own reads, then `accept`): deliveries already started wait meanwhile."""
+        return self._acks.accept()
+
     async def _answer_delivery(self, delivery: Delivery) -> None:
         """Run one inbox delivery through its platform's renderer, then settle it."""
         platform = delivery.message.platform
@@ -260,8 +265,9 @@ class ServingCore:
         if renderer is None:  # accepted by an adapter this worker does not run
             await self.inbox.retry_later(delivery, f"no {platform} adapter here")
             return
-        # who sent it is asked at once (lookups of one conversation overlap), and what
-        # was learned is applied and stored in arrival order
+        # acknowledgements being prepared go first; then who sent it is asked at once
+        # (lookups of one conversation overlap), and what was learned is applied and
+        # stored in arrival order
         await self._acks.quiet()
         learning = asyncio.ensure_future(self._pending.learn(delivery))
         try:

@@ -277,11 +277,19 @@ class SlackAdapter:
             return
         thread = event.get("thread_ts")
         key = translate.conversation_key(event["channel"], thread or "")
-        if thread and await self._core.has_conversation(translate.PLATFORM, key):
-            await self._accept(event, bot, team)
+        with self._core.acknowledging():  # this read is part of the ack's wait too
+            if thread and await self._core.has_conversation(translate.PLATFORM, key):
+                await self._accept(event, bot, team)
 
     async def _accept(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
-        """Translate (with the audience) and put the message in the inbox; raises if refused."""
+        """Translate (with the audience) and put the message in the inbox; raises if refused.
+
+        Slack waits for the ack meanwhile: deliveries already started wait too
+        (`ServingCore.acknowledging`)."""
+        with self._core.acknowledging():
+            await self._accept_now(event, bot, team)
+
+    async def _accept_now(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
         # outside a DM everyone in the channel reads the answer: the channel's facts count
         # too; in a DM the channel the user views (agent experience) gives its collections
         in_dm = event.get("channel_type") == "im"

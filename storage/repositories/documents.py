@@ -13,6 +13,7 @@ from storage.array_literals import int_array, text_array
 from storage.embeddings import vector_literal
 from storage.fulltext import tsvector_literal
 from storage.models import Document, IndexMeta
+from storage.upload_policy import DEFAULT_COLLECTION
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,10 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
     added = await session.execute(
         text(
             "WITH d AS (INSERT INTO documents (title, source, format, language, content_hash,"
-            " size_bytes, page_count, chunk_count, collection, url) VALUES (:title, :source,"
-            " :format, :doc_language, :content_hash, :size_bytes, :page_count, :chunk_count,"
-            " :collection, :url) RETURNING id),"
+            " size_bytes, page_count, chunk_count, collection, url, created_at) VALUES (:title,"
+            " :source, :format, :doc_language, :content_hash, :size_bytes, :page_count,"
+            " :chunk_count, :collection, :url, coalesce(CAST(:created_at AS timestamptz),"
+            " now())) RETURNING id),"
             " c AS (INSERT INTO chunks (document_id, position, text, page, heading,"
             " language, token_count, keywords, embedding, entry_question,"
             " question_embedding) SELECT d.id, u.* FROM d, unnest("
@@ -140,8 +142,9 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
             "size_bytes": document.size_bytes,
             "page_count": document.page_count,
             "chunk_count": document.chunk_count,
-            "collection": document.collection if document.collection is not None else "public",
+            "collection": document.collection or DEFAULT_COLLECTION,
             "url": document.url,
+            "created_at": document.created_at,  # a rechunked document keeps its date
             "position": int_array(c.position for c in chunks),
             "text": text_array(c.text for c in chunks),
             "page": int_array(c.page for c in chunks),
@@ -247,8 +250,10 @@ async def _count_in(session: AsyncSession, chunks: int, tokens: int) -> None:
 
 async def index_model(session: AsyncSession) -> str | None:
     """The embedder the index was built with (None before the first vectors)."""
-    model = await session.execute(text("SELECT embedding_model FROM index_meta WHERE id = 1"))
-    return model.scalar_one()
+    meta = await session.execute(text("SELECT embedding_model FROM index_meta WHERE id = 1"))
+    row = meta.first()
+    assert row is not None, "index_meta row missing: run `ragbot db upgrade`"
+    return row[0]
 
 
 async def get_index_meta(session: AsyncSession, lock: bool = False) -> IndexMeta:

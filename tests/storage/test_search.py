@@ -177,9 +177,12 @@ async def test_rechunk_rebuilds_chunks_of_documents_stored_before_faq_splitting(
                 "UPDATE chunks SET heading = NULL, entry_question = NULL, question_embedding = NULL"
             )
         )
+        await session.execute(text("UPDATE documents SET created_at = '2024-05-01T08:00:00Z'"))
     done = await rechunk(db, ingestion, 300, 80)
     assert done.documents == 1 and done.chunks_after >= 4
     async with db.sessions() as session:
+        added = await session.execute(text("SELECT created_at::date::text FROM documents"))
+        assert added.scalar_one() == "2024-05-01"  # rechunked, still added when it was
         headings = (await session.execute(text("SELECT DISTINCT heading FROM chunks"))).scalars()
         assert "Where can I park near the service centre?" in set(headings)
         questions = await session.execute(
