@@ -94,11 +94,16 @@ class HandoffDesk:
     async def is_staff_reply(self, session: AsyncSession, message: InboundMessage) -> bool:
         """True when `message` answers a case's staff-room message (in the caller's
         transaction): staff at work are not rate limited like askers."""
-        if not self.enabled or not message.reply_to:
-            return False
-        if not self.is_staff(message.platform, message.user_id, message.audience, True):
+        if not message.reply_to or not self.could_be_staff_reply(message):
             return False
         return await cases.is_post(session, message.platform, message.reply_to)
+
+    def could_be_staff_reply(self, message: InboundMessage) -> bool:
+        """Whether `message` may answer a case's staff-room message (then a read of the
+        cases decides): a reply, by staff, with the desk open."""
+        if not self.enabled or not message.reply_to:
+            return False
+        return self.is_staff(message.platform, message.user_id, message.audience, True)
 
     async def route(self, message: InboundMessage, language: str) -> list[Reply] | None:
         """The desk's handling of a message, or None when it is the bot's to answer.

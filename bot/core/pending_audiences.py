@@ -111,6 +111,18 @@ class PendingAudiences:
     async def _store_learned(self, message: InboundMessage, limited: bool) -> bool:
         """Store the learned audience with the message and spare an admin or staff
         member the limit they were counted in as a guest; whether it stays limited."""
+        if not self._may_be_exempt(message):
+            # nothing to take back out of the limit: one statement, no transaction's round
+            # trips (an opening burst stores twenty of these before its first answers show)
+            async with self._db.autocommit() as session:
+                await inbox_repo.store_learned_audience(
+                    session,
+                    message.platform,
+                    message.delivery_id,
+                    dataclasses.asdict(message.audience),
+                    limited,
+                )
+            return limited
         async with self._db.transaction() as session:
             spared = await self.exempt(session, message)
             first = await inbox_repo.store_learned_audience(
@@ -123,6 +135,13 @@ class PendingAudiences:
             if first and spared and self._limit.limit_of(message) > 0:
                 await deliveries.uncount_message(session, message.platform, message.user_id)
         return limited and not spared
+
+    def _may_be_exempt(self, message: InboundMessage) -> bool:
+        """Whether `exempt` could spare this message (its rights already from settings):
+        an admin's, or a reply a read of the cases may show is staff answering one."""
+        if message.is_admin and message.platform != API_PLATFORM:
+            return True
+        return self._handoff.could_be_staff_reply(message)
 
     def _may_be_spared(self, message: InboundMessage) -> bool:
         """Whether learning who sent a limited message could lift its limit."""

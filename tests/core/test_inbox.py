@@ -526,6 +526,45 @@ async def test_a_learned_admin_is_spared_the_limit_counted_as_a_guest_and_it_is_
     assert sorted(looked_up) == ["Ev-admin1", "Ev-admin2"]
 
 
+async def test_a_learned_guest_is_stored_with_the_message_and_stays_counted(
+    new_worker: NewWorker, db: Database
+) -> None:
+    # learned to be a verified member (no admin, no staff reply): what was learned is
+    # stored with the message for whoever resumes it, and its count in the limit stands
+    await window_with_time_left(15)
+    looked_up: list[str] = []
+
+    async def resolve(stored: InboundMessage) -> Audience:
+        looked_up.append(stored.delivery_id)
+        return Audience(guest=False, channel="C7", verified=True, sender_team="T1")
+
+    showing, held = asyncio.Event(), asyncio.Event()
+
+    async def hang(delivery: Delivery, event: Outbound) -> None:
+        showing.set()  # its turn began: what was learned was stored before it
+        await held.wait()
+
+    screen = Screen(hang)
+    worker = await new_worker(screen, RATE_LIMIT_PER_MINUTE=5)
+    worker.core.register_audience_resolver("slack", resolve)
+    pending = Audience(channel="C7", pending=True)
+    asked = message(QUESTION, user="U-MEMBER", delivery="Ev-member", audience=pending)
+    assert await worker.core.accept(asked)
+    await asyncio.wait_for(showing.wait(), 30)
+    stored = (await _row(db, "Ev-member"))["payload"]
+    assert "limited" not in stored
+    assert stored["audience"]["pending"] is False and stored["audience"]["verified"] is True
+    assert stored["audience"]["sender_team"] == "T1"
+    async with db.sessions() as session:
+        count = await session.execute(
+            text("SELECT count FROM rate_limits WHERE user_id = 'U-MEMBER'")
+        )
+        assert count.scalar_one() == 1
+    held.set()
+    await until(lambda: bool(screen.finals("Ev-member")))
+    assert looked_up == ["Ev-member"]
+
+
 async def test_a_flood_from_a_sender_not_looked_up_yet_costs_no_lookups(
     new_worker: NewWorker,
 ) -> None:
