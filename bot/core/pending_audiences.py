@@ -86,7 +86,10 @@ class PendingAudiences:
 
     async def exempt(self, session: AsyncSession, message: InboundMessage) -> bool:
         """Whether the rate limit spares this message (`is_admin` already from settings):
-        an admin's, or staff answering a case."""
+        an admin's, or staff answering a case. Never when `_may_be_exempt` says no: the
+        store of what was learned skips this read on that word."""
+        if not self._may_be_exempt(message):
+            return False
         if message.is_admin and message.platform != API_PLATFORM:  # as `RateLimit.over`
             return True
         return await self._handoff.is_staff_reply(session, message)

@@ -565,6 +565,52 @@ async def test_a_learned_guest_is_stored_with_the_message_and_stays_counted(
     assert looked_up == ["Ev-member"]
 
 
+async def test_a_listed_admin_learned_to_be_a_guest_stays_limited_and_counted(
+    new_worker: NewWorker, db: Database
+) -> None:
+    # a listed admin's id, but the lookup says a guest (a guest is never an admin): the
+    # second message, over a limit of one, stays limited with what was learned stored,
+    # and both stay counted
+    await window_with_time_left(15)
+    held = asyncio.Event()
+
+    async def hang(delivery: Delivery, event: Outbound) -> None:
+        await held.wait()
+
+    looked_up: list[str] = []
+
+    async def resolve(stored: InboundMessage) -> Audience:
+        looked_up.append(stored.delivery_id)
+        return Audience(guest=True, channel="C7", verified=True, sender_team="T-OTHER")
+
+    worker = await new_worker(Screen(hang), RATE_LIMIT_PER_MINUTE=1, SLACK_ADMIN_USER_IDS="U-GUEST")
+    worker.core.register_audience_resolver("slack", resolve)
+    pending = Audience(channel="C7", pending=True)
+    for n in (1, 2):
+        asked = message(QUESTION, user="U-GUEST", delivery=f"Ev-guest{n}", audience=pending)
+        assert await worker.core.accept(asked)
+
+    async def learned(delivery_id: str) -> dict[str, Any] | None:
+        payload = (await _row(db, delivery_id))["payload"]
+        return payload if payload and payload["audience"]["pending"] is False else None
+
+    deadline = time.monotonic() + 30
+    while not (await learned("Ev-guest1") and await learned("Ev-guest2")):
+        assert time.monotonic() < deadline, "what was learned was not stored"
+        await asyncio.sleep(0.05)
+    first, second = await learned("Ev-guest1"), await learned("Ev-guest2")
+    assert first is not None and second is not None
+    assert "limited" not in first and second["limited"] is True
+    assert second["audience"]["guest"] is True and second["audience"]["sender_team"] == "T-OTHER"
+    async with db.sessions() as session:
+        count = await session.execute(
+            text("SELECT count FROM rate_limits WHERE user_id = 'U-GUEST'")
+        )
+        assert count.scalar_one() == 2
+    held.set()
+    assert sorted(looked_up) == ["Ev-guest1", "Ev-guest2"]
+
+
 async def test_a_flood_from_a_sender_not_looked_up_yet_costs_no_lookups(
     new_worker: NewWorker,
 ) -> None:
