@@ -101,31 +101,32 @@ def start_serve(
 
 def cpu_seconds(pid: int) -> float:
     """CPU time (user + system) a process has used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    stat = _stat(Path(f"/proc/{pid}/stat"))
+    if stat is None:
+        raise ProcessLookupError(pid)
+    return _cpu(stat[1])
 
 
-def _stat_fields(stat: Path) -> list[str] | None:
+def _stat(path: Path) -> tuple[str, list[str]] | None:
+    """A process's name and the fields after it (None: gone meanwhile)."""
     try:
-        return stat.read_text().rsplit(")", 1)[1].split()
-    except OSError:  # gone meanwhile
+        head, _, rest = path.read_text().rpartition(")")
+    except OSError:
         return None
+    return head.partition("(")[2], rest.split()
+
+
+def _cpu(fields: list[str]) -> float:
+    """User + system CPU seconds from a stat line's fields after the name."""
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def postgres_cpu_seconds() -> float:
     """CPU time the live Postgres processes on this machine have used so far: every
     server's (on a development machine, the benchmark's alone), and only while they
     live (a backend that exits takes its CPU with it; the serving pools keep theirs)."""
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            head, _, rest = stat.read_text().rpartition(")")
-        except OSError:  # gone meanwhile
-            continue
-        if head.partition("(")[2] == "postgres":
-            fields = rest.split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    stats = (_stat(path) for path in Path("/proc").glob("[0-9]*/stat"))
+    return sum(_cpu(fields) for name, fields in filter(None, stats) if name == "postgres")
 
 
 def harness_cpu_seconds() -> float:
@@ -143,12 +144,8 @@ def machine_busy_seconds() -> float:
 
 def children_cpu_seconds(pid: int) -> float:
     """CPU time its live child processes (the turn workers) have used so far."""
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        fields = _stat_fields(stat)
-        if fields and int(fields[1]) == pid:
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    stats = (_stat(path) for path in Path("/proc").glob("[0-9]*/stat"))
+    return sum(_cpu(fields) for _, fields in filter(None, stats) if int(fields[1]) == pid)
 
 
 def stop_serve(serve: subprocess.Popen[str]) -> None:

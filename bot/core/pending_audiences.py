@@ -86,11 +86,9 @@ class PendingAudiences:
 
     async def exempt(self, session: AsyncSession, message: InboundMessage) -> bool:
         """Whether the rate limit spares this message (`is_admin` already from settings):
-        an admin's, or staff answering a case. Never when `_may_be_exempt` says no: the
-        store of what was learned skips this read on that word."""
-        if not self._may_be_exempt(message):
-            return False
-        if message.is_admin and message.platform != API_PLATFORM:  # as `RateLimit.over`
+        an admin's, or staff answering a case (`_may_be_exempt` is its half without the
+        read: the staff reply's read starts from the same check)."""
+        if _admin_spared(message):
             return True
         return await self._handoff.is_staff_reply(session, message)
 
@@ -142,11 +140,15 @@ class PendingAudiences:
     def _may_be_exempt(self, message: InboundMessage) -> bool:
         """Whether `exempt` could spare this message (its rights already from settings):
         an admin's, or a reply a read of the cases may show is staff answering one."""
-        if message.is_admin and message.platform != API_PLATFORM:
-            return True
-        return self._handoff.could_be_staff_reply(message)
+        return _admin_spared(message) or self._handoff.could_be_staff_reply(message)
 
     def _may_be_spared(self, message: InboundMessage) -> bool:
         """Whether learning who sent a limited message could lift its limit."""
         listed = message.user_id in self._settings.admin_ids(message.platform)
         return listed or (bool(message.reply_to) and self._handoff.enabled)
+
+
+def _admin_spared(message: InboundMessage) -> bool:
+    """An admin (`is_admin` from settings) is spared the limit, except with an API key,
+    which keeps its own (as `RateLimit.over`)."""
+    return message.is_admin and message.platform != API_PLATFORM

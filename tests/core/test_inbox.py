@@ -83,6 +83,18 @@ class Screen:
         ]
 
 
+def _held_screen() -> tuple[Screen, asyncio.Event, asyncio.Event]:
+    """A renderer holding every delivery at its first event: (the screen, set once a
+    delivery reached it, set to let them all go on)."""
+    showing, held = asyncio.Event(), asyncio.Event()
+
+    async def hang(delivery: Delivery, event: Outbound) -> None:
+        showing.set()
+        await held.wait()
+
+    return Screen(hang), showing, held
+
+
 NewWorker = Callable[..., Awaitable[Worker]]
 
 
@@ -487,11 +499,7 @@ async def test_a_learned_admin_is_spared_the_limit_counted_as_a_guest_and_it_is_
     # learned to be an admin, neither is limited nor counted, and what was learned is
     # stored with the messages for whoever resumes them
     await window_with_time_left(15)
-    held = asyncio.Event()
-
-    async def hang(delivery: Delivery, event: Outbound) -> None:
-        await held.wait()
-
+    screen, _, held = _held_screen()
     looked_up: list[str] = []
     stored_as_guest = asyncio.Event()  # the test has seen the limit mark: learn now
 
@@ -500,7 +508,7 @@ async def test_a_learned_admin_is_spared_the_limit_counted_as_a_guest_and_it_is_
         looked_up.append(stored.delivery_id)
         return Audience(guest=False, channel="C7", verified=True)
 
-    worker = await new_worker(Screen(hang), RATE_LIMIT_PER_MINUTE=1, SLACK_ADMIN_USER_IDS="U-ADMIN")
+    worker = await new_worker(screen, RATE_LIMIT_PER_MINUTE=1, SLACK_ADMIN_USER_IDS="U-ADMIN")
     worker.core.register_audience_resolver("slack", resolve)
     worker.core.inbox.open()
     pending = Audience(channel="C7", pending=True)
@@ -538,13 +546,7 @@ async def test_a_learned_guest_is_stored_with_the_message_and_stays_counted(
         looked_up.append(stored.delivery_id)
         return Audience(guest=False, channel="C7", verified=True, sender_team="T1")
 
-    showing, held = asyncio.Event(), asyncio.Event()
-
-    async def hang(delivery: Delivery, event: Outbound) -> None:
-        showing.set()  # its turn began: what was learned was stored before it
-        await held.wait()
-
-    screen = Screen(hang)
+    screen, showing, held = _held_screen()  # showing: its turn began, after the store
     worker = await new_worker(screen, RATE_LIMIT_PER_MINUTE=5)
     worker.core.register_audience_resolver("slack", resolve)
     pending = Audience(channel="C7", pending=True)
@@ -572,18 +574,14 @@ async def test_a_listed_admin_learned_to_be_a_guest_stays_limited_and_counted(
     # second message, over a limit of one, stays limited with what was learned stored,
     # and both stay counted
     await window_with_time_left(15)
-    held = asyncio.Event()
-
-    async def hang(delivery: Delivery, event: Outbound) -> None:
-        await held.wait()
-
+    screen, _, held = _held_screen()
     looked_up: list[str] = []
 
     async def resolve(stored: InboundMessage) -> Audience:
         looked_up.append(stored.delivery_id)
         return Audience(guest=True, channel="C7", verified=True, sender_team="T-OTHER")
 
-    worker = await new_worker(Screen(hang), RATE_LIMIT_PER_MINUTE=1, SLACK_ADMIN_USER_IDS="U-GUEST")
+    worker = await new_worker(screen, RATE_LIMIT_PER_MINUTE=1, SLACK_ADMIN_USER_IDS="U-GUEST")
     worker.core.register_audience_resolver("slack", resolve)
     pending = Audience(channel="C7", pending=True)
     for n in (1, 2):

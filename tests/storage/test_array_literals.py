@@ -77,27 +77,8 @@ async def test_a_document_with_awkward_text_is_stored_exactly(db: Database) -> N
         )
         for n, body in enumerate(awkward)
     ]
-    document = Document(
-        title="awkward",
-        source="awkward.txt",
-        format="txt",
-        language="en",
-        content_hash="awkward-hash",
-        size_bytes=1,
-        page_count=None,
-        chunk_count=len(chunks),
-        collection="internal",
-    )
-    empty = Document(
-        title="empty",
-        source="empty.txt",
-        format="txt",
-        language="en",
-        content_hash="empty-hash",
-        size_bytes=0,
-        page_count=None,
-        chunk_count=0,
-    )
+    document = _document("awkward", len(chunks), collection="internal")
+    empty = _document("empty", 0)  # no collection named: the default
     async with db.transaction() as session:
         await docs_repo.add_document(session, document, chunks)
         await docs_repo.add_document(session, empty, [])
@@ -138,3 +119,18 @@ def test_integers_are_integers() -> None:
     assert int_array([True and 1, 2]) == "{1,2}"
     with pytest.raises(TypeError):
         int_array([2.9])  # type: ignore[list-item]
+
+
+def _document(title: str, chunks: int, **columns: str) -> Document:
+    """A new document row of `chunks` chunks, named after `title`."""
+    return Document(
+        title=title,
+        source=f"{title}.txt",
+        format="txt",
+        language="en",
+        content_hash=f"{title}-hash",
+        size_bytes=chunks,
+        page_count=None,
+        chunk_count=chunks,
+        **columns,
+    )
