@@ -1,4 +1,4 @@
-"""ServingCore: accepts deliveries into the inbox and answers them: a command, an upload, a turn.
+"""ServingCore: accepts deliveries into the inbox and answers them (see `bot.core.answering`).
 
 Adapters call `accept(message)` before they acknowledge the platform: the
 message is then in Postgres and its answer is the core's job. The turn runs in
@@ -15,14 +15,14 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from bot.core.ack_window import AckWindow
 from bot.core.admin import Actor, AdminService
 from bot.core.admission import Admission, RateLimit
 from bot.core.answer_actions import AnswerActions
+from bot.core.answering import Answerer, actor_of, pick_language
 from bot.core.api_keys import ApiKeys
 from bot.core.audiences import Audiences
 from bot.core.case_cards import CASE
@@ -37,13 +37,10 @@ from bot.core.mailbox import Mailbox
 from bot.core.messages import (
     Audience,
     ErrorReply,
-    FinalAnswer,
     Grant,
     InboundMessage,
     Notifier,
     Outbound,
-    Progress,
-    Queued,
     Reply,
 )
 from bot.core.outbox import Channel, OutboxWorker
@@ -53,13 +50,11 @@ from bot.core.turn_stops import TurnStops
 from bot.core.upload_desk import FileFetcher, UploadDesk
 from bot.service import AnswerService, TurnStream
 from bot.settings import API_PLATFORM, Settings
-from graph.replies import progress_message
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries
 from storage.repositories import inbox as inbox_repo
 from textkit.catalog import say
-from textkit.scripts import detect_language
 
 logger = logging.getLogger(__name__)
 # the longest a started delivery lets other messages' acknowledgements go first
@@ -68,18 +63,6 @@ ACK_FIRST_S = 0.25
 
 class ShuttingDownError(Exception):
     """The worker is draining: the adapter must not acknowledge (the platform redelivers)."""
-
-
-def pick_language(text: str, hint: str | None) -> str:
-    """The reply language: the message's script when it has Chinese, else the platform hint."""
-    detected = detect_language(text[:2000]) if text.strip() else "en"  # a sample is plenty
-    if detected != "en" or not hint:
-        return detected
-    hint = hint.lower().replace("_", "-")
-    if hint.startswith("zh"):
-        simplified = hint in ("zh", "zh-cn", "zh-sg", "zh-hans") or hint.startswith("zh-hans")
-        return "zh-hans" if simplified else "zh-hant"
-    return "en"
 
 
 class ServingCore:
@@ -96,9 +79,7 @@ class ServingCore:
         """`turns` runs a turn as `answers.stream` does, elsewhere (worker processes)."""
         self._db = db
         self._answers = answers
-        self._stream_turn: TurnStream = turns or answers.stream
         self.admin = admin
-        self._commands = CommandRunner(admin)
         self.chat_state = ChatState(db)
         self._settings = settings
         self.audiences = Audiences(settings)
@@ -125,6 +106,16 @@ class ServingCore:
         self._suggestions = Suggestions(settings, admin.memory)
         self._pending = PendingAudiences(db, settings, self.audiences, self._limit, self.handoff)
         self._acks = AckWindow(ACK_FIRST_S)
+        self._answerer = Answerer(
+            audiences=self.audiences,
+            handoff=self.handoff,
+            commands=CommandRunner(admin),
+            uploads=self.uploads,
+            limit=self._limit,
+            locks=self._locks,
+            stops=self.stops,
+            stream_turn=turns or answers.stream,
+        )
 
     @property
     def closing(self) -> bool:
@@ -151,7 +142,7 @@ class ServingCore:
 
     def actor(self, message: InboundMessage) -> Actor:
         """The AdminService actor of a message's sender."""
-        return Actor(message.platform, message.user_id, message.is_admin)
+        return actor_of(message)
 
     async def press(
         self,
@@ -280,7 +271,7 @@ class ServingCore:
         finally:
             learning.cancel()  # cancelled while in line: the lookup is not needed
         language = message.language or pick_language(message.text, message.language_hint)
-        events = self._delivery_events(delivery, message, language)
+        events = self._answerer.events(delivery, message, language)
         try:
             async with contextlib.aclosing(events) as out:
                 await renderer(delivery, out)
@@ -293,25 +284,6 @@ class ServingCore:
             await asyncio.shield(self.inbox.finish(message))
         except Exception:  # answered; a resumed attempt finds its final sends already stored
             logger.exception("could not mark delivery %s done", message.delivery_id)
-
-    async def _delivery_events(
-        self, delivery: Delivery, message: InboundMessage, language: str
-    ) -> AsyncGenerator[Outbound, None]:
-        """A delivery's reply as events: the limit's notice (once a window), or its answer;
-        any failure becomes a clear error reply, never a stack trace."""
-        try:
-            if delivery.limited:
-                delivery.go_on()  # a notice at most: nothing whose order is kept
-                notice = await self._limit.notice(message, language)
-                if notice is not None:
-                    yield Reply(notice, language, "rate_limited")
-                return
-            async with contextlib.aclosing(self._dispatch(message, language, delivery)) as out:
-                async for event in out:
-                    yield _noted(event, language) if delivery.late else event
-        except Exception:
-            logger.exception("delivery %s failed", message.delivery_id)
-            yield ErrorReply(say("error", language), language)
 
     async def handle(self, message: InboundMessage) -> AsyncGenerator[Outbound, None]:
         """Claim a console delivery and produce its reply as events (nothing for a duplicate).
@@ -337,7 +309,7 @@ class ServingCore:
         try:
             # the inbox's way through, in the caller's task; aclosing at every level: a
             # caller that stops listening closes the turn now (stored as cancelled)
-            events = self._delivery_events(Delivery(message, limited=limited), message, language)
+            events = self._answerer.events(Delivery(message, limited=limited), message, language)
             async with contextlib.aclosing(events) as out:
                 async for event in out:
                     yield event
@@ -392,114 +364,6 @@ class ServingCore:
             ):
                 return False, False
             return True, await self._limit.over(session, message)
-
-    async def _dispatch(
-        self, message: InboundMessage, language: str, delivery: Delivery
-    ) -> AsyncGenerator[Outbound, None]:
-        begin = delivery.begin
-        collections = self.audiences.collections(message.platform, message.audience)
-        handed = await self.handoff.route(message, language)
-        if handed is not None:  # staff and asker talking through a case: not the bot's turn
-            delivery.go_on()  # relayed (stored in the outbox, in order)
-            begin()
-            if not handed and message.platform == API_PLATFORM and message.command != "bot":
-                # an HTTP call needs an answer where a chat shows nothing: said to the caller
-                handed = [Reply(say("handoff:relayed", language), language, "handoff_relayed")]
-            for reply in handed:
-                yield reply
-            return
-        if message.command or message.attachments:
-            delivery.go_on()  # started in arrival order; a command's reply is its own
-        if message.command:
-            begin()
-            reply = await self._commands.run(
-                self.actor(message),
-                message.command,
-                message.args,
-                language,
-                collections,
-                message.attachments[0] if message.attachments else None,
-            )
-            yield self.audiences.refusal(message, reply, language)
-            return
-        if message.attachments:
-            begin()
-            for attachment in message.attachments:
-                reply = await self.uploads.receive(message, attachment, language)
-                yield self.audiences.refusal(message, reply, language)
-            return
-        turn = self._turn(message, language, collections, delivery)
-        async with contextlib.aclosing(turn) as events:
-            async for event in events:
-                yield event
-
-    # --- questions -------------------------------------------------------------
-
-    async def _turn(
-        self,
-        message: InboundMessage,
-        language: str,
-        collections: Sequence[str] | None,
-        delivery: Delivery,
-    ) -> AsyncGenerator[Outbound, None]:
-        platform, key = message.platform, message.conversation_key
-        # read by the turn when it starts (after the slot is held): since this worker
-        # took the message until here, and of that the wait for the conversation and a slot
-        waited: dict[str, float] = {}
-        asked_slot = time.monotonic()
-        async with contextlib.AsyncExitStack() as held:
-            # from now on (in line or running) the asker's Stop ends this turn
-            stop = held.enter_context(
-                self.stops.running(platform, message.delivery_id, message.user_id)
-            )
-            turn = self._stream_turn(
-                message.text,
-                conversation=message.conversation_key,
-                user=message.user_id,
-                platform=message.platform,
-                collections=collections,
-                language=message.language,
-                apology_language=language,
-                top_k=message.top_k,
-                threshold=message.threshold,
-                stop=stop,
-                waited_ms=waited,
-            )
-            if self._locks.busy(platform, key):
-                # in line now, in arrival order: the wait starts before the note is shown
-                place = asyncio.ensure_future(
-                    held.enter_async_context(self._locks.hold(platform, key, delivery.go_on))
-                )
-                try:
-                    # in hand, not yet worked on: said as such (no typing while it waits)
-                    yield Queued(say("inbox:queued", language), language)
-                    await place
-                except BaseException:  # closed while waiting: leave the line (or the lock)
-                    place.cancel()
-                    await asyncio.gather(place, return_exceptions=True)
-                    raise
-            else:
-                await held.enter_async_context(self._locks.hold(platform, key, delivery.go_on))
-            stream = await held.enter_async_context(contextlib.aclosing(turn))
-            now = time.monotonic()
-            waited["taken"] = round((now - delivery.taken_at) * 1000, 3)
-            waited["slot"] = round((now - asked_slot) * 1000, 3)
-            delivery.begin()
-            # only now, with a turn slot: typing and status show work that runs, not a queue
-            yield Progress("received", progress_message("received", language), language)
-            async for event in stream:  # the service's events are the core's: forwarded
-                yield self._with_handoff(event)
-
-    def _with_handoff(self, event: Outbound) -> Outbound:
-        """An answer offers "Ask a person" when people can take over; a refusal says so."""
-        if not (isinstance(event, FinalAnswer) and self.handoff.enabled):
-            return event
-        if event.message_id is None:
-            return event
-        text = event.text
-        if event.result.outcome == "refused":
-            text = f"{text}\n\n{say('handoff:offer', event.language)}"
-        return dataclasses.replace(event, text=text, handoff=True)
 
     async def first_delivery(
         self,
@@ -563,10 +427,3 @@ class ServingCore:
     ) -> bool:
         """Store (or change) a user's vote on an answer: see `AnswerActions.feedback`."""
         return await self.answered.feedback(platform, user_id, message_id, helpful, where)
-
-
-def _noted(event: Outbound, language: str) -> Outbound:
-    """A final reply of a message answered late, with a short note of the delay first."""
-    if isinstance(event, FinalAnswer | Reply | ErrorReply):
-        return dataclasses.replace(event, text=f"{say('inbox:late', language)}\n\n{event.text}")
-    return event

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from telegram import User
 
-from bot.core.dispatcher import ServingCore, pick_language
+from bot.core.answering import pick_language
+from bot.core.dispatcher import ServingCore
 from bot.telegram import translate
 from bot.telegram.translate import PLATFORM
 
