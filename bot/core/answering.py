@@ -61,7 +61,11 @@ def actor_of(message: InboundMessage) -> Actor:
 
 
 class Answerer:
-    """Turns an admitted delivery into the events its renderer shows."""
+    """Turns an admitted delivery into the events its renderer shows.
+
+    It keeps the parts `ServingCore` built and handed in: one replaced on the core
+    afterwards does not reach it.
+    """
 
     def __init__(
         self,

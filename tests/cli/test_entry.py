@@ -32,8 +32,8 @@ def test_the_command_line_imports_the_answering_side_only_for_commands_that_answ
     probe = (
         "import sys, bot.cli; "
         "print(sorted(m for m in ('langgraph', 'bot.service', 'bot.core.dispatcher',"
-        " 'bot.core.admin', 'bot.core.jobs', 'bot.app.lifecycle', 'uvicorn', 'fastapi',"
-        " 'openai') if m in sys.modules))"
+        " 'bot.core.answering', 'bot.core.admin', 'bot.core.jobs', 'bot.app.lifecycle',"
+        " 'uvicorn', 'fastapi', 'openai') if m in sys.modules))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
