@@ -1,4 +1,4 @@
-"""Ingestion: file → text blocks → chunks → embeddings → stored (`storage.document_writer`)."""
+"""Ingestion: file → text blocks → chunks → embeddings → one transaction per document."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from pathlib import Path
 
 from storage.chunking import Block, TextChunk, chunk_blocks, faq_blocks
 from storage.db import Database
-from storage.document_writer import ADDED, FAILED, REPLACED, UNCHANGED, DocumentWriter
 from storage.embeddings import Embedder
 from storage.filenames import clean_title, display_name
 from storage.ingest_work import IngestWork, IngestWorkerError
@@ -24,6 +23,7 @@ from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy, collection_p
 from textkit.personal_data import Findings, scan
 from textkit.scripts import LANGUAGES, detect_language
 
+ADDED, REPLACED, UNCHANGED, FAILED = "added", "replaced", "unchanged", "failed"
 HELD = "held"  # personal data found in a document bound for `public`: nothing stored
 
 
@@ -105,7 +105,7 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
 
 
 class IngestionService:
-    """Adds, replaces and skips documents; each is stored whole or not at all."""
+    """Adds, replaces and skips documents; each document is one transaction."""
 
     def __init__(
         self,
@@ -119,8 +119,6 @@ class IngestionService:
         self._options = options
         # the CPU work's place: worker processes in a server, threads by default
         self._work = work or IngestWork(embedder, batch_size=options.batch_size)
-        # documents ready together are written together (one transaction for several)
-        self._writer = DocumentWriter(db, self.stale_embedder)
 
     @property
     def embedder(self) -> Embedder:
@@ -289,11 +287,30 @@ class IngestionService:
             collection=collection,
             url=url,
         )
-        written = await self._writer.write(document, chunks, replace_elsewhere=replace_elsewhere)
-        stored = written.status in (ADDED, REPLACED, UNCHANGED)
-        return IngestResult(
-            source, written.status, title, len(chunks) if stored else 0, reason=written.reason
-        )
+        async with self._db.transaction() as session:
+            # Two ingests of the same title or the same bytes at once: the second
+            # waits here, then sees the first one's document instead of a conflict.
+            # The index lock in share mode: no reindex swap until this commits, so the
+            # embedder checked next is still the index's when the chunks land.
+            await docs_repo.lock_keys(
+                session,
+                [f"doc-hash:{digest}", f"doc-title:{title}"],
+                shared=[docs_repo.INDEX_WRITES],
+            )
+            stale = self.stale_embedder(await docs_repo.index_model(session))
+            if stale is not None:
+                return IngestResult(source, FAILED, title, reason=stale)
+            same, old = await docs_repo.find_same(session, digest, title)
+            if same is not None:
+                return IngestResult(source, UNCHANGED, title, len(chunks), reason="added meanwhile")
+            if old is not None and not replace_elsewhere and old.collection != collection:
+                reason = "a document with this title is in another collection: choose another title"
+                return IngestResult(source, FAILED, title, reason=reason)
+            if old is not None:
+                await docs_repo.delete_document(session, old)
+                await session.flush()
+            await docs_repo.add_document(session, document, chunks)
+        return IngestResult(source, REPLACED if old else ADDED, title, len(chunks))
 
     async def personal_data(
         self, filename: str, data: bytes, title: str | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -66,22 +66,19 @@ async def find_by_title(
     return await session.scalar(query)
 
 
-async def find_same_many(
-    session: AsyncSession, wanted: Sequence[tuple[str, str]]
-) -> list[tuple[Document | None, Document | None]]:
-    """For each (content hash, title) of `wanted`: the document with that hash and the one
-    with that title (one query for all), every one found held until the transaction ends."""
-    hashes = [h for h, _ in wanted]
-    titles = [t for _, t in wanted]
+async def find_same(
+    session: AsyncSession, content_hash: str, title: str
+) -> tuple[Document | None, Document | None]:
+    """The documents with this content hash and with this title (one query), both held
+    until the transaction ends."""
     query = (
         select(Document)
-        .where(Document.content_hash.in_(hashes) | Document.title.in_(titles))
+        .where((Document.content_hash == content_hash) | (Document.title == title))
         .with_for_update()
     )
     found = (await session.scalars(query)).all()
-    by_hash = {d.content_hash: d for d in found}
-    by_title = {d.title: d for d in found}
-    return [(by_hash.get(h), by_title.get(t)) for h, t in wanted]
+    same = next((d for d in found if d.content_hash == content_hash), None)
+    return same, next((d for d in found if d.title == title), None)
 
 
 async def list_documents(
@@ -94,22 +91,6 @@ async def list_documents(
     return (await session.scalars(query)).all()
 
 
-@dataclass
-class Counted:
-    """What documents' inserts add to the keyword statistics, counted in together."""
-
-    chunks: int = 0
-    tokens: int = 0
-    df: Counter[str] = field(default_factory=Counter)  # documents' chunks holding each term
-
-    def add(self, chunks: list[NewChunk]) -> None:
-        """Count a document's chunks in."""
-        self.chunks += len(chunks)
-        self.tokens += sum(len(c.tokens) for c in chunks)
-        for c in chunks:
-            self.df.update(set(c.tokens))
-
-
 async def add_document(session: AsyncSession, document: Document, chunks: list[NewChunk]) -> None:
     """Insert a document with its chunks and count their terms into the statistics
     (`document.id` is set).
@@ -117,22 +98,9 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
     The rows are new, so they are written before the statistics are taken: writers
     queue for `index_meta` only for the counts and the commit, not for the inserts.
     The caller holds `INDEX_WRITES` shared (an ingest) or `index_meta` already (a
-    replacement or rechunk, which count the old document out first).
-    """
-    await insert_document(session, document, chunks)
-    counted = Counted()
-    counted.add(chunks)
-    await count_in(session, counted)
-
-
-async def insert_document(
-    session: AsyncSession, document: Document, chunks: list[NewChunk]
-) -> None:
-    """Insert a document with its chunks, not yet counted in the statistics (`count_in`
-    does, once for all the documents of a transaction); `document.id` is set.
-
-    The document, its chunks and their term postings (matched by position) go in one
-    statement, its arrays as literals (`storage.array_literals`).
+    replacement or rechunk, which count the old document out first). The document,
+    its chunks and their term postings (matched by position) go in one statement,
+    its arrays as literals (`storage.array_literals`).
     """
     terms: list[str] = []
     positions: list[int] = []
@@ -197,13 +165,11 @@ async def insert_document(
         },
     )
     document.id = added.scalar_one()
-
-
-async def count_in(session: AsyncSession, counted: Counted) -> None:
-    """Add inserted documents' chunks, tokens and terms to the statistics, taking the
-    index_meta row first (held until the transaction ends)."""
-    await _count_in(session, counted.chunks, counted.tokens)
-    await _add_term_counts(session, counted.df, sign=1)
+    df: Counter[str] = Counter()
+    for c in chunks:
+        df.update(set(c.tokens))
+    await _count_in(session, len(chunks), sum(len(c.tokens) for c in chunks))
+    await _add_term_counts(session, df, sign=1)
 
 
 async def delete_document(session: AsyncSession, document: Document) -> None:

@@ -154,18 +154,18 @@ async def test_a_replacement_racing_an_add_keeps_the_totals(
 ) -> None:
     await ingestion.ingest_bytes("ferry.txt", b"The harbour ferry leaves every hour.")
     paused, go_on = asyncio.Event(), asyncio.Event()
-    find_same_many = docs_repo.find_same_many
+    find_same = docs_repo.find_same
     kept: list[object] = []  # the replacement keeps the statistics row it read first
 
-    async def slow(session: AsyncSession, wanted: list[tuple[str, str]]) -> Any:
+    async def slow(session: AsyncSession, content_hash: str, title: str) -> Any:
         kept.append(await docs_repo.get_index_meta(session))
-        found = await find_same_many(session, wanted)
-        if any(title == "ferry" for _, title in wanted):
+        found = await find_same(session, content_hash, title)
+        if title == "ferry":
             paused.set()
             await go_on.wait()
         return found
 
-    monkeypatch.setattr(docs_repo, "find_same_many", slow)
+    monkeypatch.setattr(docs_repo, "find_same", slow)
     replacing = asyncio.create_task(
         ingestion.ingest_bytes("ferry.txt", b"The harbour ferry now leaves every two hours.")
     )
