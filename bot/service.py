@@ -339,7 +339,8 @@ class AnswerService:
         }
         # in a transaction though it is one statement without the memory: a turn cancelled
         # while storing (a drain, a caller gone) rolls back, and is then stored as cancelled
-        # once, not twice (an autocommit INSERT can commit after the cancellation)
+        # once, not twice (an autocommit INSERT can commit after the cancellation); a COMMIT
+        # that lands after the cancellation is covered by the question's unique index
         async with self._db.transaction() as session:
             answer_id = await conv_repo.add_turn(session, conv_id, question, answer)
             if remember is not None:
@@ -349,16 +350,17 @@ class AnswerService:
     async def _store_failed(
         self, conv_id: int, state: dict[str, Any], trace_id: str, error: str
     ) -> None:
-        """Store the question of a turn that did not finish (kept out of later history)."""
+        """Store the question of a turn that did not finish (kept out of later history),
+        unless the turn's question got stored after all (a cancellation that arrived
+        while its answer's COMMIT was on its way, and the COMMIT landed)."""
         try:
             async with self._db.transaction() as session:
-                await conv_repo.add_message(
+                await conv_repo.add_unfinished_question(
                     session,
                     conv_id,
-                    "user",
+                    trace_id,
                     self._stored_question(state),
                     language=state.get("language"),
-                    trace_id=trace_id,
                     blocked=True,
                     details={"error": error, "decision_path": state.get("decision_path", [])},
                 )

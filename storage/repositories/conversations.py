@@ -56,6 +56,34 @@ async def add_message(
     return message
 
 
+async def add_unfinished_question(
+    session: AsyncSession, conversation_id: int, trace_id: str, content: str, **fields: Any
+) -> bool:
+    """Store the question of a turn that did not finish, unless its turn's question is
+    stored already (False then).
+
+    A turn cancelled while its answer's COMMIT was on its way may find that COMMIT
+    landed: the question's unique index (`ux_messages_turn_question`) makes this
+    insert wait for that transaction and then do nothing, instead of a second copy.
+    """
+    stored = await session.scalar(
+        insert(Message)
+        .values(
+            conversation_id=conversation_id,
+            role="user",
+            content=content,
+            trace_id=trace_id,
+            **fields,
+        )
+        .on_conflict_do_nothing(
+            index_elements=[Message.trace_id],
+            index_where=(Message.role == "user") & Message.trace_id.is_not(None),
+        )
+        .returning(Message.id)
+    )
+    return stored is not None
+
+
 async def add_turn(
     session: AsyncSession,
     conversation_id: int,

@@ -40,7 +40,7 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == dbmod.head_revision() == "0013"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0014"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
     with engine.connect() as conn:
@@ -82,3 +82,39 @@ def test_workers_starting_together_migrate_once(make_database) -> None:  # type:
         for future in [pool.submit(dbmod.upgrade, url) for _ in range(3)]:
             future.result()  # no DuplicateTable / DuplicateObject error
     assert dbmod.current_revision(url) == dbmod.head_revision()
+
+
+def test_questions_stored_twice_before_0014_keep_their_first_copy(make_database) -> None:  # type: ignore[no-untyped-def]
+    url = make_database()
+    dbmod.upgrade(url, "0013")
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conv = conn.exec_driver_sql(
+                "INSERT INTO conversations (platform, external_id) VALUES ('telegram', '5:0')"
+                " RETURNING id"
+            ).scalar_one()
+            for role, content, blocked in [
+                ("user", "fee?", False),  # the turn's question, with its answer
+                ("assistant", "1,300 dollars.", False),
+                ("user", "fee?", True),  # stored again as cancelled: the COMMIT had landed
+                ("user", "opening hours?", False),  # another turn
+            ]:
+                trace = "t-2" if content == "opening hours?" else "t-1"
+                conn.exec_driver_sql(
+                    "INSERT INTO messages (conversation_id, role, content, trace_id, blocked)"
+                    " VALUES (%s, %s, %s, %s, %s)",
+                    (conv, role, content, trace, blocked),
+                )
+        dbmod.upgrade(url)
+        with engine.connect() as conn:
+            rows = conn.exec_driver_sql(
+                "SELECT role, trace_id, blocked FROM messages ORDER BY id"
+            ).all()
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in rows] == [
+        ("user", "t-1", False),
+        ("assistant", "t-1", False),
+        ("user", "t-2", False),
+    ]

@@ -1,0 +1,98 @@
+"""A turn's question is stored once on real Postgres, even when the turn is cancelled
+while its answer's COMMIT is on its way and that COMMIT lands."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from bot.service import AnswerService
+from graph.context import GraphContext
+from storage.db import Database
+from storage.repositories import conversations as conv_repo
+from storage.search import HybridSearcher
+
+
+async def _questions(db: Database) -> list[tuple[str, bool]]:
+    async with db.sessions() as s:
+        rows = await s.execute(
+            text("SELECT trace_id, blocked FROM messages WHERE role = 'user' ORDER BY id")
+        )
+        return [(r[0], r[1]) for r in rows]
+
+
+async def test_a_turn_cancelled_as_its_answer_commits_keeps_one_question(
+    db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = AnswerService(db, GraphContext(searcher=searcher))
+    store = service._store
+
+    async def committed_then_cancelled(*args: Any, **kwargs: Any) -> int:
+        await store(*args, **kwargs)  # the COMMIT landed ...
+        raise asyncio.CancelledError  # ... and the cancellation arrived with its reply
+
+    monkeypatch.setattr(service, "_store", committed_then_cancelled)
+    with pytest.raises(asyncio.CancelledError):
+        async for _ in service.stream("When does the library open?", conversation="c1"):
+            pass
+    questions = await _questions(db)
+    assert len(questions) == 1 and questions[0][1] is False  # the answered one, once
+    async with db.sessions() as s:
+        answers = (
+            await s.execute(text("SELECT count(*) FROM messages WHERE role = 'assistant'"))
+        ).scalar_one()
+    assert answers == 1
+
+
+async def test_an_unfinished_question_waits_for_the_turns_own_store(db: Database) -> None:
+    async with db.autocommit() as session:
+        conv, _ = await conv_repo.with_history(session, "telegram", "9:0", "u1", 4)
+    question = {"content": "fee?", "trace_id": "t-1", "details": {"user": "p1"}}
+    answer = {"content": "1,300 dollars.", "trace_id": "t-1"}
+    async with db.transaction() as held:  # the turn's store, its COMMIT not yet sent
+        await conv_repo.add_turn(held, conv, question, answer)
+
+        async def unfinished() -> bool:
+            async with db.transaction() as session:
+                return await conv_repo.add_unfinished_question(
+                    session, conv, "t-1", "fee?", blocked=True, details={"error": "cancelled"}
+                )
+
+        late = asyncio.create_task(unfinished())
+        for _ in range(200):  # it waits for the held transaction (the unique index)
+            async with db.sessions() as s:
+                waiting = (
+                    await s.execute(
+                        text(
+                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type ="
+                            " 'Lock' AND datname = current_database()"
+                        )
+                    )
+                ).scalar_one()
+            if waiting:
+                break
+            await asyncio.sleep(0.025)
+        assert waiting and not late.done()
+    assert await asyncio.wait_for(late, 10) is False
+    assert await _questions(db) == [("t-1", False)]
+
+
+async def test_an_unfinished_question_is_stored_when_the_turns_store_rolled_back(
+    db: Database,
+) -> None:
+    async with db.autocommit() as session:
+        conv, _ = await conv_repo.with_history(session, "telegram", "9:1", "u1", 4)
+    with pytest.raises(RuntimeError):
+        async with db.transaction() as held:
+            await conv_repo.add_turn(
+                held, conv, {"content": "fee?", "trace_id": "t-2"}, {"content": "x"}
+            )
+            raise RuntimeError("cancelled before the COMMIT")
+    async with db.transaction() as session:
+        assert await conv_repo.add_unfinished_question(
+            session, conv, "t-2", "fee?", blocked=True, details={"error": "cancelled"}
+        )
+    assert await _questions(db) == [("t-2", True)]
