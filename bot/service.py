@@ -136,6 +136,7 @@ class AnswerService:
             "decision_path": [],
         }
         stored = False
+        storing: asyncio.Future[int] | None = None  # the stopped answer's store
         written = ""  # the answer streamed so far
         # of it, what ends a checked sentence: kept when the asker stops the turn (a clause
         # shown ahead of its sentence was never checked whole)
@@ -180,7 +181,9 @@ class AnswerService:
             said = state.get("language") or language or apology_language or "en"
             result = self._stopped(state, settled, said, trace_id, start, marks)
             self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
-            result.message_id = await asyncio.shield(self._store(conv_id, state, result, user_ref))
+            # shielded: a caller gone meanwhile does not stop it (`finally` waits for it)
+            storing = asyncio.ensure_future(self._store(conv_id, state, result, user_ref))
+            result.message_id = await asyncio.shield(storing)
             stored = True
             yield FinalAnswer.of(result)
         except Exception as exc:
@@ -192,6 +195,8 @@ class AnswerService:
             said = step_language or language or apology_language or "en"
             yield ErrorReply(say("error", said), said, trace_id, type(exc).__name__)
         finally:
+            if not stored and storing is not None:  # the stopped answer's store runs on
+                stored = await _went_through(storing)
             if not stored:  # the caller went away (cancelled, or closed the stream)
                 self._finish_trace(trace, platform, state, None, "cancelled")
                 await asyncio.shield(self._store_failed(conv_id, state, trace_id, "cancelled"))
@@ -366,6 +371,15 @@ class AnswerService:
                 )
         except Exception:  # the database itself may be why the turn failed
             logger.exception("could not store the unfinished turn %s", trace_id)
+
+
+async def _went_through(storing: asyncio.Future[int]) -> bool:
+    """Whether a store its caller stopped waiting for (it runs on, shielded) went through."""
+    try:
+        await asyncio.shield(storing)
+    except Exception:  # it failed: the turn is stored as unfinished instead
+        return False
+    return True
 
 
 def tool_calls(state: dict[str, Any]) -> tuple[dict[str, Any], ...]:

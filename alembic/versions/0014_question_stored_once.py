@@ -6,7 +6,10 @@ COMMIT may land while the caller sees the cancellation; the turn then stores
 its question again as cancelled. With this index, that second insert waits for
 the first transaction and does nothing when it committed (`ON CONFLICT DO
 NOTHING`). Questions stored twice that way before are removed first (the
-earlier row, the one with the answer, stays).
+earlier row, the one with the answer, stays; a downgrade drops the index and
+does not bring them back). The table is held in share mode meanwhile: no
+process still running the code before can store a new copy between the clean-up
+and the index (turns' stores wait the few moments this takes).
 
 Revision ID: 0014
 Revises: 0013
@@ -22,6 +25,7 @@ depends_on = None
 
 
 def upgrade() -> None:
+    op.execute("LOCK TABLE messages IN SHARE MODE")
     op.execute(
         "DELETE FROM messages m WHERE m.role = 'user' AND m.trace_id IS NOT NULL AND EXISTS"
         " (SELECT 1 FROM messages o WHERE o.role = 'user' AND o.trace_id = m.trace_id"

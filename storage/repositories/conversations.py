@@ -10,6 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import Conversation, Message
 
+# the longest an unfinished turn's question waits for the turn's own store to end
+UNFINISHED_WAIT = "5s"
+
 
 async def with_history(
     session: AsyncSession, platform: str, external_id: str, user_id: str | None, limit: int
@@ -64,8 +67,10 @@ async def add_unfinished_question(
 
     A turn cancelled while its answer's COMMIT was on its way may find that COMMIT
     landed: the question's unique index (`ux_messages_turn_question`) makes this
-    insert wait for that transaction and then do nothing, instead of a second copy.
+    insert wait for that transaction (at most `UNFINISHED_WAIT`) and then do nothing,
+    instead of a second copy.
     """
+    await session.execute(text(f"SET LOCAL lock_timeout = '{UNFINISHED_WAIT}'"))
     stored = await session.scalar(
         insert(Message)
         .values(
@@ -77,7 +82,9 @@ async def add_unfinished_question(
         )
         .on_conflict_do_nothing(
             index_elements=[Message.trace_id],
-            index_where=(Message.role == "user") & Message.trace_id.is_not(None),
+            # the index's own predicate, as literal SQL: with a bound parameter for 'user',
+            # a prepared statement's generic plan cannot infer the partial index
+            index_where=text("role = 'user' AND trace_id IS NOT NULL"),
         )
         .returning(Message.id)
     )

@@ -25,7 +25,10 @@ async def _questions(db: Database) -> list[tuple[str, bool]]:
 
 
 async def test_a_turn_cancelled_as_its_answer_commits_keeps_one_question(
-    db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
+    db: Database,
+    searcher: HybridSearcher,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     service = AnswerService(db, GraphContext(searcher=searcher))
     store = service._store
@@ -40,6 +43,7 @@ async def test_a_turn_cancelled_as_its_answer_commits_keeps_one_question(
             pass
     questions = await _questions(db)
     assert len(questions) == 1 and questions[0][1] is False  # the answered one, once
+    assert "could not store the unfinished turn" not in caplog.text  # found, not failed
     async with db.sessions() as s:
         answers = (
             await s.execute(text("SELECT count(*) FROM messages WHERE role = 'assistant'"))
@@ -96,3 +100,54 @@ async def test_an_unfinished_question_is_stored_when_the_turns_store_rolled_back
             session, conv, "t-2", "fee?", blocked=True, details={"error": "cancelled"}
         )
     assert await _questions(db) == [("t-2", True)]
+
+
+async def test_the_unfinished_question_insert_holds_on_every_run_of_a_connection(
+    db: Database,
+) -> None:
+    # a prepared statement's generic plan must still find the partial unique index
+    async with db.autocommit() as session:
+        conv, _ = await conv_repo.with_history(session, "telegram", "9:2", "u1", 4)
+    async with db.transaction() as session:
+        await session.execute(text("SET LOCAL plan_cache_mode = force_generic_plan"))
+        fields = {"blocked": True, "details": {"error": "cancelled"}}
+        for n in range(12):
+            trace = f"t{n}"
+            assert await conv_repo.add_unfinished_question(session, conv, trace, "q", **fields)
+            assert not await conv_repo.add_unfinished_question(session, conv, trace, "q", **fields)
+    assert len(await _questions(db)) == 12
+
+
+async def test_a_stopped_answer_still_storing_when_its_caller_goes_is_kept_whole(
+    db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = AnswerService(db, GraphContext(searcher=searcher))
+    store, reached, go_on = service._store, asyncio.Event(), asyncio.Event()
+
+    async def slow_store(*args: Any, **kwargs: Any) -> int:
+        reached.set()  # waiting, as for a pooled connection
+        await go_on.wait()
+        return await store(*args, **kwargs)
+
+    monkeypatch.setattr(service, "_store", slow_store)
+    stop = asyncio.Event()
+
+    async def ask() -> None:
+        async for _ in service.stream("When does the library open?", conversation="c2", stop=stop):
+            stop.set()  # the asker presses Stop at the first step
+
+    asking = asyncio.create_task(ask())
+    await asyncio.wait_for(reached.wait(), 10)
+    asking.cancel()  # and then goes away while the stopped answer is being stored
+    await asyncio.sleep(0.1)
+    go_on.set()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(asking, 10)
+    assert [blocked for _, blocked in await _questions(db)] == [False]
+    async with db.sessions() as s:
+        outcome = (
+            await s.execute(
+                text("SELECT details->'trace'->>'outcome' FROM messages WHERE role = 'assistant'")
+            )
+        ).all()
+    assert len(outcome) == 1
