@@ -195,11 +195,11 @@ class AnswerService:
             said = step_language or language or apology_language or "en"
             yield ErrorReply(say("error", said), said, trace_id, type(exc).__name__)
         finally:
-            if not stored and storing is not None:  # the stopped answer's store runs on
-                stored = await _went_through(storing)
             if not stored:  # the caller went away (cancelled, or closed the stream)
-                self._finish_trace(trace, platform, state, None, "cancelled")
-                await asyncio.shield(self._store_failed(conv_id, state, trace_id, "cancelled"))
+                # one shielded task decides and stores: a second cancellation (a worker
+                # quitting) ends the wait here, not the storing
+                left = self._store_left(storing, trace, platform, state, conv_id, trace_id)
+                await asyncio.shield(asyncio.ensure_future(left))
 
     @staticmethod
     def _finish_trace(
@@ -352,6 +352,22 @@ class AnswerService:
                 await AnswerMemory.store(session, remember)
             return answer_id
 
+    async def _store_left(
+        self,
+        storing: asyncio.Future[int] | None,
+        trace: TurnTrace,
+        platform: str,
+        state: dict[str, Any],
+        conv_id: int,
+        trace_id: str,
+    ) -> None:
+        """A turn its caller left: kept as its stopped answer when that store (still
+        running, shielded) goes through, else traced and stored as cancelled."""
+        if storing is not None and await _went_through(storing, trace_id):
+            return
+        self._finish_trace(trace, platform, state, None, "cancelled")
+        await self._store_failed(conv_id, state, trace_id, "cancelled")
+
     async def _store_failed(
         self, conv_id: int, state: dict[str, Any], trace_id: str, error: str
     ) -> None:
@@ -373,11 +389,16 @@ class AnswerService:
             logger.exception("could not store the unfinished turn %s", trace_id)
 
 
-async def _went_through(storing: asyncio.Future[int]) -> bool:
+async def _went_through(storing: asyncio.Future[int], trace_id: str) -> bool:
     """Whether a store its caller stopped waiting for (it runs on, shielded) went through."""
     try:
         await asyncio.shield(storing)
+    except asyncio.CancelledError:
+        if not storing.cancelled():  # this wait was cancelled, not the store
+            raise
+        return False
     except Exception:  # it failed: the turn is stored as unfinished instead
+        logger.warning("could not store the stopped answer of turn %s", trace_id, exc_info=True)
         return False
     return True
 

@@ -130,6 +130,14 @@ async def test_a_stopped_answer_still_storing_when_its_caller_goes_is_kept_whole
         return await store(*args, **kwargs)
 
     monkeypatch.setattr(service, "_store", slow_store)
+    unfinished: list[str] = []
+    store_failed = service._store_failed
+
+    async def spied(conv_id: int, state: Any, trace_id: str, error: str) -> None:
+        unfinished.append(error)
+        await store_failed(conv_id, state, trace_id, error)
+
+    monkeypatch.setattr(service, "_store_failed", spied)
     stop = asyncio.Event()
 
     async def ask() -> None:
@@ -143,6 +151,7 @@ async def test_a_stopped_answer_still_storing_when_its_caller_goes_is_kept_whole
     go_on.set()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(asking, 10)
+    assert unfinished == []  # never stored as unfinished: the answer's store went through
     assert [blocked for _, blocked in await _questions(db)] == [False]
     async with db.sessions() as s:
         outcome = (
@@ -151,3 +160,36 @@ async def test_a_stopped_answer_still_storing_when_its_caller_goes_is_kept_whole
             )
         ).all()
     assert len(outcome) == 1
+
+
+async def test_a_turn_cancelled_twice_while_its_stopped_answer_fails_is_still_kept(
+    db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = AnswerService(db, GraphContext(searcher=searcher))
+    reached, go_on = asyncio.Event(), asyncio.Event()
+
+    async def failing_store(*args: Any, **kwargs: Any) -> int:
+        reached.set()
+        await go_on.wait()
+        raise ConnectionError("the database went away")
+
+    monkeypatch.setattr(service, "_store", failing_store)
+    stop = asyncio.Event()
+
+    async def ask() -> None:
+        async for _ in service.stream("When does the library open?", conversation="c3", stop=stop):
+            stop.set()
+
+    asking = asyncio.create_task(ask())
+    await asyncio.wait_for(reached.wait(), 10)
+    asking.cancel()  # the caller goes
+    await asyncio.sleep(0.05)
+    asking.cancel()  # and a worker quitting cancels the turn again while it waits
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(asking, 10)
+    go_on.set()  # the stopped answer's store fails: the question is kept as unfinished
+    for _ in range(200):
+        if await _questions(db):
+            break
+        await asyncio.sleep(0.025)
+    assert [blocked for _, blocked in await _questions(db)] == [True]
