@@ -106,12 +106,16 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
     positions: list[int] = []
     tfs: list[int] = []
     dls: list[int] = []
+    df: Counter[str] = Counter()  # chunks holding each term, for the statistics
     for c in chunks:
-        for term, tf in sorted(Counter(c.tokens).items()):
+        counts = Counter(c.tokens)  # once per chunk: its postings and its share of df
+        df.update(counts.keys())
+        length = len(c.tokens)
+        for term, tf in sorted(counts.items()):
             terms.append(term)
             positions.append(c.position)
             tfs.append(tf)
-            dls.append(len(c.tokens))
+            dls.append(length)
     added = await session.execute(
         text(
             "WITH d AS (INSERT INTO documents (title, source, format, language, content_hash,"
@@ -165,9 +169,6 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
         },
     )
     document.id = added.scalar_one()
-    df: Counter[str] = Counter()
-    for c in chunks:
-        df.update(set(c.tokens))
     await _count_in(session, len(chunks), sum(len(c.tokens) for c in chunks))
     await _add_term_counts(session, df, sign=1)
 

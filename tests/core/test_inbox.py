@@ -127,6 +127,15 @@ async def new_worker(
         await close_worker(worker)
 
 
+async def _rate_count(db: Database, user_id: str) -> int:
+    """The messages counted in `user_id`'s rate-limit window."""
+    async with db.sessions() as session:
+        counted = await session.execute(
+            text("SELECT count FROM rate_limits WHERE user_id = :u"), {"u": user_id}
+        )
+        return int(counted.scalar_one())
+
+
 async def _row(db: Database, delivery_id: str) -> dict[str, Any]:
     async with db.sessions() as session:
         row = (
@@ -525,11 +534,7 @@ async def test_a_learned_admin_is_spared_the_limit_counted_as_a_guest_and_it_is_
         stored = (await _row(db, f"Ev-admin{n}"))["payload"]
         assert "limited" not in stored
         assert stored["audience"]["pending"] is False and stored["audience"]["guest"] is False
-    async with db.sessions() as session:
-        count = await session.execute(
-            text("SELECT count FROM rate_limits WHERE user_id = 'U-ADMIN'")
-        )
-        assert count.scalar_one() == 0
+    assert await _rate_count(db, "U-ADMIN") == 0
     held.set()
     assert sorted(looked_up) == ["Ev-admin1", "Ev-admin2"]
 
@@ -557,11 +562,7 @@ async def test_a_learned_guest_is_stored_with_the_message_and_stays_counted(
     assert "limited" not in stored
     assert stored["audience"]["pending"] is False and stored["audience"]["verified"] is True
     assert stored["audience"]["sender_team"] == "T1"
-    async with db.sessions() as session:
-        count = await session.execute(
-            text("SELECT count FROM rate_limits WHERE user_id = 'U-MEMBER'")
-        )
-        assert count.scalar_one() == 1
+    assert await _rate_count(db, "U-MEMBER") == 1
     held.set()
     await until(lambda: bool(screen.finals("Ev-member")))
     assert looked_up == ["Ev-member"]
@@ -600,11 +601,7 @@ async def test_a_listed_admin_learned_to_be_a_guest_stays_limited_and_counted(
     assert first is not None and second is not None
     assert "limited" not in first and second["limited"] is True
     assert second["audience"]["guest"] is True and second["audience"]["sender_team"] == "T-OTHER"
-    async with db.sessions() as session:
-        count = await session.execute(
-            text("SELECT count FROM rate_limits WHERE user_id = 'U-GUEST'")
-        )
-        assert count.scalar_one() == 2
+    assert await _rate_count(db, "U-GUEST") == 2
     held.set()
     assert sorted(looked_up) == ["Ev-guest1", "Ev-guest2"]
 
