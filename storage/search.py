@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from storage.cpu_work import cpu_work, waiting_on_io
+from storage.cpu_work import cpu_work
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
 from storage.ranking import (
@@ -129,9 +129,8 @@ class HybridSearcher:
         adaptive = self.fusion == "adaptive" and mode == "hybrid"
         # Autocommit: each statement one round trip (no BEGIN, no ROLLBACK). The two
         # sides run at once, the vector side on a second connection; the keyword side
-        # reads the statistics in the same statement as its ranking. A lane holder
-        # passes the lane on while the queries run (storage.cpu_work).
-        async with waiting_on_io(), self._searching, self._db.autocommit() as session:
+        # reads the statistics in the same statement as its ranking.
+        async with self._searching, self._db.autocommit() as session:
             rankings: dict[str, list[tuple[int, float]]] = {}
             # not while the stored vectors are known to be another embedder's (each search
             # would run a query whose answer is thrown away)

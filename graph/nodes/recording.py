@@ -16,13 +16,13 @@ order; `graph.cpu_lane`), and the time it waited for the lane is added to
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, ParamSpec, Protocol, cast, overload
 
-from graph.cpu_lane import LaneHold
 from graph.state import GraphState
 
 P = ParamSpec("P")
@@ -73,19 +73,6 @@ def _lane_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, float]
     return lane, lane.patience_s - waited_ms / 1000
 
 
-def _lane_wait_apart(update: GraphState, name: str, hold: LaneHold) -> GraphState:
-    """The step's waits for the lane in `timings_ms["lane"]`, beside its own time (the
-    turn's sum): the waits to take it back after a database wait come out of the step's."""
-    if not update:
-        return update
-    timings = dict(update.get("timings_ms", {}))
-    if name in timings:
-        timings[name] = round(max(0.0, timings[name] - hold.returns_waited_s * 1000), 3)
-    timings["lane"] = round(hold.waited_s * 1000, 3)
-    update["timings_ms"] = timings
-    return update
-
-
 def recorded(name: str, lane: bool = False) -> _Recorder:
     """Decorate a node (sync or async) so its time and decision are recorded under `name`.
 
@@ -101,13 +88,16 @@ def recorded(name: str, lane: bool = False) -> _Recorder:
             @functools.wraps(node)
             async def run_async(*args: Any, **kwargs: Any) -> GraphState:
                 cpu_lane, patience = _lane_of(args, kwargs) if lane else (None, 0.0)
-                if cpu_lane is None:
-                    return record(name, await node(*args, **kwargs), time.perf_counter())
+                asked = time.perf_counter()
                 # holding the lane, the node's CPU work runs on the loop's thread (cpu_lane)
-                async with cpu_lane.held(max(0.0, patience)) as hold:
+                held = cpu_lane.held(max(0.0, patience)) if cpu_lane else contextlib.nullcontext()
+                async with held:
                     start = time.perf_counter()
                     update = record(name, await node(*args, **kwargs), start)
-                return _lane_wait_apart(update, name, hold)
+                if cpu_lane and update:  # the wait beside the node's own time (turn's sum)
+                    waited = round((start - asked) * 1000, 3)
+                    update["timings_ms"] = {**update.get("timings_ms", {}), "lane": waited}
+                return update
 
             return run_async
 
