@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import marshal
 import re
+import tempfile
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -21,8 +23,36 @@ def _jieba() -> Any:
 
     jieba.setLogLevel(logging.WARNING)
     with _jieba_lock:  # the first call builds the prefix dict; do it once
-        jieba.initialize()
+        if not _load_dictionary_cache(jieba):
+            jieba.initialize()  # builds the cache the next process reads
     return jieba
+
+
+def _load_dictionary_cache(jieba: Any) -> bool:
+    """jieba's default dictionary from the cache jieba itself wrote, read whole first.
+
+    jieba unmarshals the 9 MB cache straight from the open file, which takes
+    0.8–1.5 s; read into memory first, the same data takes about 0.3 s. Every
+    process that cuts text (the serving process, each turn and ingestion
+    worker) pays it once at start. False, leaving it to jieba, when there is no
+    usable cache yet or jieba is set up otherwise (another dictionary or cache).
+    """
+    tokenizer = jieba.dt
+    if tokenizer.initialized or tokenizer.cache_file or tokenizer.tmp_dir:
+        return tokenizer.initialized
+    if tokenizer.dictionary != jieba.DEFAULT_DICT:
+        return False
+    try:  # where and under which name jieba keeps the default dictionary's cache
+        data = (Path(tempfile.gettempdir()) / "jieba.cache").read_bytes()
+        freq, total = marshal.loads(data)
+    except (OSError, ValueError, EOFError, TypeError):
+        return False
+    if not isinstance(freq, dict) or not isinstance(total, int) or not freq:
+        return False
+    with tokenizer.lock:
+        tokenizer.FREQ, tokenizer.total = freq, total
+        tokenizer.initialized = True
+    return True
 
 
 @lru_cache(maxsize=1)
