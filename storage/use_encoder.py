@@ -8,8 +8,8 @@ passages hold 430,309 tokens of 16,540 distinct ids, so nearly all of it is
 work already done. `RowCachingBackend` keeps the projected rows of the ids it
 meets until it holds `ROWS` of them (3 KB each; 48 MB when full, filled only as
 ids are met), never replacing one, and computes only the others. Text made of
-rare tokens can fill it with rows nobody needs again: the encoder is then as
-fast as the package's, never slower, and its vectors are the same.
+rare tokens can fill it with rows nobody needs again: the encoder is then about
+as fast as the package's (it still looks the rows up), with the same vectors.
 
 The rest of `_encode_batch` is the package's own (0.2.1), unchanged. The
 vectors match the package's to float32 rounding (the same rounding a text's

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import marshal
+import os
 import re
+import stat
 import tempfile
 import threading
 from functools import lru_cache
@@ -15,6 +17,8 @@ from textkit.scripts import normalise_width, to_simplified
 
 _WORDLIKE = re.compile(r"[\w\u3400-\u9fff]", re.UNICODE)
 _jieba_lock = threading.Lock()
+logger = logging.getLogger(__name__)
+CACHE_MAX_BYTES = 64 * 2**20  # the largest jieba cache read here (the default makes 9 MB)
 
 
 @lru_cache(maxsize=1)
@@ -34,25 +38,57 @@ def _load_dictionary_cache(jieba: Any) -> bool:
     jieba unmarshals the 9 MB cache straight from the open file, which takes
     0.8–1.5 s; read into memory first, the same data takes about 0.3 s. Every
     process that cuts text (the serving process, each turn and ingestion
-    worker) pays it once at start. False, leaving it to jieba, when there is no
-    usable cache yet or jieba is set up otherwise (another dictionary or cache).
+    worker) pays it once at start. The cache sits in a shared temporary
+    directory, so only a regular file of this user's, writable by no one else
+    and of a sane size, is read. False, leaving it to jieba as before, when
+    there is no such cache or jieba is set up otherwise (another dictionary or
+    cache).
     """
     tokenizer = jieba.dt
     if tokenizer.initialized or tokenizer.cache_file or tokenizer.tmp_dir:
-        return tokenizer.initialized
+        return bool(tokenizer.initialized)
     if tokenizer.dictionary != jieba.DEFAULT_DICT:
         return False
-    try:  # where and under which name jieba keeps the default dictionary's cache
-        data = (Path(tempfile.gettempdir()) / "jieba.cache").read_bytes()
-        freq, total = marshal.loads(data)
-    except (OSError, ValueError, EOFError, TypeError):
-        return False
-    if not isinstance(freq, dict) or not isinstance(total, int) or not freq:
+    # where and under which name jieba keeps the default dictionary's cache
+    loaded = _read_own_file(Path(tempfile.gettempdir()) / "jieba.cache", CACHE_MAX_BYTES)
+    try:
+        freq, total = marshal.loads(loaded) if loaded else (None, None)
+    except Exception:  # damaged or not jieba's (jieba itself gives up as widely)
+        freq = total = None
+    if not isinstance(freq, dict) or not freq or not isinstance(total, int) or total <= 0:
+        logger.debug("jieba's dictionary cache not read here: left to jieba")
         return False
     with tokenizer.lock:
-        tokenizer.FREQ, tokenizer.total = freq, total
-        tokenizer.initialized = True
+        if not tokenizer.initialized:  # another thread may have set it up meanwhile
+            tokenizer.FREQ, tokenizer.total = freq, total
+            tokenizer.initialized = True
     return True
+
+
+def _read_own_file(path: Path, limit: int) -> bytes | None:
+    """The bytes of `path` if it is a regular file of this user's that no one else may
+    write, of at most `limit` bytes; else None. Never follows a link or waits on a pipe."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_uid != os.geteuid()
+            or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+            or not 0 < info.st_size <= limit
+        ):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(limit + 1)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 @lru_cache(maxsize=1)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any, cast
 
-from textkit.tokens import keyword_tokens
+import pytest
+
+from textkit.tokens import CACHE_MAX_BYTES, keyword_tokens
 
 
 def test_keyword_tokens_are_script_neutral() -> None:
@@ -49,26 +53,63 @@ def _fresh_cut(tmp: Path, how: str = "ours") -> dict[str, Any]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=60,  # a pipe waited on would hang here
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return cast(dict[str, Any], json.loads(done.stdout))
 
 
-def test_the_dictionary_read_from_jiebas_cache_cuts_as_jieba_does(tmp_path: Path) -> None:
-    built = _fresh_cut(tmp_path, "jieba")  # no cache yet: jieba builds and writes it
-    assert built["by_jieba"] and (tmp_path / "jieba.cache").is_file()
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """jieba's own cache, built once by jieba itself, and its cuts: the reference."""
+    folder = tmp_path_factory.mktemp("jieba")
+    reference = _fresh_cut(folder, "jieba")  # no cache yet: jieba builds and writes it
+    assert reference["by_jieba"] and (folder / "jieba.cache").is_file()
+    return folder / "jieba.cache", reference
+
+
+def test_the_dictionary_read_from_jiebas_cache_cuts_as_jieba_does(
+    built: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    cache, reference = built
+    # one word more than jieba's: proof that this cache, where jieba keeps it, was read
+    freq, total = marshal.loads(cache.read_bytes())
+    (tmp_path / "jieba.cache").write_bytes(marshal.dumps(({**freq, "拉格博特": 5}, total + 5)))
     read = _fresh_cut(tmp_path)
-    assert not read["by_jieba"]  # read from the cache here
-    assert read["words"] == built["words"] > 100_000
-    assert read["tokens"] == built["tokens"]
+    assert not read["by_jieba"]
+    assert read["words"] == reference["words"] + 1 > 100_000
+    assert read["tokens"] == reference["tokens"]
     assert {"居留", "延期", "保费", "fee"} <= set(read["tokens"])
 
 
-def test_a_damaged_cache_is_left_to_jieba_which_writes_it_anew(tmp_path: Path) -> None:
-    reference = _fresh_cut(tmp_path, "jieba")
+def test_a_damaged_cache_is_left_to_jieba_which_writes_it_anew(
+    built: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    _, reference = built
     (tmp_path / "jieba.cache").write_bytes(b"\x00not a marshal file")
     damaged = _fresh_cut(tmp_path)
     assert damaged["by_jieba"] and damaged["tokens"] == reference["tokens"]
-    assert len((tmp_path / "jieba.cache").read_bytes()) > 1_000_000  # rebuilt by jieba
-    assert _fresh_cut(tmp_path)["tokens"] == reference["tokens"]
+    again = _fresh_cut(tmp_path)  # jieba wrote it anew: read here from then on
+    assert not again["by_jieba"] and again["tokens"] == reference["tokens"]
+
+
+@pytest.mark.parametrize("kind", ["writable by others", "a pipe", "a link", "too large"])
+def test_a_cache_file_not_safely_ours_is_left_to_jieba(
+    built: tuple[Path, dict[str, Any]], tmp_path: Path, kind: str
+) -> None:
+    """The cache is in a shared temporary directory: what another user could have put
+    there is never read here (and a pipe never waited on)."""
+    cache, reference = built
+    target = tmp_path / "jieba.cache"
+    if kind == "writable by others":
+        shutil.copy(cache, target)
+        target.chmod(0o666)
+    elif kind == "a pipe":
+        os.mkfifo(target)
+    elif kind == "a link":
+        target.symlink_to(cache)
+    else:  # sparse: no disk, but over the limit
+        with target.open("wb") as file:
+            file.truncate(CACHE_MAX_BYTES + 1)
+    out = _fresh_cut(tmp_path)
+    assert out["by_jieba"] and out["tokens"] == reference["tokens"]
