@@ -137,6 +137,7 @@ class AnswerService:
         }
         stored = False
         storing: asyncio.Future[int] | None = None  # the stopped answer's store
+        stopped: TurnResult | None = None  # the stopped answer
         written = ""  # the answer streamed so far
         # of it, what ends a checked sentence: kept when the asker stops the turn (a clause
         # shown ahead of its sentence was never checked whole)
@@ -173,18 +174,19 @@ class AnswerService:
                             tool_calls(state) if node == "tool_executor" else (),
                         )
             result = self._result(state, trace_id, start, marks)
-            self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
+            # traced once stored: a store that fails is the turn's outcome (an error shown)
             result.message_id = await self._store(conv_id, state, result, user_ref)
             stored = True
+            self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
             yield FinalAnswer.of(result)
         except StoppedError:
             said = state.get("language") or language or apology_language or "en"
-            result = self._stopped(state, settled, said, trace_id, start, marks)
-            self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
+            result = stopped = self._stopped(state, settled, said, trace_id, start, marks)
             # shielded: a caller gone meanwhile does not stop it (`finally` waits for it)
             storing = asyncio.ensure_future(self._store(conv_id, state, result, user_ref))
             result.message_id = await asyncio.shield(storing)
             stored = True
+            self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
             yield FinalAnswer.of(result)
         except Exception as exc:
             logger.exception("turn %s failed", trace_id)
@@ -195,10 +197,12 @@ class AnswerService:
             said = step_language or language or apology_language or "en"
             yield ErrorReply(say("error", said), said, trace_id, type(exc).__name__)
         finally:
-            if not stored:  # the caller went away (cancelled, or closed the stream)
+            # the caller went away (cancelled, or closed the stream), or the stopped
+            # answer's store failed
+            if not stored:
                 # one shielded task decides and stores: a second cancellation (a worker
                 # quitting) ends the wait here, not the storing
-                left = self._store_left(storing, trace, platform, state, conv_id, trace_id)
+                left = self._store_left(stopped, storing, trace, platform, state, conv_id, trace_id)
                 await asyncio.shield(asyncio.ensure_future(left))
 
     @staticmethod
@@ -354,6 +358,7 @@ class AnswerService:
 
     async def _store_left(
         self,
+        stopped: TurnResult | None,
         storing: asyncio.Future[int] | None,
         trace: TurnTrace,
         platform: str,
@@ -361,12 +366,19 @@ class AnswerService:
         conv_id: int,
         trace_id: str,
     ) -> None:
-        """A turn its caller left: kept as its stopped answer when that store (still
-        running, shielded) goes through, else traced and stored as cancelled."""
-        if storing is not None and await _went_through(storing, trace_id):
-            return
-        self._finish_trace(trace, platform, state, None, "cancelled")
-        await self._store_failed(conv_id, state, trace_id, "cancelled")
+        """A turn that ended before it was stored (its caller left, or its stopped answer's
+        store failed), traced once: kept as its stopped answer when that store (still
+        running, shielded) goes through, else as unfinished, labelled cancelled or with
+        the store's error."""
+        failed = "cancelled"
+        if stopped is not None and storing is not None:
+            outcome = await _store_outcome(storing, trace_id)
+            if outcome is None:
+                self._finish_trace(trace, platform, state, stopped.answer, None, stopped.timings_ms)
+                return
+            failed = outcome
+        self._finish_trace(trace, platform, state, None, failed)
+        await self._store_failed(conv_id, state, trace_id, failed)
 
     async def _store_failed(
         self, conv_id: int, state: dict[str, Any], trace_id: str, error: str
@@ -389,18 +401,19 @@ class AnswerService:
             logger.exception("could not store the unfinished turn %s", trace_id)
 
 
-async def _went_through(storing: asyncio.Future[int], trace_id: str) -> bool:
-    """Whether a store its caller stopped waiting for (it runs on, shielded) went through."""
+async def _store_outcome(storing: asyncio.Future[int], trace_id: str) -> str | None:
+    """None when a store its caller stopped waiting for (it runs on, shielded) went
+    through; else why not ("cancelled", or the error's type)."""
     try:
         await asyncio.shield(storing)
     except asyncio.CancelledError:
         if not storing.cancelled():  # this wait was cancelled, not the store
             raise
-        return False
-    except Exception:  # it failed: the turn is stored as unfinished instead
+        return "cancelled"
+    except Exception as exc:  # it failed: the turn is stored as unfinished instead
         logger.warning("could not store the stopped answer of turn %s", trace_id, exc_info=True)
-        return False
-    return True
+        return type(exc).__name__
+    return None
 
 
 def tool_calls(state: dict[str, Any]) -> tuple[dict[str, Any], ...]:
