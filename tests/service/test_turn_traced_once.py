@@ -39,9 +39,10 @@ async def _unfinished_errors(db: Database) -> list[str]:
         return [r[0] for r in rows]
 
 
-async def test_a_turn_whose_store_fails_is_traced_once_as_the_error_shown(
+def _failing_to_store(
     db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[AnswerService, list[tuple[bool, Any]]]:
+    """A service whose turns cannot be stored (the database went away), and its traces."""
     service = AnswerService(db, GraphContext(searcher=searcher))
     traced = _traced(service, monkeypatch)
 
@@ -49,6 +50,13 @@ async def test_a_turn_whose_store_fails_is_traced_once_as_the_error_shown(
         raise ConnectionError("the database went away")
 
     monkeypatch.setattr(service, "_store", failing_store)
+    return service, traced
+
+
+async def test_a_turn_whose_store_fails_is_traced_once_as_the_error_shown(
+    db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service, traced = _failing_to_store(db, searcher, monkeypatch)
     events = [e async for e in service.stream(QUESTION, conversation="t1")]
     assert isinstance(events[-1], ErrorReply)
     assert not any(isinstance(e, FinalAnswer) for e in events)
@@ -59,13 +67,7 @@ async def test_a_turn_whose_store_fails_is_traced_once_as_the_error_shown(
 async def test_a_stopped_turn_whose_store_fails_is_traced_once_with_that_error(
     db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = AnswerService(db, GraphContext(searcher=searcher))
-    traced = _traced(service, monkeypatch)
-
-    async def failing_store(*args: Any, **kwargs: Any) -> int:
-        raise ConnectionError("the database went away")
-
-    monkeypatch.setattr(service, "_store", failing_store)
+    service, traced = _failing_to_store(db, searcher, monkeypatch)
     stop = asyncio.Event()
     with pytest.raises(ConnectionError):
         async for _ in service.stream(QUESTION, conversation="t2", stop=stop):
