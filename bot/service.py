@@ -138,6 +138,7 @@ class AnswerService:
         stored = False
         storing: asyncio.Future[int] | None = None  # the stopped answer's store
         stopped: TurnResult | None = None  # the stopped answer
+        failure: str | None = None  # why the turn failed (the graph's or the store's error)
         written = ""  # the answer streamed so far
         # of it, what ends a checked sentence: kept when the asker stops the turn (a clause
         # shown ahead of its sentence was never checked whole)
@@ -184,26 +185,31 @@ class AnswerService:
             result = stopped = self._stopped(state, settled, said, trace_id, start, marks)
             # shielded: a caller gone meanwhile does not stop it (`finally` waits for it)
             storing = asyncio.ensure_future(self._store(conv_id, state, result, user_ref))
-            result.message_id = await asyncio.shield(storing)
-            stored = True
-            self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
-            yield FinalAnswer.of(result)
+            try:
+                result.message_id = await asyncio.shield(storing)
+            except Exception as exc:  # not kept: the asker is told, as for any failed turn
+                logger.warning(
+                    "could not store the stopped answer of turn %s", trace_id, exc_info=True
+                )
+                failure = type(exc).__name__
+            else:
+                stored = True
+                self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
+                yield FinalAnswer.of(result)
         except Exception as exc:
             logger.exception("turn %s failed", trace_id)
-            self._finish_trace(trace, platform, state, None, type(exc).__name__)
-            await self._store_failed(conv_id, state, trace_id, type(exc).__name__)
-            stored = True
+            failure = type(exc).__name__
+        finally:
+            if not stored and failure is None:  # the caller went away (cancelled, or closed)
+                await self._settle_left(stopped, storing, trace, platform, state, conv_id, trace_id)
+        if failure is not None:
+            self._finish_trace(trace, platform, state, None, failure)
+            # a task: a cancellation (the caller gone) ends the wait here, not the storing
+            unfinished = self._store_failed(conv_id, state, trace_id, failure)
+            await asyncio.shield(asyncio.ensure_future(unfinished))
             # in the language of the last step shown (before any: the user's, else the guess)
             said = step_language or language or apology_language or "en"
-            yield ErrorReply(say("error", said), said, trace_id, type(exc).__name__)
-        finally:
-            # the caller went away (cancelled, or closed the stream), or the stopped
-            # answer's store failed
-            if not stored:
-                # one shielded task decides and stores: a second cancellation (a worker
-                # quitting) ends the wait here, not the storing
-                left = self._store_left(stopped, storing, trace, platform, state, conv_id, trace_id)
-                await asyncio.shield(asyncio.ensure_future(left))
+            yield ErrorReply(say("error", said), said, trace_id, failure)
 
     @staticmethod
     def _finish_trace(
@@ -215,7 +221,10 @@ class AnswerService:
         timings: Mapping[str, float] | None = None,
     ) -> None:
         """The trace's metadata: the graph's summary plus what the service counted
-        (`timings`: the turn's, with the waits before it; else the graph's steps)."""
+        (`timings`: the turn's, with the waits before it; else the graph's steps). A
+        turn has one outcome: once its trace is finished, this does nothing."""
+        if trace.finished:
+            return
         summary = {
             **state.get("trace", {}),
             "decision_path": state.get("decision_path", []),
@@ -356,6 +365,23 @@ class AnswerService:
                 await AnswerMemory.store(session, remember)
             return answer_id
 
+    async def _settle_left(
+        self,
+        stopped: TurnResult | None,
+        storing: asyncio.Future[int] | None,
+        trace: TurnTrace,
+        platform: str,
+        state: dict[str, Any],
+        conv_id: int,
+        trace_id: str,
+    ) -> None:
+        """A turn its caller left before it was stored, settled by one shielded task: a
+        second cancellation (a worker quitting) ends the wait here, not the storing."""
+        if storing is None:  # traced now: a task the process's end cancels unstarted is not
+            self._finish_trace(trace, platform, state, None, "cancelled")
+        left = self._store_left(stopped, storing, trace, platform, state, conv_id, trace_id)
+        await asyncio.shield(asyncio.ensure_future(left))
+
     async def _store_left(
         self,
         stopped: TurnResult | None,
@@ -366,18 +392,20 @@ class AnswerService:
         conv_id: int,
         trace_id: str,
     ) -> None:
-        """A turn that ended before it was stored (its caller left, or its stopped answer's
-        store failed), traced once: kept as its stopped answer when that store (still
-        running, shielded) goes through, else as unfinished, labelled cancelled or with
-        the store's error."""
+        """Kept as its stopped answer when that store (still running, shielded) goes
+        through, else as unfinished (cancelled, or the store's error); traced once."""
         failed = "cancelled"
-        if stopped is not None and storing is not None:
-            outcome = await _store_outcome(storing, trace_id)
-            if outcome is None:
-                self._finish_trace(trace, platform, state, stopped.answer, None, stopped.timings_ms)
-                return
-            failed = outcome
-        self._finish_trace(trace, platform, state, None, failed)
+        try:
+            if stopped is not None and storing is not None:
+                outcome = await _store_outcome(storing, trace_id)
+                if outcome is None:
+                    self._finish_trace(
+                        trace, platform, state, stopped.answer, None, stopped.timings_ms
+                    )
+                    return
+                failed = outcome
+        finally:  # a wait cut short (the process ending) still closes the trace
+            self._finish_trace(trace, platform, state, None, failed)
         await self._store_failed(conv_id, state, trace_id, failed)
 
     async def _store_failed(

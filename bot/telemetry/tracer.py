@@ -38,11 +38,15 @@ class TurnTrace:
     def __init__(self, root: Any = None, handler: Any = None) -> None:
         self._root = root
         self.callbacks: list[Any] = [handler] if handler is not None else []
+        self.finished = False  # a turn has one outcome: later `finish` calls do nothing
 
     def finish(
         self, platform: str, summary: dict[str, Any], answer: str | None, error: str | None = None
     ) -> None:
-        """Close the trace: tags platform and intent, the turn summary as metadata."""
+        """Close the trace: tags platform and intent, the turn summary as metadata (once)."""
+        if self.finished:
+            return
+        self.finished = True
         if self._root is None:
             return
         from langfuse import propagate_attributes

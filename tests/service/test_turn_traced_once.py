@@ -24,7 +24,8 @@ def _traced(service: AnswerService, monkeypatch: pytest.MonkeyPatch) -> list[tup
     finish = service._finish_trace
 
     def spied(trace: Any, platform: str, state: Any, answer: Any, error: Any, *rest: Any) -> None:
-        finished.append((answer is not None, error))
+        if not trace.finished:  # a later call is a no-op: the trace has its outcome
+            finished.append((answer is not None, error))
         finish(trace, platform, state, answer, error, *rest)
 
     monkeypatch.setattr(service, "_finish_trace", spied)
@@ -69,9 +70,13 @@ async def test_a_stopped_turn_whose_store_fails_is_traced_once_with_that_error(
 ) -> None:
     service, traced = _failing_to_store(db, searcher, monkeypatch)
     stop = asyncio.Event()
-    with pytest.raises(ConnectionError):
-        async for _ in service.stream(QUESTION, conversation="t2", stop=stop):
-            stop.set()  # the asker presses Stop at the first step
+    events = []
+    async for event in service.stream(QUESTION, conversation="t2", stop=stop):
+        stop.set()  # the asker presses Stop at the first step
+        events.append(event)
+    # told, as for any failed turn (not an exception the adapter would have to guess at)
+    assert isinstance(events[-1], ErrorReply) and events[-1].error == "ConnectionError"
+    assert not any(isinstance(e, FinalAnswer) for e in events)
     assert traced == [(False, "ConnectionError")]  # not "cancelled": the caller stayed
     assert await _unfinished_errors(db) == ["ConnectionError"]
 
@@ -114,3 +119,78 @@ async def test_an_answered_turn_is_traced_once(
     events = [e async for e in service.stream(QUESTION, conversation="t4")]
     assert isinstance(events[-1], FinalAnswer)
     assert traced == [(True, None)]
+
+
+async def test_a_failed_turn_whose_caller_goes_while_it_is_stored_is_traced_and_kept_once(
+    db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = AnswerService(db, GraphContext(searcher=searcher))
+    traced = _traced(service, monkeypatch)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("the turn failed")
+
+    monkeypatch.setattr(service, "_result", broken)
+    store_failed, reached, go_on = service._store_failed, asyncio.Event(), asyncio.Event()
+
+    async def slow(*args: Any, **kwargs: Any) -> None:
+        reached.set()
+        await go_on.wait()
+        await store_failed(*args, **kwargs)
+
+    monkeypatch.setattr(service, "_store_failed", slow)
+    asking = asyncio.create_task(_drain(service.stream(QUESTION, conversation="t5")))
+    await asyncio.wait_for(reached.wait(), 10)
+    asking.cancel()  # the caller goes while the failed turn is being stored
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(asking, 10)
+    go_on.set()
+    for _ in range(200):
+        if await _unfinished_errors(db):
+            break
+        await asyncio.sleep(0.025)
+    assert traced == [(False, "ValueError")]  # not then again as "cancelled"
+    assert await _unfinished_errors(db) == ["ValueError"]  # once, with the real error
+
+
+async def test_a_stopped_answers_trace_is_finished_even_if_its_settling_is_cut_short(
+    db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process ending cancels the task that waits for a stopped answer's store:
+    the trace still gets its outcome."""
+    service = AnswerService(db, GraphContext(searcher=searcher))
+    traced = _traced(service, monkeypatch)
+    reached, never = asyncio.Event(), asyncio.Event()
+
+    async def stuck_store(*args: Any, **kwargs: Any) -> int:
+        reached.set()
+        await never.wait()
+        return 0
+
+    monkeypatch.setattr(service, "_store", stuck_store)
+    stop = asyncio.Event()
+
+    async def ask() -> None:
+        async for _ in service.stream(QUESTION, conversation="t6", stop=stop):
+            stop.set()
+
+    asking = asyncio.create_task(ask())
+    await asyncio.wait_for(reached.wait(), 10)
+    asking.cancel()  # the caller goes: a task settles the turn
+    settling = None
+    for _ in range(200):
+        settling = next(
+            (t for t in asyncio.all_tasks() if "_store_left" in repr(t.get_coro())), None
+        )
+        if settling is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert settling is not None
+    settling.cancel()  # the process ends meanwhile
+    await asyncio.gather(asking, settling, return_exceptions=True)
+    assert traced == [(False, "cancelled")]
+
+
+async def _drain(events: Any) -> None:
+    async for _ in events:
+        pass
