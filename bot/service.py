@@ -201,7 +201,12 @@ class AnswerService:
             failure = type(exc).__name__
         finally:
             if not stored and failure is None:  # the caller went away (cancelled, or closed)
-                await self._settle_left(stopped, storing, trace, platform, state, conv_id, trace_id)
+                if storing is None:  # traced now: a task the process's end cancels unstarted
+                    self._finish_trace(trace, platform, state, None, "cancelled")  # is not
+                # one shielded task settles it: a second cancellation (a worker quitting)
+                # ends the wait here, not the storing
+                left = self._store_left(stopped, storing, trace, platform, state, conv_id, trace_id)
+                await asyncio.shield(asyncio.ensure_future(left))
         if failure is not None:
             self._finish_trace(trace, platform, state, None, failure)
             # a task: a cancellation (the caller gone) ends the wait here, not the storing
@@ -364,23 +369,6 @@ class AnswerService:
             if remember is not None:
                 await AnswerMemory.store(session, remember)
             return answer_id
-
-    async def _settle_left(
-        self,
-        stopped: TurnResult | None,
-        storing: asyncio.Future[int] | None,
-        trace: TurnTrace,
-        platform: str,
-        state: dict[str, Any],
-        conv_id: int,
-        trace_id: str,
-    ) -> None:
-        """A turn its caller left before it was stored, settled by one shielded task: a
-        second cancellation (a worker quitting) ends the wait here, not the storing."""
-        if storing is None:  # traced now: a task the process's end cancels unstarted is not
-            self._finish_trace(trace, platform, state, None, "cancelled")
-        left = self._store_left(stopped, storing, trace, platform, state, conv_id, trace_id)
-        await asyncio.shield(asyncio.ensure_future(left))
 
     async def _store_left(
         self,

@@ -86,23 +86,7 @@ async def test_a_stopped_answer_stored_after_its_caller_left_is_traced_once_as_a
 ) -> None:
     service = AnswerService(db, GraphContext(searcher=searcher))
     traced = _traced(service, monkeypatch)
-    store, reached, go_on = service._store, asyncio.Event(), asyncio.Event()
-
-    async def slow_store(*args: Any, **kwargs: Any) -> int:
-        reached.set()
-        await go_on.wait()
-        return await store(*args, **kwargs)
-
-    monkeypatch.setattr(service, "_store", slow_store)
-    stop = asyncio.Event()
-
-    async def ask() -> None:
-        async for _ in service.stream(QUESTION, conversation="t3", stop=stop):
-            stop.set()
-
-    asking = asyncio.create_task(ask())
-    await asyncio.wait_for(reached.wait(), 10)
-    asking.cancel()  # the caller goes while the stopped answer is being stored
+    asking, go_on = await _stop_then_leave(service, monkeypatch, "t3", service._store)
     await asyncio.sleep(0.05)
     go_on.set()
     with pytest.raises(asyncio.CancelledError):
@@ -160,23 +144,7 @@ async def test_a_stopped_answers_trace_is_finished_even_if_its_settling_is_cut_s
     the trace still gets its outcome."""
     service = AnswerService(db, GraphContext(searcher=searcher))
     traced = _traced(service, monkeypatch)
-    reached, never = asyncio.Event(), asyncio.Event()
-
-    async def stuck_store(*args: Any, **kwargs: Any) -> int:
-        reached.set()
-        await never.wait()
-        return 0
-
-    monkeypatch.setattr(service, "_store", stuck_store)
-    stop = asyncio.Event()
-
-    async def ask() -> None:
-        async for _ in service.stream(QUESTION, conversation="t6", stop=stop):
-            stop.set()
-
-    asking = asyncio.create_task(ask())
-    await asyncio.wait_for(reached.wait(), 10)
-    asking.cancel()  # the caller goes: a task settles the turn
+    asking, _ = await _stop_then_leave(service, monkeypatch, "t6")  # the store never ends
     settling = None
     for _ in range(200):
         settling = next(
@@ -189,6 +157,34 @@ async def test_a_stopped_answers_trace_is_finished_even_if_its_settling_is_cut_s
     settling.cancel()  # the process ends meanwhile
     await asyncio.gather(asking, settling, return_exceptions=True)
     assert traced == [(False, "cancelled")]
+
+
+async def _stop_then_leave(
+    service: AnswerService,
+    monkeypatch: pytest.MonkeyPatch,
+    conversation: str,
+    store: Any = None,
+) -> tuple[asyncio.Task[None], asyncio.Event]:
+    """Stop pressed at the first step, then the caller gone while the stopped answer is
+    being stored: held until the returned event is set, then `store` (None: never ends)."""
+    reached, go_on = asyncio.Event(), asyncio.Event()
+
+    async def held_store(*args: Any, **kwargs: Any) -> int:
+        reached.set()
+        await go_on.wait()
+        return await store(*args, **kwargs) if store else 0
+
+    monkeypatch.setattr(service, "_store", held_store)
+    stop = asyncio.Event()
+
+    async def ask() -> None:
+        async for _ in service.stream(QUESTION, conversation=conversation, stop=stop):
+            stop.set()
+
+    asking = asyncio.create_task(ask())
+    await asyncio.wait_for(reached.wait(), 10)
+    asking.cancel()
+    return asking, go_on
 
 
 async def _drain(events: Any) -> None:
