@@ -201,8 +201,8 @@ class AnswerService:
             failure = type(exc).__name__
         finally:
             if not stored and failure is None:  # the caller went away (cancelled, or closed)
-                if storing is None:  # traced now: a task the process's end cancels unstarted
-                    self._finish_trace(trace, platform, state, None, "cancelled")  # is not
+                if storing is None:  # traced now, not by a task the process's end may cancel
+                    self._finish_trace(trace, platform, state, None, "cancelled")
                 # one shielded task settles it: a second cancellation (a worker quitting)
                 # ends the wait here, not the storing
                 left = self._store_left(stopped, storing, trace, platform, state, conv_id, trace_id)
