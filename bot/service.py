@@ -96,8 +96,10 @@ class AnswerService:
         waited_ms: Mapping[str, float] | None = None,
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run a turn as events (graph.events): Progress per node, Token and Reset as the
-        graph streams them, then FinalAnswer, or ErrorReply when the graph raised (the
-        turn is stored either way, even when the caller stops listening half-way).
+        graph streams them, then FinalAnswer, or ErrorReply when the graph raised or the
+        answer could not be stored (the turn is stored either way, as unfinished when it
+        failed, even when the caller stops listening half-way; its trace is finished
+        once, with that outcome).
 
         `language` is the one the user chose (it wins); `apology_language` is the
         caller's guess (message script, platform locale) for an error raised before
