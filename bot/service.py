@@ -229,9 +229,7 @@ class AnswerService:
     ) -> None:
         """The trace's metadata: the graph's summary plus what the service counted
         (`timings`: the turn's, with the waits before it; else the graph's steps). A
-        turn has one outcome: once its trace is finished, this does nothing."""
-        if trace.finished:
-            return
+        turn has one outcome: a trace already finished keeps its own (TurnTrace)."""
         summary = {
             **state.get("trace", {}),
             "decision_path": state.get("decision_path", []),

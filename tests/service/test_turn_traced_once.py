@@ -14,6 +14,7 @@ from graph.context import GraphContext
 from graph.events import ErrorReply, FinalAnswer
 from storage.db import Database
 from storage.search import HybridSearcher
+from tests.support.stopping import stop_then_leave
 
 QUESTION = "When does the library open?"
 
@@ -86,7 +87,7 @@ async def test_a_stopped_answer_stored_after_its_caller_left_is_traced_once_as_a
 ) -> None:
     service = AnswerService(db, GraphContext(searcher=searcher))
     traced = _traced(service, monkeypatch)
-    asking, go_on = await _stop_then_leave(service, monkeypatch, "t3", service._store)
+    asking, go_on = await stop_then_leave(service, monkeypatch, QUESTION, "t3", service._store)
     await asyncio.sleep(0.05)
     go_on.set()
     with pytest.raises(asyncio.CancelledError):
@@ -144,7 +145,7 @@ async def test_a_stopped_answers_trace_is_finished_even_if_its_settling_is_cut_s
     the trace still gets its outcome."""
     service = AnswerService(db, GraphContext(searcher=searcher))
     traced = _traced(service, monkeypatch)
-    asking, _ = await _stop_then_leave(service, monkeypatch, "t6")  # the store never ends
+    asking, _ = await stop_then_leave(service, monkeypatch, QUESTION, "t6")  # the store never ends
     settling = None
     for _ in range(200):
         settling = next(
@@ -157,34 +158,6 @@ async def test_a_stopped_answers_trace_is_finished_even_if_its_settling_is_cut_s
     settling.cancel()  # the process ends meanwhile
     await asyncio.gather(asking, settling, return_exceptions=True)
     assert traced == [(False, "cancelled")]
-
-
-async def _stop_then_leave(
-    service: AnswerService,
-    monkeypatch: pytest.MonkeyPatch,
-    conversation: str,
-    store: Any = None,
-) -> tuple[asyncio.Task[None], asyncio.Event]:
-    """Stop pressed at the first step, then the caller gone while the stopped answer is
-    being stored: held until the returned event is set, then `store` (None: never ends)."""
-    reached, go_on = asyncio.Event(), asyncio.Event()
-
-    async def held_store(*args: Any, **kwargs: Any) -> int:
-        reached.set()
-        await go_on.wait()
-        return await store(*args, **kwargs) if store else 0
-
-    monkeypatch.setattr(service, "_store", held_store)
-    stop = asyncio.Event()
-
-    async def ask() -> None:
-        async for _ in service.stream(QUESTION, conversation=conversation, stop=stop):
-            stop.set()
-
-    asking = asyncio.create_task(ask())
-    await asyncio.wait_for(reached.wait(), 10)
-    asking.cancel()
-    return asking, go_on
 
 
 async def _drain(events: Any) -> None:
