@@ -13,6 +13,7 @@ from typing import Any
 
 from bot.stoppable import StoppedError, until_stopped
 from bot.telemetry import Pseudonyms, Telemetry, TurnTrace
+from bot.turn_store import TurnStore, store_outcome
 from graph.builder import build_graph
 from graph.context import GraphContext
 from graph.events import ErrorReply, FinalAnswer, Progress, Token, TurnEvent, TurnResult
@@ -48,6 +49,7 @@ class AnswerService:
         self._db = db
         # the graph looks answers up through the context; the service stores new ones
         self._memory = memory
+        self._turns = TurnStore(db, memory)
         self._context = dataclasses.replace(context, memory=memory) if memory else context
         self._history = history_messages
         # without one (tests, benchmarks): nothing traced; pseudonyms under an empty key
@@ -178,7 +180,7 @@ class AnswerService:
                         )
             result = self._result(state, trace_id, start, marks)
             # traced once stored: a store that fails is the turn's outcome (an error shown)
-            result.message_id = await self._store(conv_id, state, result, user_ref)
+            result.message_id = await self._turns.answered(conv_id, state, result, user_ref)
             stored = True
             self._finish_trace(trace, platform, state, result.answer, None, result.timings_ms)
             yield FinalAnswer.of(result)
@@ -186,7 +188,7 @@ class AnswerService:
             said = state.get("language") or language or apology_language or "en"
             result = stopped = self._stopped(state, settled, said, trace_id, start, marks)
             # shielded: a caller gone meanwhile does not stop it (`finally` waits for it)
-            storing = asyncio.ensure_future(self._store(conv_id, state, result, user_ref))
+            storing = asyncio.ensure_future(self._turns.answered(conv_id, state, result, user_ref))
             try:
                 result.message_id = await asyncio.shield(storing)
             except Exception as exc:  # not kept: the asker is told, as for any failed turn
@@ -212,7 +214,7 @@ class AnswerService:
         if failure is not None:
             self._finish_trace(trace, platform, state, None, failure)
             # a task: a cancellation (the caller gone) ends the wait here, not the storing
-            unfinished = self._store_failed(conv_id, state, trace_id, failure)
+            unfinished = self._turns.unfinished(conv_id, state, trace_id, failure)
             await asyncio.shield(asyncio.ensure_future(unfinished))
             # in the language of the last step shown (before any: the user's, else the guess)
             said = step_language or language or apology_language or "en"
@@ -321,55 +323,6 @@ class AnswerService:
             return None
         return await self._context.forms.export(name, collections)
 
-    @staticmethod
-    def _stored_question(state: dict[str, Any]) -> str:
-        # the question was masked before the graph ran; the guard's copy is the same text
-        return state.get("safe_question") or state.get("question", "")
-
-    async def _store(
-        self, conv_id: int, state: dict[str, Any], result: TurnResult, user: str | None
-    ) -> int:
-        """Store the question (masked) and the answer; the answer's id.
-
-        The asker's pseudonym is kept with the question: several people can share
-        a thread, and `stats` counts users without knowing who they are. A turn
-        consolidate_memory picked is remembered in the same transaction.
-        """
-        remember = None
-        if self._memory is not None and state.get("memory_entry"):
-            remember = await self._memory.prepare(state["memory_entry"], result.trace_id)
-        question = {
-            "content": self._stored_question(state),
-            "language": result.language,
-            "trace_id": result.trace_id,
-            "blocked": result.blocked,
-            "details": {"user": user},
-        }
-        answer = {
-            "content": result.answer,
-            "language": result.language,
-            "intent": result.intent,
-            "citations": result.citations,
-            "trace_id": result.trace_id,
-            "blocked": result.blocked,
-            "details": {
-                "history": len(state.get("history", [])),  # what the turn could see
-                "decision_path": result.decision_path,
-                "timings_ms": result.timings_ms,
-                "llm_calls": result.llm_calls,
-                "trace": state.get("trace", {}),
-            },
-        }
-        # in a transaction though it is one statement without the memory: a turn cancelled
-        # while storing (a drain, a caller gone) rolls back, and is then stored as cancelled
-        # once, not twice (an autocommit INSERT can commit after the cancellation); a COMMIT
-        # that lands after the cancellation is covered by the question's unique index
-        async with self._db.transaction() as session:
-            answer_id = await conv_repo.add_turn(session, conv_id, question, answer)
-            if remember is not None:
-                await AnswerMemory.store(session, remember)
-            return answer_id
-
     async def _store_left(
         self,
         stopped: TurnResult | None,
@@ -385,7 +338,7 @@ class AnswerService:
         failed = "cancelled"
         try:
             if stopped is not None and storing is not None:
-                outcome = await _store_outcome(storing, trace_id)
+                outcome = await store_outcome(storing, trace_id)
                 if outcome is None:
                     self._finish_trace(
                         trace, platform, state, stopped.answer, None, stopped.timings_ms
@@ -394,42 +347,7 @@ class AnswerService:
                 failed = outcome
         finally:  # a wait cut short (the process ending) still closes the trace
             self._finish_trace(trace, platform, state, None, failed)
-        await self._store_failed(conv_id, state, trace_id, failed)
-
-    async def _store_failed(
-        self, conv_id: int, state: dict[str, Any], trace_id: str, error: str
-    ) -> None:
-        """Store the question of a turn that did not finish (kept out of later history),
-        unless the turn's question got stored after all (a cancellation that arrived
-        while its answer's COMMIT was on its way, and the COMMIT landed)."""
-        try:
-            async with self._db.transaction() as session:
-                await conv_repo.add_unfinished_question(
-                    session,
-                    conv_id,
-                    trace_id,
-                    self._stored_question(state),
-                    language=state.get("language"),
-                    blocked=True,
-                    details={"error": error, "decision_path": state.get("decision_path", [])},
-                )
-        except Exception:  # the database itself may be why the turn failed
-            logger.exception("could not store the unfinished turn %s", trace_id)
-
-
-async def _store_outcome(storing: asyncio.Future[int], trace_id: str) -> str | None:
-    """None when a store its caller stopped waiting for (it runs on, shielded) went
-    through; else why not ("cancelled", or the error's type)."""
-    try:
-        await asyncio.shield(storing)
-    except asyncio.CancelledError:
-        if not storing.cancelled():  # this wait was cancelled, not the store
-            raise
-        return "cancelled"
-    except Exception as exc:  # it failed: the turn is stored as unfinished instead
-        logger.warning("could not store the stopped answer of turn %s", trace_id, exc_info=True)
-        return type(exc).__name__
-    return None
+        await self._turns.unfinished(conv_id, state, trace_id, failed)
 
 
 def tool_calls(state: dict[str, Any]) -> tuple[dict[str, Any], ...]:

@@ -32,13 +32,13 @@ async def test_a_turn_cancelled_as_its_answer_commits_keeps_one_question(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     service = AnswerService(db, GraphContext(searcher=searcher))
-    store = service._store
+    store = service._turns.answered
 
     async def committed_then_cancelled(*args: Any, **kwargs: Any) -> int:
         await store(*args, **kwargs)  # the COMMIT landed ...
         raise asyncio.CancelledError  # ... and the cancellation arrived with its reply
 
-    monkeypatch.setattr(service, "_store", committed_then_cancelled)
+    monkeypatch.setattr(service._turns, "answered", committed_then_cancelled)
     with pytest.raises(asyncio.CancelledError):
         async for _ in service.stream("When does the library open?", conversation="c1"):
             pass
@@ -124,16 +124,16 @@ async def test_a_stopped_answer_still_storing_when_its_caller_goes_is_kept_whole
 ) -> None:
     service = AnswerService(db, GraphContext(searcher=searcher))
     unfinished: list[str] = []
-    store_failed = service._store_failed
+    store_failed = service._turns.unfinished
 
     async def spied(conv_id: int, state: Any, trace_id: str, error: str) -> None:
         unfinished.append(error)
         await store_failed(conv_id, state, trace_id, error)
 
-    monkeypatch.setattr(service, "_store_failed", spied)
+    monkeypatch.setattr(service._turns, "unfinished", spied)
     # the asker presses Stop, then goes away while the stopped answer is being stored
     asking, go_on = await stop_then_leave(
-        service, monkeypatch, "When does the library open?", "c2", service._store
+        service, monkeypatch, "When does the library open?", "c2", service._turns.answered
     )
     await asyncio.sleep(0.1)
     go_on.set()

@@ -51,7 +51,7 @@ def _failing_to_store(
     async def failing_store(*args: Any, **kwargs: Any) -> int:
         raise ConnectionError("the database went away")
 
-    monkeypatch.setattr(service, "_store", failing_store)
+    monkeypatch.setattr(service._turns, "answered", failing_store)
     return service, traced
 
 
@@ -87,7 +87,9 @@ async def test_a_stopped_answer_stored_after_its_caller_left_is_traced_once_as_a
 ) -> None:
     service = AnswerService(db, GraphContext(searcher=searcher))
     traced = _traced(service, monkeypatch)
-    asking, go_on = await stop_then_leave(service, monkeypatch, QUESTION, "t3", service._store)
+    asking, go_on = await stop_then_leave(
+        service, monkeypatch, QUESTION, "t3", service._turns.answered
+    )
     await asyncio.sleep(0.05)
     go_on.set()
     with pytest.raises(asyncio.CancelledError):
@@ -116,14 +118,14 @@ async def test_a_failed_turn_whose_caller_goes_while_it_is_stored_is_traced_and_
         raise ValueError("the turn failed")
 
     monkeypatch.setattr(service, "_result", broken)
-    store_failed, reached, go_on = service._store_failed, asyncio.Event(), asyncio.Event()
+    store_failed, reached, go_on = service._turns.unfinished, asyncio.Event(), asyncio.Event()
 
     async def slow(*args: Any, **kwargs: Any) -> None:
         reached.set()
         await go_on.wait()
         await store_failed(*args, **kwargs)
 
-    monkeypatch.setattr(service, "_store_failed", slow)
+    monkeypatch.setattr(service._turns, "unfinished", slow)
     asking = asyncio.create_task(_drain(service.stream(QUESTION, conversation="t5")))
     await asyncio.wait_for(reached.wait(), 10)
     asking.cancel()  # the caller goes while the failed turn is being stored

@@ -28,7 +28,7 @@ async def stop_then_leave(
         await go_on.wait()
         return await store(*args, **kwargs) if store else 0
 
-    monkeypatch.setattr(service, "_store", held_store)
+    monkeypatch.setattr(service._turns, "answered", held_store)
     stop = asyncio.Event()
 
     async def ask() -> None:
