@@ -8,12 +8,12 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
 from bot.stoppable import StoppedError, until_stopped
 from bot.telemetry import Pseudonyms, Telemetry, TurnTrace
-from bot.turn_store import TurnStore, store_outcome
+from bot.turn_store import TurnStore
 from graph.builder import build_graph
 from graph.context import GraphContext
 from graph.events import ErrorReply, FinalAnswer, Progress, Token, TurnEvent, TurnResult
@@ -47,9 +47,11 @@ class AnswerService:
         memory: AnswerMemory | None = None,
     ) -> None:
         self._db = db
-        # the graph looks answers up through the context; the service stores new ones
+        # the graph looks answers up through the context; its TurnStore stores new ones
         self._memory = memory
         self._turns = TurnStore(db, memory)
+        # the stores a cancelled turn leaves running (shielded): `settle` waits for them
+        self._settling: set[asyncio.Future[Any]] = set()
         self._context = dataclasses.replace(context, memory=memory) if memory else context
         self._history = history_messages
         # without one (tests, benchmarks): nothing traced; pseudonyms under an empty key
@@ -188,7 +190,7 @@ class AnswerService:
             said = state.get("language") or language or apology_language or "en"
             result = stopped = self._stopped(state, settled, said, trace_id, start, marks)
             # shielded: a caller gone meanwhile does not stop it (`finally` waits for it)
-            storing = asyncio.ensure_future(self._turns.answered(conv_id, state, result, user_ref))
+            storing = self._settle_later(self._turns.answered(conv_id, state, result, user_ref))
             try:
                 result.message_id = await asyncio.shield(storing)
             except Exception as exc:  # not kept: the asker is told, as for any failed turn
@@ -210,15 +212,32 @@ class AnswerService:
                 # one shielded task settles it: a second cancellation (a worker quitting)
                 # ends the wait here, not the storing
                 left = self._store_left(stopped, storing, trace, platform, state, conv_id, trace_id)
-                await asyncio.shield(asyncio.ensure_future(left))
+                await asyncio.shield(self._settle_later(left))
         if failure is not None:
             self._finish_trace(trace, platform, state, None, failure)
             # a task: a cancellation (the caller gone) ends the wait here, not the storing
             unfinished = self._turns.unfinished(conv_id, state, trace_id, failure)
-            await asyncio.shield(asyncio.ensure_future(unfinished))
+            await asyncio.shield(self._settle_later(unfinished))
             # in the language of the last step shown (before any: the user's, else the guess)
             said = step_language or language or apology_language or "en"
             yield ErrorReply(say("error", said), said, trace_id, failure)
+
+    async def settle(self, timeout: float) -> bool:
+        """Wait, `timeout` seconds at most, for the stores of turns whose callers went away
+        (their stopped answers, their questions kept as unfinished); True when none is
+        left. Called before the process closes its database: cancelling a turn does not
+        cancel its store, but the end of the event loop would."""
+        if not self._settling:
+            return True
+        _, pending = await asyncio.wait(set(self._settling), timeout=timeout)
+        return not pending
+
+    def _settle_later(self, work: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+        """`work` as a task of its own, kept for `settle` until it ends."""
+        task = asyncio.ensure_future(work)
+        self._settling.add(task)
+        task.add_done_callback(self._settling.discard)
+        return task
 
     @staticmethod
     def _finish_trace(
@@ -338,7 +357,7 @@ class AnswerService:
         failed = "cancelled"
         try:
             if stopped is not None and storing is not None:
-                outcome = await store_outcome(storing, trace_id)
+                outcome = await _store_outcome(storing, trace_id)
                 if outcome is None:
                     self._finish_trace(
                         trace, platform, state, stopped.answer, None, stopped.timings_ms
@@ -348,6 +367,21 @@ class AnswerService:
         finally:  # a wait cut short (the process ending) still closes the trace
             self._finish_trace(trace, platform, state, None, failed)
         await self._turns.unfinished(conv_id, state, trace_id, failed)
+
+
+async def _store_outcome(storing: asyncio.Future[int], trace_id: str) -> str | None:
+    """None when a store its caller stopped waiting for (it runs on, shielded) went
+    through; else why not ("cancelled", or the error's type)."""
+    try:
+        await asyncio.shield(storing)
+    except asyncio.CancelledError:
+        if not storing.cancelled():  # this wait was cancelled, not the store
+            raise
+        return "cancelled"
+    except Exception as exc:  # it failed: the turn is stored as unfinished instead
+        logger.warning("could not store the stopped answer of turn %s", trace_id, exc_info=True)
+        return type(exc).__name__
+    return None
 
 
 def tool_calls(state: dict[str, Any]) -> tuple[dict[str, Any], ...]:

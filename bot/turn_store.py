@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -91,18 +90,3 @@ class TurnStore:
                 )
         except Exception:
             logger.exception("could not store the unfinished turn %s", trace_id)
-
-
-async def store_outcome(storing: asyncio.Future[int], trace_id: str) -> str | None:
-    """None when a store its caller stopped waiting for (it runs on, shielded) went
-    through; else why not ("cancelled", or the error's type)."""
-    try:
-        await asyncio.shield(storing)
-    except asyncio.CancelledError:
-        if not storing.cancelled():  # this wait was cancelled, not the store
-            raise
-        return "cancelled"
-    except Exception as exc:  # it failed: the turn is stored as unfinished instead
-        logger.warning("could not store the stopped answer of turn %s", trace_id, exc_info=True)
-        return type(exc).__name__
-    return None

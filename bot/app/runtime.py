@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported wh
     from bot.service import AnswerService, TurnStream
 
 logger = logging.getLogger(__name__)
+# how long closing waits for cancelled turns' stores (under a turn worker's CLOSE_S)
+SETTLE_S = 5.0
 
 
 @dataclass
@@ -62,6 +64,13 @@ class Runtime:
         if self._answers is None:
             self._answers = self._build_answer_service()
         return self._answers
+
+    async def settle_turns(self, timeout: float) -> None:
+        """Let the stores of turns cancelled on the way out (a drain's grace over, a worker
+        told to quit) finish before the database closes: each keeps its stopped answer or
+        its question as unfinished, and finishes its trace."""
+        if self._answers is not None and not await self._answers.settle(timeout):
+            logger.warning("turns still being stored after %.1f s; left unfinished", timeout)
 
     def _build_answer_service(self) -> AnswerService:
         from bot.service import AnswerService
@@ -272,11 +281,12 @@ async def open_runtime(
     options = ingest_options(settings, policy)
     processes = settings.ingest_processes if ingest_processes is None else ingest_processes
     work = IngestWork(embedder, processes, settings.ingest_nice, options.batch_size)
+    runtime: Runtime | None = None
     try:
         if check_index:
             await check_embedder(db, embedder)
         telemetry = await open_telemetry(settings, db)
-        yield Runtime(
+        runtime = Runtime(
             settings=settings,
             db=db,
             embedder=embedder,
@@ -294,7 +304,10 @@ async def open_runtime(
             upload_policy=policy,
             server=server,
         )
+        yield runtime
     finally:
+        if runtime is not None:  # before the traces are sent and the pool closes
+            await runtime.settle_turns(SETTLE_S)
         if telemetry is not None:  # sends what is buffered; bounded by the export timeout
             await asyncio.to_thread(telemetry.shutdown)
         await work.close()
