@@ -118,7 +118,7 @@ def load(conn: Connection, target: int) -> None:
     conn.execute(
         text(
             "CREATE TEMP TABLE src AS SELECT row_number() OVER (ORDER BY id) AS rn, id,"
-            " text, language, token_count, keywords, embedding FROM chunks"
+            " text, language, token_count, embedding FROM chunks"
         )
     )
     conn.execute(text("ALTER TABLE src ADD PRIMARY KEY (rn)"))
@@ -137,8 +137,8 @@ def load(conn: Connection, target: int) -> None:
     conn.execute(
         text(
             "INSERT INTO chunks"
-            " (document_id, position, text, language, token_count, keywords, embedding)"
-            " SELECT :doc, g, a.text, a.language, a.token_count, a.keywords,"
+            " (document_id, position, text, language, token_count, embedding)"
+            " SELECT :doc, g, a.text, a.language, a.token_count,"
             " l2_normalize(a.embedding + b.embedding * w.w)"
             " FROM generate_series(1, :need) g"
             " JOIN src a ON a.rn = 1 + (hashint8(g)::bigint & 2147483647) % :have"

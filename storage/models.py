@@ -56,7 +56,8 @@ class Chunk(Base):
     heading: Mapped[str | None] = mapped_column(Text)
     language: Mapped[str | None] = mapped_column(Text)
     token_count: Mapped[int]
-    keywords: Mapped[Any] = mapped_column(TSVECTOR)
+    # not written since revision 0015 (keyword search reads chunk_terms); a later one drops it
+    keywords: Mapped[Any] = mapped_column(TSVECTOR, nullable=True)
     embedding: Mapped[Any] = mapped_column(Vector())
     entry_question: Mapped[str | None] = mapped_column(Text)  # the FAQ entry's question
     question_embedding: Mapped[Any] = mapped_column(Vector(), nullable=True)

@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.array_literals import int_array, text_array
 from storage.embeddings import vector_literal
-from storage.fulltext import tsvector_literal
 from storage.models import Document, IndexMeta
 from storage.upload_policy import DEFAULT_COLLECTION
 
@@ -124,12 +123,12 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
             " :chunk_count, :collection, :url, coalesce(CAST(:created_at AS timestamptz),"
             " now())) RETURNING id),"
             " c AS (INSERT INTO chunks (document_id, position, text, page, heading,"
-            " language, token_count, keywords, embedding, entry_question,"
+            " language, token_count, embedding, entry_question,"
             " question_embedding) SELECT d.id, u.* FROM d, unnest("
             "CAST(:position AS int[]), CAST(:text AS text[]), CAST(:page AS int[]),"
             " CAST(:heading AS text[]), CAST(:language AS text[]),"
-            " CAST(:token_count AS int[]), CAST(:keywords AS tsvector[]),"
-            " CAST(:embedding AS vector[]), CAST(:question AS text[]),"
+            " CAST(:token_count AS int[]), CAST(:embedding AS vector[]),"
+            " CAST(:question AS text[]),"
             " CAST(:question_embedding AS vector[])) AS u RETURNING id, position),"
             " t AS (INSERT INTO chunk_terms (term, chunk_id, tf, dl)"
             " SELECT t.term, c.id, t.tf, t.dl FROM unnest(CAST(:terms AS text[]),"
@@ -155,7 +154,6 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
             "heading": text_array(c.heading for c in chunks),
             "language": text_array(c.language for c in chunks),
             "token_count": int_array(len(c.tokens) for c in chunks),
-            "keywords": text_array(tsvector_literal(c.tokens) for c in chunks),
             "embedding": text_array(vector_literal(c.embedding) for c in chunks),
             "question": text_array(c.question for c in chunks),
             "question_embedding": text_array(

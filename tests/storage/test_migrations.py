@@ -40,7 +40,7 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == dbmod.head_revision() == "0014"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0015"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
     with engine.connect() as conn:
@@ -48,7 +48,8 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_chunks_question_embedding'"
         ).scalar_one()
     engine.dispose()
-    assert {"ix_chunks_embedding", "ix_chunks_keywords"} <= indexes
+    assert "ix_chunks_embedding" in indexes
+    assert "ix_chunks_keywords" not in indexes  # nothing reads it (0015)
     # partial: the planner then uses it for the question half of the vector side
     assert "WHERE (question_embedding IS NOT NULL)" in question_index
 
@@ -118,3 +119,30 @@ def test_questions_stored_twice_before_0014_keep_their_first_copy(make_database)
         ("assistant", "t-1", False),
         ("user", "t-2", False),
     ]
+
+
+def test_chunks_stored_without_keywords_survive_a_downgrade_past_0015(make_database) -> None:  # type: ignore[no-untyped-def]
+    url = make_database()
+    dbmod.upgrade(url)
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            doc = conn.exec_driver_sql(
+                "INSERT INTO documents (title, format, content_hash, size_bytes, chunk_count)"
+                " VALUES ('fees', 'txt', 'h', 1, 1) RETURNING id"
+            ).scalar_one()
+            conn.exec_driver_sql(
+                "INSERT INTO chunks (document_id, position, text, token_count, embedding)"
+                " VALUES (%s, 0, 'An adult renewal costs 1,300 dollars.', 6, %s)",
+                (doc, "[" + ",".join(["0.1"] * 512) + "]"),
+            )
+        dbmod.downgrade(url, "0014")  # the code before: keywords NOT NULL, GIN-indexed
+        with engine.connect() as conn:
+            kept = conn.exec_driver_sql("SELECT text, keywords::text FROM chunks").all()
+        indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
+        dbmod.upgrade(url)
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in kept] == [("An adult renewal costs 1,300 dollars.", "")]
+    assert "ix_chunks_keywords" in indexes
+    assert dbmod.current_revision(url) == "0015"
