@@ -32,6 +32,7 @@ HISTORY_MESSAGES = 6
 # a turn as `AnswerService.stream` runs it (the serving core may run it in another process)
 TurnStream = Callable[..., AsyncGenerator[TurnEvent, None]]
 CITATION_MARK = re.compile(r"\s?\[\d+\]")  # "[2]" after a sentence
+CANCELLED_STORE_S = 0.5  # what `settle` gives a store it cancels to roll back and trace
 logger = logging.getLogger(__name__)
 
 
@@ -224,13 +225,22 @@ class AnswerService:
 
     async def settle(self, timeout: float) -> bool:
         """Wait, `timeout` seconds at most, for the stores of turns whose callers went away
-        (their stopped answers, their questions kept as unfinished); True when none is
-        left. Called before the process closes its database: cancelling a turn does not
-        cancel its store, but the end of the event loop would."""
+        (their stopped answers, their questions kept as unfinished), those begun during
+        the wait included; True when all ended. Called before the process closes its
+        database: cancelling a turn does not cancel its store, but the end of the event
+        loop would. Stores still running then are cancelled (each closes its trace as
+        cancelled) so that none touches the database after it is closed."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._settling and (left := deadline - loop.time()) > 0:
+            await asyncio.wait(set(self._settling), timeout=left)
         if not self._settling:
             return True
-        _, pending = await asyncio.wait(set(self._settling), timeout=timeout)
-        return not pending
+        left_over = set(self._settling)
+        for task in left_over:
+            task.cancel()
+        await asyncio.wait(left_over, timeout=CANCELLED_STORE_S)
+        return False
 
     def _settle_later(self, work: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
         """`work` as a task of its own, kept for `settle` until it ends."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -36,8 +36,9 @@ if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported wh
     from bot.service import AnswerService, TurnStream
 
 logger = logging.getLogger(__name__)
-# how long closing waits for cancelled turns' stores (under a turn worker's CLOSE_S)
-SETTLE_S = 5.0
+# how long closing waits for cancelled turns' stores: with the traces' last flush
+# (SHUTDOWN_WAIT_S) well under the CLOSE_S the serving process gives a quitting worker
+SETTLE_S = 4.0
 
 
 @dataclass
@@ -70,7 +71,11 @@ class Runtime:
         told to quit) finish before the database closes: each keeps its stopped answer or
         its question as unfinished, and finishes its trace."""
         if self._answers is not None and not await self._answers.settle(timeout):
-            logger.warning("turns still being stored after %.1f s; left unfinished", timeout)
+            logger.warning(
+                "cancelled turns' stores still running after %.1f s were stopped;"
+                " their questions may not be in the history",
+                timeout,
+            )
 
     def _build_answer_service(self) -> AnswerService:
         from bot.service import AnswerService
@@ -274,18 +279,22 @@ async def open_runtime(
         settings.embedding_model,
         settings.embedding_dim,
     )
-    # on top of the work: the conversation locks' connection and the Stop relay's listener
-    db = Database.connect(url, pool_size=settings.db_pool_size + 2)
-    telemetry: Telemetry | None = None
-    policy = upload_policy(settings)
-    options = ingest_options(settings, policy)
-    processes = settings.ingest_processes if ingest_processes is None else ingest_processes
-    work = IngestWork(embedder, processes, settings.ingest_nice, options.batch_size)
-    runtime: Runtime | None = None
-    try:
+    # closed last to first, each step even when one after it failed or was cut short
+    # (a second Ctrl-C cancels the close itself)
+    async with AsyncExitStack() as closing:
+        # on top of the work: the conversation locks' connection and the Stop relay's listener
+        db = Database.connect(url, pool_size=settings.db_pool_size + 2)
+        closing.push_async_callback(db.dispose)
+        policy = upload_policy(settings)
+        options = ingest_options(settings, policy)
+        processes = settings.ingest_processes if ingest_processes is None else ingest_processes
+        work = IngestWork(embedder, processes, settings.ingest_nice, options.batch_size)
+        closing.push_async_callback(work.close)
         if check_index:
             await check_embedder(db, embedder)
         telemetry = await open_telemetry(settings, db)
+        # sends what is buffered; bounded (SHUTDOWN_WAIT_S)
+        closing.push_async_callback(asyncio.to_thread, telemetry.shutdown)
         runtime = Runtime(
             settings=settings,
             db=db,
@@ -304,14 +313,9 @@ async def open_runtime(
             upload_policy=policy,
             server=server,
         )
+        # before the traces are sent and the pool closes
+        closing.push_async_callback(runtime.settle_turns, SETTLE_S)
         yield runtime
-    finally:
-        if runtime is not None:  # before the traces are sent and the pool closes
-            await runtime.settle_turns(SETTLE_S)
-        if telemetry is not None:  # sends what is buffered; bounded by the export timeout
-            await asyncio.to_thread(telemetry.shutdown)
-        await work.close()
-        await db.dispose()
 
 
 async def open_telemetry(settings: Settings, db: Database) -> Telemetry:

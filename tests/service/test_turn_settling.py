@@ -9,86 +9,145 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from bot.app import runtime as runtime_module
 from bot.app.runtime import open_runtime
+from bot.app.turn_processes import CLOSE_S
+from bot.service import CANCELLED_STORE_S, AnswerService
+from bot.telemetry.tracer import SHUTDOWN_WAIT_S
 from storage.db import Database
 from tests.support.core_fixtures import settings_for_tests
+from tests.support.stopping import stop_then_leave
 
-STORE_S = 1.0  # how long the unfinished question's store takes: still on its way at the close
+QUESTION = "When does the library open?"
 
 
-async def _unfinished(db: Database, conversation: str) -> list[str]:
+async def _stored(db: Database, conversation: str) -> list[tuple[str, bool, str | None]]:
+    """The conversation's messages: (role, blocked, the error of an unfinished question)."""
     async with db.sessions() as s:
         rows = await s.execute(
             text(
-                "SELECT m.details->>'error' FROM messages m JOIN conversations c"
-                " ON c.id = m.conversation_id WHERE c.external_id = :c AND m.blocked"
+                "SELECT m.role, m.blocked, m.details->>'error' FROM messages m JOIN"
+                " conversations c ON c.id = m.conversation_id WHERE c.external_id = :c"
+                " ORDER BY m.id"
             ),
             {"c": conversation},
         )
-        return [r[0] for r in rows]
+        return [(r[0], r[1], r[2]) for r in rows]
 
 
-async def _cancelled_while_storing(
-    service: Any, monkeypatch: pytest.MonkeyPatch, conv: str
-) -> None:
-    """A turn that fails, whose caller goes (cancelled twice, as a worker told to quit
-    does) while its question is being stored as unfinished."""
+def _held_until_the_close(
+    service: AnswerService, monkeypatch: pytest.MonkeyPatch, name: str
+) -> tuple[asyncio.Event, asyncio.Event]:
+    """The service's `name` store starts (first event) and then waits until the process
+    begins to close (second event, set when the runtime settles its turns)."""
+    store, started, closing = getattr(service._turns, name), asyncio.Event(), asyncio.Event()
 
-    def broken(*args: Any, **kwargs: Any) -> Any:
-        raise ValueError("the turn failed")
+    async def held(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        await closing.wait()
+        return await store(*args, **kwargs)
 
-    monkeypatch.setattr(service, "_result", broken)
-    store, reached = service._turns.unfinished, asyncio.Event()
+    monkeypatch.setattr(service._turns, name, held)
+    settle = service.settle
 
-    async def slow(*args: Any, **kwargs: Any) -> None:
-        reached.set()
-        await asyncio.sleep(STORE_S)
-        await store(*args, **kwargs)
+    async def settling(timeout: float) -> bool:
+        closing.set()
+        return await settle(timeout)
 
-    monkeypatch.setattr(service._turns, "unfinished", slow)
+    monkeypatch.setattr(service, "settle", settling)
+    return started, closing
 
-    async def ask() -> None:
-        async for _ in service.stream("When does the library open?", conversation=conv):
-            pass
 
-    asking = asyncio.create_task(ask())
-    await asyncio.wait_for(reached.wait(), 30)
+async def _cancelled_twice(asking: asyncio.Task[None], started: asyncio.Event) -> None:
+    """The turn worker's way out: the caller's cancel, then (once the turn is storing)
+    the cancel of a worker told to quit."""
+    asking.cancel()
+    await asyncio.wait_for(started.wait(), 10)
     asking.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(asking, 10)
 
 
-async def test_closing_the_runtime_waits_for_a_cancelled_turns_store(
+async def _drain(events: Any) -> None:
+    async for _ in events:
+        pass
+
+
+async def test_a_turn_cancelled_twice_keeps_its_question_when_the_process_closes(
     database_url: str, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = settings_for_tests(DATABASE_URL=database_url)
-    async with open_runtime(settings, check_index=False) as rt:
+    async with open_runtime(settings_for_tests(DATABASE_URL=database_url)) as rt:
         service = rt.answer_service()
-        await _cancelled_while_storing(service, monkeypatch, "settle-1")
-        assert await _unfinished(db, "settle-1") == []  # still on its way
-    # closed: the question is kept (as unfinished, with the turn's error), nothing pending
-    assert await _unfinished(db, "settle-1") == ["ValueError"]
-    assert await service.settle(0)
+        searching = asyncio.Event()
+
+        async def hanging_search(*args: Any, **kwargs: Any) -> Any:
+            searching.set()
+            await asyncio.Event().wait()  # the turn is running when its caller goes
+
+        monkeypatch.setattr(rt.searcher, "search", hanging_search)
+        started, _ = _held_until_the_close(service, monkeypatch, "unfinished")
+        asking = asyncio.create_task(_drain(service.stream(QUESTION, conversation="settle-1")))
+        await asyncio.wait_for(searching.wait(), 30)
+        await _cancelled_twice(asking, started)
+        assert await _stored(db, "settle-1") == []  # the store waits for the close
+    # the question is kept as unfinished (out of later history), nothing left running
+    assert await _stored(db, "settle-1") == [("user", True, "cancelled")]
+    assert not service._settling
 
 
-async def test_closing_waits_only_so_long_for_a_store_that_does_not_end(
+async def test_a_stopped_answer_still_storing_is_kept_when_the_process_closes(
+    database_url: str, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with open_runtime(settings_for_tests(DATABASE_URL=database_url)) as rt:
+        service = rt.answer_service()
+        _, closing = _held_until_the_close(service, monkeypatch, "answered")
+        held = service._turns.answered
+        # Stop, then the caller goes while the stopped answer is stored; then the quit
+        asking, go_on = await stop_then_leave(service, monkeypatch, QUESTION, "settle-2", held)
+        go_on.set()  # the hold of stop_then_leave; the close's hold remains
+        await asyncio.sleep(0.05)
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asking, 10)
+        assert not closing.is_set() and await _stored(db, "settle-2") == []
+    assert await _stored(db, "settle-2") == [("user", False, None), ("assistant", False, None)]
+
+
+async def test_closing_stops_a_store_that_does_not_end_and_says_so(
     database_url: str,
     db: Database,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    settings = settings_for_tests(DATABASE_URL=database_url)
-    monkeypatch.setattr("bot.app.runtime.SETTLE_S", 0.2)
-    monkeypatch.setattr(f"{__name__}.STORE_S", 60.0)
+    monkeypatch.setattr(runtime_module, "SETTLE_S", 0.2)
     loop = asyncio.get_running_loop()
-    async with open_runtime(settings, check_index=False) as rt:
+    async with open_runtime(settings_for_tests(DATABASE_URL=database_url)) as rt:
         service = rt.answer_service()
-        await _cancelled_while_storing(service, monkeypatch, "settle-2")
+
+        def broken(*args: Any, **kwargs: Any) -> Any:
+            raise ValueError("the turn failed")
+
+        monkeypatch.setattr(service, "_result", broken)
+        started = asyncio.Event()
+
+        async def endless(*args: Any, **kwargs: Any) -> None:
+            started.set()
+            await asyncio.Event().wait()  # a store that never ends
+
+        monkeypatch.setattr(service._turns, "unfinished", endless)
+        asking = asyncio.create_task(_drain(service.stream(QUESTION, conversation="settle-3")))
+        await asyncio.wait_for(started.wait(), 30)
+        asking.cancel()  # the caller goes while the failed turn's question is stored
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asking, 10)
         closing = loop.time()
-    try:
-        assert loop.time() - closing < 5  # the close went on without it
-        assert "turns still being stored after 0.2 s" in caplog.text  # and said so
-        assert not await service.settle(0)
-    finally:
-        for task in list(service._settling):
-            task.cancel()
+    assert loop.time() - closing < 5  # the close went on without it
+    assert "stores still running after 0.2 s were stopped" in caplog.text  # and said so
+    assert not service._settling  # stopped: nothing touches the closed pool later
+    assert await _stored(db, "settle-3") == []
+
+
+def test_a_quitting_worker_settles_and_flushes_its_traces_before_it_is_killed() -> None:
+    # the serving process kills a worker CLOSE_S after "quit"; before that the worker
+    # waits for its turns' stores, stops the last ones, and flushes the traces
+    assert runtime_module.SETTLE_S + CANCELLED_STORE_S + SHUTDOWN_WAIT_S + 1 <= CLOSE_S
