@@ -1,7 +1,7 @@
 """Synthetic filler chunks for the search benchmark at scale (100k, 1M chunks).
 
 A scale database is a copy of the DRCD benchmark database (`bench_drcd`) grown
-to N chunks. Each filler chunk copies one real chunk's text, keyword vector and
+to N chunks. Each filler chunk copies one real chunk's text, token count and
 postings (so term statistics keep DRCD's distribution, every term N/1287 times
 as frequent) and gets a vector of its own: the normalised sum of its source's
 embedding and w × another real chunk's (w from 0.25 to 1, 256 steps; pairs and
@@ -41,7 +41,6 @@ BTREE_INDEXES = {
     " ON chunk_terms (term, chunk_id) INCLUDE (tf, dl)",
     "ix_chunk_terms_chunk": "CREATE INDEX ix_chunk_terms_chunk ON chunk_terms (chunk_id, term)",
     "ix_chunks_document_id": "CREATE INDEX ix_chunks_document_id ON chunks (document_id)",
-    "ix_chunks_keywords": "CREATE INDEX ix_chunks_keywords ON chunks USING gin (keywords)",
 }
 HNSW_INDEX = (
     "ix_chunks_embedding",
@@ -105,7 +104,8 @@ def load(conn: Connection, target: int) -> None:
     need = target - have
     if need <= 0:
         return
-    for name in (*BTREE_INDEXES, HNSW_INDEX[0]):
+    # ix_chunks_keywords: a database built before revision 0015 may still have it
+    for name in (*BTREE_INDEXES, HNSW_INDEX[0], "ix_chunks_keywords"):
         conn.execute(text(f"DROP INDEX IF EXISTS {name}"))
     conn.execute(text("BEGIN"))
     doc = _scalar(
@@ -201,7 +201,7 @@ def postings(conn: Connection, target: int) -> None:
 
 
 def indexes(conn: Connection, target: int) -> None:
-    """The B-tree and GIN indexes, built once over the loaded rows."""
+    """The B-tree indexes, built once over the loaded rows."""
     for name, ddl in BTREE_INDEXES.items():
         if not _has_index(conn, name):
             conn.execute(text(ddl))

@@ -1,13 +1,17 @@
 """The chunks' tsvector is no longer written: its GIN index goes, the column may be NULL.
 
-Keyword search reads the postings of `chunk_terms` (revision 0013); nothing has
-read `chunks.keywords` since, yet every ingest still built the vector and kept
-its GIN index up to date (about a second of Postgres's CPU per 2,000 chunks,
-and at a million chunks the largest index after HNSW). New chunks leave it NULL.
-The column itself stays for now: a worker still running the code before this
-revision writes it, and can go on ingesting until it is replaced; a later
-revision drops it. A downgrade fills the NULLs with empty vectors and builds
-the index again.
+Keyword search reads the postings of `chunk_terms`; nothing reads
+`chunks.keywords`, yet every ingest still built the vector and kept its GIN
+index up to date (about a second of Postgres's CPU per 2,000 chunks, and at a
+million chunks the largest index after HNSW). New chunks leave it NULL. The
+column itself stays for now: a worker still running the code before this
+revision (which writes it) keeps ingesting until it is replaced, though its
+/healthz reports 503 (not at the head revision) and it cannot start again on
+that code; a later revision drops the column. Both statements change the
+catalog only (no scan, no rewrite). A downgrade builds the index again (over
+NULLs for the chunks stored meanwhile, which no code reads) and leaves the
+column nullable: filling a million rows would rewrite them and their HNSW
+entries for nothing.
 
 Revision ID: 0015
 Revises: 0014
@@ -28,6 +32,4 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.execute("UPDATE chunks SET keywords = ''::tsvector WHERE keywords IS NULL")
-    op.execute("ALTER TABLE chunks ALTER COLUMN keywords SET NOT NULL")
-    op.execute("CREATE INDEX ix_chunks_keywords ON chunks USING gin (keywords)")
+    op.execute("CREATE INDEX IF NOT EXISTS ix_chunks_keywords ON chunks USING gin (keywords)")

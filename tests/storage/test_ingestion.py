@@ -39,15 +39,16 @@ async def _chunk_texts(db: Database, title: str) -> list[str]:
 
 
 async def _stats_consistent(db: Database) -> bool:
-    """The keyword statistics equal a recount from the stored chunks."""
+    """The keyword statistics equal a recount from the stored chunks and their postings
+    (each chunk's postings hold all its tokens)."""
     async with db.sessions() as s:
         diff = await s.execute(
             text(
-                "SELECT count(*) FROM (SELECT u.lexeme AS term, count(*) AS df FROM chunks c,"
-                " unnest(c.keywords) u GROUP BY u.lexeme) r FULL JOIN keyword_terms k"
-                " USING (term) FULL JOIN (SELECT term, count(*) AS df FROM chunk_terms"
-                " GROUP BY term) p USING (term) WHERE r.df IS DISTINCT FROM k.df"
-                " OR p.df IS DISTINCT FROM k.df"
+                "SELECT (SELECT count(*) FROM keyword_terms k FULL JOIN (SELECT term,"
+                " count(*) AS df FROM chunk_terms GROUP BY term) p USING (term)"
+                " WHERE p.df IS DISTINCT FROM k.df) + (SELECT count(*) FROM chunks c"
+                " WHERE c.token_count <> (SELECT coalesce(sum(t.tf), 0) FROM chunk_terms t"
+                " WHERE t.chunk_id = c.id))"
             )
         )
         meta = (
