@@ -228,12 +228,18 @@ class AnswerService:
         (their stopped answers, their questions kept as unfinished), those begun during
         the wait included; True when all ended. Called before the process closes its
         database: cancelling a turn does not cancel its store, but the end of the event
-        loop would. Stores still running then are cancelled (each closes its trace as
-        cancelled) so that none touches the database after it is closed."""
+        loop would. Stores still running then, or when this wait is itself cancelled, are
+        cancelled (a settling task closes its turn's trace as cancelled) and given
+        CANCELLED_STORE_S to roll back before the database closes."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while self._settling and (left := deadline - loop.time()) > 0:
-            await asyncio.wait(set(self._settling), timeout=left)
+        try:
+            while self._settling and (left := deadline - loop.time()) > 0:
+                await asyncio.wait(set(self._settling), timeout=left)
+        except BaseException:  # the close itself cut short (a second Ctrl-C): stop them
+            for task in set(self._settling):
+                task.cancel()
+            raise
         if not self._settling:
             return True
         left_over = set(self._settling)

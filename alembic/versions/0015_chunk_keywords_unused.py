@@ -3,7 +3,7 @@
 Keyword search reads the postings of `chunk_terms`; nothing reads
 `chunks.keywords`, yet every ingest still built the vector and kept its GIN
 index up to date (about a second of Postgres's CPU per 2,000 chunks, and at a
-million chunks the largest index after HNSW). New chunks leave it NULL. The
+million chunks the largest index on chunks after HNSW). New chunks leave it NULL. The
 column itself stays for now: a worker still running the code before this
 revision (which writes it) keeps ingesting until it is replaced, though its
 /healthz reports 503 (not at the head revision) and it cannot start again on

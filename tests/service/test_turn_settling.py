@@ -14,7 +14,9 @@ from bot.app.runtime import open_runtime
 from bot.app.turn_processes import CLOSE_S
 from bot.service import CANCELLED_STORE_S, AnswerService
 from bot.telemetry.tracer import SHUTDOWN_WAIT_S
+from graph.context import GraphContext
 from storage.db import Database
+from storage.search import HybridSearcher
 from tests.support.core_fixtures import settings_for_tests
 from tests.support.stopping import stop_then_leave
 
@@ -145,6 +147,20 @@ async def test_closing_stops_a_store_that_does_not_end_and_says_so(
     assert "stores still running after 0.2 s were stopped" in caplog.text  # and said so
     assert not service._settling  # stopped: nothing touches the closed pool later
     assert await _stored(db, "settle-3") == []
+
+
+async def test_a_close_cut_short_stops_the_stores_it_was_waiting_for(
+    db: Database, searcher: HybridSearcher
+) -> None:
+    service = AnswerService(db, GraphContext(searcher=searcher))
+    store = service._settle_later(asyncio.Event().wait())  # a store that has not ended
+    settling = asyncio.create_task(service.settle(60))
+    await asyncio.sleep(0.05)
+    settling.cancel()  # a second Ctrl-C while the process closes
+    with pytest.raises(asyncio.CancelledError):
+        await settling
+    await asyncio.wait([store], timeout=5)
+    assert store.cancelled()  # not left running while the pool closes
 
 
 def test_a_quitting_worker_settles_and_flushes_its_traces_before_it_is_killed() -> None:
