@@ -391,7 +391,9 @@ async def _store_outcome(storing: asyncio.Future[int], trace_id: str) -> str | N
     try:
         await asyncio.shield(storing)
     except asyncio.CancelledError:
-        if not storing.cancelled():  # this wait was cancelled, not the store
+        waiting = asyncio.current_task()
+        # this wait was cancelled (alone, or with the store: the process is closing)
+        if not storing.cancelled() or (waiting is not None and waiting.cancelling()):
             raise
         return "cancelled"
     except Exception as exc:  # it failed: the turn is stored as unfinished instead

@@ -149,6 +149,33 @@ async def test_closing_stops_a_store_that_does_not_end_and_says_so(
     assert await _stored(db, "settle-3") == []
 
 
+async def test_a_stopped_answer_stopped_at_the_deadline_writes_nothing_after_it(
+    database_url: str, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runtime_module, "SETTLE_S", 0.2)
+    unfinished: list[str] = []
+    async with open_runtime(settings_for_tests(DATABASE_URL=database_url)) as rt:
+        service = rt.answer_service()
+        store = service._turns.unfinished
+
+        async def spied(conv_id: int, state: Any, trace_id: str, error: str) -> None:
+            unfinished.append(error)
+            await store(conv_id, state, trace_id, error)
+
+        monkeypatch.setattr(service._turns, "unfinished", spied)
+        # Stop, then the caller goes while the stopped answer is stored; the store never ends
+        asking, _ = await stop_then_leave(service, monkeypatch, QUESTION, "settle-4")
+        await asyncio.sleep(0.05)
+        asking.cancel()  # the quit
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asking, 10)
+    # the store and its settling task were both cancelled at the deadline: the settling
+    # task did not go on to write the question as unfinished while the pool closed
+    assert unfinished == []
+    assert not service._settling
+    assert await _stored(db, "settle-4") == []
+
+
 async def test_a_close_cut_short_stops_the_stores_it_was_waiting_for(
     db: Database, searcher: HybridSearcher
 ) -> None:
