@@ -8,7 +8,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 from bot.stoppable import StoppedError, until_stopped
@@ -32,7 +32,6 @@ HISTORY_MESSAGES = 6
 # a turn as `AnswerService.stream` runs it (the serving core may run it in another process)
 TurnStream = Callable[..., AsyncGenerator[TurnEvent, None]]
 CITATION_MARK = re.compile(r"\s?\[\d+\]")  # "[2]" after a sentence
-CANCELLED_STORE_S = 0.5  # what `settle` gives a store it cancels to roll back and trace
 logger = logging.getLogger(__name__)
 
 
@@ -51,8 +50,6 @@ class AnswerService:
         # the graph looks answers up through the context; its TurnStore stores new ones
         self._memory = memory
         self._turns = TurnStore(db, memory)
-        # the stores a cancelled turn leaves running (shielded): `settle` waits for them
-        self._settling: set[asyncio.Future[Any]] = set()
         self._context = dataclasses.replace(context, memory=memory) if memory else context
         self._history = history_messages
         # without one (tests, benchmarks): nothing traced; pseudonyms under an empty key
@@ -191,7 +188,9 @@ class AnswerService:
             said = state.get("language") or language or apology_language or "en"
             result = stopped = self._stopped(state, settled, said, trace_id, start, marks)
             # shielded: a caller gone meanwhile does not stop it (`finally` waits for it)
-            storing = self._settle_later(self._turns.answered(conv_id, state, result, user_ref))
+            storing = self._turns.in_background(
+                self._turns.answered(conv_id, state, result, user_ref)
+            )
             try:
                 result.message_id = await asyncio.shield(storing)
             except Exception as exc:  # not kept: the asker is told, as for any failed turn
@@ -213,47 +212,20 @@ class AnswerService:
                 # one shielded task settles it: a second cancellation (a worker quitting)
                 # ends the wait here, not the storing
                 left = self._store_left(stopped, storing, trace, platform, state, conv_id, trace_id)
-                await asyncio.shield(self._settle_later(left))
+                await asyncio.shield(self._turns.in_background(left))
         if failure is not None:
             self._finish_trace(trace, platform, state, None, failure)
             # a task: a cancellation (the caller gone) ends the wait here, not the storing
             unfinished = self._turns.unfinished(conv_id, state, trace_id, failure)
-            await asyncio.shield(self._settle_later(unfinished))
+            await asyncio.shield(self._turns.in_background(unfinished))
             # in the language of the last step shown (before any: the user's, else the guess)
             said = step_language or language or apology_language or "en"
             yield ErrorReply(say("error", said), said, trace_id, failure)
 
     async def settle(self, timeout: float) -> bool:
-        """Wait, `timeout` seconds at most, for the stores of turns whose callers went away
-        (their stopped answers, their questions kept as unfinished), those begun during
-        the wait included; True when all ended. Called before the process closes its
-        database: cancelling a turn does not cancel its store, but the end of the event
-        loop would. Stores still running then, or when this wait is itself cancelled, are
-        cancelled (a settling task closes its turn's trace as cancelled) and given
-        CANCELLED_STORE_S to roll back before the database closes."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        try:
-            while self._settling and (left := deadline - loop.time()) > 0:
-                await asyncio.wait(set(self._settling), timeout=left)
-        except BaseException:  # the close itself cut short (a second Ctrl-C): stop them
-            for task in set(self._settling):
-                task.cancel()
-            raise
-        if not self._settling:
-            return True
-        left_over = set(self._settling)
-        for task in left_over:
-            task.cancel()
-        await asyncio.wait(left_over, timeout=CANCELLED_STORE_S)
-        return False
-
-    def _settle_later(self, work: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
-        """`work` as a task of its own, kept for `settle` until it ends."""
-        task = asyncio.ensure_future(work)
-        self._settling.add(task)
-        task.add_done_callback(self._settling.discard)
-        return task
+        """Wait, `timeout` seconds at most, for what turns whose callers went away are
+        still storing (TurnStore.settle); True when all ended."""
+        return await self._turns.settle(timeout)
 
     @staticmethod
     def _finish_trace(
@@ -370,19 +342,19 @@ class AnswerService:
     ) -> None:
         """Kept as its stopped answer when that store (still running, shielded) goes
         through, else as unfinished (cancelled, or the store's error); traced once."""
+        kept: TurnResult | None = None  # the stopped answer, once its store went through
         failed = "cancelled"
         try:
             if stopped is not None and storing is not None:
                 outcome = await _store_outcome(storing, trace_id)
-                if outcome is None:
-                    self._finish_trace(
-                        trace, platform, state, stopped.answer, None, stopped.timings_ms
-                    )
-                    return
-                failed = outcome
+                kept, failed = (stopped, failed) if outcome is None else (None, outcome)
         finally:  # a wait cut short (the process ending) still closes the trace
-            self._finish_trace(trace, platform, state, None, failed)
-        await self._turns.unfinished(conv_id, state, trace_id, failed)
+            if kept is not None:
+                self._finish_trace(trace, platform, state, kept.answer, None, kept.timings_ms)
+            else:
+                self._finish_trace(trace, platform, state, None, failed)
+        if kept is None:
+            await self._turns.unfinished(conv_id, state, trace_id, failed)
 
 
 async def _store_outcome(storing: asyncio.Future[int], trace_id: str) -> str | None:

@@ -1,8 +1,11 @@
-"""Storing a turn: its question and answer, or its question alone when it did not finish."""
+"""Storing a turn: its question and answer, or its question alone when it did not finish;
+and the stores a cancelled turn leaves running, waited for before the process closes."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Coroutine
 from typing import Any
 
 from graph.events import TurnResult
@@ -11,6 +14,7 @@ from storage.memory import AnswerMemory
 from storage.repositories import conversations as conv_repo
 
 logger = logging.getLogger(__name__)
+CANCELLED_STORE_S = 0.5  # what `settle` gives a store it cancels to roll back and trace
 
 
 def stored_question(state: dict[str, Any]) -> str:
@@ -25,6 +29,45 @@ class TurnStore:
     def __init__(self, db: Database, memory: AnswerMemory | None = None) -> None:
         self._db = db
         self._memory = memory
+        # the stores a cancelled turn leaves running (shielded): `settle` waits for them
+        self._running: set[asyncio.Future[Any]] = set()
+
+    @property
+    def pending(self) -> int:
+        """How many stores run on their own (`in_background`) and have not ended."""
+        return len(self._running)
+
+    def in_background(self, work: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+        """`work` (a store, or what decides one) as a task of its own, kept for `settle`
+        until it ends: a turn's caller may stop waiting for it, the process may not."""
+        task = asyncio.ensure_future(work)
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        return task
+
+    async def settle(self, timeout: float) -> bool:
+        """Wait, `timeout` seconds at most, for the stores running in the background,
+        those begun during the wait included; True when all ended. Called before the
+        process closes its database: cancelling a turn does not cancel its store, but
+        the end of the event loop would. Stores still running then, or when this wait is
+        itself cancelled, are cancelled (a settling task closes its turn's trace as
+        cancelled) and given CANCELLED_STORE_S to roll back before the database closes."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        try:
+            while self._running and (left := deadline - loop.time()) > 0:
+                await asyncio.wait(set(self._running), timeout=left)
+        except BaseException:  # the close itself cut short (a second Ctrl-C): stop them
+            for task in set(self._running):
+                task.cancel()
+            raise
+        if not self._running:
+            return True
+        left_over = set(self._running)
+        for task in left_over:
+            task.cancel()
+        await asyncio.wait(left_over, timeout=CANCELLED_STORE_S)
+        return False
 
     async def answered(
         self, conv_id: int, state: dict[str, Any], result: TurnResult, user: str | None

@@ -12,8 +12,9 @@ from sqlalchemy import text
 from bot.app import runtime as runtime_module
 from bot.app.runtime import open_runtime
 from bot.app.turn_processes import CLOSE_S
-from bot.service import CANCELLED_STORE_S, AnswerService
+from bot.service import AnswerService
 from bot.telemetry.tracer import SHUTDOWN_WAIT_S
+from bot.turn_store import CANCELLED_STORE_S
 from graph.context import GraphContext
 from storage.db import Database
 from storage.search import HybridSearcher
@@ -94,7 +95,7 @@ async def test_a_turn_cancelled_twice_keeps_its_question_when_the_process_closes
         assert await _stored(db, "settle-1") == []  # the store waits for the close
     # the question is kept as unfinished (out of later history), nothing left running
     assert await _stored(db, "settle-1") == [("user", True, "cancelled")]
-    assert not service._settling
+    assert not service._turns.pending
 
 
 async def test_a_stopped_answer_still_storing_is_kept_when_the_process_closes(
@@ -145,7 +146,7 @@ async def test_closing_stops_a_store_that_does_not_end_and_says_so(
         closing = loop.time()
     assert loop.time() - closing < 5  # the close went on without it
     assert "stores still running after 0.2 s were stopped" in caplog.text  # and said so
-    assert not service._settling  # stopped: nothing touches the closed pool later
+    assert not service._turns.pending  # stopped: nothing touches the closed pool later
     assert await _stored(db, "settle-3") == []
 
 
@@ -172,7 +173,7 @@ async def test_a_stopped_answer_stopped_at_the_deadline_writes_nothing_after_it(
     # the store and its settling task were both cancelled at the deadline: the settling
     # task did not go on to write the question as unfinished while the pool closed
     assert unfinished == []
-    assert not service._settling
+    assert not service._turns.pending
     assert await _stored(db, "settle-4") == []
 
 
@@ -180,7 +181,7 @@ async def test_a_close_cut_short_stops_the_stores_it_was_waiting_for(
     db: Database, searcher: HybridSearcher
 ) -> None:
     service = AnswerService(db, GraphContext(searcher=searcher))
-    store = service._settle_later(asyncio.Event().wait())  # a store that has not ended
+    store = service._turns.in_background(asyncio.Event().wait())  # a store that has not ended
     settling = asyncio.create_task(service.settle(60))
     await asyncio.sleep(0.05)
     settling.cancel()  # a second Ctrl-C while the process closes
