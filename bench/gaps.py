@@ -1,7 +1,7 @@
 """Gap topics benchmark: do refused questions group by what they ask, in any language?
 
 Usage: .venv/bin/python -m bench.gaps [--entries 125] [--pairs 150]
-`ragbot gaps` clusters questions with the embedder (bot/core/gaps.py, greedy,
+`ragbot gaps` clusters questions with the embedder (bot/core/admin/gaps.py, greedy,
 cosine to a topic's mean ≥ GAP_SIMILARITY). Two sets stand for refused
 questions whose true topic is known:
 - StackFAQ (shared/eval/stackfaq): each entry's question and its users'
@@ -26,7 +26,7 @@ from typing import Any
 
 from bench.common import EVAL_DIR, print_table, write_json
 from bench.faq import load_entries
-from bot.core.gaps import GAP_SIMILARITY, cluster
+from bot.core.admin.gaps import GAP_SIMILARITY, cluster
 from storage.embeddings import LocalUSEEmbeddings
 from textkit.tokens import keyword_tokens
 

@@ -52,9 +52,9 @@ from bench.common import (
 )
 from bench.searching import ingest_corpus
 from bot.app.runtime import Runtime, open_runtime, warm_up
-from bot.core.dispatcher import ServingCore
-from bot.core.inbox import LATE_AFTER_S
+from bot.core.delivery.inbox import LATE_AFTER_S
 from bot.core.messages import Attachment, FinalAnswer, InboundMessage
+from bot.core.serving import ServingCore
 from bot.settings import Settings
 from storage.db import Database
 from tests.support import fake_slack

@@ -4,7 +4,7 @@
 as `/healthz`. It is always mounted; with no API key made yet every call gets
 404 `api_off`. OpenAPI schema at `/api/openapi.json`, interactive docs at
 `/api/docs`. Handlers run on the HTTP thread's loop and hand core work over
-(`bot.core.loops`).
+(`bot.core.delivery.loops`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from bot.api import ask, errors, handoff, manage, webchat
 from bot.api.auth import AuditCalls
 from bot.api.cases import ApiCases
 from bot.api.gate import BodyGate
-from bot.core import mailbox
-from bot.core.dispatcher import ServingCore
+from bot.core.handoff import mailbox
+from bot.core.serving import ServingCore
 from bot.settings import API_PLATFORM, Settings, reveal
 
 logger = logging.getLogger(__name__)

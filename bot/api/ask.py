@@ -29,7 +29,7 @@ from bot.api.turns import (
     turn_failed,
     with_staff_body,
 )
-from bot.core.loops import StreamStopped, stream_on_core_loop
+from bot.core.delivery.loops import StreamStopped, stream_on_core_loop
 from bot.core.messages import (
     ErrorReply,
     FinalAnswer,

@@ -13,10 +13,10 @@ from fastapi import Depends, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.api.errors import ApiError
-from bot.core.admin import Actor
-from bot.core.dispatcher import ServingCore
-from bot.core.loops import on_core_loop
+from bot.core.admin.service import Actor
+from bot.core.delivery.loops import on_core_loop
 from bot.core.messages import Grant
+from bot.core.serving import ServingCore
 from bot.settings import API_PLATFORM
 
 logger = logging.getLogger(__name__)

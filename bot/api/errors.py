@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from bot.api.models import ErrorBody
-from bot.core.http import DATABASE_DOWN
+from bot.core.delivery.http import DATABASE_DOWN
 
 logger = logging.getLogger(__name__)
 

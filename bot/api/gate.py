@@ -14,8 +14,8 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.api.errors import error_response
-from bot.core.dispatcher import ServingCore
-from bot.core.loops import on_core_loop
+from bot.core.delivery.loops import on_core_loop
+from bot.core.serving import ServingCore
 
 UPLOAD_PATH = "/api/v1/documents"
 JSON_BODY_LIMIT = 64 * 1024

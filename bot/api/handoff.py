@@ -24,7 +24,7 @@ from bot.api.models import (
     HandoffState,
 )
 from bot.api.turns import api_message, conversation_key
-from bot.core.loops import on_core_loop, stream_on_core_loop
+from bot.core.delivery.loops import on_core_loop, stream_on_core_loop
 from bot.core.messages import Grant, Reply
 from bot.settings import API_PLATFORM
 

@@ -27,8 +27,8 @@ from bot.api.models import (
 )
 from bot.api.models import Form as FormOut
 from bot.api.turns import conversation_key
-from bot.core.admin import AdminInputError
-from bot.core.loops import on_core_loop
+from bot.core.admin.service import AdminInputError
+from bot.core.delivery.loops import on_core_loop
 from bot.core.messages import Grant
 from bot.settings import API_PLATFORM
 

@@ -18,9 +18,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
 from bot.api.errors import ApiError
-from bot.core.dispatcher import ServingCore
-from bot.core.loops import on_core_loop
+from bot.core.delivery.loops import on_core_loop
 from bot.core.messages import Grant
+from bot.core.serving import ServingCore
 from bot.settings import Settings, reveal
 from textkit.catalog import entries
 

@@ -21,10 +21,10 @@ from starlette.routing import BaseRoute
 
 from bot.app.runtime import Runtime, open_runtime, warm_up
 from bot.app.turn_processes import TurnProcesses
-from bot.core import loops
-from bot.core.dispatcher import ServingCore
-from bot.core.http import build_app
-from bot.core.jobs import JobQueue
+from bot.core.admin.jobs import JobQueue
+from bot.core.delivery import loops
+from bot.core.delivery.http import build_app
+from bot.core.serving import ServingCore
 from bot.settings import API_PLATFORM, Settings
 from storage.db import head_revision
 from storage.heap import freeze_start_up_objects
@@ -244,7 +244,7 @@ async def _listen_in_thread(server: uvicorn.Server, host: str, port: int) -> Non
 
     Slack wants an ack within 3 s and the ack must not queue behind the turns
     in flight on the main loop; handlers hand the work to the main loop
-    (`bot.core.loops.on_core_loop`).
+    (`bot.core.delivery.loops.on_core_loop`).
     """
     pool = ThreadPoolExecutor(1, thread_name_prefix="http")
     try:

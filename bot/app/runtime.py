@@ -30,9 +30,9 @@ from textkit.tokens import keyword_tokens
 
 if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported when built:
     # commands that only ingest or administer start a second sooner without it
-    from bot.core.admin import AdminService
-    from bot.core.dispatcher import ServingCore
-    from bot.core.jobs import JobQueue
+    from bot.core.admin.jobs import JobQueue
+    from bot.core.admin.service import AdminService
+    from bot.core.serving import ServingCore
     from bot.service import AnswerService, TurnStream
 
 logger = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ class Runtime:
 
     def admin_service(self, jobs: JobQueue | None = None) -> AdminService:
         """Admin commands over this runtime's knowledge base (uploads need `jobs`)."""
-        from bot.core.admin import AdminService
+        from bot.core.admin.service import AdminService
 
         forms = FormService(self.db, self.upload_policy.max_bytes)
         return AdminService(
@@ -158,7 +158,7 @@ class Runtime:
         """
         # here, not at the top: the command line's other commands need no chat library
         from bot.api.cases import ApiCases
-        from bot.core.dispatcher import ServingCore
+        from bot.core.serving import ServingCore
         from bot.slack.cases import SlackCases
         from bot.telegram.cases import TelegramCases
 
@@ -172,7 +172,7 @@ class Runtime:
 
     def job_queue(self) -> JobQueue:
         """The upload job queue on this runtime's database (open it before use)."""
-        from bot.core.jobs import JobQueue
+        from bot.core.admin.jobs import JobQueue
 
         return JobQueue(
             self.url, self.db, self.ingestion, self.telemetry, self.settings.retention_days

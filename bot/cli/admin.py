@@ -18,7 +18,7 @@ from storage import db as dbmod
 from storage.forms import FormFile, InvalidFormError
 
 if TYPE_CHECKING:
-    from bot.core.admin import Actor
+    from bot.core.admin.service import Actor
 
 db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 forms_app = typer.Typer(help="Form links and files.", no_args_is_help=True)
@@ -30,7 +30,7 @@ def operator() -> Actor:
     """The person at the console: an admin, named by their login in the audit log."""
     import getpass
 
-    from bot.core.admin import Actor
+    from bot.core.admin.service import Actor
 
     return Actor("cli", getpass.getuser(), is_admin=True)
 

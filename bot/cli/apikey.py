@@ -10,7 +10,7 @@ import typer
 from bot.app.runtime import open_database
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
-from bot.core.api_keys import ApiKeys, KeyInputError
+from bot.core.admin.api_keys import ApiKeys, KeyInputError
 
 apikey_app = typer.Typer(help="HTTP API keys: make, list or revoke them.", no_args_is_help=True)
 app.add_typer(apikey_app, name="apikey")

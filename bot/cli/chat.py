@@ -29,7 +29,7 @@ from bot.core.messages import (
 )
 
 if TYPE_CHECKING:
-    from bot.core.dispatcher import ServingCore
+    from bot.core.serving import ServingCore
 
 QUIT = {"/quit", "/exit", "/q"}
 HELP = (

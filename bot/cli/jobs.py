@@ -42,7 +42,7 @@ def upload(
     """
     if not path.is_file():
         fail(f"no such file: {path}")
-    from bot.core.admin import AdminInputError  # with the admin service, not at start
+    from bot.core.admin.service import AdminInputError  # with the admin service, not at start
 
     found: list[Findings] = []
     policy = upload_policy(settings())  # as the runtime builds it: what outside readers see
@@ -140,7 +140,7 @@ def held(
     """
     if action not in ("publish", "cancel"):
         fail("the action is publish or cancel")
-    from bot.core.admin import AdminInputError  # with the admin service, not at start
+    from bot.core.admin.service import AdminInputError  # with the admin service, not at start
 
     async def go() -> str | None:
         async with open_runtime(settings()) as rt:

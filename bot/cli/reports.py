@@ -82,7 +82,7 @@ def stats(
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return
-    from bot.core.commands import stats_text  # with the admin service, not at start
+    from bot.core.admin.commands import stats_text  # with the admin service, not at start
 
     typer.echo(stats_text(report))
 
@@ -104,7 +104,7 @@ def gaps(
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return
-    from bot.core.commands import gaps_text  # with the admin service, not at start
+    from bot.core.admin.commands import gaps_text  # with the admin service, not at start
 
     typer.echo(gaps_text(report, limit=50))
 
@@ -121,7 +121,7 @@ def purge(
     keep = days or cfg.retention_days
 
     async def go() -> dict[str, int]:
-        from bot.core.retention import purge_expired  # imports the conversation side
+        from bot.core.admin.retention import purge_expired  # imports the conversation side
 
         async with open_runtime(cfg, check_index=False) as rt:
             return await purge_expired(rt.db, keep)

@@ -63,7 +63,7 @@ class Attachment:
 class Grant:
     """What a credential the core verified grants its holder (an HTTP API key).
 
-    Built only by the core (`bot.core.api_keys`) from the key's stored row, never
+    Built only by the core (`bot.core.admin.api_keys`) from the key's stored row, never
     from input; the core reads it for the `api` platform alone.
     """
 

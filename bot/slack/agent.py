@@ -16,7 +16,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.core.dispatcher import ServingCore
+from bot.core.serving import ServingCore
 from bot.slack import translate
 from bot.slack.audience import SlackAudiences
 from bot.slack.features import PROMPTS, SlackFeatures

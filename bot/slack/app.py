@@ -40,11 +40,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from bot.core.dispatcher import ServingCore, ShuttingDownError
-from bot.core.inbox import Delivery
-from bot.core.loops import on_core_loop
+from bot.core.delivery.inbox import Delivery
+from bot.core.delivery.loops import on_core_loop
+from bot.core.delivery.outbox import Channel
 from bot.core.messages import Audience, InboundMessage, Outbound, UploadOutcome
-from bot.core.outbox import Channel
+from bot.core.serving import ServingCore, ShuttingDownError
 from bot.settings import ConfigurationError, Settings
 from bot.slack import translate
 from bot.slack.agent import AgentView, viewed_channel

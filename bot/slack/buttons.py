@@ -13,8 +13,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.core.dispatcher import ServingCore, ShuttingDownError
 from bot.core.messages import Audience, Reply
+from bot.core.serving import ServingCore, ShuttingDownError
 from bot.slack import translate
 from bot.slack.agent import language_of
 from bot.slack.audience import SlackAudiences

@@ -29,8 +29,8 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.core.envelopes import access_facts
-from bot.core.inbox import Delivery
+from bot.core.delivery.envelopes import access_facts
+from bot.core.delivery.inbox import Delivery
 from bot.core.messages import (
     ErrorReply,
     FinalAnswer,

@@ -32,9 +32,9 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.core.envelopes import audience_from
+from bot.core.delivery.envelopes import audience_from
+from bot.core.delivery.outbox import Pending, RetryLater, Undeliverable
 from bot.core.messages import Audience
-from bot.core.outbox import Pending, RetryLater, Undeliverable
 from bot.slack.features import FEEDBACK_BUTTONS, TRANSIENT, SlackFeatures
 from bot.slack.render import classic_feedback
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.core.commands import is_exact_command, parse_words
+from bot.core.admin.commands import is_exact_command, parse_words
 from bot.core.messages import Attachment, Audience, InboundMessage
 from bot.slack.render import FEEDBACK, FEEDBACK_BLOCK, HELPFUL, NOT_HELPFUL
 

@@ -38,9 +38,9 @@ from telegram.ext import (
     filters,
 )
 
-from bot.core.dispatcher import ServingCore, ShuttingDownError
-from bot.core.loops import on_core_loop
+from bot.core.delivery.loops import on_core_loop
 from bot.core.messages import UploadOutcome
+from bot.core.serving import ServingCore, ShuttingDownError
 from bot.settings import ConfigurationError, Settings
 from bot.telegram import intake, translate
 from bot.telegram.buttons import TelegramButtons

@@ -17,8 +17,8 @@ from telegram import CallbackQuery, Message, Update
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from bot.core.dispatcher import ServingCore
 from bot.core.messages import Reply
+from bot.core.serving import ServingCore
 from bot.telegram import translate
 from bot.telegram.files import file_fetcher
 from bot.telegram.intake import accepting

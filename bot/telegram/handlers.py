@@ -23,9 +23,9 @@ from telegram.constants import ChatAction, ReactionEmoji
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from bot.core.commands import ADMIN
-from bot.core.dispatcher import ServingCore
+from bot.core.admin.commands import ADMIN
 from bot.core.messages import InboundMessage
+from bot.core.serving import ServingCore
 from bot.settings import Settings
 from bot.telegram import translate
 from bot.telegram.features import REACTIONS, TelegramFeatures

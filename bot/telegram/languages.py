@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from telegram import User
 
-from bot.core.answering import pick_language
-from bot.core.dispatcher import ServingCore
+from bot.core.answering.answerer import pick_language
+from bot.core.serving import ServingCore
 from bot.telegram import translate
 from bot.telegram.translate import PLATFORM
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup
 
-from bot.core.dispatcher import ServingCore
-from bot.core.inbox import Delivery
+from bot.core.delivery.inbox import Delivery
 from bot.core.messages import ErrorReply, FinalAnswer, Outbound, Progress, Reply, Reset, Token
+from bot.core.serving import ServingCore
 from bot.telegram.render import (
     answer_keyboard,
     answer_messages,

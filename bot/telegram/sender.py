@@ -48,8 +48,8 @@ from telegram.error import (
     TelegramError,
 )
 
-from bot.core.dispatcher import ServingCore
-from bot.core.outbox import Channel, Pending, RetryLater, Undeliverable
+from bot.core.delivery.outbox import Channel, Pending, RetryLater, Undeliverable
+from bot.core.serving import ServingCore
 from bot.telegram import translate
 from bot.telegram.features import REACTIONS, TelegramFeatures
 from bot.telegram.responder import ChatPacer, retry_seconds

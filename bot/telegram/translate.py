@@ -10,7 +10,7 @@ from typing import Any
 
 from telegram import Chat, Document, Message, MessageEntity, Update
 
-from bot.core.commands import parse_words
+from bot.core.admin.commands import parse_words
 from bot.core.messages import Attachment, InboundMessage
 
 PLATFORM = "telegram"

@@ -20,7 +20,7 @@ from sqlalchemy.orm import undefer
 
 from storage.models import Upload
 
-# The ingestion job as procrastinate knows it (bot.core.jobs registers the task under
+# The ingestion job as procrastinate knows it (bot.core.admin.jobs registers the task under
 # these names): the SQL below must find the jobs that task defers.
 INGEST_QUEUE = "uploads"
 INGEST_TASK = "ingest_upload"

@@ -13,12 +13,13 @@ from typing import Any
 from sqlalchemy import text
 
 from storage.db import Database
-from tests.adapters import test_slack, test_telegram
-from tests.adapters.test_slack import SlackHarness, blocks_text, final_posts, mention
-from tests.adapters.test_telegram import ADMIN, keyboard
+from tests.slack import test_slack
+from tests.slack.test_slack import SlackHarness, blocks_text, final_posts, mention
 from tests.support.core_fixtures import jobs_running, until
 from tests.support.fake_slack import FakeSlack
 from tests.support.fake_telegram import FakeTelegram, callback, private_document, private_text
+from tests.telegram import test_telegram
+from tests.telegram.test_telegram import ADMIN, keyboard
 
 # the adapters' fixtures, shared with their own tests
 fake_tg, docs, tg = test_telegram.fake_tg, test_telegram.docs, test_telegram.tg

@@ -18,16 +18,16 @@ import uvicorn
 from sqlalchemy import create_engine, text
 
 from bot.api.app import ApiAdapter
-from bot.core import loops
-from bot.core.api_keys import ApiKeys
-from bot.core.http import build_app
+from bot.core.admin.api_keys import ApiKeys
+from bot.core.delivery import loops
+from bot.core.delivery.http import build_app
 from graph.models import build_chat_model
 from storage.db import Database, head_revision
 from storage.embeddings import Embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
-from tests.adapters.test_slack import SlackHarness, serve_slack, slack_settings
 from tests.conftest import TABLES
+from tests.slack.test_slack import SlackHarness, serve_slack, slack_settings
 from tests.support.core_fixtures import DOCS, Worker, close_worker, make_worker, settings_for_tests
 from tests.support.fake_openai import FakeOpenAI, Reply
 from tests.support.fake_slack import FakeSlack

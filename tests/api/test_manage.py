@@ -6,7 +6,7 @@ import asyncio
 
 from sqlalchemy import text
 
-from bot.core.api_keys import ApiKeys
+from bot.core.admin.api_keys import ApiKeys
 from storage.embeddings import Embedder
 from tests.api.conftest import api_harness
 from tests.support.core_fixtures import jobs_running

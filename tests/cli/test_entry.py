@@ -32,8 +32,9 @@ def test_the_command_line_imports_the_answering_side_only_for_commands_that_answ
     probe = (
         "import sys, bot.cli; "
         "print(sorted(m for m in ('langgraph', 'bot.service', 'bot.turn_store',"
-        " 'bot.core.dispatcher',"
-        " 'bot.core.answering', 'bot.core.admin', 'bot.core.jobs', 'bot.app.lifecycle',"
+        " 'bot.core.serving',"
+        " 'bot.core.answering.answerer', 'bot.core.admin.service', 'bot.core.admin.jobs',"
+        " 'bot.app.lifecycle',"
         " 'uvicorn', 'fastapi', 'openai') if m in sys.modules))"
     )
     done = subprocess.run(

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bot.core.ack_window import AckWindow
+from bot.core.delivery.ack_window import AckWindow
 
 
 async def test_quiet_returns_at_once_when_nothing_is_being_accepted() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.core.arrival_line import ArrivalLine, Place
+from bot.core.delivery.arrival_line import ArrivalLine, Place
 
 
 async def _go(place: Place, name: str, went: list[str], hold: asyncio.Event | None = None) -> None:

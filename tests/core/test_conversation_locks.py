@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import event, text
 
-from bot.core.conversation_locks import ConversationLocks
+from bot.core.delivery.conversation_locks import ConversationLocks
 from storage.db import Database
 from storage.session_locks import SessionLocks
 

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import text
 
-from bot.core.admin import Actor
+from bot.core.admin.service import Actor
 from bot.core.messages import Attachment, Audience, ErrorReply, FinalAnswer, Progress, Reply
 from storage.db import Database
 from storage.embeddings import Embedder

@@ -24,7 +24,7 @@ import httpx
 import pytest
 from slack_sdk.signature import SignatureVerifier
 
-from bot.core.inbox import LATE_AFTER_S
+from bot.core.delivery.inbox import LATE_AFTER_S
 from storage.ingestion import IngestionService
 from tests.support import fake_slack, fake_telegram
 from tests.support.fake_openai import FakeOpenAI, Reply

@@ -18,11 +18,10 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-import bot.core.dispatcher as dispatcher_mod
-import bot.core.inbox as inbox_mod
-from bot.core.dispatcher import ShuttingDownError
-from bot.core.envelopes import encode
-from bot.core.inbox import Delivery
+import bot.core.delivery.inbox as inbox_mod
+import bot.core.serving as dispatcher_mod
+from bot.core.delivery.envelopes import encode
+from bot.core.delivery.inbox import Delivery
 from bot.core.messages import (
     Audience,
     FinalAnswer,
@@ -32,6 +31,7 @@ from bot.core.messages import (
     Queued,
     Reply,
 )
+from bot.core.serving import ShuttingDownError
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions

@@ -18,11 +18,11 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-import bot.core.outbox as outbox_mod
-from bot.core.admin import Actor
-from bot.core.http import QueueDetail, build_app
+import bot.core.delivery.outbox as outbox_mod
+from bot.core.admin.service import Actor
+from bot.core.delivery.http import QueueDetail, build_app
+from bot.core.delivery.outbox import Channel, OutboxWorker, Pending, RetryLater, Undeliverable
 from bot.core.messages import FinalAnswer
-from bot.core.outbox import Channel, OutboxWorker, Pending, RetryLater, Undeliverable
 from storage.db import Database, head_revision
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions

@@ -47,7 +47,7 @@ async def ask(worker: Worker, user: str, n: int) -> FinalAnswer:
 async def test_a_question_three_people_asked_is_suggested_one_person_repeating_is_not(
     worker: Worker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("bot.core.suggestions.CACHE_S", 0.0)  # each look is a fresh one
+    monkeypatch.setattr("bot.core.answering.suggestions.CACHE_S", 0.0)  # each look is a fresh one
     core = worker.core
     for n in range(3):  # one person asking three times: remembered, but one asker
         await ask(worker, "700", n)

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from bot.core.admin.retention import purge_expired
 from bot.core.messages import Attachment, Reply
-from bot.core.retention import purge_expired
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.models import Upload

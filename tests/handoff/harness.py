@@ -16,11 +16,11 @@ from typing import Any
 from bot.slack.app import SlackAdapter
 from bot.telegram.app import TelegramAdapter
 from storage.embeddings import Embedder
-from tests.adapters.test_slack import SlackHarness, slack_settings
-from tests.adapters.test_telegram import SECRET, TelegramHarness
+from tests.slack.test_slack import SlackHarness, slack_settings
 from tests.support.core_fixtures import Worker, close_worker, make_worker
 from tests.support.fake_slack import FakeSlack
 from tests.support.fake_telegram import TOKEN, FakeTelegram
+from tests.telegram.test_telegram import SECRET, TelegramHarness
 
 STAFF_ROOM = "CSTAFF"
 STAFF = "USTAFF"

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from bot.core.gaps import cluster, topics
+from bot.core.admin.gaps import cluster, topics
 from storage.embeddings import Embedder
 from tests.cli.test_cli import cli
 from tests.support.core_fixtures import (

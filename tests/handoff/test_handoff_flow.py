@@ -19,8 +19,6 @@ from sqlalchemy import text
 
 from storage.db import Database
 from storage.embeddings import Embedder
-from tests.adapters.test_slack import fake_slack
-from tests.adapters.test_telegram import answers, docs, fake_tg, keyboard
 from tests.handoff.harness import (
     STAFF,
     STAFF_ROOM,
@@ -35,9 +33,11 @@ from tests.handoff.harness import (
     stop_both,
     thread_message,
 )
+from tests.slack.test_slack import fake_slack
 from tests.support.core_fixtures import jobs_running
 from tests.support.fake_slack import FakeSlack
 from tests.support.fake_telegram import FakeTelegram, callback, private_text
+from tests.telegram.test_telegram import answers, docs, fake_tg, keyboard
 
 __all__ = ["docs", "fake_slack", "fake_tg"]  # fixtures used here
 

@@ -9,13 +9,11 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from bot.core.admin import Actor
-from bot.core.retention import purge_expired
+from bot.core.admin.retention import purge_expired
+from bot.core.admin.service import Actor
 from bot.telegram.translate import message_key
 from storage.db import Database
 from storage.embeddings import Embedder
-from tests.adapters.test_slack import fake_slack
-from tests.adapters.test_telegram import answers, docs, fake_tg, keyboard, until_stored
 from tests.handoff.harness import (
     STAFF_ROOM,
     Both,
@@ -27,6 +25,7 @@ from tests.handoff.harness import (
     stop_both,
     thread_message,
 )
+from tests.slack.test_slack import fake_slack
 from tests.support.fake_slack import FakeSlack
 from tests.support.fake_telegram import (
     BOT_USERNAME,
@@ -35,6 +34,7 @@ from tests.support.fake_telegram import (
     group_text,
     private_text,
 )
+from tests.telegram.test_telegram import answers, docs, fake_tg, keyboard, until_stored
 
 __all__ = ["docs", "fake_slack", "fake_tg"]
 

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.core.audiences import Audiences
-from bot.core.case_cards import staff_buttons
-from bot.core.handoff import HandoffDesk
+from bot.core.handoff.cards import staff_buttons
+from bot.core.handoff.desk import HandoffDesk
+from bot.core.handoff.office_hours import OfficeHours
 from bot.core.messages import Audience
-from bot.core.office_hours import OfficeHours
 from bot.settings import ConfigurationError
 from tests.support.core_fixtures import settings_for_tests
 

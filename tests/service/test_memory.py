@@ -240,7 +240,7 @@ async def test_retention_purges_remembered_answers_past_retention_days(
 ) -> None:
     from sqlalchemy import text
 
-    from bot.core.retention import purge_expired
+    from bot.core.admin.retention import purge_expired
 
     await service.ask(ASKED, conversation="old")
     await service.ask("停車許可證一年多少錢？", conversation="new")

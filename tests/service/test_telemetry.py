@@ -18,8 +18,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from sqlalchemy import text
 
-from bot.core.admin import Actor
-from bot.core.jobs import JobQueue
+from bot.core.admin.jobs import JobQueue
+from bot.core.admin.service import Actor
 from bot.core.messages import FinalAnswer
 from bot.settings import Settings
 from bot.telemetry import Pseudonyms, Telemetry, load_pseudonyms

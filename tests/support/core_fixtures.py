@@ -12,10 +12,10 @@ from typing import Any
 from sqlalchemy import text
 
 from bot.app.runtime import upload_policy
-from bot.core.admin import AdminService
-from bot.core.dispatcher import ServingCore
-from bot.core.jobs import JobQueue
+from bot.core.admin.jobs import JobQueue
+from bot.core.admin.service import AdminService
 from bot.core.messages import Audience, InboundMessage, Outbound, UploadOutcome
+from bot.core.serving import ServingCore
 from bot.service import AnswerService
 from bot.settings import Settings
 from bot.telemetry import Telemetry

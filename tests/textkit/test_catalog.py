@@ -6,7 +6,7 @@ import string
 
 import pytest
 
-from bot.core.uploads import human_size
+from bot.core.admin.uploads import human_size
 from bot.slack.render import feedback_block, sources_block
 from bot.telegram.menus import admin_commands, public_commands
 from bot.telegram.render import language_keyboard, sources, vote_row
@@ -29,12 +29,12 @@ SAID: dict[str, dict[str, object]] = {
     "thanks": {},
     "greeting": {},
     "out_of_scope": {},
-    # bot/service.py and bot/core/dispatcher.py
+    # bot/service.py and bot/core/serving.py
     "error": {},
     "rate_limited": {"limit": 10},
     "inbox:late": {},
     "inbox:queued": {},
-    # bot/core/commands.py
+    # bot/core/admin/commands.py
     "unknown_command": {"command": "frobnicate", "help": "Ask me."},
     "not_admin": {},
     "help": {},
@@ -44,7 +44,7 @@ SAID: dict[str, dict[str, object]] = {
     "send_file": {},
     "done": {"what": "deleted 'x'"},
     "not_found": {"kind": "form", "name": "x"},
-    # bot/core/uploads.py and bot/core/jobs.py (upload_<status>)
+    # bot/core/admin/uploads.py and bot/core/admin/jobs.py (upload_<status>)
     "upload_received": {
         "name": "a.pdf",
         "size": human_size(2048),
@@ -56,7 +56,7 @@ SAID: dict[str, dict[str, object]] = {
         f"upload_{status}": {"name": "a.pdf", "title": "A", "chunks": 3, "reason": "why"}
         for status in (ADDED, REPLACED, UNCHANGED, FAILED)
     },
-    # bot/core/upload_desk.py and bot/core/dispatcher.py (readers)
+    # bot/core/admin/upload_desk.py and bot/core/serving.py (readers)
     "upload_offer": {"name": "a.pdf", "size": "2 kB"},
     "upload_add_to": {"collection": "public"},
     "upload_ignore_button": {},
@@ -69,7 +69,7 @@ SAID: dict[str, dict[str, object]] = {
     "readers:slack": {},
     "readers:telegram": {},
     "readers:none": {},
-    # bot/core/jobs.py (a held upload)
+    # bot/core/admin/jobs.py (a held upload)
     "upload_held": {"name": "a.pdf", "collection": "public", "findings": "ID × 1"},
     "upload_publish_anyway_button": {},
     "upload_cancel_button": {},
@@ -95,7 +95,7 @@ SAID: dict[str, dict[str, object]] = {
     "telegram:vote_gone": {},
     "telegram:form_missing": {},
     "telegram:admin_in_private": {},
-    # bot/core/commands.py (chat addform)
+    # bot/core/admin/commands.py (chat addform)
     "form_added": {"name": "Leave form", "collection": "internal"},
     "form_replaced": {"name": "Leave form", "collection": "internal"},
     "form_moved": {"name": "Leave form", "collection": "public"},
@@ -103,7 +103,7 @@ SAID: dict[str, dict[str, object]] = {
     "stats_scope": {"platform": "telegram", "collections": "public"},
     "collections_all": {},
     "collections_none": {},
-    # bot/core/dispatcher.py (a listed Slack admin whose account could not be verified)
+    # bot/core/serving.py (a listed Slack admin whose account could not be verified)
     "admin_unverified": {},
 }
 

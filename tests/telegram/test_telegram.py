@@ -18,7 +18,7 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-from bot.core.http import build_app
+from bot.core.delivery.http import build_app
 from bot.telegram.app import TelegramAdapter
 from bot.telegram.render import MESSAGE_LIMIT, html_messages
 from graph.models import build_chat_model

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core.outbox import Channel
+from bot.core.delivery.outbox import Channel
 from storage.db import Database
 from storage.repositories import handoff as cases
 from storage.repositories import outbox as outbox_repo

@@ -18,7 +18,7 @@ from graph.models import build_chat_model
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
-from tests.adapters.test_slack import (
+from tests.slack.test_slack import (
     SlackHarness,
     blocks_text,
     final_posts,

@@ -1,11 +1,11 @@
-"""ServingCore: accepts deliveries into the inbox and answers them (see `bot.core.answering`).
+"""ServingCore: accepts deliveries into the inbox and answers them (see `answering.answerer`).
 
 Adapters call `accept(message)` before they acknowledge the platform: the
 message is then in Postgres and its answer is the core's job. The turn runs in
 the background and its events go to the renderer the adapter registered; the
 delivery is done when the renderer returns (final messages are in the outbox
 by then, sent off the turn). A worker that dies leaves the message to another
-(see `bot.core.inbox`). The console calls `handle(message)` and reads the
+(see `bot.core.delivery.inbox`). The console calls `handle(message)` and reads the
 events itself.
 """
 
@@ -18,22 +18,27 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from bot.core.ack_window import AckWindow
-from bot.core.admin import Actor, AdminService
-from bot.core.admission import Admission, RateLimit
-from bot.core.answer_actions import AnswerActions
-from bot.core.answering import Answerer, actor_of, pick_language
-from bot.core.api_keys import ApiKeys
+from bot.core.admin.api_keys import ApiKeys
+from bot.core.admin.commands import CommandRunner
+from bot.core.admin.service import Actor, AdminService
+from bot.core.admin.upload_desk import FileFetcher, UploadDesk
+from bot.core.answering.actions import AnswerActions
+from bot.core.answering.answerer import Answerer, actor_of, pick_language
+from bot.core.answering.suggestions import Suggestions
+from bot.core.answering.turn_stops import TurnStops
 from bot.core.audiences import Audiences
-from bot.core.case_cards import CASE
 from bot.core.chat_state import ChatState
-from bot.core.commands import CommandRunner
-from bot.core.conversation_locks import ConversationLocks
-from bot.core.envelopes import FileFetcher as RefFetcher
-from bot.core.envelopes import encode
-from bot.core.handoff import HandoffDesk
-from bot.core.inbox import Delivery, InboxRunner, Renderer
-from bot.core.mailbox import Mailbox
+from bot.core.delivery.ack_window import AckWindow
+from bot.core.delivery.admission import Admission, RateLimit
+from bot.core.delivery.conversation_locks import ConversationLocks
+from bot.core.delivery.envelopes import FileFetcher as RefFetcher
+from bot.core.delivery.envelopes import encode
+from bot.core.delivery.inbox import Delivery, InboxRunner, Renderer
+from bot.core.delivery.outbox import Channel, OutboxWorker
+from bot.core.delivery.pending_audiences import AudienceResolver, PendingAudiences, with_rights
+from bot.core.handoff.cards import CASE
+from bot.core.handoff.desk import HandoffDesk
+from bot.core.handoff.mailbox import Mailbox
 from bot.core.messages import (
     Audience,
     ErrorReply,
@@ -43,11 +48,6 @@ from bot.core.messages import (
     Outbound,
     Reply,
 )
-from bot.core.outbox import Channel, OutboxWorker
-from bot.core.pending_audiences import AudienceResolver, PendingAudiences, with_rights
-from bot.core.suggestions import Suggestions
-from bot.core.turn_stops import TurnStops
-from bot.core.upload_desk import FileFetcher, UploadDesk
 from bot.service import AnswerService, TurnStream
 from bot.settings import API_PLATFORM, Settings
 from storage.db import Database

@@ -7,7 +7,7 @@ audience may read, and "Ignore"; the file's reference (platform file id or URL,
 name, size, uploader, chat) waits in chat_state under an opaque id and expires.
 Nothing is downloaded or stored until that same admin presses a button.
 
-An upload held for personal data (bot.core.jobs) is published anyway or
+An upload held for personal data (bot.core.admin.jobs) is published anyway or
 cancelled here too, again only by the admin who sent it. Every step is audited.
 """
 
@@ -19,10 +19,10 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from bot.core.admin import Actor, AdminInputError, AdminService
+from bot.core.admin.service import Actor, AdminInputError, AdminService
+from bot.core.admin.uploads import Readers, human_size, receive_upload, store_upload
 from bot.core.chat_state import ChatState
 from bot.core.messages import Attachment, Audience, Button, InboundMessage, Reply
-from bot.core.uploads import Readers, human_size, receive_upload, store_upload
 from storage.db import Database
 from storage.filenames import display_name
 from storage.repositories import uploads as uploads_repo

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from bot.core.loops import on_core_loop
+from bot.core.delivery.loops import on_core_loop
 from storage.db import UNAVAILABLE, Database
 from storage.repositories import inbox as inbox_repo
 from storage.repositories import outbox as outbox_repo

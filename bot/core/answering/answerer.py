@@ -16,13 +16,15 @@ import logging
 import time
 from collections.abc import AsyncGenerator, Sequence
 
-from bot.core.admin import Actor
-from bot.core.admission import RateLimit
+from bot.core.admin.commands import CommandRunner
+from bot.core.admin.service import Actor
+from bot.core.admin.upload_desk import UploadDesk
+from bot.core.answering.turn_stops import TurnStops
 from bot.core.audiences import Audiences
-from bot.core.commands import CommandRunner
-from bot.core.conversation_locks import ConversationLocks
-from bot.core.handoff import HandoffDesk
-from bot.core.inbox import Delivery
+from bot.core.delivery.admission import RateLimit
+from bot.core.delivery.conversation_locks import ConversationLocks
+from bot.core.delivery.inbox import Delivery
+from bot.core.handoff.desk import HandoffDesk
 from bot.core.messages import (
     ErrorReply,
     FinalAnswer,
@@ -32,8 +34,6 @@ from bot.core.messages import (
     Queued,
     Reply,
 )
-from bot.core.turn_stops import TurnStops
-from bot.core.upload_desk import UploadDesk
 from bot.service import TurnStream
 from bot.settings import API_PLATFORM
 from graph.replies import progress_message

@@ -4,7 +4,7 @@ Control goes one way: this module asks AdminService whether the sender is an
 admin, gates the download on the UploadPolicy, then hands the file to
 AdminService.upload, the edge that checks it once and queues it. Whether the
 sender asked at all (an upload intent, or a button on an offer) is decided
-before, in bot.core.upload_desk.
+before, in bot.core.admin.upload_desk.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import logging
 import re
 from collections.abc import Callable
 
-from bot.core.admin import Actor, AdminInputError, AdminService, NotAllowedError
+from bot.core.admin.service import Actor, AdminInputError, AdminService, NotAllowedError
 from bot.core.messages import Attachment, InboundMessage, Reply
 from storage.filenames import display_name
 from storage.upload_policy import UploadPolicy

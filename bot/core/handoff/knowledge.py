@@ -15,9 +15,9 @@ import asyncio
 import contextlib
 from typing import Any
 
-from bot.core.admin import Actor, AdminInputError, AdminService
+from bot.core.admin.service import Actor, AdminInputError, AdminService
+from bot.core.handoff.staff_rooms import StaffRooms
 from bot.core.messages import Reply
-from bot.core.staff_rooms import StaffRooms
 from storage.db import Database
 from storage.repositories import handoff as cases
 from textkit.catalog import say

@@ -21,12 +21,14 @@ import pytest
 from sqlalchemy import text
 from telegram import Update
 
-from bot.core.dispatcher import ShuttingDownError
-from bot.core.envelopes import encode
+from bot.core.delivery.envelopes import encode
+from bot.core.serving import ShuttingDownError
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.repositories import inbox as inbox_repo
-from tests.adapters.test_telegram import (
+from tests.support.core_fixtures import message, until, window_with_time_left
+from tests.support.fake_telegram import FakeTelegram, callback, group_text, private_text
+from tests.telegram.test_telegram import (
     TelegramHarness,
     answered,
     answers,
@@ -37,8 +39,6 @@ from tests.adapters.test_telegram import (
     stop_harness,
     tg,
 )
-from tests.support.core_fixtures import message, until, window_with_time_left
-from tests.support.fake_telegram import FakeTelegram, callback, group_text, private_text
 from textkit.catalog import say
 
 __all__ = ["docs", "fake_tg", "tg"]  # fixtures used here, defined with the adapter's tests
@@ -102,7 +102,7 @@ async def test_four_429s_on_a_final_answer_then_it_is_delivered_once(
 async def test_four_429s_on_the_final_edit_of_a_streamed_answer(
     docs: None, database_url: str, embedder: Embedder, fake_tg: FakeTelegram
 ) -> None:
-    from tests.adapters.test_telegram import llm_harness
+    from tests.telegram.test_telegram import llm_harness
 
     group = -3201
     words = "An adult passport renewal costs 1,300 dollars and takes four working days [1]. " * 2

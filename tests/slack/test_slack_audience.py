@@ -25,7 +25,7 @@ from storage.embeddings import Embedder
 from storage.forms import FormService
 from storage.ingestion import IngestionService, IngestOptions
 from storage.upload_policy import COLLECTION_NAME
-from tests.adapters.test_slack import (
+from tests.slack.test_slack import (
     SECRET,
     SlackHarness,
     blocks_text,

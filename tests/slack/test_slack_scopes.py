@@ -12,7 +12,7 @@ from sqlalchemy import text
 from bot.core.messages import Reply
 from storage.db import Database
 from storage.forms import FormService
-from tests.adapters.test_slack import blocks_text, fake_slack, final_posts, mention, slack
+from tests.slack.test_slack import blocks_text, fake_slack, final_posts, mention, slack
 from tests.support.core_fixtures import collect, message, only
 from tests.support.fake_slack import FakeSlack
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from bot.core.handoff.office_hours import OfficeHours
 from bot.core.messages import Button
-from bot.core.office_hours import OfficeHours
 from textkit.catalog import say
 
 ASK, CASE = "handoff", "case"  # Button actions: an asker's "Ask a person"; staff's case buttons

@@ -11,9 +11,9 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
-from bot.core.admin import Actor, AdminService, NotAllowedError
+from bot.core.admin.service import Actor, AdminService, NotAllowedError
+from bot.core.admin.uploads import fetch_attachment, refused
 from bot.core.messages import Attachment, Reply
-from bot.core.uploads import fetch_attachment, refused
 from storage.forms import FormCollectionError, FormFile, InvalidFormError, SavedForm
 from textkit.catalog import say
 from textkit.scripts import EN

@@ -13,7 +13,7 @@ ordinary upload path (policy, personal-data screen, audit).
 Everything is in Postgres (cases, the staff-room messages of each, relayed
 messages keyed by their inbound delivery) and every send goes through the
 outbox with a key: any number of workers relay each message once. What goes
-into the staff rooms (cards, threads, reminders) is `bot.core.staff_rooms`';
+into the staff rooms (cards, threads, reminders) is `bot.core.handoff.staff_rooms`';
 platform details are the adapters' (`CaseRenderer`): this module never sees a
 payload's insides.
 """
@@ -25,14 +25,14 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.core.admin import Actor, AdminService
+from bot.core.admin.service import Actor, AdminService
 from bot.core.audiences import Audiences
-from bot.core.case_cards import back_button, opened_notice, passages_of
-from bot.core.case_knowledge import CaseKnowledge
+from bot.core.delivery.outbox import OutboxWorker, Pending
+from bot.core.handoff.cards import back_button, opened_notice, passages_of
+from bot.core.handoff.knowledge import CaseKnowledge
+from bot.core.handoff.office_hours import OfficeHours
+from bot.core.handoff.staff_rooms import StaffRooms
 from bot.core.messages import Audience, InboundMessage, Reply
-from bot.core.office_hours import OfficeHours
-from bot.core.outbox import OutboxWorker, Pending
-from bot.core.staff_rooms import StaffRooms
 from bot.settings import Settings
 from graph.privacy import mask_sensitive
 from storage.db import Database

@@ -14,15 +14,6 @@ import pytest
 from bot.telegram.render import html_messages
 from storage.db import Database
 from storage.embeddings import Embedder
-from tests.adapters.test_telegram import (
-    answered,
-    docs,
-    fake_tg,
-    keyboard,
-    llm_harness,
-    start_harness,
-    stop_harness,
-)
 from tests.support.core_fixtures import last_outcome, until
 from tests.support.fake_telegram import (
     BOT_USERNAME,
@@ -30,6 +21,15 @@ from tests.support.fake_telegram import (
     callback,
     group_text,
     private_text,
+)
+from tests.telegram.test_telegram import (
+    answered,
+    docs,
+    fake_tg,
+    keyboard,
+    llm_harness,
+    start_harness,
+    stop_harness,
 )
 
 __all__ = ["docs", "fake_tg"]  # fixtures used here

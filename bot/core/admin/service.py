@@ -16,8 +16,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import Any
 
-from bot.core import gaps as gap_topics
-from bot.core.jobs import JobQueue
+from bot.core.admin import gaps as gap_topics
+from bot.core.admin.jobs import JobQueue
 from bot.settings import CONSOLE_PLATFORMS
 from storage.db import Database
 from storage.forms import FormFile, FormService, InvalidFormError, SavedForm

@@ -19,9 +19,9 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.core.case_cards import CaseRenderer, card_text, staff_buttons
+from bot.core.delivery.outbox import OutboxWorker, Pending
+from bot.core.handoff.cards import CaseRenderer, card_text, staff_buttons
 from bot.core.messages import Button
-from bot.core.outbox import OutboxWorker, Pending
 from bot.settings import Settings
 from storage.db import Database
 from storage.repositories import handoff as cases

@@ -22,8 +22,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.core.admin.retention import purge_expired
 from bot.core.messages import Button, Notifier, UploadOutcome
-from bot.core.retention import purge_expired
 from bot.settings import CONSOLE_PLATFORMS
 from bot.telemetry import Telemetry
 from storage.db import Database

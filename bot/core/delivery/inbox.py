@@ -21,8 +21,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.core.arrival_line import ArrivalLine, Place
-from bot.core.envelopes import FileFetcher, decode
+from bot.core.delivery.arrival_line import ArrivalLine, Place
+from bot.core.delivery.envelopes import FileFetcher, decode
 from bot.core.messages import InboundMessage, Outbound
 from bot.settings import Settings
 from storage.db import Database

@@ -21,10 +21,10 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.core.admission import RateLimit
 from bot.core.audiences import Audiences
-from bot.core.handoff import HandoffDesk
-from bot.core.inbox import Delivery
+from bot.core.delivery.admission import RateLimit
+from bot.core.delivery.inbox import Delivery
+from bot.core.handoff.desk import HandoffDesk
 from bot.core.messages import Audience, InboundMessage
 from bot.settings import API_PLATFORM, Settings
 from storage.db import Database

@@ -11,13 +11,22 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from bot.core.admin import Actor
+from bot.core.admin.service import Actor
 from bot.core.messages import FinalAnswer, Reply
 from bot.telegram.app import TelegramAdapter
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
-from tests.adapters.test_telegram import (
+from tests.support.core_fixtures import (
+    collect,
+    make_worker,
+    message,
+    only,
+    settings_for_tests,
+    until,
+)
+from tests.support.fake_telegram import BOT_USERNAME, TOKEN, FakeTelegram, callback, private_text
+from tests.telegram.test_telegram import (
     ADMIN,
     SECRET,
     TelegramHarness,
@@ -28,15 +37,6 @@ from tests.adapters.test_telegram import (
     open_harness,
     stop_harness,
 )
-from tests.support.core_fixtures import (
-    collect,
-    make_worker,
-    message,
-    only,
-    settings_for_tests,
-    until,
-)
-from tests.support.fake_telegram import BOT_USERNAME, TOKEN, FakeTelegram, callback, private_text
 
 __all__ = ["docs", "fake_tg"]  # fixtures used here, defined with the adapter's tests
 

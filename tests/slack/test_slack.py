@@ -14,7 +14,7 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 from sqlalchemy import text
 
-from bot.core.http import build_app
+from bot.core.delivery.http import build_app
 from bot.settings import Settings
 from bot.slack.app import SlackAdapter
 from storage.db import Database, head_revision

@@ -17,8 +17,8 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 from sqlalchemy import text
 
-from bot.core.envelopes import encode
-from bot.core.inbox import Delivery
+from bot.core.delivery.envelopes import encode
+from bot.core.delivery.inbox import Delivery
 from bot.core.messages import Audience, InboundMessage, Progress, Queued
 from bot.slack import translate
 from bot.slack.responder import SlackResponder
@@ -26,7 +26,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
 from storage.repositories import inbox as inbox_repo
-from tests.adapters.test_slack import (
+from tests.slack.test_slack import (
     SlackHarness,
     blocks_text,
     fake_slack,

@@ -1,0 +1,1 @@
+"""Administration: commands, uploads and their jobs, API keys, reports and retention."""

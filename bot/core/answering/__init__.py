@@ -1,0 +1,1 @@
+"""Answering: what a delivery says back, the turns that can be stopped, votes and suggestions."""

@@ -1,0 +1,1 @@
+"""Delivery: messages accepted into the inbox, answered once, sent through the outbox."""

@@ -1,0 +1,1 @@
+"""Hand-off: questions people answer, their cases, staff rooms and office hours."""
