@@ -48,6 +48,7 @@ from bot.core.messages import (
     Outbound,
     Reply,
 )
+from bot.core.platform import Platform
 from bot.service import AnswerService, TurnStream
 from bot.settings import API_PLATFORM, Settings
 from storage.db import Database
@@ -125,6 +126,17 @@ class ServingCore:
     def begin_drain(self) -> None:
         """Say unhealthy and accept nothing more, at once (the drain itself waits after)."""
         self.inbox.closing = True
+
+    def plug(self, platform: Platform) -> None:
+        """Serve `platform`: its deliveries, sends, notices, pending audiences and cases."""
+        self.register_renderer(platform.name, platform.render, platform.fetch_file)
+        self.register_sender(platform.name, platform.channel)
+        if platform.notify is not None:
+            self.register_notifier(platform.name, platform.notify)
+        if platform.resolve_audience is not None:
+            self.register_audience_resolver(platform.name, platform.resolve_audience)
+        if platform.cases is not None:
+            self.handoff.rooms.register(platform.name, platform.cases)
 
     def register_renderer(
         self, platform: str, renderer: Renderer, fetcher: RefFetcher | None = None

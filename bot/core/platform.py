@@ -1,0 +1,31 @@
+"""What a chat platform hands the core when it plugs in: one description, one call.
+
+An adapter (Slack, Telegram, the HTTP API) builds a `Platform` and passes it to
+`ServingCore.plug`; the core then knows how that platform's deliveries are shown,
+how its sends are made, how its upload results and hand-off cases reach people,
+and how an audience left pending is learned. Nothing else registers a platform.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.core.delivery.envelopes import FileFetcher
+from bot.core.delivery.inbox import Renderer
+from bot.core.delivery.outbox import Channel
+from bot.core.delivery.pending_audiences import AudienceResolver
+from bot.core.handoff.cards import CaseRenderer
+from bot.core.messages import Notifier
+
+
+@dataclass(frozen=True)
+class Platform:
+    """One chat platform's hooks into the core; the optional ones it may lack."""
+
+    name: str
+    render: Renderer
+    channel: Channel
+    fetch_file: FileFetcher | None = None
+    notify: Notifier | None = None
+    resolve_audience: AudienceResolver | None = None
+    cases: CaseRenderer | None = None
