@@ -2,8 +2,10 @@
 
 An adapter (Slack, Telegram, the HTTP API) builds a `Platform` and passes it to
 `ServingCore.plug`; the core then knows how that platform's deliveries are shown,
-how its sends are made, how its upload results and hand-off cases reach people,
-and how an audience left pending is learned. Nothing else registers a platform.
+how its sends are made, how its upload results reach admins and how an audience
+left pending is learned. Hand-off cards are not part of it: the runtime knows every
+platform's cards, since a case asked on one platform may be shown in a staff room
+on another.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from bot.core.delivery.envelopes import FileFetcher
 from bot.core.delivery.inbox import Renderer
 from bot.core.delivery.outbox import Channel
 from bot.core.delivery.pending_audiences import AudienceResolver
-from bot.core.handoff.cards import CaseRenderer
 from bot.core.messages import Notifier
 
 
@@ -28,4 +29,3 @@ class Platform:
     fetch_file: FileFetcher | None = None
     notify: Notifier | None = None
     resolve_audience: AudienceResolver | None = None
-    cases: CaseRenderer | None = None

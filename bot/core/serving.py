@@ -128,15 +128,13 @@ class ServingCore:
         self.inbox.closing = True
 
     def plug(self, platform: Platform) -> None:
-        """Serve `platform`: its deliveries, sends, notices, pending audiences and cases."""
+        """Serve `platform`: its deliveries, sends, upload notices and pending audiences."""
         self.register_renderer(platform.name, platform.render, platform.fetch_file)
         self.register_sender(platform.name, platform.channel)
         if platform.notify is not None:
             self.register_notifier(platform.name, platform.notify)
         if platform.resolve_audience is not None:
             self.register_audience_resolver(platform.name, platform.resolve_audience)
-        if platform.cases is not None:
-            self.handoff.rooms.register(platform.name, platform.cases)
 
     def register_renderer(
         self, platform: str, renderer: Renderer, fetcher: RefFetcher | None = None
