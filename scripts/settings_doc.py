@@ -120,6 +120,9 @@ def render(text: str) -> str:
         "",
         "<!-- Generated from .env.example by scripts/settings_doc.py; do not edit by hand. -->",
         "",
+        "Every setting ragbot reads, with its default, as `.env.example` lists them. To change",
+        "this page, edit `.env.example` and run `python scripts/settings_doc.py`.",
+        "",
         _prose(intro),
         "",
     ]
