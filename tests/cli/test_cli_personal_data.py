@@ -10,11 +10,10 @@ from sqlalchemy import text
 from storage.db import Database
 from storage.models import Upload
 from storage.repositories import uploads as uploads_repo
-from tests.cli.test_cli import cli  # noqa: F401 (the fixture)
 
 
 def test_ingest_into_public_refuses_personal_data_unless_allowed(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     tmp_path: Path,
 ) -> None:  # type: ignore[no-untyped-def]
     contacts = tmp_path / "contacts.md"
@@ -36,7 +35,7 @@ def test_ingest_into_public_refuses_personal_data_unless_allowed(
 
 
 def test_upload_into_public_refuses_personal_data_unless_allowed(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     tmp_path: Path,
 ) -> None:  # type: ignore[no-untyped-def]
     notice = tmp_path / "notice.txt"
@@ -51,7 +50,7 @@ def test_upload_into_public_refuses_personal_data_unless_allowed(
 
 
 def test_every_collection_citizens_read_is_screened_and_internal_is_not(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     tmp_path: Path,
 ) -> None:  # type: ignore[no-untyped-def]
     citizens = {"TELEGRAM_COLLECTIONS": "public,notices"}
@@ -100,7 +99,7 @@ async def _held_upload(db: Database) -> int:
 
 
 async def test_the_operator_settles_a_held_upload_from_the_console(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     db: Database,
 ) -> None:  # type: ignore[no-untyped-def]
     cancel_id = await _held_upload(db)
