@@ -20,6 +20,7 @@ from sqlalchemy import text
 
 from bot.core.delivery.http import build_app
 from bot.telegram.app import TelegramAdapter
+from bot.telegram.cases import TelegramCases
 from bot.telegram.render import MESSAGE_LIMIT, html_messages
 from graph.models import build_chat_model
 from storage.db import Database, head_revision
@@ -87,7 +88,9 @@ async def start_harness(
 
 
 async def open_harness(worker: Worker, adapter: TelegramAdapter) -> TelegramHarness:
-    """Start the adapter, then the inbox and outbox loops, as `ragbot serve` does."""
+    """Start the adapter, then the inbox and outbox loops, as `ragbot serve` does (its
+    runtime registers the hand-off cards of every platform on the core)."""
+    worker.core.handoff.rooms.register("telegram", TelegramCases())
     await adapter.start()
     worker.core.inbox.open()
     worker.core.outbox.open()
