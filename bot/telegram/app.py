@@ -86,10 +86,10 @@ class TelegramAdapter:
         )
         self.poller: Poller | None = None
         self._poller_lock: Any = None
-        webhook = Route(
-            WEBHOOK_PATH, intake.Webhook(core, self.app, self._secret), methods=["POST"]
+        webhook = intake.Webhook(core, self.app, self._secret).handle
+        self.routes: list[BaseRoute] = (
+            [Route(WEBHOOK_PATH, webhook, methods=["POST"])] if self.webhook_url else []
         )
-        self.routes: list[BaseRoute] = [webhook] if self.webhook_url else []
 
     async def process(self, update: Update) -> bool:
         """Run one update through the listeners; False when the core did not take it."""

@@ -94,7 +94,7 @@ class Webhook:
         self._app = app
         self._secret = secret
 
-    async def __call__(self, request: Request) -> Response:
+    async def handle(self, request: Request) -> Response:
         """Check the secret, process the update, then answer: 200 only once it was taken."""
         given = request.headers.get("X-Telegram-Bot-Api-Secret-Token", "").encode()
         if not hmac.compare_digest(given, self._secret):
