@@ -34,7 +34,10 @@ from tests.telegram.test_telegram import (
     answers,
     docs,
     fake_tg,
+    inbox_status,
     keyboard,
+    outbox_left,
+    settled,
     start_harness,
     stop_harness,
     tg,
@@ -56,41 +59,21 @@ async def one(
     await stop_harness(h)
 
 
-async def inbox_status(db: Database, delivery_id: str) -> str | None:
-    async with db.sessions() as session:
-        found = await session.scalar(
-            text(
-                "SELECT status FROM processed_events WHERE platform = 'telegram' AND event_id = :id"
-            ),
-            {"id": delivery_id},
-        )
-    return str(found) if found is not None else None
-
-
-async def outbox_left(db: Database, chat: int) -> int:
-    """The chat's outbox rows not sent yet (pending, or being sent)."""
-    async with db.sessions() as session:
-        found = await session.scalar(
-            text(
-                "SELECT count(*) FROM outbox WHERE platform = 'telegram' AND chat = :c"
-                " AND status IN ('pending', 'sending')"
-            ),
-            {"c": str(chat)},
-        )
-    return int(found or 0)
-
-
-async def settled(db: Database, chat: int, *deliveries: str, timeout: float = 30) -> None:
-    """Wait until `deliveries` are done (their final sends are in the outbox by then) and the
-    chat's outbox has nothing left to send: nothing more can arrive in the chat after."""
-    deadline = time.monotonic() + timeout
-    while True:
-        done = [await inbox_status(db, d) == "done" for d in deliveries]
-        if all(done) and not await outbox_left(db, chat):
+async def lease_run_out(db: Database, delivery_id: str) -> None:
+    """Wait until the delivery's lease is over by the database's clock (the sweep's)."""
+    for _ in range(200):
+        async with db.sessions() as session:
+            over = await session.scalar(
+                text(
+                    "SELECT lease_until < now() FROM processed_events"
+                    " WHERE platform = 'telegram' AND event_id = :id"
+                ),
+                {"id": delivery_id},
+            )
+        if over:
             return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"chat {chat} never settled")
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the lease of {delivery_id} never ran out")
 
 
 # --- 429s go to the outbox, off the turn -----------------------------------------------------
@@ -263,7 +246,7 @@ async def test_a_resumed_delivery_edits_the_dead_workers_preview_into_the_answer
         await inbox_repo.record_posted(
             session, "telegram", question.delivery_id, {"message_id": half.message_id}
         )
-    await asyncio.sleep(0.05)
+    await lease_run_out(db, question.delivery_id)
     await one.worker.core.inbox.sweep()  # (or the sweeper's own round, whichever comes first)
     [final] = await answered(fake_tg, chat)
     assert int(final["message_id"]) == half.message_id and "1,300 dollars" in final["text"]
