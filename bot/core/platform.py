@@ -13,10 +13,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.core.delivery.envelopes import FileFetcher
-from bot.core.delivery.inbox import Renderer
-from bot.core.delivery.outbox import Channel
+from bot.core.delivery.inbox import Delivery, Renderer
+from bot.core.delivery.outbox import Channel, Pending, RetryLater, Undeliverable
 from bot.core.delivery.pending_audiences import AudienceResolver
 from bot.core.messages import Notifier
+
+# what an adapter's renderer and channel are handed, and what a channel's send may raise
+__all__ = [
+    "AudienceResolver",
+    "Channel",
+    "Delivery",
+    "FileFetcher",
+    "Notifier",
+    "Pending",
+    "Platform",
+    "Renderer",
+    "RetryLater",
+    "Undeliverable",
+]
 
 
 @dataclass(frozen=True)

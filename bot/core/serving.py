@@ -18,7 +18,10 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from bot.core.admin.api_keys import ApiKeys
+from bot.core.admin.commands import ADMIN as ADMIN_COMMANDS
 from bot.core.admin.commands import CommandRunner
 from bot.core.admin.service import Actor, AdminService
 from bot.core.admin.upload_desk import FileFetcher, UploadDesk
@@ -198,6 +201,71 @@ class ServingCore:
             jobs.notifiers[platform] = notifier
 
     # --- the entry points --------------------------------------------------------
+
+    # --- what the Telegram adapter uses ------------------------------------------
+
+    async def enqueue_send(
+        self,
+        platform: str,
+        chat: str,
+        key: str,
+        payload: dict[str, Any],
+        trace_id: str | None = None,
+    ) -> bool:
+        """A send for the outbox (once per `key`), made by `platform`'s channel, paced per
+        `chat`; False when that key was stored already."""
+        return await self.outbox.enqueue(platform, chat, key, payload, trace_id)
+
+    async def remember(self, platform: str, key: str, value: str) -> None:
+        """Keep an adapter's value under `key` (a user's language, a chat's conversation)."""
+        await self.chat_state.remember(platform, key, value)
+
+    async def remember_many(self, platform: str, keys: list[str], value: str) -> None:
+        """Keep one value under several keys, together."""
+        await self.chat_state.remember_many(platform, keys, value)
+
+    async def recall(self, platform: str, key: str) -> str | None:
+        """An adapter's value kept under `key` (None: never kept)."""
+        return await self.chat_state.recall(platform, key)
+
+    async def recall_many(self, platform: str, keys: list[str]) -> dict[str, str]:
+        """Those of `keys` that hold a value, read together."""
+        return await self.chat_state.recall_many(platform, keys)
+
+    async def try_exclusive(self, name: str) -> AsyncConnection | None:
+        """A process-wide role named `name` (one poller per bot token): the connection
+        holding it (close it to let go), or None when another process has it."""
+        return await self.chat_state.try_exclusive(name)
+
+    def pick_language(self, text: str, hint: str | None) -> str:
+        """The language to answer in: what `text` is written in, else the client's `hint`."""
+        return pick_language(text, hint)
+
+    def is_admin_action(self, message: InboundMessage) -> bool:
+        """An admin command or an upload: answered only in the sender's private chat."""
+        return message.command in ADMIN_COMMANDS or message.upload_intent
+
+    def alias_turn(self, platform: str, alias: str, delivery_id: str) -> None:
+        """Another name a Stop may give the running turn (Telegram names the draft)."""
+        self.stops.alias(platform, alias, delivery_id)
+
+    async def ask_person(
+        self,
+        platform: str,
+        user_id: str,
+        message_id: int,
+        where: str,
+        route: dict[str, Any],
+        language: str,
+    ) -> Reply:
+        """The "Ask a person" button under answer `message_id` (posted in `where`, as the
+        adapter checked): a hand-off case, with its cards and the asker's notice."""
+        return await self.handoff.ask(platform, user_id, message_id, where, route, language)
+
+    async def case_card_ref(self, case_id: int, platform: str) -> str | None:
+        """Where a case's card was posted on `platform` ("chat:message"): None while it
+        waits to be sent, "" when it never could be."""
+        return await self.handoff.rooms.card_ref(case_id, platform)
 
     async def accept(self, message: InboundMessage, *, redelivered: bool = True) -> bool:
         """Store an adapter's message in the inbox and start answering it; False for a duplicate.

@@ -85,7 +85,7 @@ SAID: dict[str, dict[str, object]] = {
     "progress:received": {},
     "slack:feedback_taken": {"emoji": "👍", "user": "<@U1>"},
     "slack:post_failed": {},
-    # bot/telegram/handlers.py
+    # bot/telegram/commands.py, listeners.py and buttons.py
     "telegram:welcome": {},
     "telegram:choose_language": {},
     "telegram:language_set": {},
