@@ -12,9 +12,9 @@ from sqlalchemy import text
 from bot.app import runtime as runtime_module
 from bot.app.runtime import open_runtime
 from bot.app.turn_processes import CLOSE_S
-from bot.service import AnswerService
 from bot.telemetry.tracer import SHUTDOWN_WAIT_S
-from bot.turn_store import CANCELLED_STORE_S
+from bot.turn.service import AnswerService
+from bot.turn.settling import CANCELLED_STORE_S
 from graph.context import GraphContext
 from storage.db import Database
 from storage.search import HybridSearcher
