@@ -13,6 +13,7 @@ from bot.app import runtime as runtime_module
 from bot.app.runtime import open_runtime
 from bot.app.turn_processes import CLOSE_S
 from bot.telemetry.tracer import SHUTDOWN_WAIT_S
+from bot.turn.run import TurnRun
 from bot.turn.service import AnswerService
 from bot.turn.settling import CANCELLED_STORE_S
 from graph.context import GraphContext
@@ -130,7 +131,7 @@ async def test_closing_stops_a_store_that_does_not_end_and_says_so(
         def broken(*args: Any, **kwargs: Any) -> Any:
             raise ValueError("the turn failed")
 
-        monkeypatch.setattr(service, "_result", broken)
+        monkeypatch.setattr(TurnRun, "result", broken)
         started = asyncio.Event()
 
         async def endless(*args: Any, **kwargs: Any) -> None:
