@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported wh
     from bot.core.admin.jobs import JobQueue
     from bot.core.admin.service import AdminService
     from bot.core.serving import ServingCore
-    from bot.service import AnswerService, TurnStream
+    from bot.turn.service import AnswerService, TurnStream
 
 logger = logging.getLogger(__name__)
 # how long closing waits for cancelled turns' stores: with the traces' last flush
@@ -78,7 +78,7 @@ class Runtime:
             )
 
     def _build_answer_service(self) -> AnswerService:
-        from bot.service import AnswerService
+        from bot.turn.service import AnswerService
         from graph.attack_similarity import attack_bank
         from graph.context import GraphContext
         from graph.cpu_lane import CpuLane

@@ -52,8 +52,8 @@ from bot.core.messages import (
     Reply,
 )
 from bot.core.platform import Platform
-from bot.service import AnswerService, TurnStream
 from bot.settings import API_PLATFORM, Settings
+from bot.turn.service import AnswerService, TurnStream
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries

@@ -16,9 +16,9 @@ from bot.core.admin.jobs import JobQueue
 from bot.core.admin.service import AdminService
 from bot.core.messages import Audience, InboundMessage, Outbound, UploadOutcome
 from bot.core.serving import ServingCore
-from bot.service import AnswerService
 from bot.settings import Settings
 from bot.telemetry import Telemetry
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.prompts import versions
 from storage.db import Database
