@@ -197,6 +197,50 @@ class ServingCore:
         if jobs is not None:
             jobs.notifiers[platform] = notifier
 
+    # --- what the chat adapters use ----------------------------------------------
+
+    async def enqueue(
+        self,
+        platform: str,
+        chat: str,
+        key: str,
+        payload: dict[str, Any],
+        trace_id: str | None = None,
+    ) -> bool:
+        """Store a send for the outbox (once per `key`); False when already stored."""
+        return await self.outbox.enqueue(platform, chat, key, payload, trace_id)
+
+    async def card_ref(self, case_id: int, platform: str) -> str | None:
+        """Where a hand-off case's card is on `platform` ("chat:message"): None while it
+        waits to be sent, "" when it never will be (see `StaffRooms.card_ref`)."""
+        return await self.handoff.rooms.card_ref(case_id, platform)
+
+    async def ask_person(
+        self,
+        platform: str,
+        user_id: str,
+        message_id: int,
+        where: str,
+        route: dict[str, Any],
+        language: str,
+    ) -> Reply:
+        """The "Ask a person" button under answer `message_id`, posted in `where`."""
+        return await self.handoff.ask(platform, user_id, message_id, where, route, language)
+
+    async def shown_privately(
+        self, platform: str, conversation_key: str, message_id: int
+    ) -> dict[str, Any] | None:
+        """An answer given in the presser's own private `conversation_key`, if it was."""
+        return await self.answered.shown_privately(platform, conversation_key, message_id)
+
+    async def remember(self, platform: str, key: str, value: str) -> None:
+        """Keep a small fact of the adapter's (overwrites)."""
+        await self.chat_state.remember(platform, key, value)
+
+    async def recall(self, platform: str, key: str, max_age_s: float | None = None) -> str | None:
+        """A fact kept with `remember`, None when unset or older than `max_age_s`."""
+        return await self.chat_state.recall(platform, key, max_age_s)
+
     # --- the entry points --------------------------------------------------------
 
     async def accept(self, message: InboundMessage, *, redelivered: bool = True) -> bool:

@@ -14,6 +14,7 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 from sqlalchemy import text
 
+from bot.app.runtime import register_cases
 from bot.core.delivery.http import build_app
 from bot.settings import Settings
 from bot.slack.app import SlackAdapter
@@ -104,6 +105,7 @@ def slack_settings(fake: FakeSlack, **extra: Any) -> Settings:
 async def serve_slack(worker: Worker, settings: Settings, sweeping: bool = True) -> SlackHarness:
     """The adapter started on `worker`, its inbox and outbox running, as `ragbot serve` does
     (`sweeping=False`: no inbox loops, the test sweeps itself)."""
+    register_cases(worker.core)  # as the runtime does: the adapter leaves cards to it
     adapter = SlackAdapter(worker.core, settings)
     await adapter.start()
     if sweeping:
@@ -552,7 +554,7 @@ def test_api_base_url_with_or_without_trailing_slash() -> None:
 
 def test_long_answers_split_cleanly_within_slack_limits() -> None:
     from bot.core.messages import FinalAnswer
-    from bot.slack.render import SECTION_LIMIT, answer_messages, split_text
+    from bot.slack.blocks import SECTION_LIMIT, answer_messages, split_text
 
     sentence = "Residents renew permits at the service centre & pay at the counter. "
     pieces = split_text(sentence * 200)

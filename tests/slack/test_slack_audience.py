@@ -198,7 +198,7 @@ async def test_when_users_info_fails_the_asker_reads_public_only(
         fake_slack.users["U1"] = {"is_restricted": False}  # no team, no ultra flag
     else:
         fake_slack.delays["users.info"] = 1.5
-        slack.adapter.audiences = SlackAudiences(slack.adapter.client, 600, timeout_s=0.3)
+        slack.adapter.listeners.audiences = SlackAudiences(slack.adapter.client, 600, timeout_s=0.3)
     await slack.event(mention(PASSPORT_Q, "40.1", user="U1"))
     assert INTERNAL_FACT not in await reply_in(fake_slack, "40.1")
     await slack.event(mention("I need the badge form", "40.2", user="U1"))
@@ -513,7 +513,7 @@ async def test_a_missing_users_read_scope_is_one_clear_error_at_start_and_admins
 ) -> None:
     fake_slack.failing["users.info"] = "missing_scope"
     adapter = SlackAdapter(slack.worker.core, slack.adapter._settings)
-    slack.adapter.audiences = adapter.audiences  # the harness serves this adapter's facts
+    slack.adapter.listeners.audiences = adapter.audiences  # the harness serves its facts
     with caplog.at_level("WARNING"):
         await adapter.start()  # does not fail
         errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]

@@ -271,7 +271,7 @@ async def test_a_resumed_delivery_finishes_the_dead_workers_message_without_a_se
         dead = await client.chat_postMessage(channel="C1", thread_ts="300.1", text="_Looking…_")
     event = mention("How much does a passport renewal cost?", "300.1")
     audience = Audience(guest=False, channel="C1", verified=True)
-    message = translate.inbound_message(event, BOT_USER, slack.adapter._download, audience, "T1")
+    message = translate.inbound_message(event, BOT_USER, slack.adapter.fetch_file, audience, "T1")
     async with db.transaction() as session:
         await inbox_repo.accept(session, "slack", message.delivery_id, encode(message), -1)
         await inbox_repo.record_posted(
