@@ -100,10 +100,13 @@ class SlackListeners:
 
         return Route("/slack/events", events, methods=["POST"])
 
-    async def settle(self) -> None:
-        """Let the button presses under way finish (at most BUTTONS_GRACE_S)."""
-        if self._presses:
-            await asyncio.wait(list(self._presses), timeout=BUTTONS_GRACE_S)
+    async def settle(self) -> bool:
+        """Let the button presses under way finish (at most BUTTONS_GRACE_S); False when
+        some were still running then."""
+        if not self._presses:
+            return True
+        _, running = await asyncio.wait(list(self._presses), timeout=BUTTONS_GRACE_S)
+        return not running
 
     # Listeners run on the HTTP loop; the core's work runs on the core's loop. A listener
     # that raises makes bolt answer 500 (Socket Mode: no ack), and Slack delivers again.
