@@ -54,6 +54,12 @@ class SlackAdapter:
             token=token, base_url=api_base_url(settings.slack_api_base_url)
         )
         settings.channel_collections(translate.PLATFORM)  # a malformed entry stops start-up
+        secret = settings.slack_signing_secret
+        self.socket_mode = settings.slack_app_token is not None
+        if not self.socket_mode and secret is None:
+            raise ConfigurationError(
+                "Slack HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN)"
+            )
         self.fetch_file = file_fetcher(token, settings.max_file_bytes)
         self.audiences = SlackAudiences(self.client, settings.slack_user_cache_s)
         self.features = SlackFeatures()  # the agent features this workspace takes
@@ -65,12 +71,6 @@ class SlackAdapter:
         self.renderer = SlackRenderer(self.client, self._enqueue, settings, self.features)
         form_file = functools.partial(core.form_file, translate.PLATFORM)
         self.sender = SlackSender(self.client, form_file, core.card_ref, self.features)
-        secret = settings.slack_signing_secret
-        self.socket_mode = settings.slack_app_token is not None
-        if not self.socket_mode and secret is None:
-            raise ConfigurationError(
-                "Slack HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN)"
-            )
         self.app = AsyncApp(
             # bolt's own calls (auth.test at the first request) run on the HTTP thread's
             # loop in HTTP mode: a client without a session bound to a loop, unlike
