@@ -150,24 +150,14 @@ class Runtime:
     def serving_core(
         self, jobs: JobQueue | None = None, turns: TurnStream | None = None
     ) -> ServingCore:
-        """The core adapters plug into.
-
-        Both platforms' case renderers are registered whatever adapters this process
-        runs: they only build outbox payloads, and a worker with the other adapter sends
-        them, so a case always gets its cards and relays.
-        """
-        # here, not at the top: the command line's other commands need no chat library
-        from bot.api.cases import ApiCases
-        from bot.core.serving import ServingCore
-        from bot.slack.cases import SlackCases
-        from bot.telegram.cases import TelegramCases
+        """The core adapters plug into, with every platform's case renderer
+        (`register_cases`)."""
+        from bot.core.serving import ServingCore  # here: other commands need no core
 
         core = ServingCore(
             self.db, self.answer_service(), self.admin_service(jobs), self.settings, turns
         )
-        core.handoff.rooms.register("slack", SlackCases())
-        core.handoff.rooms.register("telegram", TelegramCases())
-        core.handoff.rooms.register(API_PLATFORM, ApiCases())
+        register_cases(core)
         return core
 
     def job_queue(self) -> JobQueue:
@@ -177,6 +167,22 @@ class Runtime:
         return JobQueue(
             self.url, self.db, self.ingestion, self.telemetry, self.settings.retention_days
         )
+
+
+def register_cases(core: ServingCore) -> None:
+    """Every platform's case renderer, whatever adapters this process runs.
+
+    They only build outbox payloads, and a worker with the other adapter sends them,
+    so a case asked on one platform always gets its cards and relays on the others.
+    """
+    # here, not at the top: the command line's other commands need no chat library
+    from bot.api.cases import ApiCases
+    from bot.slack.cases import SlackCases
+    from bot.telegram.cases import TelegramCases
+
+    core.handoff.rooms.register("slack", SlackCases())
+    core.handoff.rooms.register("telegram", TelegramCases())
+    core.handoff.rooms.register(API_PLATFORM, ApiCases())
 
 
 def warm_up(runtime: Runtime) -> None:

@@ -200,11 +200,9 @@ class ServingCore:
         if jobs is not None:
             jobs.notifiers[platform] = notifier
 
-    # --- the entry points --------------------------------------------------------
+    # --- what the chat adapters use ----------------------------------------------
 
-    # --- what the Telegram adapter uses ------------------------------------------
-
-    async def enqueue_send(
+    async def enqueue(
         self,
         platform: str,
         chat: str,
@@ -212,21 +210,43 @@ class ServingCore:
         payload: dict[str, Any],
         trace_id: str | None = None,
     ) -> bool:
-        """A send for the outbox (once per `key`), made by `platform`'s channel, paced per
-        `chat`; False when that key was stored already."""
+        """Store a send for the outbox (once per `key`); False when already stored."""
         return await self.outbox.enqueue(platform, chat, key, payload, trace_id)
 
+    async def card_ref(self, case_id: int, platform: str) -> str | None:
+        """Where a hand-off case's card is on `platform` ("chat:message"): None while it
+        waits to be sent, "" when it never will be (see `StaffRooms.card_ref`)."""
+        return await self.handoff.rooms.card_ref(case_id, platform)
+
+    async def ask_person(
+        self,
+        platform: str,
+        user_id: str,
+        message_id: int,
+        where: str,
+        route: dict[str, Any],
+        language: str,
+    ) -> Reply:
+        """The "Ask a person" button under answer `message_id`, posted in `where`."""
+        return await self.handoff.ask(platform, user_id, message_id, where, route, language)
+
+    async def shown_privately(
+        self, platform: str, conversation_key: str, message_id: int
+    ) -> dict[str, Any] | None:
+        """An answer given in the presser's own private `conversation_key`, if it was."""
+        return await self.answered.shown_privately(platform, conversation_key, message_id)
+
     async def remember(self, platform: str, key: str, value: str) -> None:
-        """Keep an adapter's value under `key` (a user's language, a chat's conversation)."""
+        """Keep a small fact of the adapter's (overwrites)."""
         await self.chat_state.remember(platform, key, value)
+
+    async def recall(self, platform: str, key: str, max_age_s: float | None = None) -> str | None:
+        """A fact kept with `remember`, None when unset or older than `max_age_s`."""
+        return await self.chat_state.recall(platform, key, max_age_s)
 
     async def remember_many(self, platform: str, keys: list[str], value: str) -> None:
         """Keep one value under several keys, together."""
         await self.chat_state.remember_many(platform, keys, value)
-
-    async def recall(self, platform: str, key: str) -> str | None:
-        """An adapter's value kept under `key` (None: never kept)."""
-        return await self.chat_state.recall(platform, key)
 
     async def recall_many(self, platform: str, keys: list[str]) -> dict[str, str]:
         """Those of `keys` that hold a value, read together."""
@@ -249,23 +269,7 @@ class ServingCore:
         """Another name a Stop may give the running turn (Telegram names the draft)."""
         self.stops.alias(platform, alias, delivery_id)
 
-    async def ask_person(
-        self,
-        platform: str,
-        user_id: str,
-        message_id: int,
-        where: str,
-        route: dict[str, Any],
-        language: str,
-    ) -> Reply:
-        """The "Ask a person" button under answer `message_id` (posted in `where`, as the
-        adapter checked): a hand-off case, with its cards and the asker's notice."""
-        return await self.handoff.ask(platform, user_id, message_id, where, route, language)
-
-    async def case_card_ref(self, case_id: int, platform: str) -> str | None:
-        """Where a case's card was posted on `platform` ("chat:message"): None while it
-        waits to be sent, "" when it never could be."""
-        return await self.handoff.rooms.card_ref(case_id, platform)
+    # --- the entry points --------------------------------------------------------
 
     async def accept(self, message: InboundMessage, *, redelivered: bool = True) -> bool:
         """Store an adapter's message in the inbox and start answering it; False for a duplicate.

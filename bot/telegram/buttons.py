@@ -146,7 +146,7 @@ class TelegramButtons:
         if shown is None:
             return
         chat = shown.chat.id
-        await self._core.enqueue_send(
+        await self._core.enqueue(
             PLATFORM,
             str(chat),
             f"tg:callback:{query.id}:result",
@@ -201,7 +201,7 @@ class TelegramButtons:
         names = [f["name"] for f in forms if form_key(f["name"]) == key and f.get("file")]
         if names:
             chat = query.message.chat.id
-            await self._core.enqueue_send(
+            await self._core.enqueue(
                 PLATFORM, str(chat), f"tg:callback:{query.id}:file", file_payload(chat, names[0])
             )
         await query.answer(None if names else say("telegram:form_missing", language))

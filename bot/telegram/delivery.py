@@ -128,7 +128,7 @@ class TelegramDelivery:
 
     async def enqueue(self, chat_id: int, key: str, payload: dict[str, Any]) -> None:
         """One send for the outbox (once per `key`), paced with the chat's other sends."""
-        await self._core.enqueue_send(PLATFORM, str(chat_id), key, payload)
+        await self._core.enqueue(PLATFORM, str(chat_id), key, payload)
 
     async def reply(
         self,
@@ -210,7 +210,7 @@ class TelegramDelivery:
         case = payload.get("case_thread") or payload.get("case_card")
         if not case:
             return payload
-        ref = await self._core.case_card_ref(int(case), PLATFORM)
+        ref = await self._core.card_ref(int(case), PLATFORM)
         if ref == "":  # the card could never be posted: nothing can go under it
             raise Undeliverable("the case's card was never posted")
         if ref is None:

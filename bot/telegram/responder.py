@@ -154,7 +154,7 @@ class _Place:
                 payload = send_payload(
                     self._chat, piece, buttons, reply_to=self._reply_to, remember=self._remember
                 )
-            await self._core.enqueue_send(
+            await self._core.enqueue(
                 PLATFORM, str(self._chat), self._key(str(i)), payload, trace_id
             )
 
@@ -162,12 +162,12 @@ class _Place:
         """Clear the bot's reaction on the question, after the answer."""
         payload = react_payload(self._chat, message_id)
         key = f"tg:{self._delivery}:unreact"
-        await self._core.enqueue_send(PLATFORM, str(self._chat), key, payload)
+        await self._core.enqueue(PLATFORM, str(self._chat), key, payload)
 
     async def file(self, form: str, trace_id: str | None) -> None:
         """A form's stored file, after the answer that offers it."""
         key = self._key(f"file:{form_key(form)}")
-        await self._core.enqueue_send(
+        await self._core.enqueue(
             PLATFORM, str(self._chat), key, file_payload(self._chat, form), trace_id
         )
 

@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from bot.app.runtime import register_cases
 from bot.slack.app import SlackAdapter
 from bot.telegram.app import TelegramAdapter
-from bot.telegram.cases import TelegramCases
 from storage.embeddings import Embedder
 from tests.slack.test_slack import SlackHarness, slack_settings
 from tests.support.core_fixtures import Worker, close_worker, make_worker
@@ -53,8 +53,7 @@ def handoff_settings(fake_slack: FakeSlack, fake_tg: FakeTelegram, **extra: Any)
 async def start_both(url: str, embedder: Embedder, settings: Any) -> Both:
     """A worker with both adapters started and its inbox and outbox running."""
     worker = await make_worker(url, embedder, settings)
-    # the runtime registers every platform's hand-off cards on the core, as here
-    worker.core.handoff.rooms.register("telegram", TelegramCases())
+    register_cases(worker.core)  # as the runtime does: the adapters leave cards to it
     slack = SlackAdapter(worker.core, settings)
     tg = TelegramAdapter(worker.core, settings)
     await slack.start()

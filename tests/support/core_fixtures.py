@@ -170,6 +170,26 @@ async def until(done: Callable[[], bool], timeout: float = 30) -> None:
         await asyncio.sleep(0.05)
 
 
+async def until_settled(db: Database, timeout: float = 30) -> None:
+    """Wait until nothing is left to do: every accepted message answered (no inbox row
+    claimed) and every send made or given up (no outbox row pending or sending). From
+    then on nothing more is shown unless something new arrives, so "no second answer"
+    is checked at the moment it could no longer come, not after a guessed pause."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    busy_rows = text(
+        "SELECT (SELECT count(*) FROM processed_events WHERE status = 'claimed')"
+        " + (SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending'))"
+    )
+    while True:
+        async with db.sessions() as session:
+            busy = (await session.execute(busy_rows)).scalar_one()
+        if not busy:
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting: {busy} inbox or outbox rows at work")
+        await asyncio.sleep(0.05)
+
+
 async def window_with_time_left(seconds: float) -> None:
     """Wait, if need be, for a rate-limit window (a calendar minute) with `seconds` left:
     a phase counting one sender's messages must not straddle two windows (a slow run

@@ -19,9 +19,9 @@ import httpx
 import pytest
 from sqlalchemy import text
 
+from bot.app.runtime import register_cases
 from bot.core.delivery.http import build_app
 from bot.telegram.app import TelegramAdapter
-from bot.telegram.cases import TelegramCases
 from bot.telegram.render import MESSAGE_LIMIT, html_messages
 from graph.models import build_chat_model
 from storage.db import Database, head_revision
@@ -91,7 +91,7 @@ async def start_harness(
 async def open_harness(worker: Worker, adapter: TelegramAdapter) -> TelegramHarness:
     """Start the adapter, then the inbox and outbox loops, as `ragbot serve` does (its
     runtime registers the hand-off cards of every platform on the core)."""
-    worker.core.handoff.rooms.register("telegram", TelegramCases())
+    register_cases(worker.core)  # as the runtime does: the adapter leaves cards to it
     await adapter.start()
     worker.core.inbox.open()
     worker.core.outbox.open()

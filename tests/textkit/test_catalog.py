@@ -7,7 +7,7 @@ import string
 import pytest
 
 from bot.core.admin.uploads import human_size
-from bot.slack.render import feedback_block, sources_block
+from bot.slack.blocks import feedback_block, sources_block
 from bot.telegram.menus import admin_commands, public_commands
 from bot.telegram.render import language_keyboard, sources, vote_row
 from graph.replies import progress_message, refusal
