@@ -149,8 +149,8 @@ def hk_id(value: str, before: str, after: str) -> str | None:
 
 def card(value: str, before: str, after: str) -> str | None:
     """Why a card-number shape is not one (Luhn, grouping, an ISBN, context), or None."""
-    if not luhn_valid(value):
-        return "Luhn check"
+    if not luhn_valid(value) or _digits(value).startswith("0"):
+        return "Luhn check or a leading 0 (no card network's numbers start with 0)"
     if not _card_grouping(value):
         return "grouped as a quantity, not a card"
     if isbn13_valid(value):

@@ -4,6 +4,21 @@ The same rules mask what users send (graph.privacy applies them after its
 secret and token rules) and screen documents bound for collections outside
 readers see before they are published (`scan`). Pure functions, no I/O.
 
+What is scanned is exactly what is stored and can be answered from: the
+document's title, file name and link (an HTML page's canonical URL), and the
+headings and text the loaders extract (storage.loaders). What a loader leaves
+out is neither stored nor scanned, and readers never see it: answers quote the
+stored text, never the file. Left out: DOCX headers, footers, footnotes,
+comments, text boxes and core properties (author, last modified by); HTML
+attributes (alt, title, href, data-*), `<head>`, `<nav>`, `<footer>`, scripts
+and comments; PDF annotations and metadata. A loader that starts extracting
+one of these makes it scanned with no change here.
+
+A value a line break cuts in two (`0912-⏎345-678`, as PDF and DOCX extraction
+wrap it) is found across the break; shapes that are something else (an ISBN, a
+banknote serial, a quantity) are told apart by check digits, digit shapes and
+the words around them (textkit.personal_checks), in the document scan only.
+
 Rules match on the text with full-width forms folded to ASCII (Ａ１２３,
 ０９１２－３４５－６７８, wang＠example.com are the same data as their ASCII
 spelling); the fold maps one character to one, so a match's position in the
@@ -188,8 +203,11 @@ def _joined(left: str, right: str) -> list[str]:
         return []
     if fold_width(left[-1]) not in _JOINS or fold_width(right[0]) not in _JOINS:
         return []
-    if left.endswith("-") and left[-2:-1].isascii() and left[-2:-1].isalpha() and right[0].isalpha():
+    last, first = fold_width(left[-1]), fold_width(right[0])
+    if last == "-" and left[-2:-1].isascii() and left[-2:-1].isalpha() and first.isalpha():
         return [left[:-1] + right, left + right]  # hyphenated, or a hyphen in the value
+    if last.isdigit() and first.isdigit():  # the break may have taken a space (4111 1111 ⏎1111)
+        return [left + right, f"{left} {right}"]
     return [left + right]
 
 
