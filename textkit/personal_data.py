@@ -138,13 +138,17 @@ _RULES: list[tuple[re.Pattern[str], str, checks.Check | None]] = [
 PERSONAL_RULES: list[tuple[re.Pattern[str], str]] = [(p, r) for p, r, _ in _RULES]
 # after a phone cue, any 7+ digit number (555-1234, 2345 6789) is a phone number
 PHONE_CUE = re.compile(
-    r"(?i)((?<![A-Za-z])(?:phone|tel|mobile|cell|call|whatsapp|電話|电话|手機|手机|联系|聯絡|聯繫)"
+    r"(?i)((?<![A-Za-z])(?:phone|tel|mobile|cell|call|whatsapp|電話|电话|手機|手机|联系|聯絡|聯繫"
+    r"|來電|来电|致電|致电|撥打|拨打|專線|专线|熱線|热线)"
     r"(?:\s*(?:number|no\.?|me at|us at|me on|號碼|号码|是|為|为))?\s*[:：]?\s*)"
     f"{_NOT_DIGIT_BEFORE}(\\d(?:[ \\-.]?\\d){{6,}}){_NOT_DIGIT_AFTER}"
 )
 KINDS = ("email", "id", "phone", "card")  # what `find` reports, in this order
 EXAMPLES = 10  # masked examples kept per scan (the counts cover everything)
-_NOT_FOUND = "[NUMBER]"  # a shape that failed its check: no later rule takes a piece of it
+# a shape that failed its check stands as one private-use character while later rules
+# run (not a letter or digit: no later rule takes a piece of it)
+_FAILED = 0xF0000
+_FAILED_MARK = re.compile("[\U000f0000-\U000ffffd]")
 _CONTEXT = 24  # characters either side a check may read
 # A value wrapped across lines joins across a break whose neighbours could both be in
 # one (ASCII letters and digits, and what e-mails, IDs and phone numbers hold).
@@ -153,9 +157,10 @@ _EDGE_SPACE = " \t\u00a0\u3000"  # what extraction leaves around a line break
 
 
 def _find(text: str) -> tuple[list[tuple[str, str]], str]:
-    """What `find` finds, and `text` with each finding (and each shape that failed its
-    check) replaced by a placeholder."""
+    """What `find` finds, and `text` with each finding replaced by its placeholder (what
+    a line holds alone, so that a join across a break finds only what the break cut)."""
     found: list[tuple[str, str]] = []
+    failed: list[str] = []
     folded = fold_width(text)
     for pattern, placeholder, check in _RULES:
         kind = placeholder.strip("[]").lower()
@@ -171,14 +176,24 @@ def _find(text: str) -> tuple[list[tuple[str, str]], str]:
                 before = match.string[max(0, start - _CONTEXT) : start]
                 after = match.string[end : end + _CONTEXT]
                 if check(value, before.rpartition("\n")[2], after) is not None:
-                    return _NOT_FOUND
+                    # no later rule takes a piece of it; put back for a join, which may
+                    # find it is half of a value the break cut (`001011232` of an ID)
+                    failed.append(value)
+                    return chr(_FAILED + len(failed) - 1)
             found.append((kind, value))
             return None  # the rule's placeholder
 
         text, folded = substitute(pattern, placeholder, text, folded, keep)
     cued = [("phone", text[m.start(2) : m.end(2)]) for m in PHONE_CUE.finditer(folded)]
     text = substitute(PHONE_CUE, r"\1[PHONE]", text, folded)[0]
+    if failed:
+        text = _FAILED_MARK.sub(lambda m: _put_back(m.group(), failed), text)
     return found + cued, text
+
+
+def _put_back(mark: str, failed: list[str]) -> str:
+    index = ord(mark) - _FAILED
+    return failed[index] if index < len(failed) else mark  # the text's own character
 
 
 def find(text: str) -> list[tuple[str, str]]:
@@ -220,9 +235,14 @@ def find_across(left: str, right: str) -> list[tuple[str, str]]:
 
 
 def _across(masked_left: str, masked_right: str) -> list[tuple[str, str]]:
-    # what each line holds alone is masked first: only a value the break cut can match
+    # what each line holds alone is masked first, and a value found must hold part of
+    # each line: only a value the break cut counts
     for joined in _joined(masked_left, masked_right):
-        found = _find(joined)[0]
+        found = [
+            (kind, value)
+            for kind, value in _find(joined)[0]
+            if value not in masked_left and value not in masked_right
+        ]
         if found:
             return found
     return []
@@ -283,10 +303,11 @@ def scan(
 
     A value a line break cuts in two (PDF and DOCX extraction wrap `0912-⏎345-678`)
     is found across the break (`find_across`) and reported on the line it starts
-    on; a blank line (a paragraph break) is never joined across. Lines are counted as the source shows them: from the top of each page of a
-    paged document, else from the top of the document, a block's heading being
-    its own line (a Markdown section's `# heading`). Headings and titles are
-    stored and searched like the text, so they are scanned like it.
+    on; a blank line (a paragraph break) is never joined across. Lines are counted
+    as the source shows them: from the top of each page of a paged document, else
+    from the top of the document, a block's heading being its own line (a Markdown
+    section's `# heading`). Headings and titles are stored and searched like the
+    text, so they are scanned like it.
     """
     counts: Counter[str] = Counter()
     examples: list[Finding] = []

@@ -36,8 +36,16 @@ from graph.privacy import has_personal_data, install_log_masking, mask_sensitive
             "0WExVsn3Wngr2ckhgrcMJvI6AcZST6",
             "[API_KEY]",
         ),
-        ("金鑰rbk_Zx-_9aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX2y可用嗎", "Zx-_9aB1cD2eF3gH4", "[API_KEY]"),
-        ("X-API-Key: rbk_abcdefghijklmnop_QRSTUV-1234567890abcdef", "abcdefghijklmnop", "[API_KEY]"),
+        (
+            "金鑰rbk_Zx-_9aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX2y可用嗎",
+            "Zx-_9aB1cD2eF3gH4",
+            "[API_KEY]",
+        ),
+        (
+            "X-API-Key: rbk_abcdefghijklmnop_QRSTUV-1234567890abcdef",
+            "abcdefghijklmnop",
+            "[API_KEY]",
+        ),
         ("LANGFUSE_SECRET_KEY=sk-lf-6bbf1473-b4ab-47fc-b69e-51a61538742e", "6bbf1473", "[API_KEY]"),
         ("公鑰pk-lf-93749807-4333-42ce-8b3a-719b4d234a7f", "93749807-4333", "[API_KEY]"),
         ("bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "AAHdqTcvCH1vGWJxfSeofSA", "[TOKEN]"),
