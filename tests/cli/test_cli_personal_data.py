@@ -150,7 +150,7 @@ def _wrapped_phone_file(tmp_path: Path, suffix: str) -> Path:
 
 @pytest.mark.parametrize("suffix", [".txt", ".pdf", ".docx"])
 def test_upload_refuses_a_phone_number_wrapped_across_lines(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     tmp_path: Path,
     suffix: str,
 ) -> None:  # type: ignore[no-untyped-def]
@@ -164,7 +164,7 @@ def test_upload_refuses_a_phone_number_wrapped_across_lines(
 
 
 def test_ingest_screens_the_canonical_url_stored_with_a_page(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     tmp_path: Path,
 ) -> None:  # type: ignore[no-untyped-def]
     page = tmp_path / "permits.html"
@@ -178,7 +178,7 @@ def test_ingest_screens_the_canonical_url_stored_with_a_page(
 
 
 def test_a_ragbot_api_key_in_a_question_is_masked_in_the_trace(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     tmp_path: Path,
 ) -> None:  # type: ignore[no-untyped-def]
     key = "rbk_0WExVsn3Wngr2ckhgrcMJvI6AcZST6-jZQD6i7pRJ-Q"
