@@ -165,7 +165,7 @@ async def _serve(
             core.stops.start_relay()  # Stop pressed on another worker reaches its turn here
             # reminders of unanswered hand-off cases
             core.handoff.rooms.open(anyone_in_room=not settings.handoff_staff())
-        http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
+        http = asyncio.create_task(_listen(server, host, port), name="http")
         worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
         _announce(say, host, port, chat, [a.name for a in adapters])
         await _until_stopped(stop, http)
@@ -237,6 +237,16 @@ async def _run_jobs(jobs: JobQueue, settings: Settings) -> None:
             reason = f"failed ({type(exc).__name__})"
         logger.warning("job worker %s; restarting in %.0f s", reason, WORKER_RESTART_S)
         await asyncio.sleep(WORKER_RESTART_S)
+
+
+async def _listen(server: uvicorn.Server, host: str, port: int) -> None:
+    """Serve HTTP on this (the core's) loop."""
+    try:
+        await server.serve()
+    except SystemExit as exc:  # uvicorn exits when it cannot bind
+        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)") from exc
+    if not server.started:
+        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)")
 
 
 async def _listen_in_thread(server: uvicorn.Server, host: str, port: int) -> None:
