@@ -1,12 +1,11 @@
-"""The HTTP API under test: in process (uvicorn on its own thread and loop, as `ragbot serve`
-runs it) for most tests, and a real `ragbot serve` process (`served_api`) for the browser."""
+"""The HTTP API under test: in process (uvicorn on the test's loop, as `ragbot serve` runs it
+on the core's) for most tests, and a real `ragbot serve` process (`served_api`) for the browser."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import subprocess
-import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,6 @@ from sqlalchemy import create_engine, text
 
 from bot.api.app import ApiAdapter
 from bot.core.admin.api_keys import ApiKeys
-from bot.core.delivery import loops
 from bot.core.delivery.http import build_app
 from graph.models import build_chat_model
 from storage.db import Database, head_revision
@@ -107,7 +105,6 @@ async def api_harness(
     worker = await make_worker(database_url, embedder, config, llm=llm)
     await _documents(worker.db, embedder)
     made = await _keys(worker.db) if keys else {}
-    loops.remember_core_loop()  # as `ragbot serve`: HTTP on its own thread and loop
     adapter = ApiAdapter(worker.core, config)
     slack_side = await serve_slack(worker, config) if slack else None
     if slack_side is None:
@@ -117,8 +114,7 @@ async def api_harness(
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
     )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+    serving = asyncio.create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.02)
     harness = ApiHarness(f"http://127.0.0.1:{port}", worker, made, fake, slack_side)
@@ -128,8 +124,7 @@ async def api_harness(
         for client in harness.clients:
             await client.aclose()
         server.should_exit = True
-        await asyncio.to_thread(thread.join, 10)
-        loops._core_loop = None
+        await asyncio.wait_for(serving, 10)
         worker.core.begin_drain()
         if slack_side is not None:
             await slack_side.http.aclose()
