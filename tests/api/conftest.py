@@ -1,11 +1,13 @@
-"""The HTTP API under test: in process (uvicorn on the test's loop, as `ragbot serve` runs it
-on the core's) for most tests, and a real `ragbot serve` process (`served_api`) for the browser."""
+"""The HTTP API under test: in process (uvicorn on its own thread and loop, each request
+handled on the test's loop through the bridge, as `ragbot serve` runs it) for most tests,
+and a real `ragbot serve` process (`served_api`) for the browser."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import subprocess
+import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,10 +19,10 @@ import uvicorn
 from sqlalchemy import create_engine, text
 
 from bot.api.app import ApiAdapter
+from bot.app.bridge import serving_app
 from bot.core.admin.api_keys import ApiKeys
-from bot.core.delivery.http import build_app
 from graph.models import build_chat_model
-from storage.db import Database, head_revision
+from storage.db import Database
 from storage.embeddings import Embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
@@ -109,12 +111,15 @@ async def api_harness(
     slack_side = await serve_slack(worker, config) if slack else None
     if slack_side is None:
         worker.core.outbox.open()
-    app = build_app(worker.db, head_revision(), adapter.routes, lambda: worker.core.closing)
+    # two loops, as `ragbot serve`: a handler doing core work off the core's loop fails here
+    loop = asyncio.get_running_loop()
+    app = serving_app(worker.db, adapter.routes, lambda: worker.core.closing, loop)
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
     )
-    serving = asyncio.create_task(server.serve())
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
     while not server.started:
         await asyncio.sleep(0.02)
     harness = ApiHarness(f"http://127.0.0.1:{port}", worker, made, fake, slack_side)
@@ -124,7 +129,7 @@ async def api_harness(
         for client in harness.clients:
             await client.aclose()
         server.should_exit = True
-        await asyncio.wait_for(serving, 10)
+        await asyncio.to_thread(thread.join, 10)
         worker.core.begin_drain()
         if slack_side is not None:
             await slack_side.http.aclose()

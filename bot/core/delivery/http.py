@@ -80,7 +80,7 @@ def build_app(
 
     async def healthz(request: Request) -> JSONResponse:
         del request
-        if draining():  # at once, without waiting for the core's loop (busy draining)
+        if draining():  # at once, without asking the database
             return JSONResponse({"status": "draining"}, status_code=503)
         status, body = await health(db, head, queues=queues)
         return JSONResponse(body, status_code=status)
