@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from starlette.routing import BaseRoute
@@ -28,9 +29,11 @@ def on_core_loop(app: ASGIApp, core: asyncio.AbstractEventLoop) -> ASGIApp:
         if http is core:
             await app(scope, receive, send)
             return
-        handled = asyncio.run_coroutine_threadsafe(
-            app(scope, _back(receive, http), _back(send, http)), core
-        )
+
+        async def handle() -> None:
+            await app(scope, _back(receive, http), _back(send, http))
+
+        handled: Future[None] = asyncio.run_coroutine_threadsafe(handle(), core)
         # cancelled here (the server stops, the client left): cancelled there too
         await asyncio.wrap_future(handled)
 
@@ -43,7 +46,10 @@ def _back(
     """`call` (the server's receive or send), awaited on the HTTP loop from the core's."""
 
     async def hop(*args: Any) -> Any:
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(call(*args), http))
+        async def there() -> Any:
+            return await call(*args)
+
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(there(), http))
 
     return hop
 
