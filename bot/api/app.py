@@ -3,8 +3,7 @@
 `ragbot serve` mounts it after the chat platforms' webhooks, on the same port
 as `/healthz`. It is always mounted; with no API key made yet every call gets
 404 `api_off`. OpenAPI schema at `/api/openapi.json`, interactive docs at
-`/api/docs`. Handlers run on the HTTP thread's loop and hand core work over
-(`bot.core.delivery.loops`).
+`/api/docs`. Questions go through the inbox (`bot.api.waiting`).
 """
 
 from __future__ import annotations
@@ -20,7 +19,9 @@ from bot.api import ask, errors, handoff, manage, webchat
 from bot.api.auth import AuditCalls
 from bot.api.cases import ApiCases
 from bot.api.gate import BodyGate
+from bot.api.waiting import Waiting
 from bot.core.handoff import mailbox
+from bot.core.platform import Platform
 from bot.core.serving import ServingCore
 from bot.settings import API_PLATFORM, Settings, reveal
 
@@ -39,7 +40,7 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     )
     api.state.core = core
     api.state.settings = settings
-    api.state.streams = set()  # turns running for this app's callers (see ApiAdapter.close)
+    api.state.waiting = Waiting(core)  # calls waiting for their answers (see ApiAdapter.close)
     errors.install(api)
     api.include_router(ask.router)
     api.include_router(manage.router)
@@ -70,8 +71,10 @@ class ApiAdapter:
         self._core = core
         self._settings = settings
         self._app = build_api(core, settings)
-        # staff replies to web askers wait in their conversation's mailbox
-        core.register_sender(API_PLATFORM, mailbox.channel())
+        # questions are answered to the waiting call; staff replies to web askers wait in
+        # their conversation's mailbox
+        waiting: Waiting = self._app.state.waiting
+        core.plug(Platform(API_PLATFORM, render=waiting.render, channel=mailbox.channel()))
         core.handoff.rooms.register(API_PLATFORM, ApiCases())
 
     @property
@@ -96,5 +99,5 @@ class ApiAdapter:
         """Stop the turns still streaming after the core's drain: each caller is told
         `draining` and the connection ends, so the server can stop (uvicorn waits for
         open responses)."""
-        for running in list(self._app.state.streams):
-            running.cancel()
+        waiting: Waiting = self._app.state.waiting
+        waiting.stop_all()

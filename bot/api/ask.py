@@ -1,9 +1,10 @@
 """`POST /api/v1/ask` and `/api/v1/ask/stream`: a question answered by the serving core.
 
-The question becomes an InboundMessage of the `api` platform and runs through
-`ServingCore.handle` like a console message: claimed once (an `Idempotency-Key`
-makes a retried call a duplicate, answered 409), rate limited per key, stored
-in the conversation's history, traced. The stream speaks the ReAct design's
+The question becomes an InboundMessage of the `api` platform, accepted into the
+inbox like every platform's messages (`bot.api.waiting`): stored once (an
+`Idempotency-Key` makes a retried call a duplicate, answered 409), rate limited
+per key, stored in the conversation's history, traced; the turn's events come
+back to the waiting call. The stream speaks the ReAct design's
 server-sent events: `reasoning`, `tool_call`, `chunk`, `done`, `error`.
 """
 
@@ -16,7 +17,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
-from bot.api.auth import caller, core_of, draining, streams_of
+from bot.api.auth import caller, core_of, draining, waiting_of
 from bot.api.errors import ApiError, documented
 from bot.api.models import CONVERSATION_ID, AskRequest, AskResponse, Language
 from bot.api.turns import (
@@ -29,7 +30,7 @@ from bot.api.turns import (
     turn_failed,
     with_staff_body,
 )
-from bot.core.delivery.loops import StreamStopped, stream_on_core_loop
+from bot.api.waiting import StreamStopped
 from bot.core.messages import (
     ErrorReply,
     FinalAnswer,
@@ -61,7 +62,7 @@ async def ask(
 ) -> dict[str, Any]:
     """Answer a question: the answer, its citations and forms, and how it was reached."""
     message, conversation = inbound(grant, body, idempotency_key, accept_language)
-    events = stream_on_core_loop(core_of(request).handle(message), streams_of(request))
+    events = waiting_of(request).ask(message)
     try:
         async with contextlib.aclosing(events):
             first = await _first(events)
@@ -125,7 +126,7 @@ async def ask_stream_get(
 async def _stream(
     request: Request, message: InboundMessage, conversation: str
 ) -> StreamingResponse:
-    events = stream_on_core_loop(core_of(request).handle(message), streams_of(request))
+    events = waiting_of(request).ask(message)
     try:
         first = await _first(events)
     except StreamStopped:
@@ -162,7 +163,7 @@ async def _sse(
         stopped = draining()
         yield sse_line("error", {"code": stopped.code, "message": stopped.message, "field": None})
     finally:
-        await source.aclose()  # a client that left: the turn on the core's loop is cancelled
+        await source.aclose()  # a client that left: its turn is stopped
 
 
 async def _chain(first: Outbound | None, rest: AsyncIterator[Outbound]) -> AsyncIterator[Outbound]:

@@ -6,15 +6,14 @@ import asyncio
 import logging
 import math
 import time
-from concurrent.futures import Future
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.api.errors import ApiError
+from bot.api.waiting import Waiting
 from bot.core.admin.service import Actor
-from bot.core.delivery.loops import on_core_loop
 from bot.core.messages import Grant
 from bot.core.serving import ServingCore
 from bot.settings import API_PLATFORM
@@ -29,10 +28,10 @@ def core_of(request: Request) -> ServingCore:
     return core
 
 
-def streams_of(request: Request) -> set[Future[None]]:
-    """The turns this app streams on the core's loop (stopped when the adapter closes)."""
-    streams: set[Future[None]] = request.app.state.streams
-    return streams
+def waiting_of(request: Request) -> Waiting:
+    """The app's calls waiting for their answers from the inbox."""
+    waiting: Waiting = request.app.state.waiting
+    return waiting
 
 
 def draining() -> ApiError:
@@ -62,7 +61,7 @@ async def caller(request: Request) -> Grant:
         raise draining()
     scheme, _, key = request.headers.get("authorization", "").partition(" ")
     bearer = key.strip() if scheme.lower() == "bearer" else ""
-    on, grant = await on_core_loop(core.api_keys.admit(bearer))
+    on, grant = await core.api_keys.admit(bearer)
     if not on:
         raise ApiError(404, "api_off", "The HTTP API is off: no API key has been created.")
     challenge = {"WWW-Authenticate": "Bearer"}
@@ -77,7 +76,7 @@ async def caller(request: Request) -> Grant:
 async def counted_caller(request: Request) -> Grant:
     """`caller`, with the call counted in the key's rate limit (429 when over)."""
     grant = await caller(request)
-    if not await on_core_loop(core_of(request).count_call(grant)):
+    if not await core_of(request).count_call(grant):
         raise too_many("Too many calls with this key; wait for the next minute.")
     return grant
 
@@ -129,7 +128,7 @@ class AuditCalls:
                 await self._audit(grant, action, target, str(status["code"]))
 
     async def _audit(self, grant: Grant, action: str, target: str, result: str) -> None:
-        write = on_core_loop(self._core.admin.audit(actor(grant), action, target, result))
+        write = self._core.admin.audit(actor(grant), action, target, result)
         # shielded: a client that hung up cancels the response, not the audit row
         task = asyncio.ensure_future(write)
         try:

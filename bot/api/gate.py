@@ -14,7 +14,6 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.api.errors import error_response
-from bot.core.delivery.loops import on_core_loop
 from bot.core.serving import ServingCore
 
 UPLOAD_PATH = "/api/v1/documents"
@@ -68,7 +67,7 @@ class BodyGate:
         scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
         grant = None
         if scheme.lower() == "bearer" and key.strip():
-            grant = await on_core_loop(self._core.api_keys.verify(key.strip()))
+            grant = await self._core.api_keys.verify(key.strip())
         if grant is None:
             return error_response(
                 401, "unauthorized", "Send Authorization: Bearer <key>.",

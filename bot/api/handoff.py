@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from bot.api.auth import Caller, caller, core_of
+from bot.api.auth import Caller, caller, core_of, waiting_of
 from bot.api.errors import ApiError, documented
 from bot.api.models import (
     CONVERSATION_ID,
@@ -24,7 +24,6 @@ from bot.api.models import (
     HandoffState,
 )
 from bot.api.turns import api_message, conversation_key
-from bot.core.delivery.loops import on_core_loop, stream_on_core_loop
 from bot.core.messages import Grant, Reply
 from bot.settings import API_PLATFORM
 
@@ -38,9 +37,7 @@ def _off(request: Request) -> None:
 
 
 async def _state(request: Request, key: str, after: int = 0) -> dict[str, Any]:
-    messages, open_case = await on_core_loop(
-        core_of(request).mailbox.read(API_PLATFORM, key, after)
-    )
+    messages, open_case = await core_of(request).mailbox.read(API_PLATFORM, key, after)
     return {"messages": messages, "with_staff": open_case}
 
 
@@ -50,10 +47,8 @@ async def ask_a_person(request: Request, grant: Caller, body: HandoffRequest) ->
     _off(request)
     key = conversation_key(grant, body.conversation_id)
     language = body.language or "en"
-    reply: Reply = await on_core_loop(
-        core_of(request).handoff.ask(
-            API_PLATFORM, grant.name, body.answer_id, key, {"conversation": key}, language
-        )
+    reply: Reply = await core_of(request).handoff.ask(
+        API_PLATFORM, grant.name, body.answer_id, key, {"conversation": key}, language
     )
     if reply.kind == "handoff_gone":
         raise ApiError(404, "not_found", reply.text)
@@ -84,7 +79,7 @@ async def back_to_the_bot(request: Request, grant: Caller, body: ConversationRef
         grant, body.conversation_id, delivery, language=body.language, command="bot"
     )
     key = message.conversation_key
-    replies = [event async for event in stream_on_core_loop(core_of(request).handle(message))]
+    replies = [event async for event in waiting_of(request).ask(message)]
     if any(isinstance(r, Reply) and r.kind == "handoff_none" for r in replies):
         raise ApiError(404, "not_found", "No open case in this conversation.")
     return await _state(request, key)

@@ -28,7 +28,6 @@ from bot.api.models import (
 from bot.api.models import Form as FormOut
 from bot.api.turns import conversation_key
 from bot.core.admin.service import AdminInputError
-from bot.core.delivery.loops import on_core_loop
 from bot.core.messages import Grant
 from bot.settings import API_PLATFORM
 
@@ -49,7 +48,7 @@ async def list_documents(request: Request, grant: Caller) -> list[dict[str, Any]
     """The documents in the key's collections (admin keys)."""
     admin_only(grant)
     admin = core_of(request).admin
-    return await on_core_loop(admin.list_documents(actor(grant), grant.collections))
+    return await admin.list_documents(actor(grant), grant.collections)
 
 
 @router.post(
@@ -73,14 +72,12 @@ async def upload_document(
     if len(data) > limit:
         raise _too_large(limit)
     try:
-        upload_id = await on_core_loop(
-            core.admin.upload(
-                actor(grant),
-                file.filename or "upload",
-                data,
-                title=title,
-                collection=_writable(grant, collection),
-            )
+        upload_id = await core.admin.upload(
+            actor(grant),
+            file.filename or "upload",
+            data,
+            title=title,
+            collection=_writable(grant, collection),
         )
     except AdminInputError as exc:
         raise ApiError(422, "rejected", str(exc), "file") from exc
@@ -96,7 +93,7 @@ async def delete_document(request: Request, grant: Caller, title: str) -> Delete
     """Delete a document of the key's collections by title (admin keys)."""
     admin_only(grant)
     admin = core_of(request).admin
-    if not await on_core_loop(admin.delete_document(actor(grant), title, grant.collections)):
+    if not await admin.delete_document(actor(grant), title, grant.collections):
         raise ApiError(404, "not_found", f"No document titled {title!r}.")
     return Deleted(deleted=title)
 
@@ -107,7 +104,7 @@ async def job(
 ) -> dict[str, Any]:
     """An upload job this key started (admin keys)."""
     admin_only(grant)
-    state = await on_core_loop(core_of(request).admin.upload_state(actor(grant), job_id))
+    state = await core_of(request).admin.upload_state(actor(grant), job_id)
     if state is None:
         raise ApiError(404, "not_found", f"No job {job_id} of this key.")
     return state
@@ -117,7 +114,7 @@ async def job(
 async def list_forms(request: Request, grant: Caller) -> list[dict[str, Any]]:
     """The forms of the key's collections."""
     admin = core_of(request).admin
-    return await on_core_loop(admin.list_forms(actor(grant), grant.collections))
+    return await admin.list_forms(actor(grant), grant.collections)
 
 
 @router.post(
@@ -129,12 +126,10 @@ async def add_form(request: Request, grant: Caller, body: FormIn) -> dict[str, A
     admin = core_of(request).admin
     where = _writable(grant, body.collection)
     try:
-        await on_core_loop(
-            admin.save_form(actor(grant), body.name, body.url, None, where, grant.collections)
-        )
+        await admin.save_form(actor(grant), body.name, body.url, None, where, grant.collections)
     except ValueError as exc:  # InvalidFormError, FormCollectionError: said as they are
         raise ApiError(422, "rejected", str(exc), "url") from exc
-    forms = await on_core_loop(admin.list_forms(actor(grant), grant.collections))
+    forms = await admin.list_forms(actor(grant), grant.collections)
     return next(f for f in forms if f["name"] == body.name)
 
 
@@ -143,7 +138,7 @@ async def delete_form(request: Request, grant: Caller, name: str) -> Deleted:
     """Delete a form of the key's collections by name (admin keys)."""
     admin_only(grant)
     admin = core_of(request).admin
-    if not await on_core_loop(admin.delete_form(actor(grant), name, grant.collections)):
+    if not await admin.delete_form(actor(grant), name, grant.collections):
         raise ApiError(404, "not_found", f"No form named {name!r}.")
     return Deleted(deleted=name)
 
@@ -153,8 +148,8 @@ async def feedback(request: Request, grant: Caller, body: FeedbackRequest) -> Fe
     """Vote on an answer of one of this key's conversations (a second vote replaces it)."""
     where = conversation_key(grant, body.conversation_id)
     # the voter is the conversation: a website's visitors share one key, never one vote
-    counted = await on_core_loop(
-        core_of(request).feedback(API_PLATFORM, where, body.answer_id, body.helpful, where)
+    counted = await core_of(request).feedback(
+        API_PLATFORM, where, body.answer_id, body.helpful, where
     )
     if not counted:
         raise ApiError(404, "not_found", "No such answer in this conversation.")

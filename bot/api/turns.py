@@ -131,7 +131,7 @@ def refusal(event: Outbound | None, closing: bool) -> ApiError | None:
     """The error a call gets instead of an answer (None: the turn is under way)."""
     if event is None and closing:  # the core took nothing more: another worker will
         return draining()
-    if event is None:  # claimed before: the same Idempotency-Key was sent again
+    if event is None:  # accepted before: the same Idempotency-Key was sent again
         return ApiError(409, "duplicate", "This Idempotency-Key was already answered.")
     if isinstance(event, Reply):
         if event.kind == "rate_limited":

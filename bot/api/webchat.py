@@ -18,7 +18,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
 from bot.api.errors import ApiError
-from bot.core.delivery.loops import on_core_loop
 from bot.core.messages import Grant
 from bot.core.serving import ServingCore
 from bot.settings import Settings, reveal
@@ -49,7 +48,7 @@ async def _checked_key(request: Request) -> str:
     data: TELEGRAM_COLLECTIONS, SLACK_GUEST_COLLECTIONS, public)."""
     key = _key(request)
     core: ServingCore = request.app.state.core
-    grant = await on_core_loop(core.api_keys.verify(key))
+    grant = await core.api_keys.verify(key)
     problem = key_problem(grant, core.admin.policy.screens)
     if problem is not None:
         logger.warning("web chat refused: WEB_CHAT_API_KEY %s", problem)

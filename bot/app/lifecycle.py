@@ -19,14 +19,12 @@ from typing import Protocol
 import uvicorn
 from starlette.routing import BaseRoute
 
+from bot.app.bridge import serving_app
 from bot.app.runtime import Runtime, open_runtime, warm_up
 from bot.app.turn_processes import TurnProcesses
 from bot.core.admin.jobs import JobQueue
-from bot.core.delivery import loops
-from bot.core.delivery.http import build_app
 from bot.core.serving import ServingCore
 from bot.settings import API_PLATFORM, Settings
-from storage.db import head_revision
 from storage.heap import freeze_start_up_objects
 
 logger = logging.getLogger(__name__)
@@ -123,7 +121,6 @@ async def _serve(
     stop: asyncio.Event,
 ) -> None:
     settings = rt.settings
-    loops.remember_core_loop()
     await asyncio.to_thread(warm_up, rt)
     if chat:  # the first burst of webhooks would each open a connection before its ack
         try:
@@ -141,7 +138,8 @@ async def _serve(
         adapters = configured_adapters(settings, core) if core is not None else []
         routes = [route for adapter in adapters for route in adapter.routes]
         draining = (lambda: core.closing) if core is not None else (lambda: stop.is_set())
-        app = build_app(rt.db, head_revision(), routes, draining)
+        # HTTP in its own thread and loop, every request handled on this one (bot.app.bridge)
+        app = serving_app(rt.db, routes, draining, asyncio.get_running_loop())
         server = _Server(
             uvicorn.Config(
                 app,
@@ -242,9 +240,9 @@ async def _run_jobs(jobs: JobQueue, settings: Settings) -> None:
 async def _listen_in_thread(server: uvicorn.Server, host: str, port: int) -> None:
     """Serve HTTP from a thread with its own event loop.
 
-    Slack wants an ack within 3 s and the ack must not queue behind the turns
-    in flight on the main loop; handlers hand the work to the main loop
-    (`bot.core.delivery.loops.on_core_loop`).
+    Slack wants an ack within 3 s: connections are taken and bytes read and
+    written there even while the core's loop is busy; each request's handler
+    runs on the core's loop (`bot.app.bridge`).
     """
     pool = ThreadPoolExecutor(1, thread_name_prefix="http")
     try:

@@ -1,5 +1,6 @@
-"""The HTTP API under test: in process (uvicorn on its own thread and loop, as `ragbot serve`
-runs it) for most tests, and a real `ragbot serve` process (`served_api`) for the browser."""
+"""The HTTP API under test: in process (uvicorn on its own thread and loop, each request
+handled on the test's loop through the bridge, as `ragbot serve` runs it) for most tests,
+and a real `ragbot serve` process (`served_api`) for the browser."""
 
 from __future__ import annotations
 
@@ -18,11 +19,10 @@ import uvicorn
 from sqlalchemy import create_engine, text
 
 from bot.api.app import ApiAdapter
+from bot.app.bridge import serving_app
 from bot.core.admin.api_keys import ApiKeys
-from bot.core.delivery import loops
-from bot.core.delivery.http import build_app
 from graph.models import build_chat_model
-from storage.db import Database, head_revision
+from storage.db import Database
 from storage.embeddings import Embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
@@ -107,12 +107,13 @@ async def api_harness(
     worker = await make_worker(database_url, embedder, config, llm=llm)
     await _documents(worker.db, embedder)
     made = await _keys(worker.db) if keys else {}
-    loops.remember_core_loop()  # as `ragbot serve`: HTTP on its own thread and loop
     adapter = ApiAdapter(worker.core, config)
     slack_side = await serve_slack(worker, config) if slack else None
     if slack_side is None:
         worker.core.outbox.open()
-    app = build_app(worker.db, head_revision(), adapter.routes, lambda: worker.core.closing)
+    # two loops, as `ragbot serve`: a handler doing core work off the core's loop fails here
+    loop = asyncio.get_running_loop()
+    app = serving_app(worker.db, adapter.routes, lambda: worker.core.closing, loop)
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
@@ -129,7 +130,6 @@ async def api_harness(
             await client.aclose()
         server.should_exit = True
         await asyncio.to_thread(thread.join, 10)
-        loops._core_loop = None
         worker.core.begin_drain()
         if slack_side is not None:
             await slack_side.http.aclose()

@@ -12,7 +12,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from bot.core.delivery.loops import on_core_loop
 from storage.db import UNAVAILABLE, Database
 from storage.repositories import inbox as inbox_repo
 from storage.repositories import outbox as outbox_repo
@@ -81,9 +80,9 @@ def build_app(
 
     async def healthz(request: Request) -> JSONResponse:
         del request
-        if draining():  # at once, without waiting for the core's loop (busy draining)
+        if draining():  # at once, without asking the database
             return JSONResponse({"status": "draining"}, status_code=503)
-        status, body = await on_core_loop(health(db, head, queues=queues))
+        status, body = await health(db, head, queues=queues)
         return JSONResponse(body, status_code=status)
 
     return Starlette(routes=[Route("/healthz", healthz, methods=["GET"]), *routes])
