@@ -29,7 +29,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bot.core.delivery.loops import on_core_loop
 from bot.core.messages import Audience, InboundMessage
 from bot.core.platform import FileFetcher
 from bot.core.serving import ServingCore, ShuttingDownError
@@ -113,37 +112,37 @@ class SlackListeners:
 
     async def _on_mention(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
         if not translate.is_ignorable(event, context.bot_user_id):
-            await on_core_loop(self.accept(event, context.bot_user_id, context.team_id))
+            await self.accept(event, context.bot_user_id, context.team_id)
 
     async def _on_message(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
-        await on_core_loop(self._message(event, context.bot_user_id, context.team_id))
+        await self._message(event, context.bot_user_id, context.team_id)
 
     async def _on_command(self, ack: AsyncAck, command: dict[str, Any]) -> None:
-        await on_core_loop(self._command(command))
+        await self._command(command)
         await ack()  # only now: accepted (a failure above is a 500, Slack shows an error)
 
     async def _on_vote(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()  # Slack does not redeliver clicks; the vote is handled in the background
-        await on_core_loop(self._in_background(self.buttons.vote(body)))
+        await self._in_background(self.buttons.vote(body))
 
     async def _on_core_button(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
-        await on_core_loop(self._in_background(self.buttons.core_button(body)))
+        await self._in_background(self.buttons.core_button(body))
 
     async def _on_stop(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
-        await on_core_loop(self._in_background(self.buttons.stop(body)))
+        await self._in_background(self.buttons.stop(body))
 
     async def _on_share(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
-        await on_core_loop(self._in_background(self.buttons.share(body)))
+        await self._in_background(self.buttons.share(body))
 
     async def _on_suggestion(
         self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         await ack()
         work = self.buttons.ask_suggested(body, context.bot_user_id, context.team_id)
-        await on_core_loop(self._in_background(work))
+        await self._in_background(work)
 
     async def _on_home_opened(
         self, event: dict[str, Any], body: dict[str, Any], context: AsyncBoltContext
@@ -151,10 +150,10 @@ class SlackListeners:
         if event.get("tab") == "messages":  # the DM: greet (in the background, after the ack)
             event_id = str(body.get("event_id") or event.get("event_ts") or uuid.uuid4().hex)
             greeting = self.agent.greet(event, context.team_id, event_id)
-            await on_core_loop(self._in_background(greeting))
+            await self._in_background(greeting)
 
     async def _on_context_changed(self, event: dict[str, Any]) -> None:
-        await on_core_loop(self.agent.context_changed(event))
+        await self.agent.context_changed(event)
 
     async def _on_link(self, ack: AsyncAck) -> None:
         await ack()  # link buttons open their URL in Slack; nothing to do here

@@ -34,7 +34,6 @@ from starlette.responses import Response
 from telegram import Update
 from telegram.ext import Application
 
-from bot.core.delivery.loops import on_core_loop
 from bot.core.serving import ServingCore
 
 logger = logging.getLogger(__name__)
@@ -107,7 +106,7 @@ class Webhook:
             return Response("not JSON", status_code=400)
         if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
             return Response("not an update", status_code=400)
-        if not await on_core_loop(self._process_json(data)):
+        if not await self._process_json(data):
             return Response("not taken, deliver again", status_code=503)
         return Response(status_code=200)
 
