@@ -129,7 +129,10 @@ _EN_DIRECTIVE = (
     rf"(?:please\s+)?(?:when|whenever|if|always|never|only|you|do not|don'?t|make sure|be sure"
     rf"|remember|from now on|from here on|instead|{_EN_SAY})\b"
 )
-_ZH_MACHINE = r"(?:ai|人工智能|机器人|聊天机器人|语言模型|大模型|智能客服|客服机器人|ai助手|ai助理|智能助手|智能助理)"
+_ZH_MACHINE = (
+    r"(?:ai|人工智能|机器人|聊天机器人|语言模型|大模型|智能客服|客服机器人"
+    r"|ai助手|ai助理|智能助手|智能助理)"
+)
 _ZH_ADDRESSEE = rf"(?:{_ZH_MACHINE}|助手|助理|模型|系统)"
 _ZH_SAY = r"(?:回答|回复|答复|说|告诉|表示|声称|宣称|告知|回应|确认|否认)"
 _ZH_ALWAYS = r"(?:一律|总是|永远|始终|一概|都|只|就|必须|务必|一定)"
@@ -145,9 +148,10 @@ _ADDRESSED = re.compile(
             rf"|have to|is to|are to|is required to|are required to)\s+(?:always\s+|never\s+|not\s+"
             rf"|only\s+)?{_EN_SAY}\b",
             # "when asked about fines, always say…": what whoever answers should say
-            rf"\b(?:when|whenever|if)\s+(?:you(?:'re| are)\s+|anyone\s+|someone\s+|a user\s+|users\s+)?"
-            rf"(?:is\s+|are\s+)?asks?(?:ed)?\b[^.!?\n]{{0,80}}?\b(?:always|only|just|simply)\s+{_EN_SAY}\b",
-            rf"\b(?:tell|inform|assure|advise)\s+(?:the\s+|all\s+|any\s+)?(?:users?|askers?"
+            r"\b(?:when|whenever|if)\s+(?:you(?:'re| are)\s+|anyone\s+|someone\s+|a user\s+"
+            r"|users\s+)?(?:is\s+|are\s+)?asks?(?:ed)?\b[^.!?\n]{0,80}?"
+            rf"\b(?:always|only|just|simply)\s+{_EN_SAY}\b",
+            r"\b(?:tell|inform|assure|advise)\s+(?:the\s+|all\s+|any\s+)?(?:users?|askers?"
             r"|visitors?|customers?|citizens?|residents?|whoever asks)\s+(?:that|it|they)\b",
             # 助手，当被问到… / 给AI的说明：… / AI助手必须一律回答…
             rf"(?:^|[。！？；：\n]|(?:致|给|对)){_ZH_ADDRESSEE}(?:们)?(?:的(?:说明|指示|指令))?\s*[，,：:、]\s*"
@@ -155,7 +159,7 @@ _ADDRESSED = re.compile(
             rf"{_ZH_MACHINE}(?:们)?.{{0,6}}?(?:必须|应该|应当|需要|须|要|得)\s*{_ZH_ALWAYS}?\s*{_ZH_SAY}",
             rf"(?:当|如果|若|每当|凡是|凡)(?:有人|用户|民众|市民|访客|任何人)?(?:被)?(?:问到|问起|询问|问及|查询)"
             rf"[^。！？\n]{{0,40}}?{_ZH_ALWAYS}\s*(?:要|应)?\s*{_ZH_SAY}",
-            rf"(?:告诉|告知|回复|回答)(?:所有|任何)?(?:用户|民众|市民|访客|提问者|询问者)[^。！？\n]{{0,6}}?(?:说|：|:)",
+            r"(?:告诉|告知|回复|回答)(?:所有|任何)?(?:用户|民众|市民|访客|提问者|询问者)[^。！？\n]{0,6}?(?:说|：|:)",
         ]
     ),
     re.IGNORECASE | re.MULTILINE,
