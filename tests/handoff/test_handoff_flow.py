@@ -241,14 +241,15 @@ async def test_a_case_whose_question_is_an_official_title_never_replaces_that_do
             ]
         )
         assert f"“Staff answer #{case_id}”" in queued[0]
-        await eventually(
+        [outcome] = await eventually(
             lambda: [
-                p
+                p["text"]
                 for p, _ in staff_posts(fake_slack, thread_ts=card_ts)
-                if "added" in p["text"].lower()
+                if p["text"].startswith("handoff-case-")  # the upload's result, whatever it is
             ],
             timeout=60,
         )
+    assert f"was added as 'Staff answer #{case_id}'" in outcome, outcome
     async with db.sessions() as session:
         rows = (await session.execute(text("SELECT title, origin FROM documents"))).all()
         stored = {title: origin for title, origin in rows}
