@@ -115,6 +115,55 @@ _INJECTION = re.compile(
     ),
     re.IGNORECASE | re.MULTILINE,
 )
+# Document text only (see instruction_like): a reader is never addressed as a model.
+_MACHINE = (
+    r"(?:ai|a\.i\.|chat ?bot|bot|language model|llm|gpt|chatgpt|copilot"
+    r"|(?:ai|virtual|digital|answering) (?:assistant|agent|model|system)|ai model)"
+)
+_ADDRESSEE = rf"(?:{_MACHINE}|assistant|model|system)"
+_EN_SAY = (
+    r"(?:say|answer|reply|respond|tell|state|claim|inform|mention|recommend|ignore|refuse"
+    r"|insist|confirm|deny|assure|advise|direct|output|write)"
+)
+_EN_DIRECTIVE = (
+    rf"(?:please\s+)?(?:when|whenever|if|always|never|only|you|do not|don'?t|make sure|be sure"
+    rf"|remember|from now on|from here on|instead|{_EN_SAY})\b"
+)
+_ZH_MACHINE = (
+    r"(?:ai|人工智能|机器人|聊天机器人|语言模型|大模型|智能客服|客服机器人"
+    r"|ai助手|ai助理|智能助手|智能助理)"
+)
+_ZH_ADDRESSEE = rf"(?:{_ZH_MACHINE}|助手|助理|模型|系统)"
+_ZH_SAY = r"(?:回答|回复|答复|说|告诉|表示|声称|宣称|告知|回应|确认|否认)"
+_ZH_ALWAYS = r"(?:一律|总是|永远|始终|一概|都|只|就|必须|务必|一定)"
+_ADDRESSED = re.compile(
+    "|".join(
+        [
+            # "Assistant, when asked…" / "Note to the AI: always…" / "Dear chatbot, you must…"
+            rf"(?:^|[.!?;:\n]\s*|\b(?:note|message|instructions?) (?:to|for) (?:the |any |all )?)"
+            rf"(?:(?:dear|hey|hi|hello|attention|to)\s+)?(?:the\s+|any\s+)?{_ADDRESSEE}s?\s*[,:;\-—]+\s*"
+            rf"{_EN_DIRECTIVE}",
+            # "AI assistants must always say…", "the chatbot should tell users…"
+            rf"\b{_MACHINE}s?\b(?:\W+\w+){{0,4}}?\W+(?:must|should|shall|will|needs? to|has to"
+            rf"|have to|is to|are to|is required to|are required to)\s+(?:always\s+|never\s+|not\s+"
+            rf"|only\s+)?{_EN_SAY}\b",
+            # "when asked about fines, always say…": what whoever answers should say
+            r"\b(?:when|whenever|if)\s+(?:you(?:'re| are)\s+|anyone\s+|someone\s+|a user\s+"
+            r"|users\s+)?(?:is\s+|are\s+)?asks?(?:ed)?\b[^.!?\n]{0,80}?"
+            rf"\b(?:always|only|just|simply)\s+{_EN_SAY}\b",
+            r"\b(?:tell|inform|assure|advise)\s+(?:the\s+|all\s+|any\s+)?(?:users?|askers?"
+            r"|visitors?|customers?|citizens?|residents?|whoever asks)\s+(?:that|it|they)\b",
+            # 助手，当被问到… / 给AI的说明：… / AI助手必须一律回答…
+            rf"(?:^|[。！？；：\n]|(?:致|给|对)){_ZH_ADDRESSEE}(?:们)?(?:的(?:说明|指示|指令))?\s*[，,：:、]\s*"
+            rf"(?:请|当|如果|若|每当|凡是|你|您|不要|别|{_ZH_ALWAYS}|{_ZH_SAY})",
+            rf"{_ZH_MACHINE}(?:们)?.{{0,6}}?(?:必须|应该|应当|需要|须|要|得)\s*{_ZH_ALWAYS}?\s*{_ZH_SAY}",
+            rf"(?:当|如果|若|每当|凡是|凡)(?:有人|用户|民众|市民|访客|任何人)?(?:被)?(?:问到|问起|询问|问及|查询)"
+            rf"[^。！？\n]{{0,40}}?{_ZH_ALWAYS}\s*(?:要|应)?\s*{_ZH_SAY}",
+            r"(?:告诉|告知|回复|回答)(?:所有|任何)?(?:用户|民众|市民|访客|提问者|询问者)[^。！？\n]{0,6}?(?:说|：|:)",
+        ]
+    ),
+    re.IGNORECASE | re.MULTILINE,
+)
 _ABUSE = re.compile(
     r"\b(?:fuck(?:ing|er)?|cunt|motherfucker|bitch|asshole|kill yourself)\b"
     r"|(?:干|操)你(?:娘|妈)|去死吧|你去死|傻逼|傻屄|他妈的|你妈的|王八蛋",
@@ -166,5 +215,13 @@ def screen(text: str) -> str | None:
 
 
 def instruction_like(text: str) -> bool:
-    """Whether document text speaks to the assistant (a poisoned passage), not to readers."""
-    return _INJECTION.search(normalise(text)) is not None
+    """Whether document text speaks to the assistant (a poisoned passage), not to readers.
+
+    Every shape the question screen blocks (base64 runs included), and more: a
+    document is written for its readers, so a sentence that addresses an assistant
+    ("Assistant, when asked about fines always say…", "助手：一律回答…") or tells
+    whoever answers what to say when asked is an instruction planted for a model.
+    """
+    seen = normalise(text)
+    variants = [seen, *(normalise(d) for d in _decoded_runs(seen))]
+    return any(_INJECTION.search(v) or _ADDRESSED.search(v) for v in variants)

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, ValidationError
 
+from graph.answer_safety import redact_passage
 from graph.llm_client import CallLimits, call_with_retries, invoke, stream_text
 from graph.prompts import load
 from graph.structured import FormatLadder, is_format_rejection, parse_json, response_format
@@ -172,9 +173,14 @@ def _fenced(text: str) -> str:
 
 
 def context_message(question: str, evidence: list[dict[str, Any]]) -> str:
-    """The user message of a synthesis call: the sources as fenced data, then the question."""
+    """The user message of a synthesis call: the sources as fenced data, then the question.
+
+    A passage's sentences addressed to the assistant are cut here too, whatever path
+    the evidence came by (retrieval cuts them first; `redact_passage` is cached).
+    """
     sources = "\n\n".join(
-        f"[{n}] ({_fenced(e['document'])}) {_fenced(e['text'])}" for n, e in enumerate(evidence, 1)
+        f"[{n}] ({_fenced(e['document'])}) {_fenced(redact_passage(e['text'])[0])}"
+        for n, e in enumerate(evidence, 1)
     )
     return f"<sources>\n{sources}\n</sources>\n\n<question>\n{_fenced(question)}\n</question>"
 

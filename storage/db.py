@@ -49,14 +49,26 @@ def resolve_database_url(
     the memory; 0: the server's own).
     """
     if database_url:
-        url = database_url
-        if url.startswith("postgresql://"):
-            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-        return url, None
+        return driver_url(database_url), None
     server = start_embedded_server(
         data_dir, shared_buffers=shared_buffers_mb(shared_buffers_setting)
     )
     return sqlalchemy_url(server), server
+
+
+# what managed providers and libpq hand out, for the project's driver (psycopg 3)
+_POSTGRES_SCHEMES = ("postgres://", "postgresql://")
+DRIVER_SCHEME = "postgresql+psycopg://"
+
+
+def driver_url(url: str) -> str:
+    """`url` with the project's driver: `postgres://` (Heroku, Render, Supabase…) and
+    `postgresql://` become `postgresql+psycopg://`; any other scheme is kept as given."""
+    stripped = url.strip()
+    for scheme in _POSTGRES_SCHEMES:
+        if stripped[: len(scheme)].lower() == scheme:
+            return DRIVER_SCHEME + stripped[len(scheme) :]
+    return stripped
 
 
 def with_database(url: str, database: str) -> str:

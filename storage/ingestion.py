@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from storage import origins
 from storage.chunking import Block, TextChunk, chunk_blocks, faq_blocks
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -180,6 +181,7 @@ class IngestionService:
         url: str | None = None,
         *,
         hold_personal_data: bool = False,
+        origin: str = origins.FILE,
     ) -> IngestResult:
         """Ingest a file's bytes from outside under `title` (default: file name sans extension).
 
@@ -210,6 +212,7 @@ class IngestionService:
             collection,
             url,
             hold_personal_data=hold_personal_data,
+            origin=origin,
         )
 
     async def ingest_accepted(
@@ -225,6 +228,7 @@ class IngestionService:
         *,
         hold_personal_data: bool = False,
         replace_elsewhere: bool = True,
+        origin: str = origins.FILE,
     ) -> IngestResult:
         """Ingest a file an edge already accepted under the UploadPolicy (the upload job).
 
@@ -234,10 +238,15 @@ class IngestionService:
         nothing and return HELD with what was found. `replace_elsewhere=False` (an
         upload from chat or the HTTP API, whose sender may change only the collection
         it names): a document of the same title in another collection is neither
-        replaced nor named.
+        replaced nor named. `origin` (storage.origins): a file, or a staff answer from a
+        hand-off case; case titles are kept for the latter, and a document replaces one
+        of the same title only when both have the same origin.
         """
         source = display_name(source or filename)
         title = clean_title(title or Path(filename).stem)
+        problem = origins.title_problem(title, origin)
+        if problem is not None:
+            return IngestResult(source, FAILED, title, reason=problem)
         try:
             fmt = detect_format(filename)
             digest = hashlib.sha256(data).hexdigest()
@@ -288,6 +297,7 @@ class IngestionService:
             chunk_count=len(chunks),
             collection=collection,
             url=url,
+            origin=origin,
         )
         async with self._db.transaction() as session:
             # Two ingests of the same title or the same bytes at once: the second
@@ -305,6 +315,9 @@ class IngestionService:
             same, old = await docs_repo.find_same(session, digest, title)
             if same is not None:
                 return IngestResult(source, UNCHANGED, title, len(chunks), reason="added meanwhile")
+            problem = None if old is None else origins.replace_problem(origin, old.origin)
+            if problem is not None:  # a staff answer never replaces a file, nor the reverse
+                return IngestResult(source, FAILED, title, reason=problem)
             if old is not None and not replace_elsewhere and old.collection != collection:
                 reason = "a document with this title is in another collection: choose another title"
                 return IngestResult(source, FAILED, title, reason=reason)

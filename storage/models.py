@@ -41,6 +41,8 @@ class Document(Base):
     chunk_count: Mapped[int]
     collection: Mapped[str] = mapped_column(Text, default="public")
     url: Mapped[str | None] = mapped_column(Text)
+    # "file", or "case": a staff answer from a hand-off case (storage.origins)
+    origin: Mapped[str] = mapped_column(Text, default="file", server_default="file")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
 
 

@@ -137,5 +137,6 @@ _COPIED = (
     "page_count",
     "collection",
     "url",
+    "origin",
     "created_at",
 )

@@ -47,9 +47,13 @@ def ask(
     """Answer a question from the knowledge base (each --batch line is a new conversation)."""
     if (question is None) == (batch is None):
         fail("give a QUESTION or --batch FILE (not both)")
+    if question is not None and not question.strip():
+        fail("the question is empty: give the question to answer")
     if batch is not None and not batch.is_file():
         fail(f"no such file: {batch}")
     questions = [question] if question is not None else batch.read_text("utf-8").splitlines()  # type: ignore[union-attr]
+    if not any(q.strip() for q in questions):
+        fail(f"no question in {batch}: one question per line")
 
     async def go() -> None:
         async with open_runtime(settings()) as rt:

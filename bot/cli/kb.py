@@ -219,11 +219,15 @@ def search(
     """
     if (query is None) == (batch is None):
         fail("give a QUERY or --batch FILE (not both)")
+    if query is not None and not query.strip():
+        fail("the query is empty: give the question or keywords to search for")
     if mode not in ("hybrid", "keyword", "vector"):
         fail("--mode must be hybrid, keyword or vector")
     if batch is not None and not batch.is_file():
         fail(f"no such file: {batch}")
     queries = [query] if query is not None else batch.read_text("utf-8").splitlines()  # type: ignore[union-attr]
+    if not any(q.strip() for q in queries):
+        fail(f"no query in {batch}: one query per line")
     filters = SearchFilters(language, tuple(document or ()))
     cfg = settings()
     k = top_k or cfg.search_top_k

@@ -1,7 +1,8 @@
 """guard: empty/too-long messages, prompt-injection and abuse screen, secret/PII masking.
 
-Block reasons form a closed list: empty, too_long, injection, abuse (and
-rate_limited, decided before a turn starts, by the serving core).
+Block reasons form a closed list: empty, too_long, injection, abuse, unscreened
+(the similarity screen could not finish: the message is not answered unscreened)
+(and rate_limited, decided before a turn starts, by the serving core).
 
 The service masks the question before the graph runs (graph.privacy); the guard
 masks again so the graph holds the rule on its own when run directly.
@@ -24,7 +25,12 @@ from textkit.catalog import say
 from textkit.scripts import detect_language, normalise_width
 
 MAX_CHARS = 2000
-SCREEN_TIMEOUT_S = 2.0  # the similarity screen's bound (the bank's first embedding included)
+# The similarity screen's bound. A screen that has run once takes milliseconds (the
+# banks' vectors are kept, the question's is the embedder's cached one); the first in a
+# process also loads the model and embeds the banks: measured 10.7 s and 0.6 s on a
+# 2-core machine at load average 9.6 (2026-11-28). Waited for, not skipped: a guard
+# that lets messages through unscreened whenever the machine is busy is no guard.
+SCREEN_TIMEOUT_S = 60.0
 logger = logging.getLogger(__name__)
 
 
@@ -48,7 +54,9 @@ async def guard(state: GraphState, runtime: Runtime[GraphContext] | None = None)
         reason, reply = "too_long", say("too_long", language, limit=MAX_CHARS)
     elif (verdict := screen(question)) is not None:
         reason, reply = verdict, say(verdict, language)
-    elif await _close_to_an_attack(question, runtime):
+    elif (close := await _close_to_an_attack(question, runtime)) is None:
+        reason, reply = "unscreened", say("error", language)
+    elif close:
         reason, reply, how = "injection", say("injection", language), ":similar"
     update: GraphState = {
         "guard_blocked": reason is not None,
@@ -63,9 +71,11 @@ async def guard(state: GraphState, runtime: Runtime[GraphContext] | None = None)
     return Step(update, "guard" if reason is None else f"guard:blocked:{reason}{how}")
 
 
-async def _close_to_an_attack(question: str, runtime: Runtime[GraphContext] | None) -> bool:
-    """The similarity screen's verdict; False (the message goes on) when it is off or the
-    embedder fails or is slow: the patterns have already screened the message."""
+async def _close_to_an_attack(question: str, runtime: Runtime[GraphContext] | None) -> bool | None:
+    """The similarity screen's verdict: False (the message goes on) when it is off, or the
+    embedder fails (the patterns have already screened the message; the search, which
+    needs the same embedder, will fail too); None when it did not finish in
+    SCREEN_TIMEOUT_S: the message is then refused, not let through unscreened."""
     embedder = runtime.context.screen_embedder if runtime is not None else None
     if embedder is None:
         return False
@@ -74,7 +84,12 @@ async def _close_to_an_attack(question: str, runtime: Runtime[GraphContext] | No
             # in the width the language normaliser gives the search: its embedding of the
             # question is then this one, from the embedder's cache (and "ｉｇｎｏｒｅ" is "ignore")
             closeness = await attack_bank().closeness(embedder, normalise_width(question))
-    except Exception as exc:  # fail open: one screen of two, never a turn lost to it
+    except TimeoutError:
+        logger.error(
+            "the similarity screen did not finish in %.0f s: message refused", SCREEN_TIMEOUT_S
+        )
+        return None
+    except Exception as exc:  # a broken embedder: one screen of two, the patterns ran
         logger.warning("similarity screen unavailable (%s): patterns only", type(exc).__name__)
         return False
     if closeness.blocks:

@@ -118,10 +118,10 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
     added = await session.execute(
         text(
             "WITH d AS (INSERT INTO documents (title, source, format, language, content_hash,"
-            " size_bytes, page_count, chunk_count, collection, url, created_at) VALUES (:title,"
-            " :source, :format, :doc_language, :content_hash, :size_bytes, :page_count,"
-            " :chunk_count, :collection, :url, coalesce(CAST(:created_at AS timestamptz),"
-            " now())) RETURNING id),"
+            " size_bytes, page_count, chunk_count, collection, url, origin, created_at) VALUES"
+            " (:title, :source, :format, :doc_language, :content_hash, :size_bytes, :page_count,"
+            " :chunk_count, :collection, :url, :origin, coalesce(CAST(:created_at AS"
+            " timestamptz), now())) RETURNING id),"
             " c AS (INSERT INTO chunks (document_id, position, text, page, heading,"
             " language, token_count, embedding, entry_question,"
             " question_embedding) SELECT d.id, u.* FROM d, unnest("
@@ -147,6 +147,7 @@ async def add_document(session: AsyncSession, document: Document, chunks: list[N
             "chunk_count": document.chunk_count,
             "collection": document.collection or DEFAULT_COLLECTION,
             "url": document.url,
+            "origin": document.origin or "file",
             "created_at": document.created_at,  # a rechunked document keeps its date
             "position": int_array(c.position for c in chunks),
             "text": text_array(c.text for c in chunks),

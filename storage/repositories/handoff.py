@@ -290,6 +290,19 @@ async def claim_kb(session: AsyncSession, case_id: int) -> bool:
     return found is not None
 
 
+async def adds_kb_upload(session: AsyncSession, case_id: int, upload_id: int) -> bool:
+    """True when `upload_id` is the upload adding closed case `case_id` to the knowledge
+    base: its claim is held (the upload may run before the claim names it) or names it."""
+    found = await session.scalar(
+        text(
+            "SELECT 1 FROM handoff_cases WHERE id = :id AND status = 'closed'"
+            " AND kb_upload_id IN (:pending, :upload)"
+        ),
+        {"id": case_id, "pending": KB_PENDING, "upload": upload_id},
+    )
+    return found is not None
+
+
 async def set_kb_upload(session: AsyncSession, case_id: int, upload_id: int | None) -> None:
     """Note the upload that added the case's answer (None: it failed, the case may again)."""
     await session.execute(

@@ -145,6 +145,33 @@ def test_db_upgrade_and_errors(cli) -> None:  # type: ignore[no-untyped-def]
     assert no_query.returncode == 2 and "give a QUERY or --batch FILE" in no_query.stderr
 
 
+@pytest.mark.parametrize("scheme", ["postgres://", "postgresql://", "postgresql+psycopg://"])
+def test_the_database_url_a_managed_provider_hands_out_works(
+    cli, database_url: str, scheme: str
+) -> None:  # type: ignore[no-untyped-def]
+    # managed Postgres (Heroku, Render, Supabase…) gives `postgres://`; libpq `postgresql://`
+    given = scheme + database_url.split("://", 1)[1]
+    result = cli("db", "current", extra_env={"DATABASE_URL": given})
+    assert result.returncode == 0, result.stderr
+    assert f"database at revision {head_revision()}" in result.stdout
+    assert "NoSuchModuleError" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["ask", "search"])
+@pytest.mark.parametrize("question", ["", "   \t "])
+def test_an_empty_question_is_an_error_not_an_answer(
+    cli, tmp_path: Path, command: str, question: str
+) -> None:  # type: ignore[no-untyped-def]
+    result = cli(command, question)
+    assert result.returncode == 2 and result.stdout == ""
+    [line] = result.stderr.strip().splitlines()  # one clear line, no stack trace
+    assert line.startswith("error: the ") and "empty" in line
+    blank = tmp_path / "blank.txt"
+    blank.write_text("\n  \n")
+    from_file = cli(command, "--batch", str(blank))
+    assert from_file.returncode == 2 and "error: no " in from_file.stderr
+
+
 def test_unreachable_database_is_a_clear_error(tmp_path: Path) -> None:
     env = {**os.environ, "DATABASE_URL": "postgresql://ragbot:hunter2@127.0.0.1:1/ragbot"}
     result = subprocess.run(

@@ -19,6 +19,7 @@ from sqlalchemy import text
 
 from storage.db import Database
 from storage.embeddings import Embedder
+from storage.ingestion import IngestionService, IngestOptions
 from tests.handoff.harness import (
     STAFF,
     STAFF_ROOM,
@@ -179,11 +180,91 @@ async def test_telegram_citizen_to_slack_staff_and_back(
     await both.tg.post(private_text(104, OTHER_CITIZEN, MISSING_HANS, language="zh-hans"))
     [final] = await eventually(lambda: answers(fake_tg, OTHER_CITIZEN))
     assert "二百五十" in final["text"]  # the staff answer, from the new document
-    assert MISSING[:8] in final["text"]  # cited: the entry's title among the sources
+    assert "Staff answer #" in final["text"]  # cited: the case's document among the sources
     async with db.sessions() as session:
         audited = set(await session.scalars(text("SELECT action || ':' || result FROM audit_log")))
     assert {"handoff:open:ok", "handoff:reply:ok", "handoff:reply:refused"} <= audited
     assert {"handoff:claim:refused", "handoff:close:ok", "upload:queued"} <= audited
+
+
+# an official page whose title is exactly what the citizen asked
+OFFICIAL = "犬隻絕育補助：每隻犬隻補助新臺幣一千五百元，請至動物保護處申請。\n"
+
+
+async def test_a_case_whose_question_is_an_official_title_never_replaces_that_document(
+    both: Both,
+    fake_tg: FakeTelegram,
+    fake_slack: FakeSlack,
+    db: Database,
+    embedder: Embedder,
+) -> None:
+    """A citizen who asks exactly an official document's title, and whose case staff
+    answer and add to the knowledge base, adds a document under the case's own title:
+    the official one is untouched and still answers."""
+    card, card_ts = await open_case(both, fake_tg, fake_slack, db)
+    ingestion = IngestionService(db, embedder, IngestOptions())
+    official = await ingestion.ingest_bytes("dogs.md", OFFICIAL.encode(), title=MISSING)
+    assert official.status == "added"
+    async with db.sessions() as session:
+        case_id, before = (
+            await session.execute(
+                text(
+                    "SELECT (SELECT id FROM handoff_cases), content_hash FROM documents"
+                    " WHERE title = :t"
+                ),
+                {"t": MISSING},
+            )
+        ).one()
+    await both.slack.event(thread_message(STAFF_ANSWER, "920.1", card_ts))
+    await relayed_to_citizen(fake_tg, 1)
+    card_message = {"ts": card_ts, "text": card["text"], "blocks": card["blocks"]}
+    close = next(b for b in buttons_of(card["blocks"]) if b["action_id"] == "ragbot_case_close")
+    await both.slack.form({"payload": press(STAFF, STAFF_ROOM, card_message, close)})
+    edited = await eventually(
+        lambda: [
+            p
+            for p in fake_slack.of("chat.update", channel=STAFF_ROOM, ts=card_ts)
+            if "closed by" in p["text"]
+        ]
+    )
+    # the card says what "Add to knowledge base" adds, and where
+    assert f"“Staff answer #{case_id}”" in edited[-1]["text"] and "public" in edited[-1]["text"]
+    kb = {b["action_id"]: b for b in buttons_of(edited[-1]["blocks"])}["ragbot_case_kb-public"]
+    closed_card = {"ts": card_ts, "text": edited[-1]["text"], "blocks": edited[-1]["blocks"]}
+    async with jobs_running(both.worker):
+        await both.slack.form({"payload": press(STAFF, STAFF_ROOM, closed_card, kb)})
+        queued = await eventually(
+            lambda: [
+                p["text"]
+                for p, _ in staff_posts(fake_slack, thread_ts=card_ts)
+                if "knowledge base (public)" in p["text"]
+            ]
+        )
+        assert f"“Staff answer #{case_id}”" in queued[0]
+        [outcome] = await eventually(
+            lambda: [
+                p["text"]
+                for p, _ in staff_posts(fake_slack, thread_ts=card_ts)
+                if p["text"].startswith("handoff-case-")  # the upload's result, whatever it is
+            ],
+            timeout=60,
+        )
+    assert f"was added as 'Staff answer #{case_id}'" in outcome, outcome
+    async with db.sessions() as session:
+        rows = (await session.execute(text("SELECT title, origin FROM documents"))).all()
+        stored = {title: origin for title, origin in rows}
+        after = await session.scalar(
+            text("SELECT content_hash FROM documents WHERE title = :t"), {"t": MISSING}
+        )
+    assert after == before and stored[MISSING] == "file"  # the official page, untouched
+    assert stored[f"Staff answer #{case_id}"] == "case"  # the FAQ, under its own title
+    # the official page still answers, and so does the staff answer
+    await both.tg.post(private_text(105, OTHER_CITIZEN, "犬隻絕育補助多少錢？", language="zh-hant"))
+    [subsidy] = await eventually(lambda: answers(fake_tg, OTHER_CITIZEN))
+    assert "一千五百" in subsidy["text"] and MISSING[:8] in subsidy["text"]
+    await both.tg.post(private_text(106, OTHER_CITIZEN, MISSING_HANS, language="zh-hans"))
+    staff = await eventually(lambda: answers(fake_tg, OTHER_CITIZEN)[1:])
+    assert "二百五十" in staff[0]["text"]
 
 
 async def test_two_staff_replies_reach_the_citizen_in_order_however_long_each_lookup_takes(

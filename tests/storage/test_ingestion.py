@@ -21,6 +21,7 @@ from storage.ingestion import (
     collect_files,
 )
 from storage.models import Document
+from storage.origins import CASE, FILE
 from storage.repositories import documents as docs_repo
 from storage.upload_policy import UploadPolicy
 from tests.support import files, hostile_files
@@ -291,3 +292,25 @@ async def test_two_replacements_at_once_do_not_deadlock(
         await docs_repo.add_document(session, document, new_a)
     await asyncio.wait_for(other, 5)  # B went on after A: no deadlock error in either
     assert await _stats_consistent(db)
+
+
+async def test_a_staff_answer_and_a_file_never_replace_each_other(
+    ingestion: IngestionService, db: Database
+) -> None:
+    """Case titles are kept for staff answers from hand-off cases; a document replaces one
+    of the same title only when both have the same origin (storage.origins)."""
+    faq = b"Q: Where do I register my dog?\nA: At any district animal hospital.\n"
+    added = await ingestion.ingest_bytes("handoff-case-5.md", faq, "Staff answer #5", origin=CASE)
+    assert added.status == "added"
+    # no file may take a case's title, in any spelling
+    for title in ("Staff answer #5", "staff  answer #6", " STAFF ANSWER #x"):
+        taken = await ingestion.ingest_bytes("x.md", b"official page", title)
+        assert taken.status == "failed" and "kept for staff answers" in str(taken.reason)
+    # a staff answer's title is always its case's, never the asker's words
+    official = await ingestion.ingest_bytes("passport.md", b"Passport renewal: 1,300.")
+    assert official.status == "added"
+    forged = await ingestion.ingest_bytes("handoff-case-6.md", faq + b"x", "passport", origin=CASE)
+    assert forged.status == "failed"
+    async with db.sessions() as session:
+        rows = (await session.execute(text("SELECT title, origin FROM documents"))).all()
+    assert {title: origin for title, origin in rows} == {"Staff answer #5": CASE, "passport": FILE}

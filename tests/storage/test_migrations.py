@@ -40,7 +40,7 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == dbmod.head_revision() == "0015"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0016"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
     with engine.connect() as conn:
@@ -149,4 +149,24 @@ def test_chunks_stored_without_keywords_survive_a_downgrade_past_0015(make_datab
     assert kept == ["An adult renewal costs 1,300 dollars."]
     assert "ix_chunks_keywords" in indexes
     assert "ix_chunks_keywords" not in indexes_after
-    assert dbmod.current_revision(url) == "0015"
+    assert dbmod.current_revision(url) == dbmod.head_revision()
+
+
+def test_documents_stored_before_0016_are_files(make_database) -> None:  # type: ignore[no-untyped-def]
+    url = make_database()
+    dbmod.upgrade(url, "0015")
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql(
+                "INSERT INTO documents (title, format, content_hash, size_bytes, chunk_count)"
+                " VALUES ('passport-renewal', 'md', 'h', 1, 0)"
+            )
+        dbmod.upgrade(url)
+        with engine.connect() as conn:
+            origin = conn.exec_driver_sql("SELECT origin FROM documents").scalar_one()
+        dbmod.downgrade(url, "0015")
+        columns = {c["name"] for c in inspect(engine).get_columns("documents")}
+    finally:
+        engine.dispose()
+    assert origin == "file" and "origin" not in columns

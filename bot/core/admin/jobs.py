@@ -26,10 +26,12 @@ from bot.core.admin.retention import purge_expired
 from bot.core.messages import Button, Notifier, UploadOutcome
 from bot.settings import CONSOLE_PLATFORMS
 from bot.telemetry import Telemetry
+from storage import origins
 from storage.db import Database
 from storage.filenames import display_name
 from storage.ingestion import FAILED, HELD, IngestionService, IngestResult
 from storage.repositories import audit as audit_repo
+from storage.repositories import handoff as cases_repo
 from storage.repositories import uploads as uploads_repo
 from textkit.catalog import say
 from textkit.personal_data import HEADING, KINDS, TITLE, Findings
@@ -163,6 +165,7 @@ class JobQueue:
             await uploads_repo.set_upload(session, upload_id, status="running")
             name, data, title = upload.file_name, upload.data, upload.title
             collection, language = upload.collection, upload.language or "en"
+            origin = await _origin(session, upload_id, name, title)
         started = time.perf_counter()
         # AdminService.upload checked the file against the UploadPolicy when it came in
         result = await self._ingestion.ingest_accepted(
@@ -175,6 +178,7 @@ class JobQueue:
             and not allow_personal_data,
             # a chat or API sender may change only the collection it names; the operator any
             replace_elsewhere=upload.platform in CONSOLE_PLATFORMS,
+            origin=origin,
         )
         if result.status == HELD and result.findings is not None:
             await self._hold(upload_id, upload.platform, upload.user_id, name, result)
@@ -343,3 +347,15 @@ def held_outcome(
         text=text,
         buttons=buttons,
     )
+
+
+async def _origin(session: AsyncSession, upload_id: int, file_name: str, title: str) -> str:
+    """A staff answer's origin for the upload a hand-off case's claim names (its title and
+    file name are the case's); any other upload is a file, and ingestion refuses it a
+    case's title: no uploader can take, or replace, a staff answer's place."""
+    case_id = origins.case_of_title(title)
+    if case_id is None or file_name != origins.case_file_name(case_id):
+        return origins.FILE
+    if await cases_repo.adds_kb_upload(session, case_id, upload_id):
+        return origins.CASE
+    return origins.FILE

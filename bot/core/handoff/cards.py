@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from bot.core.handoff.office_hours import OfficeHours
 from bot.core.messages import Button
+from storage.origins import case_title
 from textkit.catalog import say
 
 ASK, CASE = "handoff", "case"  # Button actions: an asker's "Ask a person"; staff's case buttons
@@ -85,8 +86,9 @@ def who(actor: str | None, lang: str) -> str:
     return actor
 
 
-def card_text(case: dict[str, Any], lang: str) -> str:
-    """The staff room's card of a case."""
+def card_text(case: dict[str, Any], lang: str, collections: Sequence[str] = ()) -> str:
+    """The staff room's card of a case; a closed one says what "Add to knowledge base"
+    adds where (the case's own document title, the `collections` it may go to)."""
     status = case["status"]
     if status == "claimed":
         shown = say("staff:claimed", lang, who=who(case.get("claimed_by"), lang))
@@ -117,6 +119,9 @@ def card_text(case: dict[str, Any], lang: str) -> str:
             lines.append(f"• {p.get('document')}{page}" + (f" — {snippet}" if snippet else ""))
     if status != "closed":
         lines.append(say("staff:how", lang))
+    elif collections and not case.get("kb_upload_id"):
+        title = case_title(case["id"])
+        lines.append(say("staff:kb_what", lang, title=title, collections=", ".join(collections)))
     return "\n".join(lines)
 
 

@@ -5,7 +5,9 @@ conditional claim; one left by a worker that died frees itself), through
 `AdminService.upload` like any chat upload (the upload policy, the
 personal-data hold of screened collections, the audit). The document is a
 `Q:` line and an `A:` line, which the chunker reads as one FAQ entry, so the
-next asker finds it by its question in any script. The upload's result is
+next asker finds it by its question in any script. Its title is the case's
+(`Staff answer #12`, storage.origins), never the asker's words: a question that
+is an official document's title does not replace that document. The upload's result is
 posted under the card.
 """
 
@@ -18,6 +20,7 @@ from typing import Any
 from bot.core.admin.service import Actor, AdminInputError, AdminService
 from bot.core.handoff.staff_rooms import StaffRooms
 from bot.core.messages import Reply
+from storage import origins
 from storage.db import Database
 from storage.repositories import handoff as cases
 from textkit.catalog import say
@@ -54,13 +57,14 @@ class CaseKnowledge:
             text = say("staff:kb_done", lang, case=case["id"])
             return Reply(text, lang, "handoff", {"private": True})
         document = f"Q: {question}\nA: {answer}\n".encode()
+        title = origins.case_title(case["id"])  # never the asker's words (storage.origins)
         try:
             upload_id = await self._admin.upload(
                 # listed staff add what they answered: the desk checked they may
                 Actor(actor.platform, actor.user_id, True),
-                f"handoff-case-{case['id']}.md",
+                origins.case_file_name(case["id"]),
                 document,
-                title=question[:120],
+                title=title,
                 collection=collection,
                 conversation_key=card,  # the upload's result is posted under the card
                 language=lang,  # its result goes to the staff room
@@ -79,7 +83,12 @@ class CaseKnowledge:
             assert updated is not None
             await self.rooms.edit_cards(session, updated, "kb")
             note = say(
-                "staff:kb_queued", lang, case=case["id"], collection=collection, upload=upload_id
+                "staff:kb_queued",
+                lang,
+                case=case["id"],
+                title=title,
+                collection=collection,
+                upload=upload_id,
             )
             key = f"handoff:{case['id']}:kb"
             await self.rooms.into_threads(session, case["id"], note, key, answerable=False)

@@ -104,8 +104,9 @@ class StaffRooms:
             await outbox_repo.enqueue(session, platform, room, key, payload)
 
     def _card(self, case: dict[str, Any]) -> tuple[str, list[Button]]:
-        buttons = staff_buttons(case, self.collections_for(case), self.language)
-        return card_text(case, self.language), buttons
+        collections = self.collections_for(case)
+        buttons = staff_buttons(case, collections, self.language)
+        return card_text(case, self.language, collections), buttons
 
     async def into_threads(
         self,

@@ -1,0 +1,54 @@
+"""Where a document came from, and the titles kept for staff answers from hand-off cases.
+
+A closed case's question and staff answer become an FAQ document. Its title is
+derived from the case id (`Staff answer #12`), never from the citizen's words,
+and titles of that shape are kept for such documents: no uploaded or ingested
+file may take one, and (ingestion's rule) a document replaces another of the
+same title only when both have the same origin. So a citizen who asks exactly
+`passport-renewal` cannot have the official page replaced by their case.
+"""
+
+from __future__ import annotations
+
+import re
+
+FILE, CASE = "file", "case"  # documents.origin
+CASE_TITLE_PREFIX = "Staff answer #"
+_CASE_TITLE = re.compile(r"\s*staff\s+answer\s*#", re.IGNORECASE)
+_CASE_ID = re.compile(r"Staff answer #([1-9][0-9]{0,17})")
+
+
+def case_title(case_id: int) -> str:
+    """The title of the FAQ document made from case `case_id`."""
+    return f"{CASE_TITLE_PREFIX}{case_id}"
+
+
+def case_file_name(case_id: int) -> str:
+    """The file name of the upload adding case `case_id` to the knowledge base."""
+    return f"handoff-case-{case_id}.md"
+
+
+def case_of_title(title: str) -> int | None:
+    """The case id a case document's title names (None: not a case title)."""
+    found = _CASE_ID.fullmatch(title)
+    return int(found.group(1)) if found else None
+
+
+def title_problem(title: str, origin: str) -> str | None:
+    """Why a document of `origin` may not have `title`, or None."""
+    if origin == CASE and case_of_title(title) is None:
+        return f"a staff answer's title must be {CASE_TITLE_PREFIX}<case>"
+    if origin != CASE and _CASE_TITLE.match(title):
+        return (
+            f"titles starting with {CASE_TITLE_PREFIX!r} are kept for staff answers added"
+            " from hand-off cases: choose another title"
+        )
+    return None
+
+
+def replace_problem(new_origin: str, old_origin: str) -> str | None:
+    """Why a document of `new_origin` may not replace one of `old_origin`, or None."""
+    if new_origin == old_origin:
+        return None
+    made = "a staff answer from a hand-off case" if old_origin == CASE else "an uploaded file"
+    return f"a document with this title was made from {made}: choose another title"
