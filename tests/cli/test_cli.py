@@ -7,6 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from storage.db import head_revision
 from tests.cli.conftest import RAGBOT
 from tests.support import files, hostile_files
