@@ -104,15 +104,14 @@ def main() -> None:
                 by[r["kind"]].append(r["passed"] == r["ok"])
         right = sum(sum(v) for v in by.values())
         total = sum(len(v) for v in by.values())
-        table.append(
-            [split, f"{right}/{total}"] + [f"{sum(by[k])}/{len(by[k])}" for k in KINDS]
-        )
+        table.append([split, f"{right}/{total}"] + [f"{sum(by[k])}/{len(by[k])}" for k in KINDS])
     print(f"judge (MIN_MEANING {MIN_MEANING}): right per kind")
     (print_table(["split", "all", *KINDS], table))
     wrong = [r for r in rows if r["passed"] != r["ok"]]
     for r in wrong:
-        print(f"  {r['split']:8} {r['kind']:11} sim={r['similarity']:.2f} {r['reason'] or 'passed':14}"
-              f" {r['claim']} || {r['quote']}")  # fmt: skip
+        why = r["reason"] or "passed"
+        print(f"  {r['split']:8} {r['kind']:11} sim={r['similarity']:.2f} {why:14}", end=" ")
+        print(f"{r['claim']} || {r['quote']}")
     print(f"wrote {write_json('claims', {'threshold': MIN_MEANING, 'pairs': rows})}")
 
 

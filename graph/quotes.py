@@ -10,6 +10,7 @@ never changes a number nor a yes/no: those must be the passage's own.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -39,7 +40,7 @@ class Found:
 def sentences_of(passage: str) -> list[str]:
     """The passage's sentences, and each with the next (a quote may run across two)."""
     parts = [s.strip() for s in split_sentences(passage) if s.strip()] or [passage.strip()]
-    return parts + [f"{a} {b}" for a, b in zip(parts, parts[1:], strict=False)]
+    return parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
 
 
 def locate(quote: str, passage: str) -> Found | None:
@@ -75,9 +76,7 @@ def partial_distance(needle: str, hay: str, bound: int) -> int:
     for i, ch in enumerate(needle, 1):
         current = [i] + [0] * len(hay)
         for j, other in enumerate(hay, 1):
-            current[j] = min(
-                previous[j - 1] + (ch != other), previous[j] + 1, current[j - 1] + 1
-            )
+            current[j] = min(previous[j - 1] + (ch != other), previous[j] + 1, current[j - 1] + 1)
         if min(current) > bound:
             return bound + 1
         previous = current

@@ -28,7 +28,8 @@ _CURRENCIES = {
     "JPY": r"jpy|japanese yen|yen|日元|日圆|日币",
 }
 _CURRENCY = {
-    code: re.compile(r"(?<![a-z])(?:" + words + r")(?![a-z])") for code, words in _CURRENCIES.items()
+    code: re.compile(r"(?<![a-z])(?:" + words + r")(?![a-z])")
+    for code, words in _CURRENCIES.items()
 }
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'.][A-Za-z0-9]+)*")
@@ -36,11 +37,14 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'.][A-Za-z0-9]+)*")
 _QUOTED = re.compile(r"[\"“「『《]([^\"”」』》]{2,40})[\"”」』》]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？：；]\s*|\n)\W*$")
 _FUNCTION_CAPS = frozenset(
-    "i a an the this that these those it its he she they we you yes no not if when".split()
-    # months and days are numbers or dates, checked as such, not names
-    + "january february march april may june july august september october november december"
-    " jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday"
-    " friday saturday sunday am pm".split()
+    re.findall(
+        r"\w+",
+        "i a an the this that these those it its he she they we you yes no not if when"
+        # months and days are numbers or dates, checked as such, not names
+        " january february march april may june july august september october november"
+        " december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday"
+        " thursday friday saturday sunday am pm",
+    )
 )
 
 
@@ -67,8 +71,10 @@ def latin_names(text: str) -> set[str]:
         lower = word.lower()
         if lower in _FUNCTION_CAPS or len(word) < 2:
             continue
-        marked = word.isupper() or any(ch.isdigit() for ch in word) or any(
-            ch.isupper() for ch in word[1:]
+        marked = (
+            word.isupper()
+            or any(ch.isdigit() for ch in word)
+            or any(ch.isupper() for ch in word[1:])
         )
         opening = _SENTENCE_START.search(text[: match.start()]) is not None
         if chinese or marked or (word[0].isupper() and not opening):
