@@ -100,14 +100,15 @@ class ClaimJudge:
         scored = sorted(
             ((self._similarity(body, s), n, s) for n, s in candidates), key=lambda c: -c[0]
         )
+        # the closest sentence's reason is the one given: a wrong fact before a weak meaning
         first_reason = ""
         for similarity, n, sentence in scored:
+            reason = facts.disagreement(body, sentence)
+            if reason is None and similarity >= self._threshold:
+                return Verdict(n, sentence, "", similarity)
+            first_reason = first_reason or reason or "meaning"
             if similarity < self._threshold:
                 break
-            reason = facts.disagreement(body, sentence)
-            if reason is None:
-                return Verdict(n, sentence, "", similarity)
-            first_reason = first_reason or reason
         best = scored[0][0] if scored else 0.0
         return Verdict(None, reason=first_reason or "meaning", similarity=best)
 
