@@ -63,6 +63,11 @@ EARLY_TRIES = 3
 EARLY_MAX_CHARS = 300
 
 
+# (sentence, passages, question) → (the sentence to show, with its citation; None: hold it
+# back) and why it does not hold (None: it holds, or says nothing to check)
+Check = Callable[[str, list[Passage], Words | None], tuple[str | None, str | None]]
+
+
 def check_sentence(
     sentence: str, passages: list[Passage], question: Words | None = None
 ) -> tuple[str | None, str | None]:
@@ -97,9 +102,12 @@ class CitationGate:
         emit: Callable[[str], None],
         question: str = "",
         passages: list[Passage] | None = None,
+        check: Check | None = None,
     ) -> None:
         """`passages`: `cut_passages(evidence)`, or None to `take` them later (cut off the
-        event loop while the model starts writing); text fed until then waits."""
+        event loop while the model starts writing); text fed until then waits. `check`:
+        how a sentence is judged (`check_sentence`, by words, unless another is given)."""
+        self._check = check or check_sentence
         self._passages = passages
         self._flush_owed = False
         self._question = Words.of(question) if question.strip() else None
@@ -191,7 +199,7 @@ class CitationGate:
         if CITATION.search(prefix) or len(content_words(prefix)) < EARLY_CLAUSE_WORDS:
             return
         self._tries += 1
-        shown, reason = check_sentence(prefix, passages, self._question)
+        shown, reason = self._check(prefix, passages, self._question)
         if shown is None or reason is not None:
             return  # not said by any passage (yet): it waits for its sentence
         piece, self._ahead = prefix[len(self._ahead) :], prefix
@@ -205,7 +213,7 @@ class CitationGate:
 
     def _release(self, sentence: str, passages: list[Passage]) -> None:
         ahead, self._ahead, self._tried, self._tries = self._ahead, "", 0, 0
-        shown, reason = check_sentence(sentence, passages, self._question)
+        shown, reason = self._check(sentence, passages, self._question)
         if reason is None and shown is None and ahead:
             # its first clauses are on screen, but the whole is said by no passage
             reason = "unsupported"

@@ -45,11 +45,28 @@ class PlannerOutput(BaseModel):
 
 
 class SynthOutput(BaseModel):
-    """The synthesis call's structured output: whether the sources answer, and the answer."""
+    """The synthesis call's structured output (synth.v3): whether the sources answer, and
+    the answer."""
 
     answerable: bool
     answer: str = ""
     citations: list[int] = Field(default_factory=list)
+
+
+class QuotedClaim(BaseModel):
+    """One claim of an answer, the source it comes from and the sentence of it quoted."""
+
+    source: int
+    quote: str
+    claim: str
+
+
+class SynthClaims(BaseModel):
+    """The synthesis call's structured output (synth.v4): whether the sources answer, and
+    the answer as claims, each resting on a quoted sentence."""
+
+    answerable: bool
+    claims: list[QuotedClaim] = Field(default_factory=list)
 
 
 def _history_messages(history: list[dict[str, str]]) -> list[BaseMessage]:
@@ -196,7 +213,7 @@ async def synthesise(
     on_token: Callable[[str], None],
     budget: int = CALLS_PER_TURN - 1,
 ) -> tuple[str | None, int]:
-    """Stream the model's structured reply (answerable, answer, citations), and requests sent.
+    """Stream the model's structured reply (answerable, claims), and requests sent.
 
     `on_token` receives the raw reply text as it streams (the caller pulls the
     answer out of it). None when the model fails, stalls before its first
@@ -221,7 +238,7 @@ async def synthesise(
     answer, calls = await structured_call(
         "answer",
         ladder,
-        SynthOutput,
+        SynthClaims,
         lambda kwargs: stream_text(llm, messages, limits.timeout, show, **kwargs),
         limits,
         may_retry=lambda: not shown,  # text on screen is not asked for twice

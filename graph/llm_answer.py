@@ -1,12 +1,18 @@
-"""The model's answer for response_synth: streamed, checked sentence by sentence, or refused.
+"""The model's answer for response_synth: streamed, checked claim by claim, or refused.
 
-The synthesis call returns JSON (`answerable`, `answer`, `citations`);
-`AnswerFieldStream` pulls the answer text out while it streams and
-`CitationGate` shows each sentence only once its citation is checked (or
-attributed). The model saying the sources do not answer is a refusal at no
-extra cost. An answer with a citation that does not hold (see graph.citations),
-leaking the prompt, or citing nothing at all is discarded with its reason (the
-caller resets the screen and falls back).
+The synthesis call (synth.v4) returns JSON: `answerable`, and `claims`, each
+with its source number, the sentence of that source it rests on (`quote`, in
+the source's language) and the claim in the user's language. `ClaimStream`
+pulls each claim out as it completes and `ClaimGate` shows it once the judge
+(graph.claim_judge: the quote is in the passage, the facts agree, the meaning
+is the quote's) says it holds; a claim that does not is dropped, and why goes
+to the decision path. A reply in the older shape (an `answer` text with [n]
+marks, or plain text) goes through `CitationGate`, each sentence judged
+against the best sentence of the passage it cites (by the same judge when the
+local embedder is there, else by its words as before). The model saying the
+sources do not answer is a refusal at no extra cost. An answer of which nothing
+holds, leaking the prompt, or citing nothing at all is discarded with its
+reason (the caller resets the screen and falls back).
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from langgraph.runtime import Runtime
 
 from graph.answer_safety import allowed_links, leaks_prompt, strip_unknown_links
 from graph.citations import CITATION, CitationGate, citation_entry, cut_passages
+from graph.claim_gate import ClaimGate, judged_check
+from graph.claim_stream import ClaimStream, claim_parts
 from graph.context import GraphContext
 from graph.events import Token
 from graph.llm import CALLS_PER_TURN, synthesise
@@ -39,8 +47,11 @@ class ModelAnswer:
     citations: list[dict[str, Any]] = field(default_factory=list)
     shown: bool = False  # something reached the screen (a discard must reset it)
     # why it was discarded: no_reply | prompt_leak | uncited, or why a citation did not
-    # hold: unsupported | number | other_entity | polarity
+    # hold: unsupported | number | other_entity | polarity | currency | meaning |
+    # quote_not_found | empty
     reason: str = ""
+    # why each claim (or sentence) not shown was dropped, in order
+    dropped: list[str] = field(default_factory=list)
 
 
 def cited_sources(answer: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -75,7 +86,14 @@ async def model_answer(
             shown = True
             runtime.stream_writer(Token(to_script(sentence, language), ahead=gate.ahead))
 
-    gate = CitationGate(evidence, emit, question, passages=None)
+    # the judge's meaning threshold is the local embedder's: with another, words decide
+    embedder = context.screen_embedder
+    dropped: list[str] = []
+    check = judged_check(evidence, embedder, dropped) if embedder is not None else None
+    gate = CitationGate(evidence, emit, question, passages=None, check=check)
+    claims = ClaimStream()
+    claim_gate = ClaimGate(evidence, emit, embedder)
+    held: list[tuple[str, int | None, str | None]] = []  # claims before "answerable": true
     # The passages are cut (jieba: about 12 ms for five new ones) in a thread while the
     # request goes out and the model starts writing, not before the request: with many turns
     # at once, every turn's cut would hold back every other turn's request.
@@ -87,13 +105,21 @@ async def model_answer(
         if gate.waiting and cutting.done():
             gate.take(cutting.result())
         nonlocal ahead_allowed
+        for claim in claims.feed(piece):
+            held.append(claim_parts(claim))
+            if claims.said(ANSWERABLE):  # the model said the sources answer: show as it goes
+                while held:
+                    claim_gate.add(*held.pop(0))
         text = fields.feed(piece)
+        if claims.found:
+            return
         if ahead_allowed is None and fields.found:
             # decided once, as the answer begins: a sentence's first clauses may show
             # before its end only when the model said the sources answer before it (a
             # model yet to say so may refuse); once the answer is closed it shows whole
             ahead_allowed = fields.said(ANSWERABLE)
-        gate.early = bool(ahead_allowed) and not fields.closed
+        # a sentence's first clauses are judged whole only (a prefix is no claim)
+        gate.early = bool(ahead_allowed) and not fields.closed and check is None
         gate.feed(text)
         # the answer is complete: its last sentence shows now, not after the citations,
         # once the model has said the sources answer (a model writing "answerable" after
@@ -116,22 +142,32 @@ async def model_answer(
         )
         if gate.waiting:
             gate.take(await cutting)
+        if reply is None:
+            return ModelAnswer("discarded", shown=shown, reason="no_reply"), calls
+        data = None if fields.plain else parse_json(reply)
+        if data is not None and data.get("answerable") is False:
+            return ModelAnswer("refused", shown=shown), calls
+        if data is not None and isinstance(data.get("claims"), list):
+            if claims.count == 0:  # the claims came in a shape not streamed
+                held.extend(claim_parts(c) for c in data["claims"] if isinstance(c, dict))
+            for parts in held:
+                claim_gate.add(*parts)
+            text = await claim_gate.finish()
+            dropped.extend(claim_gate.dropped)
+        else:
+            if data is not None and not fields.found:
+                gate.feed(str(data.get("answer", "")))  # the answer came in a shape not streamed
+            text = gate.finish()
     finally:
         cutting.cancel()  # a stopped turn: the thread's result is not wanted
-    if reply is None:
-        return ModelAnswer("discarded", shown=shown, reason="no_reply"), calls
-    data = None if fields.plain else parse_json(reply)
-    if data is not None and data.get("answerable") is False:
-        return ModelAnswer("refused", shown=shown), calls
-    if data is not None and not fields.found:
-        gate.feed(str(data.get("answer", "")))  # the answer field came in a shape not streamed
-    text = gate.finish()
+        claim_gate.cancel()
     if gate.rejected:  # a citation that did not hold
-        return ModelAnswer("discarded", shown=shown, reason=gate.rejected), calls
+        return ModelAnswer("discarded", shown=shown, reason=gate.rejected, dropped=dropped), calls
     if leaked or leaks_prompt(text):
-        return ModelAnswer("discarded", shown=shown, reason="prompt_leak"), calls
+        return ModelAnswer("discarded", shown=shown, reason="prompt_leak", dropped=dropped), calls
     citations = cited_sources(text, evidence)
-    if not text or not citations:  # nothing in it could be traced to a passage
-        return ModelAnswer("discarded", shown=shown, reason="uncited"), calls
+    if not text or not citations:  # nothing in it held, or could be traced to a passage
+        why = dropped[0].split(":")[-1] if dropped else "uncited"
+        return ModelAnswer("discarded", shown=shown, reason=why, dropped=dropped), calls
     text, _ = strip_unknown_links(text, allowed_links(evidence, state.get("forms", [])))
-    return ModelAnswer("answered", to_script(text, language), citations, shown), calls
+    return ModelAnswer("answered", to_script(text, language), citations, shown, "", dropped), calls

@@ -20,7 +20,8 @@ _EN_NEGATION = re.compile(
 # ... minus phrases that hold one without negating ("no later than 30 June" is a deadline)
 _EN_NOT_NEGATION = re.compile(
     r"\b(?:not only|no (?:later|earlier|more|less|fewer) than|not (?:later|earlier) than"
-    r"|nothing but|no matter)\b"
+    r"|nothing but|no matter|(?:at |for |with )?no (?:extra |additional )?(?:charge|cost|fee)s?"
+    r"|free of charge)\b"
 )
 # Chinese negation characters (the text is Simplified by `plain`) ...
 _ZH_NEGATION = re.compile(r"[不没无未非别勿否莫]")
@@ -29,6 +30,8 @@ _ZH_NEGATION = re.compile(r"[不没无未非别勿否莫]")
 _ZH_NOT_NEGATION = re.compile(
     r"不同|不但|不仅|不论|不管|不过|不久|不少|不断|不停|不错|不然|不动产|无论|无线|无障碍"
     r"|非常|非洲|未来|否则|是否|能否|可否|除非|莫过于|特别|区别|分别|类别|级别|别人|别的|没收"
+    # "costs nothing" is "free", not "no"
+    r"|不用钱|不用付费|不用付钱|不收费|不需付费|无需付费|不必付费|无须付费|不另收费"
 )
 # Chinese numerals: a run of them reads as one number ("一千三百" is 1300)
 _ZH_DIGITS = {
@@ -48,7 +51,15 @@ _ZH_DIGITS = {
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
 _ZH_NUMERAL_RUN = re.compile(
     r"[零〇一二两三四五六七八九十百千万亿]{2,}|[一二两三四五六七八九十](?=[元年月日天个人岁次张册本周号位项份件条间页])"
+    # ("一" is "a" before these: "一点" is also "a little")
+    r"|[二两三四五六七八九十](?=[点时分秒小倍楼层题米只台辆名户成折星礼])"
+    r"|(?<=第)[一二两三四五六七八九十]"  # an ordinal: 第二 is 2 ("Terminal 2")
 )
+# "May" is a month when capitalised within a sentence ("filed in May"), a verb otherwise
+_MAY = re.compile(r"(?<=\w )May\b")
+_ONE_UNIT = re.compile(r"\bone-(?:year|month|week|day|hour|time|off|way)")
+# financial numerals (壹仟參佰 is 一千三百; the text is Simplified by `plain`)
+_ZH_FINANCIAL = str.maketrans("壹贰貳叁参肆伍陆柒捌玖拾佰仟", "一二二三三四五六七八九十百千")
 # English number words, and month names (a date's month is one of its numbers)
 _EN_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -69,6 +80,11 @@ _MONTHS = {
     "august": "8", "september": "9", "october": "10", "november": "11", "december": "12",
 }  # fmt: skip
 _MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b")
+# short month names beside a day or a year ("30 May 2025", "Jun 30"): "may" alone is a verb
+_SHORT_MONTHS = {m[:3]: n for m, n in _MONTHS.items()} | {"sept": "9", "may": "5"}
+_SHORT_MONTH = re.compile(
+    r"\b(" + "|".join(_SHORT_MONTHS) + r")\.?(?= \d)|(?<=\d )(" + "|".join(_SHORT_MONTHS) + r")\b"
+)
 # a leading answer word: "Yes, ...", "No, ...", "是的，", "不，", "不是。"
 _LEADING_ANSWER = re.compile(
     r"^\s*(yes|no(?!\.?\s*\d)|是的|是|对|不是|不|没有)\s*[,，.。!！:：;；]\s*"
@@ -80,8 +96,12 @@ _NEGATIVE_ANSWERS = frozenset({"no", "不是", "不", "没有"})
 def numbers(text: str) -> set[str]:
     """The numbers in `text`, written alike: "1,300", "1300", "1,300.00", "一千三百" and
     "thirteen hundred" are one; "2.50" is "2.5"; a month name is its number ("June": 6)."""
-    norm = plain(text)
+    norm = plain(text).translate(_ZH_FINANCIAL)
     out = set()
+    if _MAY.search(text):
+        out.add("5")
+    if _ONE_UNIT.search(norm):  # "a one-year warranty" states a figure
+        out.add("1")
     for amount, scale in _SCALED.findall(norm):  # "3 million", "1.5 thousand", "3亿"
         value = float(amount.replace(",", "")) * _SCALE_OF[scale]
         out.add(str(value).removesuffix(".0"))
@@ -99,6 +119,7 @@ def numbers(text: str) -> set[str]:
         if words and words != ["one"]:  # "one of the forms" is no figure
             out.add(str(_en_number(words)))
     out |= {_MONTHS[m] for m in _MONTH.findall(norm)}
+    out |= {_SHORT_MONTHS[a or b] for a, b in _SHORT_MONTH.findall(norm)}
     return out
 
 

@@ -56,7 +56,8 @@ def record(name: str, step: Step | None, start: float) -> GraphState:
     if step.timed:
         update["timings_ms"] = {name: elapsed, **step.update.get("timings_ms", {})}
     if step.decision is not None:
-        update["decision_path"] = [step.decision]
+        # entries the node noted on the way (e.g. each model claim dropped) come first
+        update["decision_path"] = [*step.update.get("decision_path", []), step.decision]
     return update
 
 

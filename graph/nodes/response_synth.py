@@ -191,10 +191,15 @@ def forms_answer(forms: list[dict[str, Any]], language: str) -> str:
 
 
 async def _answer(
-    state: GraphState, runtime: Runtime[GraphContext], evidence: list[dict[str, Any]], language: str
+    state: GraphState,
+    runtime: Runtime[GraphContext],
+    evidence: list[dict[str, Any]],
+    language: str,
+    notes: list[str],
 ) -> tuple[str, list[dict[str, Any]], str, int, float]:
     """Answer from evidence: the model's checked answer, else the extractive one when a
-    passage is grounded, else the refusal. (answer, citations, kind, calls, ms waited)."""
+    passage is grounded, else the refusal. (answer, citations, kind, calls, ms waited);
+    why model claims were dropped goes to `notes` (decision-path entries)."""
     calls = 0
     waited = 0.0
     discarded = ""  # the model's answer was discarded: why (said in the decision path)
@@ -202,6 +207,8 @@ async def _answer(
         asked = time.perf_counter()
         generated, calls = await model_answer(state, runtime, evidence, language)
         waited = (time.perf_counter() - asked) * 1000
+        # each claim of the model's dropped, and why (graph.claim_judge)
+        notes.extend(f"response_synth:claim_dropped:{why}" for why in generated.dropped)
         if generated.verdict != "answered" and generated.shown:
             runtime.stream_writer(Reset())  # drop the sentences already shown
         if generated.verdict == "answered":
@@ -239,6 +246,7 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
     citations: list[dict[str, Any]] = []
     calls = 0
     waited = 0.0
+    notes: list[str] = []
     if task == "greeting":
         thanks = is_thanks(state.get("normalized_question", ""))
         answer, kind = say("thanks" if thanks else "greeting", language), "greeting"
@@ -247,7 +255,9 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
     elif task == "form_download" and forms:
         answer, kind = forms_answer(forms, language), "forms"
     elif evidence:
-        answer, citations, kind, calls, waited = await _answer(state, runtime, evidence, language)
+        answer, citations, kind, calls, waited = await _answer(
+            state, runtime, evidence, language, notes
+        )
     else:
         answer, kind = refusal(language, runtime.context.handoff), "refusal"
     update: GraphState = {
@@ -259,4 +269,6 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
     }
     if calls:
         update["timings_ms"] = {"llm:synth": round(waited, 3)}
+    if notes:
+        update["decision_path"] = notes
     return Step(update, f"response_synth:{kind}")

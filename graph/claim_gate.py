@@ -1,0 +1,118 @@
+"""Shows a model's claims one by one, each only once the judge says its passage supports it.
+
+`ClaimGate` takes the claims of a synth.v4 reply as they stream (each with its
+source and quote), judges them in a thread in the order they came
+(graph.claim_judge) and emits each supported one with its citation; a claim
+that fails is dropped, never shown, and why is kept (`dropped`, said in the
+decision path). `judged_check` adapts the judge to `CitationGate` for replies
+in the older shape (an answer text with [n] marks and no quotes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from typing import Any
+
+from graph.citations import CITATION, Check, document_numbers
+from graph.claim_checks import Passage, Words
+from graph.claim_judge import ClaimJudge, bare, has_content
+from textkit.facts import is_latin
+
+_TRAILING_STOP = re.compile(r"[\s.。!！?？]*$")
+
+
+class ClaimGate:
+    """Judges streamed claims in order and emits the supported ones, cited."""
+
+    def __init__(
+        self, evidence: list[dict[str, Any]], emit: Callable[[str], None], embedder: Any
+    ) -> None:
+        self._evidence = evidence
+        self._embedder = embedder
+        self._emit = emit
+        self._numbers = document_numbers(evidence)
+        self._judge: ClaimJudge | None = None
+        self._chain: asyncio.Future[None] | None = None
+        self.count = 0
+        self.shown: list[str] = []
+        self.dropped: list[str] = []  # "<claim number>:<reason>" per dropped claim
+
+    def add(self, text: str, source: int | None, quote: str | None) -> None:
+        """Queue one claim: it is judged after the ones before it, and shown when it holds."""
+        self.count += 1
+        previous = self._chain
+        self._chain = asyncio.ensure_future(self._check(previous, self.count, text, source, quote))
+
+    async def _check(
+        self,
+        previous: asyncio.Future[None] | None,
+        index: int,
+        text: str,
+        source: int | None,
+        quote: str | None,
+    ) -> None:
+        if previous is not None:
+            await previous
+        verdict = await asyncio.to_thread(self._judged, text, source, quote)
+        if verdict.source is None:
+            self.dropped.append(f"{index}:{verdict.reason}")
+            return
+        piece = cited(bare(text), self._numbers.get(verdict.source, verdict.source))
+        if self.shown and is_latin(piece):
+            piece = " " + piece
+        self.shown.append(piece)
+        self._emit(piece)
+
+    def _judged(self, text: str, source: int | None, quote: str | None) -> Any:
+        if self._judge is None:  # built in the thread: it cuts the passages into sentences
+            self._judge = ClaimJudge([str(e["text"]) for e in self._evidence], self._embedder)
+        return self._judge.judge(text, source, quote)
+
+    async def finish(self) -> str:
+        """Wait for the claims still being judged; the answer as shown."""
+        if self._chain is not None:
+            await self._chain
+        return "".join(self.shown).strip()
+
+    def cancel(self) -> None:
+        """The turn stopped: the claims still queued are not judged."""
+        if self._chain is not None:
+            self._chain.cancel()
+
+
+def cited(text: str, n: int) -> str:
+    """The claim with its citation before its closing stop ("costs $5 [1].", "五元[1]。")."""
+    stop = _TRAILING_STOP.search(text)
+    body, end = (text[: stop.start()], text[stop.start() :].strip()) if stop else (text, "")
+    space = " " if is_latin(body) else ""
+    return f"{body}{space}[{n}]{end or ('.' if is_latin(body) else '。')}"
+
+
+def judged_check(evidence: list[dict[str, Any]], embedder: Any, dropped: list[str]) -> Check:
+    """A `CitationGate` check by the claim judge (meaning, facts; the best passage sentence
+    as the quote) for answers without quotes; each dropped sentence's reason goes to
+    `dropped`. A dropped sentence is held back, not a rejection of the whole answer. (Not
+    for clauses shown ahead of their sentence: a prefix not said yet is no drop.)"""
+    judge = ClaimJudge([str(e["text"]) for e in evidence], embedder)
+
+    def check(
+        sentence: str, passages: list[Passage], question: Words | None
+    ) -> tuple[str | None, str | None]:
+        numbers = [int(n) for n in CITATION.findall(sentence)]
+        if not has_content(sentence):
+            if CITATION.search(sentence) or bare(sentence):
+                dropped.append("empty")
+            return None, None
+        source = next((n for n in numbers if 1 <= n <= len(evidence)), None)
+        verdict = judge.judge(sentence, source, None)
+        if verdict.source is None:
+            dropped.append(verdict.reason)
+            return None, None
+        if numbers:
+            return sentence, None
+        trail = sentence[len(sentence.rstrip()) :]
+        return f"{sentence.rstrip()} [{verdict.source}]{trail}", None
+
+    return check

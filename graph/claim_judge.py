@@ -1,0 +1,146 @@
+"""Whether a model's claim means what the passage sentence it rests on says.
+
+Each claim of an answer rests on one sentence of the passage it cites: the
+model's quote, found in that passage (graph.quotes), or, from a model that
+gives none, the passage sentence that says the claim best. The claim may
+translate or reword that sentence, so it is judged by meaning, not by words:
+
+- it has something to check: a word, not only punctuation, a list marker or a
+  citation mark (`1. [1]`, `'] [1]` are never an answer);
+- its facts agree with the sentence's (textkit.facts): numbers, dates,
+  currencies, yes/no polarity, names that can be compared without a dictionary;
+- it says what the sentence says: the local multilingual embedder's cosine of
+  claim and sentence is at least `MIN_MEANING` (measured on translations and
+  rewordings against unrelated sentences, en/繁/简: bench/claims.py). With no
+  local embedder (the threshold is the local model's) the claim must share
+  most of its words with the sentence, as before.
+
+`ClaimJudge.judge` says which passage supports the claim and on which sentence,
+or why none does: empty | quote_not_found | number | currency | polarity |
+other_entity | meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from graph.claim_checks import MIN_SENTENCE_SUPPORT, Passage, content_words, sentence_support
+from graph.quotes import locate, sentences_of
+from textkit import facts
+from textkit.claims import numbers
+
+# cosine of claim and sentence (local USE v3) at and above which the claim says what the
+# sentence says: translations and rewordings of the dev set reach 0.35 and more, unrelated
+# sentences at most 0.35 (bench/claims.py; tuned on its first ten facts, the rest held out)
+MIN_MEANING = 0.35
+_CITATION = re.compile(r"\[\d{1,2}\]")
+_WORD = re.compile(r"[A-Za-z\u3400-\u9fff\uf900-\ufaff]")
+
+
+def bare(text: str) -> str:
+    """The claim without its citation marks and surrounding list markers or quotes."""
+    return _CITATION.sub("", text).strip().strip("-*•'\"“”「」[](){}")
+
+
+def has_content(text: str) -> bool:
+    """True when the text says something to check: a content word or a letter-bearing
+    number ("1. [1]", "'] [1]", "-", "[1]" say nothing)."""
+    body = bare(text)
+    if not _WORD.search(body):
+        return False
+    words = [w for w in content_words(body) if not numbers(w) or _WORD.search(w)]
+    return bool(words)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the judge decided for one claim."""
+
+    source: int | None  # the passage number (1-based) that supports it; None: dropped
+    quote: str = ""  # the sentence it rests on
+    reason: str = ""  # why it was dropped ("" when supported)
+    similarity: float = 0.0
+
+
+class ClaimJudge:
+    """Judges the claims of one answer against its passages (CPU work: call it in a thread)."""
+
+    def __init__(self, passages: list[str], embedder: Any = None) -> None:
+        self._passages = passages
+        self._embedder = embedder
+        self._sentences = [sentences_of(p) for p in passages]
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def judge(self, claim: str, source: int | None, quote: str | None) -> Verdict:
+        """The passage and sentence supporting `claim` (citing `source`, quoting `quote`),
+        or why none does."""
+        body = bare(claim)
+        if not has_content(body):
+            return Verdict(None, reason="empty")
+        valid = source is not None and 1 <= source <= len(self._passages)
+        order = [source] if valid and source is not None else range(1, len(self._passages) + 1)
+        candidates: list[tuple[int, str]] = []
+        if quote and quote.strip():
+            for n in order:
+                found = locate(quote, self._passages[n - 1])
+                if found is not None:
+                    # a verbatim quote is the passage's text; a slipped one is checked
+                    # against the passage's own sentence
+                    candidates.append((n, quote if found.exact else found.sentence))
+                    break
+            if not candidates:
+                return Verdict(None, reason="quote_not_found")
+        else:
+            self.warm(source if valid else None)
+            candidates = [(n, s) for n in order for s in self._sentences[n - 1]]
+        scored = sorted(
+            ((self._similarity(body, s), n, s) for n, s in candidates), key=lambda c: -c[0]
+        )
+        # the closest sentence's reason is the one given: a wrong fact before a weak meaning
+        first_reason = ""
+        for similarity, n, sentence in scored:
+            reason = facts.disagreement(body, sentence)
+            if reason is None and similarity >= self._threshold:
+                return Verdict(n, sentence, "", similarity)
+            first_reason = first_reason or reason or "meaning"
+            if similarity < self._threshold:
+                break
+        best = scored[0][0] if scored else 0.0
+        return Verdict(None, reason=first_reason or "meaning", similarity=best)
+
+    @property
+    def _threshold(self) -> float:
+        return MIN_MEANING if self._embedder is not None else MIN_SENTENCE_SUPPORT
+
+    def _similarity(self, claim: str, sentence: str) -> float:
+        if self._embedder is None:
+            return sentence_support(claim, Passage.of(sentence))
+        missing = [t for t in dict.fromkeys((claim, sentence)) if t not in self._vectors]
+        if missing:
+            rows = self._embedder.embed_documents(missing)
+            for text, row in zip(missing, rows, strict=True):
+                vector = np.asarray(row, dtype=np.float32)
+                self._vectors[text] = vector / (float(np.linalg.norm(vector)) or 1.0)
+        return float(self._vectors[claim] @ self._vectors[sentence])
+
+    def warm(self, source: int | None = None) -> None:
+        """Embed the passages' sentences in one batch (a claim without a quote is compared
+        with each of them)."""
+        if self._embedder is None:
+            return
+        wanted = [
+            s
+            for n, sentences in enumerate(self._sentences, 1)
+            if source in (None, n)
+            for s in sentences
+            if s not in self._vectors
+        ]
+        if wanted:
+            rows = self._embedder.embed_documents(wanted)
+            for text, row in zip(wanted, rows, strict=True):
+                vector = np.asarray(row, dtype=np.float32)
+                self._vectors[text] = vector / (float(np.linalg.norm(vector)) or 1.0)

@@ -1,0 +1,95 @@
+"""Pulls the claims of a synthesis reply (prompt synth.v4) out of its JSON while it streams.
+
+The reply is `{"answerable": true, "claims": [{"source": 1, "quote": "...",
+"claim": "..."}, ...]}`; `ClaimStream.feed` returns each claim object as soon as
+its closing brace has streamed past, so a claim is checked and shown while the
+model writes the next one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graph.structured import parse_json
+
+_KEY = re.compile(r'"claims"\s*:\s*\[')
+
+
+class ClaimStream:
+    """Incremental reader of the `claims` array of a JSON reply."""
+
+    def __init__(self) -> None:
+        self._raw = ""
+        self._pos: int | None = None  # where scanning goes on (None: the array not begun)
+        self._depth = 0
+        self._start = 0  # where the claim object being read begins
+        self._string = False
+        self._escape = False
+        self.closed = False  # the array's closing bracket streamed past
+        self.count = 0  # claims returned so far
+
+    @property
+    def found(self) -> bool:
+        """True once the claims array has begun."""
+        return self._pos is not None
+
+    def said(self, pattern: re.Pattern[str]) -> bool:
+        """True when the reply so far matches `pattern`."""
+        return pattern.search(self._raw) is not None
+
+    def feed(self, piece: str) -> list[dict[str, Any]]:
+        """The claim objects that `piece` completes."""
+        self._raw += piece
+        if self.closed:
+            return []
+        if self._pos is None:
+            match = _KEY.search(self._raw)
+            if match is None:
+                return []
+            self._pos = match.end()
+        out: list[dict[str, Any]] = []
+        raw, i = self._raw, self._pos
+        while i < len(raw):
+            ch = raw[i]
+            if self._string:
+                if self._escape:
+                    self._escape = False
+                elif ch == "\\":
+                    self._escape = True
+                elif ch == '"':
+                    self._string = False
+            elif ch == '"':
+                self._string = True
+            elif ch == "{":
+                if self._depth == 0:
+                    self._start = i
+                self._depth += 1
+            elif ch == "}":
+                self._depth -= 1
+                if self._depth == 0:
+                    claim = parse_json(raw[self._start : i + 1])
+                    if claim is not None:
+                        out.append(claim)
+                        self.count += 1
+            elif ch == "]" and self._depth == 0:
+                self.closed = True
+                i += 1
+                break
+            i += 1
+        self._pos = i
+        return out
+
+
+def claim_parts(claim: dict[str, Any]) -> tuple[str, int | None, str | None]:
+    """A claim object's text, source number and quote, whatever the model named them."""
+    text = claim.get("claim") or claim.get("text") or claim.get("answer") or ""
+    source = claim.get("source", claim.get("citation"))
+    if isinstance(source, list):
+        source = source[0] if source else None
+    try:
+        number = int(source) if source is not None else None
+    except (TypeError, ValueError):
+        number = None
+    quote = claim.get("quote")
+    return str(text), number, (str(quote) if quote else None)

@@ -1,0 +1,170 @@
+"""Model claims judged by meaning against the sentence they quote, through the whole graph.
+
+The real langchain-openai client talks to the fake server; the passages come from
+embedded Postgres; the judge uses the local multilingual embedder, as the runtime
+does. A Chinese answer quoting an English sentence is shown; the same with another
+number, another name or the opposite polarity, or quoting what the passage does
+not say, is dropped and never shown with a citation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from bot.turn.service import AnswerService
+from graph.context import GraphContext
+from graph.models import build_chat_model, warm_chat_model
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.forms import FormFinder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+PASSPORT = (
+    "# Passport renewal\n\nAdults renew passports at the City Service Centre.\n\n"
+    "## Fees\n\nAn adult passport renewal costs 1,300 dollars and takes four working days.\n"
+)
+QUOTE = "An adult passport renewal costs 1,300 dollars and takes four working days."
+QUESTION = "換發護照要多少錢？"
+PLAN = Reply(
+    json.dumps(
+        {
+            "task_type": "simple_faq",
+            "should_retrieve": True,
+            "query": "passport renewal fee",
+            "alternates": [],
+        }
+    )
+)
+
+
+def claims(*items: tuple[str, str]) -> Reply:
+    """A synth.v4 reply: (claim, quote) pairs, each citing the source holding 1,300."""
+    body = [{"source": 0, "quote": q, "claim": c} for c, q in items]
+    text = json.dumps({"answerable": True, "claims": body}, ensure_ascii=False)
+    return Reply(text.replace('"source": 0', '"source": {n}'), cite="1,300")
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def service(
+    db: Database,
+    searcher: HybridSearcher,
+    ingestion: IngestionService,
+    embedder: Embedder,
+    fake: FakeOpenAI,
+) -> AnswerService:
+    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0)
+    warm_chat_model(llm)
+    context = GraphContext(
+        searcher=searcher,
+        forms=FormFinder(db),
+        llm=llm,
+        llm_timeout=5.0,
+        embedder=embedder.model,
+        screen_embedder=embedder.model,  # as the runtime does with the local model
+    )
+    assert (await ingestion.ingest_bytes("passport.md", PASSPORT.encode())).status == "added"
+    return AnswerService(db, context)
+
+
+async def test_a_chinese_claim_quoting_an_english_sentence_is_shown(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [PLAN, claims(("成人護照換發的費用是一千三百元，需要四個工作天。", QUOTE))]
+    result = await service.ask(QUESTION)
+    assert result.outcome == "answered"
+    assert result.answer.startswith("成人護照換發的費用是一千三百元，需要四個工作天[1]")
+    assert result.citations[0]["document"] == "passport"
+    assert "response_synth:llm" in result.decision_path
+    assert not any("claim_dropped" in step for step in result.decision_path)
+    # the synthesis asked for claims resting on quotes
+    schema = fake.requests[1]["response_format"]["json_schema"]["schema"]
+    assert "claims" in schema["properties"]
+    assert '"quote"' in fake.requests[1]["messages"][0]["content"]
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "reason"),
+    [
+        ("成人護照換發的費用是一千六百元。", QUOTE, "number"),
+        ("成人護照換發的費用是壹仟陸佰元。", QUOTE, "number"),
+        ("成人在 Kaohsiung 換發護照的費用是一千三百元。", QUOTE, "other_entity"),
+        ("成人護照換發不需要付一千三百元。", QUOTE, "polarity"),
+        (
+            "兒童護照換發免費。",
+            "A child passport renewal is free of charge.",
+            "quote_not_found",
+        ),
+        (
+            "成人護照換發的費用是一千六百元。",
+            "An adult passport renewal costs 1,600 dollars and takes four working days.",
+            "quote_not_found",
+        ),
+    ],
+)
+async def test_a_claim_with_another_fact_or_a_quote_the_passage_lacks_is_never_shown(
+    service: AnswerService, fake: FakeOpenAI, claim: str, quote: str, reason: str
+) -> None:
+    fake.script = [PLAN, claims((claim, quote))]
+    result = await service.ask(QUESTION)
+    assert claim.rstrip("。") not in result.answer
+    assert f"response_synth:claim_dropped:1:{reason}" in result.decision_path
+    assert f"response_synth:llm_discarded:{reason}" in result.decision_path
+
+
+async def test_a_dropped_claim_leaves_the_ones_that_hold(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [
+        PLAN,
+        claims(
+            ("成人護照換發的費用是一千三百元。", QUOTE),
+            ("成人護照換發需要九個工作天。", QUOTE),
+        ),
+    ]
+    result = await service.ask(QUESTION)
+    assert result.answer.startswith("成人護照換發的費用是一千三百元[1]。")
+    assert "九" not in result.answer
+    assert "response_synth:claim_dropped:2:number" in result.decision_path
+    assert "response_synth:llm" in result.decision_path
+
+
+@pytest.mark.parametrize("marker", ["1. [1]", "'] [1]", "[1]", "-"])
+async def test_a_sentence_with_nothing_to_check_is_never_an_answer(
+    service: AnswerService, fake: FakeOpenAI, marker: str
+) -> None:
+    # as a claim of its own, and as the whole answer text of a model without quotes
+    fake.script = [PLAN, claims((marker, QUOTE))]
+    result = await service.ask(QUESTION)
+    assert "response_synth:claim_dropped:1:empty" in result.decision_path
+    assert not result.answer.startswith(marker)
+    fake.script = [PLAN, Reply(json.dumps({"answerable": True, "answer": marker}))]
+    result = await service.ask("換發護照費用是多少？")
+    assert "response_synth:llm" not in result.decision_path
+    assert not result.answer.startswith(marker)
+
+
+async def test_a_model_giving_no_quote_is_judged_on_the_best_passage_sentence(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    answer = {"answerable": True, "answer": "成人護照換發的費用是一千三百元 [{n}]。"}
+    fake.script = [PLAN, Reply(json.dumps(answer, ensure_ascii=False), cite="1,300")]
+    result = await service.ask(QUESTION)
+    assert result.answer.startswith("成人護照換發的費用是一千三百元 [1]")
+    assert "response_synth:llm" in result.decision_path
+    wrong = {"answerable": True, "answer": "成人護照換發的費用是一千六百元 [{n}]。"}
+    fake.script = [PLAN, Reply(json.dumps(wrong, ensure_ascii=False), cite="1,300")]
+    result = await service.ask("換發護照費用是多少？")
+    assert "一千六百" not in result.answer
+    assert "response_synth:claim_dropped:number" in result.decision_path
