@@ -2,7 +2,7 @@
 
 "Add to knowledge base (collection)" on a closed card: once per case (a
 conditional claim; one left by a worker that died frees itself), through
-`AdminService.upload` like any chat upload (the upload policy, the
+`Knowledge.upload` like any chat upload (the upload policy, the
 personal-data hold of screened collections, the audit). The document is a
 `Q:` line and an `A:` line, which the chunker reads as one FAQ entry, so the
 next asker finds it by its question in any script. The upload's result is
@@ -15,7 +15,8 @@ import asyncio
 import contextlib
 from typing import Any
 
-from bot.core.admin.service import Actor, AdminInputError, AdminService
+from bot.core.admin.audit import Actor, AdminInputError, AuditLog
+from bot.core.admin.knowledge import Knowledge
 from bot.core.handoff.staff_rooms import StaffRooms
 from bot.core.messages import Reply
 from storage.db import Database
@@ -28,9 +29,12 @@ KB_QUESTION_CHARS = 500  # of a question added to the knowledge base
 class CaseKnowledge:
     """Adds closed cases to the knowledge base."""
 
-    def __init__(self, db: Database, admin: AdminService, rooms: StaffRooms) -> None:
+    def __init__(
+        self, db: Database, log: AuditLog, knowledge: Knowledge, rooms: StaffRooms
+    ) -> None:
         self._db = db
-        self._admin = admin
+        self._log = log
+        self._knowledge = knowledge
         self.rooms = rooms
 
     async def add(self, case: dict[str, Any], actor: Actor, collection: str) -> Reply:
@@ -55,7 +59,7 @@ class CaseKnowledge:
             return Reply(text, lang, "handoff", {"private": True})
         document = f"Q: {question}\nA: {answer}\n".encode()
         try:
-            upload_id = await self._admin.upload(
+            upload_id = await self._knowledge.upload(
                 # listed staff add what they answered: the desk checked they may
                 Actor(actor.platform, actor.user_id, True),
                 f"handoff-case-{case['id']}.md",
@@ -84,7 +88,7 @@ class CaseKnowledge:
             key = f"handoff:{case['id']}:kb"
             await self.rooms.into_threads(session, case["id"], note, key, answerable=False)
         self.rooms.wake()
-        await self._admin.audit(actor, "handoff:kb", target, "ok", collection)
+        await self._log.audit(actor, "handoff:kb", target, "ok", collection)
         return Reply("", lang, "handoff", {"silent": True})
 
     async def _free(self, case_id: int) -> None:
