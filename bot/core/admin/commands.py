@@ -68,7 +68,7 @@ class CommandRunner:
         self._log = admin.log
         self._knowledge = admin.knowledge
         self._reports = admin.reports
-        self._memory = admin.memory
+        self._remembered = admin.memory
 
     async def run(
         self,
@@ -190,12 +190,12 @@ class CommandRunner:
         target = words[1] if len(words) == 2 else ""
         if words[:1] == ["forget"] and (target == "all" or target.isdigit()):
             entry = None if target == "all" else int(target)
-            removed = await self._memory.forget_memory(actor, entry, collections)
+            removed = await self._remembered.forget_memory(actor, entry, collections)
             what = f"forgot {removed} remembered answer{'s' if removed != 1 else ''}"
             return Reply(say("done", language, what=what), language, "done")
         if words not in ([], ["list"]):
             return Reply(say("usage", language, usage=MEMORY_USAGE), language, "usage")
-        entries = await self._memory.memory_entries(actor, limit=20, collections=collections)
+        entries = await self._remembered.memory_entries(actor, limit=20, collections=collections)
         lines = [
             f"• #{e['id']} {e['question']} — {', '.join(e['documents'] + e['forms'])}"
             f" ({e['hits']} hits{'' if e['valid'] else ', stale'})"
