@@ -31,8 +31,8 @@ from bench.faq import FaqEntry, faq_sets
 from bench.faq import corpus as faq_corpus
 from bench.faq import questions as faq_questions
 from bench.searching import configured_embedder, ingest_corpus
-from bot.service import AnswerService
 from bot.settings import Settings
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.models import build_chat_model
 from graph.nodes.query_builder import rewrite_for_retry

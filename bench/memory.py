@@ -32,8 +32,8 @@ from bench.common import (
     write_json,
 )
 from bench.searching import ingest_corpus
-from bot.service import AnswerService
 from bot.settings import Settings
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.models import build_chat_model
 from storage.embeddings import build_embedder

@@ -60,8 +60,8 @@ from bench.common import (
     write_json,
 )
 from bench.searching import ingest_corpus
-from bot.service import AnswerService
 from bot.settings import Settings, reveal
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.models import build_chat_model
 from graph.prompts import versions

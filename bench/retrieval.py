@@ -100,7 +100,7 @@ def bm25_baseline(
     return ranked, latency
 
 
-BEFORE = "hybrid (adaptive fusion, default), before issue 29"
+BEFORE = "hybrid (adaptive fusion, default), at revision 0012"
 # a corpus → the parallel set whose questions (same ids, other language) it is asked too
 CROSS_LINGUAL = {"xquad.zh (zh-hans)": "xquad.en (en)", "xquad.en (en)": "xquad.zh (zh-hans)"}
 
@@ -201,7 +201,7 @@ async def main() -> None:
                     per_mode[mode]["p95_ms"],
                 ]
             )
-        # the default search as it was before issue 29, on the same index and questions
+        # the default search as it was at revision 0012, on the same index and questions
         with variant(url, "before"):
             before, before_latency, _ = await run_queries({HYBRID: methods[HYBRID]}, questions)
         m = metrics(before[HYBRID], golds)

@@ -3,10 +3,10 @@
 Each size is a copy of the DRCD benchmark database grown with synthetic filler
 (bench.filler). It is measured twice in the same run:
 
-- "before": the schema and search code as they were before issue 29 (revision
-  0012: a full HNSW index on `question_embedding`; the filtered keyword side
-  joining every posting to its chunk; support cutting every sentence of a hit
-  with jieba);
+- "before": the schema and search code as they were before the search-at-scale
+  changes of 2026-11-25, commit cd891c8 (revision 0012: a full HNSW index on
+  `question_embedding`; the filtered keyword side joining every posting to its
+  chunk; support cutting every sentence of a hit with jieba);
 - "after": the code as it is (revision head).
 
 Questions are asked in the same order in both; each search is timed end to
@@ -73,7 +73,7 @@ async def keyword_ids_before(
     limit: int,
     content_only: bool = False,
 ) -> list[tuple[int, float]]:
-    """The keyword side as it was before issue 29 (a filter joined every posting)."""
+    """The keyword side as it was at revision 0012 (a filter joined every posting)."""
     idf = terms.idf
     if content_only:
         skip = stopwords()
@@ -114,7 +114,7 @@ async def keyword_ids_before(
 def window_support_before(
     weights: dict[str, float], body: str, context: str = "", asks_number: bool = False
 ) -> float:
-    """storage.support.window_support as it was before issue 29 (every sentence cut)."""
+    """storage.support.window_support as it was at revision 0012 (every sentence cut)."""
     total = sum(weights.values())
     if total <= 0:
         return 0.0
@@ -143,7 +143,7 @@ def window_support_before(
 async def keyword_side_before(
     session: AsyncSession, terms: list[str], ranked: list[str], filters: SearchFilters, limit: int
 ) -> tuple[IndexStats, list[tuple[int, float]]]:
-    """`keyword_side` as it was before issue 29: the statistics, then the old ranking."""
+    """`keyword_side` as it was at revision 0012: the statistics, then the old ranking."""
     stats = await index_stats(session, terms)
     query = QueryTerms({t: stats.idf(t) for t in ranked}, stats.avgdl)
     return stats, await keyword_ids_before(session, query, filters, limit)

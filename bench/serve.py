@@ -7,7 +7,7 @@ Each mode runs the workload three times on the same knowledge base (DRCD
 passages): idle, while a large upload is being ingested by the job worker of the
 same process, and idle again (the two idle runs are the baseline), once per
 INGEST_PROCESSES value (0: ingestion's CPU work in threads of
-the serving process, as before issue 29; 1: the default, one worker process).
+the serving process, as before 2026-11-25; 1: the default, one worker process).
 Prints turn p50/p95 for each and the p95 ratio (target <= 1.2), and writes
 bench/results/serve.json.
 

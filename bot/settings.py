@@ -133,7 +133,7 @@ class Settings(BaseSettings):
     # the model and holds no database connection meanwhile
     max_concurrent_turns: int = Field(default=32, ge=1, validation_alias="MAX_CONCURRENT_TURNS")
     # processes that run the turns' work beside the serving process (0: in it; unset: one
-    # per core this process may use, at most 4); see README "Sizing turns"
+    # per core this process may use, at most 4); see docs/operating.md "Sizing turns"
     turn_processes: int | None = Field(default=None, ge=0, le=64, validation_alias="TURN_PROCESSES")
     # their CPU priority: below the serving process (acks, typing, sends come first),
     # above ingestion (INGEST_NICE)

@@ -27,7 +27,7 @@ LANGUAGE_NAMES = {
 }
 _LABEL = re.compile(r"^(?:query|search|alternate|查询|查詢|搜索|搜尋)\s*\d*\s*[:：]\s*", re.I)
 T = TypeVar("T")
-# plan + answer: a turn's requests, retries after provider errors aside (README)
+# plan + answer: a turn's requests, retries after provider errors aside (docs/answering.md)
 CALLS_PER_TURN = 2
 _FENCE = re.compile(r"</?\s*(?:sources|question)\s*>", re.IGNORECASE)
 

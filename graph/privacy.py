@@ -41,8 +41,14 @@ def _bounded(core: str) -> str:
 # Order matters: tokens and keys before e-mail and numbers (a key can hold digit runs);
 # the number rules say why they come where they do.
 _RULES: list[tuple[re.Pattern[str], str]] = [
+    # ragbot's own API keys (`rbk_` + 32 random bytes, URL-safe base64: bot.core.admin.api_keys)
+    (re.compile(f"{_NOT_ALNUM_BEFORE}rbk_[A-Za-z0-9_-]{{16,}}"), "[API_KEY]"),
     (re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"), "[JWT]"),
-    (re.compile(_bounded(r"(?:sk|rk|pk)-(?:proj-|live-|test-)?[A-Za-z0-9_\-]{16,}")), "[API_KEY]"),
+    # OpenAI-style and Stripe keys, Langfuse's `sk-lf-…` / `pk-lf-…` (a UUID after the prefix)
+    (
+        re.compile(_bounded(r"(?:sk|rk|pk)-(?:proj-|live-|test-|lf-)?[A-Za-z0-9_\-]{16,}")),
+        "[API_KEY]",
+    ),
     (re.compile(_bounded(r"AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}")), "[API_KEY]"),
     # Slack tokens (bot, user, app-level, refresh `xoxe.xoxp-…`), also inside URLs and headers
     (

@@ -259,9 +259,11 @@ class IngestionService:
             return IngestResult(source, FAILED, title, reason=str(exc))
         try:
             if hold_personal_data:
-                # the title and file name are stored and shown too (王小明_A123456789.pdf)
+                # the title, file name and page address are stored and shown too
+                # (王小明_A123456789.pdf, a canonical URL with ?email=...)
                 blocks_seen = [(b.text, b.page, b.heading) for b in blocks]
-                findings = await self._work.run(scan, blocks_seen, (title, filename))
+                titles = (title, filename, *([url] if url else []))
+                findings = await self._work.run(scan, blocks_seen, titles)
                 if findings is not None:
                     reason = f"personal data found ({findings.summary()})"
                     return IngestResult(source, HELD, title, reason=reason, findings=findings)
@@ -321,12 +323,12 @@ class IngestionService:
         A file that cannot be parsed has none to report: ingesting it fails anyway.
         """
         try:
-            blocks, _, _ = await _load(
+            blocks, _, url = await _load(
                 data, detect_format(filename), None, self._options.parse, self._work
             )
         except UnreadableFileError:
             return None
-        titles = (clean_title(title or Path(filename).stem), filename)
+        titles = (clean_title(title or Path(filename).stem), filename, *([url] if url else []))
         blocks_seen = [(b.text, b.page, b.heading) for b in blocks]
         try:
             return await self._work.run(scan, blocks_seen, titles)

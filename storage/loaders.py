@@ -1,4 +1,11 @@
-"""Turn a file into text blocks: PDF (text layer), DOCX, TXT, Markdown, HTML."""
+"""Turn a file into text blocks: PDF (text layer), DOCX, TXT, Markdown, HTML.
+
+The blocks are all of a file that is stored, answered from and screened for
+personal data. Not extracted, so neither stored nor screened: DOCX headers,
+footers, footnotes, comments, text boxes and core properties; HTML attributes,
+`<head>`, `<nav>`, `<footer>`, scripts, styles and comments; PDF annotations and
+metadata (textkit.personal_data states the rule).
+"""
 
 from __future__ import annotations
 

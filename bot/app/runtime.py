@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported wh
     from bot.core.admin.reports import Reports
     from bot.core.admin.service import AdminService
     from bot.core.serving import ServingCore
-    from bot.service import AnswerService, TurnStream
+    from bot.turn.service import AnswerService, TurnStream
 
 logger = logging.getLogger(__name__)
 # how long closing waits for cancelled turns' stores: with the traces' last flush
@@ -81,7 +81,7 @@ class Runtime:
             )
 
     def _build_answer_service(self) -> AnswerService:
-        from bot.service import AnswerService
+        from bot.turn.service import AnswerService
         from graph.attack_similarity import attack_bank
         from graph.context import GraphContext
         from graph.cpu_lane import CpuLane
@@ -177,24 +177,14 @@ class Runtime:
     def serving_core(
         self, jobs: JobQueue | None = None, turns: TurnStream | None = None
     ) -> ServingCore:
-        """The core adapters plug into.
-
-        Both platforms' case renderers are registered whatever adapters this process
-        runs: they only build outbox payloads, and a worker with the other adapter sends
-        them, so a case always gets its cards and relays.
-        """
-        # here, not at the top: the command line's other commands need no chat library
-        from bot.api.cases import ApiCases
-        from bot.core.assembly import build_core
-        from bot.slack.cases import SlackCases
-        from bot.telegram.cases import TelegramCases
+        """The core adapters plug into, with every platform's case renderer
+        (`register_cases`)."""
+        from bot.core.assembly import build_core  # here: other commands need no core
 
         core = build_core(
             self.db, self.answer_service(), self.admin_service(jobs), self.settings, turns
         )
-        core.register_cases("slack", SlackCases())
-        core.register_cases("telegram", TelegramCases())
-        core.register_cases(API_PLATFORM, ApiCases())
+        register_cases(core)
         return core
 
     def job_queue(self) -> JobQueue:
@@ -204,6 +194,22 @@ class Runtime:
         return JobQueue(
             self.url, self.db, self.ingestion, self.telemetry, self.settings.retention_days
         )
+
+
+def register_cases(core: ServingCore) -> None:
+    """Every platform's case renderer, whatever adapters this process runs.
+
+    They only build outbox payloads, and a worker with the other adapter sends them,
+    so a case asked on one platform always gets its cards and relays on the others.
+    """
+    # here, not at the top: the command line's other commands need no chat library
+    from bot.api.cases import ApiCases
+    from bot.slack.cases import SlackCases
+    from bot.telegram.cases import TelegramCases
+
+    core.register_cases("slack", SlackCases())
+    core.register_cases("telegram", TelegramCases())
+    core.register_cases(API_PLATFORM, ApiCases())
 
 
 def warm_up(runtime: Runtime) -> None:

@@ -87,7 +87,7 @@ class TurnProcesses:
 
     def __init__(self, settings: Settings, database_url: str, count: int) -> None:
         # the workers use this process's database (an embedded one is not started twice),
-        # each with a share of DB_POOL_SIZE (README "Sizing turns" counts the connections)
+        # each with a share of DB_POOL_SIZE (docs/operating.md, "Sizing turns", counts them)
         share = max(2, -(-settings.db_pool_size // max(1, count)))
         self._settings = settings.model_copy(
             update={"database_url": SecretStr(database_url), "db_pool_size": share}

@@ -27,13 +27,10 @@ from bot.core.delivery.outbox import OutboxWorker
 from bot.core.delivery.pending_audiences import PendingAudiences
 from bot.core.handoff.desk import HandoffDesk
 from bot.core.handoff.mailbox import Mailbox
-from bot.core.serving import ServingCore
-from bot.service import AnswerService, TurnStream
+from bot.core.serving import ACK_FIRST_S, ServingCore
 from bot.settings import Settings
+from bot.turn.service import AnswerService, TurnStream
 from storage.db import Database
-
-# the longest a started delivery lets other messages' acknowledgements go first
-ACK_FIRST_S = 0.25
 
 
 @dataclass(frozen=True)

@@ -6,17 +6,39 @@ how its sends are made, how its upload results reach admins and how an audience
 left pending is learned. Hand-off cards are not part of it: the runtime knows every
 platform's cards, since a case asked on one platform may be shown in a staff room
 on another.
+
+The names those hooks take, return and raise are here too (a delivery, an outbox
+row, retry-or-give-up, the stored form of a send's audience), so an adapter needs
+nothing from the core's rooms beyond this module, `bot.core.messages` and
+`ServingCore`'s methods.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.core.delivery.envelopes import FileFetcher
-from bot.core.delivery.inbox import Renderer
-from bot.core.delivery.outbox import Channel
+from bot.core.delivery.envelopes import FileFetcher, access_facts, audience_from
+from bot.core.delivery.inbox import Delivery, Renderer
+from bot.core.delivery.outbox import Channel, Pending, RetryLater, Undeliverable
 from bot.core.delivery.pending_audiences import AudienceResolver
 from bot.core.messages import Notifier
+
+# what an adapter's renderer and channel are handed, what a channel's send may raise,
+# and how an adapter reads the access facts an envelope carries
+__all__ = [
+    "AudienceResolver",
+    "Channel",
+    "Delivery",
+    "FileFetcher",
+    "Notifier",
+    "Pending",
+    "Platform",
+    "Renderer",
+    "RetryLater",
+    "Undeliverable",
+    "access_facts",
+    "audience_from",
+]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,10 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from bot.core.admin.audit import Actor
+from bot.core.admin.commands import ADMIN as ADMIN_COMMANDS
 from bot.core.admin.knowledge import Knowledge
 from bot.core.admin.upload_desk import FileFetcher
 from bot.core.answering.answerer import actor_of, pick_language
@@ -123,7 +126,7 @@ class ServingCore:
         self.outbox.register(platform, channel)
 
     def actor(self, message: InboundMessage) -> Actor:
-        """The AdminService actor of a message's sender."""
+        """The admin actor of a message's sender."""
         return actor_of(message)
 
     async def press(
@@ -168,6 +171,75 @@ class ServingCore:
         jobs = self.admin.knowledge.jobs
         if jobs is not None:
             jobs.notifiers[platform] = notifier
+
+    # --- what the chat adapters use ----------------------------------------------
+
+    async def enqueue(
+        self,
+        platform: str,
+        chat: str,
+        key: str,
+        payload: dict[str, Any],
+        trace_id: str | None = None,
+    ) -> bool:
+        """Store a send for the outbox (once per `key`); False when already stored."""
+        return await self.outbox.enqueue(platform, chat, key, payload, trace_id)
+
+    async def card_ref(self, case_id: int, platform: str) -> str | None:
+        """Where a hand-off case's card is on `platform` ("chat:message"): None while it
+        waits to be sent, "" when it never will be (see `StaffRooms.card_ref`)."""
+        return await self.handoff.rooms.card_ref(case_id, platform)
+
+    async def ask_person(
+        self,
+        platform: str,
+        user_id: str,
+        message_id: int,
+        where: str,
+        route: dict[str, Any],
+        language: str,
+    ) -> Reply:
+        """The "Ask a person" button under answer `message_id`, posted in `where`."""
+        return await self.handoff.ask(platform, user_id, message_id, where, route, language)
+
+    async def shown_privately(
+        self, platform: str, conversation_key: str, message_id: int
+    ) -> dict[str, Any] | None:
+        """An answer given in the presser's own private `conversation_key`, if it was."""
+        return await self.answered.shown_privately(platform, conversation_key, message_id)
+
+    async def remember(self, platform: str, key: str, value: str) -> None:
+        """Keep a small fact of the adapter's (overwrites)."""
+        await self.chat_state.remember(platform, key, value)
+
+    async def recall(self, platform: str, key: str, max_age_s: float | None = None) -> str | None:
+        """A fact kept with `remember`, None when unset or older than `max_age_s`."""
+        return await self.chat_state.recall(platform, key, max_age_s)
+
+    async def remember_many(self, platform: str, keys: list[str], value: str) -> None:
+        """Keep one value under several keys, together."""
+        await self.chat_state.remember_many(platform, keys, value)
+
+    async def recall_many(self, platform: str, keys: list[str]) -> dict[str, str]:
+        """Those of `keys` that hold a value, read together."""
+        return await self.chat_state.recall_many(platform, keys)
+
+    async def try_exclusive(self, name: str) -> AsyncConnection | None:
+        """A process-wide role named `name` (one poller per bot token): the connection
+        holding it (close it to let go), or None when another process has it."""
+        return await self.chat_state.try_exclusive(name)
+
+    def pick_language(self, text: str, hint: str | None) -> str:
+        """The language to answer in: what `text` is written in, else the client's `hint`."""
+        return pick_language(text, hint)
+
+    def is_admin_action(self, message: InboundMessage) -> bool:
+        """An admin command or an upload: answered only in the sender's private chat."""
+        return message.command in ADMIN_COMMANDS or message.upload_intent
+
+    def alias_turn(self, platform: str, alias: str, delivery_id: str) -> None:
+        """Another name a Stop may give the running turn (Telegram names the draft)."""
+        self.stops.alias(platform, alias, delivery_id)
 
     # --- the entry points --------------------------------------------------------
 

@@ -19,8 +19,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core.serving import ServingCore
 from bot.slack import translate
 from bot.slack.audience import SlackAudiences
+from bot.slack.blocks import escape, suggestions_block
 from bot.slack.features import PROMPTS, SlackFeatures
-from bot.slack.render import escape, suggestions_block
 from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
@@ -116,12 +116,12 @@ class AgentView:
                 logger.warning("slack app_context_changed without a user: context not kept")
             return
         channel = viewed_channel(event.get("context")) or ""
-        await self._core.chat_state.remember(translate.PLATFORM, _context_key(user), channel)
+        await self._core.remember(translate.PLATFORM, _context_key(user), channel)
 
     async def viewed(self, user: str) -> str | None:
         """The channel `user` was last seen viewing, if any."""
         key = _context_key(user)
-        viewed = await self._core.chat_state.recall(translate.PLATFORM, key, VIEWED_FOR_S)
+        viewed = await self._core.recall(translate.PLATFORM, key, VIEWED_FOR_S)
         return viewed or None
 
 

@@ -111,9 +111,15 @@ class SlackAudiences:
     """Turns a Slack user (and where the reply is posted) into the core's Audience."""
 
     def __init__(
-        self, client: AsyncWebClient, ttl_s: float, timeout_s: float = LOOKUP_TIMEOUT_S
+        self,
+        client: AsyncWebClient,
+        ttl_s: float,
+        timeout_s: float = LOOKUP_TIMEOUT_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """`clock` gives the seconds the cache's ttl is counted in."""
         self._client = client
+        self._clock = clock
         self._timeout = timeout_s
         self._home: str | None = None
         self._bot_user: str | None = None
@@ -155,7 +161,7 @@ class SlackAudiences:
         """`audience()`'s answer from what is remembered, without a Slack call; when a fact
         is not remembered, a pending audience (`Audience.pending`: a guest until the core
         has `resolve` learn it, after the ack)."""
-        now = time.monotonic()
+        now = self._clock()
         facts = self._users.get(user_id, now) if user_id else None
         readable = self._channels.get(channel, now) if in_channel and channel else None
         if (
@@ -193,13 +199,13 @@ class SlackAudiences:
     async def user(self, user_id: str) -> UserFacts | None:
         """users.info facts for `user_id`, cached; None when they cannot be learned.
         Concurrent askers about one user share one call."""
-        cached = self._users.get(user_id, time.monotonic())
+        cached = self._users.get(user_id, self._clock())
         if cached is not None:
             return cached
         return await self._shared(f"user:{user_id}", lambda: self._ask_user(user_id))
 
     async def _ask_user(self, user_id: str) -> UserFacts | None:
-        now = time.monotonic()
+        now = self._clock()
         try:
             reply = await asyncio.wait_for(
                 self._client.users_info(user=user_id, include_locale=True), self._timeout
@@ -218,13 +224,13 @@ class SlackAudiences:
     async def channel(self, channel_id: str) -> bool | None:
         """Whether outsiders may read `channel_id` (conversations.info), cached; None: unknown.
         Concurrent askers about one channel share one call."""
-        cached = self._channels.get(channel_id, time.monotonic())
+        cached = self._channels.get(channel_id, self._clock())
         if cached is not None:
             return cached
         return await self._shared(f"channel:{channel_id}", lambda: self._ask_channel(channel_id))
 
     async def _ask_channel(self, channel_id: str) -> bool | None:
-        now = time.monotonic()
+        now = self._clock()
         try:
             reply = await asyncio.wait_for(
                 self._client.conversations_info(channel=channel_id), self._timeout

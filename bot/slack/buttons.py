@@ -18,7 +18,7 @@ from bot.core.serving import ServingCore, ShuttingDownError
 from bot.slack import translate
 from bot.slack.agent import language_of
 from bot.slack.audience import SlackAudiences
-from bot.slack.render import (
+from bot.slack.blocks import (
     HANDOFF_BLOCK,
     SHARE,
     escape,
@@ -142,7 +142,7 @@ class SlackButtons:
             return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
         channel, thread_ts = translate.split_key(where)
         route = {"channel": channel, "thread_ts": thread_ts, "user": user}
-        return await self._core.handoff.ask(
+        return await self._core.ask_person(
             translate.PLATFORM, user, int(value), where, route, language
         )
 
@@ -180,7 +180,7 @@ class SlackButtons:
         answer = None
         if channel and value.isdigit():
             key = translate.private_key(channel, user)
-            answer = await self._core.answered.shown_privately(translate.PLATFORM, key, int(value))
+            answer = await self._core.shown_privately(translate.PLATFORM, key, int(value))
         if answer is None:
             return
         language = str(answer["language"])

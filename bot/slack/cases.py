@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.core.messages import Button
-from bot.slack.render import core_buttons_block, escape
+from bot.slack.blocks import core_buttons_block, escape
 
 
 def _blocks(text: str, buttons: Sequence[Button]) -> list[dict[str, Any]]:

@@ -29,8 +29,6 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.core.delivery.envelopes import access_facts
-from bot.core.delivery.inbox import Delivery
 from bot.core.messages import (
     ErrorReply,
     FinalAnswer,
@@ -41,14 +39,8 @@ from bot.core.messages import (
     Reset,
     Token,
 )
-from bot.slack.features import (
-    FEEDBACK_BUTTONS,
-    STREAM_BUTTONS,
-    TRANSIENT,
-    UNKNOWN_CONTENT,
-    SlackFeatures,
-)
-from bot.slack.render import (
+from bot.core.platform import Delivery, access_facts
+from bot.slack.blocks import (
     SECTION_LIMIT,
     answer_messages,
     core_buttons_block,
@@ -57,7 +49,14 @@ from bot.slack.render import (
     split_text,
     stop_block,
 )
-from bot.slack.sender import rate_limited
+from bot.slack.delivery import rate_limited
+from bot.slack.features import (
+    FEEDBACK_BUTTONS,
+    STREAM_BUTTONS,
+    TRANSIENT,
+    UNKNOWN_CONTENT,
+    SlackFeatures,
+)
 from bot.slack.status import SlackStatus
 from textkit.catalog import say
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.core.admin.commands import is_exact_command, parse_words
 from bot.core.messages import Attachment, Audience, InboundMessage
-from bot.slack.render import FEEDBACK, FEEDBACK_BLOCK, HELPFUL, NOT_HELPFUL
+from bot.slack.blocks import FEEDBACK, FEEDBACK_BLOCK, HELPFUL, NOT_HELPFUL
 
 PLATFORM = "slack"
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")

@@ -20,11 +20,11 @@ from telegram.ext import ContextTypes
 from bot.core.messages import Reply
 from bot.core.serving import ServingCore
 from bot.telegram import translate
+from bot.telegram.delivery import edit_payload, file_payload
 from bot.telegram.files import file_fetcher
 from bot.telegram.intake import accepting
 from bot.telegram.languages import reply_language
 from bot.telegram.render import escape, form_key, vote_taken
-from bot.telegram.sender import edit_payload, file_payload
 from bot.telegram.translate import PLATFORM
 from textkit.catalog import LANGUAGES, say
 
@@ -146,7 +146,7 @@ class TelegramButtons:
         if shown is None:
             return
         chat = shown.chat.id
-        await self._core.outbox.enqueue(
+        await self._core.enqueue(
             PLATFORM,
             str(chat),
             f"tg:callback:{query.id}:result",
@@ -169,7 +169,7 @@ class TelegramButtons:
             "group": group,
             "drafts": False,
         }
-        return await self._core.handoff.ask(
+        return await self._core.ask_person(
             PLATFORM, str(user.id), int(value), where, route, language
         )
 
@@ -184,9 +184,7 @@ class TelegramButtons:
         if code not in LANGUAGES:
             await query.answer()
             return
-        await self._core.chat_state.remember(
-            PLATFORM, translate.language_key(query.from_user.id), code
-        )
+        await self._core.remember(PLATFORM, translate.language_key(query.from_user.id), code)
         await query.answer()
         await query.edit_message_text(say("telegram:language_set", code))
 
@@ -203,7 +201,7 @@ class TelegramButtons:
         names = [f["name"] for f in forms if form_key(f["name"]) == key and f.get("file")]
         if names:
             chat = query.message.chat.id
-            await self._core.outbox.enqueue(
+            await self._core.enqueue(
                 PLATFORM, str(chat), f"tg:callback:{query.id}:file", file_payload(chat, names[0])
             )
         await query.answer(None if names else say("telegram:form_missing", language))

@@ -4,7 +4,7 @@ The core's `CaseRenderer` for Telegram: outbox payloads only. A card is a
 message in HANDOFF_TELEGRAM_CHAT_ID with the case's buttons; staff answer by
 replying to it (or to any message the bot posted for the case). Messages
 for the case are sent as replies to the card (`case_thread`) and the card is
-edited in place (`case_card`): the sender finds the card's message id once it
+edited in place (`case_card`): the delivery finds the card's message id once it
 is posted.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.core.messages import Button
+from bot.telegram.delivery import edit_payload, send_payload
 from bot.telegram.render import core_keyboard, escape
-from bot.telegram.sender import edit_payload, send_payload
 
 
 class TelegramCases:

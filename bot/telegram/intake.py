@@ -1,4 +1,5 @@
-"""Whether an update was taken: the webhook's status code and the poller's offset hang on it.
+"""How updates come in, and whether each was taken: the webhook's status code and the
+poller's offset hang on it.
 
 An update is acknowledged to Telegram (the webhook answers 200, the poller
 moves its offset past it) only once the core has it: a message accepted into
@@ -10,18 +11,31 @@ down). `process` runs one update through the Application and tells which it
 was. The mark lives in a context variable set per processing, not in a table
 keyed by update id: the same update posted twice at once (Telegram retrying a
 slow webhook) is two processings, each with its own answer.
+
+`Webhook` is `POST /telegram/webhook`: each update is checked against
+TELEGRAM_WEBHOOK_SECRET (`X-Telegram-Bot-Api-Secret-Token`; wrong or missing:
+401, nothing runs) and processed before the answer: 200 once taken (or a
+repeat, or nothing for the bot), 503 when the core could not take it
+(draining, Postgres down), so Telegram delivers it again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import Response
 from telegram import Update
 from telegram.ext import Application
+
+from bot.core.delivery.loops import on_core_loop
+from bot.core.serving import ServingCore
 
 logger = logging.getLogger(__name__)
 
@@ -65,3 +79,37 @@ async def process(app: Application, update: Update) -> bool:  # type: ignore[typ
             type(outcome.refused).__name__,
         )
     return outcome.refused is None
+
+
+class Webhook:
+    """`POST /telegram/webhook` for one Application: 200 only once the update was taken."""
+
+    def __init__(
+        self,
+        core: ServingCore,
+        app: Application,  # type: ignore[type-arg]
+        secret: bytes,
+    ) -> None:
+        self._core = core
+        self._app = app
+        self._secret = secret
+
+    async def handle(self, request: Request) -> Response:
+        """Check the secret, process the update, then answer: 200 only once it was taken."""
+        given = request.headers.get("X-Telegram-Bot-Api-Secret-Token", "").encode()
+        if not hmac.compare_digest(given, self._secret):
+            return Response("wrong secret token", status_code=401)
+        if self._core.closing:  # Telegram retries: another worker will take it
+            return Response("shutting down", status_code=503)
+        try:
+            data = await request.json()
+        except ValueError:
+            return Response("not JSON", status_code=400)
+        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+            return Response("not an update", status_code=400)
+        if not await on_core_loop(self._process_json(data)):
+            return Response("not taken, deliver again", status_code=503)
+        return Response(status_code=200)
+
+    async def _process_json(self, data: dict[str, Any]) -> bool:
+        return await process(self._app, Update.de_json(data, self._app.bot))

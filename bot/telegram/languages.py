@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from telegram import User
 
-from bot.core.answering.answerer import pick_language
 from bot.core.serving import ServingCore
 from bot.telegram import translate
 from bot.telegram.translate import PLATFORM
@@ -12,10 +11,10 @@ from bot.telegram.translate import PLATFORM
 
 async def chosen_language(core: ServingCore, user_id: int) -> str | None:
     """The language the user picked with /lang (None: never picked)."""
-    return await core.chat_state.recall(PLATFORM, translate.language_key(user_id))
+    return await core.recall(PLATFORM, translate.language_key(user_id))
 
 
 async def reply_language(core: ServingCore, user: User | None) -> str:
     """The user's /lang choice, else what their Telegram client's language suggests."""
     chosen = await chosen_language(core, user.id) if user else None
-    return chosen or pick_language("", user.language_code if user else None)
+    return chosen or core.pick_language("", user.language_code if user else None)

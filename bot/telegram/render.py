@@ -1,4 +1,4 @@
-"""Outbound → Telegram: HTML escaping, the answer's messages, and the inline keyboards.
+"""How the core's outbound things look on Telegram: HTML text, the answer's messages, keyboards.
 
 Everything that came from documents or users is escaped for HTML parse mode
 (`<`, `>`, `&`); `*` and `_` mean nothing in HTML mode, so they need nothing.
@@ -21,7 +21,7 @@ from telegram import (
     ReplyKeyboardMarkup,
 )
 
-from bot.core.messages import Button, FinalAnswer
+from bot.core.messages import Button, ErrorReply, FinalAnswer, Reply
 from bot.core.splitting import split_text
 from textkit.catalog import LANGUAGES, say
 
@@ -197,3 +197,13 @@ def core_keyboard(buttons: Sequence[Button]) -> InlineKeyboardMarkup | None:
         if len((data := f"cb:{b.action}:{b.value}").encode()) <= 64
     ]
     return InlineKeyboardMarkup([row]) if row else None
+
+
+def reply_keyboard(out: Reply | ErrorReply) -> InlineKeyboardMarkup | None:
+    """The buttons under a fixed reply: the forms list's, or the core's (upload offers)."""
+    if isinstance(out, Reply) and out.kind == "forms":
+        rows = form_rows(out.data.get("forms", []))
+        return InlineKeyboardMarkup(rows) if rows else None
+    if isinstance(out, Reply) and out.data.get("buttons"):
+        return core_keyboard(out.data["buttons"])
+    return None

@@ -235,7 +235,7 @@ async def test_a_file_shared_in_a_channel_thread_is_not_ingested(
     db: Database,
 ) -> None:
     await slack[0].event(mention("passport renewal fee?", "1500.1", channel="CHR"))
-    await final_posts(fake_slack)
+    await final_posts(fake_slack, db=db)
     salaries = b"# Salaries\n\nAlice earns 90,000 a year.\n"
     share = _share(
         fake_slack, "salaries.md", salaries, channel="CHR", ts="1500.5", thread_ts="1500.1"
@@ -263,7 +263,7 @@ async def test_slack_dm_file_without_the_upload_word_is_offered_and_only_its_adm
     body = b"# Parking\n\nStaff park in lot B.\n"
     share = _share(fake_slack, "parking.md", body, channel="D9", ts="1600.1", channel_type="im")
     await slack[0].event(share)
-    [offer] = await final_posts(fake_slack)
+    [offer] = await final_posts(fake_slack, db=db)
     buttons = next(b for b in offer["blocks"] if b["type"] == "actions")["elements"]
     assert [b["text"]["text"] for b in buttons] == ["Add to public", "Add to internal", "Ignore"]
     assert "nothing was stored" in blocks_text(offer) and fake_slack.downloads == []

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from storage.db import Database
 from storage.models import Upload
 from storage.repositories import uploads as uploads_repo
-from tests.cli.test_cli import cli  # noqa: F401 (the fixture)
+from tests.support import files
 
 
 def test_ingest_into_public_refuses_personal_data_unless_allowed(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     tmp_path: Path,
 ) -> None:  # type: ignore[no-untyped-def]
     contacts = tmp_path / "contacts.md"
@@ -36,7 +37,7 @@ def test_ingest_into_public_refuses_personal_data_unless_allowed(
 
 
 def test_upload_into_public_refuses_personal_data_unless_allowed(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     tmp_path: Path,
 ) -> None:  # type: ignore[no-untyped-def]
     notice = tmp_path / "notice.txt"
@@ -51,7 +52,7 @@ def test_upload_into_public_refuses_personal_data_unless_allowed(
 
 
 def test_every_collection_citizens_read_is_screened_and_internal_is_not(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     tmp_path: Path,
 ) -> None:  # type: ignore[no-untyped-def]
     citizens = {"TELEGRAM_COLLECTIONS": "public,notices"}
@@ -100,7 +101,7 @@ async def _held_upload(db: Database) -> int:
 
 
 async def test_the_operator_settles_a_held_upload_from_the_console(
-    cli,  # noqa: F811 (the fixture)
+    cli,
     db: Database,
 ) -> None:  # type: ignore[no-untyped-def]
     cancel_id = await _held_upload(db)
@@ -127,3 +128,62 @@ async def test_the_operator_settles_a_held_upload_from_the_console(
     assert gone is not None and gone.status == "cancelled" and gone.data is None
     assert queued is not None and queued.status == "queued" and queued.job_id is not None
     assert actions == ["upload:cancelled", "upload:publish_anyway"]
+
+
+def _wrapped_phone_file(tmp_path: Path, suffix: str) -> Path:
+    """A notice whose phone number extraction wraps across a line break (`0912-⏎345-678`)."""
+    path = tmp_path / f"desk{suffix}"
+    if suffix == ".txt":
+        path.write_text("Permit desk\nCall 0912-\n345-678 on weekdays.\n")
+    elif suffix == ".pdf":
+        path.write_bytes(files.make_pdf(["Permit desk\nCall 0912-\n345-678 on weekdays."]))
+    else:
+        import docx
+
+        document = docx.Document()
+        paragraph = document.add_paragraph("Call 0912-")
+        paragraph.add_run().add_break()  # a line break inside the paragraph
+        paragraph.add_run("345-678 on weekdays.")
+        document.save(str(path))
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".pdf", ".docx"])
+def test_upload_refuses_a_phone_number_wrapped_across_lines(
+    cli,
+    tmp_path: Path,
+    suffix: str,
+) -> None:  # type: ignore[no-untyped-def]
+    path = _wrapped_phone_file(tmp_path, suffix)
+    refused = cli("upload", str(path), "--collection", "public")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "personal data found (phone=1)" in refused.stderr
+    assert "345-678" not in refused.stdout + refused.stderr
+    assert json.loads(cli("jobs", "--json").stdout) == []
+    assert json.loads(cli("docs", "list", "--json").stdout) == []
+
+
+def test_ingest_screens_the_canonical_url_stored_with_a_page(
+    cli,
+    tmp_path: Path,
+) -> None:  # type: ignore[no-untyped-def]
+    page = tmp_path / "permits.html"
+    page.write_text(
+        '<html><head><link rel="canonical" href="https://city.example/permits?contact='
+        'jane.roe@example.com"></head><body><h1>Permits</h1><p>Apply at the desk.</p></body></html>'
+    )
+    refused = cli("ingest", str(page))
+    assert refused.returncode == 1 and "personal data found (email=1)" in refused.stdout
+    assert json.loads(cli("docs", "list", "--json").stdout) == []
+
+
+def test_a_ragbot_api_key_in_a_question_is_masked_in_the_trace(
+    cli,
+    tmp_path: Path,
+) -> None:  # type: ignore[no-untyped-def]
+    key = "rbk_0WExVsn3Wngr2ckhgrcMJvI6AcZST6-jZQD6i7pRJ-Q"
+    asked = cli("ask", f"my key is {key}, why does the web chat say 401?", "--json")
+    assert asked.returncode == 0, asked.stderr
+    assert key[4:] not in asked.stdout + asked.stderr
+    turns = json.loads(cli("traces", "--last", "1", "--json").stdout)
+    assert turns[0]["question"] == "my key is [API_KEY], why does the web chat say 401?"

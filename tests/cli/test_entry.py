@@ -31,7 +31,7 @@ def test_the_command_line_imports_the_answering_side_only_for_commands_that_answ
     # `ragbot ingest`, `db`, `jobs`, ... start without langgraph and the graph
     probe = (
         "import sys, bot.cli; "
-        "print(sorted(m for m in ('langgraph', 'bot.service', 'bot.turn_store',"
+        "print(sorted(m for m in ('langgraph', 'bot.turn.service', 'bot.turn.settling',"
         " 'bot.core.serving',"
         " 'bot.core.answering.answerer', 'bot.core.admin.service', 'bot.core.admin.jobs',"
         " 'bot.core.admin.knowledge', 'bot.core.admin.reports', 'bot.core.admin.memory',"

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import text
 
-from bot.service import AnswerService
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.events import FinalAnswer, Token
 from graph.models import build_chat_model

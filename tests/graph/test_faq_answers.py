@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.service import AnswerService
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from storage.db import Database
 from storage.ingestion import IngestionService

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.service import AnswerService
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.events import FinalAnswer, Progress, Token
 from graph.models import build_chat_model, warm_chat_model

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.service import AnswerService
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.events import ErrorReply, Reset, TurnEvent
 from graph.llm_client import in_body

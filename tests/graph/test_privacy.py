@@ -30,6 +30,26 @@ from graph.privacy import has_personal_data, install_log_masking, mask_sensitive
         ("我的密碼：abc12345", "abc12345", "[SECRET]"),
         ("金鑰sk-proj-abcdefghijklmnop1234", "sk-proj-abcdefghijklmnop1234", "[API_KEY]"),
         ("AKIAABCDEFGHIJKLMNOP", "AKIAABCDEFGHIJKLMNOP", "[API_KEY]"),
+        # ragbot's own keys (`ragbot apikey create`), alone, glued to Chinese, in a header
+        (
+            "my key is rbk_0WExVsn3Wngr2ckhgrcMJvI6AcZST6-jZQD6i7pRJ-Q, why 401?",
+            "0WExVsn3Wngr2ckhgrcMJvI6AcZST6",
+            "[API_KEY]",
+        ),
+        (
+            "金鑰rbk_Zx-_9aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX2y可用嗎",
+            "Zx-_9aB1cD2eF3gH4",
+            "[API_KEY]",
+        ),
+        (
+            "X-API-Key: rbk_abcdefghijklmnop_QRSTUV-1234567890abcdef",
+            "abcdefghijklmnop",
+            "[API_KEY]",
+        ),
+        ("LANGFUSE_SECRET_KEY=sk-lf-6bbf1473-b4ab-47fc-b69e-51a61538742e", "6bbf1473", "[API_KEY]"),
+        ("公鑰pk-lf-93749807-4333-42ce-8b3a-719b4d234a7f", "93749807-4333", "[API_KEY]"),
+        ("bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "AAHdqTcvCH1vGWJxfSeofSA", "[TOKEN]"),
+        ("xapp-1-A0123456789-1234567890123-abcdef0123456789", "A0123456789", "[TOKEN]"),
         ("token xoxb-1234567890-abcdefgh", "xoxb-1234567890-abcdefgh", "[TOKEN]"),
         ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_abcdefghijklmnop", "[TOKEN]"),
         ("Authorization: Bearer abcdefghijklmnopqrstu", "abcdefghijklmnopqrstu", "[TOKEN]"),

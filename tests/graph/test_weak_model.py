@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bot.service import AnswerService
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.events import Token
 from graph.models import build_chat_model

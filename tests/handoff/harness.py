@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from bot.app.runtime import register_cases
 from bot.slack.app import SlackAdapter
 from bot.telegram.app import TelegramAdapter
 from storage.embeddings import Embedder
@@ -52,6 +53,7 @@ def handoff_settings(fake_slack: FakeSlack, fake_tg: FakeTelegram, **extra: Any)
 async def start_both(url: str, embedder: Embedder, settings: Any) -> Both:
     """A worker with both adapters started and its inbox and outbox running."""
     worker = await make_worker(url, embedder, settings)
+    register_cases(worker.core)  # as the runtime does: the adapters leave cards to it
     slack = SlackAdapter(worker.core, settings)
     tg = TelegramAdapter(worker.core, settings)
     await slack.start()

@@ -9,7 +9,7 @@ import numpy as np
 
 from bot.core.admin.gaps import cluster, topics
 from storage.embeddings import Embedder
-from tests.cli.test_cli import cli
+from tests.cli.conftest import cli
 from tests.support.core_fixtures import (
     close_worker,
     collect,

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.service import AnswerService
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.events import Token
 from graph.models import build_chat_model

@@ -1,20 +1,16 @@
 """A turn's question is stored once on real Postgres, even when the turn is cancelled
-while its answer's COMMIT is on its way and that COMMIT lands."""
+while its answer's COMMIT is on its way and that COMMIT lands: the unfinished question
+waits for the turn's own store (the turn's side: tests/service/test_turn_endings.py)."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 from sqlalchemy import text
 
-from bot.service import AnswerService
-from graph.context import GraphContext
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
-from storage.search import HybridSearcher
-from tests.support.stopping import stop_then_leave
 
 
 async def _questions(db: Database) -> list[tuple[str, bool]]:
@@ -23,33 +19,6 @@ async def _questions(db: Database) -> list[tuple[str, bool]]:
             text("SELECT trace_id, blocked FROM messages WHERE role = 'user' ORDER BY id")
         )
         return [(r[0], r[1]) for r in rows]
-
-
-async def test_a_turn_cancelled_as_its_answer_commits_keeps_one_question(
-    db: Database,
-    searcher: HybridSearcher,
-    monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    service = AnswerService(db, GraphContext(searcher=searcher))
-    store = service._turns.answered
-
-    async def committed_then_cancelled(*args: Any, **kwargs: Any) -> int:
-        await store(*args, **kwargs)  # the COMMIT landed ...
-        raise asyncio.CancelledError  # ... and the cancellation arrived with its reply
-
-    monkeypatch.setattr(service._turns, "answered", committed_then_cancelled)
-    with pytest.raises(asyncio.CancelledError):
-        async for _ in service.stream("When does the library open?", conversation="c1"):
-            pass
-    questions = await _questions(db)
-    assert len(questions) == 1 and questions[0][1] is False  # the answered one, once
-    assert "could not store the unfinished turn" not in caplog.text  # found, not failed
-    async with db.sessions() as s:
-        answers = (
-            await s.execute(text("SELECT count(*) FROM messages WHERE role = 'assistant'"))
-        ).scalar_one()
-    assert answers == 1
 
 
 async def test_an_unfinished_question_waits_for_the_turns_own_store(db: Database) -> None:
@@ -117,58 +86,3 @@ async def test_the_unfinished_question_insert_holds_on_every_run_of_a_connection
             assert await conv_repo.add_unfinished_question(session, conv, trace, "q", **fields)
             assert not await conv_repo.add_unfinished_question(session, conv, trace, "q", **fields)
     assert len(await _questions(db)) == 12
-
-
-async def test_a_stopped_answer_still_storing_when_its_caller_goes_is_kept_whole(
-    db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    service = AnswerService(db, GraphContext(searcher=searcher))
-    unfinished: list[str] = []
-    store_failed = service._turns.unfinished
-
-    async def spied(conv_id: int, state: Any, trace_id: str, error: str) -> None:
-        unfinished.append(error)
-        await store_failed(conv_id, state, trace_id, error)
-
-    monkeypatch.setattr(service._turns, "unfinished", spied)
-    # the asker presses Stop, then goes away while the stopped answer is being stored
-    asking, go_on = await stop_then_leave(
-        service, monkeypatch, "When does the library open?", "c2", service._turns.answered
-    )
-    await asyncio.sleep(0.1)
-    go_on.set()
-    with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(asking, 10)
-    assert unfinished == []  # never stored as unfinished: the answer's store went through
-    assert [blocked for _, blocked in await _questions(db)] == [False]
-    async with db.sessions() as s:
-        outcome = (
-            await s.execute(
-                text("SELECT details->'trace'->>'outcome' FROM messages WHERE role = 'assistant'")
-            )
-        ).all()
-    assert len(outcome) == 1
-
-
-async def test_a_turn_cancelled_twice_while_its_stopped_answer_fails_is_still_kept(
-    db: Database, searcher: HybridSearcher, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    service = AnswerService(db, GraphContext(searcher=searcher))
-
-    async def failing_store(*args: Any, **kwargs: Any) -> int:
-        raise ConnectionError("the database went away")
-
-    # Stop, then the caller goes while the stopped answer is being stored
-    asking, go_on = await stop_then_leave(
-        service, monkeypatch, "When does the library open?", "c3", failing_store
-    )
-    await asyncio.sleep(0.05)
-    asking.cancel()  # and a worker quitting cancels the turn again while it waits
-    with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(asking, 10)
-    go_on.set()  # the stopped answer's store fails: the question is kept as unfinished
-    for _ in range(200):
-        if await _questions(db):
-            break
-        await asyncio.sleep(0.025)
-    assert [blocked for _, blocked in await _questions(db)] == [True]

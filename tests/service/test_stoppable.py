@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.stoppable import StoppedError, until_stopped
+from bot.turn.stoppable import StoppedError, until_stopped
 
 
 async def _numbers(closed: list[str], fail_at: int | None = None) -> AsyncIterator[int]:

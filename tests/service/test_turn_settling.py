@@ -12,9 +12,11 @@ from sqlalchemy import text
 from bot.app import runtime as runtime_module
 from bot.app.runtime import open_runtime
 from bot.app.turn_processes import CLOSE_S
-from bot.service import AnswerService
-from bot.telemetry.tracer import SHUTDOWN_WAIT_S
-from bot.turn_store import CANCELLED_STORE_S
+from bot.telemetry.tracer import SHUTDOWN_WAIT_S, TurnTrace
+from bot.turn.ending import Ending, Event, State
+from bot.turn.run import TurnRun
+from bot.turn.service import AnswerService
+from bot.turn.settling import CANCELLED_STORE_S, TurnRecord, TurnStore
 from graph.context import GraphContext
 from storage.db import Database
 from storage.search import HybridSearcher
@@ -130,7 +132,7 @@ async def test_closing_stops_a_store_that_does_not_end_and_says_so(
         def broken(*args: Any, **kwargs: Any) -> Any:
             raise ValueError("the turn failed")
 
-        monkeypatch.setattr(service, "_result", broken)
+        monkeypatch.setattr(TurnRun, "result", broken)
         started = asyncio.Event()
 
         async def endless(*args: Any, **kwargs: Any) -> None:
@@ -195,3 +197,47 @@ def test_a_quitting_worker_settles_and_flushes_its_traces_before_it_is_killed() 
     # the serving process kills a worker CLOSE_S after "quit"; before that the worker
     # waits for its turns' stores, stops the last ones, and flushes the traces
     assert runtime_module.SETTLE_S + CANCELLED_STORE_S + SHUTDOWN_WAIT_S + 1 <= CLOSE_S
+
+
+async def _left_storing(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Ending, list[str], asyncio.Future[Any], asyncio.Future[Any], asyncio.Task[None]]:
+    """A turn whose caller went while its stopped answer was storing (a store that does not
+    end): its ending, the unfinished stores asked for, the store, the task that settles
+    the turn and the caller's wait for it."""
+    store, unfinished = TurnStore(db), []
+
+    async def spied(conv_id: int, state: Any, trace_id: str, error: str) -> None:
+        unfinished.append(error)
+
+    monkeypatch.setattr(store, "unfinished", spied)
+    storing = store.in_background(asyncio.Event().wait())
+    ending = Ending()
+    ending.report(Event.STOP)
+    ending.report(Event.LEFT)
+    turn = TurnRecord(0, "t-left", TurnTrace(), "console", None, {})
+    leaving = asyncio.create_task(store.left(turn, ending, storing))
+    await asyncio.sleep(0.01)
+    (settling,) = {task for task in store._running if task is not storing}
+    return ending, unfinished, storing, settling, leaving
+
+
+async def test_a_settling_cancelled_with_its_store_writes_nothing_after_it(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ending, unfinished, storing, settling, leaving = await _left_storing(db, monkeypatch)
+    # the close cancels both, the store's end seen first: the settling task does not take
+    # the store's cancellation for the turn's outcome (Task.cancelling())
+    storing.cancel()
+    settling.cancel()
+    await asyncio.gather(storing, settling, leaving, return_exceptions=True)
+    assert settling.cancelled() and ending.state is State.CUT and unfinished == []
+
+
+async def test_a_stopped_answers_store_cancelled_alone_keeps_the_question_as_cancelled(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ending, unfinished, storing, settling, leaving = await _left_storing(db, monkeypatch)
+    storing.cancel()
+    await asyncio.gather(storing, settling, leaving, return_exceptions=True)
+    assert ending.state is State.GONE and unfinished == ["cancelled"]

@@ -14,6 +14,7 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 from sqlalchemy import text
 
+from bot.app.runtime import register_cases
 from bot.core.delivery.http import build_app
 from bot.settings import Settings
 from bot.slack.app import SlackAdapter
@@ -28,6 +29,7 @@ from tests.support.core_fixtures import (
     make_worker,
     settings_for_tests,
     until,
+    until_settled,
 )
 from tests.support.fake_slack import BOT_USER, TOKEN, FakeSlack
 
@@ -104,6 +106,7 @@ def slack_settings(fake: FakeSlack, **extra: Any) -> Settings:
 async def serve_slack(worker: Worker, settings: Settings, sweeping: bool = True) -> SlackHarness:
     """The adapter started on `worker`, its inbox and outbox running, as `ragbot serve` does
     (`sweeping=False`: no inbox loops, the test sweeps itself)."""
+    register_cases(worker.core)  # as the runtime does: the adapter leaves cards to it
     adapter = SlackAdapter(worker.core, settings)
     await adapter.start()
     if sweeping:
@@ -173,13 +176,15 @@ def _finals(fake: FakeSlack) -> list[dict[str, Any]]:
     ]
 
 
-async def final_posts(fake: FakeSlack, count: int = 1, timeout: float = 30) -> list[dict[str, Any]]:
-    """Wait for `count` final answers (an update or post with blocks); return them."""
+async def final_posts(
+    fake: FakeSlack, count: int = 1, timeout: float = 30, *, db: Database
+) -> list[dict[str, Any]]:
+    """Wait for `count` final answers (an update or post with blocks); return them, and
+    any duplicates, once nothing is left that could send one (`until_settled`)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        finals = _finals(fake)
-        if len(finals) >= count:
-            await asyncio.sleep(0.3)  # let stragglers (duplicates) show up
+        if len(_finals(fake)) >= count:
+            await until_settled(db, timeout)
             return _finals(fake)
         await asyncio.sleep(0.05)
     raise AssertionError(f"no final answer; calls: {[m for m, _ in fake.calls]}")
@@ -196,11 +201,13 @@ def blocks_text(post: dict[str, Any]) -> str:
 
 
 async def test_mention_gets_a_threaded_streamed_answer_citing_the_document(
-    slack, fake_slack
+    slack,
+    fake_slack,
+    db: Database,
 ) -> None:  # type: ignore[no-untyped-def]
     response = await slack[0].event(mention("How much does a passport renewal cost?", "100.1"))
     assert response.status_code == 200
-    [final] = await final_posts(fake_slack)
+    [final] = await final_posts(fake_slack, db=db)
     started = fake_slack.of("chat.startStream")
     assert started and started[0]["thread_ts"] == "100.1" and started[0]["channel"] == "C1"
     assert fake_slack.of("chat.appendStream") and fake_slack.of("chat.stopStream")
@@ -219,7 +226,7 @@ async def test_dm_and_thread_follow_up_use_history(slack, fake_slack, db: Databa
         "ts": "200.1",
     }
     await slack[0].event(dm)
-    await final_posts(fake_slack, 1)
+    await final_posts(fake_slack, 1, db=db)
     follow = {
         **dm,
         "text": "and how long does it take?",
@@ -228,7 +235,7 @@ async def test_dm_and_thread_follow_up_use_history(slack, fake_slack, db: Databa
         "user": "U2",
     }
     await slack[0].event(follow)
-    finals = await final_posts(fake_slack, 2)
+    finals = await final_posts(fake_slack, 2, db=db)
     assert "four working days" in blocks_text(finals[-1])
     async with db.sessions() as session:
         seen = (
@@ -260,7 +267,7 @@ async def test_dm_and_thread_follow_up_use_history(slack, fake_slack, db: Databa
 
 
 async def test_channel_messages_not_for_the_bot_and_its_own_messages_are_ignored(
-    slack, fake_slack
+    slack, fake_slack, db: Database
 ) -> None:  # type: ignore[no-untyped-def]
     chatter = {
         "type": "message",
@@ -274,11 +281,11 @@ async def test_channel_messages_not_for_the_bot_and_its_own_messages_are_ignored
     edit = {**chatter, "subtype": "message_changed", "ts": "300.3"}
     for event in (chatter, own, edit):
         assert (await slack[0].event(event)).status_code == 200
-    await asyncio.sleep(1)
+    await until_settled(db)  # (a message taken is in the inbox before its ack)
     assert [m for m, _ in fake_slack.calls if m.startswith("chat.")] == []
 
 
-async def test_retries_and_two_instances_answer_once(slack, fake_slack) -> None:  # type: ignore[no-untyped-def]
+async def test_retries_and_two_instances_answer_once(slack, fake_slack, db: Database) -> None:  # type: ignore[no-untyped-def]
     event = mention("passport renewal fee?", "400.1")
     await asyncio.gather(
         slack[0].event(event, event_id="EvSame"),
@@ -291,24 +298,23 @@ async def test_retries_and_two_instances_answer_once(slack, fake_slack) -> None:
         # the same message as a `message` event (another event id)
         slack[1].event({**event, "type": "message", "channel_type": "channel"}, event_id="EvTwin"),
     )
-    finals = await final_posts(fake_slack, 1)
-    await asyncio.sleep(1)
+    finals = await final_posts(fake_slack, 1, db=db)  # (and whatever could follow it)
     assert len(finals) == 1 and len(fake_slack.of("chat.startStream")) == 1
 
 
 @pytest.mark.parametrize(("secret", "age"), [("wrong-secret", 0), (SECRET, 60 * 10)])
 async def test_bad_or_stale_signature_is_401_and_nothing_runs(
-    slack, fake_slack, secret: str, age: int
+    slack, fake_slack, db: Database, secret: str, age: int
 ) -> None:  # type: ignore[no-untyped-def]
     response = await slack[0].event(mention("passport fee?", "500.1"), secret=secret, age=age)
     assert response.status_code == 401
-    await asyncio.sleep(0.5)
+    await until_settled(db)
     assert not fake_slack.of("chat.startStream") and not fake_slack.of("chat.postMessage")
 
 
 async def test_feedback_click_is_stored_and_shown(slack, fake_slack, db: Database) -> None:  # type: ignore[no-untyped-def]
     await slack[0].event(mention("passport renewal fee?", "600.1"))
-    [final] = await final_posts(fake_slack)
+    [final] = await final_posts(fake_slack, db=db)
     # Slack's feedback buttons for AI answers: one element, a positive and a negative button
     block = next(b for b in final["blocks"] if b.get("block_id") == "ragbot_feedback")
     assert block["type"] == "context_actions"
@@ -421,7 +427,7 @@ async def test_non_admin_share_and_commands_are_refused(slack, fake_slack, db: D
             "ts": "800.2",
         }
     )
-    await final_posts(fake_slack, 2)
+    await final_posts(fake_slack, 2, db=db)
     shown = [
         blocks_text(p)
         for p in fake_slack.of("chat.update") + fake_slack.of("chat.postMessage")
@@ -480,12 +486,14 @@ async def test_unsupported_and_corrupt_files_get_a_clear_reply(
 
 
 async def test_a_rate_limited_placeholder_is_skipped_and_the_answer_posted_once(
-    slack, fake_slack
+    slack,
+    fake_slack,
+    db: Database,
 ) -> None:  # type: ignore[no-untyped-def]
     fake_slack.failing["chat.startStream"] = "method_not_supported_for_channel_type"
     fake_slack.rate_limited.add("chat.postMessage")  # the placeholder meets a 429
     await slack[0].event(mention("passport renewal fee?", "1000.1"))
-    finals = await final_posts(fake_slack)
+    finals = await final_posts(fake_slack, db=db)
     assert len(finals) == 1 and "1,300" in blocks_text(finals[0])
     methods = [m for m, _ in fake_slack.calls]
     assert methods.index("429:chat.postMessage") < methods.index("chat.postMessage")
@@ -494,10 +502,10 @@ async def test_a_rate_limited_placeholder_is_skipped_and_the_answer_posted_once(
     assert fake_slack.of("chat.postMessage")[0]["thread_ts"] == "1000.1"
 
 
-async def test_stream_errors_fall_back_to_chat_update(slack, fake_slack) -> None:  # type: ignore[no-untyped-def]
+async def test_stream_errors_fall_back_to_chat_update(slack, fake_slack, db: Database) -> None:  # type: ignore[no-untyped-def]
     fake_slack.failing["chat.appendStream"] = "message_not_in_streaming_state"
     await slack[0].event(mention("passport renewal fee?", "1100.1"))
-    [final] = await final_posts(fake_slack)
+    [final] = await final_posts(fake_slack, db=db)
     assert "1,300" in blocks_text(final)
     streamed = next(r["ts"] for m, r in fake_slack.responses if m == "chat.startStream")
     placeholder = next(r["ts"] for m, r in fake_slack.responses if m == "chat.postMessage")
@@ -517,7 +525,7 @@ async def test_hostile_document_text_is_rendered_inert(
         "hostile.md", hostile.encode(), collection="internal"
     )
     await slack[0].event(mention("What does the hostile notice say?", "1200.1"))
-    [final] = await final_posts(fake_slack)
+    [final] = await final_posts(fake_slack, db=db)
     shown = blocks_text(final)
     assert "<!channel>" not in shown and "<http://evil" not in shown
     assert "<!" not in shown and "<http" not in shown  # nothing Slack would turn into a ping
@@ -552,7 +560,7 @@ def test_api_base_url_with_or_without_trailing_slash() -> None:
 
 def test_long_answers_split_cleanly_within_slack_limits() -> None:
     from bot.core.messages import FinalAnswer
-    from bot.slack.render import SECTION_LIMIT, answer_messages, split_text
+    from bot.slack.blocks import SECTION_LIMIT, answer_messages, split_text
 
     sentence = "Residents renew permits at the service centre & pay at the counter. "
     pieces = split_text(sentence * 200)
@@ -581,7 +589,7 @@ async def test_form_request_gets_link_buttons_and_the_file_in_the_thread(
         aliases=["passport form"],
     )
     await slack[0].event(mention("I need the passport form", "1300.1"))
-    [final] = await final_posts(fake_slack)
+    [final] = await final_posts(fake_slack, db=db)
     buttons = [
         e for b in final["blocks"] if b["type"] == "actions" for e in b["elements"] if e.get("url")
     ]

@@ -4,7 +4,6 @@ and the fallbacks when a workspace refuses the newer methods."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -27,7 +26,7 @@ from tests.slack.test_slack import (
     slack_settings,
     stop_slack,
 )
-from tests.support.core_fixtures import DOCS, last_outcome, make_worker, until
+from tests.support.core_fixtures import DOCS, last_outcome, make_worker, until, until_settled
 from tests.support.fake_openai import FakeOpenAI, planned_answer
 from tests.support.fake_slack import FakeSlack
 
@@ -138,7 +137,8 @@ async def test_opening_the_dm_greets_in_the_users_language_with_suggested_prompt
         await h.event({**home_opened("U9"), "tab": "home"}, "Ev-home-2")
         await h.event(home_opened("U9"), "Ev-home-3")
         await until(lambda: len(fake_slack.of("assistant.threads.setSuggestedPrompts")) == 2)
-        await asyncio.sleep(0.5)
+        assert await h.adapter.listeners.settle()  # both visits handled…
+        await until_settled(db)  # …and whatever they had to say sent
         assert len(fake_slack.of("chat.postMessage", channel="D9")) == 1
 
 
@@ -171,7 +171,7 @@ async def test_without_prompts_the_greeting_has_question_buttons_that_ask(
         greeting_ts = str(posted["ts"])
         shown = {"ts": greeting_ts, "text": greeting["text"], "blocks": greeting["blocks"]}
         await h.form(press(button["action_id"], button["value"], channel="D9", message=shown))
-        finals = await final_posts(fake_slack, 3)  # the two greetings, then the answer
+        finals = await final_posts(fake_slack, 3, db=db)  # the two greetings, then the answer
         [answer] = [p for p in finals if "1,300" in blocks_text(p)]
         assert answer["channel"] == "D9"
         # answered in the greeting's thread: a vote there counts
@@ -197,7 +197,7 @@ async def test_a_mention_shows_live_status_until_the_answer_streams(
         _,
     ):
         await h.event(mention("How much does a passport renewal cost?", "300.1"))
-        [final] = await final_posts(fake_slack)
+        [final] = await final_posts(fake_slack, db=db)
     calls = [(m, p) for m, p in fake_slack.calls]
     statuses = [i for i, (m, _) in enumerate(calls) if m == "assistant.threads.setStatus"]
     first_text = next(
@@ -233,9 +233,11 @@ async def test_stop_mid_stream_cancels_the_model_keeps_the_text_and_the_next_que
         await until(lambda: bool(fake_slack.of("chat.postEphemeral", user="U2")))
         assert "Only the person" in fake_slack.of("chat.postEphemeral", user="U2")[0]["text"]
         await h.form(press("ragbot_stop", value, user="U1", action_ts="1.2"))
-        [final] = await final_posts(fake_slack)
+        [final] = await final_posts(fake_slack, db=db)
         requests, pieces = len(llm.requests), llm.pieces_sent
-        await asyncio.sleep(1.0)
+        # the turn is over (final_posts): its model call ends at once when it was cancelled,
+        # but only once the whole answer is written when it was not
+        await until(lambda: llm.streaming == 0)
         assert len(llm.requests) == requests and llm.pieces_sent <= pieces + 2
         assert "Stopped" in final["text"] and "1,300 dollars" in final["text"]
         assert final["text"].count("1,300") < 12  # a part of the answer, not all of it
@@ -243,7 +245,7 @@ async def test_stop_mid_stream_cancels_the_model_keeps_the_text_and_the_next_que
         # the next question in the thread is answered as usual (the model writes it all)
         llm.responder = planned_answer(PLAN, ANSWER)
         await h.event(mention("And how long does it take?", "400.9", thread="400.1"))
-        finals = await final_posts(fake_slack, 2)
+        finals = await final_posts(fake_slack, 2, db=db)
         assert "Stopped" not in finals[-1]["text"] and "four working days" in finals[-1]["text"]
 
 
@@ -266,7 +268,7 @@ async def test_stop_pressed_on_another_worker_stops_the_turn_where_it_runs(
             [opened] = fake_slack.of("chat.startStream")
             [stop] = [c["blocks"][0] for c in opened["chunks"] if c["type"] == "blocks"]
             await other.form(press("ragbot_stop", stop["elements"][0]["value"], user="U1"))
-            [final] = await final_posts(fake_slack)
+            [final] = await final_posts(fake_slack, db=db)
             assert "Stopped" in final["text"]
             assert not fake_slack.of("chat.postEphemeral")  # no "already finished" said
         finally:
@@ -306,7 +308,8 @@ async def test_ragbot_ask_answers_privately_and_share_posts_it_once(
                 )
             )
         await until(lambda: bool(fake_slack.of("chat.postMessage", channel="C5")))
-        await asyncio.sleep(1.5)
+        assert await h.adapter.listeners.settle()  # both presses handled…
+        await until_settled(db)  # …and whatever they had to say sent
         [shared] = fake_slack.of("chat.postMessage", channel="C5")
         assert "1,300" in blocks_text(shared) and "Shared by <@U1>" in blocks_text(shared)
         assert "Sources" in blocks_text(shared)
@@ -319,7 +322,8 @@ async def test_ragbot_ask_answers_privately_and_share_posts_it_once(
         await h.form(
             press(share["action_id"], share["value"], user="U2", channel="C5", action_ts="6.1")
         )
-        await asyncio.sleep(1.0)
+        assert await h.adapter.listeners.settle()
+        await until_settled(db)
         assert len(fake_slack.of("chat.postMessage", channel="C5")) == 1
         assert keep["action_id"] == "ragbot_keep_private"
 
@@ -336,9 +340,9 @@ async def test_refused_agent_features_fall_back_to_todays_behaviour_with_one_war
     async with served(db, database_url, embedder, fake_slack) as (h, _):
         with caplog.at_level(logging.WARNING, logger="bot.slack.features"):
             await h.event(mention("How much does a passport renewal cost?", "500.1"))
-            await final_posts(fake_slack)
+            await final_posts(fake_slack, db=db)
             await h.event(mention("How much does a passport renewal cost?", "501.1"))
-            finals = await final_posts(fake_slack, 2)
+            finals = await final_posts(fake_slack, 2, db=db)
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 3, warnings  # status, feedback block, buttons in a stream: once each
     assert len(fake_slack.of("assistant.threads.setStatus")) == 1  # not tried again
@@ -364,12 +368,12 @@ async def test_the_channel_a_user_views_gives_its_collections_in_the_dm(
     ) as (h, _):
         question = {"type": "message", "channel_type": "im", "user": "U1", "channel": "D1"}
         await h.event({**question, "text": "How much does a passport renewal cost?", "ts": "9.1"})
-        [refused] = await final_posts(fake_slack)
+        [refused] = await final_posts(fake_slack, db=db)
         assert "1,300" not in blocks_text(refused)  # the DM alone cannot read `passports`
         context = {"entities": [{"type": "slack#/types/channel_id", "value": "C777"}]}
         await h.event({"type": "app_context_changed", "user": "U1", "context": context})
         await h.event({**question, "text": "How much does a passport renewal cost?", "ts": "9.2"})
-        finals = await final_posts(fake_slack, 2)
+        finals = await final_posts(fake_slack, 2, db=db)
         assert "1,300" in blocks_text(finals[-1])
 
 

@@ -33,7 +33,7 @@ from tests.slack.test_slack import (
     serve_slack,
     stop_slack,
 )
-from tests.support.core_fixtures import DOCS, make_worker, settings_for_tests
+from tests.support.core_fixtures import DOCS, make_worker, settings_for_tests, until_settled
 from tests.support.fake_slack import TOKEN, FakeSlack
 
 PASSPORT_Q = "How much does an adult passport renewal cost?"
@@ -95,8 +95,9 @@ def dm(text_: str, ts: str, *, user: str = "U1", channel: str = "D1", **extra: A
     }
 
 
-async def reply_in(fake: FakeSlack, thread: str, timeout: float = 30) -> str:
-    """The final text the bot posted in thread `thread` (answers, refusals, command output)."""
+async def reply_in(fake: FakeSlack, thread: str, timeout: float = 30, *, db: Database) -> str:
+    """The final text the bot posted in thread `thread` (answers, refusals, command output),
+    once the work it belongs to is over (`until_settled`)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         started = {
@@ -110,7 +111,7 @@ async def reply_in(fake: FakeSlack, thread: str, timeout: float = 30) -> str:
             if (method == "chat.postMessage" and params.get("thread_ts") == thread) or (
                 method == "chat.update" and params.get("ts") in started
             ):
-                await asyncio.sleep(0.2)
+                await until_settled(db, timeout)
                 return blocks_text(params)
         await asyncio.sleep(0.05)
     raise AssertionError(f"no reply in {thread}; calls: {[m for m, _ in fake.calls]}")
@@ -133,26 +134,26 @@ async def test_outsiders_and_guests_get_no_internal_passage_form_or_memory(
 ) -> None:
     # a home-team employee reads internal documents and forms, and the answer is remembered
     await slack.event(mention(PASSPORT_Q, "10.1", user="U1"))
-    assert INTERNAL_FACT in await reply_in(fake_slack, "10.1")
+    assert INTERNAL_FACT in await reply_in(fake_slack, "10.1", db=db)
     await slack.event(mention(PASSPORT_Q, "10.2", user="U2"))
-    assert INTERNAL_FACT in await reply_in(fake_slack, "10.2")
+    assert INTERNAL_FACT in await reply_in(fake_slack, "10.2", db=db)
     assert (await outcomes(db))[-1] == "memory"  # a colleague is served from the memory
     await slack.event(mention("I need the badge form", "10.3", user="U1"))
-    assert BADGE_URL in await reply_in(fake_slack, "10.3")
+    assert BADGE_URL in await reply_in(fake_slack, "10.3", db=db)
 
     # a Slack Connect user (another team, as the event and users.info say) and guests do not
     for n, (user, extra) in enumerate(
         [("UEXT", {"user_team": "T2"}), ("UGUEST", {}), ("UONE", {})], start=1
     ):
         await slack.event({**mention(PASSPORT_Q, f"2{n}.1", user=user), **extra})
-        shown = await reply_in(fake_slack, f"2{n}.1")
+        shown = await reply_in(fake_slack, f"2{n}.1", db=db)
         assert INTERNAL_FACT not in shown, user
         assert (await outcomes(db))[-1] != "memory", user
         await slack.event({**mention("I need the badge form", f"2{n}.2", user=user), **extra})
-        assert BADGE_URL not in await reply_in(fake_slack, f"2{n}.2"), user
+        assert BADGE_URL not in await reply_in(fake_slack, f"2{n}.2", db=db), user
         # the public collection still answers them
         await slack.event({**mention("When is the service centre open?", f"2{n}.3", user=user)})
-        assert "8:30" in await reply_in(fake_slack, f"2{n}.3"), user
+        assert "8:30" in await reply_in(fake_slack, f"2{n}.3", db=db), user
 
     # the forms list follows the asker too
     assert "Staff badge" in await slash_forms(slack, fake_slack, "U1", "T1")
@@ -182,15 +183,20 @@ async def slash_forms(slack: SlackHarness, fake: FakeSlack, user: str, team: str
 
 
 async def test_a_connect_user_named_by_the_event_is_an_outsider_whatever_users_info_says(
-    slack: SlackHarness, fake_slack: FakeSlack
+    slack: SlackHarness,
+    fake_slack: FakeSlack,
+    db: Database,
 ) -> None:
     await slack.event({**mention(PASSPORT_Q, "30.1", user="U7"), "user_team": "T9"})
-    assert INTERNAL_FACT not in await reply_in(fake_slack, "30.1")
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "30.1", db=db)
 
 
 @pytest.mark.parametrize("failure", ["error", "missing fields", "timeout"])
 async def test_when_users_info_fails_the_asker_reads_public_only(
-    slack: SlackHarness, fake_slack: FakeSlack, failure: str
+    slack: SlackHarness,
+    fake_slack: FakeSlack,
+    failure: str,
+    db: Database,
 ) -> None:
     if failure == "error":
         fake_slack.failing["users.info"] = "user_not_found"
@@ -198,30 +204,30 @@ async def test_when_users_info_fails_the_asker_reads_public_only(
         fake_slack.users["U1"] = {"is_restricted": False}  # no team, no ultra flag
     else:
         fake_slack.delays["users.info"] = 1.5
-        slack.adapter.audiences = SlackAudiences(slack.adapter.client, 600, timeout_s=0.3)
+        slack.adapter.listeners.audiences = SlackAudiences(slack.adapter.client, 600, timeout_s=0.3)
     await slack.event(mention(PASSPORT_Q, "40.1", user="U1"))
-    assert INTERNAL_FACT not in await reply_in(fake_slack, "40.1")
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "40.1", db=db)
     await slack.event(mention("I need the badge form", "40.2", user="U1"))
-    assert BADGE_URL not in await reply_in(fake_slack, "40.2")
+    assert BADGE_URL not in await reply_in(fake_slack, "40.2", db=db)
     await slack.event(mention("When is the service centre open?", "40.3", user="U1"))
-    assert "8:30" in await reply_in(fake_slack, "40.3")
+    assert "8:30" in await reply_in(fake_slack, "40.3", db=db)
 
 
 async def test_a_listed_admin_who_is_a_guest_is_refused_commands_and_uploads(
     slack: SlackHarness, fake_slack: FakeSlack, db: Database
 ) -> None:
     await slack.event(dm("docs", "50.1", user="U-ADMIN", channel="D2"))
-    assert "passport" in await reply_in(fake_slack, "50.1")  # the home-team admin: listed
+    assert "passport" in await reply_in(fake_slack, "50.1", db=db)  # the home-team admin: listed
     await slack.event(dm("docs", "50.2", user="U-GUESTADMIN", channel="D3"))
-    assert "only administrators" in await reply_in(fake_slack, "50.2")
+    assert "only administrators" in await reply_in(fake_slack, "50.2", db=db)
     await slack.event(dm('delete "passport"', "50.3", user="U-GUESTADMIN", channel="D3"))
-    assert "only administrators" in await reply_in(fake_slack, "50.3")
+    assert "only administrators" in await reply_in(fake_slack, "50.3", db=db)
     fake_slack.files["x.md"] = b"# X\n\nSomething.\n"
     share = dm("upload", "50.4", user="U-GUESTADMIN", channel="D3", subtype="file_share")
     url = f"{fake_slack.root}files/x.md"
     share["files"] = [{"id": "F9", "name": "x.md", "size": 16, "url_private_download": url}]
     await slack.event(share)
-    await reply_in(fake_slack, "50.4")
+    await reply_in(fake_slack, "50.4", db=db)
     assert fake_slack.downloads == []
     async with db.sessions() as session:
         titles = (await session.execute(text("SELECT title FROM documents"))).scalars().all()
@@ -229,33 +235,37 @@ async def test_a_listed_admin_who_is_a_guest_is_refused_commands_and_uploads(
 
 
 async def test_channel_collections_apply_only_in_their_channel_and_only_to_employees(
-    slack: SlackHarness, fake_slack: FakeSlack
+    slack: SlackHarness,
+    fake_slack: FakeSlack,
+    db: Database,
 ) -> None:
     question = "What is the grade 7 salary band?"
     await slack.event(mention(question, "60.1", user="U1", channel="CHR"))
-    assert "52,000" in await reply_in(fake_slack, "60.1")
+    assert "52,000" in await reply_in(fake_slack, "60.1", db=db)
     await slack.event(mention(question, "60.2", user="U1", channel="C1"))
-    assert "52,000" not in await reply_in(fake_slack, "60.2")
+    assert "52,000" not in await reply_in(fake_slack, "60.2", db=db)
     await slack.event(mention(question, "60.3", user="UGUEST", channel="CHR"))
-    assert "52,000" not in await reply_in(fake_slack, "60.3")
+    assert "52,000" not in await reply_in(fake_slack, "60.3", db=db)
     # in the HR channel the employee still reads the platform's collections too
     await slack.event(mention(PASSPORT_Q, "60.4", user="U1", channel="CHR"))
-    assert INTERNAL_FACT in await reply_in(fake_slack, "60.4")
+    assert INTERNAL_FACT in await reply_in(fake_slack, "60.4", db=db)
 
 
 async def test_a_dm_question_starting_with_a_command_word_is_answered(
-    slack: SlackHarness, fake_slack: FakeSlack
+    slack: SlackHarness,
+    fake_slack: FakeSlack,
+    db: Database,
 ) -> None:
     await slack.event(dm("help me renew my badge", "70.1"))
-    answer = await reply_in(fake_slack, "70.1")
+    answer = await reply_in(fake_slack, "70.1", db=db)
     # a turn (an answer with feedback buttons), not the help text
     assert "Ask me a question" not in answer and "ragbot_feedback" in answer
     await slack.event(dm("help me with the passport renewal fee", "70.4"))
-    assert INTERNAL_FACT in await reply_in(fake_slack, "70.4")
+    assert INTERNAL_FACT in await reply_in(fake_slack, "70.4", db=db)
     await slack.event(dm("help", "70.2"))
-    assert "Ask me a question about our services" in await reply_in(fake_slack, "70.2")
+    assert "Ask me a question about our services" in await reply_in(fake_slack, "70.2", db=db)
     await slack.event(dm("docs about the passport fee", "70.3"))
-    shown = await reply_in(fake_slack, "70.3")
+    shown = await reply_in(fake_slack, "70.3", db=db)
     assert INTERNAL_FACT in shown and "only administrators" not in shown
 
 
@@ -282,12 +292,14 @@ def test_only_exact_commands_are_commands_in_a_dm() -> None:
 
 async def test_user_facts_are_cached_for_the_configured_time(fake_slack: FakeSlack) -> None:
     client = AsyncWebClient(token=TOKEN, base_url=fake_slack.url)
-    audiences = SlackAudiences(client, ttl_s=0.5)
+    now = [1000.0]  # the cache's clock, moved by the test
+    audiences = SlackAudiences(client, ttl_s=0.5, clock=lambda: now[0])
     assert not (await audiences.audience("U1", "T1", "C1")).guest
     fake_slack.users["U1"] = GUEST  # U1 becomes a guest: seen once the cache expires
+    now[0] += 0.4
     assert not (await audiences.audience("U1", "T1", "C1")).guest
     assert len(fake_slack.of("users.info", user="U1")) == 1
-    await asyncio.sleep(0.6)
+    now[0] += 0.2  # 0.6 s after the lookup: expired
     assert (await audiences.audience("U1", "T1", "C1")).guest
     assert len(fake_slack.of("users.info", user="U1")) == 2
     assert (await audiences.audience("U1", "T1", "C1")).channel == "C1"
@@ -310,7 +322,9 @@ async def test_a_new_user_in_a_new_channel_is_looked_up_in_one_round_trip(
 
 
 async def test_a_new_sender_is_acknowledged_before_the_lookup_and_answered_by_their_facts(
-    slack: SlackHarness, fake_slack: FakeSlack
+    slack: SlackHarness,
+    fake_slack: FakeSlack,
+    db: Database,
 ) -> None:
     # Slack is slow to say who they are: the ack does not wait for it (the message is
     # stored, pending, and looked up before its turn), the answer still follows the facts
@@ -320,14 +334,14 @@ async def test_a_new_sender_is_acknowledged_before_the_lookup_and_answered_by_th
         response = await slack.event(mention(PASSPORT_Q, ts, user=user))
         assert response.status_code == 200
         assert time.monotonic() - started < 0.8, user
-    assert INTERNAL_FACT not in await reply_in(fake_slack, "61.1")  # the guest: public only
-    assert INTERNAL_FACT in await reply_in(fake_slack, "62.1")  # the employee: internal
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "61.1", db=db)  # the guest: public only
+    assert INTERNAL_FACT in await reply_in(fake_slack, "62.1", db=db)  # the employee: internal
     assert fake_slack.of("users.info", user="UGUEST") and fake_slack.of("users.info", user="U1")
 
     # remembered now: the next message's audience is complete before the ack, no lookup
     looked_up = len(fake_slack.of("users.info"))
     await slack.event(mention("I need the badge form", "62.2", user="U1"))
-    assert BADGE_URL in await reply_in(fake_slack, "62.2")
+    assert BADGE_URL in await reply_in(fake_slack, "62.2", db=db)
     assert len(fake_slack.of("users.info")) == looked_up
 
 
@@ -365,14 +379,16 @@ async def until_called(fake: FakeSlack, method: str, timeout: float) -> None:
 
 
 async def test_a_pending_audience_nobody_can_resolve_is_a_guests(
-    slack: SlackHarness, fake_slack: FakeSlack
+    slack: SlackHarness,
+    fake_slack: FakeSlack,
+    db: Database,
 ) -> None:
     # the lookup after the ack fails (or no Slack adapter resolves it): least privileged
     fake_slack.failing["users.info"] = "user_not_found"
     await slack.event(mention(PASSPORT_Q, "63.1", user="U-ADMIN"))
-    assert INTERNAL_FACT not in await reply_in(fake_slack, "63.1")
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "63.1", db=db)
     await slack.event(dm("docs", "63.2", user="U-ADMIN", channel="D2"))
-    shown = await reply_in(fake_slack, "63.2")
+    shown = await reply_in(fake_slack, "63.2", db=db)
     assert "couldn't verify your Slack account" in shown and "passport" not in shown
 
 
@@ -456,20 +472,20 @@ async def test_in_a_shared_channel_an_employee_gets_only_what_guests_read(
     fake_slack.channels["CHR"] = flags  # an HR channel that became shared adds nothing
     # the same employee in a normal channel and in a DM reads internal (so this can fail)
     await slack.event(mention(PASSPORT_Q, "80.1", user="U1", channel="C1"))
-    assert INTERNAL_FACT in await reply_in(fake_slack, "80.1")
+    assert INTERNAL_FACT in await reply_in(fake_slack, "80.1", db=db)
     await slack.event(dm("I need the badge form", "80.2", user="U1"))
-    assert BADGE_URL in await reply_in(fake_slack, "80.2")
+    assert BADGE_URL in await reply_in(fake_slack, "80.2", db=db)
 
     # in the shared channel: no internal passage, memory entry, form or channel collection
     await slack.event(mention(PASSPORT_Q, "81.1", user="U1", channel="CEXT"))
-    assert INTERNAL_FACT not in await reply_in(fake_slack, "81.1")
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "81.1", db=db)
     assert (await outcomes(db))[-1] != "memory"
     await slack.event(mention("I need the badge form", "81.2", user="U1", channel="CEXT"))
-    assert BADGE_URL not in await reply_in(fake_slack, "81.2")
+    assert BADGE_URL not in await reply_in(fake_slack, "81.2", db=db)
     await slack.event(mention("What is the grade 7 salary band?", "81.3", channel="CHR"))
-    assert "52,000" not in await reply_in(fake_slack, "81.3")
+    assert "52,000" not in await reply_in(fake_slack, "81.3", db=db)
     await slack.event(mention("When is the service centre open?", "81.4", channel="CEXT"))
-    assert "8:30" in await reply_in(fake_slack, "81.4")  # public still answers
+    assert "8:30" in await reply_in(fake_slack, "81.4", db=db)  # public still answers
     assert uploaded_files(fake_slack) == 0
     # a reply in the shared channel's thread is the same channel
     reply = {**dm(PASSPORT_Q, "81.5", channel="CEXT"), "thread_ts": "81.1"}
@@ -487,33 +503,38 @@ async def test_in_a_shared_channel_an_employee_gets_only_what_guests_read(
 
 
 async def test_when_the_channel_cannot_be_looked_up_answers_there_are_public_only(
-    slack: SlackHarness, fake_slack: FakeSlack
+    slack: SlackHarness,
+    fake_slack: FakeSlack,
+    db: Database,
 ) -> None:
     fake_slack.failing["conversations.info"] = "channel_not_found"
     await slack.event(mention(PASSPORT_Q, "90.1", user="U1", channel="C1"))
-    assert INTERNAL_FACT not in await reply_in(fake_slack, "90.1")
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "90.1", db=db)
     await slack.event(mention("I need the badge form", "90.2", user="U1", channel="C1"))
-    assert BADGE_URL not in await reply_in(fake_slack, "90.2")
+    assert BADGE_URL not in await reply_in(fake_slack, "90.2", db=db)
     await slack.event(mention("When is the service centre open?", "90.3", channel="C1"))
-    assert "8:30" in await reply_in(fake_slack, "90.3")
+    assert "8:30" in await reply_in(fake_slack, "90.3", db=db)
     # a DM needs no channel facts
     await slack.event(dm(PASSPORT_Q, "90.4", user="U1"))
-    assert INTERNAL_FACT in await reply_in(fake_slack, "90.4")
+    assert INTERNAL_FACT in await reply_in(fake_slack, "90.4", db=db)
     # missing shared flags count as a failure too, and failures are not remembered
     del fake_slack.failing["conversations.info"]
     fake_slack.channels["C2"] = {"is_shared": None}
     await slack.event(mention(PASSPORT_Q, "90.5", user="U1", channel="C2"))
-    assert INTERNAL_FACT not in await reply_in(fake_slack, "90.5")
+    assert INTERNAL_FACT not in await reply_in(fake_slack, "90.5", db=db)
     await slack.event(mention(PASSPORT_Q, "90.6", user="U1", channel="C1"))
-    assert INTERNAL_FACT in await reply_in(fake_slack, "90.6")
+    assert INTERNAL_FACT in await reply_in(fake_slack, "90.6", db=db)
 
 
 async def test_a_missing_users_read_scope_is_one_clear_error_at_start_and_admins_are_told(
-    slack: SlackHarness, fake_slack: FakeSlack, caplog: pytest.LogCaptureFixture
+    slack: SlackHarness,
+    fake_slack: FakeSlack,
+    caplog: pytest.LogCaptureFixture,
+    db: Database,
 ) -> None:
     fake_slack.failing["users.info"] = "missing_scope"
     adapter = SlackAdapter(slack.worker.core, slack.adapter._settings)
-    slack.adapter.audiences = adapter.audiences  # the harness serves this adapter's facts
+    slack.adapter.listeners.audiences = adapter.audiences  # the harness serves its facts
     with caplog.at_level("WARNING"):
         await adapter.start()  # does not fail
         errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
@@ -521,17 +542,17 @@ async def test_a_missing_users_read_scope_is_one_clear_error_at_start_and_admins
         assert fake_slack.of("users.info", user="UBOT")
         # a listed admin is told their account could not be verified, not "not an admin"
         await slack.event(dm("docs", "95.1", user="U-ADMIN", channel="D2"))
-        shown = await reply_in(fake_slack, "95.1")
+        shown = await reply_in(fake_slack, "95.1", db=db)
         assert "couldn't verify your Slack account" in shown and "passport" not in shown
         assert "only administrators" not in shown
         # a colleague gets public answers, and the error is not repeated per message
         await slack.event(mention(PASSPORT_Q, "95.2", user="U1"))
-        assert INTERNAL_FACT not in await reply_in(fake_slack, "95.2")
+        assert INTERNAL_FACT not in await reply_in(fake_slack, "95.2", db=db)
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1
     # a non-admin whose facts failed is still just not an admin
     await slack.event(dm("docs", "95.3", user="U5", channel="D5"))
-    assert "only administrators" in await reply_in(fake_slack, "95.3")
+    assert "only administrators" in await reply_in(fake_slack, "95.3", db=db)
     await adapter.close()
 
 

@@ -6,7 +6,6 @@ The real bolt app and slack-sdk against the fake Slack API, on the embedded Post
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
@@ -35,7 +34,13 @@ from tests.slack.test_slack import (
     slack_settings,
     stop_slack,
 )
-from tests.support.core_fixtures import DOCS, make_worker, until, window_with_time_left
+from tests.support.core_fixtures import (
+    DOCS,
+    make_worker,
+    until,
+    until_settled,
+    window_with_time_left,
+)
 from tests.support.fake_slack import BOT_USER, TOKEN, FakeSlack
 from textkit.catalog import say
 
@@ -87,6 +92,16 @@ async def inbox_rows(db: Database) -> list[tuple[str, str]]:
         return [(r[0], r[1]) for r in rows]
 
 
+async def counted_in_one_window(db: Database, user: str) -> int:
+    """What `user`'s current rate-limit window holds (a new window starts from 1: a count
+    short of everything sent means the minute turned while the test was counting)."""
+    async with db.sessions() as session:
+        row = await session.execute(
+            text("SELECT count FROM rate_limits WHERE user_id = :user"), {"user": user}
+        )
+        return int(row.scalar_one())
+
+
 # --- (a) a 429 on the final message: retried after Retry-After, delivered once ------------
 
 
@@ -102,7 +117,7 @@ async def test_a_final_message_meeting_two_429s_is_delivered_after_them_once(
         dm = {"type": "message", "channel_type": "im", "channel": "D1", "user": "U1"}
         await slack.event({**dm, "text": "help", "ts": "100.1"})
     await until(lambda: len(finals(fake_slack)) >= 1)
-    await asyncio.sleep(1.5)  # a duplicate would show up by now
+    await until_settled(slack.worker.db)  # nothing left that could show a duplicate
     [(shown_by, final, shown_at)] = finals(fake_slack)
     refused = [
         t
@@ -124,7 +139,7 @@ async def test_while_draining_an_event_gets_503_and_nothing_runs(
     slack.worker.core.begin_drain()
     response = await slack.event(mention("passport renewal fee?", "200.1"))
     assert response.status_code == 503
-    await asyncio.sleep(1)
+    await until_settled(db)
     assert await inbox_rows(db) == []
     assert not [m for m, _ in fake_slack.calls if m.startswith("chat.")]
 
@@ -148,12 +163,12 @@ async def test_a_slash_command_sent_while_draining_is_answered_by_the_next_worke
         }
     )
     assert response.status_code == 200
-    await asyncio.sleep(1)
-    assert not fake_slack.of("respond/drain")  # nothing new runs on a draining worker
+    assert await draining.worker.core.drain(5)  # its drain found nothing to finish…
+    assert not fake_slack.of("respond/drain")  # …so nothing new ran on the draining worker
     assert [status for _, status in await inbox_rows(db)] == ["claimed"]
     await start()  # the next worker's sweep finds it
     await until(lambda: bool(fake_slack.of("respond/drain")))
-    await asyncio.sleep(1)  # a second reply would show up by now
+    await until_settled(db)  # nothing left that could send a second reply
     [reply] = fake_slack.of("respond/drain")
     assert "Ask me a question" in reply["text"]
     assert [status for _, status in await inbox_rows(db)] == ["done"]
@@ -175,7 +190,7 @@ async def test_an_event_the_core_refuses_is_not_acknowledged_in_socket_mode_eith
     request = AsyncBoltRequest(body=json.dumps(envelope), mode="socket_mode")
     response = await slack.adapter.app.async_dispatch(request)
     assert response.status != 200
-    await asyncio.sleep(0.5)
+    await until_settled(db)
     assert await inbox_rows(db) == [] and not fake_slack.of("chat.startStream")
 
 
@@ -215,13 +230,13 @@ async def test_when_postgres_refuses_the_accept_slack_gets_a_5xx_and_its_retry_i
             await session.execute(text("DROP TRIGGER refuse_inbox ON processed_events"))
             await session.execute(text("DROP FUNCTION refuse_inbox()"))
     assert refused.status_code >= 500 and command.status_code >= 500
-    await asyncio.sleep(1)
+    await until_settled(db)
     assert not [m for m, _ in fake_slack.calls if m.startswith("chat.")]
     # Slack retries the event: now it is accepted, and answered once
     retry = {"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_error"}
     assert (await slack.event(event, event_id="EvDown", headers=retry)).status_code == 200
     await until(lambda: len(finals(fake_slack)) >= 1)
-    await asyncio.sleep(1)
+    await until_settled(db)  # nothing left that could send a second answer
     [(_, final, _)] = finals(fake_slack)
     assert "1,300" in blocks_text(final)
 
@@ -271,7 +286,7 @@ async def test_a_resumed_delivery_finishes_the_dead_workers_message_without_a_se
         dead = await client.chat_postMessage(channel="C1", thread_ts="300.1", text="_Looking…_")
     event = mention("How much does a passport renewal cost?", "300.1")
     audience = Audience(guest=False, channel="C1", verified=True)
-    message = translate.inbound_message(event, BOT_USER, slack.adapter._download, audience, "T1")
+    message = translate.inbound_message(event, BOT_USER, slack.adapter.fetch_file, audience, "T1")
     async with db.transaction() as session:
         await inbox_repo.accept(session, "slack", message.delivery_id, encode(message), -1)
         await inbox_repo.record_posted(
@@ -284,7 +299,7 @@ async def test_a_resumed_delivery_finishes_the_dead_workers_message_without_a_se
 
     assert await slack.worker.core.inbox.sweep() == 1
     await until(lambda: len(finals(fake_slack)) >= 1)
-    await asyncio.sleep(1.5)  # a second answer would show up by now
+    await until_settled(db)  # nothing left that could send a second answer
     [(method, final, _)] = finals(fake_slack)
     assert method == "chat.update" and final["ts"] == dead["ts"]
     shown = blocks_text(final)
@@ -293,10 +308,6 @@ async def test_a_resumed_delivery_finishes_the_dead_workers_message_without_a_se
     assert "chat.startStream" not in later and "chat.postMessage" not in later
     if mode == "stream":
         assert fake_slack.of("chat.stopStream", ts=dead["ts"])
-    for _ in range(50):
-        if await inbox_rows(db) == [(message.delivery_id, "done")]:
-            break
-        await asyncio.sleep(0.1)
     assert await inbox_rows(db) == [(message.delivery_id, "done")]
 
 
@@ -337,7 +348,9 @@ async def test_votes_over_the_rate_limit_do_nothing_and_get_one_private_notice(
 ) -> None:
     # an admin (known from their question: a home-team member) is spared the limit
     slack = await start(RATE_LIMIT_PER_MINUTE=2, SLACK_ADMIN_USER_IDS="U7" if admin else "")
-    await window_with_time_left(15)  # every press of the test in one window
+    # what is counted falls in one rate-limit window (a calendar minute) each time: the
+    # admin's question (counted as a guest's until they are known, then taken back)…
+    await window_with_time_left(5)
     asker = "U7" if admin else "U1"  # the admin's question tells the bot who they are
     await slack.event(mention("How much does a passport renewal cost?", "500.1", user=asker))
     await until(lambda: len(finals(fake_slack)) >= 1)
@@ -368,11 +381,13 @@ async def test_votes_over_the_rate_limit_do_nothing_and_get_one_private_notice(
             ],
         }
 
+    await window_with_time_left(5)  # …and the presses
     for n in range(1, 6):  # two within the limit, three over it
         assert (await slack.form({"payload": json.dumps(click(n))})).status_code == 200
     if admin:  # every press taken (handled in the background, in any order): no notice
         await until(lambda: bool(fake_slack.of("chat.update")))
-        await asyncio.sleep(3)  # a refusal would have said something by now
+        assert await slack.adapter.listeners.settle()  # every press handled…
+        await until_settled(db)  # …and whatever it had to say sent
         assert not fake_slack.of("chat.postEphemeral")
         async with db.sessions() as session:
             votes = (await session.execute(text("SELECT count(*) FROM feedback"))).scalar()
@@ -382,7 +397,9 @@ async def test_votes_over_the_rate_limit_do_nothing_and_get_one_private_notice(
             assert votes == 1 and counted.scalar() == 0  # nothing of theirs was counted
         return
     await until(lambda: bool(fake_slack.of("chat.postEphemeral")))
-    await asyncio.sleep(3)  # later refusals would have said something by now
+    assert await slack.adapter.listeners.settle()  # every press handled…
+    await until_settled(db)  # …and whatever it had to say sent
+    assert await counted_in_one_window(db, "U7") == 5  # (the window did not turn meanwhile)
     [notice] = fake_slack.of("chat.postEphemeral")
     assert notice["user"] == "U7" and "2" in notice["text"]
     taken = [p for p in fake_slack.of("chat.update") if "feedback was recorded" in json.dumps(p)]
@@ -400,12 +417,14 @@ async def test_senders_looked_up_after_the_ack_keep_their_rate_limit_and_exempti
     slack = await start(
         RATE_LIMIT_PER_MINUTE=1, SLACK_USER_CACHE_SECONDS=0, SLACK_ADMIN_USER_IDS="U-ADMIN"
     )
-    await window_with_time_left(20)  # every message of the test in one window
+    # every message is counted when accepted, before its ack: all in one window
+    await window_with_time_left(5)
     question = "How much does a passport renewal cost?"
     for n, user in enumerate(["U-ADMIN"] * 3 + ["U1"] * 3, start=1):
         await slack.event(mention(question, f"600.{n}", user=user, channel=f"C6{n}"))
+    assert await counted_in_one_window(slack.worker.db, "U1") == 3
     await until(lambda: len(finals(fake_slack)) >= 4, timeout=60)
-    await asyncio.sleep(2)  # a late notice or answer would be here by now
+    await until_settled(slack.worker.db)  # nothing left that could send a late one
     answered = {p["channel"] for _, p, _ in finals(fake_slack) if "1,300" in blocks_text(p)}
     assert answered == {"C61", "C62", "C63", "C64"}  # the admin's three, U1's first
     notices = [p for _, p, _ in finals(fake_slack) if p["channel"] in ("C65", "C66")]

@@ -13,7 +13,7 @@ from bot.core.messages import Reply
 from storage.db import Database
 from storage.forms import FormService
 from tests.slack.test_slack import blocks_text, fake_slack, final_posts, mention, slack
-from tests.support.core_fixtures import collect, message, only
+from tests.support.core_fixtures import collect, message, only, until_settled
 from tests.support.fake_slack import FakeSlack
 
 __all__ = ["fake_slack", "slack"]  # fixtures used here, defined with the adapter's tests
@@ -56,7 +56,7 @@ async def test_chat_addform_on_an_internal_form_keeps_it_internal(
     await slack[0].event(
         dm(f'addform "{STAFF_FORM}" https://intranet.example.org/leave-2027', "1.1")
     )
-    [reply] = await final_posts(fake_slack)
+    [reply] = await final_posts(fake_slack, db=db)
     shown = blocks_text(reply) if reply.get("blocks") else reply["text"]
     assert "internal" in shown and STAFF_FORM in shown
     assert await form_row(db) == (
@@ -91,7 +91,7 @@ async def test_a_vote_from_another_thread_is_not_counted(
     slack: list[Any], fake_slack: FakeSlack, db: Database
 ) -> None:
     await slack[0].event(mention("passport renewal fee?", "610.1"))
-    [final] = await final_posts(fake_slack)
+    [final] = await final_posts(fake_slack, db=db)
     button = next(b for b in final["blocks"] if b.get("block_id") == "ragbot_feedback")
     value = button["elements"][0]["positive_button"]["value"]
 
@@ -118,7 +118,8 @@ async def test_a_vote_from_another_thread_is_not_counted(
     # the answer's buttons on a message in another thread, then a message without them
     await slack[0].form({"payload": json.dumps(click("999.1", final["blocks"]))})
     await slack[0].form({"payload": json.dumps(click("610.1", []))})
-    await asyncio.sleep(1.0)
+    assert await slack[0].adapter.listeners.settle()  # both presses handled…
+    await until_settled(db)  # …and whatever they had to say sent
     async with db.sessions() as session:
         assert (await session.execute(text("SELECT count(*) FROM feedback"))).scalar() == 0
     assert not any("feedback was recorded" in json.dumps(p) for p in fake_slack.of("chat.update"))
@@ -132,6 +133,7 @@ async def test_a_vote_from_another_thread_is_not_counted(
     else:
         raise AssertionError("the honest vote was not stored")
     # the forged clicks went in first: had either been counted late, there would be more
-    await asyncio.sleep(0.5)
+    assert await slack[0].adapter.listeners.settle()
+    await until_settled(db)
     async with db.sessions() as session:
         assert (await session.execute(text("SELECT count(*) FROM feedback"))).scalar() == 1

@@ -75,3 +75,32 @@ def test_bad_files_raise_clear_errors(name: str, data: bytes, reason: str) -> No
 def test_unsupported_type() -> None:
     with pytest.raises(UnreadableFileError, match="unsupported file type"):
         detect_format("photo.png")
+
+
+def test_what_a_loader_leaves_out_is_neither_stored_nor_screened() -> None:
+    """DOCX headers, footers and core properties and HTML attributes are not extracted:
+    not stored, so not screened (textkit.personal_data states the rule)."""
+    import io
+
+    import docx
+
+    from textkit.personal_data import scan
+
+    document = docx.Document()
+    document.add_paragraph("Dog licences cost 300 dollars a year.")
+    section = document.sections[0]
+    section.header.paragraphs[0].text = "Clerk: jane.roe@example.com"
+    section.footer.paragraphs[0].text = "Desk 0912-345-678"
+    document.core_properties.author = "Jane Roe A123456789"
+    out = io.BytesIO()
+    document.save(out)
+    page = (
+        b"<html><head><title>jane.roe@example.com</title></head><body>"
+        b'<p><a href="mailto:jane.roe@example.com" title="0912-345-678">Write to the clerk</a>'
+        b'<img alt="A123456789" src="x.png"></p><footer>0912-345-678</footer></body></html>'
+    )
+    for data, fmt in ((out.getvalue(), "docx"), (page, "html")):
+        blocks, _ = load_blocks(data, fmt)
+        stored = "\n".join(f"{b.heading or ''}\n{b.text}" for b in blocks)
+        assert "example.com" not in stored and "345-678" not in stored and "A123" not in stored
+        assert scan([(b.text, b.page, b.heading) for b in blocks]) is None

@@ -17,9 +17,9 @@ from bot.core.admin.service import AdminService
 from bot.core.assembly import build_core
 from bot.core.messages import Audience, InboundMessage, Outbound, UploadOutcome
 from bot.core.serving import ServingCore
-from bot.service import AnswerService
 from bot.settings import Settings
 from bot.telemetry import Telemetry
+from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.prompts import versions
 from storage.db import Database
@@ -168,6 +168,26 @@ async def until(done: Callable[[], bool], timeout: float = 30) -> None:
     while not done():
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.05)
+
+
+async def until_settled(db: Database, timeout: float = 30) -> None:
+    """Wait until nothing is left to do: every accepted message answered (no inbox row
+    claimed) and every send made or given up (no outbox row pending or sending). From
+    then on nothing more is shown unless something new arrives, so "no second answer"
+    is checked at the moment it could no longer come, not after a guessed pause."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    busy_rows = text(
+        "SELECT (SELECT count(*) FROM processed_events WHERE status = 'claimed')"
+        " + (SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending'))"
+    )
+    while True:
+        async with db.sessions() as session:
+            busy = (await session.execute(busy_rows)).scalar_one()
+        if not busy:
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting: {busy} inbox or outbox rows at work")
         await asyncio.sleep(0.05)
 
 

@@ -60,6 +60,7 @@ class FakeOpenAI:
     # reports the words written instead of the fixed figures
     cap_fields: tuple[str, ...] = ()
     pieces_sent: int = 0  # streamed answer pieces written so far (a cancelled call stops them)
+    streaming: int = 0  # streamed answers being written now (a cancelled call ends its own)
     connections: int = 0  # TCP connections clients opened (kept alive: one per client)
     _server: ThreadingHTTPServer | None = None
 
@@ -112,7 +113,11 @@ class FakeOpenAI:
                 content, finish, usage_figures = fake.capped(body, content)
                 if body.get("stream"):
                     usage = (body.get("stream_options") or {}).get("include_usage", False)
-                    self._stream(content, body.get("model", "fake"), reply, usage, finish)
+                    fake.streaming += 1
+                    try:
+                        self._stream(content, body.get("model", "fake"), reply, usage, finish)
+                    finally:  # written out, or the client went away mid-stream
+                        fake.streaming -= 1
                 else:
                     completion = _completion(content, body.get("model", "fake"))
                     completion["choices"][0]["finish_reason"] = finish

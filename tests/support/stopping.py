@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.service import AnswerService
+from bot.turn.service import AnswerService
 
 
 async def stop_then_leave(

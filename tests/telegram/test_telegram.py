@@ -11,6 +11,7 @@ import contextlib
 import html
 import itertools
 import re
+import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ import httpx
 import pytest
 from sqlalchemy import text
 
+from bot.app.runtime import register_cases
 from bot.core.delivery.http import build_app
 from bot.telegram.app import TelegramAdapter
 from bot.telegram.render import MESSAGE_LIMIT, html_messages
@@ -87,7 +89,9 @@ async def start_harness(
 
 
 async def open_harness(worker: Worker, adapter: TelegramAdapter) -> TelegramHarness:
-    """Start the adapter, then the inbox and outbox loops, as `ragbot serve` does."""
+    """Start the adapter, then the inbox and outbox loops, as `ragbot serve` does (its
+    runtime registers the hand-off cards of every platform on the core)."""
+    register_cases(worker.core)  # as the runtime does: the adapter leaves cards to it
     await adapter.start()
     worker.core.inbox.open()
     worker.core.outbox.open()
@@ -183,6 +187,44 @@ async def until_stored(db: Database, key: str) -> None:
     raise AssertionError(f"chat state {key} never stored")
 
 
+async def inbox_status(db: Database, delivery_id: str) -> str | None:
+    async with db.sessions() as session:
+        found = await session.scalar(
+            text(
+                "SELECT status FROM processed_events WHERE platform = 'telegram' AND event_id = :id"
+            ),
+            {"id": delivery_id},
+        )
+    return str(found) if found is not None else None
+
+
+async def outbox_left(db: Database, chat: int) -> int:
+    """The chat's outbox rows that would post or edit a message and are not sent yet
+    (pending, or being sent; a reaction's is not counted)."""
+    async with db.sessions() as session:
+        found = await session.scalar(
+            text(
+                "SELECT count(*) FROM outbox WHERE platform = 'telegram' AND chat = :c"
+                " AND status IN ('pending', 'sending') AND payload->>'op' <> 'react'"
+            ),
+            {"c": str(chat)},
+        )
+    return int(found or 0)
+
+
+async def settled(db: Database, chat: int, *deliveries: str, timeout: float = 30) -> None:
+    """Wait until `deliveries` are done (their final sends are in the outbox by then) and the
+    chat's outbox has no message left to send: no message can arrive in the chat after."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done = [await inbox_status(db, d) == "done" for d in deliveries]
+        if all(done) and not await outbox_left(db, chat):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"chat {chat} never settled")
+        await asyncio.sleep(0.05)
+
+
 async def answered(fake: FakeTelegram, chat_id: int, count: int = 1) -> list[dict[str, Any]]:
     await until(lambda: len(answers(fake, chat_id)) >= count, timeout=30)
     return answers(fake, chat_id)
@@ -255,7 +297,8 @@ async def test_group_answers_only_mentions_and_replies_as_replies(
 ) -> None:  # type: ignore[no-untyped-def]
     group = -1001
     await tg[0].post(group_text(9200, group, 7, "How much is a passport renewal?"))
-    await asyncio.sleep(1.0)
+    # processed before the webhook answered, and not taken: nothing can be sent for it
+    assert await inbox_status(db, f"{group}:92000") is None
     assert not fake_tg.of("sendMessage", group) and not fake_tg.of("sendChatAction", group)
     await tg[0].post(group_text(9201, group, 7, f"@{BOT_USERNAME} How much is a passport renewal?"))
     [final] = await answered(fake_tg, group)
@@ -280,20 +323,22 @@ async def test_group_answers_only_mentions_and_replies_as_replies(
     assert rows == [(f"{group}:7:92010", 4)]  # the reply continued the mention's conversation
 
 
-async def test_duplicate_update_is_processed_once(tg, fake_tg) -> None:  # type: ignore[no-untyped-def]
+async def test_duplicate_update_is_processed_once(tg, fake_tg, db: Database) -> None:  # type: ignore[no-untyped-def]
     update = private_text(9300, 701, "How much does an adult passport renewal cost?")
     responses = await asyncio.gather(tg[0].post(update), tg[1].post(update), tg[0].post(update))
     assert all(r.status_code == 200 for r in responses)
     await answered(fake_tg, 701)
-    await asyncio.sleep(1.5)
+    await settled(db, 701, "701:93000")  # nothing left that could answer again
     assert len(answers(fake_tg, 701)) == 1
 
 
-async def test_webhook_with_a_wrong_or_missing_secret_is_rejected(tg, fake_tg) -> None:  # type: ignore[no-untyped-def]
+async def test_webhook_with_a_wrong_or_missing_secret_is_rejected(
+    tg, fake_tg, db: Database
+) -> None:  # type: ignore[no-untyped-def]
     update = private_text(9400, 801, "How much does an adult passport renewal cost?")
     assert (await tg[0].post(update, secret="wrong")).status_code == 401
     assert (await tg[0].post(update, secret=None)).status_code == 401
-    await asyncio.sleep(1.0)
+    assert await inbox_status(db, "801:94000") is None  # nothing ran: nothing to send
     assert not fake_tg.of("sendMessage", 801) and not fake_tg.of("sendChatAction", 801)
 
 

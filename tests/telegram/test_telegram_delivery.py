@@ -34,7 +34,10 @@ from tests.telegram.test_telegram import (
     answers,
     docs,
     fake_tg,
+    inbox_status,
     keyboard,
+    outbox_left,
+    settled,
     start_harness,
     stop_harness,
     tg,
@@ -56,15 +59,21 @@ async def one(
     await stop_harness(h)
 
 
-async def inbox_status(db: Database, delivery_id: str) -> str | None:
-    async with db.sessions() as session:
-        found = await session.scalar(
-            text(
-                "SELECT status FROM processed_events WHERE platform = 'telegram' AND event_id = :id"
-            ),
-            {"id": delivery_id},
-        )
-    return str(found) if found is not None else None
+async def lease_run_out(db: Database, delivery_id: str) -> None:
+    """Wait until the delivery's lease is over by the database's clock (the sweep's)."""
+    for _ in range(200):
+        async with db.sessions() as session:
+            over = await session.scalar(
+                text(
+                    "SELECT lease_until < now() FROM processed_events"
+                    " WHERE platform = 'telegram' AND event_id = :id"
+                ),
+                {"id": delivery_id},
+            )
+        if over:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the lease of {delivery_id} never ran out")
 
 
 # --- 429s go to the outbox, off the turn -----------------------------------------------------
@@ -86,7 +95,7 @@ async def test_four_429s_on_a_final_answer_then_it_is_delivered_once(
     assert len(attempts) == 5  # four refused, then the one that arrived
     gaps = [b - a for a, b in itertools.pairwise(attempts)]
     assert min(gaps) >= 0.95, gaps  # retry_after honoured each time
-    await asyncio.sleep(1.5)
+    await settled(db, chat, f"{chat}:31000")
     shown = [m for m in fake_tg.sent if m["chat"]["id"] == chat]
     assert len(shown) == 1 and len(answers(fake_tg, chat)) == 1  # exactly once
     async with db.sessions() as session:
@@ -100,7 +109,7 @@ async def test_four_429s_on_a_final_answer_then_it_is_delivered_once(
 
 
 async def test_four_429s_on_the_final_edit_of_a_streamed_answer(
-    docs: None, database_url: str, embedder: Embedder, fake_tg: FakeTelegram
+    docs: None, database_url: str, embedder: Embedder, fake_tg: FakeTelegram, db: Database
 ) -> None:
     from tests.telegram.test_telegram import llm_harness
 
@@ -119,7 +128,7 @@ async def test_four_429s_on_the_final_edit_of_a_streamed_answer(
         assert len(finals) == 5 and len({p["message_id"] for p in finals}) == 1
         [preview] = fake_tg.of("sendMessage", group)  # the streamed message, edited in place
         assert int(preview["reply_parameters"]["message_id"]) == 32000
-        await asyncio.sleep(1.0)
+        await settled(db, group, f"{group}:32000")
         assert len(fake_tg.of("sendMessage", group)) == 1  # no second copy
 
 
@@ -166,7 +175,8 @@ async def test_over_the_limit_one_notice_per_window_and_commands_and_buttons_cou
         for n in range(5):
             await h.post(private_text(3400 + n, flooder, f"{QUESTION} ({n})"))
         await until(lambda: len(fake_tg.of("sendMessage", flooder)) >= 3)
-        await asyncio.sleep(1.5)  # anything more would have come by now
+        # every message handled (answered, told, or silent) and its sends made
+        await settled(db, flooder, *(f"{flooder}:{(3400 + n) * 10}" for n in range(5)))
         texts = [p["text"] for p in fake_tg.of("sendMessage", flooder)]
         assert len(answers(fake_tg, flooder)) == 2 and texts.count(notice_html) == 1, texts
         assert len(texts) == 3
@@ -179,7 +189,7 @@ async def test_over_the_limit_one_notice_per_window_and_commands_and_buttons_cou
             callback(3411, flooder, vote, {**shown, "reply_markup": final["reply_markup"]})
         )
         await until(lambda: bool(fake_tg.of("answerCallbackQuery")))
-        await asyncio.sleep(0.5)
+        await settled(db, flooder)  # a reply would be in the outbox once the update was taken
         assert len(fake_tg.of("sendMessage", flooder)) == 3  # no welcome
         assert [p.get("text") for p in fake_tg.of("answerCallbackQuery")] == [None]
         # a user whose commands and presses take them over the limit: the press is refused
@@ -197,7 +207,7 @@ async def test_over_the_limit_one_notice_per_window_and_commands_and_buttons_cou
         await h.post(private_text(3423, clicker, "/lang"))  # 4: silent
         await h.post(private_text(3424, clicker, QUESTION))  # 5: silent
         await until(lambda: len(fake_tg.of("answerCallbackQuery")) >= 2)
-        await asyncio.sleep(1.5)
+        await settled(db, clicker, f"{clicker}:34210", f"{clicker}:34240")
         alerts = [p for p in fake_tg.of("answerCallbackQuery") if p.get("show_alert")]
         assert [p["text"] for p in alerts] == [notice]
         welcome = say("telegram:welcome", "en")
@@ -236,11 +246,11 @@ async def test_a_resumed_delivery_edits_the_dead_workers_preview_into_the_answer
         await inbox_repo.record_posted(
             session, "telegram", question.delivery_id, {"message_id": half.message_id}
         )
-    await asyncio.sleep(0.05)
+    await lease_run_out(db, question.delivery_id)
     await one.worker.core.inbox.sweep()  # (or the sweeper's own round, whichever comes first)
     [final] = await answered(fake_tg, chat)
     assert int(final["message_id"]) == half.message_id and "1,300 dollars" in final["text"]
-    await asyncio.sleep(1.0)  # a second answer would have come by now
+    await settled(db, chat, question.delivery_id)  # nothing left that could send again
     sent = fake_tg.of("sendMessage", chat)
     assert len(sent) == 1 and sent[0]["text"].startswith("An adult passport renewal")
     assert not fake_tg.of("sendMessageDraft", chat)  # the message exists: no draft on top
@@ -251,7 +261,10 @@ async def test_a_resumed_delivery_edits_the_dead_workers_preview_into_the_answer
 
 
 async def test_webhook_answers_503_when_the_update_is_not_taken_and_200_once_it_is(
-    tg: list[TelegramHarness], fake_tg: FakeTelegram, monkeypatch: pytest.MonkeyPatch
+    tg: list[TelegramHarness],
+    fake_tg: FakeTelegram,
+    monkeypatch: pytest.MonkeyPatch,
+    db: Database,
 ) -> None:
     first, second = tg
     core = first.worker.core
@@ -266,7 +279,9 @@ async def test_webhook_answers_503_when_the_update_is_not_taken_and_200_once_it_
     monkeypatch.setattr(core, "first_delivery", database_down)
     assert (await first.post(question)).status_code == 503
     assert (await first.post(start)).status_code == 503
-    await asyncio.sleep(1.0)
+    # nothing was taken: no delivery in the inbox, nothing in the outbox, nothing sent
+    assert await inbox_status(db, "3601:36000") is None
+    assert not await outbox_left(db, 3601) and not await outbox_left(db, 3602)
     assert not fake_tg.of("sendMessage", 3601) and not fake_tg.of("sendMessage", 3602)
     monkeypatch.setattr(core, "accept", accept)
     monkeypatch.setattr(core, "first_delivery", first_delivery)
@@ -286,7 +301,8 @@ async def test_webhook_answers_503_when_the_update_is_not_taken_and_200_once_it_
     assert (await second.post(drained)).status_code == 200  # another worker takes it
     [final] = await answered(fake_tg, 3611)
     assert "1,300 dollars" in final["text"]
-    await asyncio.sleep(1.0)
+    await settled(db, 3601, "3601:36000")
+    await settled(db, 3611, "3611:36100")
     assert len(answers(fake_tg, 3601)) == 1 and len(answers(fake_tg, 3611)) == 1
 
 
@@ -321,13 +337,15 @@ async def test_polling_asks_again_for_an_update_that_was_not_taken(
         assert 3701 not in offsets[: offsets.index(3700) + 2], offsets
         assert tries[2] - tries[1] >= 1.5  # it backed off
         # stop: no fetching after, a long poll under way is not waited for
-        await asyncio.sleep(0.5)
+        await until(lambda: any(int(p.get("offset") or 0) == 3701 for p in fake_tg.polls))
+        poller = h.adapter.poller
+        assert poller is not None and poller.running
         started = time.monotonic()
         await h.adapter.stop()
         assert time.monotonic() - started < 2.0
         polls = len(fake_tg.polls)
         assert int(fake_tg.polls[-1]["offset"]) == 3701  # what was taken is confirmed
-        await asyncio.sleep(1.5)
+        assert not poller.running and h.adapter.poller is None  # nothing left to fetch
         assert len(fake_tg.polls) == polls
         assert len(answers(fake_tg, 3701)) == 1
     finally:

@@ -8,7 +8,8 @@ from collections.abc import AsyncIterator
 import pytest
 from telegram import Bot
 
-from bot.telegram.responder import ChatPacer, TelegramResponder
+from bot.telegram.pace import ChatPacer
+from bot.telegram.preview import TelegramPreview
 from graph.events import Token
 from tests.support.fake_telegram import TOKEN, FakeTelegram
 
@@ -51,7 +52,7 @@ async def test_a_one_sentence_answer_held_by_the_pace_is_shown_when_it_allows(
 ) -> None:
     client, fake = bot
     pacer = ChatPacer(1.0)
-    responder = TelegramResponder(client, CHAT, pacer, drafts=drafts, shown=None if drafts else 7)
+    responder = TelegramPreview(client, CHAT, pacer, drafts=drafts, shown=None if drafts else 7)
     pacer.done(CHAT, preview=True)  # the previous answer's last preview went out just now
     await responder.show(Token("Renewal costs 1,300 dollars [1]."))
     assert _previews(fake) == []  # one preview a second per chat
@@ -64,7 +65,7 @@ async def test_a_one_sentence_answer_held_by_the_pace_is_shown_when_it_allows(
 async def test_the_reply_cancels_a_preview_still_owed(bot: tuple[Bot, FakeTelegram]) -> None:
     client, fake = bot
     pacer = ChatPacer(1.0)
-    responder = TelegramResponder(client, CHAT, pacer, drafts=True)
+    responder = TelegramPreview(client, CHAT, pacer, drafts=True)
     pacer.done(CHAT, preview=True)
     await responder.show(Token("Renewal costs 1,300 dollars [1]."))
     await responder.close()  # the final answer is on its way: no draft after it
@@ -77,7 +78,7 @@ async def test_a_chat_held_by_a_429_gets_no_first_preview_until_the_hold_ends(
 ) -> None:
     client, fake = bot
     pacer = ChatPacer(1.0)
-    responder = TelegramResponder(client, CHAT, pacer, drafts=False)  # a group: no drafts
+    responder = TelegramPreview(client, CHAT, pacer, drafts=False)  # a group: no drafts
     pacer.hold(CHAT, 0.8)  # Telegram said 429, retry after 0.8 s
     await responder.show(Token("Renewal costs 1,300 dollars [1]."))
     await asyncio.sleep(0.5)
@@ -95,7 +96,7 @@ async def test_the_first_text_is_not_held_by_the_earlier_answers_final_message(
     pacer.done(CHAT, preview=True)  # the earlier answer's last preview...
     await asyncio.sleep(1.0)
     pacer.done(CHAT)  # ...then its final message, sent just now; the next question came
-    responder = TelegramResponder(client, CHAT, pacer, drafts=drafts)
+    responder = TelegramPreview(client, CHAT, pacer, drafts=drafts)
     await responder.show(Token("Renewal costs 1,300 dollars [1]."))
     assert _previews(fake) == ["Renewal costs 1,300 dollars [1]. …"]  # at once
     # the next preview of it waits the interval, as every preview does
@@ -111,8 +112,8 @@ async def test_two_answers_first_drafts_in_one_chat_keep_the_pace(
 ) -> None:
     client, fake = bot
     pacer = ChatPacer(1.0)
-    first = TelegramResponder(client, CHAT, pacer, drafts=True)
-    second = TelegramResponder(client, CHAT, pacer, drafts=True)
+    first = TelegramPreview(client, CHAT, pacer, drafts=True)
+    second = TelegramPreview(client, CHAT, pacer, drafts=True)
     # the second's first text comes while the first's draft is still on its way
     await asyncio.gather(first.show(Token("Opens at 9 [1].")), second.show(Token("Free [2].")))
     assert _previews(fake) == ["Opens at 9 [1]. …"]
@@ -130,7 +131,7 @@ async def test_a_first_preview_message_on_its_way_is_not_sent_twice(
 ) -> None:
     client, fake = bot
     pacer = ChatPacer(1.0)
-    responder = TelegramResponder(client, CHAT, pacer, drafts=False)  # a group: edits
+    responder = TelegramPreview(client, CHAT, pacer, drafts=False)  # a group: edits
     fake.rate_limited["sendMessage"] = 1  # the first preview is told to wait a second
     await responder.show(Token("Opens at 9 [1]."))
     await responder.show(Token(" Closes at 5 [1]."))  # owed until the hold ends

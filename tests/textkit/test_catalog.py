@@ -7,7 +7,7 @@ import string
 import pytest
 
 from bot.core.admin.uploads import human_size
-from bot.slack.render import feedback_block, sources_block
+from bot.slack.blocks import feedback_block, sources_block
 from bot.telegram.menus import admin_commands, public_commands
 from bot.telegram.render import language_keyboard, sources, vote_row
 from graph.replies import progress_message, refusal
@@ -29,7 +29,7 @@ SAID: dict[str, dict[str, object]] = {
     "thanks": {},
     "greeting": {},
     "out_of_scope": {},
-    # bot/service.py and bot/core/serving.py
+    # bot/turn/service.py and bot/core/serving.py
     "error": {},
     "rate_limited": {"limit": 10},
     "inbox:late": {},
@@ -85,7 +85,7 @@ SAID: dict[str, dict[str, object]] = {
     "progress:received": {},
     "slack:feedback_taken": {"emoji": "👍", "user": "<@U1>"},
     "slack:post_failed": {},
-    # bot/telegram/handlers.py
+    # bot/telegram/commands.py, listeners.py and buttons.py
     "telegram:welcome": {},
     "telegram:choose_language": {},
     "telegram:language_set": {},

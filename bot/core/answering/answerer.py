@@ -34,8 +34,8 @@ from bot.core.messages import (
     Queued,
     Reply,
 )
-from bot.service import TurnStream
 from bot.settings import API_PLATFORM
+from bot.turn.service import TurnStream
 from graph.replies import progress_message
 from textkit.catalog import say
 from textkit.scripts import detect_language

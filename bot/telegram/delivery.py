@@ -1,4 +1,5 @@
-"""Telegram's outbox channel: one stored send made with the Bot API, and its failures sorted.
+"""Sending to Telegram: the outbox's channel (one stored send made with the Bot API, its
+failures sorted), the payloads it stores, upload results and the 👀 on a question.
 
 Final answers (each piece), replies, form files, a core button's result and
 upload results are enqueued in the core's outbox; the outbox calls `send` for
@@ -12,7 +13,7 @@ holds a slot meanwhile; network errors and 5xx are retried with a backoff;
 what Telegram refuses for good (the bot was blocked, the chat is gone, a bad
 request) is Undeliverable, and `ragbot traces` shows why.
 
-Payloads (JSON, written by the renderer and the adapter):
+Payloads (JSON, written by the responder, the listeners and the case renderer):
 `{"op": "send", "chat_id", "text", "reply_to"?, "markup"?, "remember"?}`,
 `{"op": "edit", "chat_id", "message_id", "text", "reply_to"?, "markup"?, "remember"?}`
 (the streamed preview, or a button's message, becomes the reply; sent as a new
@@ -26,6 +27,7 @@ once the message exists, so a reply to it continues that conversation.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -37,7 +39,7 @@ from telegram import (
     ReplyKeyboardMarkup,
     ReplyParameters,
 )
-from telegram.constants import ParseMode
+from telegram.constants import ParseMode, ReactionEmoji
 from telegram.error import (
     BadRequest,
     ChatMigrated,
@@ -48,11 +50,13 @@ from telegram.error import (
     TelegramError,
 )
 
-from bot.core.delivery.outbox import Channel, Pending, RetryLater, Undeliverable
+from bot.core.messages import UploadOutcome
+from bot.core.platform import Channel, Pending, RetryLater, Undeliverable
 from bot.core.serving import ServingCore
 from bot.telegram import translate
 from bot.telegram.features import REACTIONS, TelegramFeatures
-from bot.telegram.responder import ChatPacer, retry_seconds
+from bot.telegram.pace import ChatPacer, retry_seconds
+from bot.telegram.render import core_keyboard, escape
 from bot.telegram.translate import PLATFORM
 
 logger = logging.getLogger(__name__)
@@ -105,7 +109,7 @@ def gap(chat: str) -> float:
     return GROUP_GAP_S if chat.startswith("-") else PRIVATE_GAP_S
 
 
-class TelegramSender:
+class TelegramDelivery:
     """Makes the outbox's Telegram sends with one bot, on the previews' pace."""
 
     def __init__(
@@ -115,6 +119,59 @@ class TelegramSender:
         self._bot = bot
         self._pacer = pacer
         self._features = features
+        self._reacting: set[asyncio.Task[None]] = set()  # 👀 being set
+
+    async def close(self) -> None:
+        """Let the reactions being set finish (briefly): the bot closes after."""
+        if self._reacting:
+            await asyncio.wait(list(self._reacting), timeout=2.0)
+
+    async def enqueue(self, chat_id: int, key: str, payload: dict[str, Any]) -> None:
+        """One send for the outbox (once per `key`), paced with the chat's other sends."""
+        await self._core.enqueue(PLATFORM, str(chat_id), key, payload)
+
+    async def reply(
+        self,
+        message: Message,
+        part: str,
+        html: str,
+        markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | None = None,
+    ) -> None:
+        """A short reply to `message`, through the outbox: paced with the chat's other
+        sends, retried on 429 and network errors, and sent once (keyed by the update)."""
+        reply_to = None if translate.is_private(message.chat) else message.message_id
+        payload = send_payload(message.chat_id, html, markup, reply_to=reply_to)
+        await self.enqueue(message.chat_id, f"tg:{translate.delivery_id(message)}:{part}", payload)
+
+    async def notify(self, outcome: UploadOutcome) -> None:
+        """Tell the admin, in their private chat, what the ingestion job did (outbox).
+
+        Never the chat the file came from: a held notice names personal data
+        (masked) and has buttons, and a group must see neither. A Telegram user's
+        private chat has their user id.
+        """
+        chat_id = translate.chat_of(outcome.user_id)
+        if chat_id is None or chat_id <= 0:  # not a user: groups have negative ids
+            logger.warning("upload %s: no private chat for its uploader", outcome.upload_id)
+            return
+        payload = send_payload(
+            chat_id,
+            escape(outcome.text),
+            core_keyboard(outcome.buttons),  # a held upload: publish / cancel
+        )
+        await self.enqueue(chat_id, f"upload:{outcome.upload_id}:{outcome.status}", payload)
+
+    def react_seen(self, message: Message) -> None:
+        """👀 on a group question (cleared when the answer arrives), off the listener."""
+        task = asyncio.create_task(self._set_reaction(message))
+        self._reacting.add(task)
+        task.add_done_callback(self._reacting.discard)
+
+    async def _set_reaction(self, message: Message) -> None:
+        try:
+            await message.set_reaction(ReactionEmoji.EYES)
+        except TelegramError as exc:
+            self._features.failed(REACTIONS, exc)
 
     def channel(self) -> Channel:
         """What the core's outbox registers for Telegram."""
@@ -153,7 +210,7 @@ class TelegramSender:
         case = payload.get("case_thread") or payload.get("case_card")
         if not case:
             return payload
-        ref = await self._core.handoff.rooms.card_ref(int(case), PLATFORM)
+        ref = await self._core.card_ref(int(case), PLATFORM)
         if ref == "":  # the card could never be posted: nothing can go under it
             raise Undeliverable("the case's card was never posted")
         if ref is None:
@@ -240,7 +297,7 @@ class TelegramSender:
             return
         try:
             key = translate.message_key(chat_id, message_id)
-            await self._core.chat_state.remember_many(PLATFORM, [key], str(conversation))
+            await self._core.remember_many(PLATFORM, [key], str(conversation))
         except Exception:  # sent already: never send twice for want of a note
             logger.exception("chat %s: thread of message %s not remembered", chat_id, message_id)
 

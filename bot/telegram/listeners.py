@@ -1,62 +1,130 @@
 """The Telegram listeners: each reads what it needs from the update and hands it to the core.
 
-Registered on the PTB Application by the adapter. Questions, commands and
-uploads are accepted into the core's inbox (`ServingCore.accept`: stored once,
-rate limited, admin checked, audited), with the route of their reply; the
-core answers them in the background and `bot.telegram.renderer` shows the
-answer. The few adapter-local actions (/start, /lang, /new) are claimed with
-`first_delivery`, so a repeated update does nothing and they count in the
-sender's rate limit; their replies go through the core's outbox like any other
-(paced per chat, retried, keyed by the update). Everything up to acceptance
-runs inside `accepting()`: when it fails, the update is not acknowledged and
-Telegram delivers it again.
+Registered on the PTB Application (`register`), with the adapter's own
+commands (`bot.telegram.commands`: /start, /lang, /new) and the button
+callbacks (`bot.telegram.buttons`). Questions, commands and uploads are
+accepted into the core's inbox (`ServingCore.accept`: stored once, rate
+limited, admin checked, audited), with the route of their reply; the core
+answers them in the background and `bot.telegram.responder` shows the answer.
+Everything up to acceptance runs inside `accepting()`: when it fails, the
+update is not acknowledged and Telegram delivers it again.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
+from collections.abc import Awaitable, Callable
 
-from telegram import InlineKeyboardMarkup, Message, ReplyKeyboardMarkup, Update
-from telegram.constants import ChatAction, ReactionEmoji
+from telegram import Message, Update
+from telegram.constants import ChatAction
 from telegram.error import TelegramError
-from telegram.ext import ContextTypes
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
 
-from bot.core.admin.commands import ADMIN
 from bot.core.messages import InboundMessage
-from bot.core.serving import ServingCore
+from bot.core.serving import ServingCore, ShuttingDownError
 from bot.settings import Settings
 from bot.telegram import translate
+from bot.telegram.buttons import TelegramButtons
+from bot.telegram.commands import TelegramCommands
+from bot.telegram.delivery import TelegramDelivery
 from bot.telegram.features import REACTIONS, TelegramFeatures
 from bot.telegram.files import file_fetcher
 from bot.telegram.intake import accepting
 from bot.telegram.languages import chosen_language, reply_language
-from bot.telegram.render import escape, language_keyboard, suggestions_keyboard
-from bot.telegram.sender import send_payload
-from bot.telegram.translate import PLATFORM
+from bot.telegram.render import FORM, LANG, STOP, VOTE, escape
+from bot.telegram.translate import PLATFORM, stopped_draft
 from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
 Context = ContextTypes.DEFAULT_TYPE
+# run by the core (/delete: the core's own name of /deldoc, as its help text says)
+CORE_COMMANDS = [
+    "help",
+    "forms",
+    "docs",
+    "deldoc",
+    "delete",
+    "addform",
+    "delform",
+    "stats",
+    "jobs",
+    "upload",
+    "memory",
+    "gaps",
+    "bot",  # hands a chat with a person back to the bot
+]
 
 
-class TelegramHandlers:
-    """Listeners bound to one core."""
+def register(
+    app: Application,  # type: ignore[type-arg]
+    listeners: TelegramListeners,
+    commands: TelegramCommands,
+    buttons: TelegramButtons,
+    stop_draft: Callable[[int, int], Awaitable[None]],
+) -> None:
+    """Every listener, command and button callback on `app`, and the error handler."""
+    h, c, b = listeners, commands, buttons
+    new_only = filters.UpdateType.MESSAGE  # edits of old messages are not new questions
+    app.add_handler(CommandHandler("start", c.on_start, filters=new_only))
+    app.add_handler(CommandHandler("lang", c.on_lang, filters=new_only))
+    app.add_handler(CommandHandler("new", c.on_new, filters=new_only))
+    app.add_handler(CommandHandler(CORE_COMMANDS, h.on_command, filters=new_only))
+    app.add_handler(MessageHandler(new_only & filters.Document.ALL, h.on_document))
+    app.add_handler(MessageHandler(new_only & filters.TEXT & ~filters.COMMAND, h.on_text))
+    app.add_handler(
+        MessageHandler(new_only & filters.COMMAND & filters.ChatType.PRIVATE, h.on_command)
+    )
+    app.add_handler(CallbackQueryHandler(b.on_vote, pattern=rf"^{VOTE}:\d+:[01]$"))
+    app.add_handler(CallbackQueryHandler(b.on_language_choice, pattern=rf"^{LANG}:"))
+    app.add_handler(CallbackQueryHandler(b.on_form_button, pattern=rf"^{FORM}:"))
+    app.add_handler(CallbackQueryHandler(b.on_stop, pattern=rf"^{STOP}:"))
+    app.add_handler(CallbackQueryHandler(b.on_core_button, pattern=rf"^{translate.CORE_BUTTON}:"))
+
+    async def on_stopped_generation(update: Update, context: Context) -> None:
+        """Telegram's stop button on a draft (python-telegram-bot keeps the update, which
+        it does not know yet, in `api_kwargs`): the turn writing that draft stops."""
+        stopped = stopped_draft(update)
+        if stopped is not None:
+            await stop_draft(*stopped)
+
+    # last: only what no handler above took (Telegram's stop button on a draft)
+    app.add_handler(TypeHandler(Update, on_stopped_generation))
+    app.add_error_handler(on_error)
+
+
+async def on_error(update: object, context: Context) -> None:
+    """A listener failed: logged (a refusal while draining only noted: Telegram retries)."""
+    error = context.error
+    kind = type(update).__name__
+    if isinstance(error, ShuttingDownError):  # not taken: Telegram delivers it again
+        logger.info("telegram %s refused: %s", kind, error)
+        return
+    logger.error("telegram %s failed: %s", kind, error, exc_info=error)
+
+
+class TelegramListeners:
+    """Listeners bound to one core; replies and reactions go out through `delivery`."""
 
     def __init__(
-        self, core: ServingCore, settings: Settings, features: TelegramFeatures | None = None
+        self,
+        core: ServingCore,
+        settings: Settings,
+        delivery: TelegramDelivery,
+        features: TelegramFeatures,
     ) -> None:
         self._core = core
-        self._state = core.chat_state
         self._drafts = settings.telegram_drafts
-        self._features = features or TelegramFeatures()
-        self._reacting: set[asyncio.Task[None]] = set()  # 👀 being set
-
-    async def close(self) -> None:
-        """Let the reactions being set finish (briefly): the bot closes after."""
-        if self._reacting:
-            await asyncio.wait(list(self._reacting), timeout=2.0)
+        self._delivery = delivery
+        self._features = features
 
     # --- questions, commands, uploads (through the core) -------------------------------
 
@@ -81,19 +149,7 @@ class TelegramHandlers:
             react = group and self._features.allows(REACTIONS)
             taken = await self._accept(inbound, message, react=react)
         if taken and react:  # seen: 👀 at once, no message (removed with the answer)
-            self._react(message)
-
-    def _react(self, message: Message) -> None:
-        """👀 on a group question (cleared when the answer arrives), off the listener."""
-        task = asyncio.create_task(self._set_reaction(message))
-        self._reacting.add(task)
-        task.add_done_callback(self._reacting.discard)
-
-    async def _set_reaction(self, message: Message) -> None:
-        try:
-            await message.set_reaction(ReactionEmoji.EYES)
-        except TelegramError as exc:
-            self._features.failed(REACTIONS, exc)
+            self._delivery.react_seen(message)
 
     async def on_command(self, update: Update, context: Context) -> None:
         """/help, /forms and the admin commands: run by the core."""
@@ -122,8 +178,7 @@ class TelegramHandlers:
         self, inbound: InboundMessage, message: Message, context: Context
     ) -> None:
         """Answered in the message's chat, except an admin action in a group: privately."""
-        admin_action = inbound.command in ADMIN or inbound.upload_intent
-        if not translate.is_private(message.chat) and admin_action:
+        if not translate.is_private(message.chat) and self._core.is_admin_action(inbound):
             await self._accept_privately(inbound, message, context)
             return
         await self._accept(inbound, message)
@@ -145,7 +200,7 @@ class TelegramHandlers:
             )
             hint = say("telegram:admin_in_private", language) if admission else admission.notice
             if hint:
-                await self._reply(message, "hint", escape(hint))
+                await self._delivery.reply(message, "hint", escape(hint))
             return
         # the private chat is the conversation: an upload's result and held notice
         # (findings, buttons) are sent there by the job, never to the group
@@ -208,29 +263,7 @@ class TelegramHandlers:
             route["react"] = True
         return await self._core.accept(dataclasses.replace(inbound, route=route))
 
-    # --- adapter-local commands ------------------------------------------------------
-
-    async def on_start(self, update: Update, context: Context) -> None:
-        """/start: the welcome in the user's language, with suggested questions as buttons;
-        `/start <topic>` (a deep link, t.me/<bot>?start=<topic>) asks about that topic."""
-        message = update.message
-        topic = translate.deep_link_question(context.args or [])
-        if topic and message is not None and message.from_user is not None:
-            await self._ask_deep_link(message, topic, context)
-            return
-        first = await self._first(update)
-        if first is None:
-            return
-        message, language = first
-        questions: list[str] = []
-        if translate.is_private(message.chat):  # a reply keyboard in a group is everyone's
-            questions = await self._core.suggested_questions(PLATFORM, None, language)
-        text = say("telegram:welcome", language)
-        if questions:
-            text += "\n\n" + escape(say("telegram:suggestions", language))
-        await self._reply(message, "welcome", text, suggestions_keyboard(questions))
-
-    async def _ask_deep_link(self, message: Message, question: str, context: Context) -> None:
+    async def ask(self, message: Message, question: str, context: Context) -> None:
         """A deep link's topic, asked as the user's question in this chat."""
         with accepting():
             conversation, language = await self._conversation(message, context.bot.id)
@@ -238,60 +271,6 @@ class TelegramHandlers:
                 message, text=question, conversation_key=conversation, language=language
             )
             await self._accept(inbound, message)
-
-    async def on_lang(self, update: Update, context: Context) -> None:
-        """/lang: three buttons (English, 繁體中文, 简体中文)."""
-        first = await self._first(update)
-        if first is not None:
-            message, language = first
-            text = escape(say("telegram:choose_language", language))
-            await self._reply(message, "lang", text, language_keyboard())
-
-    async def on_new(self, update: Update, context: Context) -> None:
-        """/new: a private chat starts a new conversation (groups: mention me anew)."""
-        first = await self._first(update)
-        if first is None:
-            return
-        message, language = first
-        if translate.is_private(message.chat):
-            current = f"{message.chat_id}:{message.message_id}"
-            await self._state.remember(PLATFORM, translate.current_key(message.chat_id), current)
-            await self._reply(message, "new", escape(say("telegram:new_conversation", language)))
-        else:
-            await self._reply(message, "new", escape(say("telegram:new_in_group", language)))
-
-    # --- helpers -------------------------------------------------------------------
-
-    async def _first(self, update: Update) -> tuple[Message, str] | None:
-        """The update's message and its sender's language, unless this message was already
-        handled or the sender is over the rate limit (told once per window, then silence)."""
-        message = update.message
-        if message is None or message.from_user is None:
-            return None
-        with accepting():
-            language = await reply_language(self._core, message.from_user)
-            admission = await self._core.first_delivery(
-                PLATFORM, translate.delivery_id(message), str(message.from_user.id), language
-            )
-        if not admission:
-            if admission.notice:
-                await self._reply(message, "limit", escape(admission.notice))
-            return None
-        return message, language
-
-    async def _reply(
-        self,
-        message: Message,
-        part: str,
-        html: str,
-        markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | None = None,
-    ) -> None:
-        """A short reply to `message`, through the outbox: paced with the chat's other
-        sends, retried on 429 and network errors, and sent once (keyed by the update)."""
-        reply_to = None if translate.is_private(message.chat) else message.message_id
-        payload = send_payload(message.chat_id, html, markup, reply_to=reply_to)
-        key = f"tg:{translate.delivery_id(message)}:{part}"
-        await self._core.outbox.enqueue(PLATFORM, str(message.chat_id), key, payload)
 
     async def _conversation(self, message: Message, bot_id: int) -> tuple[str, str | None]:
         """(conversation key, chosen language), read together.
@@ -309,7 +288,7 @@ class TelegramHandlers:
         else:
             thread_key = None
         keys = [language_key] + ([thread_key] if thread_key else [])
-        found = await self._state.recall_many(PLATFORM, keys)
+        found = await self._core.recall_many(PLATFORM, keys)
         conversation = found.get(thread_key) if thread_key else None
         if conversation is None:
             conversation = (

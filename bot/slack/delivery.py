@@ -1,4 +1,4 @@
-"""Slack's outbox channel: one stored send made with the Web API, and its failures sorted.
+"""Sending to Slack: the outbox channel, each stored send one Web API call, failures sorted.
 
 Final answers (each piece), replies, form files, slash-command replies and upload
 results are enqueued in the core's outbox; the outbox calls `send` for one row at
@@ -32,11 +32,10 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.core.delivery.envelopes import audience_from
-from bot.core.delivery.outbox import Pending, RetryLater, Undeliverable
 from bot.core.messages import Audience
+from bot.core.platform import Channel, Pending, RetryLater, Undeliverable, audience_from
+from bot.slack.blocks import classic_feedback
 from bot.slack.features import FEEDBACK_BUTTONS, TRANSIENT, SlackFeatures
-from bot.slack.render import classic_feedback
 
 logger = logging.getLogger(__name__)
 CHANNEL_GAP_S = 1.0  # chat.postMessage: about one message per second per channel
@@ -112,6 +111,10 @@ class SlackSender:
         self._form_file = form_file
         self._card_ref = card_ref
         self._features = features or SlackFeatures()
+
+    def channel(self) -> Channel:
+        """The outbox channel: these sends, no closer together than CHANNEL_GAP_S a channel."""
+        return Channel(self.send, _channel_gap)
 
     async def send(self, row: Pending) -> dict[str, Any] | None:
         """Send `row`; raise RetryLater / Undeliverable as the outbox expects.
@@ -215,3 +218,9 @@ class SlackSender:
             raise RetryLater(f"response_url {status}")
         if status >= 300:  # expired, used up: Slack will not take it
             raise Undeliverable(f"response_url {status} {response.body}".strip())
+
+
+def _channel_gap(channel: str) -> float:
+    """Least time between two outbox sends to one channel."""
+    del channel
+    return CHANNEL_GAP_S

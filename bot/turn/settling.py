@@ -1,13 +1,20 @@
-"""Storing a turn: its question and answer, or its question alone when it did not finish;
-and the stores a cancelled turn leaves running, waited for before the process closes."""
+"""Settling a turn's ending: stored once, traced once, as its final state says.
+
+The answer (or the stopped answer) is stored with its question; a turn that failed or
+whose caller went away keeps its question alone, as unfinished. The stores a cancelled
+turn leaves running (its own tasks) are waited for before the process closes (`settle`).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from bot.telemetry import TurnTrace
+from bot.turn.ending import ANSWER_KEPT, QUESTION_KEPT, Ending, Event, State
 from graph.events import TurnResult
 from storage.db import Database
 from storage.memory import AnswerMemory
@@ -21,6 +28,43 @@ def stored_question(state: dict[str, Any]) -> str:
     """The question as it is kept: masked before the graph ran (the guard's copy is the
     same text)."""
     return state.get("safe_question") or state.get("question", "")
+
+
+@dataclass
+class TurnRecord:
+    """What settling a turn needs: where it is stored and traced, and how far it got."""
+
+    conv_id: int
+    trace_id: str
+    trace: TurnTrace
+    platform: str
+    user: str | None  # the asker's pseudonym
+    state: dict[str, Any]  # the graph's state as it last handed it over
+    result: TurnResult | None = None  # the answer (or stopped answer), once made
+
+
+def finish_trace(
+    trace: TurnTrace,
+    platform: str,
+    state: dict[str, Any],
+    answer: str | None,
+    error: str | None,
+    timings: Mapping[str, float] | None = None,
+) -> None:
+    """The trace's metadata: the graph's summary plus what the service counted
+    (`timings`: the turn's, with the waits before it; else the graph's steps). A
+    turn has one outcome: a trace already finished keeps its own (TurnTrace)."""
+    summary = {
+        **state.get("trace", {}),
+        "decision_path": state.get("decision_path", []),
+        "llm_calls": int(state.get("llm_calls", 0)),
+        "timings_ms": dict(state.get("timings_ms", {}) if timings is None else timings),
+        "blocked": bool(state.get("guard_blocked")),
+        "guard": f"blocked:{state['guard_reason']}" if state.get("guard_blocked") else "passed",
+        "citations": len(state.get("citations", [])),
+        "error": error,
+    }
+    trace.finish(platform, summary, answer, error)
 
 
 class TurnStore:
@@ -133,3 +177,74 @@ class TurnStore:
                 )
         except Exception:
             logger.exception("could not store the unfinished turn %s", trace_id)
+
+    def trace(self, turn: TurnRecord, ending: Ending) -> None:
+        """Finish the turn's trace as its ending says: with the answer kept, else with
+        why there is none (the error's type, or `cancelled`)."""
+        if ending.state in ANSWER_KEPT and turn.result is not None:
+            result = turn.result
+            finish_trace(
+                turn.trace, turn.platform, turn.state, result.answer, None, result.timings_ms
+            )
+        else:
+            finish_trace(turn.trace, turn.platform, turn.state, None, ending.reason or "cancelled")
+
+    async def ended(self, turn: TurnRecord, ending: Ending) -> None:
+        """Settle a turn that ended with its caller listening: traced now; a question to
+        keep is stored in a task of its own (a cancellation, the caller gone, ends the
+        wait here, not the storing)."""
+        self.trace(turn, ending)
+        if ending.state in QUESTION_KEPT:
+            await asyncio.shield(self.in_background(self._keep_question(turn, ending)))
+
+    async def left(
+        self, turn: TurnRecord, ending: Ending, storing: asyncio.Future[int] | None
+    ) -> None:
+        """Settle a turn whose caller went away (Event.LEFT reported): gone, it is traced
+        now (not by a task the process's end may cancel) and its question kept as
+        cancelled; its stopped answer still storing, that store's outcome is the turn's.
+        One shielded task settles it: a second cancellation (a worker quitting) ends the
+        wait here, not the storing."""
+        if ending.state is State.LEFT_STORING and storing is not None:
+            work = self._stopped_answer_left(turn, ending, storing)
+        else:
+            self.trace(turn, ending)
+            work = self._keep_question(turn, ending)
+        await asyncio.shield(self.in_background(work))
+
+    async def _keep_question(self, turn: TurnRecord, ending: Ending) -> None:
+        """Store the question as unfinished when the ending keeps it so (once)."""
+        if ending.state in QUESTION_KEPT:
+            await self.unfinished(turn.conv_id, turn.state, turn.trace_id, ending.reason or "")
+
+    async def _stopped_answer_left(
+        self, turn: TurnRecord, ending: Ending, storing: asyncio.Future[int]
+    ) -> None:
+        """Kept as its stopped answer when that store (still running, shielded) goes
+        through, else as unfinished (cancelled, or the store's error); traced once."""
+        try:
+            event, error = await _store_outcome(storing, turn.trace_id)
+        except BaseException:  # this wait cut short (the process closing): still traced
+            ending.report(Event.CLOSED)
+            self.trace(turn, ending)
+            raise
+        ending.report(event, error)
+        self.trace(turn, ending)
+        await self._keep_question(turn, ending)
+
+
+async def _store_outcome(storing: asyncio.Future[int], trace_id: str) -> tuple[Event, str | None]:
+    """What became of a store its caller stopped waiting for (it runs on, shielded):
+    stored, cancelled, or failed (with the error's type). Raises when this wait itself
+    was cancelled (alone, or with the store: the process is closing)."""
+    try:
+        await asyncio.shield(storing)
+    except asyncio.CancelledError:
+        waiting = asyncio.current_task()
+        if not storing.cancelled() or (waiting is not None and waiting.cancelling()):
+            raise
+        return Event.STORE_CANCELLED, None
+    except Exception as exc:  # it failed: the turn is stored as unfinished instead
+        logger.warning("could not store the stopped answer of turn %s", trace_id, exc_info=True)
+        return Event.ERROR, type(exc).__name__
+    return Event.STORED, None

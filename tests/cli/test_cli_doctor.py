@@ -1,0 +1,100 @@
+"""`ragbot doctor` against fake OpenAI-compatible and llama.cpp endpoints."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+
+from tests.support.fake_openai import FakeOpenAI, Reply, llama_cpp_server, openai_api
+
+
+def test_doctor_says_plainly_what_is_wrong_with_the_llm_endpoint(cli) -> None:  # type: ignore[no-untyped-def]
+    fake = FakeOpenAI().start()
+    try:
+        root = fake.url.removesuffix("/v1")
+        good = cli("doctor", extra_env={"LLM_BASE_URL": fake.url, "LLM_MODEL": "fake-model"})
+        assert good.returncode == 0 and "model 'fake-model' is served" in good.stdout
+        no_v1 = cli("doctor", extra_env={"LLM_BASE_URL": root, "LLM_MODEL": "fake-model"})
+        assert no_v1.returncode == 1 and "ends with /v1" in no_v1.stdout
+    finally:
+        fake.stop()
+    strict = openai_api().start()  # like OpenAI: a model it does not list is a 404
+    try:
+        unknown = cli("doctor", extra_env={"LLM_BASE_URL": strict.url, "LLM_MODEL": "qwen-7b"})
+        assert unknown.returncode == 1 and "does not serve LLM_MODEL='qwen-7b'" in unknown.stdout
+        assert "it lists: gpt-4o-mini" in unknown.stdout
+    finally:
+        strict.stop()
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    gone = cli(
+        "doctor", extra_env={"LLM_BASE_URL": f"http://127.0.0.1:{port}/v1", "LLM_MODEL": "m"}
+    )
+    assert gone.returncode == 1 and "nothing is listening" in gone.stdout
+    plain = cli("doctor", extra_env={"LLM_BASE_URL": "", "LLM_MODEL": ""})
+    assert plain.returncode == 0 and "no-LLM mode" in plain.stdout
+
+
+def _doctor_lines(result: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    """Each reported line's text → its label (ok / WARN / FAIL)."""
+    return {line[5:]: line[:4].strip() for line in result.stdout.splitlines() if line}
+
+
+def test_doctor_reports_what_a_llama_cpp_server_really_does(cli) -> None:  # type: ignore[no-untyped-def]
+    server = llama_cpp_server().start()  # 500 to json_schema, max_completion_tokens ignored
+    try:
+        env = {"LLM_BASE_URL": server.url, "LLM_MODEL": "qwen2.5-coder-1.5b"}
+        result = cli("doctor", extra_env=env)
+    finally:
+        server.stop()
+    assert result.returncode == 0, result.stdout  # usable, with warnings
+    lines = _doctor_lines(result)
+    served = next(t for t in lines if "not LLM_MODEL='qwen2.5-coder-1.5b'" in t)
+    assert lines[served] == "WARN" and "answered a request for it" in served
+    latency = next(t for t in lines if t.startswith("chat works: a short answer took"))
+    assert lines[latency] == "ok"
+    fmt = next(t for t in lines if t.startswith("structured output:"))
+    assert lines[fmt] == "ok" and "json_object" in fmt and "json_schema: HTTP 500" in fmt
+    cap = next(t for t in lines if "token cap" in t)
+    assert lines[cap] == "ok" and "max_tokens=8: 8 tokens" in cap
+    # the requests were real chats: a plain one, then json_schema refused, then JSON mode
+    kinds = [(r.get("response_format") or {}).get("type") for r in server.requests]
+    assert kinds[:3] == [None, "json_schema", "json_object"]
+    assert all(r["max_tokens"] for r in server.requests)
+
+
+def test_doctor_reports_an_openai_like_endpoint_and_an_ignored_cap(cli) -> None:  # type: ignore[no-untyped-def]
+    server = openai_api().start()
+    try:
+        env = {"LLM_BASE_URL": server.url, "LLM_MODEL": "gpt-4o-mini"}
+        good = cli("doctor", extra_env=env)
+        server.cap_fields = ("max_completion_tokens",)  # a server ignoring max_tokens
+        ignored = cli("doctor", extra_env=env)
+        server.json_schema_status = 400  # and one that knows no response format at all
+        server.responder = lambda body: (
+            Reply(status=400) if body.get("response_format") else Reply("plain words")
+        )
+        plain = cli("doctor", extra_env=env)
+    finally:
+        server.stop()
+    lines = _doctor_lines(good)
+    assert good.returncode == 0 and "WARN" not in lines.values(), good.stdout
+    assert lines["model 'gpt-4o-mini' is served"] == "ok"
+    assert lines["structured output: json_schema"] == "ok"
+    cap = next(t for t in _doctor_lines(ignored) if "token cap" in t)
+    assert ignored.returncode == 0 and _doctor_lines(ignored)[cap] == "WARN"
+    assert "gave 110 tokens" in cap and "LLM_MAX_TOKENS will not bound replies" in cap
+    fmt = next(t for t in _doctor_lines(plain) if t.startswith("structured output:"))
+    assert plain.returncode == 0 and _doctor_lines(plain)[fmt] == "WARN"
+    assert "plain text only" in fmt
+
+
+def test_doctor_fails_when_every_chat_request_fails(cli) -> None:  # type: ignore[no-untyped-def]
+    server = FakeOpenAI(default=Reply(status=500)).start()  # lists models, answers nothing
+    try:
+        result = cli("doctor", extra_env={"LLM_BASE_URL": server.url, "LLM_MODEL": "fake-model"})
+    finally:
+        server.stop()
+    assert result.returncode == 1
+    assert "FAIL every chat request fails: the model cannot be used" in result.stdout
