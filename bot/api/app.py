@@ -39,6 +39,7 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
         openapi_url="/api/openapi.json",
     )
     api.state.core = core
+    api.state.knowledge = core.knowledge  # the management routes' admin part
     api.state.settings = settings
     api.state.waiting = Waiting(core)  # calls waiting for their answers (see ApiAdapter.close)
     errors.install(api)
@@ -47,7 +48,7 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     api.include_router(handoff.router)
     api.include_router(webchat.router)
     api.add_middleware(AuditCalls, core=core)
-    api.add_middleware(BodyGate, core=core, file_limit=core.admin.policy.max_bytes)
+    api.add_middleware(BodyGate, core=core, file_limit=core.upload_limit)
     origins = settings.cors_origins()
     if origins:
         api.add_middleware(
@@ -75,7 +76,7 @@ class ApiAdapter:
         # their conversation's mailbox
         waiting: Waiting = self._app.state.waiting
         core.plug(Platform(API_PLATFORM, render=waiting.render, channel=mailbox.channel()))
-        core.handoff.rooms.register(API_PLATFORM, ApiCases())
+        core.register_cases(API_PLATFORM, ApiCases())
 
     @property
     def routes(self) -> Sequence[BaseRoute]:
@@ -87,8 +88,8 @@ class ApiAdapter:
         page then answers 503 until it is fixed)."""
         key = reveal(self._settings.web_chat_api_key)
         if key:
-            grant = await self._core.api_keys.verify(key)
-            problem = webchat.key_problem(grant, self._core.admin.policy.screens)
+            grant = await self._core.verify_key(key)
+            problem = webchat.key_problem(grant, self._core.screened)
             if problem is not None:
                 logger.warning("the web chat is off: WEB_CHAT_API_KEY %s", problem)
 

@@ -13,7 +13,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.api.errors import ApiError
 from bot.api.waiting import Waiting
-from bot.core.admin.service import Actor
+from bot.core.admin.audit import Actor
 from bot.core.messages import Grant
 from bot.core.serving import ServingCore
 from bot.settings import API_PLATFORM
@@ -61,7 +61,7 @@ async def caller(request: Request) -> Grant:
         raise draining()
     scheme, _, key = request.headers.get("authorization", "").partition(" ")
     bearer = key.strip() if scheme.lower() == "bearer" else ""
-    on, grant = await core.api_keys.admit(bearer)
+    on, grant = await core.admit_key(bearer)
     if not on:
         raise ApiError(404, "api_off", "The HTTP API is off: no API key has been created.")
     challenge = {"WWW-Authenticate": "Bearer"}
@@ -92,7 +92,7 @@ def admin_only(grant: Grant) -> None:
 
 
 def actor(grant: Grant) -> Actor:
-    """The AdminService actor of a key: audited under the key's name."""
+    """The admin actor of a key: audited under the key's name."""
     return Actor(API_PLATFORM, grant.name, grant.admin)
 
 
@@ -128,7 +128,7 @@ class AuditCalls:
                 await self._audit(grant, action, target, str(status["code"]))
 
     async def _audit(self, grant: Grant, action: str, target: str, result: str) -> None:
-        write = self._core.admin.audit(actor(grant), action, target, result)
+        write = self._core.audit(actor(grant), action, target, result)
         # shielded: a client that hung up cancels the response, not the audit row
         task = asyncio.ensure_future(write)
         try:

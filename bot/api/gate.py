@@ -67,7 +67,7 @@ class BodyGate:
         scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
         grant = None
         if scheme.lower() == "bearer" and key.strip():
-            grant = await self._core.api_keys.verify(key.strip())
+            grant = await self._core.verify_key(key.strip())
         if grant is None:
             return error_response(
                 401, "unauthorized", "Send Authorization: Bearer <key>.",

@@ -1,4 +1,4 @@
-"""Documents, upload jobs, forms and votes over HTTP: AdminService and the core's feedback.
+"""Documents, upload jobs, forms and votes over HTTP: the knowledge admin part, the feedback.
 
 Only admin keys upload or delete; a key sees and changes only its own
 collections (a document elsewhere is "not found", as in chat), and a job only
@@ -27,12 +27,19 @@ from bot.api.models import (
 )
 from bot.api.models import Form as FormOut
 from bot.api.turns import conversation_key
-from bot.core.admin.service import AdminInputError
+from bot.core.admin.audit import AdminInputError
+from bot.core.admin.knowledge import Knowledge
 from bot.core.messages import Grant
 from bot.settings import API_PLATFORM
 
 router = APIRouter(prefix="/api/v1", tags=["knowledge base"])
 ERRORS = documented(401, 403, 404, 413, 422, 429, 503)
+
+
+def _knowledge(request: Request) -> Knowledge:
+    """The knowledge base's admin part the app was built with."""
+    knowledge: Knowledge = request.app.state.knowledge
+    return knowledge
 
 
 def _writable(grant: Grant, collection: str | None) -> str:
@@ -47,8 +54,8 @@ def _writable(grant: Grant, collection: str | None) -> str:
 async def list_documents(request: Request, grant: Caller) -> list[dict[str, Any]]:
     """The documents in the key's collections (admin keys)."""
     admin_only(grant)
-    admin = core_of(request).admin
-    return await admin.list_documents(actor(grant), grant.collections)
+    knowledge = _knowledge(request)
+    return await knowledge.list_documents(actor(grant), grant.collections)
 
 
 @router.post(
@@ -66,13 +73,12 @@ async def upload_document(
 ) -> UploadAccepted:
     """Queue a file for ingestion, as a chat upload is (admin keys); follow its job."""
     admin_only(grant)
-    core = core_of(request)
-    limit = core.admin.policy.max_bytes
+    limit = core_of(request).upload_limit
     data = await file.read(limit + 1)
     if len(data) > limit:
         raise _too_large(limit)
     try:
-        upload_id = await core.admin.upload(
+        upload_id = await _knowledge(request).upload(
             actor(grant),
             file.filename or "upload",
             data,
@@ -92,8 +98,8 @@ def _too_large(limit: int) -> ApiError:
 async def delete_document(request: Request, grant: Caller, title: str) -> Deleted:
     """Delete a document of the key's collections by title (admin keys)."""
     admin_only(grant)
-    admin = core_of(request).admin
-    if not await admin.delete_document(actor(grant), title, grant.collections):
+    knowledge = _knowledge(request)
+    if not await knowledge.delete_document(actor(grant), title, grant.collections):
         raise ApiError(404, "not_found", f"No document titled {title!r}.")
     return Deleted(deleted=title)
 
@@ -104,7 +110,7 @@ async def job(
 ) -> dict[str, Any]:
     """An upload job this key started (admin keys)."""
     admin_only(grant)
-    state = await core_of(request).admin.upload_state(actor(grant), job_id)
+    state = await _knowledge(request).upload_state(actor(grant), job_id)
     if state is None:
         raise ApiError(404, "not_found", f"No job {job_id} of this key.")
     return state
@@ -113,8 +119,8 @@ async def job(
 @router.get("/forms", response_model=list[FormOut], responses=ERRORS)
 async def list_forms(request: Request, grant: Caller) -> list[dict[str, Any]]:
     """The forms of the key's collections."""
-    admin = core_of(request).admin
-    return await admin.list_forms(actor(grant), grant.collections)
+    knowledge = _knowledge(request)
+    return await knowledge.list_forms(actor(grant), grant.collections)
 
 
 @router.post(
@@ -123,13 +129,13 @@ async def list_forms(request: Request, grant: Caller) -> list[dict[str, Any]]:
 async def add_form(request: Request, grant: Caller, body: FormIn) -> dict[str, Any]:
     """Add a form link, or replace the one of that name (admin keys)."""
     admin_only(grant)
-    admin = core_of(request).admin
+    knowledge = _knowledge(request)
     where = _writable(grant, body.collection)
     try:
-        await admin.save_form(actor(grant), body.name, body.url, None, where, grant.collections)
+        await knowledge.save_form(actor(grant), body.name, body.url, None, where, grant.collections)
     except ValueError as exc:  # InvalidFormError, FormCollectionError: said as they are
         raise ApiError(422, "rejected", str(exc), "url") from exc
-    forms = await admin.list_forms(actor(grant), grant.collections)
+    forms = await knowledge.list_forms(actor(grant), grant.collections)
     return next(f for f in forms if f["name"] == body.name)
 
 
@@ -137,8 +143,8 @@ async def add_form(request: Request, grant: Caller, body: FormIn) -> dict[str, A
 async def delete_form(request: Request, grant: Caller, name: str) -> Deleted:
     """Delete a form of the key's collections by name (admin keys)."""
     admin_only(grant)
-    admin = core_of(request).admin
-    if not await admin.delete_form(actor(grant), name, grant.collections):
+    knowledge = _knowledge(request)
+    if not await knowledge.delete_form(actor(grant), name, grant.collections):
         raise ApiError(404, "not_found", f"No form named {name!r}.")
     return Deleted(deleted=name)
 

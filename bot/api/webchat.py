@@ -48,8 +48,8 @@ async def _checked_key(request: Request) -> str:
     data: TELEGRAM_COLLECTIONS, SLACK_GUEST_COLLECTIONS, public)."""
     key = _key(request)
     core: ServingCore = request.app.state.core
-    grant = await core.api_keys.verify(key)
-    problem = key_problem(grant, core.admin.policy.screens)
+    grant = await core.verify_key(key)
+    problem = key_problem(grant, core.screened)
     if problem is not None:
         logger.warning("web chat refused: WEB_CHAT_API_KEY %s", problem)
         raise ApiError(503, "web_chat_misconfigured", f"WEB_CHAT_API_KEY {problem}.")
@@ -95,7 +95,7 @@ async def config(request: Request) -> JSONResponse:
         if key.startswith("webchat:"):
             for language in LANGUAGES:
                 words[language][key] = texts.get(language) or texts.get("en", key)
-    handoff = bool(request.app.state.core.handoff.enabled)
+    handoff = bool(request.app.state.core.handoff_enabled)
     key = await _checked_key(request)
     body: dict[str, Any] = {"key": key, "api": "/api/v1", "handoff": handoff}
     body["words"] = words

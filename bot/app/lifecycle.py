@@ -158,28 +158,22 @@ async def _serve(
         freeze_start_up_objects()
         await _start_adapters(adapters)  # before HTTP: healthy means the adapters are up
         if core is not None:  # the adapters registered their renderers and senders
-            core.inbox.open()
-            core.outbox.open()
-            core.stops.start_relay()  # Stop pressed on another worker reaches its turn here
-            # reminders of unanswered hand-off cases
-            core.handoff.rooms.open(anyone_in_room=not settings.handoff_staff())
+            core.start()
         http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
         worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
         _announce(say, host, port, chat, [a.name for a in adapters])
         await _until_stopped(stop, http)
         say("stopping: finishing turns and jobs in flight…")
         if core is not None:
-            core.begin_drain()  # /healthz says 503 and nothing new is accepted, from now
-            await core.handoff.rooms.close()
+            await core.begin_stop()  # /healthz says 503 and nothing new is accepted, from now
         for adapter in adapters:
             await adapter.stop()  # disconnect / stop fetching: the platform keeps the rest
-        if core is not None:
-            if not await core.drain(settings.shutdown_grace_s):
-                logger.warning(
-                    "turns still running after %.0f s; left to the next worker",
-                    settings.shutdown_grace_s,
-                )
-            await core.outbox.stop(5.0)  # what is due goes out; retries wait for the next worker
+        # then what is due in the outbox goes out; retries wait for the next worker
+        if core is not None and not await core.finish(settings.shutdown_grace_s):
+            logger.warning(
+                "turns still running after %.0f s; left to the next worker",
+                settings.shutdown_grace_s,
+            )
         for adapter in adapters:
             await adapter.close()
         server.should_exit = True
@@ -188,8 +182,7 @@ async def _serve(
         await asyncio.wait([http, worker], timeout=settings.shutdown_grace_s + 5)
     finally:
         if core is not None:
-            await core.stops.stop_relay()
-            await core.close()
+            await core.close()  # the Stop relay, the conversation locks
         await turns.close()  # after the drain: the turns in flight have finished
         try:
             await asyncio.wait_for(jobs.close(), 5)

@@ -31,6 +31,9 @@ from textkit.tokens import keyword_tokens
 if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported when built:
     # commands that only ingest or administer start a second sooner without it
     from bot.core.admin.jobs import JobQueue
+    from bot.core.admin.knowledge import Knowledge
+    from bot.core.admin.memory import RememberedAnswers
+    from bot.core.admin.reports import Reports
     from bot.core.admin.service import AdminService
     from bot.core.serving import ServingCore
     from bot.turn.service import AnswerService, TurnStream
@@ -134,11 +137,11 @@ class Runtime:
         return AnswerMemory(self.db, self.embedder, cfg.memory_ttl_days, cfg.memory_min_similarity)
 
     def admin_service(self, jobs: JobQueue | None = None) -> AdminService:
-        """Admin commands over this runtime's knowledge base (uploads need `jobs`)."""
+        """Every admin part over this runtime's knowledge base (uploads need `jobs`)."""
         from bot.core.admin.service import AdminService
 
         forms = FormService(self.db, self.upload_policy.max_bytes)
-        return AdminService(
+        return AdminService.build(
             self.db,
             self.ingestion,
             forms,
@@ -147,14 +150,38 @@ class Runtime:
             memory=self.answer_memory(),
         )
 
+    def admin_knowledge(self, jobs: JobQueue | None = None) -> Knowledge:
+        """The admin commands on documents, forms and uploads (uploads need `jobs`)."""
+        from bot.core.admin.audit import AuditLog
+        from bot.core.admin.knowledge import Knowledge
+
+        forms = FormService(self.db, self.upload_policy.max_bytes)
+        return Knowledge(
+            self.db, AuditLog(self.db), self.ingestion, forms, jobs, self.upload_policy
+        )
+
+    def admin_reports(self) -> Reports:
+        """The admin reports: counts, gaps, traces."""
+        from bot.core.admin.audit import AuditLog
+        from bot.core.admin.reports import Reports
+
+        return Reports(self.db, AuditLog(self.db), self.ingestion.embedder)
+
+    def admin_memory(self) -> RememberedAnswers:
+        """The admin commands on the answer memory."""
+        from bot.core.admin.audit import AuditLog
+        from bot.core.admin.memory import RememberedAnswers
+
+        return RememberedAnswers(AuditLog(self.db), self.answer_memory())
+
     def serving_core(
         self, jobs: JobQueue | None = None, turns: TurnStream | None = None
     ) -> ServingCore:
         """The core adapters plug into, with every platform's case renderer
         (`register_cases`)."""
-        from bot.core.serving import ServingCore  # here: other commands need no core
+        from bot.core.assembly import build_core  # here: other commands need no core
 
-        core = ServingCore(
+        core = build_core(
             self.db, self.answer_service(), self.admin_service(jobs), self.settings, turns
         )
         register_cases(core)
@@ -180,9 +207,9 @@ def register_cases(core: ServingCore) -> None:
     from bot.slack.cases import SlackCases
     from bot.telegram.cases import TelegramCases
 
-    core.handoff.rooms.register("slack", SlackCases())
-    core.handoff.rooms.register("telegram", TelegramCases())
-    core.handoff.rooms.register(API_PLATFORM, ApiCases())
+    core.register_cases("slack", SlackCases())
+    core.register_cases("telegram", TelegramCases())
+    core.register_cases(API_PLATFORM, ApiCases())
 
 
 def warm_up(runtime: Runtime) -> None:

@@ -18,7 +18,7 @@ from storage import db as dbmod
 from storage.forms import FormFile, InvalidFormError
 
 if TYPE_CHECKING:
-    from bot.core.admin.service import Actor
+    from bot.core.admin.audit import Actor
 
 db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 forms_app = typer.Typer(help="Form links and files.", no_args_is_help=True)
@@ -30,7 +30,7 @@ def operator() -> Actor:
     """The person at the console: an admin, named by their login in the audit log."""
     import getpass
 
-    from bot.core.admin.service import Actor
+    from bot.core.admin.audit import Actor
 
     return Actor("cli", getpass.getuser(), is_admin=True)
 
@@ -83,7 +83,7 @@ def forms_add(
 
     async def go() -> bool:
         async with open_runtime(settings()) as rt:
-            return await rt.admin_service().add_form(
+            return await rt.admin_knowledge().add_form(
                 operator(), name, url, attachment, alias or (), language, collection
             )
 
@@ -100,7 +100,7 @@ def forms_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None
 
     async def go() -> list[dict[str, Any]]:
         async with open_runtime(settings()) as rt:
-            return await rt.admin_service().list_forms(operator())
+            return await rt.admin_knowledge().list_forms(operator())
 
     rows = run(go)
     if as_json:
@@ -128,7 +128,7 @@ def forms_delete(name: str) -> None:
 
     async def go() -> bool:
         async with open_runtime(settings()) as rt:
-            return await rt.admin_service().delete_form(operator(), name)
+            return await rt.admin_knowledge().delete_form(operator(), name)
 
     if not run(go):
         fail(f"no form named {name!r} (see `ragbot forms list`)", code=1)

@@ -42,7 +42,7 @@ def upload(
     """
     if not path.is_file():
         fail(f"no such file: {path}")
-    from bot.core.admin.service import AdminInputError  # with the admin service, not at start
+    from bot.core.admin.audit import AdminInputError  # with the admin parts, not at start
 
     found: list[Findings] = []
     policy = upload_policy(settings())  # as the runtime builds it: what outside readers see
@@ -52,7 +52,7 @@ def upload(
             jobs = rt.job_queue()
             await jobs.open()
             try:
-                # refused on its size on disk before it is read; admin.upload checks the rest
+                # refused on its size on disk before it is read; knowledge.upload checks the rest
                 problem = rt.upload_policy.before_reading(path.stat().st_size, collection)
                 if problem:
                     raise AdminInputError(problem)
@@ -62,8 +62,8 @@ def upload(
                     if findings is not None:
                         found.append(findings)
                         return 0
-                admin = rt.admin_service(jobs)
-                return await admin.upload(
+                knowledge = rt.admin_knowledge(jobs)
+                return await knowledge.upload(
                     operator(),
                     path.name,
                     data,
@@ -101,7 +101,7 @@ def jobs(
 
     async def go() -> list[dict[str, Any]]:
         async with open_runtime(settings()) as rt:
-            return await rt.admin_service().uploads(operator(), limit)
+            return await rt.admin_knowledge().uploads(operator(), limit)
 
     rows = run(go)
     if as_json:
@@ -140,16 +140,16 @@ def held(
     """
     if action not in ("publish", "cancel"):
         fail("the action is publish or cancel")
-    from bot.core.admin.service import AdminInputError  # with the admin service, not at start
+    from bot.core.admin.audit import AdminInputError  # with the admin parts, not at start
 
     async def go() -> str | None:
         async with open_runtime(settings()) as rt:
             queue = rt.job_queue()
             await queue.open()
             try:
-                admin = rt.admin_service(queue)
+                knowledge = rt.admin_knowledge(queue)
                 publish = action == "publish"
-                held = await admin.settle_held(operator(), upload_id, publish, any_owner=True)
+                held = await knowledge.settle_held(operator(), upload_id, publish, any_owner=True)
                 return None if held is None else ("queued" if publish else "cancelled")
             finally:
                 await queue.close()

@@ -323,7 +323,7 @@ def docs_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
 
     async def go() -> list[dict[str, object]]:
         async with open_runtime(settings()) as rt:
-            return await rt.admin_service().list_documents(operator())
+            return await rt.admin_knowledge().list_documents(operator())
 
     rows = run(go)
     if as_json:
@@ -345,7 +345,7 @@ def docs_delete(title: str) -> None:
 
     async def go() -> bool:
         async with open_runtime(settings()) as rt:
-            return await rt.admin_service().delete_document(operator(), title)
+            return await rt.admin_knowledge().delete_document(operator(), title)
 
     if not run(go):
         fail(f"no document titled {title!r} (see `ragbot docs list`)", code=1)

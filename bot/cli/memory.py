@@ -24,7 +24,7 @@ def list_entries(
 
     async def go() -> list[dict[str, Any]]:
         async with open_runtime(settings()) as rt:
-            return await rt.admin_service().memory_entries(operator(), limit)
+            return await rt.admin_memory().memory_entries(operator(), limit)
 
     entries = run(go)
     if as_json:
@@ -55,7 +55,7 @@ def forget(
 
     async def go() -> int:
         async with open_runtime(settings()) as rt:
-            return await rt.admin_service().forget_memory(operator(), target)
+            return await rt.admin_memory().forget_memory(operator(), target)
 
     removed = run(go)
     if target is not None and removed == 0:

@@ -22,7 +22,7 @@ def traces(
 
     async def go() -> list[dict[str, Any]]:
         async with open_runtime(settings(), check_index=False) as rt:
-            return await rt.admin_service().traces(operator(), last)
+            return await rt.admin_reports().traces(operator(), last)
 
     rows = run(go)
     if as_json:
@@ -76,13 +76,13 @@ def stats(
 
     async def go() -> dict[str, Any]:
         async with open_runtime(settings(), check_index=False) as rt:
-            return await rt.admin_service().stats(operator(), days)
+            return await rt.admin_reports().stats(operator(), days)
 
     report = run(go)
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return
-    from bot.core.admin.commands import stats_text  # with the admin service, not at start
+    from bot.core.admin.commands import stats_text  # with the admin parts, not at start
 
     typer.echo(stats_text(report))
 
@@ -98,13 +98,13 @@ def gaps(
 
     async def go() -> dict[str, Any]:
         async with open_runtime(settings(), check_index=False) as rt:
-            return await rt.admin_service().gaps(operator(), days)
+            return await rt.admin_reports().gaps(operator(), days)
 
     report = run(go)
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return
-    from bot.core.admin.commands import gaps_text  # with the admin service, not at start
+    from bot.core.admin.commands import gaps_text  # with the admin parts, not at start
 
     typer.echo(gaps_text(report, limit=50))
 

@@ -16,32 +16,22 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.core.admin.api_keys import ApiKeys
+from bot.core.admin.audit import Actor
 from bot.core.admin.commands import ADMIN as ADMIN_COMMANDS
-from bot.core.admin.commands import CommandRunner
-from bot.core.admin.service import Actor, AdminService
-from bot.core.admin.upload_desk import FileFetcher, UploadDesk
-from bot.core.answering.actions import AnswerActions
-from bot.core.answering.answerer import Answerer, actor_of, pick_language
-from bot.core.answering.suggestions import Suggestions
-from bot.core.answering.turn_stops import TurnStops
-from bot.core.audiences import Audiences
-from bot.core.chat_state import ChatState
-from bot.core.delivery.ack_window import AckWindow
-from bot.core.delivery.admission import Admission, RateLimit
-from bot.core.delivery.conversation_locks import ConversationLocks
+from bot.core.admin.knowledge import Knowledge
+from bot.core.admin.upload_desk import FileFetcher
+from bot.core.answering.answerer import actor_of, pick_language
+from bot.core.delivery.admission import Admission
 from bot.core.delivery.envelopes import FileFetcher as RefFetcher
 from bot.core.delivery.envelopes import encode
-from bot.core.delivery.inbox import Delivery, InboxRunner, Renderer
-from bot.core.delivery.outbox import Channel, OutboxWorker
-from bot.core.delivery.pending_audiences import AudienceResolver, PendingAudiences, with_rights
-from bot.core.handoff.cards import CASE
-from bot.core.handoff.desk import HandoffDesk
-from bot.core.handoff.mailbox import Mailbox
+from bot.core.delivery.inbox import Delivery, Renderer
+from bot.core.delivery.outbox import Channel
+from bot.core.delivery.pending_audiences import AudienceResolver, with_rights
+from bot.core.handoff.cards import CASE, CaseRenderer
 from bot.core.messages import (
     Audience,
     ErrorReply,
@@ -52,17 +42,20 @@ from bot.core.messages import (
     Reply,
 )
 from bot.core.platform import Platform
-from bot.settings import API_PLATFORM, Settings
-from bot.turn.service import AnswerService, TurnStream
-from storage.db import Database
+from bot.settings import API_PLATFORM
 from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries
 from storage.repositories import inbox as inbox_repo
 from textkit.catalog import say
 
+if TYPE_CHECKING:  # built by bot.core.assembly, which imports this module
+    from bot.core.assembly import CoreParts
+
 logger = logging.getLogger(__name__)
 # the longest a started delivery lets other messages' acknowledgements go first
 ACK_FIRST_S = 0.25
+# how long a stopping worker gives the outbox's due sends (retries wait for the next worker)
+OUTBOX_FLUSH_S = 5.0
 
 
 class ShuttingDownError(Exception):
@@ -72,54 +65,33 @@ class ShuttingDownError(Exception):
 class ServingCore:
     """The platform-neutral part of serving, shared by Slack, Telegram and the console."""
 
-    def __init__(
-        self,
-        db: Database,
-        answers: AnswerService,
-        admin: AdminService,
-        settings: Settings,
-        turns: TurnStream | None = None,
-    ) -> None:
-        """`turns` runs a turn as `answers.stream` does, elsewhere (worker processes)."""
-        self._db = db
-        self._answers = answers
-        self.admin = admin
-        self.chat_state = ChatState(db)
-        self._settings = settings
-        self.audiences = Audiences(settings)
-        self.uploads = UploadDesk(
-            db,
-            admin,
-            self.chat_state,
-            self.audiences.is_admin,
-            self.audiences.collections,
-            self.audiences.readers,
-        )
-        self._limit = RateLimit(db, settings, self.audiences)
-        self._locks = ConversationLocks(db, settings.max_concurrent_turns)
+    def __init__(self, parts: CoreParts) -> None:
+        """Serve with `parts` (`bot.core.assembly.build_core` makes them)."""
+        self._db = parts.db
+        self._settings = parts.settings
+        self._answers = parts.answers
+        self._limit = parts.limit
+        self._locks = parts.locks
+        self._suggestions = parts.suggestions
+        self._pending = parts.pending
+        self._acks = parts.acks
+        self._answerer = parts.answerer
+        # public: the adapters use these parts themselves
+        self.admin = parts.admin
+        self.chat_state = parts.chat_state
+        self.audiences = parts.audiences
+        self.uploads = parts.uploads
+        self.inbox = parts.inbox
+        self.outbox = parts.outbox
+        self.handoff = parts.handoff
+        self.api_keys = parts.api_keys
+        self.mailbox = parts.mailbox
+        self.stops = parts.stops
+        self.answered = parts.answered
         self._active = 0  # console deliveries (`handle`) in flight
         self._idle = asyncio.Event()
         self._idle.set()
-        self.inbox = InboxRunner(db, settings, self._answer_delivery)
-        self.outbox = OutboxWorker(db, settings)
-        self.handoff = HandoffDesk(db, settings, admin, self.audiences, self.outbox)
-        self.api_keys = ApiKeys(db)
-        self.mailbox = Mailbox(db)
-        self.stops = TurnStops(db)
-        self.answered = AnswerActions(db, answers.telemetry)
-        self._suggestions = Suggestions(settings, admin.memory)
-        self._pending = PendingAudiences(db, settings, self.audiences, self._limit, self.handoff)
-        self._acks = AckWindow(ACK_FIRST_S)
-        self._answerer = Answerer(
-            audiences=self.audiences,
-            handoff=self.handoff,
-            commands=CommandRunner(admin),
-            uploads=self.uploads,
-            limit=self._limit,
-            locks=self._locks,
-            stops=self.stops,
-            stream_turn=turns or answers.stream,
-        )
+        self.inbox.answer_with(self._answer_delivery)
 
     @property
     def closing(self) -> bool:
@@ -154,7 +126,7 @@ class ServingCore:
         self.outbox.register(platform, channel)
 
     def actor(self, message: InboundMessage) -> Actor:
-        """The AdminService actor of a message's sender."""
+        """The admin actor of a message's sender."""
         return actor_of(message)
 
     async def press(
@@ -196,7 +168,7 @@ class ServingCore:
 
     def register_notifier(self, platform: str, notifier: Notifier) -> None:
         """How upload results reach admins on `platform` (the adapter sends a message)."""
-        jobs = self.admin.jobs
+        jobs = self.admin.knowledge.jobs
         if jobs is not None:
             jobs.notifiers[platform] = notifier
 
@@ -435,7 +407,9 @@ class ServingCore:
         return drained
 
     async def close(self) -> None:
-        """Let go of what the core holds in the database (its conversation locks)."""
+        """Let go of what the core holds in the database: the Stop relay's listening
+        connection (if it was started) and the conversation locks' connection."""
+        await self.stops.stop_relay()
         await self._locks.close()
 
     async def _claim(self, message: InboundMessage) -> tuple[bool, bool]:
@@ -481,7 +455,7 @@ class ServingCore:
 
     async def forms(self, platform: str, audience: Audience | None = None) -> list[dict[str, Any]]:
         """The forms this user on `platform` may read (Slack without `audience`: a guest's)."""
-        return await self.admin.list_forms(
+        return await self.admin.knowledge.list_forms(
             Actor(platform, "", False), self.audiences.collections(platform, audience)
         )
 
@@ -509,3 +483,68 @@ class ServingCore:
     ) -> bool:
         """Store (or change) a user's vote on an answer: see `AnswerActions.feedback`."""
         return await self.answered.feedback(platform, user_id, message_id, helpful, where)
+
+    # --- the serving process's lifecycle (bot/app/lifecycle) -----------------------
+
+    def start(self) -> None:
+        """Start the background work, once the adapters registered their renderers and
+        senders: inbox sweeps, outbox sends, the Stop relay (a Stop pressed on another
+        worker reaches its turn here) and the reminders of unanswered hand-off cases."""
+        self.inbox.open()
+        self.outbox.open()
+        self.stops.start_relay()
+        self.handoff.rooms.open(anyone_in_room=not self._settings.handoff_staff())
+
+    async def begin_stop(self) -> None:
+        """Accept nothing more (`/healthz` says 503 from now) and stop the reminders; the
+        adapters stop after this, then `finish`."""
+        self.begin_drain()
+        await self.handoff.rooms.close()
+
+    async def finish(self, timeout: float) -> bool:
+        """Let the turns under way finish (see `drain`), then send what is due in the
+        outbox; False when some turns had to stop. `close` comes last."""
+        drained = await self.drain(timeout)
+        await self.outbox.stop(OUTBOX_FLUSH_S)
+        return drained
+
+    # --- building the serving process (bot/app/runtime, the API adapter) ---------
+
+    def register_cases(self, platform: str, renderer: CaseRenderer) -> None:
+        """How `platform` shows hand-off cards and relays (registered for every platform,
+        whatever adapters run: another worker may send them)."""
+        self.handoff.rooms.register(platform, renderer)
+
+    # --- the HTTP API (bot/api) ----------------------------------------------------
+
+    @property
+    def knowledge(self) -> Knowledge:
+        """The knowledge base's admin part, for the API's management routes."""
+        return self.admin.knowledge
+
+    @property
+    def upload_limit(self) -> int:
+        """The largest file an upload may be, in bytes (MAX_FILE_MB)."""
+        return self.admin.knowledge.policy.max_bytes
+
+    def screened(self, collection: str) -> bool:
+        """True when `collection` is read by outside readers (its uploads are screened
+        for personal data): the only collections a web chat key may read."""
+        return self.admin.knowledge.policy.screens(collection)
+
+    @property
+    def handoff_enabled(self) -> bool:
+        """True when people take over conversations (a staff room is configured)."""
+        return self.handoff.enabled
+
+    async def admit_key(self, bearer: str) -> tuple[bool, Grant | None]:
+        """(whether the API is on, the bearer key's grant): a call's one trip to the core."""
+        return await self.api_keys.admit(bearer)
+
+    async def verify_key(self, key: str) -> Grant | None:
+        """The grant of an active API key; None for anything else."""
+        return await self.api_keys.verify(key)
+
+    async def audit(self, actor: Actor, action: str, target: str | None, result: str) -> None:
+        """Write one audit row (an API call, by its key's name)."""
+        await self.admin.log.audit(actor, action, target, result)

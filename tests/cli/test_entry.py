@@ -34,6 +34,8 @@ def test_the_command_line_imports_the_answering_side_only_for_commands_that_answ
         "print(sorted(m for m in ('langgraph', 'bot.turn.service', 'bot.turn.settling',"
         " 'bot.core.serving',"
         " 'bot.core.answering.answerer', 'bot.core.admin.service', 'bot.core.admin.jobs',"
+        " 'bot.core.admin.knowledge', 'bot.core.admin.reports', 'bot.core.admin.memory',"
+        " 'bot.core.assembly',"
         " 'bot.app.lifecycle',"
         " 'uvicorn', 'fastapi', 'openai') if m in sys.modules))"
     )

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import text
 
-from bot.core.admin.service import Actor
+from bot.core.admin.audit import Actor
 from bot.core.messages import Attachment, Audience, ErrorReply, FinalAnswer, Progress, Reply
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -547,8 +547,8 @@ async def test_uploads_into_any_collection_citizens_read_are_screened(
     body = b"Applicant: Wang Hsiao-ming\nID: A123456789\n"
     admin = Actor("slack", "U-ADMIN", is_admin=True)
     try:
-        await worker.core.admin.upload(admin, "notice.txt", body, "Notice", "notices")
-        await worker.core.admin.upload(admin, "memo.txt", body, "Memo", "internal")
+        await worker.core.knowledge.upload(admin, "notice.txt", body, "Notice", "notices")
+        await worker.core.knowledge.upload(admin, "memo.txt", body, "Memo", "internal")
         async with jobs_running(worker):
             await until(lambda: len(worker.outcomes) == 2, 60)
     finally:

@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import text
 
 import bot.core.delivery.outbox as outbox_mod
-from bot.core.admin.service import Actor
+from bot.core.admin.audit import Actor
 from bot.core.delivery.http import QueueDetail, build_app
 from bot.core.delivery.outbox import Channel, OutboxWorker, Pending, RetryLater, Undeliverable
 from bot.core.messages import FinalAnswer
@@ -187,10 +187,12 @@ async def test_a_send_that_keeps_failing_is_failed_with_its_reason_on_its_turn(
         assert platform.calls["tg:Ev-2:final:0"] == MAX_ATTEMPTS  # failed is final
 
         operator = Actor("cli", "operator", True)
-        (turn,) = [t for t in await core_worker.core.admin.traces(operator) if t["trace_id"]]
+        (turn,) = [
+            t for t in await core_worker.core.admin.reports.traces(operator) if t["trace_id"]
+        ]
         assert turn["trace_id"] == trace_id
         assert turn["delivery_failed"] == row["last_error"]
-        queues = (await core_worker.core.admin.stats(operator))["queues"]
+        queues = (await core_worker.core.admin.reports.stats(operator))["queues"]
         assert queues["outbox_failed"] == 2 and queues["outbox_pending"] == 0
         await outbox.stop(1)
     finally:

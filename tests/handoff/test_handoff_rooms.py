@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from bot.core.admin.audit import Actor
 from bot.core.admin.retention import purge_expired
-from bot.core.admin.service import Actor
 from bot.telegram.translate import message_key
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -117,7 +117,7 @@ async def test_two_workers_relay_each_message_once_and_remind_unanswered_cases(
     assert await two[1].worker.core.handoff.rooms.remind_due() == 0
 
     # stats count it: opened, answered, a minute-scale first reply, from a refusal
-    stats = await two[0].worker.core.admin.stats(Actor("console", "op", True))
+    stats = await two[0].worker.core.admin.reports.stats(Actor("console", "op", True))
     assert stats["handoffs"]["opened"] == 1 and stats["handoffs"]["answered"] == 1
     assert stats["handoffs"]["from_refusals"] == 1
     assert stats["handoffs"]["refusals_handed_off"] == 1.0

@@ -18,8 +18,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from sqlalchemy import text
 
+from bot.core.admin.audit import Actor
 from bot.core.admin.jobs import JobQueue
-from bot.core.admin.service import Actor
 from bot.core.messages import FinalAnswer
 from bot.settings import Settings
 from bot.telemetry import Pseudonyms, Telemetry, load_pseudonyms
@@ -238,7 +238,7 @@ async def test_ingestion_jobs_are_traced(
     traced: tuple[Worker, Telemetry], langfuse: FakeLangfuse
 ) -> None:
     worker, telemetry = traced
-    admin = worker.core.admin
+    admin = worker.core.knowledge
     actor = Actor("telegram", "42", is_admin=True)
     upload_id = await admin.upload(
         actor, "hours.txt", b"The library opens at nine.", None, "public"

@@ -14,6 +14,7 @@ from sqlalchemy import text
 from bot.app.runtime import upload_policy
 from bot.core.admin.jobs import JobQueue
 from bot.core.admin.service import AdminService
+from bot.core.assembly import build_core
 from bot.core.messages import Audience, InboundMessage, Outbound, UploadOutcome
 from bot.core.serving import ServingCore
 from bot.settings import Settings
@@ -92,8 +93,8 @@ async def make_worker(
     if open_jobs:
         await jobs.open()
     forms = FormService(db, policy.max_bytes)
-    admin = AdminService(db, ingestion, forms, jobs, policy, memory=remembered)
-    worker = Worker(db, ServingCore(db, answers, admin, settings), jobs)
+    admin = AdminService.build(db, ingestion, forms, jobs, policy, memory=remembered)
+    worker = Worker(db, build_core(db, answers, admin, settings), jobs)
 
     async def notify(outcome: UploadOutcome) -> None:
         worker.outcomes.append(outcome)

@@ -387,7 +387,7 @@ async def test_admin_upload_is_fetched_with_getfile_and_ingested(tg, fake_tg) ->
         )
     assert fake_tg.of("getFile")[0]["file_id"] == "doc1"
     assert fake_tg.downloads == ["documents/doc1"]
-    docs = await tg[0].worker.core.admin.list_documents(tg[0].worker.core.actor(_admin_msg()))
+    docs = await tg[0].worker.core.knowledge.list_documents(tg[0].worker.core.actor(_admin_msg()))
     assert "dog-licences" in [d["title"] for d in docs]
     # then a question finds it
     await tg[1].post(private_text(9701, 1101, "How much is a dog licence?"))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from bot.core.admin.service import Actor
+from bot.core.admin.audit import Actor
 from bot.core.messages import FinalAnswer, Reply
 from bot.telegram.app import TelegramAdapter
 from storage.db import Database
@@ -206,7 +206,7 @@ async def test_an_admin_command_in_a_group_is_answered_privately_or_refused_with
 async def test_a_telegram_admin_cannot_delete_or_even_find_internal_documents_and_forms(
     tgm: TelegramHarness, fake_tg: FakeTelegram, db: Database
 ) -> None:
-    admin = tgm.worker.core.admin
+    admin = tgm.worker.core.knowledge
     operator = Actor("cli", "operator", True)
     await admin.add_form(
         operator, "Staff leave", "https://intra.example.org/leave", collection="internal"

@@ -1,7 +1,7 @@
 """Chat commands, platform-neutral: an adapter parses its syntax, this runs them.
 
 `help` and `forms` are for everyone; the rest are admin commands through
-AdminService (refused politely, and audited, for everyone else).
+the admin parts (refused politely, and audited, for everyone else).
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
-from bot.core.admin.service import Actor, AdminService, NotAllowedError
+from bot.core.admin.audit import Actor, NotAllowedError
+from bot.core.admin.service import AdminService
 from bot.core.admin.uploads import fetch_attachment, refused
 from bot.core.messages import Attachment, Reply
 from storage.forms import FormCollectionError, FormFile, InvalidFormError, SavedForm
@@ -64,7 +65,10 @@ class CommandRunner:
     """Runs one command for one actor and says what happened in their language."""
 
     def __init__(self, admin: AdminService) -> None:
-        self._admin = admin
+        self._log = admin.log
+        self._knowledge = admin.knowledge
+        self._reports = admin.reports
+        self._remembered = admin.memory
 
     async def run(
         self,
@@ -119,12 +123,12 @@ class CommandRunner:
         if name == "bot":  # no hand-off open here: the bot is already the one answering
             return Reply(say("handoff:no_case", language), language, "handoff_none")
         if name == "forms":
-            forms = await self._admin.list_forms(actor, collections)
+            forms = await self._knowledge.list_forms(actor, collections)
             lines = [f"• {f['name']}" + (f" — {f['url']}" if f["url"] else "") for f in forms]
             text = "\n".join(lines) or say("empty_list", language, kind="forms")
             return Reply(text, language, "forms", {"forms": forms})
         if name in ADMIN:  # non-admins get a refusal (audited), not a usage lesson
-            await self._admin.check(actor, name, " ".join(args) or None)
+            await self._log.check(actor, name, " ".join(args) or None)
         collection = None
         if name == "addform":  # `collection=<name>` anywhere among the words
             args, collection = take_collection(args)
@@ -137,36 +141,36 @@ class CommandRunner:
         if name == "upload":  # a file comes next (or came with the caption `upload`)
             return Reply(say("send_file", language), language, "upload_expected")
         if name == "docs":
-            docs = await self._admin.list_documents(actor, collections)
+            docs = await self._knowledge.list_documents(actor, collections)
             lines = [f"• {d['title']} ({d['collection']}, {d['chunks']} passages)" for d in docs]
             text = "\n".join(lines) or say("empty_list", language, kind="documents")
             return Reply(text, language, "docs", {"documents": docs})
         if name == "delete":
             title = " ".join(args)
-            if await self._admin.delete_document(actor, title, collections):
+            if await self._knowledge.delete_document(actor, title, collections):
                 return Reply(say("done", language, what=f"deleted {title!r}"), language, "done")
             return Reply(
                 say("not_found", language, kind="document", name=title), language, "not_found"
             )
         if name == "addform":
             form, url = " ".join(args[:-1]), args[-1]
-            saved = await self._admin.save_form(actor, form, url, None, collection, collections)
+            saved = await self._knowledge.save_form(actor, form, url, None, collection, collections)
             return form_saved(saved, form, language)
         if name == "delform":
             form = " ".join(args)
-            if await self._admin.delete_form(actor, form, collections):
+            if await self._knowledge.delete_form(actor, form, collections):
                 return Reply(say("done", language, what=f"deleted form {form!r}"), language, "done")
             return Reply(say("not_found", language, kind="form", name=form), language, "not_found")
         if name == "memory":
             return await self._memory(actor, args, language, collections)
         if name == "stats":
-            stats = await self._admin.stats(actor, collections=collections)
+            stats = await self._reports.stats(actor, collections=collections)
             return Reply(stats_text(stats, language), language, "stats", {"stats": stats})
         if name == "gaps":
             days = int(args[0]) if args and args[0].isdigit() and 0 < int(args[0]) <= 3650 else 30
-            report = await self._admin.gaps(actor, days)
+            report = await self._reports.gaps(actor, days)
             return Reply(gaps_text(report), language, "gaps", {"gaps": report})
-        uploads = await self._admin.uploads(actor)  # "jobs"
+        uploads = await self._knowledge.uploads(actor)  # "jobs"
         lines = [
             f"• #{u['id']} {u['file']}: {u['status']}"
             + (f" ({u['reason']})" if u["reason"] else "")
@@ -186,12 +190,12 @@ class CommandRunner:
         target = words[1] if len(words) == 2 else ""
         if words[:1] == ["forget"] and (target == "all" or target.isdigit()):
             entry = None if target == "all" else int(target)
-            removed = await self._admin.forget_memory(actor, entry, collections)
+            removed = await self._remembered.forget_memory(actor, entry, collections)
             what = f"forgot {removed} remembered answer{'s' if removed != 1 else ''}"
             return Reply(say("done", language, what=what), language, "done")
         if words not in ([], ["list"]):
             return Reply(say("usage", language, usage=MEMORY_USAGE), language, "usage")
-        entries = await self._admin.memory_entries(actor, limit=20, collections=collections)
+        entries = await self._remembered.memory_entries(actor, limit=20, collections=collections)
         lines = [
             f"• #{e['id']} {e['question']} — {', '.join(e['documents'] + e['forms'])}"
             f" ({e['hits']} hits{'' if e['valid'] else ', stale'})"
@@ -213,12 +217,12 @@ class CommandRunner:
         url = args[-1] if len(args) > 1 and _URL.match(args[-1]) else None
         form = " ".join(args[:-1] if url else args)
         data, problem = await fetch_attachment(
-            self._admin.policy, attachment, actor.platform, collection or "public"
+            self._knowledge.policy, attachment, actor.platform, collection or "public"
         )
         if problem is not None:
             return refused(attachment, problem, language)
         file = FormFile(attachment.name, data)
-        saved = await self._admin.save_form(actor, form, url, file, collection, collections)
+        saved = await self._knowledge.save_form(actor, form, url, file, collection, collections)
         return form_saved(saved, form, language)
 
 

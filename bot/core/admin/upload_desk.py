@@ -19,7 +19,8 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from bot.core.admin.service import Actor, AdminInputError, AdminService
+from bot.core.admin.audit import Actor, AdminInputError
+from bot.core.admin.knowledge import Knowledge
 from bot.core.admin.uploads import Readers, human_size, receive_upload, store_upload
 from bot.core.chat_state import ChatState
 from bot.core.messages import Attachment, Audience, Button, InboundMessage, Reply
@@ -49,14 +50,14 @@ class UploadDesk:
     def __init__(
         self,
         db: Database,
-        admin: AdminService,
+        knowledge: Knowledge,
         chat_state: ChatState,
         is_admin: IsAdmin,
         collections: Collections,
         readers: Readers,
     ) -> None:
         self._db = db
-        self._admin = admin
+        self._knowledge = knowledge
         self._state = chat_state
         self._is_admin = is_admin
         self._collections = collections
@@ -74,10 +75,10 @@ class UploadDesk:
         actor = Actor(message.platform, message.user_id, message.is_admin)
         if not actor.is_admin or message.upload_intent:
             return await receive_upload(
-                self._admin, actor, message, attachment, language, self.readers
+                self._knowledge, actor, message, attachment, language, self.readers
             )
         if not message.direct or attachment.ref is None:
-            await self._admin.audit(actor, "upload:not_asked", attachment.name, "ignored")
+            await self._knowledge.log.audit(actor, "upload:not_asked", attachment.name, "ignored")
             return Reply(say("upload_in_dm", language), language, "upload_in_dm")
         return await self._offer(message, actor, attachment, language)
 
@@ -87,7 +88,7 @@ class UploadDesk:
         readable = self._collections(message.platform, message.audience)
         choices = [c for c in OFFERED if readable is None or c in readable]
         if not choices:  # the platform reads neither: its default is the one choice
-            choices = [self._admin.policy.collection_for(message.platform)]
+            choices = [self._knowledge.policy.collection_for(message.platform)]
         offer_id = secrets.token_urlsafe(9)  # 12 characters: fits Telegram's 64-byte data
         pending = {
             "ref": attachment.ref,
@@ -101,7 +102,7 @@ class UploadDesk:
             "language": language,
         }
         await self._state.remember(message.platform, offer_key(offer_id), json.dumps(pending))
-        await self._admin.audit(
+        await self._knowledge.log.audit(
             actor, "upload:offered", attachment.name, "pending", ",".join(choices)
         )
         buttons = [
@@ -151,7 +152,7 @@ class UploadDesk:
         pending: dict[str, Any] = json.loads(raw)
         language = str(pending.get("language") or language)
         if pending.get("user") != actor.user_id:
-            await self._admin.audit(
+            await self._knowledge.log.audit(
                 actor, "upload:press", pending.get("name"), "refused", "not theirs"
             )
             return Reply(say("upload_not_yours", language), language, "not_yours")
@@ -161,7 +162,7 @@ class UploadDesk:
             return _gone(language)  # pressed twice: the first press has it
         name = str(pending["name"])
         if choice == IGNORE:
-            await self._admin.audit(actor, "upload:ignored", name, "ok")
+            await self._knowledge.log.audit(actor, "upload:ignored", name, "ok")
             return Reply(
                 say("upload_ignored", language, name=display_name(name)), language, "upload_ignored"
             )
@@ -179,7 +180,7 @@ class UploadDesk:
             ref=ref,
         )
         return await store_upload(
-            self._admin,
+            self._knowledge,
             actor,
             attachment,
             None,
@@ -200,7 +201,7 @@ class UploadDesk:
         upload_id = int(raw_id)
         publish = what == "publish"
         try:
-            held = await self._admin.settle_held(actor, upload_id, publish)
+            held = await self._knowledge.settle_held(actor, upload_id, publish)
         except AdminInputError:  # a worker without a queue cannot publish: it stays held
             return _gone(language)
         except Exception:  # the queue is down: held again, so the admin can press once more
@@ -211,7 +212,7 @@ class UploadDesk:
                 current = await uploads_repo.get_upload(session, upload_id)
             language = (current.language if current else None) or language
             if current is not None and current.status == "held":  # someone else's
-                await self._admin.audit(
+                await self._knowledge.log.audit(
                     actor, "upload:press", current.file_name, "refused", "not theirs"
                 )
                 return Reply(say("upload_not_yours", language), language, "not_yours")

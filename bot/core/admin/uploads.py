@@ -1,8 +1,8 @@
 """A file an admin asked to add: size checked before downloading, then queued as a job.
 
-Control goes one way: this module asks AdminService whether the sender is an
+Control goes one way: this module asks the audit log whether the sender is an
 admin, gates the download on the UploadPolicy, then hands the file to
-AdminService.upload, the edge that checks it once and queues it. Whether the
+`Knowledge.upload`, the edge that checks it once and queues it. Whether the
 sender asked at all (an upload intent, or a button on an offer) is decided
 before, in bot.core.admin.upload_desk.
 """
@@ -13,7 +13,8 @@ import logging
 import re
 from collections.abc import Callable
 
-from bot.core.admin.service import Actor, AdminInputError, AdminService, NotAllowedError
+from bot.core.admin.audit import Actor, AdminInputError, NotAllowedError
+from bot.core.admin.knowledge import Knowledge
 from bot.core.messages import Attachment, InboundMessage, Reply
 from storage.filenames import display_name
 from storage.upload_policy import UploadPolicy
@@ -37,7 +38,7 @@ Readers = Callable[[str, str], str]  # (collection, language) → who can read i
 
 
 async def receive_upload(
-    admin: AdminService,
+    knowledge: Knowledge,
     actor: Actor,
     message: InboundMessage,
     attachment: Attachment,
@@ -47,17 +48,19 @@ async def receive_upload(
     """Store and queue one attachment sent with an upload intent (the caption may name
     a title and `collection=`); the reply says "received" and where, or why not."""
     try:
-        await admin.check(actor, "upload", attachment.name)
+        await knowledge.log.check(actor, "upload", attachment.name)
     except NotAllowedError:
         return Reply(say("not_admin", language), language, "not_admin")
-    title, collection = caption_options(message.text, admin.policy.collection_for(actor.platform))
+    title, collection = caption_options(
+        message.text, knowledge.policy.collection_for(actor.platform)
+    )
     return await store_upload(
-        admin, actor, attachment, title, collection, message.conversation_key, language, readers
+        knowledge, actor, attachment, title, collection, message.conversation_key, language, readers
     )
 
 
 async def store_upload(
-    admin: AdminService,
+    knowledge: Knowledge,
     actor: Actor,
     attachment: Attachment,
     title: str | None,
@@ -70,11 +73,11 @@ async def store_upload(
 
     The receipt names the collection and who will be able to read it.
     """
-    policy = admin.policy
+    policy = knowledge.policy
     data, problem = await fetch_attachment(policy, attachment, actor.platform, collection)
     if problem is None:
         try:
-            upload_id = await admin.upload(
+            upload_id = await knowledge.upload(
                 actor, attachment.name, data, title, collection, conversation_key, language
             )
         except AdminInputError as exc:

@@ -16,8 +16,8 @@ import logging
 import time
 from collections.abc import AsyncGenerator, Sequence
 
+from bot.core.admin.audit import Actor
 from bot.core.admin.commands import CommandRunner
-from bot.core.admin.service import Actor
 from bot.core.admin.upload_desk import UploadDesk
 from bot.core.answering.turn_stops import TurnStops
 from bot.core.audiences import Audiences

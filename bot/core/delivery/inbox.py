@@ -83,17 +83,25 @@ Renderer = Callable[[Delivery, AsyncIterator[Outbound]], Awaitable[None]]
 """An adapter's way of showing a delivery's events; raising means the attempt failed."""
 
 
+async def _unanswered(delivery: Delivery) -> None:
+    raise RuntimeError(f"no answerer for {delivery.message.delivery_id}: call answer_with")
+
+
 class InboxRunner:
     """Starts the turns of accepted messages, renews their leases, sweeps for orphans."""
 
     def __init__(
-        self, db: Database, settings: Settings, answer: Callable[[Delivery], Awaitable[None]]
+        self,
+        db: Database,
+        settings: Settings,
+        answer: Callable[[Delivery], Awaitable[None]] | None = None,
     ) -> None:
+        """`answer` runs one delivery; the serving core gives it with `answer_with`."""
         self._db = db
         self._lease = settings.delivery_lease_s
         self._sweep_every = settings.inbox_sweep_s
         self._capacity = max(1, settings.max_concurrent_turns)
-        self._answer = answer
+        self._answer = answer or _unanswered
         self.renderers: dict[str, Renderer] = {}
         self.fetchers: dict[str, FileFetcher] = {}
         self._running: dict[tuple[str, str], tuple[Delivery, asyncio.Task[None]]] = {}
@@ -102,6 +110,10 @@ class InboxRunner:
         self.closing = False
         # this worker's fencing token: only the lease's owner renews or gives it up
         self.owner = uuid.uuid4().hex
+
+    def answer_with(self, answer: Callable[[Delivery], Awaitable[None]]) -> None:
+        """Who answers the deliveries started here (the serving core, once it is built)."""
+        self._answer = answer
 
     def register(self, platform: str, renderer: Renderer, fetcher: FileFetcher | None) -> None:
         """Let this worker answer `platform`'s messages (and resume other workers' ones)."""

@@ -25,7 +25,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.core.admin.service import Actor, AdminService
+from bot.core.admin.audit import Actor, AuditLog
+from bot.core.admin.knowledge import Knowledge
 from bot.core.audiences import Audiences
 from bot.core.delivery.outbox import OutboxWorker, Pending
 from bot.core.handoff.cards import back_button, opened_notice, passages_of
@@ -54,19 +55,20 @@ class HandoffDesk:
         self,
         db: Database,
         settings: Settings,
-        admin: AdminService,
+        log: AuditLog,
+        knowledge: Knowledge,
         audiences: Audiences,
         outbox: OutboxWorker,
     ) -> None:
         self._db = db
-        self._admin = admin
+        self._log = log
         self._audiences = audiences
         self.rooms = StaffRooms(db, settings, outbox)
         self._staff = settings.handoff_staff()
         self._hours = OfficeHours.parse(settings.handoff_office_hours, settings.handoff_timezone)
         self._lang = self.rooms.language
         self._contacts = settings.handoff_contacts()
-        self._knowledge = CaseKnowledge(db, admin, self.rooms)
+        self._knowledge = CaseKnowledge(db, log, knowledge, self.rooms)
         outbox.after_failed.append(self._card_failed)
 
     @property
@@ -159,7 +161,7 @@ class HandoffDesk:
         actor = Actor(message.platform, message.user_id, message.is_admin)
         target = f"case {case['id']}"
         if not self.is_staff(message.platform, message.user_id, message.audience, True):
-            await self._admin.audit(actor, "handoff:reply", target, "refused", "not staff")
+            await self._log.audit(actor, "handoff:reply", target, "refused", "not staff")
             return
         source = f"{message.platform}:{message.delivery_id}"
         said = _capped(message.text.strip())
@@ -194,7 +196,7 @@ class HandoffDesk:
             else:
                 return  # relayed already (a redelivery)
         self.rooms.wake()
-        await self._admin.audit(actor, "handoff:reply", target, result)
+        await self._log.audit(actor, "handoff:reply", target, result)
 
     async def _hand_back(
         self, message: InboundMessage, case: dict[str, Any] | None, language: str
@@ -232,10 +234,10 @@ class HandoffDesk:
         async with self._db.sessions() as session:
             context = await cases.answer_context(session, message_id, platform, where)
         if context is None or not self.enabled:
-            await self._admin.audit(actor, "handoff:open", str(message_id), "refused", "no answer")
+            await self._log.audit(actor, "handoff:open", str(message_id), "refused", "no answer")
             return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
         if context.get("owner") and context["owner"] != user_id:  # someone else's question
-            await self._admin.audit(actor, "handoff:open", str(message_id), "refused", "not asker")
+            await self._log.audit(actor, "handoff:open", str(message_id), "refused", "not asker")
             text = say("handoff:not_owner", language)
             return Reply(text, language, "not_yours", {"private": True})
         asker_language = context.get("language") or language
@@ -263,7 +265,7 @@ class HandoffDesk:
                 back = (back_button(case_id, asker_language),)
                 await self.rooms.to_asker(session, case, notice, f"handoff:{case_id}:opened", back)
         self.rooms.wake()
-        await self._admin.audit(actor, "handoff:open", f"case {case_id}", "ok" if new else "open")
+        await self._log.audit(actor, "handoff:open", f"case {case_id}", "ok" if new else "open")
         if not new:
             return Reply(say("handoff:already", language), language, "handoff", {"private": True})
         return Reply("", language, "handoff", {"silent": True})
@@ -298,7 +300,7 @@ class HandoffDesk:
         in_room = chat is not None and self.rooms.ids.get(platform) == chat
         target = f"case {case['id']}"
         if not self.is_staff(platform, user_id, audience, in_room):
-            await self._admin.audit(actor, f"handoff:{verb}", target, "refused", "not staff")
+            await self._log.audit(actor, f"handoff:{verb}", target, "refused", "not staff")
             return Reply(say("handoff:not_staff", language), language, "not_yours")
         by = f"{platform}:{user_id}"
         if verb == "claim":
@@ -307,7 +309,7 @@ class HandoffDesk:
                 if claimed is not None:
                     await self.rooms.edit_cards(session, claimed)
             self.rooms.wake()
-            await self._admin.audit(actor, "handoff:claim", target, "ok" if claimed else "late")
+            await self._log.audit(actor, "handoff:claim", target, "ok" if claimed else "late")
             if claimed is None:
                 return self._not_open(case)
             return Reply("", language, "handoff", {"silent": True})
@@ -317,7 +319,7 @@ class HandoffDesk:
             return Reply("", language, "handoff", {"silent": True})
         if verb.startswith("kb-"):
             if not self.may_publish(platform, user_id, audience):
-                await self._admin.audit(actor, "handoff:kb", target, "refused", "not listed")
+                await self._log.audit(actor, "handoff:kb", target, "refused", "not listed")
                 return Reply(say("handoff:not_staff", self._lang), self._lang, "not_yours")
             return await self._knowledge.add(case, actor, verb[3:])
         return Reply(say("handoff:gone", language), language, "handoff_gone", {"private": True})
@@ -335,9 +337,7 @@ class HandoffDesk:
                 notice = say("handoff:closed", closed["language"])
                 await self.rooms.to_asker(session, closed, notice, f"handoff:{case_id}:closed")
         self.rooms.wake()
-        await self._admin.audit(
-            actor, "handoff:close", f"case {case_id}", "ok" if closed else "late"
-        )
+        await self._log.audit(actor, "handoff:close", f"case {case_id}", "ok" if closed else "late")
         return closed is not None
 
     async def _card_failed(self, session: AsyncSession, row: Pending, reason: str) -> None:

@@ -2,7 +2,7 @@
 
 "Add to knowledge base (collection)" on a closed card: once per case (a
 conditional claim; one left by a worker that died frees itself), through
-`AdminService.upload` like any chat upload (the upload policy, the
+`Knowledge.upload` like any chat upload (the upload policy, the
 personal-data hold of screened collections, the audit). The document is a
 `Q:` line and an `A:` line, which the chunker reads as one FAQ entry, so the
 next asker finds it by its question in any script. Its title is the case's
@@ -17,7 +17,8 @@ import asyncio
 import contextlib
 from typing import Any
 
-from bot.core.admin.service import Actor, AdminInputError, AdminService
+from bot.core.admin.audit import Actor, AdminInputError, AuditLog
+from bot.core.admin.knowledge import Knowledge
 from bot.core.handoff.staff_rooms import StaffRooms
 from bot.core.messages import Reply
 from storage import origins
@@ -31,9 +32,12 @@ KB_QUESTION_CHARS = 500  # of a question added to the knowledge base
 class CaseKnowledge:
     """Adds closed cases to the knowledge base."""
 
-    def __init__(self, db: Database, admin: AdminService, rooms: StaffRooms) -> None:
+    def __init__(
+        self, db: Database, log: AuditLog, knowledge: Knowledge, rooms: StaffRooms
+    ) -> None:
         self._db = db
-        self._admin = admin
+        self._log = log
+        self._knowledge = knowledge
         self.rooms = rooms
 
     async def add(self, case: dict[str, Any], actor: Actor, collection: str) -> Reply:
@@ -59,7 +63,7 @@ class CaseKnowledge:
         document = f"Q: {question}\nA: {answer}\n".encode()
         title = origins.case_title(case["id"])  # never the asker's words (storage.origins)
         try:
-            upload_id = await self._admin.upload(
+            upload_id = await self._knowledge.upload(
                 # listed staff add what they answered: the desk checked they may
                 Actor(actor.platform, actor.user_id, True),
                 origins.case_file_name(case["id"]),
@@ -93,7 +97,7 @@ class CaseKnowledge:
             key = f"handoff:{case['id']}:kb"
             await self.rooms.into_threads(session, case["id"], note, key, answerable=False)
         self.rooms.wake()
-        await self._admin.audit(actor, "handoff:kb", target, "ok", collection)
+        await self._log.audit(actor, "handoff:kb", target, "ok", collection)
         return Reply("", lang, "handoff", {"silent": True})
 
     async def _free(self, case_id: int) -> None:

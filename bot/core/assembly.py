@@ -1,0 +1,118 @@
+"""Builds the serving core from its parts: what ServingCore delegates to, made in one place.
+
+ServingCore receives `CoreParts` and only delegates; which part needs which
+other (the desk and the outbox, the pending audiences and the rate limit, the
+answerer and nearly everything) is said here once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.core.admin.api_keys import ApiKeys
+from bot.core.admin.commands import CommandRunner
+from bot.core.admin.service import AdminService
+from bot.core.admin.upload_desk import UploadDesk
+from bot.core.answering.actions import AnswerActions
+from bot.core.answering.answerer import Answerer
+from bot.core.answering.suggestions import Suggestions
+from bot.core.answering.turn_stops import TurnStops
+from bot.core.audiences import Audiences
+from bot.core.chat_state import ChatState
+from bot.core.delivery.ack_window import AckWindow
+from bot.core.delivery.admission import RateLimit
+from bot.core.delivery.conversation_locks import ConversationLocks
+from bot.core.delivery.inbox import InboxRunner
+from bot.core.delivery.outbox import OutboxWorker
+from bot.core.delivery.pending_audiences import PendingAudiences
+from bot.core.handoff.desk import HandoffDesk
+from bot.core.handoff.mailbox import Mailbox
+from bot.core.serving import ACK_FIRST_S, ServingCore
+from bot.settings import Settings
+from bot.turn.service import AnswerService, TurnStream
+from storage.db import Database
+
+
+@dataclass(frozen=True)
+class CoreParts:
+    """Everything ServingCore delegates to."""
+
+    db: Database
+    settings: Settings
+    answers: AnswerService
+    admin: AdminService
+    chat_state: ChatState
+    audiences: Audiences
+    uploads: UploadDesk
+    limit: RateLimit
+    locks: ConversationLocks
+    inbox: InboxRunner
+    outbox: OutboxWorker
+    handoff: HandoffDesk
+    api_keys: ApiKeys
+    mailbox: Mailbox
+    stops: TurnStops
+    answered: AnswerActions
+    suggestions: Suggestions
+    pending: PendingAudiences
+    acks: AckWindow
+    answerer: Answerer
+
+
+def build_core(
+    db: Database,
+    answers: AnswerService,
+    admin: AdminService,
+    settings: Settings,
+    turns: TurnStream | None = None,
+) -> ServingCore:
+    """The serving core over `db`; `turns` runs a turn as `answers.stream` does, elsewhere
+    (worker processes)."""
+    chat_state = ChatState(db)
+    audiences = Audiences(settings)
+    uploads = UploadDesk(
+        db,
+        admin.knowledge,
+        chat_state,
+        audiences.is_admin,
+        audiences.collections,
+        audiences.readers,
+    )
+    limit = RateLimit(db, settings, audiences)
+    locks = ConversationLocks(db, settings.max_concurrent_turns)
+    outbox = OutboxWorker(db, settings)
+    handoff = HandoffDesk(db, settings, admin.log, admin.knowledge, audiences, outbox)
+    stops = TurnStops(db)
+    answerer = Answerer(
+        audiences=audiences,
+        handoff=handoff,
+        commands=CommandRunner(admin),
+        uploads=uploads,
+        limit=limit,
+        locks=locks,
+        stops=stops,
+        stream_turn=turns or answers.stream,
+    )
+    parts = CoreParts(
+        db=db,
+        settings=settings,
+        answers=answers,
+        admin=admin,
+        chat_state=chat_state,
+        audiences=audiences,
+        uploads=uploads,
+        limit=limit,
+        locks=locks,
+        inbox=InboxRunner(db, settings),  # the core answers its deliveries
+        outbox=outbox,
+        handoff=handoff,
+        api_keys=ApiKeys(db),
+        mailbox=Mailbox(db),
+        stops=stops,
+        answered=AnswerActions(db, answers.telemetry),
+        suggestions=Suggestions(settings, admin.memory.store),
+        pending=PendingAudiences(db, settings, audiences, limit, handoff),
+        acks=AckWindow(ACK_FIRST_S),
+        answerer=answerer,
+    )
+    return ServingCore(parts)
