@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import platformdirs
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # the platforms of the operator at this machine (`ragbot chat`, `ragbot ask`, `ragbot admin`):
@@ -43,6 +43,9 @@ def reveal(secret: SecretStr | None) -> str | None:
     return secret.get_secret_value() if secret is not None else None
 
 
+_TELEGRAM_TOKEN = re.compile(r"[0-9]+:[A-Za-z0-9_-]{30,}")  # @BotFather's bot token shape
+
+
 def _split(raw: str) -> list[str]:
     return [part.strip() for part in raw.split(",") if part.strip()]
 
@@ -56,6 +59,8 @@ class Settings(BaseSettings):
         extra="ignore",
         populate_by_name=True,
         env_ignore_empty=True,
+        # an error never quotes what was given: the value may be a token or a key
+        hide_input_in_errors=True,
     )
 
     # SecretStr: the URL may hold a password; a repr of the settings never prints it
@@ -161,6 +166,20 @@ class Settings(BaseSettings):
     telegram_bot_token: SecretStr | None = Field(
         default=None, validation_alias="TELEGRAM_BOT_TOKEN"
     )
+
+    @field_validator("telegram_bot_token")
+    @classmethod
+    def _telegram_token_shape(cls, token: SecretStr | None) -> SecretStr | None:
+        """A token that is not @BotFather's `<digits>:<30+ of A-Z a-z 0-9 _ ->` is refused at
+        start, in one line that does not quote it (else Telegram's address holds it and
+        the first call fails with a DNS error far from the cause)."""
+        if token is not None and not _TELEGRAM_TOKEN.fullmatch(token.get_secret_value()):
+            raise ValueError(
+                "TELEGRAM_BOT_TOKEN is not a bot token from @BotFather (digits, ':', then 30 or"
+                " more letters, digits, '_' or '-'): check it for quotes, spaces or a cut"
+            )
+        return token
+
     slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
     slack_signing_secret: SecretStr | None = Field(
         default=None, validation_alias="SLACK_SIGNING_SECRET"

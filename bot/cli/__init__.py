@@ -5,6 +5,8 @@ Each command module registers itself on `bot.cli.base.app` when imported.
 
 from __future__ import annotations
 
+import typer
+
 from bot.app.process_logging import configure_logging
 from bot.cli import (  # noqa: F401  (each module registers its commands)
     admin,
@@ -19,11 +21,14 @@ from bot.cli import (  # noqa: F401  (each module registers its commands)
     reports,
     serve,
 )
-from bot.cli.base import app
-from bot.settings import Settings
+from bot.cli.base import app, settings
 
 
 def main() -> None:
-    """Console-script entry point."""
-    configure_logging(Settings().log_level)
+    """Console-script entry point (a setting that cannot be read: one line, exit 2)."""
+    try:
+        level = settings().log_level
+    except typer.Exit as stop:  # outside the Typer app: exit as it would
+        raise SystemExit(stop.exit_code) from None
+    configure_logging(level)
     app()

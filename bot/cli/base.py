@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import typer
+from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
 
 from bot.app.turn_processes import TurnWorkerError
@@ -28,8 +29,23 @@ app = typer.Typer(
 
 
 def settings() -> Settings:
-    """Settings for this invocation (read once per command, never at import)."""
-    return Settings()
+    """Settings for this invocation (read once per command, never at import).
+
+    A setting that cannot be read stops the command in one line naming it, never
+    quoting its value (it may be a secret).
+    """
+    try:
+        return Settings()
+    except ValidationError as exc:
+        fail("; ".join(setting_problem(e) for e in exc.errors(include_input=False)))
+    raise AssertionError("unreachable")
+
+
+def setting_problem(error: Any) -> str:
+    """One pydantic error as `NAME: what is wrong` (a validator's own message as it is)."""
+    name = ".".join(str(part) for part in error.get("loc", ())) or "settings"
+    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    return message if message.startswith(name) else f"{name}: {message}"
 
 
 def fail(message: str, code: int = 2) -> None:

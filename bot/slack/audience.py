@@ -21,10 +21,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.messages import Audience
+from bot.slack import api_errors
 
 logger = logging.getLogger(__name__)
 
@@ -79,11 +79,9 @@ def channel_shared(channel: Any) -> bool | None:
 
 
 def slack_error(exc: Exception) -> tuple[str, str]:
-    """(error, needed scope) of a failed Web API call ("" when not said)."""
-    response = exc.response if isinstance(exc, SlackApiError) else None
-    if response is None:
-        return "", ""
-    return str(response.get("error") or ""), str(response.get("needed") or "")
+    """(error, needed scope) of a failed Web API call ("" when not said, or when the
+    answer was not the Web API's JSON: a proxy's error page)."""
+    return api_errors.error(exc), api_errors.needed(exc)
 
 
 class _Cache(Generic[T]):
@@ -193,7 +191,10 @@ class SlackAudiences:
                 self._home = team if isinstance(team, str) and team else None
                 self._bot_user = user if isinstance(user, str) and user else None
             except Exception as exc:  # unknown home team: everyone is a guest for now
-                logger.warning("slack auth.test failed, treating senders as guests: %s", exc)
+                logger.warning(
+                    "slack auth.test failed, treating senders as guests: %s",
+                    api_errors.describe(exc),
+                )
         return self._home
 
     async def user(self, user_id: str) -> UserFacts | None:
@@ -213,7 +214,10 @@ class SlackAudiences:
             facts = facts_from(reply.get("user"))
         except Exception as exc:  # error, timeout, network: a guest, and asked again next time
             self._tell_missing_scope(exc, "users:read", "users.info")
-            logger.warning("slack users.info failed for a user, treating as guest: %s", exc)
+            logger.warning(
+                "slack users.info failed for a user, treating as guest: %s",
+                api_errors.describe(exc),
+            )
             return None
         if facts is None:
             logger.warning("slack users.info lacked team or guest flags: treating as guest")
@@ -239,7 +243,8 @@ class SlackAudiences:
         except Exception as exc:  # treated as shared, and asked again next time
             self._tell_missing_scope(exc, "channels:read", "conversations.info")
             logger.warning(
-                "slack conversations.info failed, answering from guest collections: %s", exc
+                "slack conversations.info failed, answering from guest collections: %s",
+                api_errors.describe(exc),
             )
             return None
         if shared is None:
@@ -280,7 +285,9 @@ class SlackAudiences:
                 logger.error("slack users.info lacks team or guest flags: everyone is a guest")
         except Exception as exc:
             if not self._tell_missing_scope(exc, "users:read", "users.info"):
-                logger.warning("slack users.info check at start failed: %s", exc)
+                logger.warning(
+                    "slack users.info check at start failed: %s", api_errors.describe(exc)
+                )
 
     def _tell_missing_scope(self, exc: Exception, default: str, method: str) -> bool:
         """One ERROR per missing scope naming it and what it costs; True if it was that."""

@@ -34,6 +34,7 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.core.messages import Audience
 from bot.core.platform import Channel, Pending, RetryLater, Undeliverable, audience_from
+from bot.slack import api_errors
 from bot.slack.blocks import classic_feedback
 from bot.slack.features import FEEDBACK_BUTTONS, TRANSIENT, SlackFeatures
 
@@ -75,23 +76,21 @@ def retry_after(headers: Mapping[str, Any] | None) -> float | None:
 
 def rate_limited(exc: SlackApiError) -> float | None:
     """Retry-After seconds when `exc` is a 429 (1.0 when Slack gave none); else None."""
-    response = exc.response
-    if response is None or response.status_code != 429:
+    if api_errors.status(exc) != 429:
         return None
-    return retry_after(response.headers) or 1.0
+    return retry_after(api_errors.headers(exc)) or 1.0
 
 
 def _error(exc: SlackApiError) -> str:
-    return str(exc.response.get("error") or "") if exc.response is not None else ""
+    return api_errors.error(exc)
 
 
 def sorted_failure(exc: SlackApiError) -> RetryLater | Undeliverable:
     """A failed Web API call as the outbox's retry-or-give-up."""
-    response = exc.response
-    status = response.status_code if response is not None else 0
-    error = str(response.get("error") or "") if response is not None else ""
+    status = api_errors.status(exc)
+    error = api_errors.error(exc)
     if status == 429:
-        return RetryLater("slack 429", retry_after(response.headers) or 1.0)
+        return RetryLater("slack 429", retry_after(api_errors.headers(exc)) or 1.0)
     if status >= 500 or error in TRANSIENT:
         return RetryLater(f"slack {status} {error}".strip())
     return Undeliverable(error or f"slack status {status}")

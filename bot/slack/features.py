@@ -17,6 +17,8 @@ from collections.abc import Awaitable
 import aiohttp
 from slack_sdk.errors import SlackApiError
 
+from bot.slack import api_errors
+
 logger = logging.getLogger(__name__)
 # Slack's words for "this app or workspace cannot use that method": a refusal for good
 REFUSALS = frozenset(
@@ -68,13 +70,11 @@ class SlackFeatures:
         """A call for `feature` failed: refused for good when Slack said the app or the
         workspace cannot use it (REFUSALS, plus `also` for this feature); anything else
         (a deleted thread, a rate limit, a 5xx) only skips this call."""
-        error = ""
-        if isinstance(exc, SlackApiError) and exc.response is not None:
-            error = str(exc.response.get("error") or "")
-            if error in REFUSALS or error in also:
-                self.refuse(feature, error)
-                return
-        logger.info("slack %s skipped this time: %s", feature, error or type(exc).__name__)
+        error = api_errors.error(exc)
+        if error and (error in REFUSALS or error in also):
+            self.refuse(feature, error)
+            return
+        logger.info("slack %s skipped this time: %s", feature, api_errors.describe(exc))
 
     async def attempt(self, feature: str, call: Awaitable[object]) -> bool:
         """Await a call for `feature`: True when it went through; a failure is `failed`

@@ -40,6 +40,7 @@ from bot.core.messages import (
     Token,
 )
 from bot.core.platform import Delivery, access_facts
+from bot.slack import api_errors
 from bot.slack.blocks import (
     SECTION_LIMIT,
     answer_messages,
@@ -369,4 +370,4 @@ def _section(text: str) -> dict[str, Any]:
 
 
 def _error(exc: SlackApiError) -> str:
-    return str(exc.response.get("error") if exc.response is not None else exc)
+    return api_errors.describe(exc)

@@ -111,4 +111,22 @@ class Webhook:
         return Response(status_code=200)
 
     async def _process_json(self, data: dict[str, Any]) -> bool:
-        return await process(self._app, Update.de_json(data, self._app.bot))
+        update = parsed(data, self._app)
+        return True if update is None else await process(self._app, update)
+
+
+def parsed(data: dict[str, Any], app: Application) -> Update | None:  # type: ignore[type-arg]
+    """The update in `data`, or None when a field lacks the Bot API's shape (a keyboard
+    without `inline_keyboard`, a sender that is a string): logged in one line and dropped
+    as taken, since delivering it again cannot make it well-formed."""
+    try:
+        return Update.de_json(data, app.bot)
+    except Exception as exc:  # python-telegram-bot raises KeyError, TypeError, AttributeError…
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        logger.warning(
+            "telegram update %s is malformed, dropped: %s: %s",
+            data.get("update_id"),
+            type(exc).__name__,
+            first,
+        )
+        return None

@@ -223,7 +223,9 @@ def stopped_draft(update: Update) -> tuple[int, int] | None:
     raw = (update.api_kwargs or {}).get(STOPPED_GENERATION)
     if not isinstance(raw, dict):
         return None
-    chat, draft = (raw.get("chat") or {}).get("id"), raw.get("draft_id")
+    where = raw.get("chat")
+    chat = where.get("id") if isinstance(where, dict) else None  # any shape may come
+    draft = raw.get("draft_id")
     if not isinstance(chat, int) or not isinstance(draft, int):
         return None
     return chat, draft

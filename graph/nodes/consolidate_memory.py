@@ -45,7 +45,24 @@ def memory_entry(state: GraphState) -> dict[str, Any] | None:
         "answer": state.get("answer", ""),
         "citations": citations,
         "forms": forms,
+        "read": chunks_read(state.get("evidence", []), citations),
     }
+
+
+def chunks_read(evidence: list[dict[str, Any]], citations: list[dict[str, Any]]) -> list[int]:
+    """The chunk ids of the cited documents this turn read: the versions the answer rests on.
+
+    A document replaced while the turn ran has new chunks, so the memory can tell
+    the answer came from a version that is gone (its current hash would not).
+    """
+    cited = {c.get("document") for c in citations}
+    return sorted(
+        {
+            int(e["chunk_id"])
+            for e in evidence
+            if e.get("document") in cited and isinstance(e.get("chunk_id"), int)
+        }
+    )
 
 
 @recorded("consolidate_memory")

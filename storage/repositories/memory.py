@@ -31,9 +31,20 @@ _NOT_REJECTED = (
 )
 
 
+# every document and form the entry rests on is, now, in a collection the asker reads
+# (a form or document moved to `internal` after the entry was stored is not offered)
+_READABLE_NOW = (
+    " AND m.collections <@ CAST(:allowed AS text[])"
+    " AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m.sources) s JOIN documents d"
+    " ON d.title = s->>'title' WHERE d.collection <> ALL(CAST(:allowed AS text[])))"
+    " AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m.form_sources) s JOIN forms f"
+    " ON f.name = s->>'name' WHERE f.collection <> ALL(CAST(:allowed AS text[])))"
+)
+
+
 def _scope(collections: Sequence[str] | None, platform: str | None) -> str:
     """SQL conditions: only entries `collections` may read, first asked on `platform`."""
-    readable = "" if collections is None else " AND m.collections <@ CAST(:allowed AS text[])"
+    readable = "" if collections is None else _READABLE_NOW
     asked_here = "" if platform is None else " AND m.origin_platform = :platform"
     return readable + asked_here
 
@@ -111,22 +122,21 @@ async def remember(session: AsyncSession, entry: dict[str, Any]) -> int | None:
     """
     titles = sorted({c["document"] for c in entry["citations"]})
     names = sorted({f["name"] for f in entry["forms"]})
-    docs = (
-        await session.execute(
-            text("SELECT title, content_hash, collection FROM documents WHERE title = ANY(:t)"),
-            {"t": titles},
-        )
-    ).all()
+    docs = await _versions_read(session, titles, entry.get("read"))
     forms = (
         await session.execute(
             text(
-                f"SELECT f.name, {FORM_SIGNATURE}, f.collection FROM forms f WHERE f.name = ANY(:n)"
+                f"SELECT f.name, {FORM_SIGNATURE}, f.collection, f.url FROM forms f"
+                " WHERE f.name = ANY(:n)"
             ),
             {"n": names},
         )
     ).all()
     if len(docs) != len(titles) or len(forms) != len(names):
-        return None  # deleted while the turn ran: nothing safe to remember
+        return None  # deleted or replaced while the turn ran: nothing safe to remember
+    shown = {f["name"]: f["url"] for f in entry["forms"] if "url" in f}
+    if any(r[0] in shown and shown[r[0]] != r[3] for r in forms):
+        return None  # the form's link changed while the turn ran: the answer shows the old one
     collections = sorted({r[2] for r in docs} | {r[2] for r in forms})
     # the platform the question was asked on: its turn is stored in this transaction
     origin = (
@@ -189,6 +199,26 @@ async def remember(session: AsyncSession, entry: dict[str, Any]) -> int | None:
             text("DELETE FROM answer_memory_votes WHERE entry_id = :id"), {"id": entry_id}
         )
     return entry_id
+
+
+async def _versions_read(
+    session: AsyncSession, titles: list[str], read: Sequence[int] | None
+) -> list[Any]:
+    """(title, content hash, collection) of each cited document as the turn read it.
+
+    With `read` (the chunk ids the turn's evidence came from), the versions those chunks
+    belong to: a document replaced since has none left, so it is missing here and the
+    entry is not stored (its current hash is not what the answer was written from).
+    Without (an older caller), the documents as they are now.
+    """
+    if read is None:
+        query = "SELECT title, content_hash, collection FROM documents WHERE title = ANY(:t)"
+        return list((await session.execute(text(query), {"t": titles})).all())
+    query = (
+        "SELECT DISTINCT d.title, d.content_hash, d.collection FROM chunks c"
+        " JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(:ids) AND d.title = ANY(:t)"
+    )
+    return list((await session.execute(text(query), {"ids": list(read), "t": titles})).all())
 
 
 async def vote(

@@ -196,3 +196,23 @@ def test_search_and_listings_print_document_text_literally(cli, tmp_path: Path) 
     assert "[red]Notice[/red]" in found.stdout
     listed = cli("docs", "list")
     assert listed.returncode == 0 and "[red]Notice" in listed.stdout  # (the cell may wrap)
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "123456:short",  # cut when pasted
+        "AAE-test_Token-x0123456789abcdefghijkl",  # the bot id left out
+        '"123456:AAE-test_Token-x0123456789abcdefghijkl"',  # quotes kept in a .env
+        "123456:AAE-test Token-x0123456789abcdefghijkl",  # a space
+    ],
+)
+def test_serve_with_a_malformed_telegram_token_stops_in_one_line(cli, token: str) -> None:  # type: ignore[no-untyped-def]
+    done = cli("serve", "--port", "0", extra_env={"TELEGRAM_BOT_TOKEN": token})
+    assert done.returncode != 0
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert "TELEGRAM_BOT_TOKEN" in lines[0] and "Traceback" not in done.stderr
+    assert token not in done.stdout + done.stderr
+    secret_part = token.strip('"').partition(":")[2] or token
+    assert secret_part not in done.stdout + done.stderr

@@ -170,7 +170,7 @@ def test_secret_settings_never_print() -> None:
         "LANGFUSE_SECRET_KEY": "sk-lf-secret-value",
         "USER_HASH_KEY": "hash-secret-value",
         "DATABASE_URL": "postgresql+psycopg://ragbot:db-secret-value@db/ragbot",
-        "TELEGRAM_BOT_TOKEN": "123:tg-secret-value",
+        "TELEGRAM_BOT_TOKEN": "123:tg-secret-value-AAHdqTcvCH1vGWJxfSeofSAs",
     }
     settings = Settings(_env_file=None, **values)  # type: ignore[arg-type]
     shown = repr(settings) + str(settings) + str(settings.model_dump())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -258,3 +259,64 @@ async def test_retention_purges_remembered_answers_past_retention_days(
     assert len(kept) == 1 and kept[0]["question"].startswith("停車許可證")
     again = await service.ask(ASKED, conversation="later")
     assert again.outcome != "memory"
+
+
+async def test_a_document_replaced_while_the_turn_waits_on_the_model_is_not_remembered(
+    db: Database,
+    searcher: HybridSearcher,
+    embedder: Embedder,
+    ingestion: IngestionService,
+    fake: FakeOpenAI,
+    loaded: None,
+) -> None:
+    """The fee is corrected while the answer is being written from the old text: the
+    old answer is given this once, but never served again from memory."""
+    writing, corrected = threading.Event(), threading.Event()
+
+    def slow_writer(body: dict) -> Reply:  # type: ignore[type-arg]
+        if not str(body["messages"][0]["content"]).startswith("You are the planning step"):
+            writing.set()  # retrieval is done: the turn holds the 1,300 text
+            corrected.wait(30)
+        return faithful_model(body)
+
+    fake.responder = slow_writer
+    llm = build_chat_model(fake.url, "k", "fake", timeout=30.0)
+    context = GraphContext(
+        searcher=searcher, forms=FormFinder(db), llm=llm, llm_timeout=30.0, embedder=embedder.model
+    )
+    service = AnswerService(db, context, memory=AnswerMemory(db, embedder))
+    turn = asyncio.ensure_future(service.ask(ASKED, conversation="a"))
+    assert await asyncio.to_thread(writing.wait, 30)
+    changed = PASSPORT.replace("1,300", "1,500")
+    assert (await ingestion.ingest_bytes("passport.md", changed.encode())).status == "replaced"
+    corrected.set()
+    first = await turn
+    assert first.outcome == "answered" and "1,300" in first.answer  # read before the change
+    fake.responder = faithful_model
+    again = await service.ask(ASKED, conversation="b")
+    assert again.outcome != "memory" and "1,500" in again.answer and "1,300" not in again.answer
+    assert (await service.ask(ASKED, conversation="c")).outcome == "memory"  # the new one is
+
+
+async def test_a_form_moved_to_an_internal_collection_is_not_offered_from_memory(
+    db: Database, searcher: HybridSearcher, embedder: Embedder, loaded: None
+) -> None:
+    from storage.forms import FormService
+
+    forms = FormService(db, 10_000)
+    name = "Passport application form PS-11"
+    url = "https://forms.example.org/ps-11"
+    await forms.add(name, url, aliases=["passport form"], collection="public")
+    plain = service_with(db, searcher, embedder, None)
+    asked = "Where can I download the passport form?"
+    public = ["public"]
+    first = await plain.ask(asked, conversation="a", collections=public)
+    assert first.outcome == "forms" and url in first.answer
+    assert (await plain.ask(asked, conversation="b", collections=public)).outcome == "memory"
+    # staff only from now on: the link and file are unchanged, the collection is not
+    await forms.add(name, url, aliases=["passport form"], collection="internal")
+    citizen = await plain.ask(asked, conversation="c", collections=public)
+    assert citizen.outcome != "memory" and url not in citizen.answer
+    assert not any(f.get("name") == name for f in citizen.forms)
+    staff = await plain.ask(asked, conversation="d", collections=["internal", "public"])
+    assert url in staff.answer

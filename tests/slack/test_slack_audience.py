@@ -587,3 +587,43 @@ def test_good_channel_collections_are_read() -> None:
     }
     # the settings repeat the storage's collection-name rule: they must stay the same
     assert bot_settings._COLLECTION_NAME.pattern == COLLECTION_NAME.pattern
+
+
+@pytest.mark.parametrize("kind", ["text/html", "text/plain", "application/json"])
+async def test_a_proxys_html_error_page_is_one_log_line_not_a_stop(
+    kind: str,
+    slack: SlackHarness,
+    fake_slack: FakeSlack,
+    caplog: pytest.LogCaptureFixture,
+    db: Database,
+) -> None:
+    # a proxy in front of Slack answers users.info with its 502 page, under any content type
+    fake_slack.pages["users.info"] = (502, kind)
+    adapter = SlackAdapter(slack.worker.core, slack.adapter._settings)
+    slack.adapter.listeners.audiences = adapter.audiences  # the harness serves its facts
+    with caplog.at_level("WARNING"):
+        await adapter.start()  # does not fail
+        said = [r for r in caplog.records if "users.info" in r.getMessage()]
+        assert len(said) == 1 and "502" in said[0].getMessage()
+        assert said[0].exc_info is None and "\n" not in said[0].getMessage()
+        assert "<html" not in said[0].getMessage()
+        # per message: the sender is a guest, and the channel shared when that page answers too
+        fake_slack.pages["conversations.info"] = (502, kind)
+        await slack.event(mention(PASSPORT_Q, "96.1", user="U1"))
+        assert INTERNAL_FACT not in await reply_in(fake_slack, "96.1", db=db)
+    shown = [r for r in caplog.records if "conversations.info" in r.getMessage()]
+    assert shown and all(r.exc_info is None and "\n" not in r.getMessage() for r in shown)
+    await adapter.close()
+
+
+@pytest.mark.parametrize("kind", ["text/html", "text/plain", "application/json"])
+async def test_an_html_page_answering_auth_test_at_start_is_one_error(
+    kind: str, fake_slack: FakeSlack, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake_slack.pages["auth.test"] = (404, kind)
+    audiences = SlackAudiences(AsyncWebClient(token=TOKEN, base_url=fake_slack.url), ttl_s=60)
+    with caplog.at_level("WARNING"):
+        await audiences.check_access()  # logs, never raises
+    said = [r.getMessage() for r in caplog.records]
+    assert any("auth.test" in m and "404" in m for m in said)
+    assert all("\n" not in m and "<html" not in m for m in said)

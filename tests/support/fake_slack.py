@@ -20,6 +20,12 @@ from tests.support.local_server import serve, shutdown
 
 TOKEN = "xoxb-test-token"
 BOT_USER = "UBOT"
+# what a proxy answers when Slack cannot be reached: a page, not the Web API's JSON
+ERROR_PAGE = (
+    "<html>\n<head><title>{status} Bad Gateway</title></head>\n<body>\n"
+    "<center><h1>{status} Bad Gateway</h1></center>\n<hr><center>nginx</center>\n"
+    "</body>\n</html>\n"
+)
 SCOPES = {"users.info": "users:read", "conversations.info": "channels:read"}  # for missing_scope
 
 
@@ -43,6 +49,9 @@ class FakeSlack:
     files: dict[str, bytes] = field(default_factory=dict)  # served at /files/<name>
     downloads: list[str | None] = field(default_factory=list)  # Authorization headers seen
     failing: dict[str, str] = field(default_factory=dict)  # method → Slack error to return
+    # method → (status, Content-Type) of an HTML error page answered instead of Slack's JSON
+    # (a proxy or load balancer in front of Slack: 502 Bad Gateway, 404 Not Found)
+    pages: dict[str, tuple[int, str]] = field(default_factory=dict)
     rate_limited: set[str] = field(default_factory=set)  # methods answering 429 once
     throttles: list[Throttle] = field(default_factory=list)  # see `throttle`
     # users.info: user id → the fields to answer with (unknown users: home team T1, no guest)
@@ -74,6 +83,8 @@ class FakeSlack:
                 if self.path.startswith("/api/"):  # some methods are GETs with a query
                     method, _, query = self.path.removeprefix("/api/").partition("?")
                     params = {k: v[0] for k, v in parse_qs(query).items()}
+                    if self._page(method, params):
+                        return
                     reply = fake.reply(method, params)
                     fake.record(method, params, reply)
                     self._send(200, json.dumps(reply).encode(), "application/json")
@@ -102,9 +113,21 @@ class FakeSlack:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
+                if self._page(method, params):
+                    return
                 reply = fake.reply(method, params)
                 fake.record(method, params, reply)
                 self._send(200, json.dumps(reply).encode(), "application/json")
+
+            def _page(self, method: str, params: dict[str, Any]) -> bool:
+                """Answer with an HTML error page when `pages` says so for `method`."""
+                page = fake.pages.get(method)
+                if page is None:
+                    return False
+                status, kind = page
+                fake.record(f"{status}:{method}", params, {"ok": False, "status": status})
+                self._send(status, ERROR_PAGE.format(status=status).encode(), kind)
+                return True
 
             def _send(self, status: int, data: bytes, kind: str) -> None:
                 self.send_response(status)

@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, unquote
 
 from tests.support.local_server import serve, shutdown
 
-TOKEN = "123456:AAE-test_Token-x"
+TOKEN = "123456:AAE-test_Token-x0123456789abcdefghijkl"  # @BotFather's shape
 BOT_ID = 123456
 BOT_USERNAME = "ragbot_test_bot"
 Matcher = Callable[[dict[str, Any]], bool]  # which calls a throttle applies to (their params)

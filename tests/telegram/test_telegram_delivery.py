@@ -350,3 +350,49 @@ async def test_polling_asks_again_for_an_update_that_was_not_taken(
         assert len(answers(fake_tg, 3701)) == 1
     finally:
         await stop_harness(h)
+
+
+def _malformed_updates() -> list[tuple[str, dict[str, Any]]]:
+    """Updates whose fields do not have the Bot API's shape (a buggy proxy, a forged post)."""
+    asked = private_text(3900, 3901, QUESTION)
+    bad: list[tuple[str, dict[str, Any]]] = []
+    for name, markup in (
+        ("no inline_keyboard", {}),
+        ("markup a string", "x"),
+        ("keyboard a string", {"inline_keyboard": "x"}),
+        ("row of strings", {"inline_keyboard": [["x"]]}),
+        ("button without text", {"inline_keyboard": [[{"callback_data": "fb:1:1"}]]}),
+    ):
+        message = {**asked["message"], "reply_markup": markup}
+        bad.append((name, {"update_id": 3900 + len(bad), "message": message}))
+        pressed = callback(3950 + len(bad), 3901, "fb:1:1", message)
+        bad.append((f"vote under {name}", pressed))
+    for name, field in (
+        ("sender a string", {"from": "x"}),
+        ("entity without offset", {"entities": [{"type": "mention"}]}),
+        ("document without id", {"document": {}}),
+        ("reply without date", {"reply_to_message": {}}),
+    ):
+        bad.append((name, {"update_id": 3980 + len(bad), "message": {**asked["message"], **field}}))
+    stopped = {"stopped_message_generation": {"chat": "x", "draft_id": 1}}
+    bad.append(("stopped draft chat a string", {"update_id": 3999, **stopped}))
+    return bad
+
+
+@pytest.mark.parametrize(("name", "update"), _malformed_updates())
+async def test_a_malformed_update_is_one_log_line_and_a_200(
+    name: str,
+    update: dict[str, Any],
+    one: TelegramHarness,
+    fake_tg: FakeTelegram,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # a 500 (or a 503) would have Telegram deliver it again, forever
+    with caplog.at_level("INFO"):
+        assert (await one.post(update)).status_code == 200, name
+    said = [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")]
+    assert all(r.exc_info is None and "\n" not in r.getMessage() for r in said), name
+    # the next well-formed update is answered as usual
+    assert (await one.post(private_text(3800, 3801, QUESTION))).status_code == 200
+    [final] = await answered(fake_tg, 3801)
+    assert "1,300 dollars" in final["text"]
