@@ -31,7 +31,7 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from telegram import Update
+from telegram import Bot, Update
 from telegram.ext import Application
 
 from bot.core.serving import ServingCore
@@ -111,16 +111,16 @@ class Webhook:
         return Response(status_code=200)
 
     async def _process_json(self, data: dict[str, Any]) -> bool:
-        update = parsed(data, self._app)
+        update = parsed(data, self._app.bot)
         return True if update is None else await process(self._app, update)
 
 
-def parsed(data: dict[str, Any], app: Application) -> Update | None:  # type: ignore[type-arg]
+def parsed(data: dict[str, Any], bot: Bot) -> Update | None:
     """The update in `data`, or None when a field lacks the Bot API's shape (a keyboard
     without `inline_keyboard`, a sender that is a string): logged in one line and dropped
     as taken, since delivering it again cannot make it well-formed."""
     try:
-        return Update.de_json(data, app.bot)
+        return Update.de_json(data, bot)
     except Exception as exc:  # python-telegram-bot raises KeyError, TypeError, AttributeError…
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
         logger.warning(

@@ -8,7 +8,9 @@ past one only after it was taken (see `bot.telegram.intake`); when one was
 not, the poller backs off and asks again from that update. `stop()` stops
 fetching at once (a long poll under way is abandoned, not waited for); what
 was not confirmed is delivered again to the next poller, and the inbox makes
-the repeat a no-op.
+the repeat a no-op. Updates are fetched as JSON and parsed one by one: an update
+that lacks the Bot API's shape is logged in one line and stepped over, instead
+of failing its whole batch (and the batch after, for ever) in the library.
 """
 
 from __future__ import annotations
@@ -17,14 +19,18 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from telegram import Bot, Update
 from telegram.error import Conflict, TelegramError, TimedOut
+
+from bot.telegram.intake import parsed
 
 logger = logging.getLogger(__name__)
 POLL_TIMEOUT_S = 10  # long poll: Telegram answers at once when an update comes
 MAX_BACKOFF_S = 30.0
 CONFIRM_TIMEOUT_S = 3.0
+READ_MARGIN_S = 10.0  # a long poll's answer may take this much longer than its timeout
 
 
 class Poller:
@@ -92,9 +98,12 @@ class Poller:
             if updates is None:  # stopping
                 break
             refused = False
-            for update in updates:
+            for update_id, update in updates:
                 if self._stopping.is_set():
                     break
+                if update is None:  # malformed: logged by `parsed`, never well-formed later
+                    self.offset = update_id + 1
+                    continue
                 if not await self._take(update):
                     refused = True
                     self.offset = update.update_id  # asked for again, from this one
@@ -114,14 +123,11 @@ class Poller:
             logger.exception("update %s failed", update.update_id)
             return False
 
-    async def _fetch(self) -> tuple[Update, ...] | None:
-        """The next batch (confirming what came before); None when stopping meanwhile."""
+    async def _fetch(self) -> list[tuple[int, Update | None]] | None:
+        """The next batch, each update by its id and parsed (None: malformed), confirming
+        what came before; None when stopping meanwhile."""
         offset = self.offset
-        fetch = asyncio.ensure_future(
-            self._bot.get_updates(
-                offset=offset, timeout=self._timeout, allowed_updates=self._allowed
-            )
-        )
+        fetch = asyncio.ensure_future(self._get_updates(offset))
         stop = asyncio.ensure_future(self._stopping.wait())
         try:
             await asyncio.wait({fetch, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -132,9 +138,19 @@ class Poller:
             with contextlib.suppress(asyncio.CancelledError, TelegramError):
                 await fetch
             return None
-        updates = fetch.result()
+        raw = fetch.result()
         self._confirmed = offset
-        return updates
+        return [(int(data["update_id"]), parsed(data, self._bot)) for data in raw]
+
+    async def _get_updates(self, offset: int | None) -> list[dict[str, Any]]:
+        """getUpdates as JSON: the library's own call parses the batch whole."""
+        kwargs: dict[str, Any] = {"timeout": self._timeout, "allowed_updates": self._allowed}
+        if offset is not None:
+            kwargs["offset"] = offset
+        result = await self._bot.do_api_request(
+            "getUpdates", api_kwargs=kwargs, read_timeout=self._timeout + READ_MARGIN_S
+        )
+        return [data for data in result if isinstance(data, dict) and "update_id" in data]
 
     async def _pause(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):

@@ -483,8 +483,12 @@ def _admin_msg() -> Any:
     return message("", platform="telegram", user=str(ADMIN), is_admin=True)
 
 
-async def test_polling_mode_answers_and_a_second_poller_is_refused(
-    docs: None, database_url: str, embedder: Embedder, fake_tg: FakeTelegram
+async def test_polling_mode_steps_over_a_malformed_update_answers_and_refuses_a_second_poller(
+    docs: None,
+    database_url: str,
+    embedder: Embedder,
+    fake_tg: FakeTelegram,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     from bot.telegram.app import PollerTakenError
 
@@ -493,11 +497,18 @@ async def test_polling_mode_answers_and_a_second_poller_is_refused(
     )
     try:
         assert not poller.adapter.routes and fake_tg.of("deleteWebhook")
+        # a keyboard without `inline_keyboard` cannot be parsed: in the library's own call
+        # it failed its whole batch, and every batch after it, for ever
+        broken = private_text(9989, 1401, "hello")
+        broken["message"]["reply_markup"] = {"keyboard": "x"}
+        fake_tg.updates.put(broken)
         fake_tg.updates.put(
             private_text(9990, 1401, "How much does an adult passport renewal cost?")
         )
         [final] = await answered(fake_tg, 1401)
         assert "1,300 dollars" in final["text"]
+        dropped = [r for r in caplog.records if "is malformed, dropped" in r.getMessage()]
+        assert len(dropped) == 1 and dropped[0].exc_info is None
         config = settings_for_tests(TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=fake_tg.url)
         second = await make_worker(database_url, embedder, config)
         try:
