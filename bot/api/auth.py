@@ -147,7 +147,9 @@ class CallerLimits:
         """True when the call carries WEB_CHAT_API_KEY (every visitor of the site holds it)."""
         key = reveal(self.settings.web_chat_api_key)
         bearer = request.headers.get("authorization", "").partition(" ")[2]
-        return bool(key) and secrets.compare_digest(bearer.strip().encode(), key.encode())
+        if not key:
+            return False
+        return secrets.compare_digest(bearer.strip().encode(), key.encode())
 
 
 class AuditCalls:
