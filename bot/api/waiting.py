@@ -3,7 +3,9 @@
 A call's question is accepted into the inbox (`ServingCore.accept`: stored,
 leased, its turn started by the inbox runner); the API's renderer hands the
 turn's events to the call waiting for them. A caller that stops listening
-(a closed tab) stops its turn; a drain that stops the turn tells the caller
+(a closed tab) stops its turn, unless it sent an Idempotency-Key: then the turn
+runs to the end and its answer is kept with the delivery (`posted`), for the
+call sent again to collect. A drain that stops the turn tells the caller
 (StreamStopped). A delivery nobody waits for (its caller left, or it is resumed
 after a worker died: the HTTP connection died with it) is finished unanswered.
 """
@@ -157,4 +159,3 @@ class Waiting:
         """End every call still waiting with StreamStopped (the worker is stopping)."""
         for waiter in list(self._waiting.values()):
             waiter.events.put_nowait(_End(StreamStopped()))
-            waiter.left.set()  # a kept turn nobody waits for any more stops too
