@@ -161,6 +161,16 @@ class Settings(BaseSettings):
     api_rate_limit_per_minute: int = Field(default=60, validation_alias="API_RATE_LIMIT_PER_MINUTE")
     api_cors_origins: str = Field(default="", validation_alias="API_CORS_ORIGINS")
     web_chat_api_key: SecretStr | None = Field(default=None, validation_alias="WEB_CHAT_API_KEY")
+    # counted in each process, by the caller's address: one web visitor cannot use up
+    # the site's key, nor a script fill the audit log by polling for staff replies
+    web_chat_client_rate_per_minute: int = Field(
+        default=20, ge=0, validation_alias="WEB_CHAT_CLIENT_RATE_PER_MINUTE"
+    )
+    api_polls_per_minute: int = Field(default=60, ge=0, validation_alias="API_POLLS_PER_MINUTE")
+    api_polls_per_key_per_minute: int = Field(
+        default=6000, ge=0, validation_alias="API_POLLS_PER_KEY_PER_MINUTE"
+    )
+    api_trusted_proxies: str = Field(default="", validation_alias="API_TRUSTED_PROXIES")
     worker_concurrency: int = Field(default=2, validation_alias="WORKER_CONCURRENCY")
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
     telegram_bot_token: SecretStr | None = Field(
@@ -338,6 +348,10 @@ class Settings(BaseSettings):
     def cors_origins(self) -> list[str]:
         """API_CORS_ORIGINS as a list (`*` alone: any origin)."""
         return _split(self.api_cors_origins)
+
+    def trusted_proxies(self) -> list[str]:
+        """API_TRUSTED_PROXIES as a list of addresses or networks (CIDR)."""
+        return _split(self.api_trusted_proxies)
 
     def upload_collection(self, platform: str) -> str:
         """Where an admin's upload lands unless they name a collection."""

@@ -2,8 +2,9 @@
 
 `ragbot serve` mounts it after the chat platforms' webhooks, on the same port
 as `/healthz`. It is always mounted; with no API key made yet every call gets
-404 `api_off`. OpenAPI schema at `/api/openapi.json`, interactive docs at
-`/api/docs`. Questions go through the inbox (`bot.api.waiting`).
+404 `api_off`. OpenAPI schema at `/api/openapi.json`, the endpoints listed at
+`/api/docs` (a plain page: no Swagger UI from a CDN). Questions go through the
+inbox (`bot.api.waiting`).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount
 
-from bot.api import ask, errors, handoff, manage, webchat
-from bot.api.auth import AuditCalls
+from bot.api import ask, docs_page, errors, handoff, manage, turns, webchat
+from bot.api.auth import AuditCalls, CallerLimits
 from bot.api.cases import ApiCases
 from bot.api.gate import BodyGate
 from bot.api.waiting import Waiting
@@ -34,15 +35,18 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
         title="ragbot API",
         version="1",
         summary="Answers from the organisation's own documents, with citations.",
-        docs_url="/api/docs",
+        docs_url=None,  # Swagger UI would load from a CDN: a plain page instead
         redoc_url=None,
         openapi_url="/api/openapi.json",
     )
     api.state.core = core
     api.state.knowledge = core.knowledge  # the management routes' admin part
     api.state.settings = settings
-    api.state.waiting = Waiting(core)  # calls waiting for their answers (see ApiAdapter.close)
+    api.state.limits = CallerLimits(settings)  # counted in this process, per caller
+    # calls waiting for their answers (see ApiAdapter.close); a retried call's answer kept
+    api.state.waiting = Waiting(core, keep=turns.kept)
     errors.install(api)
+    docs_page.install(api)
     api.include_router(ask.router)
     api.include_router(manage.router)
     api.include_router(handoff.router)

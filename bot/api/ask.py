@@ -1,8 +1,9 @@
 """`POST /api/v1/ask` and `/api/v1/ask/stream`: a question answered by the serving core.
 
 The question becomes an InboundMessage of the `api` platform, accepted into the
-inbox like every platform's messages (`bot.api.waiting`): stored once (an
-`Idempotency-Key` makes a retried call a duplicate, answered 409), rate limited
+inbox like every platform's messages (`bot.api.waiting`): stored once (a call
+sent again with its `Idempotency-Key` gets the first call's answer, kept with the
+delivery; the first call's turn runs to the end even if its client left), rate limited
 per key, stored in the conversation's history, traced; the turn's events come
 back to the waiting call. The stream speaks the ReAct design's
 server-sent events: `reasoning`, `tool_call`, `chunk`, `done`, `error`.
@@ -10,14 +11,16 @@ server-sent events: `reasoning`, `tool_call`, `chunk`, `done`, `error`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
-from bot.api.auth import caller, core_of, draining, waiting_of
+from bot.api.auth import caller, core_of, draining, retry_after, waiting_of
 from bot.api.errors import ApiError, documented
 from bot.api.models import CONVERSATION_ID, AskRequest, AskResponse, Language
 from bot.api.turns import (
@@ -30,7 +33,7 @@ from bot.api.turns import (
     turn_failed,
     with_staff_body,
 )
-from bot.api.waiting import StreamStopped
+from bot.api.waiting import KEPT, StreamStopped
 from bot.core.messages import (
     ErrorReply,
     FinalAnswer,
@@ -41,9 +44,13 @@ from bot.core.messages import (
     Reset,
     Token,
 )
+from bot.settings import API_PLATFORM
 
 router = APIRouter(prefix="/api/v1", tags=["ask"])
 ERRORS = documented(401, 404, 409, 422, 429, 500, 503)
+REPLAY_WAIT_S = 3.0  # a call sent again waits this long for its first call's answer
+REPLAY_POLL_S = 0.25
+IN_PROGRESS_RETRY_S = 2
 
 
 async def _first(events: AsyncIterator[Outbound]) -> Outbound | None:
@@ -62,10 +69,12 @@ async def ask(
 ) -> dict[str, Any]:
     """Answer a question: the answer, its citations and forms, and how it was reached."""
     message, conversation = inbound(grant, body, idempotency_key, accept_language)
-    events = waiting_of(request).ask(message)
+    events = waiting_of(request).ask(message, kept=idempotency_key is not None)
     try:
         async with contextlib.aclosing(events):
             first = await _first(events)
+            if first is None and not core_of(request).closing:  # sent before: its answer
+                return _succeeded(await _kept(request, message))
             problem = refusal(first, core_of(request).closing)
             if problem is not None:
                 raise problem
@@ -96,7 +105,7 @@ async def ask_stream(
     `chunk` as the answer is written, then `done` (the whole answer, `sources`) or
     `error`. Closing the connection stops the turn."""
     message, conversation = inbound(grant, body, idempotency_key, accept_language)
-    return await _stream(request, message, conversation)
+    return await _stream(request, message, conversation, idempotency_key is not None)
 
 
 @router.get("/ask/stream", responses=ERRORS, response_class=StreamingResponse)
@@ -120,27 +129,78 @@ async def ask_stream_get(
         threshold=threshold,
     )
     message, conversation = inbound(grant, body, idempotency_key, accept_language)
-    return await _stream(request, message, conversation)
+    return await _stream(request, message, conversation, idempotency_key is not None)
+
+
+_STREAMING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 async def _stream(
-    request: Request, message: InboundMessage, conversation: str
+    request: Request, message: InboundMessage, conversation: str, kept: bool
 ) -> StreamingResponse:
-    events = waiting_of(request).ask(message)
+    events = waiting_of(request).ask(message, kept=kept)
     try:
         first = await _first(events)
     except StreamStopped:
         raise draining() from None
+    if first is None and not core_of(request).closing:  # sent before: its answer again
+        await events.aclose()
+        answer = _succeeded(await _kept(request, message))
+        return StreamingResponse(
+            _replayed(answer), media_type="text/event-stream", headers=_STREAMING
+        )
     problem = refusal(first, core_of(request).closing)
     if problem is not None:
         await events.aclose()
         raise problem
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(
         _sse(_chain(first, events), events, conversation),
         media_type="text/event-stream",
-        headers=headers,
+        headers=_STREAMING,
     )
+
+
+async def _kept(request: Request, message: InboundMessage) -> dict[str, Any]:
+    """The answer kept for a call sent again with its Idempotency-Key: {"status", "body"},
+    once its first call's turn ends (waited for up to REPLAY_WAIT_S, then 409 `in_progress`
+    with Retry-After); 409 `duplicate` when its turn ended with no answer kept."""
+    mailbox = core_of(request).mailbox
+    deadline = time.monotonic() + REPLAY_WAIT_S
+    while True:
+        kept = await mailbox.kept_answer(API_PLATFORM, message.delivery_id, KEPT)
+        if kept is not None and kept.answer is not None:
+            return kept.answer
+        if kept is not None and kept.settled:
+            raise ApiError(
+                409,
+                "duplicate",
+                "This Idempotency-Key was used before and its turn ended without an answer"
+                " to give again (it was stopped or failed): send the question with a new key.",
+            )
+        if time.monotonic() >= deadline:
+            raise ApiError(
+                409,
+                "in_progress",
+                "The call first sent with this Idempotency-Key is still being answered:"
+                " send it again after Retry-After seconds for its answer.",
+                headers={"Retry-After": str(IN_PROGRESS_RETRY_S)},
+            )
+        await asyncio.sleep(REPLAY_POLL_S)
+
+
+def _succeeded(kept: dict[str, Any]) -> dict[str, Any]:
+    """The body of a kept answer that succeeded; the first call's error raised again."""
+    status, body = int(kept["status"]), dict(kept["body"])
+    if status == 200:
+        return body
+    headers = {"Retry-After": retry_after()} if status == 429 else None
+    raise ApiError(status, body["code"], body["message"], body.get("field"), headers=headers)
+
+
+async def _replayed(body: dict[str, Any]) -> AsyncGenerator[str, None]:
+    """A kept answer as a stream: the whole text in one chunk, then `done`."""
+    yield sse_line("chunk", {"text": body["answer"]})
+    yield sse_line("done", {**body, "sources": body["citations"]})
 
 
 async def _sse(

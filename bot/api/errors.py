@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -17,6 +18,28 @@ logger = logging.getLogger(__name__)
 
 # the codes Starlette's own errors get (an unknown path, a wrong method)
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}
+
+
+_PLACES = ("body", "query", "path", "header")  # where a value was, not which one
+_MISMATCH = "string_pattern_mismatch"
+# the rule a pattern stands for, said in words (a regular expression is no message)
+_FIELD_RULES = {
+    "conversation_id": "16-64 of A-Z a-z 0-9 _ - (a UUID fits; omit it to get a new one)"
+}
+
+
+def _json_error(body: bytes, position: int) -> str:
+    """Where a body that is not JSON goes wrong, by line and column (both from 1)."""
+    text = body.decode("utf-8", "replace")
+    position = max(0, min(position, len(text)))
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    try:
+        json.loads(text)
+        reason = "not JSON"
+    except json.JSONDecodeError as exc:
+        reason = exc.msg
+    return f"The body is not valid JSON: {reason} at line {line}, column {column}."
 
 
 class ApiError(Exception):
@@ -65,9 +88,14 @@ def install(app: FastAPI) -> None:
     async def invalid(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         first = exc.errors()[0] if exc.errors() else {}
-        where = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
+        loc = tuple(first.get("loc", ()))
+        if first.get("type") == "json_invalid":  # its loc is the offset, not a field
+            position = loc[-1] if loc and isinstance(loc[-1], int) else 0
+            return error_response(422, "invalid_json", _json_error(await request.body(), position))
+        where = [str(part) for part in loc if part not in _PLACES]
         field = ".".join(where) or None
-        message = str(first.get("msg", "invalid request"))
+        message = _FIELD_RULES.get(field or "") if first.get("type") == _MISMATCH else None
+        message = message or str(first.get("msg", "invalid request"))
         return error_response(422, "invalid", f"{field}: {message}" if field else message, field)
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:

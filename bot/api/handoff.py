@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from bot.api.auth import Caller, caller, core_of, waiting_of
+from bot.api.auth import Caller, core_of, poller, waiting_of
 from bot.api.errors import ApiError, documented
 from bot.api.models import (
     CONVERSATION_ID,
@@ -62,12 +62,15 @@ async def ask_a_person(request: Request, grant: Caller, body: HandoffRequest) ->
 )
 async def collect(
     request: Request,
-    grant: Annotated[Grant, Depends(caller)],  # polled every few seconds: not counted
+    grant: Annotated[Grant, Depends(poller)],  # polled every few seconds: its own limits
     conversation_id: Annotated[str, Path(pattern=CONVERSATION_ID)],
     after: Annotated[int, Query(ge=0, le=ID_MAX)] = 0,
 ) -> dict[str, Any]:
     """What the staff sent to this conversation after message `after`."""
-    return await _state(request, conversation_key(grant, conversation_id), after)
+    state = await _state(request, conversation_key(grant, conversation_id), after)
+    # only a read that hands over staff messages is worth an audit row
+    request.state.audited = bool(state["messages"])
+    return state
 
 
 @router.post("/handoff/close", response_model=HandoffState, responses=ERRORS)

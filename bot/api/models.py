@@ -7,8 +7,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Language = Literal["en", "zh-hant", "zh-hans"]
-# a client's conversation id: letters, digits, '-' and '_' (a UUID fits)
-CONVERSATION_ID = r"^[A-Za-z0-9_-]{1,64}$"
+# a client's conversation id: letters, digits, '-' and '_' (a UUID fits); at least 16 of
+# them, as the id is all that keeps one visitor of a shared key out of another's chat
+CONVERSATION_ID = r"^[A-Za-z0-9_-]{16,64}$"
 
 
 class AskRequest(BaseModel):

@@ -174,3 +174,20 @@ def sse_events(event: Outbound, conversation: str) -> list[tuple[str, dict[str, 
         body = with_staff_body(event, conversation)
         return [("done", {**body, "sources": []})]
     return [("error", {"code": event.kind, "message": event.text, "field": None})]
+
+
+def kept(event: Outbound, message: InboundMessage) -> dict[str, Any] | None:
+    """What a call sent again with the same Idempotency-Key gets of its turn's last event:
+    the first call's status and body (None: the turn ended without either)."""
+    conversation = message.conversation_key.partition("/")[2]
+    if isinstance(event, FinalAnswer):
+        return {"status": 200, "body": answer_body(event, conversation)}
+    if isinstance(event, Reply) and event.kind == RELAYED:
+        return {"status": 200, "body": with_staff_body(event, conversation)}
+    error = turn_failed(event) if isinstance(event, ErrorReply) else refusal(event, False)
+    if error is None:
+        return None
+    return {
+        "status": error.status,
+        "body": {"code": error.code, "message": error.message, "field": error.field},
+    }

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from pydantic import SecretStr
 from sqlalchemy import create_engine, text
 
 from bot.api.app import ApiAdapter
@@ -85,13 +86,15 @@ async def api_harness(
     pace: float = 0.0,
     keys: bool = True,
     slack: FakeSlack | None = None,
+    web_chat: bool = False,
     **settings: Any,
 ) -> AsyncIterator[ApiHarness]:
     """Documents in (public and internal), keys made, the API served on a free port.
 
     `llm_answer`: the graph uses a fake model that plans a FAQ search and writes this
     answer at `pace` seconds per piece; None is no-LLM mode. `slack`: the Slack adapter
-    runs too, on this fake (a staff room for hand-off tests).
+    runs too, on this fake (a staff room for hand-off tests). `web_chat`: the public key
+    is WEB_CHAT_API_KEY (the web chat's, shared by every visitor).
     """
     fake = None
     llm = None
@@ -107,6 +110,8 @@ async def api_harness(
     worker = await make_worker(database_url, embedder, config, llm=llm)
     await _documents(worker.db, embedder)
     made = await _keys(worker.db) if keys else {}
+    if web_chat:
+        config.web_chat_api_key = SecretStr(made["public"])
     adapter = ApiAdapter(worker.core, config)
     slack_side = await serve_slack(worker, config) if slack else None
     if slack_side is None:

@@ -112,12 +112,19 @@ async def test_a_vote_counts_only_in_the_answers_own_conversation(
         public = h.client("public")
         answer = (
             await public.post(
-                "/api/v1/ask", json={"question": "passport fee?", "conversation_id": "tab-1"}
+                "/api/v1/ask",
+                json={"question": "passport fee?", "conversation_id": "browser-tab-0000000001"},
             )
         ).json()
-        vote = {"answer_id": answer["answer_id"], "conversation_id": "tab-1", "helpful": True}
+        vote = {
+            "answer_id": answer["answer_id"],
+            "conversation_id": "browser-tab-0000000001",
+            "helpful": True,
+        }
         assert (await public.post("/api/v1/feedback", json=vote)).json() == {"counted": True}
-        elsewhere = await public.post("/api/v1/feedback", json={**vote, "conversation_id": "tab-2"})
+        elsewhere = await public.post(
+            "/api/v1/feedback", json={**vote, "conversation_id": "browser-tab-0000000002"}
+        )
         assert elsewhere.status_code == 404
         other_key = await h.client("staff").post("/api/v1/feedback", json=vote)
         assert other_key.status_code == 404  # the same conversation id under another key

@@ -86,7 +86,10 @@ async def test_a_client_that_disconnects_cancels_the_turn_and_its_model_call(
     async with api_harness(database_url, embedder, llm_answer=slow, pace=0.1) as h:
         assert h.llm is not None
         client = h.client("public")
-        question = {"question": "How much does a passport renewal cost?", "conversation_id": "c1"}
+        question = {
+            "question": "How much does a passport renewal cost?",
+            "conversation_id": "closed-tab-000000001",
+        }
         async with client.stream("POST", "/api/v1/ask/stream", json=question) as response:
             async for line in response.aiter_lines():
                 if line == "event: chunk":

@@ -9,7 +9,10 @@ removes them with the rest of the outbox (RETENTION_DAYS).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+from sqlalchemy import text
 
 from bot.core.delivery.outbox import Channel
 from storage.db import Database
@@ -28,8 +31,17 @@ def channel() -> Channel:
     return Channel(send=_left_for_the_client, gap=lambda chat: 0.0)
 
 
+@dataclass(frozen=True)
+class Kept:
+    """An accepted delivery as a retried call finds it."""
+
+    settled: bool  # answered, or given up on: nothing more will be kept
+    answer: dict[str, Any] | None  # the answer kept for its caller (None: none kept)
+
+
 class Mailbox:
-    """Reads what was sent to a conversation whose client collects its messages."""
+    """Reads what was sent to a conversation whose client collects its messages, and
+    the answer kept for a call its client may send again (an Idempotency-Key)."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -51,3 +63,22 @@ class Mailbox:
             for row_id, payload, when in rows
         ]
         return messages, case is not None
+
+    async def kept_answer(self, platform: str, delivery_id: str, key: str) -> Kept | None:
+        """The delivery's state and the answer its renderer kept under `key` among what it
+        posted (the inbox keeps `posted` when the delivery is done); None: no such delivery."""
+        async with self._db.sessions() as session:
+            row = (
+                await session.execute(
+                    text(
+                        "SELECT status, posted FROM processed_events"
+                        " WHERE platform = :platform AND event_id = :id"
+                    ),
+                    {"platform": platform, "id": delivery_id},
+                )
+            ).first()
+        if row is None:
+            return None
+        status, posted = row
+        answers = [ref[key] for ref in posted or [] if isinstance(ref, dict) and key in ref]
+        return Kept(settled=status != "claimed", answer=answers[-1] if answers else None)
