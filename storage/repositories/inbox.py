@@ -254,3 +254,19 @@ async def store_learned_audience(
         },
     )
     return row.first() is not None
+
+
+async def status_and_posted(
+    session: AsyncSession, platform: str, delivery_id: str
+) -> tuple[str, list[Any]] | None:
+    """A delivery's status and what its renderer recorded as posted; None: no such delivery."""
+    row = (
+        await session.execute(
+            text(
+                "SELECT status, posted FROM processed_events"
+                " WHERE platform = :platform AND event_id = :id"
+            ),
+            {"platform": platform, "id": delivery_id},
+        )
+    ).first()
+    return None if row is None else (str(row[0]), list(row[1] or []))

@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import text
-
 from bot.core.delivery.outbox import Channel
 from storage.db import Database
 from storage.repositories import handoff as cases
+from storage.repositories import inbox as inbox_repo
 from storage.repositories import outbox as outbox_repo
 from storage.repositories.outbox import Pending
 
@@ -68,17 +67,9 @@ class Mailbox:
         """The delivery's state and the answer its renderer kept under `key` among what it
         posted (the inbox keeps `posted` when the delivery is done); None: no such delivery."""
         async with self._db.sessions() as session:
-            row = (
-                await session.execute(
-                    text(
-                        "SELECT status, posted FROM processed_events"
-                        " WHERE platform = :platform AND event_id = :id"
-                    ),
-                    {"platform": platform, "id": delivery_id},
-                )
-            ).first()
+            row = await inbox_repo.status_and_posted(session, platform, delivery_id)
         if row is None:
             return None
         status, posted = row
-        answers = [ref[key] for ref in posted or [] if isinstance(ref, dict) and key in ref]
+        answers = [ref[key] for ref in posted if isinstance(ref, dict) and key in ref]
         return Kept(settled=status != "claimed", answer=answers[-1] if answers else None)
