@@ -133,6 +133,18 @@ class Settings(BaseSettings):
     # serving (`ragbot serve` / `ragbot worker`)
     host: str = Field(default="127.0.0.1", validation_alias="RAGBOT_HOST")
     port: int = Field(default=8080, validation_alias="RAGBOT_PORT")
+    # what an HTTP client gets before it is cut off: its request line and headers within
+    # HTTP_HEADER_TIMEOUT_SECONDS of connecting (or of its last answer on a kept-alive
+    # connection), its body within HTTP_BODY_TIMEOUT_SECONDS of the headers; a webhook's
+    # body (Slack, Telegram: everything outside /api/) at most WEBHOOK_MAX_BODY_KB
+    http_header_timeout_s: float = Field(
+        default=10.0, gt=0, validation_alias="HTTP_HEADER_TIMEOUT_SECONDS"
+    )
+    http_body_timeout_s: float = Field(
+        default=60.0, gt=0, validation_alias="HTTP_BODY_TIMEOUT_SECONDS"
+    )
+    http_max_connections: int = Field(default=1000, ge=1, validation_alias="HTTP_MAX_CONNECTIONS")
+    webhook_max_body_kb: int = Field(default=1024, ge=1, validation_alias="WEBHOOK_MAX_BODY_KB")
     db_pool_size: int = Field(default=10, validation_alias="DB_POOL_SIZE")
     # turns one worker runs at once (more wait in line, told so): a turn mostly waits for
     # the model and holds no database connection meanwhile

@@ -4,7 +4,8 @@ uvicorn runs in a thread with its own loop (connections, reading and writing byt
 so webhooks are read and answered while the core's loop is busy. Every request's
 ASGI handler runs on the core's loop, where the database pool, the inbox and the
 turns' streams live; its `receive` and `send` hop back to the HTTP loop. No code
-on the HTTP side hops by hand.
+on the HTTP side hops by hand. A webhook's body is read whole on the HTTP loop,
+capped (`WebhookBodyCap`), before its handler is handed to the core's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bot.core.delivery.http import build_app
+from bot.core.delivery.http import WEBHOOK_BODY_LIMIT, WebhookBodyCap, build_app
 from storage.db import Database, head_revision
 
 
@@ -59,6 +60,9 @@ def serving_app(
     routes: Sequence[BaseRoute],
     draining: Callable[[], bool],
     core: asyncio.AbstractEventLoop,
+    webhook_body_limit: int = WEBHOOK_BODY_LIMIT,
 ) -> ASGIApp:
-    """The app `ragbot serve` runs: `/healthz` and the adapters' routes, handled on `core`."""
-    return on_core_loop(build_app(db, head_revision(), routes, draining), core)
+    """The app `ragbot serve` runs: `/healthz` and the adapters' routes, handled on `core`,
+    a webhook's body at most `webhook_body_limit` bytes (read on the HTTP loop)."""
+    app = on_core_loop(build_app(db, head_revision(), routes, draining), core)
+    return WebhookBodyCap(app, webhook_body_limit)

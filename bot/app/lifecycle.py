@@ -9,16 +9,15 @@ started is stopped (atexit alone would skip it on SIGTERM).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+import socket
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
-import uvicorn
 from starlette.routing import BaseRoute
 
+from bot.app import http_server
 from bot.app.bridge import serving_app
 from bot.app.runtime import Runtime, open_runtime, warm_up
 from bot.app.turn_processes import TurnProcesses
@@ -73,14 +72,6 @@ def configured_adapters(settings: Settings, core: ServingCore) -> list[Adapter]:
     return adapters
 
 
-class _Server(uvicorn.Server):
-    """uvicorn without its own signal handling: the lifecycle owns SIGTERM/SIGINT."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
 def _stop_on_signals(stop: asyncio.Event) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -98,13 +89,16 @@ async def run(
 ) -> None:
     """Serve until `stop` is set (by SIGTERM/SIGINT unless given); `chat=False` is the worker."""
     stop = stop or asyncio.Event()
+    # the port first: taken is a failed start in one line, before minutes of warming up
+    sock = http_server.bind(host, port)
     _stop_on_signals(stop)
     embedded = None
     try:
         async with open_runtime(settings) as rt:
             embedded = rt.server
-            await _serve(rt, host, port, chat=chat, say=say, stop=stop)
+            await _serve(rt, sock, chat=chat, say=say, stop=stop)
     finally:
+        sock.close()
         # the pool is closed by now; stop the embedded Postgres if this process started it
         if embedded is not None:
             await asyncio.to_thread(embedded.cleanup)
@@ -113,14 +107,14 @@ async def run(
 
 async def _serve(
     rt: Runtime,
-    host: str,
-    port: int,
+    sock: socket.socket,
     *,
     chat: bool,
     say: Callable[[str], None],
     stop: asyncio.Event,
 ) -> None:
     settings = rt.settings
+    host, port = sock.getsockname()[:2]
     await asyncio.to_thread(warm_up, rt)
     if chat:  # the first burst of webhooks would each open a connection before its ack
         try:
@@ -139,27 +133,17 @@ async def _serve(
         routes = [route for adapter in adapters for route in adapter.routes]
         draining = (lambda: core.closing) if core is not None else (lambda: stop.is_set())
         # HTTP in its own thread and loop, every request handled on this one (bot.app.bridge)
-        app = serving_app(rt.db, routes, draining, asyncio.get_running_loop())
-        server = _Server(
-            uvicorn.Config(
-                app,
-                host=host,
-                port=port,
-                lifespan="off",
-                log_level="warning",
-                access_log=False,
-                log_config=None,  # uvicorn logs through our handlers (and their masking)
-                # open responses (an API stream) get this long once told to stop, not forever
-                timeout_graceful_shutdown=max(1, int(settings.shutdown_grace_s)),
-            )
+        app = serving_app(
+            rt.db, routes, draining, asyncio.get_running_loop(), settings.webhook_max_body_kb * 1024
         )
+        server = http_server.server(app, settings, host, port)
         # built and warm, before any message arrives (Socket Mode and polling take them
         # from the adapters' start): out of the full GC passes that would stall the acks
         freeze_start_up_objects()
         await _start_adapters(adapters)  # before HTTP: healthy means the adapters are up
         if core is not None:  # the adapters registered their renderers and senders
             core.start()
-        http = asyncio.create_task(_listen_in_thread(server, host, port), name="http")
+        http = asyncio.create_task(http_server.listen_in_thread(server, sock), name="http")
         worker = asyncio.create_task(_run_jobs(jobs, settings), name="jobs")
         _announce(say, host, port, chat, [a.name for a in adapters])
         await _until_stopped(stop, http)
@@ -228,25 +212,6 @@ async def _run_jobs(jobs: JobQueue, settings: Settings) -> None:
             reason = f"failed ({type(exc).__name__})"
         logger.warning("job worker %s; restarting in %.0f s", reason, WORKER_RESTART_S)
         await asyncio.sleep(WORKER_RESTART_S)
-
-
-async def _listen_in_thread(server: uvicorn.Server, host: str, port: int) -> None:
-    """Serve HTTP from a thread with its own event loop.
-
-    Slack wants an ack within 3 s: connections are taken and bytes read and
-    written there even while the core's loop is busy; each request's handler
-    runs on the core's loop (`bot.app.bridge`).
-    """
-    pool = ThreadPoolExecutor(1, thread_name_prefix="http")
-    try:
-        await asyncio.get_running_loop().run_in_executor(pool, server.run)
-    except SystemExit as exc:  # uvicorn exits when it cannot bind
-        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)") from exc
-    finally:
-        # never a blocking join here: the HTTP thread may be waiting on this very loop
-        pool.shutdown(wait=False)
-    if not server.started:
-        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)")
 
 
 async def _until_stopped(stop: asyncio.Event, *tasks: asyncio.Task[None]) -> None:

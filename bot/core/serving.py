@@ -43,6 +43,7 @@ from bot.core.messages import (
 )
 from bot.core.platform import Platform
 from bot.settings import API_PLATFORM
+from bot.telemetry.failures import log_failure
 from storage.repositories import conversations as conv_repo
 from storage.repositories import deliveries
 from storage.repositories import inbox as inbox_repo
@@ -319,7 +320,7 @@ class ServingCore:
             await delivery.reach_front()
             message = await self._pending.admit(delivery, await learning)
         except Exception as exc:  # the database, while learning who asks: another attempt
-            logger.exception("delivery %s not admitted", delivery.message.delivery_id)
+            log_failure(logger, f"delivery {delivery.message.delivery_id} not admitted", exc)
             await asyncio.shield(self.inbox.retry_later(delivery, type(exc).__name__))
             return
         finally:
@@ -330,14 +331,14 @@ class ServingCore:
             async with contextlib.aclosing(events) as out:
                 await renderer(delivery, out)
         except Exception as exc:  # the reply could not be shown: another attempt, later
-            logger.exception("delivery %s not answered", message.delivery_id)
+            log_failure(logger, f"delivery {message.delivery_id} not answered", exc)
             # the type only: an error's text may quote the message (kept for days)
             await asyncio.shield(self.inbox.retry_later(delivery, type(exc).__name__))
             return
         try:
             await asyncio.shield(self.inbox.finish(message))
-        except Exception:  # answered; a resumed attempt finds its final sends already stored
-            logger.exception("could not mark delivery %s done", message.delivery_id)
+        except Exception as exc:  # answered; a resumed attempt finds its final sends stored
+            log_failure(logger, f"could not mark delivery {message.delivery_id} done", exc)
 
     async def handle(self, message: InboundMessage) -> AsyncGenerator[Outbound, None]:
         """Claim a console delivery and produce its reply as events (nothing for a duplicate).
@@ -351,8 +352,8 @@ class ServingCore:
         language = message.language or pick_language(message.text, message.language_hint)
         try:
             claimed, limited = await self._claim(message)
-        except Exception:  # the database is down: say so
-            logger.exception("could not claim delivery %s", message.delivery_id)
+        except Exception as exc:  # the database is down: say so
+            log_failure(logger, f"could not claim delivery {message.delivery_id}", exc)
             yield ErrorReply(say("error", language), language)
             return
         if not claimed:
@@ -387,8 +388,8 @@ class ServingCore:
                     await deliveries.complete(session, message.platform, message.delivery_id)
                 else:
                     await deliveries.release(session, message.platform, message.delivery_id)
-        except Exception:  # the lease expires on its own
-            logger.exception("could not settle delivery %s", message.delivery_id)
+        except Exception as exc:  # the lease expires on its own
+            log_failure(logger, f"could not settle delivery {message.delivery_id}", exc)
 
     async def drain(self, timeout: float) -> bool:
         """Accept nothing more; let the turns under way finish; False when some had to stop.

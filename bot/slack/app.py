@@ -83,7 +83,11 @@ class SlackAdapter:
         )
         self.listeners.listen(self.app, self.buttons)
         self._socket: Any = None
-        self.routes: list[BaseRoute] = [] if self.socket_mode else [self.listeners.route(self.app)]
+        self.routes: list[BaseRoute] = (
+            []
+            if self.socket_mode or secret is None
+            else [self.listeners.route(self.app, secret.get_secret_value())]
+        )
 
     async def start(self) -> None:
         """Plug into the core, check the app's scopes, then connect Socket Mode.

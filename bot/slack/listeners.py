@@ -9,6 +9,8 @@ with a pending audience and looked up before the turn (`resolve`, the core's
 resolver for Slack). A listener that raises makes bolt answer 500 (Socket Mode:
 no ack), and Slack delivers again. Button presses are acknowledged at once
 (Slack never sends them again) and handled in the background by `SlackButtons`.
+`/slack/events` checks Slack's signature on the raw bytes first: an unsigned or
+stale request is a 401, nothing of it parsed (bolt parses a body before checking).
 While draining, `/slack/events` answers Events API callbacks with 503 at once;
 slash commands and button presses, which Slack never sends again, are still
 taken (a command waits in the inbox for the next worker).
@@ -25,6 +27,7 @@ from typing import Any
 
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+from slack_sdk.signature import SignatureVerifier
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -87,12 +90,17 @@ class SlackListeners:
         app.event("app_context_changed")(self._on_context_changed)
         app.error(self._on_error)
 
-    def route(self, app: AsyncApp) -> Route:
-        """`POST /slack/events` (HTTP mode) for `app`, refusing redeliverable callbacks
-        while draining."""
+    def route(self, app: AsyncApp, signing_secret: str) -> Route:
+        """`POST /slack/events` (HTTP mode) for `app`: 401 unless signed with
+        `signing_secret` (checked before anything is parsed), and refusing redeliverable
+        callbacks while draining."""
         handler = AsyncSlackRequestHandler(app)
+        verifier = SignatureVerifier(signing_secret)
 
         async def events(request: Request) -> Response:
+            body = await request.body()  # whole and capped already (WebhookBodyCap)
+            if not _signed(verifier, body, request):
+                return Response("invalid signature", status_code=401)
             if self._core.closing and not _sent_once(request):
                 return Response("draining", status_code=503)  # Slack retries a live worker
             return await handler.handle(request)
@@ -228,6 +236,19 @@ class SlackListeners:
         )
         # Slack never sends a slash command again: while draining it waits in the inbox
         await self._core.accept(translate.slash_command(command, audience), redelivered=False)
+
+
+def _signed(verifier: SignatureVerifier, body: bytes, request: Request) -> bool:
+    """Slack's signature of `body` (an HMAC of `v0:timestamp:body`), its timestamp within
+    5 minutes (older: a replay); garbage in either header is simply unsigned."""
+    try:
+        return verifier.is_valid(
+            body,
+            request.headers.get("x-slack-request-timestamp"),
+            request.headers.get("x-slack-signature"),
+        )
+    except (ValueError, TypeError):  # a timestamp not a number, a body not UTF-8
+        return False
 
 
 def _sent_once(request: Request) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 from bot.telemetry import Pseudonyms, Telemetry
+from bot.telemetry.failures import log_failure
 from bot.turn.ending import Ending, Event, State
 from bot.turn.run import open_turn
 from bot.turn.settling import TurnStore
@@ -148,16 +149,13 @@ class AnswerService:
                 try:
                     turn.result.message_id = await asyncio.shield(storing)
                 except Exception as exc:  # not kept: the asker is told, as for any failure
-                    logger.warning(
-                        "could not store the stopped answer of turn %s",
-                        turn.trace_id,
-                        exc_info=True,
-                    )
+                    what = f"could not store the stopped answer of turn {turn.trace_id}"
+                    log_failure(logger, what, exc, logging.WARNING)
                     ending.report(Event.ERROR, type(exc).__name__)
                 else:
                     ending.report(Event.STORED)
             except Exception as exc:
-                logger.exception("turn %s failed", turn.trace_id)
+                log_failure(logger, f"turn {turn.trace_id} failed", exc)
                 ending.report(Event.ERROR, type(exc).__name__)
         except BaseException:  # the caller went away (cancelled, or closed the stream)
             ending.report(Event.LEFT)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.telemetry import TurnTrace
+from bot.telemetry.failures import log_failure
 from bot.turn.ending import ANSWER_KEPT, QUESTION_KEPT, Ending, Event, State
 from graph.events import TurnResult
 from storage.db import Database
@@ -175,8 +176,8 @@ class TurnStore:
                     blocked=True,
                     details={"error": error, "decision_path": state.get("decision_path", [])},
                 )
-        except Exception:
-            logger.exception("could not store the unfinished turn %s", trace_id)
+        except Exception as exc:
+            log_failure(logger, f"could not store the unfinished turn {trace_id}", exc)
 
     def trace(self, turn: TurnRecord, ending: Ending) -> None:
         """Finish the turn's trace as its ending says: with the answer kept, else with

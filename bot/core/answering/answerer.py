@@ -35,6 +35,7 @@ from bot.core.messages import (
     Reply,
 )
 from bot.settings import API_PLATFORM
+from bot.telemetry.failures import log_failure
 from bot.turn.service import TurnStream
 from graph.replies import progress_message
 from textkit.catalog import say
@@ -106,8 +107,8 @@ class Answerer:
             async with contextlib.aclosing(self._dispatch(message, language, delivery)) as out:
                 async for event in out:
                     yield _noted(event, language) if delivery.late else event
-        except Exception:
-            logger.exception("delivery %s failed", message.delivery_id)
+        except Exception as exc:
+            log_failure(logger, f"delivery {message.delivery_id} failed", exc)
             yield ErrorReply(say("error", language), language)
 
     async def _dispatch(

@@ -1,4 +1,10 @@
-"""The one ASGI app `ragbot serve` and `ragbot worker` run: health, plus adapters' routes."""
+"""The one ASGI app `ragbot serve` and `ragbot worker` run: health, plus adapters' routes.
+
+`WebhookBodyCap` stands in front of it: outside `/api/` (whose own gate sizes its
+bodies) a request's body is read here, up to the webhook cap, before any route
+parses a byte of it (bolt would `json.loads` an unsigned 150 MB body before
+checking its signature).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from storage.db import UNAVAILABLE, Database
 from storage.repositories import inbox as inbox_repo
@@ -20,6 +27,8 @@ HEALTH_TIMEOUT_S = 5.0
 # the errors of a database that is down: HTTP callers get 503 (adapters see them here)
 DATABASE_DOWN = UNAVAILABLE
 QUEUE_DETAIL_TTL_S = 5.0  # how stale the queue figures of /healthz may be
+WEBHOOK_BODY_LIMIT = 1024 * 1024  # WEBHOOK_MAX_BODY_KB's default: Slack's bodies are a few KB
+API_PREFIX = "/api/"  # the HTTP API sizes its own bodies (uploads are larger)
 
 
 class QueueDetail:
@@ -86,3 +95,66 @@ def build_app(
         return JSONResponse(body, status_code=status)
 
     return Starlette(routes=[Route("/healthz", healthz, methods=["GET"]), *routes])
+
+
+class WebhookBodyCap:
+    """413 for a body over `limit` bytes outside `/api/`, read whole before the app sees it.
+
+    A declared Content-Length over the cap is refused before a byte is read; a
+    streamed (chunked) body is refused once it passes the cap. Either way the
+    connection is closed, so the rest of the body is never read. (How long the body
+    may take is the HTTP server's: `bot.app.http_server`.)
+    """
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self._app = app
+        self._limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or str(scope["path"]).startswith(API_PREFIX):
+            await self._app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or ()).get(b"content-length", b"").decode("latin-1")
+        if length.strip().isdigit() and int(length) > self._limit:
+            await _too_large(send)
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left (or was cut off) before its body was in
+            body += message.get("body", b"")
+            if len(body) > self._limit:
+                await _too_large(send)
+                return
+            if not message.get("more_body", False):
+                break
+        await self._app(scope, _replay(bytes(body), receive), send)
+
+
+async def _too_large(send: Send) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"connection", b"close"),  # the rest of the body is not wanted
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": b"request body too large"})
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body read here, then the connection's own messages (a disconnect)."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

@@ -25,6 +25,7 @@ from bot.core.delivery.arrival_line import ArrivalLine, Place
 from bot.core.delivery.envelopes import FileFetcher, decode
 from bot.core.messages import InboundMessage, Outbound
 from bot.settings import Settings
+from bot.telemetry.failures import log_failure
 from storage.db import Database
 from storage.repositories import inbox as inbox_repo
 
@@ -150,8 +151,8 @@ class InboxRunner:
     async def _run(self, delivery: Delivery) -> None:
         try:
             await self._answer(delivery)
-        except Exception:  # the core settles its own failures; this is a last resort
-            logger.exception("delivery %s failed", delivery.message.delivery_id)
+        except Exception as exc:  # the core settles its own failures; this is a last resort
+            log_failure(logger, f"delivery {delivery.message.delivery_id} failed", exc)
 
     async def _store_posted(self, message: InboundMessage, ref: dict[str, Any]) -> None:
         try:
