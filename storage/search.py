@@ -26,6 +26,7 @@ import asyncio
 import logging
 
 from storage.cpu_work import cpu_work
+from storage.cross_language import mark_cross_language
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
 from storage.ranking import (
@@ -193,11 +194,20 @@ class HybridSearcher:
                 order = sorted(fused, key=lambda i: -fused[i])
                 pool = order[: max(POOL_FACTOR * top_k, MIN_POOL)]
                 hits = await chunk_details(session, pool, vec_literal, terms, self._cosine)
+        # passages in another language: the threshold below lets them through
+        mark_cross_language(hits.values(), asked)
         for chunk_id, hit in hits.items():
             hit.fusion = round(fused[chunk_id], 6)
             hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
         set_leads(list(hits.values()))  # over the whole pool, before the threshold
-        passing = [hits[c] for c in pool if c in hits and hits[c].score >= threshold]
+        # a passage in another language shares no words with the question: the
+        # threshold (mostly keyword coverage) cannot judge it; the answering step
+        # judges it by meaning (graph.cross_language)
+        passing = [
+            hits[c]
+            for c in pool
+            if c in hits and (hits[c].score >= threshold or hits[c].cross_language)
+        ]
         # the adaptive fusion and a one-sided baseline keep their own order
         by_score = mode == "hybrid" and not adaptive
         out = per_document_hits(passing, top_k, per_document, by_score=by_score)

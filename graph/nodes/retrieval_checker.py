@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
+from graph.cross_language import crosses
 from graph.grounding import is_grounded
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState, Retrieval
@@ -30,7 +31,9 @@ def grade(
     retrieval: Retrieval = dict(state.get("retrieval", {}))  # type: ignore[assignment]
     threshold = float(retrieval.get("threshold", 0.0))
     evidence = state.get("evidence", [])
-    passed = [e for e in evidence if e["score"] >= threshold]
+    # a passage in another language shares no words: its keyword score says nothing,
+    # the evidence test judges it by meaning (graph.cross_language)
+    passed = [e for e in evidence if e["score"] >= threshold or crosses(e)]
     grounded = [e for e in passed if is_grounded(e)]
     retrieval["pass_rate"] = round(len(grounded) / len(evidence), 3) if evidence else 0.0
     has_forms = bool(state.get("forms"))
@@ -48,7 +51,7 @@ def grade(
         keep += [
             {**e, "graded": "support", "grounded": is_grounded(e)}
             for e in evidence
-            if e["chunk_id"] not in ids and e["score"] >= floor
+            if e["chunk_id"] not in ids and (e["score"] >= floor or crosses(e))
         ]
         return retrieval, keep
     retrieval["status"] = "fallback" if last else "retry"

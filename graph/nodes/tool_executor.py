@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 
 from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
+from graph.cross_language import add_sentence_cosines
 from graph.grounding import is_grounded
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
@@ -43,13 +44,19 @@ async def _retrieve(
             "support": getattr(h, "support", 0.0),
             "cosine": getattr(h, "cosine", 0.0),
             "lead": getattr(h, "lead", 0.0),
+            "language": getattr(h, "language", None),
+            # another language than the question's: judged by meaning (graph.cross_language)
+            "cross_language": getattr(h, "cross_language", False),
             "question": getattr(h, "question", None),
             "rank": rank,
         }
         for rank, h in enumerate(hits, 1)
     ]
     # a document's sentences addressed to the assistant never reach a model or an answer
-    return redact_evidence(found)[0]
+    kept = redact_evidence(found)[0]
+    # passages in another language are judged by their sentences' meaning
+    await add_sentence_cosines(context.embedder, question, kept)
+    return kept
 
 
 def merge_candidates(

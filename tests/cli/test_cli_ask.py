@@ -68,3 +68,14 @@ def test_chat_keeps_the_conversation(cli, tmp_path: Path) -> None:  # type: igno
     assert "300 dollars" in session.stdout
     assert "50 dollars" in session.stdout
     assert session.stdout.count("[1] dogs") == 2
+
+
+def test_a_chinese_question_is_answered_from_the_english_sample_page(cli) -> None:  # type: ignore[no-untyped-def]
+    assert cli("demo").returncode == 0
+    asked = cli("ask", "護照換發要多少錢？", "--json")
+    assert asked.returncode == 0, asked.stderr
+    turn = json.loads(asked.stdout)
+    assert turn["citations"] and turn["citations"][0]["document"] == "passport-renewal"
+    # the English page's own sentence, under a lead in the asker's language naming its language
+    assert "以下摘自英文文件《passport-renewal》：" in turn["answer"]
+    assert "1,300 dollars" in turn["answer"]

@@ -1,0 +1,118 @@
+"""Evidence in another language than the question: judged by meaning, quoted as written.
+
+A question in English about a Chinese passage (or the reverse) shares none of
+its words, so the word-based evidence test (graph.grounding) and sentence
+picking (graph.nodes.response_synth) could never accept it. Search marks such
+passages `cross_language` (storage.cross_language) and lets them past its
+keyword threshold; here they are judged by the local multilingual embedder's
+similarity instead:
+
+- `sentence_cosine`: the best cosine between the question and one sentence of
+  the passage (the answer is usually one sentence; a whole passage's vector is
+  diluted by the rest of it), set by `add_sentence_cosines`;
+- a passage is grounded when `sentence_cosine + ½·cosine ≥ MIN_PASSAGE`,
+  `cosine` being the search's passage-level similarity;
+- a sentence may be quoted when its cosine reaches `MIN_SENTENCE` and is
+  within `SENTENCE_MARGIN` of the best one's.
+
+Chinese is compared in Simplified script: the embedder matches Traditional text
+worse (on XQuAD, Traditional questions about English passages put the gold
+sentence over the threshold 10-15 points less often than the same questions
+in Simplified).
+
+The thresholds are properties of the embedder (USE multilingual v3), not of a
+document set. Measured on XQuAD's parallel English/Chinese questions and
+passages (search hits of each question, 60 passages removed per direction):
+the articles of even index were the dev half they were tuned on, odd ones held
+out. Single-search figures, dev / held-out, at 0.55 — gold passage grounded
+0.43-0.61 / 0.45-0.62, no passage grounded for a gold-removed question
+0.81-0.89 / 0.75-0.89 over the four directions (en↔zh-hans, en↔zh-hant); at
+0.50: 0.54-0.73 and 0.66-0.83. The two rates trade smoothly (AUC about 0.75-0.8
+whatever the combination of sentence, passage and lead cosines tried): this
+embedder cannot tell an answer from its article's neighbouring paragraph much
+better. 0.55 keeps a gold-removed question refused about as often as the
+word-based test does for same-language questions (a wrong answer with a
+citation is the worse failure). Turn-level figures: docs/benchmarks.md
+(Cross-language answers), `bench.crosslang`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from graph.faq_entry import entry_answer
+from textkit.scripts import to_simplified
+from textkit.sentences import split_sentences
+
+MIN_PASSAGE = 0.55
+PASSAGE_WEIGHT = 0.5
+MIN_SENTENCE = 0.3
+SENTENCE_MARGIN = 0.1
+MAX_SENTENCES = 40  # sentences embedded per search's passages (~1.7 ms each)
+_LINE_BREAK = re.compile(r"\s*\n\s*")
+
+
+def family(language: str | None) -> str:
+    """ "en" or "zh": a passage's language, either Chinese script being "zh"."""
+    return "en" if language == "en" else "zh"
+
+
+def crosses(item: dict[str, Any]) -> bool:
+    """True when the passage is written in another language than the question."""
+    return bool(item.get("cross_language"))
+
+
+def passage_sentences(item: dict[str, Any]) -> list[str]:
+    """The sentences an answer may quote from a passage (an FAQ entry: its answer only),
+    one line each."""
+    body = entry_answer(item["text"], item.get("question"))
+    return [_LINE_BREAK.sub(" ", s) for s in split_sentences(body)]
+
+
+def meaning_grounding(item: dict[str, Any]) -> float:
+    """A passage's evidence by meaning alone (its best sentence's cosine, else the
+    passage's, plus half the passage's)."""
+    cosine = float(item.get("cosine", 0.0))
+    return float(item.get("sentence_cosine", cosine)) + PASSAGE_WEIGHT * cosine
+
+
+def is_grounded_by_meaning(item: dict[str, Any]) -> bool:
+    """True when a passage in another language means what the question asks."""
+    return meaning_grounding(item) >= MIN_PASSAGE
+
+
+def quotable(similarity: float, best: float) -> bool:
+    """Whether a sentence of another language's passage bears on the question."""
+    return similarity >= MIN_SENTENCE and similarity >= best - SENTENCE_MARGIN
+
+
+async def similarities(embedder: Any, question: str, sentences: list[str]) -> dict[str, float]:
+    """Cosine of each sentence with the question, Chinese compared in Simplified (one
+    batched call; the embedder keeps short texts' vectors, so a sentence embedded
+    for the evidence test costs nothing when the answer picks it)."""
+    if embedder is None or not sentences:
+        return {}
+    texts = [to_simplified(question), *(to_simplified(s) for s in sentences)]
+    vectors = await asyncio.to_thread(embedder.embed_documents, texts)
+    q = vectors[0]
+    return {
+        s: sum(a * b for a, b in zip(q, v, strict=True))
+        for s, v in zip(sentences, vectors[1:], strict=True)
+    }
+
+
+async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
+    """Set `sentence_cosine` on each passage in another language (its best sentence's
+    cosine with `question`); without an embedder the passage's cosine stands alone."""
+    todo = [i for i in items if crosses(i) and "sentence_cosine" not in i]
+    if embedder is None or not todo:
+        return
+    per_item = [passage_sentences(i) for i in todo]
+    sentences = list(dict.fromkeys(s for group in per_item for s in group))[:MAX_SENTENCES]
+    cosines = await similarities(embedder, question, sentences)
+    for item, group in zip(todo, per_item, strict=True):
+        scores = [cosines[s] for s in group if s in cosines]
+        if scores:
+            item["sentence_cosine"] = round(max(scores), 4)
