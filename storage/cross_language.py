@@ -3,9 +3,10 @@
 A question in English about a Chinese passage (or the reverse) shares almost
 none of its words, so the keyword coverage that most of a hit's `score` rests
 on is near 0 and the passage fell under the loosest threshold however well it
-answered. Such a hit is marked `cross_language`; the search's threshold does
-not filter it (storage.search) and the answering step judges it by the
-embedder's similarity instead (graph.cross_language). Its `score` and the
+answered. Such a hit is marked `cross_language`; when the caller asks
+(`other_languages`, as the answering graph does) the search's threshold does
+not filter it and the caller judges it by the embedder's similarity instead
+(graph.cross_language). Its `score` and the
 fused order are untouched, so the leads of the other passages are too.
 
 Traditional and Simplified Chinese are one language here: the keyword side

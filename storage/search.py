@@ -104,6 +104,7 @@ class HybridSearcher:
         mode: str = "hybrid",
         per_document: int = 1,
         question: str | None = None,
+        other_languages: bool = False,
     ) -> list[SearchHit]:
         """The best chunks with relevance ≥ `threshold`, ordered by `score`.
 
@@ -112,7 +113,9 @@ class HybridSearcher:
         `mode` is "hybrid", or "keyword" / "vector" for one side alone (baselines).
         Each hit's `support` is measured against `question` (default: the
         query): a reworded retry query must not make a passage look like it
-        answers what the user asked.
+        answers what the user asked. With `other_languages`, passages in another
+        language than the question (marked `cross_language`) pass whatever their
+        `score`: it is mostly keyword coverage, and the caller judges them by meaning.
         """
         filters = filters or SearchFilters()
         asked = question or query
@@ -194,7 +197,7 @@ class HybridSearcher:
                 order = sorted(fused, key=lambda i: -fused[i])
                 pool = order[: max(POOL_FACTOR * top_k, MIN_POOL)]
                 hits = await chunk_details(session, pool, vec_literal, terms, self._cosine)
-        # passages in another language: the threshold below lets them through
+        # passages in another language: `other_languages` lets them past the threshold
         mark_cross_language(hits.values(), asked)
         for chunk_id, hit in hits.items():
             hit.fusion = round(fused[chunk_id], 6)
@@ -206,7 +209,8 @@ class HybridSearcher:
         passing = [
             hits[c]
             for c in pool
-            if c in hits and (hits[c].score >= threshold or hits[c].cross_language)
+            if c in hits
+            and (hits[c].score >= threshold or (other_languages and hits[c].cross_language))
         ]
         # the adaptive fusion and a one-sided baseline keep their own order
         by_score = mode == "hybrid" and not adaptive

@@ -31,6 +31,8 @@ async def _retrieve(
         filters=context.search_filters,
         per_document=context.chunks_per_document,
         question=question or None,
+        # passages in another language are judged by meaning here (graph.cross_language)
+        other_languages=True,
     )
     found = [
         {
