@@ -28,7 +28,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from typing import Any
 from bench.answers import service_for
 from bench.common import (
     EVAL_DIR,
+    RESULTS_DIR,
     Question,
     connect,
     fresh_database,
@@ -138,13 +138,14 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 def baseline_figures(root: str, args: argparse.Namespace) -> dict[str, Any]:
     """The same measurement with the checkout at `root` (this file, its code on PYTHONPATH)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        target = Path(tmp) / "baseline.json"
-        command = [sys.executable, str(Path(__file__).resolve()), "--measure-to", str(target)]
-        command += ["--answerable", str(args.answerable), "--removed", str(args.removed)]
-        command += ["--directions", *args.directions]
-        subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": root})
-        return dict(json.loads(target.read_text("utf-8")))
+    # kept beside the results: a later failure of this run does not lose it
+    target = RESULTS_DIR / "crosslang.baseline.json"
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, str(Path(__file__).resolve()), "--measure-to", str(target)]
+    command += ["--answerable", str(args.answerable), "--removed", str(args.removed)]
+    command += ["--directions", *args.directions]
+    subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": root})
+    return dict(json.loads(target.read_text("utf-8")))
 
 
 def main() -> None:
