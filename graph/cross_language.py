@@ -46,7 +46,7 @@ from graph.faq_entry import entry_answer
 from textkit.scripts import to_simplified
 from textkit.sentences import split_sentences
 
-MIN_PASSAGE = 0.55
+MIN_PASSAGE = 0.6
 PASSAGE_WEIGHT = 0.5
 MIN_SENTENCE = 0.3
 SENTENCE_MARGIN = 0.1
@@ -88,18 +88,31 @@ def quotable(similarity: float, best: float) -> bool:
     return similarity >= MIN_SENTENCE and similarity >= best - SENTENCE_MARGIN
 
 
-async def similarities(embedder: Any, question: str, sentences: list[str]) -> dict[str, float]:
-    """Cosine of each sentence with the question, Chinese compared in Simplified (one
-    batched call; the embedder keeps short texts' vectors, so a sentence embedded
-    for the evidence test costs nothing when the answer picks it)."""
+def topic(item: dict[str, Any]) -> str:
+    """What a passage's sentences are about: its document's title and heading."""
+    return " · ".join(str(p) for p in (item.get("document"), item.get("heading")) if p)
+
+
+async def similarities(
+    embedder: Any, question: str, sentences: list[tuple[str, str]]
+) -> dict[str, float]:
+    """Cosine with the question of each (sentence, topic), keyed by sentence.
+
+    A sentence is embedded with its topic (title, heading), as chunks are indexed:
+    "The fee is 1,300 dollars." says what it is the fee of only under its
+    title. Chinese is compared in Simplified. One batched call; the embedder keeps
+    short texts' vectors, so a sentence embedded for the evidence test costs
+    nothing when the answer picks it.
+    """
     if embedder is None or not sentences:
         return {}
-    texts = [to_simplified(question), *(to_simplified(s) for s in sentences)]
+    texts = [to_simplified(question)]
+    texts += [to_simplified(f"{about}: {s}" if about else s) for s, about in sentences]
     vectors = await asyncio.to_thread(embedder.embed_documents, texts)
     q = vectors[0]
     return {
         s: sum(a * b for a, b in zip(q, v, strict=True))
-        for s, v in zip(sentences, vectors[1:], strict=True)
+        for (s, _), v in zip(sentences, vectors[1:], strict=True)
     }
 
 
@@ -110,8 +123,8 @@ async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[st
     if embedder is None or not todo:
         return
     per_item = [passage_sentences(i) for i in todo]
-    sentences = list(dict.fromkeys(s for group in per_item for s in group))[:MAX_SENTENCES]
-    cosines = await similarities(embedder, question, sentences)
+    pairs = [(s, topic(i)) for i, group in zip(todo, per_item, strict=True) for s in group]
+    cosines = await similarities(embedder, question, list(dict.fromkeys(pairs))[:MAX_SENTENCES])
     for item, group in zip(todo, per_item, strict=True):
         scores = [cosines[s] for s in group if s in cosines]
         if scores:

@@ -19,7 +19,14 @@ from langgraph.runtime import Runtime
 
 from graph.citations import citation_entry
 from graph.context import GraphContext
-from graph.cross_language import crosses, family, passage_sentences, quotable, similarities
+from graph.cross_language import (
+    crosses,
+    family,
+    passage_sentences,
+    quotable,
+    similarities,
+    topic,
+)
 from graph.events import Reset
 from graph.grounding import is_grounded
 from graph.llm_answer import model_answer
@@ -127,6 +134,7 @@ async def sentence_similarity(
     wanted: set[str],
     candidates: list[Candidate],
     cross: frozenset[int] = frozenset(),
+    topics: dict[int, str] | None = None,
 ) -> dict[str, float]:
     """Cosine of candidate sentences with the question (one batched embedding call).
 
@@ -140,9 +148,11 @@ async def sentence_similarity(
     """
     if embedder is None:
         return {}
+    topics = topics or {}
     ranked = sorted(candidates, key=lambda c: (-len(wanted & c[3]), c[0], c[1]))
     sentences = list(dict.fromkeys(c[2] for c in ranked if c[0] not in cross))[:MAX_EMBEDDED]
-    others = list(dict.fromkeys(c[2] for c in candidates if c[0] in cross))[:MAX_EMBEDDED_CROSS]
+    others = list(dict.fromkeys((c[2], topics[c[0]]) for c in candidates if c[0] in cross))
+    others = others[:MAX_EMBEDDED_CROSS]
     found: dict[str, float] = {}
     if sentences:
         vectors = await asyncio.to_thread(embedder.embed_documents, [question, *sentences])
@@ -166,7 +176,8 @@ async def extractive_answer(
     # jieba, sentence scoring and OpenCC are CPU work: off the event loop
     wanted, candidates = await asyncio.to_thread(_prepare, question, evidence)
     cross = frozenset(i for i, item in enumerate(evidence[:MAX_EVIDENCE]) if crosses(item))
-    similarity = await sentence_similarity(embedder, question, wanted, candidates, cross)
+    topics = {i: topic(evidence[i]) for i in cross}
+    similarity = await sentence_similarity(embedder, question, wanted, candidates, cross, topics)
     return await asyncio.to_thread(
         _compose, wanted, evidence, candidates, context, similarity, language
     )
