@@ -155,6 +155,9 @@ def main() -> None:
     parser.add_argument("--removed", type=int, default=40, help="gold-removed, per half")
     parser.add_argument("--directions", nargs="*", default=list(DIRECTIONS))
     parser.add_argument("--baseline", help="another checkout's root, measured first")
+    parser.add_argument(
+        "--baseline-json", help="the baseline's figures kept by an earlier run (same sizes)"
+    )
     parser.add_argument("--measure-to", help=argparse.SUPPRESS)  # the baseline's process
     args = parser.parse_args()
     if args.measure_to:
@@ -162,7 +165,9 @@ def main() -> None:
         Path(args.measure_to).write_text(json.dumps(figures, ensure_ascii=False), "utf-8")
         return
     runs: dict[str, dict[str, Any]] = {}
-    if args.baseline:
+    if args.baseline_json:  # a baseline measured before with the same sizes
+        runs["baseline"] = dict(json.loads(Path(args.baseline_json).read_text("utf-8")))
+    elif args.baseline:
         runs["baseline"] = baseline_figures(args.baseline, args)
     runs["this code"] = asyncio.run(measure(args))
     results: dict[str, Any] = {"runs": runs}

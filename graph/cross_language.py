@@ -52,6 +52,7 @@ MIN_SENTENCE = 0.3
 SENTENCE_MARGIN = 0.1
 MAX_SENTENCES = 40  # sentences embedded per search's passages (~1.7 ms each)
 _LINE_BREAK = re.compile(r"\s*\n\s*")
+_NAME_JOINERS = re.compile(r"[-_]+")
 
 
 def family(language: str | None) -> str:
@@ -89,8 +90,10 @@ def quotable(similarity: float, best: float) -> bool:
 
 
 def topic(item: dict[str, Any]) -> str:
-    """What a passage's sentences are about: its document's title and heading."""
-    return " · ".join(str(p) for p in (item.get("document"), item.get("heading")) if p)
+    """What a passage's sentences are about: its document's title (a file name's
+    hyphens and underscores read as spaces) and heading."""
+    parts = (_NAME_JOINERS.sub(" ", str(item.get("document") or "")), item.get("heading"))
+    return ". ".join(str(p).strip() for p in parts if p and str(p).strip())
 
 
 async def similarities(
@@ -107,7 +110,7 @@ async def similarities(
     if embedder is None or not sentences:
         return {}
     texts = [to_simplified(question)]
-    texts += [to_simplified(f"{about}: {s}" if about else s) for s, about in sentences]
+    texts += [to_simplified(f"{about}. {s}" if about else s) for s, about in sentences]
     vectors = await asyncio.to_thread(embedder.embed_documents, texts)
     q = vectors[0]
     return {

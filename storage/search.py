@@ -116,6 +116,8 @@ class HybridSearcher:
         answers what the user asked. With `other_languages`, passages in another
         language than the question (marked `cross_language`) pass whatever their
         `score`: it is mostly keyword coverage, and the caller judges them by meaning.
+        They come after the `top_k` results in the question's language (up to `top_k`
+        of their own), which are what they would be without them.
         """
         filters = filters or SearchFilters()
         asked = question or query
@@ -214,7 +216,15 @@ class HybridSearcher:
         ]
         # the adaptive fusion and a one-sided baseline keep their own order
         by_score = mode == "hybrid" and not adaptive
-        out = per_document_hits(passing, top_k, per_document, by_score=by_score)
+        if other_languages:
+            # the question's own language keeps its places; passages in another
+            # language come after them, `top_k` of their own at most
+            native = [h for h in passing if not h.cross_language]
+            other = [h for h in passing if h.cross_language]
+            out = per_document_hits(native, top_k, per_document, by_score=by_score)
+            out += per_document_hits(other, top_k, per_document, by_score=by_score)
+        else:
+            out = per_document_hits(passing, top_k, per_document, by_score=by_score)
         # jieba over each passage's sentences is CPU work. Sized by the question: the
         # passages are at most top_k (≤ 20) chunks, most already cut (cached tokens)
         await cpu_work(len(asked), set_supports, out, terms.support, asks_number(asked))

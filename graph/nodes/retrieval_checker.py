@@ -26,7 +26,9 @@ def grade(
     "support" (they often hold a detail; response_synth discounts them). When
     the loops run out with passages on the topic but none grounded, a model
     may still read them and decide (its structured reply says whether they
-    answer); without a model the turn falls back to the refusal.
+    answer); without a model the turn falls back to the refusal. Passages in
+    another language than the question (graph.cross_language) are used only
+    when none in its own language is grounded.
     """
     retrieval: Retrieval = dict(state.get("retrieval", {}))  # type: ignore[assignment]
     threshold = float(retrieval.get("threshold", 0.0))
@@ -35,6 +37,11 @@ def grade(
     # the evidence test judges it by meaning (graph.cross_language)
     passed = [e for e in evidence if e["score"] >= threshold or crosses(e)]
     grounded = [e for e in passed if is_grounded(e)]
+    if any(not crosses(e) for e in grounded):
+        # a passage in the question's own language answers: it is quoted, not another
+        # language's passage found by meaning alone (the weaker evidence)
+        evidence = [e for e in evidence if not crosses(e)]
+        grounded = [e for e in grounded if not crosses(e)]
     retrieval["pass_rate"] = round(len(grounded) / len(evidence), 3) if evidence else 0.0
     has_forms = bool(state.get("forms"))
     calls = state.get("plan", {}).get("tool_calls")
