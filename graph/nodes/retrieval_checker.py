@@ -36,12 +36,13 @@ def grade(
     # a passage in another language shares no words: its keyword score says nothing,
     # the evidence test judges it by meaning (graph.cross_language)
     passed = [e for e in evidence if e["score"] >= threshold or crosses(e)]
-    grounded = [e for e in passed if is_grounded(e)]
-    if any(not crosses(e) for e in grounded):
-        # a passage in the question's own language answers: it is quoted, not another
-        # language's passage found by meaning alone (the weaker evidence)
+    if any(not crosses(e) and e["score"] >= floor and is_grounded(e) for e in evidence):
+        # a passage in the question's own language answers (at this loop or a later,
+        # looser one): the turn goes as if no other language's passage had been found,
+        # whose evidence (meaning alone) is the weaker
         evidence = [e for e in evidence if not crosses(e)]
-        grounded = [e for e in grounded if not crosses(e)]
+        passed = [e for e in passed if not crosses(e)]
+    grounded = [e for e in passed if is_grounded(e)]
     retrieval["pass_rate"] = round(len(grounded) / len(evidence), 3) if evidence else 0.0
     has_forms = bool(state.get("forms"))
     calls = state.get("plan", {}).get("tool_calls")
@@ -58,7 +59,8 @@ def grade(
         keep += [
             {**e, "graded": "support", "grounded": is_grounded(e)}
             for e in evidence
-            if e["chunk_id"] not in ids and (e["score"] >= floor or crosses(e))
+            # another language's passage: only when its meaning answers
+            if e["chunk_id"] not in ids and (is_grounded(e) if crosses(e) else e["score"] >= floor)
         ]
         return retrieval, keep
     retrieval["status"] = "fallback" if last else "retry"

@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 
 from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
-from graph.cross_language import add_sentence_cosines
+from graph.cross_language import add_sentence_cosines, crosses
 from graph.grounding import is_grounded
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
@@ -68,7 +68,9 @@ def merge_candidates(
     search's order (its best rank in any search; then by score).
 
     Grounded passages (graph.grounding) come before the others: they are what
-    the answer is drawn from.
+    the answer is drawn from. Passages in another language than the question
+    (graph.cross_language) come after those in its own, `limit` of each: they
+    never take the place of one in the question's language.
     """
     best: dict[int, dict[str, Any]] = {}
     for item in [*hits, *earlier]:
@@ -81,7 +83,8 @@ def merge_candidates(
     ordered = sorted(
         best.values(), key=lambda c: (not is_grounded(c), c.get("rank", limit), -c["score"])
     )
-    return ordered[:limit]
+    native = [c for c in ordered if not crosses(c)]
+    return native[:limit] + [c for c in ordered if crosses(c)][:limit]
 
 
 async def _forms(context: GraphContext, query: str, export: bool) -> list[dict[str, Any]]:
