@@ -23,6 +23,7 @@ class Searcher(Protocol):
         mode: str = "hybrid",
         per_document: int = 1,
         question: str | None = None,
+        other_languages: bool = False,
     ) -> list[Any]: ...
 
 

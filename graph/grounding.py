@@ -29,11 +29,17 @@ at a cost of ~4 points of citation hit on XQuAD. A wrong answer with a
 citation is the worse failure for a citizen-facing bot, so 0.8. Dev-set
 figures; the weights are round numbers and neighbouring ones (0.4-0.6,
 thresholds 0.7-0.8) trade the two rates smoothly, without a cliff.
+
+A passage written in another language than the question (search marks it
+`cross_language`) shares none of its words: it is judged by meaning alone
+(graph.cross_language), with thresholds measured for the local embedder.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from graph.cross_language import crosses, is_grounded_by_meaning, meaning_grounding
 
 COSINE_WEIGHT = 0.5
 LEAD_WEIGHT = 0.5
@@ -41,7 +47,12 @@ MIN_GROUNDING = 0.8
 
 
 def grounding(item: dict[str, Any]) -> float:
-    """The combined evidence score a passage is grounded by (see the module docstring)."""
+    """The combined evidence score a passage is grounded by (see the module docstring).
+
+    For a passage in another language, the meaning-based score (graph.cross_language).
+    """
+    if crosses(item):
+        return meaning_grounding(item)
     return (
         float(item.get("support", 0.0))
         + COSINE_WEIGHT * float(item.get("cosine", 0.0))
@@ -50,5 +61,8 @@ def grounding(item: dict[str, Any]) -> float:
 
 
 def is_grounded(item: dict[str, Any]) -> bool:
-    """True when the passage holds the question's key terms together, or means the same."""
+    """True when the passage holds the question's key terms together, or means the same
+    (a passage in another language: by meaning alone)."""
+    if crosses(item):
+        return is_grounded_by_meaning(item)
     return grounding(item) >= MIN_GROUNDING

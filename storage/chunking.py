@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from textkit.sentences import split_sentences
+from textkit.sentences import ends_sentence, split_sentences
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,8 @@ _FAQ_QUESTION = re.compile(
     r"|(?:\d{1,3}\s*[.)、．]\s*)?(?P<line>.{2,200}[?？]))\s*$",
     re.IGNORECASE,
 )
+# a list item's line ("- ", "* ", "• ", "1. ", "(a) ")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*•‧·]|\d{1,3}[.)、]|\([a-z0-9]\))[ \t]")
 MIN_FAQ_ENTRIES = 2  # one unmarked question line in prose is rhetoric, not an FAQ
 # a lone entry is recognised by the pair "Q: …" / "A: …" ("Q3: revenue grew" is not one)
 _LONE_QUESTION = re.compile(r"^\s*(?:q|question|問|问|問題|问题)\s*[:：]", re.IGNORECASE)
@@ -129,13 +131,32 @@ def chunk_blocks(blocks: list[Block], size: int = 500, overlap: int = 80) -> lis
 
 
 def _make(sentences: list[str], position: int, block: Block) -> TextChunk:
+    """The chunk's text: its sentences joined as they were written.
+
+    A line that ends without a sentence's punctuation (a heading, a list item)
+    keeps its line break, so an answer quoting the chunk sees it as a sentence of
+    its own ("Opening hours" is not run into "The centre is open…"); a list item
+    stays on its own line. (A piece of a sentence cut at the chunk's size fills
+    its chunk: it is never joined to another.)
+    """
     joined = ""
+    previous = ""
     for s in sentences:
-        # CJK sentences join without a space; English ones need one.
-        if joined and not (_is_cjk(joined[-1]) or _is_cjk(s[0])):
-            joined += " "
+        if joined:
+            joined += _joint(previous, s)
         joined += s
+        previous = s
     return TextChunk(joined, position, block.page, block.heading, block.question)
+
+
+def _joint(previous: str, sentence: str) -> str:
+    """What goes between two sentences of a chunk."""
+    if _LIST_ITEM.match(sentence):
+        return "\n"
+    if not ends_sentence(previous):
+        return "\n\n"
+    # CJK sentences join without a space; English ones need one.
+    return "" if _is_cjk(previous[-1]) or _is_cjk(sentence[0]) else " "
 
 
 def _is_cjk(ch: str) -> bool:

@@ -26,6 +26,7 @@ import asyncio
 import logging
 
 from storage.cpu_work import cpu_work
+from storage.cross_language import mark_cross_language
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
 from storage.ranking import (
@@ -103,6 +104,7 @@ class HybridSearcher:
         mode: str = "hybrid",
         per_document: int = 1,
         question: str | None = None,
+        other_languages: bool = False,
     ) -> list[SearchHit]:
         """The best chunks with relevance ≥ `threshold`, ordered by `score`.
 
@@ -111,7 +113,11 @@ class HybridSearcher:
         `mode` is "hybrid", or "keyword" / "vector" for one side alone (baselines).
         Each hit's `support` is measured against `question` (default: the
         query): a reworded retry query must not make a passage look like it
-        answers what the user asked.
+        answers what the user asked. With `other_languages`, passages in another
+        language than the question (marked `cross_language`) pass whatever their
+        `score`: it is mostly keyword coverage, and the caller judges them by meaning.
+        They come after the `top_k` results in the question's language (up to `top_k`
+        of their own), which are what they would be without them.
         """
         filters = filters or SearchFilters()
         asked = question or query
@@ -193,14 +199,32 @@ class HybridSearcher:
                 order = sorted(fused, key=lambda i: -fused[i])
                 pool = order[: max(POOL_FACTOR * top_k, MIN_POOL)]
                 hits = await chunk_details(session, pool, vec_literal, terms, self._cosine)
+        # passages in another language: `other_languages` lets them past the threshold
+        mark_cross_language(hits.values(), asked)
         for chunk_id, hit in hits.items():
             hit.fusion = round(fused[chunk_id], 6)
             hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
         set_leads(list(hits.values()))  # over the whole pool, before the threshold
-        passing = [hits[c] for c in pool if c in hits and hits[c].score >= threshold]
+        # a passage in another language shares no words with the question: the
+        # threshold (mostly keyword coverage) cannot judge it; the answering step
+        # judges it by meaning (graph.cross_language)
+        passing = [
+            hits[c]
+            for c in pool
+            if c in hits
+            and (hits[c].score >= threshold or (other_languages and hits[c].cross_language))
+        ]
         # the adaptive fusion and a one-sided baseline keep their own order
         by_score = mode == "hybrid" and not adaptive
-        out = per_document_hits(passing, top_k, per_document, by_score=by_score)
+        if other_languages:
+            # the question's own language keeps its places; passages in another
+            # language come after them, `top_k` of their own at most
+            native = [h for h in passing if not h.cross_language]
+            other = [h for h in passing if h.cross_language]
+            out = per_document_hits(native, top_k, per_document, by_score=by_score)
+            out += per_document_hits(other, top_k, per_document, by_score=by_score)
+        else:
+            out = per_document_hits(passing, top_k, per_document, by_score=by_score)
         # jieba over each passage's sentences is CPU work. Sized by the question: the
         # passages are at most top_k (≤ 20) chunks, most already cut (cached tokens)
         await cpu_work(len(asked), set_supports, out, terms.support, asks_number(asked))

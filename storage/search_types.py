@@ -50,6 +50,8 @@ class SearchHit:
     # `score` minus the best `score` of another document among the ranked candidates:
     # a passage that answers usually stands out from the other documents
     lead: float = 0.0
+    # written in another language than the question: judged by meaning (storage.cross_language)
+    cross_language: bool = False
     fusion: float = 0.0
     ranks: dict[str, int | None] = field(default_factory=dict)
     more: list[int] = field(default_factory=list)  # the document's other matching chunks

@@ -5,8 +5,12 @@ from __future__ import annotations
 import re
 
 # A sentence ends at CJK full stops (kept with the sentence), at English
-# punctuation followed by space, or at a blank line.
-_SENTENCE_END = re.compile(r"[。！？；!?;]|[.](?=\s)|\n\s*\n")
+# punctuation followed by space, at a blank line, or before a list item's line
+# ("- ", "* ", "• ", "1. ", "(a) "): an item is a statement of its own, not the
+# continuation of the line above.
+_SENTENCE_END = re.compile(
+    r"[。！？；!?;]|[.](?=\s)|\n\s*\n|\n(?=[ \t]*(?:[-*•‧·]|\d{1,3}[.)、]|\([a-z0-9]\))[ \t])"
+)
 # Abbreviations whose full stop does not end a sentence ("the U.S. embassy", "Dr. Chen",
 # "form No. 5", "e.g. a passport"): lower-cased, as the word before the space reads.
 ABBREVIATIONS = frozenset(
@@ -30,6 +34,8 @@ ABBREVIATIONS = frozenset(
         "approx.",
     }
 )
+# "2." opening a numbered item ends no sentence
+_LIST_NUMBER = re.compile(r"\s*\d{1,3}[.]")
 _OPENERS = "([{\"'“‘"
 
 
@@ -47,9 +53,20 @@ def split_sentences(text: str) -> list[str]:
     start = 0
     for match in _SENTENCE_END.finditer(text):
         end = match.end()
-        if match.group(0) == "." and ends_with_abbreviation(text[start:end]):
+        if match.group(0) == "." and (
+            ends_with_abbreviation(text[start:end]) or _LIST_NUMBER.fullmatch(text[start:end])
+        ):
             continue
         pieces.append(text[start:end])
         start = end
     pieces.append(text[start:])
     return [p.strip() for p in pieces if p and p.strip()]
+
+
+def ends_sentence(text: str) -> bool:
+    """True when `text` ends with a sentence's closing punctuation (a heading or a list
+    item does not), closing quotes and brackets aside."""
+    return bool(_CLOSED.search(text.rstrip()))
+
+
+_CLOSED = re.compile(r"[。！？；!?;.:：…][\"'”’)）」』]*$")

@@ -20,7 +20,7 @@ def render_sources(citations: list[dict[str, Any]]) -> str:
     for c in citations:
         # the console lists sources in English, whatever the answer's language
         page = f", {say('page', 'en', page=c['page'])}" if c.get("page") else ""
-        lines.append(f"[{c['n']}] {c['document']}{page}")
+        lines.append(f"[{c['n']}] {c.get('title') or c['document']}{page}")
     return "\n".join(lines)
 
 

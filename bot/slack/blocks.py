@@ -35,7 +35,7 @@ def sources_block(citations: list[dict[str, Any]], language: str) -> dict[str, A
         return None
     lines = []
     for c in citations:
-        title = escape(str(c["document"]))
+        title = escape(str(c.get("title") or c["document"]))
         if c.get("url"):
             title = f"<{escape(c['url'])}|{title.replace('|', '¦')}>"
         # the page label stays English in every language, as Slack has always shown it

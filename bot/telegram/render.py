@@ -53,7 +53,7 @@ def sources(citations: list[dict[str, Any]], language: str) -> str:
         return ""
     lines = [f"<b>{escape(say('sources', language))}</b>"]
     for c in citations:
-        title = escape(str(c.get("document") or ""))
+        title = escape(str(c.get("title") or c.get("document") or ""))
         if c.get("url"):
             title = f'<a href="{escape(str(c["url"]))}">{title}</a>'
         page = f", {escape(say('page', language, page=c['page']))}" if c.get("page") else ""

@@ -1,7 +1,10 @@
 """response_synth: the reply per task type, grounded only in graded evidence, in the user's script.
 
 Without an LLM the answer is extractive: the evidence sentences that share the
-most keywords with the question, each with an inline [n] citation.
+most keywords with the question, each with an inline [n] citation. Sentences of
+a passage in another language than the question's share no words with it: they
+are picked by their embedding similarity alone (graph.cross_language), quoted as
+written, under a lead naming the document and its language.
 """
 
 from __future__ import annotations
@@ -16,8 +19,15 @@ from langgraph.runtime import Runtime
 
 from graph.citations import citation_entry
 from graph.context import GraphContext
+from graph.cross_language import (
+    crosses,
+    family,
+    passage_sentences,
+    quotable,
+    similarities,
+    topic,
+)
 from graph.events import Reset
-from graph.faq_entry import entry_answer
 from graph.grounding import is_grounded
 from graph.llm_answer import model_answer
 from graph.nodes.planner import is_thanks
@@ -26,7 +36,6 @@ from graph.replies import refusal
 from graph.state import GraphState, Outcome
 from textkit.catalog import say
 from textkit.scripts import to_script
-from textkit.sentences import split_sentences
 from textkit.tokens import keyword_tokens
 
 MAX_SENTENCES = 3
@@ -36,7 +45,11 @@ SIMILARITY_WEIGHT = 4.0
 # without this, DRCD answers holding the gold span fell from 0.925 to 0.890.
 SUPPORT_PENALTY = 1.0
 MAX_EMBEDDED = 12  # sentences embedded per answer (~1.7 ms each on 2 CPU cores)
-_LINE_BREAK = re.compile(r"\s*\n\s*")
+# sentences of passages in another language share no word to rank them by: all of
+# them are embedded, up to this many
+MAX_EMBEDDED_CROSS = 30
+# a list item's marker: each answer line is an item already
+_BULLET = re.compile(r"^[-*•‧·]\s+")
 # the kind of reply (decision_path's response_synth:<kind>) → the turn's outcome
 OUTCOMES: dict[str, Outcome] = {
     "greeting": "smalltalk",
@@ -57,9 +70,7 @@ def candidate_sentences(evidence: list[dict[str, Any]]) -> list[Candidate]:
     out: list[Candidate] = []
     for idx, item in enumerate(evidence[:MAX_EVIDENCE]):
         # an FAQ entry's own question line is never quoted as if it answered
-        body = entry_answer(item["text"], item.get("question"))
-        for pos, raw in enumerate(split_sentences(body)):
-            sentence = _LINE_BREAK.sub(" ", raw)
+        for pos, sentence in enumerate(passage_sentences(item)):
             out.append((idx, pos, sentence, frozenset(keyword_tokens(sentence))))
     return out
 
@@ -77,13 +88,19 @@ def pick_sentences(
     Shared keywords score; `similarity` (sentence → cosine with the question)
     lets "fee" answer "how much does it cost"; `context` (a follow-up's
     earlier question) counts a little: the sentence must answer what is asked now.
+    A sentence of a passage in another language is scored by its similarity
+    alone and only when it bears on the question (graph.cross_language.quotable).
     """
     background = set(keyword_tokens(context)) - wanted
     similarity = similarity or {}
     support = [item.get("graded") == "support" for item in evidence[:MAX_EVIDENCE]]
+    cross = [crosses(item) for item in evidence[:MAX_EVIDENCE]]
+    best_cross = max((similarity.get(c[2], 0.0) for c in candidates if cross[c[0]]), default=0.0)
     scored: list[tuple[float, int, int, str]] = []
     for idx, pos, sentence, tokens in candidates:
         if not tokens:
+            continue
+        if cross[idx] and not quotable(similarity.get(sentence, 0.0), best_cross):
             continue
         hits = len(wanted & tokens) + 0.3 * len(background & tokens)
         score = hits / math.sqrt(len(tokens)) + SIMILARITY_WEIGHT * similarity.get(sentence, 0.0)
@@ -112,27 +129,40 @@ def cite(evidence: list[dict[str, Any]], used: list[int]) -> tuple[dict[int, int
 
 
 async def sentence_similarity(
-    embedder: Any, question: str, wanted: set[str], candidates: list[Candidate]
+    embedder: Any,
+    question: str,
+    wanted: set[str],
+    candidates: list[Candidate],
+    cross: frozenset[int] = frozenset(),
+    topics: dict[int, str] | None = None,
 ) -> dict[str, float]:
     """Cosine of candidate sentences with the question (one batched embedding call).
 
     Only the `MAX_EMBEDDED` sentences sharing the most of the question's
     keywords (`wanted`; then the best-ranked evidence first) are embedded: a sentence
     with no shared word rarely beats them, and embedding every sentence of
-    three long passages doubled the turn's time.
+    three long passages doubled the turn's time. The sentences of passages in
+    another language (evidence indexes `cross`) share no word: up to
+    `MAX_EMBEDDED_CROSS` of them are embedded whatever their words. The
+    question's own vector comes from the embedder's cache (search embedded it).
     """
     if embedder is None:
         return {}
+    topics = topics or {}
     ranked = sorted(candidates, key=lambda c: (-len(wanted & c[3]), c[0], c[1]))
-    sentences = list(dict.fromkeys(c[2] for c in ranked))[:MAX_EMBEDDED]
-    if not sentences:
-        return {}
-    vectors = await asyncio.to_thread(embedder.embed_documents, [question, *sentences])
-    q = vectors[0]
-    return {
-        s: sum(a * b for a, b in zip(q, v, strict=True))
-        for s, v in zip(sentences, vectors[1:], strict=True)
-    }
+    sentences = list(dict.fromkeys(c[2] for c in ranked if c[0] not in cross))[:MAX_EMBEDDED]
+    others = list(dict.fromkeys((c[2], topics[c[0]]) for c in candidates if c[0] in cross))
+    others = others[:MAX_EMBEDDED_CROSS]
+    found: dict[str, float] = {}
+    if sentences:
+        vectors = await asyncio.to_thread(embedder.embed_documents, [question, *sentences])
+        q = vectors[0]
+        found = {
+            s: sum(a * b for a, b in zip(q, v, strict=True))
+            for s, v in zip(sentences, vectors[1:], strict=True)
+        }
+    # another language's sentences as the evidence test compared them (graph.cross_language)
+    return {**found, **await similarities(embedder, question, others)}
 
 
 async def extractive_answer(
@@ -145,7 +175,9 @@ async def extractive_answer(
     """An answer made of cited evidence sentences, in the user's script."""
     # jieba, sentence scoring and OpenCC are CPU work: off the event loop
     wanted, candidates = await asyncio.to_thread(_prepare, question, evidence)
-    similarity = await sentence_similarity(embedder, question, wanted, candidates)
+    cross = frozenset(i for i, item in enumerate(evidence[:MAX_EVIDENCE]) if crosses(item))
+    topics = {i: topic(evidence[i]) for i in cross}
+    similarity = await sentence_similarity(embedder, question, wanted, candidates, cross, topics)
     return await asyncio.to_thread(
         _compose, wanted, evidence, candidates, context, similarity, language
     )
@@ -169,9 +201,61 @@ def _compose(
         candidates = [c for c in candidates if c[0] == 0] or candidates
     picked = pick_sentences(wanted, evidence, candidates, context, similarity)
     numbers, citations = cite(evidence, [idx for _, idx in picked])
-    lines = [say("answer_intro", language)]
-    lines += [f"- {to_script(sentence, language)} [{numbers[idx]}]" for sentence, idx in picked]
-    return "\n".join(lines), citations
+    return "\n".join(answer_lines(evidence, picked, numbers, language)), citations
+
+
+def answer_lines(
+    evidence: list[dict[str, Any]],
+    picked: list[tuple[str, int]],
+    numbers: dict[int, int],
+    language: str,
+) -> list[str]:
+    """The answer's lines: a lead, then one cited item per sentence.
+
+    Sentences from documents in the reader's language are written in the
+    reader's script under one lead. When a sentence comes from a document in
+    another language, each document's sentences go under a lead of their own
+    naming the document and its language ("The English document 'Passport
+    renewal' says:"), quoted as written: a translation would be ours, not the
+    document's.
+    """
+
+    def item(sentence: str, idx: int) -> str:
+        return f"- {_BULLET.sub('', to_script(sentence, language))} [{numbers[idx]}]"
+
+    if not any(crosses(evidence[idx]) for _, idx in picked):
+        return [say("answer_intro", language)] + [item(s, idx) for s, idx in picked]
+    groups: dict[int, list[tuple[str, int]]] = {}
+    for sentence, idx in picked:
+        groups.setdefault(numbers[idx], []).append((sentence, idx))
+    lines: list[str] = []
+    for group in groups.values():
+        source = evidence[group[0][1]]
+        if crosses(source):
+            lines.append(
+                say(
+                    "answer_intro_other_language",
+                    language,
+                    language_name=say(f"language_name:{family(source.get('language'))}", language),
+                    title=display_title(str(source["document"]), language),
+                )
+            )
+        else:
+            lines.append(say("answer_intro", language))
+        lines += [item(s, idx) for s, idx in group]
+    return lines
+
+
+def display_title(title: str, language: str) -> str:
+    """A document's title as the reader sees it: in the reader's Chinese script
+    (停车许可证 for a Simplified reader of 停車許可證); the stored title is unchanged."""
+    return to_script(title, language)
+
+
+def with_display_titles(citations: list[dict[str, Any]], language: str) -> list[dict[str, Any]]:
+    """Each citation with `title`, its document's title in the reader's script
+    (`document` stays the stored title: links, memory and reports key on it)."""
+    return [{**c, "title": display_title(str(c["document"]), language)} for c in citations]
 
 
 def _prepare(question: str, evidence: list[dict]) -> tuple[set[str], list[Candidate]]:
@@ -262,7 +346,7 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
         answer, kind = refusal(language, runtime.context.handoff), "refusal"
     update: GraphState = {
         "answer": answer,
-        "citations": citations,
+        "citations": with_display_titles(citations, language),
         "llm_calls": calls,
         # a discarded model answer: answered when the extractive one stood in, else refused
         "outcome": OUTCOMES.get(kind) or ("answered" if citations else "refused"),

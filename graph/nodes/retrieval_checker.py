@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
+from graph.cross_language import crosses
 from graph.grounding import is_grounded
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState, Retrieval
@@ -25,12 +26,22 @@ def grade(
     "support" (they often hold a detail; response_synth discounts them). When
     the loops run out with passages on the topic but none grounded, a model
     may still read them and decide (its structured reply says whether they
-    answer); without a model the turn falls back to the refusal.
+    answer); without a model the turn falls back to the refusal. Passages in
+    another language than the question (graph.cross_language) are used only
+    when none in its own language is grounded.
     """
     retrieval: Retrieval = dict(state.get("retrieval", {}))  # type: ignore[assignment]
     threshold = float(retrieval.get("threshold", 0.0))
     evidence = state.get("evidence", [])
-    passed = [e for e in evidence if e["score"] >= threshold]
+    # a passage in another language shares no words: its keyword score says nothing,
+    # the evidence test judges it by meaning (graph.cross_language)
+    passed = [e for e in evidence if e["score"] >= threshold or crosses(e)]
+    if any(not crosses(e) and e["score"] >= floor and is_grounded(e) for e in evidence):
+        # a passage in the question's own language answers (at this loop or a later,
+        # looser one): the turn goes as if no other language's passage had been found,
+        # whose evidence (meaning alone) is the weaker
+        evidence = [e for e in evidence if not crosses(e)]
+        passed = [e for e in passed if not crosses(e)]
     grounded = [e for e in passed if is_grounded(e)]
     retrieval["pass_rate"] = round(len(grounded) / len(evidence), 3) if evidence else 0.0
     has_forms = bool(state.get("forms"))
@@ -48,7 +59,8 @@ def grade(
         keep += [
             {**e, "graded": "support", "grounded": is_grounded(e)}
             for e in evidence
-            if e["chunk_id"] not in ids and e["score"] >= floor
+            # another language's passage: only when its meaning answers
+            if e["chunk_id"] not in ids and (is_grounded(e) if crosses(e) else e["score"] >= floor)
         ]
         return retrieval, keep
     retrieval["status"] = "fallback" if last else "retry"

@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 
 from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
+from graph.cross_language import add_sentence_cosines, crosses
 from graph.grounding import is_grounded
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
@@ -30,6 +31,8 @@ async def _retrieve(
         filters=context.search_filters,
         per_document=context.chunks_per_document,
         question=question or None,
+        # passages in another language are judged by meaning here (graph.cross_language)
+        other_languages=True,
     )
     found = [
         {
@@ -43,13 +46,19 @@ async def _retrieve(
             "support": getattr(h, "support", 0.0),
             "cosine": getattr(h, "cosine", 0.0),
             "lead": getattr(h, "lead", 0.0),
+            "language": getattr(h, "language", None),
+            # another language than the question's: judged by meaning (graph.cross_language)
+            "cross_language": getattr(h, "cross_language", False),
             "question": getattr(h, "question", None),
             "rank": rank,
         }
         for rank, h in enumerate(hits, 1)
     ]
     # a document's sentences addressed to the assistant never reach a model or an answer
-    return redact_evidence(found)[0]
+    kept = redact_evidence(found)[0]
+    # passages in another language are judged by their sentences' meaning
+    await add_sentence_cosines(context.embedder, question, kept)
+    return kept
 
 
 def merge_candidates(
@@ -59,7 +68,9 @@ def merge_candidates(
     search's order (its best rank in any search; then by score).
 
     Grounded passages (graph.grounding) come before the others: they are what
-    the answer is drawn from.
+    the answer is drawn from. Passages in another language than the question
+    (graph.cross_language) come after those in its own, `limit` of each: they
+    never take the place of one in the question's language.
     """
     best: dict[int, dict[str, Any]] = {}
     for item in [*hits, *earlier]:
@@ -72,7 +83,8 @@ def merge_candidates(
     ordered = sorted(
         best.values(), key=lambda c: (not is_grounded(c), c.get("rank", limit), -c["score"])
     )
-    return ordered[:limit]
+    native = [c for c in ordered if not crosses(c)]
+    return native[:limit] + [c for c in ordered if crosses(c)][:limit]
 
 
 async def _forms(context: GraphContext, query: str, export: bool) -> list[dict[str, Any]]:

@@ -50,7 +50,8 @@ def test_demo_ingests_samples_and_answers(cli) -> None:  # type: ignore[no-untyp
     assert "1,300 dollars" in first.stdout and "[1] passport-renewal" in first.stdout
     assert "4 working days" in first.stdout  # the follow-up "how long does it take?"
     assert "請携带身分證" not in first.stdout and "请携带身分证" in first.stdout
-    assert "[1] 图书馆借书证" in first.stdout and "二十冊" in first.stdout
+    # the Traditional reader sees the Simplified document's title in Traditional
+    assert "[1] 圖書館借書證" in first.stdout and "二十冊" in first.stdout
     assert "https://forms.example.org/ps-11" in first.stdout
     assert "[1] office-hours" in first.stdout
     assert "our documents don't answer this" in first.stdout
@@ -68,3 +69,14 @@ def test_chat_keeps_the_conversation(cli, tmp_path: Path) -> None:  # type: igno
     assert "300 dollars" in session.stdout
     assert "50 dollars" in session.stdout
     assert session.stdout.count("[1] dogs") == 2
+
+
+def test_a_chinese_question_is_answered_from_the_english_sample_page(cli) -> None:  # type: ignore[no-untyped-def]
+    assert cli("demo").returncode == 0
+    asked = cli("ask", "護照換發要多少錢？", "--json")
+    assert asked.returncode == 0, asked.stderr
+    turn = json.loads(asked.stdout)
+    assert turn["citations"] and turn["citations"][0]["document"] == "passport-renewal"
+    # the English page's own sentence, under a lead in the asker's language naming its language
+    assert "以下摘自英文文件《passport-renewal》：" in turn["answer"]
+    assert "1,300 dollars" in turn["answer"]

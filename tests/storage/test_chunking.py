@@ -88,3 +88,17 @@ def test_entries_rebuilt_from_their_chunks_keep_their_questions() -> None:
     ]:
         block = Block(f"{line}\nAnswer text here.", heading=question)
         assert faq_blocks([block])[0].question == question
+
+
+def test_a_heading_and_list_items_keep_their_line_breaks() -> None:
+    text = (
+        "Opening hours\n\nThe centre is open from 8:30 to 17:30. Bring:\n"
+        "- your identity card\n- your passport\n\n營業時間\n\n週一至週五開放。"
+    )
+    (chunk,) = chunk_blocks([Block(text)])
+    assert chunk.text == (
+        "Opening hours\n\nThe centre is open from 8:30 to 17:30. Bring:\n"
+        "- your identity card\n- your passport\n\n營業時間\n\n週一至週五開放。"
+    )
+    # sentences run on as before
+    assert chunk_blocks([Block("One. Two.\n\n甲。乙。")])[0].text == "One. Two.甲。乙。"

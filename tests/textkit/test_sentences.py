@@ -26,3 +26,18 @@ def test_abbreviations_do_not_end_a_sentence() -> None:
         "請帶身分證。",
         "Done!",
     ]
+
+
+def test_list_items_are_sentences_of_their_own() -> None:
+    text = "Bring:\n- your old passport\n- one photo (4.5 cm).\n1. Fill in the form\n2. Pay"
+    assert split_sentences(text) == [
+        "Bring:",
+        "- your old passport",
+        "- one photo (4.5 cm).",
+        "1. Fill in the form",
+        "2. Pay",
+    ]
+    # a line wrapped in the middle of a sentence is not an item
+    assert split_sentences("one colour photo taken in the last\nsix months.") == [
+        "one colour photo taken in the last\nsix months."
+    ]

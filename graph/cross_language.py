@@ -1,0 +1,139 @@
+"""Evidence in another language than the question: judged by meaning, quoted as written.
+
+A question in English about a Chinese passage (or the reverse) shares none of
+its words, so the word-based evidence test (graph.grounding) and sentence
+picking (graph.nodes.response_synth) could never accept it. Search marks such
+passages `cross_language` (storage.cross_language) and lets them past its
+keyword threshold; here they are judged by the local multilingual embedder's
+similarity instead:
+
+- `sentence_cosine`: the best cosine between the question and one sentence of
+  the passage, the sentence read under its document's title and heading as
+  chunks are indexed ("The fee is 1,300 dollars." says what it is the fee of
+  only under "Passport renewal"); the answer is usually one sentence, and a
+  whole passage's vector is diluted by the rest of it. Set by
+  `add_sentence_cosines`;
+- a passage is grounded when `sentence_cosine + ½·cosine ≥ MIN_PASSAGE`,
+  `cosine` being the search's passage-level similarity;
+- a sentence may be quoted when its cosine reaches `MIN_SENTENCE` and is
+  within `SENTENCE_MARGIN` of the best one's.
+
+Chinese is compared in Simplified script: the embedder matches Traditional text
+worse (on XQuAD, Traditional questions about English passages put the gold
+sentence over the threshold 10-15 points less often than the same questions
+in Simplified).
+
+The thresholds are properties of the embedder (USE multilingual v3), not of a
+document set. Measured on XQuAD's parallel English/Chinese questions and
+passages (each question's top 5 search hits, 2 per document, 60 passages
+removed per direction): the articles of even index were the dev half they were
+tuned on, odd ones held out. Single-search figures at 0.6 over the four
+directions (en>zh-hans, zh-hans>en, en>zh-hant, zh-hant>en), dev / held-out:
+gold passage grounded 0.56, 0.40, 0.50, 0.31 / 0.49, 0.39, 0.49, 0.31; no
+passage grounded for a gold-removed question 0.85, 0.91, 0.87, 0.96 / 0.76,
+0.85, 0.77, 0.92 (at 0.5: grounded 0.56-0.76, refused 0.60-0.80 on dev). The
+two rates trade smoothly (AUC 0.74-0.79 for every combination of sentence,
+passage and lead cosines tried): this embedder tells an answer from its
+article's neighbouring paragraph only so well. 0.6 keeps gold-removed
+questions refused about as often as the word-based test does for
+same-language questions, since a wrong answer with a citation is the worse
+failure. Turn-level figures: docs/benchmarks.md (Cross-language answers),
+`bench.crosslang`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from graph.faq_entry import entry_answer
+from textkit.scripts import to_simplified
+from textkit.sentences import split_sentences
+
+MIN_PASSAGE = 0.6
+PASSAGE_WEIGHT = 0.5
+MIN_SENTENCE = 0.3
+SENTENCE_MARGIN = 0.1
+MAX_SENTENCES = 40  # sentences embedded per search's passages (~1.7 ms each)
+_LINE_BREAK = re.compile(r"\s*\n\s*")
+_NAME_JOINERS = re.compile(r"[-_]+")
+
+
+def family(language: str | None) -> str:
+    """ "en" or "zh": a passage's language, either Chinese script being "zh"."""
+    return "en" if language == "en" else "zh"
+
+
+def crosses(item: dict[str, Any]) -> bool:
+    """True when the passage is written in another language than the question."""
+    return bool(item.get("cross_language"))
+
+
+def passage_sentences(item: dict[str, Any]) -> list[str]:
+    """The sentences an answer may quote from a passage (an FAQ entry: its answer only),
+    one line each."""
+    body = entry_answer(item["text"], item.get("question"))
+    return [_LINE_BREAK.sub(" ", s) for s in split_sentences(body)]
+
+
+def meaning_grounding(item: dict[str, Any]) -> float:
+    """A passage's evidence by meaning alone (its best sentence's cosine, else the
+    passage's, plus half the passage's)."""
+    cosine = float(item.get("cosine", 0.0))
+    return float(item.get("sentence_cosine", cosine)) + PASSAGE_WEIGHT * cosine
+
+
+def is_grounded_by_meaning(item: dict[str, Any]) -> bool:
+    """True when a passage in another language means what the question asks."""
+    return meaning_grounding(item) >= MIN_PASSAGE
+
+
+def quotable(similarity: float, best: float) -> bool:
+    """Whether a sentence of another language's passage bears on the question."""
+    return similarity >= MIN_SENTENCE and similarity >= best - SENTENCE_MARGIN
+
+
+def topic(item: dict[str, Any]) -> str:
+    """What a passage's sentences are about: its document's title (a file name's
+    hyphens and underscores read as spaces) and heading."""
+    parts = (_NAME_JOINERS.sub(" ", str(item.get("document") or "")), item.get("heading"))
+    return ". ".join(str(p).strip() for p in parts if p and str(p).strip())
+
+
+async def similarities(
+    embedder: Any, question: str, sentences: list[tuple[str, str]]
+) -> dict[str, float]:
+    """Cosine with the question of each (sentence, topic), keyed by sentence.
+
+    A sentence is embedded with its topic (title, heading), as chunks are indexed:
+    "The fee is 1,300 dollars." says what it is the fee of only under its
+    title. Chinese is compared in Simplified. One batched call; the embedder keeps
+    short texts' vectors, so a sentence embedded for the evidence test costs
+    nothing when the answer picks it.
+    """
+    if embedder is None or not sentences:
+        return {}
+    texts = [to_simplified(question)]
+    texts += [to_simplified(f"{about}. {s}" if about else s) for s, about in sentences]
+    vectors = await asyncio.to_thread(embedder.embed_documents, texts)
+    q = vectors[0]
+    return {
+        s: sum(a * b for a, b in zip(q, v, strict=True))
+        for (s, _), v in zip(sentences, vectors[1:], strict=True)
+    }
+
+
+async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
+    """Set `sentence_cosine` on each passage in another language (its best sentence's
+    cosine with `question`); without an embedder the passage's cosine stands alone."""
+    todo = [i for i in items if crosses(i) and "sentence_cosine" not in i]
+    if embedder is None or not todo:
+        return
+    per_item = [passage_sentences(i) for i in todo]
+    pairs = [(s, topic(i)) for i, group in zip(todo, per_item, strict=True) for s in group]
+    cosines = await similarities(embedder, question, list(dict.fromkeys(pairs))[:MAX_SENTENCES])
+    for item, group in zip(todo, per_item, strict=True):
+        scores = [cosines[s] for s in group if s in cosines]
+        if scores:
+            item["sentence_cosine"] = round(max(scores), 4)
