@@ -24,7 +24,7 @@ from bot.app.runtime import Runtime, open_runtime, warm_up
 from bot.app.turn_processes import TurnProcesses
 from bot.core.admin.jobs import JobQueue
 from bot.core.serving import ServingCore
-from bot.settings import API_PLATFORM, Settings
+from bot.settings import API_PLATFORM, ConfigurationError, Settings
 from storage.heap import freeze_start_up_objects
 
 logger = logging.getLogger(__name__)
@@ -180,6 +180,8 @@ async def _serve(
         worker.cancel()  # procrastinate: running jobs get the grace, queued ones stay queued
         # bounded: with the database gone, the worker's goodbye would wait for a connection
         await asyncio.wait([http, worker], timeout=settings.shutdown_grace_s + 5)
+        if http.done() and not http.cancelled() and http.exception() is not None:
+            raise http.exception()  # type: ignore[misc]  # HTTP never served: a failed start
     finally:
         if core is not None:
             await core.close()  # the Stop relay, the conversation locks
@@ -241,12 +243,21 @@ async def _listen_in_thread(server: uvicorn.Server, host: str, port: int) -> Non
     try:
         await asyncio.get_running_loop().run_in_executor(pool, server.run)
     except SystemExit as exc:  # uvicorn exits when it cannot bind
-        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)") from exc
+        raise _cannot_listen(host, port) from exc
     finally:
         # never a blocking join here: the HTTP thread may be waiting on this very loop
         pool.shutdown(wait=False)
     if not server.started:
-        raise RuntimeError(f"cannot listen on {host}:{port} (in use?)")
+        raise _cannot_listen(host, port)
+
+
+def _cannot_listen(host: str, port: int) -> ConfigurationError:
+    # a ConfigurationError: the command says it in one line and exits non-zero, so a
+    # supervisor sees a failed start, not a clean stop
+    return ConfigurationError(
+        f"cannot listen on {host}:{port}: the port is in use or the address is not this"
+        " machine's (--host/--port, RAGBOT_HOST/RAGBOT_PORT)"
+    )
 
 
 async def _until_stopped(stop: asyncio.Event, *tasks: asyncio.Task[None]) -> None:
