@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from pathlib import Path
@@ -201,6 +202,21 @@ class Settings(BaseSettings):
                 " more letters, digits, '_' or '-'): check it for quotes, spaces or a cut"
             )
         return token
+
+    @field_validator("api_trusted_proxies")
+    @classmethod
+    def _trusted_proxies_shape(cls, raw: str) -> str:
+        """Each comma-separated entry must be an address or a network (CIDR): refused at
+        start in one line naming the setting, not on the first API call."""
+        for entry in _split(raw):
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"API_TRUSTED_PROXIES: {entry!r} is not an address or a network (CIDR);"
+                    " separate entries with commas"
+                ) from None
+        return raw
 
     slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
     slack_signing_secret: SecretStr | None = Field(

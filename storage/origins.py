@@ -11,10 +11,11 @@ same title only when both have the same origin. So a citizen who asks exactly
 from __future__ import annotations
 
 import re
+import unicodedata
 
 FILE, CASE = "file", "case"  # documents.origin
 CASE_TITLE_PREFIX = "Staff answer #"
-_CASE_TITLE = re.compile(r"\s*staff\s+answer\s*#", re.IGNORECASE)
+_CASE_TITLE = re.compile(r"\s*staff\s*answer\s*#", re.IGNORECASE)
 _CASE_ID = re.compile(r"Staff answer #([1-9][0-9]{0,17})")
 
 
@@ -38,12 +39,20 @@ def title_problem(title: str, origin: str) -> str | None:
     """Why a document of `origin` may not have `title`, or None."""
     if origin == CASE and case_of_title(title) is None:
         return f"a staff answer's title must be {CASE_TITLE_PREFIX}<case>"
-    if origin != CASE and _CASE_TITLE.match(title):
+    if origin != CASE and _CASE_TITLE.match(_plain(title)):
         return (
             f"titles starting with {CASE_TITLE_PREFIX!r} are kept for staff answers added"
             " from hand-off cases: choose another title"
         )
     return None
+
+
+def _plain(title: str) -> str:
+    """`title` as it reads: compatibility forms folded (full-width letters and signs) and
+    invisible format characters (zero-width spaces) dropped, so a look-alike of a case
+    title is kept out as the title itself is."""
+    folded = unicodedata.normalize("NFKC", title)
+    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
 
 
 def replace_problem(new_origin: str, old_origin: str) -> str | None:

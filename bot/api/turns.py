@@ -31,7 +31,9 @@ from bot.core.messages import (
 from bot.settings import API_PLATFORM
 
 RELAYED = "handoff_relayed"  # the core's reply to a message that went to the staff
-_IDEMPOTENCY = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
+# as hard to guess as a conversation id: a kept answer names its conversation, and every
+# visitor of a shared (web chat) key could otherwise send another's key and read both
+_IDEMPOTENCY = re.compile(r"[A-Za-z0-9_.:-]{16,100}")
 
 
 def inbound(
@@ -43,7 +45,7 @@ def inbound(
     conversation, so no key reads or continues a conversation of another.
     """
     if idempotency_key is not None and not _IDEMPOTENCY.fullmatch(idempotency_key):
-        raise ApiError(422, "invalid", "Idempotency-Key: 1-100 of A-Z a-z 0-9 _ . : -", "headers")
+        raise ApiError(422, "invalid", "Idempotency-Key: 16-100 of A-Z a-z 0-9 _ . : -", "headers")
     conversation = body.conversation_id or uuid.uuid4().hex
     message = api_message(
         grant,

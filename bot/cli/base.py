@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -81,6 +83,10 @@ def run(coro_fn: Callable[[], Awaitable[T]], expected: tuple[type[Exception], ..
         fail(f"database error: {first}")
     except KeyboardInterrupt:
         fail("interrupted", code=130)
+    except BrokenPipeError:  # the reader of the output left (`ragbot ask ... | head`)
+        # output still buffered would fail again at exit: send it nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise typer.Exit(141) from None  # as a shell reports a command ended by SIGPIPE
     except Exception as exc:  # a bug: say so in one line, details in the debug log
         logging.getLogger("ragbot").debug("unexpected error", exc_info=True)
         fail(f"unexpected {type(exc).__name__}: {exc} (LOG_LEVEL=DEBUG shows the traceback)")

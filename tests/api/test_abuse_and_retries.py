@@ -133,7 +133,7 @@ async def test_a_call_sent_again_with_its_idempotency_key_gets_the_first_answer(
 ) -> None:
     async with api_harness(database_url, embedder) as h:
         client = h.client("public")
-        once = {"Idempotency-Key": "call-1"}
+        once = {"Idempotency-Key": "call-0001-retried"}
         first = await client.post("/api/v1/ask", json=QUESTION, headers=once)
         second = await client.post("/api/v1/ask", json=QUESTION, headers=once)
         assert first.status_code == 200 and second.status_code == 200, second.text
@@ -144,13 +144,26 @@ async def test_a_call_sent_again_with_its_idempotency_key_gets_the_first_answer(
         assert done[0]["answer_id"] == first.json()["answer_id"]
 
 
+async def test_a_short_idempotency_key_is_refused_so_no_visitor_reads_anothers_answer(
+    database_url: str, embedder: Embedder
+) -> None:
+    # a kept answer names its conversation: with a shared key, a guessable Idempotency-Key
+    # would hand one visitor another's answer and conversation id
+    async with api_harness(database_url, embedder, web_chat=True) as h:
+        web = h.client("public")
+        for key in ("1", "call-1", "fifteen-chars-x"):
+            short = await web.post("/api/v1/ask", json=QUESTION, headers={"Idempotency-Key": key})
+            assert short.status_code == 422, short.text
+            assert short.json()["field"] == "headers"
+
+
 async def test_a_client_that_left_mid_stream_gets_the_answer_when_it_retries(
     database_url: str, embedder: Embedder
 ) -> None:
     slow = ANSWER * 3
     async with api_harness(database_url, embedder, llm_answer=slow, pace=0.05) as h:
         client = h.client("public")
-        once = {"Idempotency-Key": "flaky-network-1"}
+        once = {"Idempotency-Key": "flaky-network-0001"}
         async with client.stream(
             "POST", "/api/v1/ask/stream", json=QUESTION, headers=once
         ) as response:

@@ -72,7 +72,7 @@ async def test_errors_have_a_stable_code_and_message(database_url: str, embedder
         assert upload.status_code == 403 and upload.json()["code"] == "forbidden"
         # a retried call with the same Idempotency-Key is not answered twice: it gets the
         # first call's answer again (tests/api/test_abuse_and_retries.py)
-        once = {"Idempotency-Key": "call-1"}
+        once = {"Idempotency-Key": "call-0001-retried"}
         first = await h.client("public").post("/api/v1/ask", json=ask, headers=once)
         second = await h.client("public").post("/api/v1/ask", json=ask, headers=once)
         assert first.status_code == 200 and second.status_code == 200

@@ -75,7 +75,7 @@ def test_two_serve_processes_answer_one_request_each_once(
         before = _answers(served_api.database_url)
         bodies = []
         for n, base in enumerate(urls):
-            call = {**headers, "Idempotency-Key": f"req-{n}-{before}"}
+            call = {**headers, "Idempotency-Key": f"retried-request-{n}-{before}"}
             response = httpx.post(
                 f"{base}/api/v1/ask", json={"question": "passport fee?"}, headers=call, timeout=60
             )
@@ -87,7 +87,7 @@ def test_two_serve_processes_answer_one_request_each_once(
         again = httpx.post(
             f"{urls[1]}/api/v1/ask",
             json={"question": "passport fee?"},
-            headers={**headers, "Idempotency-Key": f"req-0-{before}"},
+            headers={**headers, "Idempotency-Key": f"retried-request-0-{before}"},
             timeout=60,
         )
         assert again.status_code == 200, again.text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -216,3 +217,24 @@ def test_serve_with_a_malformed_telegram_token_stops_in_one_line(cli, token: str
     assert token not in done.stdout + done.stderr
     secret_part = token.strip('"').partition(":")[2] or token
     assert secret_part not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("proxies", ["garbage", "10.0.0.0/8,10.0.0.300", "127.0.0.1 10.0.0.1"])
+def test_serve_with_a_malformed_trusted_proxy_stops_in_one_line(cli, proxies: str) -> None:  # type: ignore[no-untyped-def]
+    done = cli("serve", "--port", "0", extra_env={"API_TRUSTED_PROXIES": proxies})
+    assert done.returncode != 0
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert "API_TRUSTED_PROXIES" in lines[0] and "unexpected" not in lines[0]
+
+
+def test_serve_on_a_port_in_use_fails_in_one_error_line(cli) -> None:  # type: ignore[no-untyped-def]
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = cli("serve", "--host", "127.0.0.1", "--port", str(port))
+    assert done.returncode != 0, done.stderr  # a supervisor must see a failed start
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and f"cannot listen on 127.0.0.1:{port}" in errors[0], done.stderr
+    assert "Traceback" not in done.stderr

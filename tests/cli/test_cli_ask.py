@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
+from tests.cli.conftest import RAGBOT
 from tests.support import files
 
 
@@ -80,3 +83,21 @@ def test_a_chinese_question_is_answered_from_the_english_sample_page(cli) -> Non
     # the English page's own sentence, under a lead in the asker's language naming its language
     assert "以下摘自英文文件《passport-renewal》：" in turn["answer"]
     assert "1,300 dollars" in turn["answer"]
+
+
+def test_ask_into_a_closed_pipe_ends_quietly(database_url: str, db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # `ragbot ask ... | head`: the reader leaves before the answer is written
+    env = {**os.environ, "DATABASE_URL": database_url, "RAGBOT_DATA_DIR": str(tmp_path / "d")}
+    process = subprocess.Popen(
+        [RAGBOT, "ask", "How much is a dog licence?", "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    errors = process.stderr.read()
+    process.wait(timeout=120)
+    assert "BrokenPipe" not in errors and "error:" not in errors, errors
