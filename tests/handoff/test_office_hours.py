@@ -56,7 +56,7 @@ class _Outbox:
 
 def desk(**values: str) -> HandoffDesk:
     settings = settings_for_tests(SLACK_BOT_TOKEN="x", HANDOFF_SLACK_CHANNEL="CSTAFF", **values)
-    return HandoffDesk(None, settings, None, Audiences(settings), _Outbox())  # type: ignore[arg-type]
+    return HandoffDesk(None, settings, None, None, Audiences(settings), _Outbox())  # type: ignore[arg-type]
 
 
 EMPLOYEE, GUEST = Audience(guest=False, verified=True), Audience(guest=True, verified=True)
@@ -91,7 +91,7 @@ def test_case_buttons_follow_its_status() -> None:
 
 def test_hand_off_is_off_without_a_staff_room() -> None:
     settings = settings_for_tests()
-    off = HandoffDesk(None, settings, None, Audiences(settings), _Outbox())  # type: ignore[arg-type]
+    off = HandoffDesk(None, settings, None, None, Audiences(settings), _Outbox())  # type: ignore[arg-type]
     assert not off.enabled
 
 
@@ -118,6 +118,6 @@ def test_a_staff_room_that_cannot_work_stops_start_up(values: dict[str, str], sa
 
 def test_a_case_answer_goes_only_to_its_askers_collections() -> None:
     settings = settings_for_tests(SLACK_BOT_TOKEN="x", HANDOFF_SLACK_CHANNEL="CSTAFF")
-    d = HandoffDesk(None, settings, None, Audiences(settings), _Outbox())  # type: ignore[arg-type]
+    d = HandoffDesk(None, settings, None, None, Audiences(settings), _Outbox())  # type: ignore[arg-type]
     assert d.rooms.collections_for({"platform": "telegram"}) == ("public",)
     assert d.rooms.collections_for({"platform": "slack"}) == ("internal", "public")

@@ -255,7 +255,12 @@ async def test_private_questions_answered_in_each_script_with_citations(tg, fake
     questions = {
         501: ("How much does an adult passport renewal cost?", "en", "1,300 dollars", "passport"),
         502: ("住宅區停車許可證每年收費多少？", "zh-hant", "許可證", "停車許可證"),
-        503: ("住宅区停车许可证每年收费多少？", "zh-hans", "许可证", "停車許可證"),
+        503: (
+            "住宅区停车许可证每年收费多少？",
+            "zh-hans",
+            "许可证",
+            "停车许可证",
+        ),  # the title in the reader's script
     }
     for n, (chat, (q, lang, _, _)) in enumerate(questions.items()):
         response = await tg[n % 2].post(private_text(9000 + n, chat, q, language=lang))
