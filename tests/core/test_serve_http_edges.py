@@ -38,14 +38,16 @@ def _signed(body: bytes) -> dict[str, str]:
     }
 
 
-def _post_raw(port: int, head: str, chunks: list[bytes]) -> int | None:
+def _post_raw(port: int, head: str, chunks: list[bytes], first_wait: float = 0) -> int | None:
     """POST `head` then `chunks` until the server answers; its status (None: no answer
-    within 15 s, or the connection reset before one)."""
+    within 15 s, or the connection reset before one). `first_wait`: how long to wait for
+    an answer to the head alone (a refusal by Content-Length comes before the body, and a
+    body sent into a closed connection resets it, losing the answer on a busy machine)."""
     with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
         sock.sendall(head.encode())
         try:
-            for chunk in chunks:
-                if select.select([sock], [], [], 0)[0]:
+            for at, chunk in enumerate(chunks):
+                if select.select([sock], [], [], first_wait if at == 0 else 0)[0]:
                     break  # answered already: the rest is not wanted
                 sock.sendall(chunk)
             answer = sock.recv(4096)
@@ -120,7 +122,9 @@ def test_serve_refuses_big_unsigned_slack_bodies_and_cuts_off_slow_clients(
             huge = b'{"type": "event_callback", "pad": "' + b"x" * (20 * 1024 * 1024) + b'"}'
             head = "POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             began = time.monotonic()
-            declared = _post_raw(port, head + f"Content-Length: {len(huge)}\r\n\r\n", [huge])
+            declared = _post_raw(
+                port, head + f"Content-Length: {len(huge)}\r\n\r\n", [huge], first_wait=5
+            )
             streamed = _post_raw(port, head + "Transfer-Encoding: chunked\r\n\r\n", _chunked(huge))
             took = time.monotonic() - began
             unsigned = client.post(url, content=b'{"type": "event_callback"}')
