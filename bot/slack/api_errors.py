@@ -15,6 +15,8 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
+from bot.telemetry.failures import brief
+
 
 def _response(exc: BaseException) -> Any:
     return exc.response if isinstance(exc, SlackApiError) else None
@@ -60,5 +62,4 @@ def describe(exc: BaseException) -> str:
         return code
     if isinstance(exc, SlackApiError):
         return f"HTTP {status(exc) or '?'}, not a Web API answer (a proxy or outage page?)"
-    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    return brief(exc)

@@ -35,6 +35,7 @@ from telegram import Bot, Update
 from telegram.ext import Application
 
 from bot.core.serving import ServingCore
+from bot.telemetry.failures import brief
 
 logger = logging.getLogger(__name__)
 
@@ -122,11 +123,7 @@ def parsed(data: dict[str, Any], bot: Bot) -> Update | None:
     try:
         return Update.de_json(data, bot)
     except Exception as exc:  # python-telegram-bot raises KeyError, TypeError, AttributeError…
-        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
         logger.warning(
-            "telegram update %s is malformed, dropped: %s: %s",
-            data.get("update_id"),
-            type(exc).__name__,
-            first,
+            "telegram update %s is malformed, dropped: %s", data.get("update_id"), brief(exc)
         )
         return None

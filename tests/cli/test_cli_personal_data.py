@@ -181,7 +181,7 @@ def test_a_ragbot_api_key_in_a_question_is_masked_in_the_trace(
     cli,
     tmp_path: Path,
 ) -> None:  # type: ignore[no-untyped-def]
-    key = "rbk_0WExVsn3Wngr2ckhgrcMJvI6AcZST6-jZQD6i7pRJ-Q"
+    key = "rbk_TESTONLYnotAkey000000000000000000000000"
     asked = cli("ask", f"my key is {key}, why does the web chat say 401?", "--json")
     assert asked.returncode == 0, asked.stderr
     assert key[4:] not in asked.stdout + asked.stderr

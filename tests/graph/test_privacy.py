@@ -32,7 +32,7 @@ from graph.privacy import has_personal_data, install_log_masking, mask_sensitive
         ("AKIAABCDEFGHIJKLMNOP", "AKIAABCDEFGHIJKLMNOP", "[API_KEY]"),
         # ragbot's own keys (`ragbot apikey create`), alone, glued to Chinese, in a header
         (
-            "my key is rbk_0WExVsn3Wngr2ckhgrcMJvI6AcZST6-jZQD6i7pRJ-Q, why 401?",
+            "my key is rbk_TESTONLYnotAkey000000000000000000000000, why 401?",
             "0WExVsn3Wngr2ckhgrcMJvI6AcZST6",
             "[API_KEY]",
         ),
