@@ -2,7 +2,8 @@
 
 ServingCore receives `CoreParts` and only delegates; which part needs which
 other (the desk and the outbox, the pending audiences and the rate limit, the
-answerer and nearly everything) is said here once.
+intake and the inbox it answers for, the answerer and nearly everything) is
+said here once.
 """
 
 from __future__ import annotations
@@ -15,19 +16,22 @@ from bot.core.admin.service import AdminService
 from bot.core.admin.upload_desk import UploadDesk
 from bot.core.answering.actions import AnswerActions
 from bot.core.answering.answerer import Answerer
+from bot.core.answering.console_turns import ConsoleTurns
+from bot.core.answering.forms import ReaderForms
 from bot.core.answering.suggestions import Suggestions
 from bot.core.answering.turn_stops import TurnStops
 from bot.core.audiences import Audiences
 from bot.core.chat_state import ChatState
-from bot.core.delivery.ack_window import AckWindow
+from bot.core.delivery.ack_window import ACK_FIRST_S, AckWindow
 from bot.core.delivery.admission import RateLimit
 from bot.core.delivery.conversation_locks import ConversationLocks
 from bot.core.delivery.inbox import InboxRunner
+from bot.core.delivery.intake import Intake
 from bot.core.delivery.outbox import OutboxWorker
 from bot.core.delivery.pending_audiences import PendingAudiences
 from bot.core.handoff.desk import HandoffDesk
 from bot.core.handoff.mailbox import Mailbox
-from bot.core.serving import ACK_FIRST_S, ServingCore
+from bot.core.serving import ServingCore
 from bot.settings import Settings
 from bot.turn.service import AnswerService, TurnStream
 from storage.db import Database
@@ -37,7 +41,6 @@ from storage.db import Database
 class CoreParts:
     """Everything ServingCore delegates to."""
 
-    db: Database
     settings: Settings
     answers: AnswerService
     admin: AdminService
@@ -55,8 +58,9 @@ class CoreParts:
     answered: AnswerActions
     suggestions: Suggestions
     pending: PendingAudiences
-    acks: AckWindow
-    answerer: Answerer
+    intake: Intake
+    console: ConsoleTurns
+    forms: ReaderForms
 
 
 def build_core(
@@ -83,6 +87,8 @@ def build_core(
     outbox = OutboxWorker(db, settings)
     handoff = HandoffDesk(db, settings, admin.log, admin.knowledge, audiences, outbox)
     stops = TurnStops(db)
+    inbox = InboxRunner(db, settings)
+    pending = PendingAudiences(db, settings, audiences, limit, handoff)
     answerer = Answerer(
         audiences=audiences,
         handoff=handoff,
@@ -93,8 +99,11 @@ def build_core(
         stops=stops,
         stream_turn=turns or answers.stream,
     )
+    intake = Intake(
+        db, settings, inbox, AckWindow(ACK_FIRST_S), audiences, limit, pending, answerer
+    )
+    inbox.answer_with(intake.answer)  # the inbox's deliveries are answered by the intake
     parts = CoreParts(
-        db=db,
         settings=settings,
         answers=answers,
         admin=admin,
@@ -103,16 +112,17 @@ def build_core(
         uploads=uploads,
         limit=limit,
         locks=locks,
-        inbox=InboxRunner(db, settings),  # the core answers its deliveries
+        inbox=inbox,
         outbox=outbox,
         handoff=handoff,
         api_keys=ApiKeys(db),
         mailbox=Mailbox(db),
         stops=stops,
         answered=AnswerActions(db, answers.telemetry),
-        suggestions=Suggestions(settings, admin.memory.store),
-        pending=PendingAudiences(db, settings, audiences, limit, handoff),
-        acks=AckWindow(ACK_FIRST_S),
-        answerer=answerer,
+        suggestions=Suggestions(settings, admin.memory.store, audiences),
+        pending=pending,
+        intake=intake,
+        console=ConsoleTurns(db, settings, inbox, audiences, limit, answerer),
+        forms=ReaderForms(audiences, admin.knowledge, answers),
     )
     return ServingCore(parts)

@@ -1,20 +1,16 @@
-"""ServingCore: accepts deliveries into the inbox and answers them (see `answering.answerer`).
+"""ServingCore: the one narrow face the adapters talk to; every method delegates to a part.
 
-Adapters call `accept(message)` before they acknowledge the platform: the
-message is then in Postgres and its answer is the core's job. The turn runs in
-the background and its events go to the renderer the adapter registered; the
-delivery is done when the renderer returns (final messages are in the outbox
-by then, sent off the turn). A worker that dies leaves the message to another
-(see `bot.core.delivery.inbox`). The console calls `handle(message)` and reads the
-events itself.
+The parts live in their rooms and `bot.core.assembly.build_core` builds them:
+adapters `accept(message)` into the inbox before they acknowledge the platform
+(`bot.core.delivery.intake`), the console's `handle(message)` runs its turn in
+the caller's task (`bot.core.answering.console_turns`), and the rest is the
+hand-off desk, the uploads, the admin service, the outbox and the small state
+the adapters keep.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import dataclasses
-import logging
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
@@ -25,42 +21,22 @@ from bot.core.admin.commands import ADMIN as ADMIN_COMMANDS
 from bot.core.admin.knowledge import Knowledge
 from bot.core.admin.upload_desk import FileFetcher
 from bot.core.answering.answerer import actor_of, pick_language
+from bot.core.delivery.ack_window import ACK_FIRST_S as ACK_FIRST_S
 from bot.core.delivery.admission import Admission
 from bot.core.delivery.envelopes import FileFetcher as RefFetcher
-from bot.core.delivery.envelopes import encode
-from bot.core.delivery.inbox import Delivery, Renderer
+from bot.core.delivery.inbox import Renderer
+from bot.core.delivery.intake import ShuttingDownError as ShuttingDownError
 from bot.core.delivery.outbox import Channel
-from bot.core.delivery.pending_audiences import AudienceResolver, with_rights
+from bot.core.delivery.pending_audiences import AudienceResolver
 from bot.core.handoff.cards import CASE, CaseRenderer
-from bot.core.messages import (
-    Audience,
-    ErrorReply,
-    Grant,
-    InboundMessage,
-    Notifier,
-    Outbound,
-    Reply,
-)
+from bot.core.messages import Audience, Grant, InboundMessage, Notifier, Outbound, Reply
 from bot.core.platform import Platform
-from bot.settings import API_PLATFORM
-from bot.telemetry.failures import log_failure
-from storage.repositories import conversations as conv_repo
-from storage.repositories import deliveries
-from storage.repositories import inbox as inbox_repo
-from textkit.catalog import say
 
 if TYPE_CHECKING:  # built by bot.core.assembly, which imports this module
     from bot.core.assembly import CoreParts
 
-logger = logging.getLogger(__name__)
-# the longest a started delivery lets other messages' acknowledgements go first
-ACK_FIRST_S = 0.25
 # how long a stopping worker gives the outbox's due sends (retries wait for the next worker)
 OUTBOX_FLUSH_S = 5.0
-
-
-class ShuttingDownError(Exception):
-    """The worker is draining: the adapter must not acknowledge (the platform redelivers)."""
 
 
 class ServingCore:
@@ -68,15 +44,15 @@ class ServingCore:
 
     def __init__(self, parts: CoreParts) -> None:
         """Serve with `parts` (`bot.core.assembly.build_core` makes them)."""
-        self._db = parts.db
         self._settings = parts.settings
         self._answers = parts.answers
         self._limit = parts.limit
         self._locks = parts.locks
         self._suggestions = parts.suggestions
         self._pending = parts.pending
-        self._acks = parts.acks
-        self._answerer = parts.answerer
+        self._intake = parts.intake
+        self._console = parts.console
+        self._forms = parts.forms
         # public: the adapters use these parts themselves
         self.admin = parts.admin
         self.chat_state = parts.chat_state
@@ -89,10 +65,6 @@ class ServingCore:
         self.mailbox = parts.mailbox
         self.stops = parts.stops
         self.answered = parts.answered
-        self._active = 0  # console deliveries (`handle`) in flight
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self.inbox.answer_with(self._answer_delivery)
 
     @property
     def closing(self) -> bool:
@@ -250,146 +222,22 @@ class ServingCore:
         Called before the adapter acknowledges the platform. During a drain a
         message the platform delivers again raises ShuttingDownError (the adapter
         does not acknowledge it); one it never sends again (`redelivered=False`: a
-        Slack slash command) is stored with its lease already run out, for the next
-        worker's sweep. When the database is down its error propagates: the adapter
-        does not acknowledge, and the platform redelivers (or shows an error).
+        Slack slash command) is parked for the next worker. See `Intake.accept`.
         """
-        park = self.closing
-        if park and redelivered:
-            raise ShuttingDownError(f"draining: {message.platform}/{message.delivery_id} refused")
-        message = self._with_rights(message)
-        payload = encode(message)
-        # the turn here runs the message as stored (no NUL: Postgres refuses it in text)
-        message = dataclasses.replace(message, text=payload["text"])
-        # in its conversation's line from here, before the first wait: messages arriving
-        # together whose inserts commit in the other order still go on as they arrived
-        place = None if park else self.inbox.line_up(message)
-        started = False
-        try:
-            with self._acks.accept():
-                stored, limited = await self._store_accepted(message, payload, park)
-            if stored and not park:
-                self.inbox.start(Delivery(message, limited=limited, place=place))
-                started = True
-        finally:
-            if place is not None and not started:  # a duplicate, or not stored: out of line
-                place.leave()
-        return stored
-
-    async def _store_accepted(
-        self, message: InboundMessage, payload: dict[str, Any], park: bool
-    ) -> tuple[bool, bool]:
-        """Put the message in the inbox (leased here unless parked) and count it against its
-        sender's rate limit, in one transaction: (stored, over the limit)."""
-        async with self._db.transaction() as session:
-            stored = await inbox_repo.accept(
-                session,
-                message.platform,
-                message.delivery_id,
-                payload,
-                0 if park else self._settings.delivery_lease_s,
-                "" if park else self.inbox.owner,
-            )
-            limited = (
-                stored
-                and not await self._pending.exempt(session, message)
-                and await self._limit.over(session, message)
-            )
-            if limited:
-                await inbox_repo.mark_limited(session, message.platform, message.delivery_id)
-        return stored, limited
+        return await self._intake.accept(message, redelivered=redelivered)
 
     def acknowledging(self) -> contextlib.AbstractContextManager[None]:
         """Around an adapter's work on the core's loop before it acknowledges a message
         (its own reads, then `accept`): deliveries already started wait meanwhile."""
-        return self._acks.accept()
+        return self._intake.acknowledging()
 
-    async def _answer_delivery(self, delivery: Delivery) -> None:
-        """Run one inbox delivery through its platform's renderer, then settle it."""
-        platform = delivery.message.platform
-        renderer = self.inbox.renderers.get(platform)
-        if renderer is None:  # accepted by an adapter this worker does not run
-            await self.inbox.retry_later(delivery, f"no {platform} adapter here")
-            return
-        # acknowledgements being prepared go first; then who sent it is asked at once
-        # (lookups of one conversation overlap), and what was learned is applied and
-        # stored in arrival order
-        await self._acks.quiet()
-        learning = asyncio.ensure_future(self._pending.learn(delivery))
-        try:
-            await delivery.reach_front()
-            message = await self._pending.admit(delivery, await learning)
-        except Exception as exc:  # the database, while learning who asks: another attempt
-            log_failure(logger, f"delivery {delivery.message.delivery_id} not admitted", exc)
-            await asyncio.shield(self.inbox.retry_later(delivery, type(exc).__name__))
-            return
-        finally:
-            learning.cancel()  # cancelled while in line: the lookup is not needed
-        language = message.language or pick_language(message.text, message.language_hint)
-        events = self._answerer.events(delivery, message, language)
-        try:
-            async with contextlib.aclosing(events) as out:
-                await renderer(delivery, out)
-        except Exception as exc:  # the reply could not be shown: another attempt, later
-            log_failure(logger, f"delivery {message.delivery_id} not answered", exc)
-            # the type only: an error's text may quote the message (kept for days)
-            await asyncio.shield(self.inbox.retry_later(delivery, type(exc).__name__))
-            return
-        try:
-            await asyncio.shield(self.inbox.finish(message))
-        except Exception as exc:  # answered; a resumed attempt finds its final sends stored
-            log_failure(logger, f"could not mark delivery {message.delivery_id} done", exc)
-
-    async def handle(self, message: InboundMessage) -> AsyncGenerator[Outbound, None]:
+    def handle(self, message: InboundMessage) -> AsyncGenerator[Outbound, None]:
         """Claim a console delivery and produce its reply as events (nothing for a duplicate).
 
         Chat adapters use `accept`; this runs in the caller's task, for the
         console and the command line, which read the events themselves.
         """
-        if self.closing:
-            return
-        message = self._with_rights(message)
-        language = message.language or pick_language(message.text, message.language_hint)
-        try:
-            claimed, limited = await self._claim(message)
-        except Exception as exc:  # the database is down: say so
-            log_failure(logger, f"could not claim delivery {message.delivery_id}", exc)
-            yield ErrorReply(say("error", language), language)
-            return
-        if not claimed:
-            return
-        self._active += 1
-        self._idle.clear()
-        finished = False
-        try:
-            # the inbox's way through, in the caller's task; aclosing at every level: a
-            # caller that stops listening closes the turn now (stored as cancelled)
-            events = self._answerer.events(Delivery(message, limited=limited), message, language)
-            async with contextlib.aclosing(events) as out:
-                async for event in out:
-                    yield event
-            finished = True
-        finally:
-            try:
-                await asyncio.shield(self._settle(message, finished))
-            finally:
-                self._active -= 1
-                if not self._active:
-                    self._idle.set()
-
-    def _with_rights(self, message: InboundMessage) -> InboundMessage:
-        """The message with `is_admin` from settings (never trusted from the adapter)."""
-        return with_rights(self.audiences, message)
-
-    async def _settle(self, message: InboundMessage, finished: bool) -> None:
-        try:
-            async with self._db.autocommit() as session:  # one statement
-                if finished:
-                    await deliveries.complete(session, message.platform, message.delivery_id)
-                else:
-                    await deliveries.release(session, message.platform, message.delivery_id)
-        except Exception as exc:  # the lease expires on its own
-            log_failure(logger, f"could not settle delivery {message.delivery_id}", exc)
+        return self._console.handle(message)
 
     async def drain(self, timeout: float) -> bool:
         """Accept nothing more; let the turns under way finish; False when some had to stop.
@@ -397,30 +245,13 @@ class ServingCore:
         Deliveries not started yet, and those still running after `timeout`,
         are let go: the next worker answers them from the inbox.
         """
-        self.begin_drain()
-        started = asyncio.get_running_loop().time()
-        drained = await self.inbox.drain(timeout)
-        left = max(0.0, timeout - (asyncio.get_running_loop().time() - started))
-        try:
-            await asyncio.wait_for(self._idle.wait(), left)
-        except TimeoutError:
-            return False
-        return drained
+        return await self._console.drain(timeout)
 
     async def close(self) -> None:
         """Let go of what the core holds in the database: the Stop relay's listening
         connection (if it was started) and the conversation locks' connection."""
         await self.stops.stop_relay()
         await self._locks.close()
-
-    async def _claim(self, message: InboundMessage) -> tuple[bool, bool]:
-        """(claimed, over the rate limit), in one transaction; duplicates are not counted."""
-        async with self._db.transaction() as session:
-            if not await deliveries.claim(
-                session, message.platform, message.delivery_id, self._settings.delivery_lease_s
-            ):
-                return False, False
-            return True, await self._limit.over(session, message)
 
     async def first_delivery(
         self,
@@ -443,39 +274,26 @@ class ServingCore:
         self, platform: str, audience: Audience | None, language: str
     ) -> list[str]:
         """The questions a greeting suggests to this reader, in `language`."""
-        collections = self.audiences.collections(platform, audience)
-        return await self._suggestions.for_reader(language, collections, platform)
+        return await self._suggestions.for_audience(platform, audience, language)
 
     async def has_conversation(self, platform: str, key: str) -> bool:
         """True when the bot already answered in this conversation (a thread it is part of),
         or `key` is a hand-off case's thread in a staff room."""
-        async with self._db.sessions() as session:
-            if await conv_repo.find_id(session, platform, key) is not None:
-                return True
-        return await self.handoff.rooms.listens_in(platform, key)
+        found = await self.answered.answered_in(platform, key)
+        return found or await self.handoff.rooms.listens_in(platform, key)
 
     async def forms(self, platform: str, audience: Audience | None = None) -> list[dict[str, Any]]:
         """The forms this user on `platform` may read (Slack without `audience`: a guest's)."""
-        return await self.admin.knowledge.list_forms(
-            Actor(platform, "", False), self.audiences.collections(platform, audience)
-        )
+        return await self._forms.listed(platform, audience)
 
     async def form_file(self, platform: str, name: str, audience: Audience | None = None) -> Any:
         """The stored file of a form an answer offered, if this user may read it."""
-        return await self._answers.export_form_file(
-            name, self.audiences.collections(platform, audience)
-        )
+        return await self._forms.file(platform, name, audience)
 
     async def count_call(self, grant: Grant) -> bool:
         """Count an HTTP API call that is not a question (those count as messages) in its
         key's rate limit; False when the key is over it."""
-        caller = self._with_rights(
-            InboundMessage(
-                API_PLATFORM, "", "", grant.name, audience=Audience(guest=False, grant=grant)
-            )
-        )
-        async with self._db.transaction() as session:
-            return not await self._limit.over(session, caller)
+        return await self._limit.count_call(grant)
 
     # --- answers already given -------------------------------------------------
 

@@ -29,7 +29,7 @@ SAID: dict[str, dict[str, object]] = {
     "thanks": {},
     "greeting": {},
     "out_of_scope": {},
-    # bot/turn/service.py and bot/core/serving.py
+    # bot/turn/service.py and bot/core/answering/console_turns.py
     "error": {},
     "rate_limited": {"limit": 10},
     "inbox:late": {},

@@ -1,4 +1,4 @@
-"""What people do with an answer already given: vote on it, or share one shown privately."""
+"""Answers already given: people vote on them or share one shown privately; where they were."""
 
 from __future__ import annotations
 
@@ -44,6 +44,11 @@ class AnswerActions:
         if found:
             self._telemetry.feedback(trace_id, message_id, platform, user_id, helpful)
         return found
+
+    async def answered_in(self, platform: str, conversation_key: str) -> bool:
+        """True when the bot already answered in this conversation (a thread it is part of)."""
+        async with self._db.sessions() as session:
+            return await conv_repo.find_id(session, platform, conversation_key) is not None
 
     async def shown_privately(
         self, platform: str, conversation_key: str, message_id: int

@@ -1,9 +1,10 @@
 """What a delivery says: the hand-off desk's relay, a command's reply, an upload's, or a turn.
 
-`ServingCore` takes a message from the inbox, learns who sent it and hands it
-here; `Answerer.events` yields what the platform's renderer shows, in order: a
-note when the message waits behind another in its conversation, "received"
-when its turn has a slot, then the turn's own events. The conversation lock and
+The intake (`bot.core.delivery.intake`) takes a message from the inbox, learns
+who sent it and hands it here (the console's turns come straight here);
+`Answerer.events` yields what the platform's renderer shows, in order: a note
+when the message waits behind another in its conversation, "received" when its
+turn has a slot, then the turn's own events. The conversation lock and
 the turn slot are held here for as long as the turn runs.
 """
 

@@ -15,6 +15,8 @@ import logging
 import time
 from collections.abc import Sequence
 
+from bot.core.audiences import Audiences
+from bot.core.messages import Audience
 from bot.settings import Settings
 from storage.memory import AnswerMemory
 
@@ -27,12 +29,23 @@ CACHE_S = 300.0  # how long the memory's suggestions are reused
 class Suggestions:
     """Picks a reader's suggested questions."""
 
-    def __init__(self, settings: Settings, memory: AnswerMemory | None) -> None:
+    def __init__(
+        self, settings: Settings, memory: AnswerMemory | None, audiences: Audiences
+    ) -> None:
         self._settings = settings
         self._memory = memory
+        self._audiences = audiences
         # (platform, language, collections) → (when, questions): a greeting at every DM
         # visit must not scan the memory every time
         self._cache: dict[tuple[str, str, tuple[str, ...] | None], tuple[float, list[str]]] = {}
+
+    async def for_audience(
+        self, platform: str, audience: Audience | None, language: str
+    ) -> list[str]:
+        """The questions a greeting suggests to this reader on `platform`, in `language`."""
+        return await self.for_reader(
+            language, self._audiences.collections(platform, audience), platform
+        )
 
     async def for_reader(
         self, language: str, collections: Sequence[str] | None, platform: str

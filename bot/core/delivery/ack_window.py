@@ -18,6 +18,9 @@ import asyncio
 import contextlib
 from collections.abc import Iterator
 
+# the longest a started delivery lets other messages' acknowledgements go first
+ACK_FIRST_S = 0.25
+
 
 class AckWindow:
     """Counts the messages being accepted; `quiet()` waits until there are none."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.core.audiences import Audiences
-from bot.core.messages import Audience, InboundMessage
+from bot.core.messages import Audience, Grant, InboundMessage
 from bot.settings import API_PLATFORM, CONSOLE_PLATFORMS, Settings
 from storage.db import Database
 from storage.repositories import deliveries
@@ -77,6 +77,18 @@ class RateLimit:
         if not due:
             return None
         return say("rate_limited", language, limit=limit)
+
+    async def count_call(self, grant: Grant) -> bool:
+        """Count an HTTP API call that is not a question (those count as messages) in its
+        key's rate limit; False when the key is over it."""
+        audience = Audience(guest=False, grant=grant)
+        # is_admin from settings, as for every message (see `pending_audiences.with_rights`)
+        is_admin = self._audiences.is_admin(API_PLATFORM, grant.name, audience)
+        caller = InboundMessage(
+            API_PLATFORM, "", "", grant.name, audience=audience, is_admin=is_admin
+        )
+        async with self._db.transaction() as session:
+            return not await self.over(session, caller)
 
     async def first_delivery(
         self,

@@ -97,7 +97,7 @@ class InboxRunner:
         settings: Settings,
         answer: Callable[[Delivery], Awaitable[None]] | None = None,
     ) -> None:
-        """`answer` runs one delivery; the serving core gives it with `answer_with`."""
+        """`answer` runs one delivery; the intake gives it with `answer_with`."""
         self._db = db
         self._lease = settings.delivery_lease_s
         self._sweep_every = settings.inbox_sweep_s
@@ -113,7 +113,7 @@ class InboxRunner:
         self.owner = uuid.uuid4().hex
 
     def answer_with(self, answer: Callable[[Delivery], Awaitable[None]]) -> None:
-        """Who answers the deliveries started here (the serving core, once it is built)."""
+        """Who answers the deliveries started here (the intake, once it is built)."""
         self._answer = answer
 
     def register(self, platform: str, renderer: Renderer, fetcher: FileFetcher | None) -> None:
