@@ -18,6 +18,13 @@ similarity instead:
 - a sentence may be quoted when its cosine reaches `MIN_SENTENCE` and is
   within `SENTENCE_MARGIN` of the best one's.
 
+- an FAQ entry (a chunk with its entry's `question`) answers the question it
+  states, not its page's topic: its answer is quoted only when, besides the
+  test above, the asked question's cosine with the entry's own question text
+  (`question_cosine`) reaches `MIN_QUESTION` and leads the other entries'
+  questions retrieved in the turn by `QUESTION_LEAD` (`question_lead`, set by
+  `add_question_leads` over all of a turn's candidates).
+
 Chinese is compared in Simplified script: the embedder matches Traditional text
 worse (on XQuAD, Traditional questions about English passages put the gold
 sentence over the threshold 10-15 points less often than the same questions
@@ -39,6 +46,34 @@ questions refused about as often as the word-based test does for
 same-language questions, since a wrong answer with a citation is the worse
 failure. Turn-level figures: docs/benchmarks.md (Cross-language answers),
 `bench.crosslang`.
+
+FAQ entries. Sibling entries of one page are all on its topic, and an entry's
+answer is often a sentence of the same paragraph as its siblings' (XQuAD-FAQ:
+one page per passage, its questions as entries): the passage test alone
+answered a question whose entry was removed from a sibling's answer 73-80% of
+the time (bench.answers, xquad-faq). What tells the entry from its siblings is
+its question. On XQuAD-FAQ's dev half (articles of even index, 612 questions,
+each asked in the other language against its page's entries), this embedder
+puts a question and its translation at cosine 0.73 (median; a quarter under
+0.66), two different questions about one paragraph at 0.43 (median; one pair
+in 20 above 0.66, one in 100 above 0.74). Hence `MIN_QUESTION` 0.65: what
+different questions on one topic reach about one time in 20, and a
+translation three times in 4. The lead: the entry asked leads its page's
+nearest other question by a median 0.19 (one in 10 under 0.05), while with it
+removed the nearest sibling leads the next by a median 0.05, so
+`QUESTION_LEAD` 0.05 refuses half of the close calls a page's siblings leave.
+Single judgements over every entry of the page, the asked entry accepted /
+the question refused with it removed, en entries asked in zh-hans and zh-hans
+entries asked in en: dev 0.70 / 0.89, 0.69 / 0.90; held-out (odd articles,
+578 questions, never tuned on) 0.73 / 0.89, 0.74 / 0.91 (0.6 with lead 0.1
+gives the same trade; 0.65 without a lead 0.75 / 0.84). Whole turns (bench.answers, 100
+answerable and 60 gold-removed per set, 2026-11-28): citation hit /
+gold-removed refused went from 0.95 / 0.27 and 0.98 / 0.20 to 0.68 / 0.92
+and 0.71 / 0.90; by half, dev 0.65 / 0.88, 0.68 / 0.92, held-out 0.73 /
+0.94, 0.75 / 0.89. A translation's cosine is the best a cross-language
+paraphrase gets, so a user's rewording is answered less often; an answer to
+another question with a citation is the worse failure. Passages that are no
+FAQ entry are not affected.
 """
 
 from __future__ import annotations
