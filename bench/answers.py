@@ -226,7 +226,7 @@ async def main() -> None:
                 len(sample),
                 mean(calls),
                 max(calls),
-                len(fake.requests) / len(sample),
+                len(fake.requests) / max(len(sample), 1),
                 len(answered),
                 mean(within),
                 pct(over_llm, 50),
