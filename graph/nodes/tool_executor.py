@@ -81,11 +81,11 @@ def merge_candidates(
         if rank is not None:
             best[item["chunk_id"]] = {**best[item["chunk_id"]], "rank": rank}
     # an FAQ entry in another language answers only when it leads the other entries
-    # retrieved for the question, in every search of the turn (graph.cross_language)
-    add_question_leads(list(best.values()))
-    ordered = sorted(
-        best.values(), key=lambda c: (not is_grounded(c), c.get("rank", limit), -c["score"])
-    )
+    # retrieved for the question, in every search of the turn (graph.cross_language);
+    # set on copies: the earlier candidates are the previous state's
+    merged = [{**c} for c in best.values()]
+    add_question_leads(merged)
+    ordered = sorted(merged, key=lambda c: (not is_grounded(c), c.get("rank", limit), -c["score"]))
     native = [c for c in ordered if not crosses(c)]
     return native[:limit] + [c for c in ordered if crosses(c)][:limit]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
+from graph.cross_language import add_question_leads, asks_entry_question
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
@@ -57,3 +58,29 @@ async def test_without_its_entry_the_question_is_refused_not_answered_by_a_sibli
     result = await service.ask(ASKED)
     assert result.outcome == "refused", result.answer
     assert result.citations == []
+
+
+def _entry(question: str, cosine: float, document: str = "faq") -> dict[str, object]:
+    return {
+        "document": document,
+        "question": question,
+        "question_cosine": cosine,
+        "cross_language": True,
+    }
+
+
+def test_an_entry_must_ask_the_question_and_lead_the_other_entries() -> None:
+    fee, time, fee_part = _entry("fee?", 0.72), _entry("time?", 0.69), _entry("fee?", 0.72)
+    add_question_leads([fee, time, fee_part])
+    # a long entry's second chunk is the same entry, not a competitor
+    assert fee["question_lead"] == fee_part["question_lead"] == 0.03
+    assert not asks_entry_question(fee)  # too close to a sibling's question
+    alone = _entry("fee?", 0.72)
+    add_question_leads([alone, _entry("place?", 0.5)])
+    assert asks_entry_question(alone)
+    far = _entry("time?", 0.6)
+    add_question_leads([far])
+    assert not asks_entry_question(far)  # under MIN_QUESTION, however alone
+    # a passage that is no FAQ entry, or not yet compared: not judged here
+    assert asks_entry_question({"cross_language": True, "cosine": 0.5})
+    assert asks_entry_question({"question": "fee?", "cross_language": True})
