@@ -50,7 +50,7 @@ failure. Turn-level figures: docs/benchmarks.md (Cross-language answers),
 FAQ entries. Sibling entries of one page are all on its topic, and an entry's
 answer is often a sentence of the same paragraph as its siblings' (XQuAD-FAQ:
 one page per passage, its questions as entries): the passage test alone
-answered a question whose entry was removed from a sibling's answer 73-80% of
+answered a question whose entry was removed from another entry 73-80% of
 the time (bench.answers, xquad-faq). What tells the entry from its siblings is
 its question. On XQuAD-FAQ's dev half (articles of even index, 612 questions,
 each asked in the other language against its page's entries), this embedder
