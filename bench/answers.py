@@ -137,12 +137,16 @@ async def main() -> None:
     results: dict[str, Any] = {}
     fake = FakeOpenAI().start()
     calls_rows: list[list[Any]] = []
+    half_rows: list[list[Any]] = []
     for name, path in {**CORPORA, **dict.fromkeys(faq_sets())}.items():
         if name not in args.corpora and name.split()[0] not in args.corpora:
             continue
+        halves: dict[str, str] = {}
         if path is None:
+            entries = faq_sets()[name]
+            halves = {e.page: e.half for e in entries if e.half}
             passages, answerable, unanswerable = faq_split(
-                faq_sets()[name], args.answerable, args.unanswerable
+                entries, args.answerable, args.unanswerable
             )
         else:
             passages, questions = load_squad(path)
@@ -173,6 +177,7 @@ async def main() -> None:
             "wall_p95": pct([r["wall_ms"] for r in ans + una], 95),
             "mean_loops": mean([float(r["loops"]) for r in ans]),
         }
+        half_rows += by_half(name, halves, ans, una)
         rows.append(
             [
                 name,
@@ -221,7 +226,7 @@ async def main() -> None:
                 len(sample),
                 mean(calls),
                 max(calls),
-                len(fake.requests) / len(sample),
+                len(fake.requests) / max(len(sample), 1),
                 len(answered),
                 mean(within),
                 pct(over_llm, 50),
@@ -251,6 +256,20 @@ async def main() -> None:
         ],
         rows,
     )
+    if half_rows:
+        print("\n## Answers, no-LLM mode, by XQuAD half (even articles dev, odd held out)\n")
+        results["half_table"] = print_table(
+            [
+                "corpus",
+                "half",
+                "answerable",
+                "gold removed",
+                "citation hit",
+                "refused (answerable)",
+                "refused (gold removed)",
+            ],
+            half_rows,
+        )
     print("\n## LLM calls per question (fake OpenAI-compatible server)\n")
     results["llm_table"] = print_table(
         [
@@ -271,6 +290,29 @@ async def main() -> None:
         ["corpus", "questions", "count", "mean calls", "max calls"], calls_rows
     )
     print(f"\nwrote {write_json('answers', results)}")
+
+
+def by_half(
+    name: str, halves: dict[str, str], ans: list[dict[str, Any]], una: list[dict[str, Any]]
+) -> list[list[Any]]:
+    """Rows of citation hit and refusals per half of a set split by article (`halves`:
+    gold document → "dev" / "held-out"); none for an unsplit set."""
+    out: list[list[Any]] = []
+    for half in sorted(set(halves.values())):
+        a = [r for r in ans if halves.get(r["gold"]) == half]
+        u = [r for r in una if halves.get(r["gold"]) == half]
+        out.append(
+            [
+                name,
+                half,
+                len(a),
+                len(u),
+                mean([1.0 if r["gold"] in r["cited"] else 0.0 for r in a]),
+                mean([1.0 if r["refused"] else 0.0 for r in a]),
+                mean([1.0 if r["refused"] else 0.0 for r in u]),
+            ]
+        )
+    return out
 
 
 def faq_split(

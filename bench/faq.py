@@ -34,6 +34,8 @@ class FaqEntry:
     answer: str
     rephrased: tuple[str, ...]
     page: str = ""  # entries with the same page share a document ("": one document each)
+    # XQuAD articles of even index are the dev half graph.cross_language was tuned on
+    half: str = ""  # "dev", "held-out" ("": not split)
 
 
 def load_entries() -> list[FaqEntry]:
@@ -49,7 +51,7 @@ def load_entries() -> list[FaqEntry]:
 def paged(entries: list[FaqEntry], size: int = PAGE_SIZE) -> list[FaqEntry]:
     """The entries grouped into pages of `size`, as real FAQ pages hold them."""
     return [
-        FaqEntry(e.key, e.question, e.answer, e.rephrased, f"FAQ page {i // size + 1}")
+        FaqEntry(e.key, e.question, e.answer, e.rephrased, f"FAQ page {i // size + 1}", e.half)
         for i, e in enumerate(entries)
     ]
 
@@ -72,7 +74,8 @@ def xquad_entries(entry_language: str, ask_language: str) -> list[FaqEntry]:
         for qa in para["qas"]
     }
     out = []
-    for article in load(entry_language)["data"]:
+    for a, article in enumerate(load(entry_language)["data"]):
+        half = "held-out" if a % 2 else "dev"
         for p, para in enumerate(article["paragraphs"]):
             sentences = split_sentences(para["context"])
             page = f"{article['title'].replace('_', ' ')} FAQ §{p + 1}"
@@ -80,7 +83,9 @@ def xquad_entries(entry_language: str, ask_language: str) -> list[FaqEntry]:
                 span = qa["answers"][0]["text"]
                 answer = next((s for s in sentences if span in s), span)
                 if qa["id"] in asked:
-                    out.append(FaqEntry(qa["id"], qa["question"], answer, (asked[qa["id"]],), page))
+                    out.append(
+                        FaqEntry(qa["id"], qa["question"], answer, (asked[qa["id"]],), page, half)
+                    )
     return out
 
 

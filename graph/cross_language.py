@@ -18,6 +18,13 @@ similarity instead:
 - a sentence may be quoted when its cosine reaches `MIN_SENTENCE` and is
   within `SENTENCE_MARGIN` of the best one's.
 
+- an FAQ entry (a chunk with its entry's `question`) answers the question it
+  states, not its page's topic: its answer is quoted only when, besides the
+  test above, the asked question's cosine with the entry's own question text
+  (`question_cosine`) reaches `MIN_QUESTION` and leads the other entries'
+  questions retrieved in the turn by `QUESTION_LEAD` (`question_lead`, set by
+  `add_question_leads` over all of a turn's candidates).
+
 Chinese is compared in Simplified script: the embedder matches Traditional text
 worse (on XQuAD, Traditional questions about English passages put the gold
 sentence over the threshold 10-15 points less often than the same questions
@@ -39,6 +46,34 @@ questions refused about as often as the word-based test does for
 same-language questions, since a wrong answer with a citation is the worse
 failure. Turn-level figures: docs/benchmarks.md (Cross-language answers),
 `bench.crosslang`.
+
+FAQ entries. Sibling entries of one page are all on its topic, and an entry's
+answer is often a sentence of the same paragraph as its siblings' (XQuAD-FAQ:
+one page per passage, its questions as entries): the passage test alone
+answered a question whose entry was removed from another entry 73-80% of
+the time (bench.answers, xquad-faq). What tells the entry from its siblings is
+its question. On XQuAD-FAQ's dev half (articles of even index, 612 questions,
+each asked in the other language against its page's entries), this embedder
+puts a question and its translation at cosine 0.73 (median; a quarter under
+0.66), two different questions about one paragraph at 0.43 (median; one pair
+in 20 above 0.66, one in 100 above 0.74). Hence `MIN_QUESTION` 0.65: what
+different questions on one topic reach about one time in 20, and a
+translation three times in 4. The lead: the entry asked leads its page's
+nearest other question by a median 0.19 (one in 10 under 0.05), while with it
+removed the nearest sibling leads the next by a median 0.05, so
+`QUESTION_LEAD` 0.05 refuses half of the close calls a page's siblings leave.
+Single judgements over every entry of the page, the asked entry accepted /
+the question refused with it removed, en entries asked in zh-hans and zh-hans
+entries asked in en: dev 0.70 / 0.89, 0.69 / 0.90; held-out (odd articles,
+578 questions, never tuned on) 0.73 / 0.89, 0.74 / 0.91 (0.6 with lead 0.1
+gives the same trade; 0.65 without a lead 0.75 / 0.84). Whole turns (bench.answers, 100
+answerable and 60 gold-removed per set, 2026-11-28): citation hit /
+gold-removed refused went from 0.95 / 0.27 and 0.98 / 0.20 to 0.68 / 0.92
+and 0.71 / 0.90; by half, dev 0.65 / 0.88, 0.68 / 0.92, held-out 0.73 /
+0.94, 0.75 / 0.89. A translation's cosine is the best a cross-language
+paraphrase gets, so a user's rewording is answered less often; an answer to
+another question with a citation is the worse failure. Passages that are no
+FAQ entry are not affected.
 """
 
 from __future__ import annotations
@@ -55,6 +90,8 @@ MIN_PASSAGE = 0.6
 PASSAGE_WEIGHT = 0.5
 MIN_SENTENCE = 0.3
 SENTENCE_MARGIN = 0.1
+MIN_QUESTION = 0.65
+QUESTION_LEAD = 0.05
 MAX_SENTENCES = 40  # sentences embedded per search's passages (~1.7 ms each)
 _LINE_BREAK = re.compile(r"\s*\n\s*")
 _NAME_JOINERS = re.compile(r"[-_]+")
@@ -85,8 +122,36 @@ def meaning_grounding(item: dict[str, Any]) -> float:
 
 
 def is_grounded_by_meaning(item: dict[str, Any]) -> bool:
-    """True when a passage in another language means what the question asks."""
-    return meaning_grounding(item) >= MIN_PASSAGE
+    """True when a passage in another language means what the question asks (an FAQ
+    entry: and the question asks what the entry's own question asks)."""
+    return meaning_grounding(item) >= MIN_PASSAGE and asks_entry_question(item)
+
+
+def asks_entry_question(item: dict[str, Any]) -> bool:
+    """True unless the passage is an FAQ entry whose question is not the one asked: its
+    question's cosine with the asked one under `MIN_QUESTION`, or not `QUESTION_LEAD`
+    above the other retrieved entries' questions (see the module docstring).
+
+    Not judged (True) for a passage that is no entry or without an embedder."""
+    if not item.get("question") or "question_cosine" not in item:
+        return True
+    cosine = float(item["question_cosine"])
+    lead = float(item.get("question_lead", cosine))
+    return cosine >= MIN_QUESTION and lead >= QUESTION_LEAD
+
+
+def add_question_leads(items: list[dict[str, Any]]) -> None:
+    """Set `question_lead` on each FAQ entry in another language: its question's cosine
+    minus the best of the other entries' among `items` (all of a turn's candidates;
+    its own cosine when no other entry was retrieved). Chunks of one long entry share
+    its question: they are one entry, not competitors."""
+    scored = [i for i in items if crosses(i) and i.get("question") and "question_cosine" in i]
+    for item in scored:
+        own = (item.get("document"), item["question"])
+        others = [
+            float(o["question_cosine"]) for o in scored if (o.get("document"), o["question"]) != own
+        ]
+        item["question_lead"] = round(float(item["question_cosine"]) - max(others, default=0.0), 4)
 
 
 def quotable(similarity: float, best: float) -> bool:
@@ -99,6 +164,15 @@ def topic(item: dict[str, Any]) -> str:
     hyphens and underscores read as spaces) and heading."""
     parts = (_NAME_JOINERS.sub(" ", str(item.get("document") or "")), item.get("heading"))
     return ". ".join(str(p).strip() for p in parts if p and str(p).strip())
+
+
+async def _cosines(embedder: Any, question: str, texts: list[str]) -> list[float]:
+    """Cosine of each text with the question, both in Simplified; one batched call."""
+    vectors = await asyncio.to_thread(
+        embedder.embed_documents, [to_simplified(t) for t in [question, *texts]]
+    )
+    q = vectors[0]
+    return [sum(a * b for a, b in zip(q, v, strict=True)) for v in vectors[1:]]
 
 
 async def similarities(
@@ -114,22 +188,25 @@ async def similarities(
     """
     if embedder is None or not sentences:
         return {}
-    texts = [to_simplified(question)]
-    texts += [to_simplified(f"{about}. {s}" if about else s) for s, about in sentences]
-    vectors = await asyncio.to_thread(embedder.embed_documents, texts)
-    q = vectors[0]
-    return {
-        s: sum(a * b for a, b in zip(q, v, strict=True))
-        for (s, _), v in zip(sentences, vectors[1:], strict=True)
-    }
+    texts = [f"{about}. {s}" if about else s for s, about in sentences]
+    cosines = await _cosines(embedder, question, texts)
+    return {s: c for (s, _), c in zip(sentences, cosines, strict=True)}
 
 
 async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
     """Set `sentence_cosine` on each passage in another language (its best sentence's
-    cosine with `question`); without an embedder the passage's cosine stands alone."""
+    cosine with `question`), and on an FAQ entry `question_cosine` (its own question's,
+    alone); without an embedder the passage's cosine stands alone."""
     todo = [i for i in items if crosses(i) and "sentence_cosine" not in i]
     if embedder is None or not todo:
         return
+    entries = [i for i in todo if i.get("question")]
+    if entries:
+        # an entry's question as written, without its page's title: what it asks
+        asked = list(dict.fromkeys(str(i["question"]) for i in entries))
+        by_question = dict(zip(asked, await _cosines(embedder, question, asked), strict=True))
+        for item in entries:
+            item["question_cosine"] = round(by_question[str(item["question"])], 4)
     per_item = [passage_sentences(i) for i in todo]
     pairs = [(s, topic(i)) for i, group in zip(todo, per_item, strict=True) for s in group]
     cosines = await similarities(embedder, question, list(dict.fromkeys(pairs))[:MAX_SENTENCES])

@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 
 from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
-from graph.cross_language import add_sentence_cosines, crosses
+from graph.cross_language import add_question_leads, add_sentence_cosines, crosses
 from graph.grounding import is_grounded
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
@@ -80,9 +80,12 @@ def merge_candidates(
             best[item["chunk_id"]] = item
         if rank is not None:
             best[item["chunk_id"]] = {**best[item["chunk_id"]], "rank": rank}
-    ordered = sorted(
-        best.values(), key=lambda c: (not is_grounded(c), c.get("rank", limit), -c["score"])
-    )
+    # an FAQ entry in another language answers only when it leads the other entries
+    # retrieved for the question, in every search of the turn (graph.cross_language);
+    # set on copies: the earlier candidates are the previous state's
+    merged = [{**c} for c in best.values()]
+    add_question_leads(merged)
+    ordered = sorted(merged, key=lambda c: (not is_grounded(c), c.get("rank", limit), -c["score"]))
     native = [c for c in ordered if not crosses(c)]
     return native[:limit] + [c for c in ordered if crosses(c)][:limit]
 
