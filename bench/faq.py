@@ -6,6 +6,14 @@
   entries are its questions, each answered by the passage sentence holding
   the gold answer; the paraphrase is the same question in the other
   language (English entries asked in Simplified Chinese, and the reverse).
+- Sets written for this project (bench/data/faq_*.json, 2026-11-28), each
+  page a topic of close siblings: citizen services with short colloquial
+  questions, an IT helpdesk whose questions share no content word with their
+  entry, an HR/workplace FAQ with questions of mixed length, and a
+  Traditional-Chinese citizen FAQ asked colloquially. Each is measured in two
+  halves over the same pages: the dev half asks the questions of every other
+  entry of a page (the first, third, …), the held-out half those of the rest;
+  fusions are tuned on dev halves only.
 
 A hit is a result from the gold entry: its document, and on a page the chunk
 whose text or heading holds the gold entry's question.
@@ -16,6 +24,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bench.common import EVAL_DIR, Question, mean
@@ -23,6 +32,15 @@ from storage.search import HybridSearcher
 from textkit.sentences import split_sentences
 
 PAGE_SIZE = 10
+DATA_DIR = Path(__file__).resolve().parent / "data"
+# name (its first word selects it in --corpora) → file in bench/data
+OWN_SETS = {
+    "citizen-faq (en, colloquial)": "faq_citizen.en.json",
+    "helpdesk-faq (en, no shared words)": "faq_helpdesk.en.json",
+    "workplace-faq (en, mixed length)": "faq_workplace.en.json",
+    "citizen-faq-zh (zh-hant, colloquial)": "faq_citizen.zh-hant.json",
+}
+HALVES = ("dev", "held-out")
 
 
 @dataclass(frozen=True)
@@ -89,6 +107,28 @@ def xquad_entries(entry_language: str, ask_language: str) -> list[FaqEntry]:
     return out
 
 
+def own_entries(file: str) -> list[FaqEntry]:
+    """A set written for this project (bench/data), one page per topic."""
+    data = json.loads((DATA_DIR / file).read_text("utf-8"))
+    stem = file.split(".")[0]
+    return [
+        FaqEntry(f"{stem}-{i + 1}", e["q"], e["a"], tuple(e["asked"]), e["page"])
+        for i, e in enumerate(data["entries"])
+    ]
+
+
+def half(entries: list[FaqEntry], which: str) -> list[FaqEntry]:
+    """Every entry (pages keep all their siblings), but only the `which` half asked:
+    "dev" the first, third, … entry of each page, "held-out" the others."""
+    seen: dict[str, int] = {}
+    out = []
+    for e in entries:
+        n = seen[e.page] = seen.get(e.page, -1) + 1
+        asked = e.rephrased if (n % 2 == 0) == (which == "dev") else ()
+        out.append(FaqEntry(e.key, e.question, e.answer, asked, e.page))
+    return out
+
+
 def entry_text(e: FaqEntry) -> str:
     """An entry as an FAQ page writes it."""
     return f"Q: {e.question}\nA: {e.answer}"
@@ -152,4 +192,9 @@ def faq_sets() -> dict[str, list[FaqEntry]]:
         "stackfaq (en, 10 entries per file)": paged(stack),
         "xquad-faq (en entries, zh-hans asks)": xquad_entries("en", "zh"),
         "xquad-faq (zh-hans entries, en asks)": xquad_entries("zh", "en"),
+        **{
+            f"{name.split()[0]} {which} {name.split(maxsplit=1)[1]}": half(own_entries(f), which)
+            for name, f in OWN_SETS.items()
+            for which in HALVES
+        },
     }

@@ -116,11 +116,16 @@ def cross_lingual(name: str, questions: list[Question]) -> tuple[str, list[Quest
     return f"{name} passages ← {other.split()[1].strip('()')} questions", asked
 
 
-async def faq_recall(settings: Settings, limit: int) -> dict[str, Any]:
-    """Every FAQ set (bench.faq): R@1, R@5, MRR@5 of the gold entry per method."""
+async def faq_recall(
+    settings: Settings, limit: int, names: list[str] | None = None
+) -> dict[str, Any]:
+    """Every FAQ set (bench.faq; `names`: those whose name or first word is listed):
+    R@1, R@5, MRR@5 of the gold entry per method."""
     rows: list[list[Any]] = []
     out: dict[str, Any] = {}
     for n, (name, entries) in enumerate(faq_sets().items()):
+        if names is not None and name not in names and name.split()[0] not in names:
+            continue
         docs, where = faq_corpus(entries)
         url, _server = await asyncio.to_thread(fresh_database, f"bench_faq_{n}")
         db = connect(url)
@@ -156,6 +161,9 @@ async def main() -> None:
     parser.add_argument("--latency-questions", type=int, default=300)
     parser.add_argument("--corpora", nargs="*", default=list(CORPORA), help="names to run")
     parser.add_argument("--faq", type=int, default=400, help="paraphrases per FAQ set (0: none)")
+    parser.add_argument(
+        "--faq-sets", nargs="*", default=None, help="FAQ sets to run (name or first word)"
+    )
     args = parser.parse_args()
     settings = Settings()
     rng = random.Random(7)
@@ -244,7 +252,7 @@ async def main() -> None:
         print(f"done {name}", flush=True)
 
     if args.faq:
-        results["faq"] = await faq_recall(settings, args.faq)
+        results["faq"] = await faq_recall(settings, args.faq, args.faq_sets)
     print("\n## Retrieval quality (gold passage) and search latency\n")
     results["quality_table"] = print_table(
         ["corpus", "method", "R@1", "R@5", "R@10", "MRR@10", "p50 ms", "p95 ms"], quality_rows
