@@ -40,6 +40,11 @@ class Citation(BaseModel):
 
     n: int
     document: str
+    title: str | None = Field(
+        default=None,
+        description="The document's title as the reader sees it: in the answer's Chinese"
+        " script (`document` is the stored title, which the other routes take).",
+    )
     page: int | None = None
     url: str | None = None
     passage: str | None = Field(default=None, description="The cited passage (cut at 500).")

@@ -350,7 +350,8 @@
     const list = element("ol", "sources-list");
     for (const citation of citations) {
       if (!citation || typeof citation !== "object") continue;
-      let label = String(citation.document || "");
+      // the title in the reader's script when the server gives it (the stored one else)
+      let label = String(citation.title || citation.document || "");
       if (citation.page !== null && citation.page !== undefined && citation.page !== "") {
         label += ` (${pageWord(citation.page)})`;
       }
