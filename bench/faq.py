@@ -62,7 +62,9 @@ def load_entries() -> list[FaqEntry]:
     out = []
     for i, e in enumerate(data["root"]["qapair"]):
         rephrased = tuple(r for r in e["rephr"] if r and r.strip() != "*")
-        out.append(FaqEntry(str(i + 1), e["question"], "\n".join(e["answer"]), rephrased))
+        # an answer is a list of paragraphs, or (one entry) a plain string
+        answer = e["answer"] if isinstance(e["answer"], str) else "\n".join(e["answer"])
+        out.append(FaqEntry(str(i + 1), e["question"], answer, rephrased))
     return out
 
 
