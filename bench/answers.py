@@ -319,15 +319,29 @@ def faq_split(
     entries: list[FaqEntry], answerable: int, unanswerable: int
 ) -> tuple[dict[str, str], list[Question], list[Question]]:
     """An FAQ set with the gold entries of `unanswerable` paraphrases removed (from
-    their page, the rest of the page stays), and paraphrases of the entries kept."""
+    their page, the rest of the page stays), and paraphrases of the entries kept.
+
+    At most half of the entries asked are removed, so that a small set (a half of
+    bench/data's, ~16 entries asked) keeps answerable questions; its removed entries'
+    other paraphrases are asked too. A large set's sample is as without the cap."""
     _, where = faq_corpus(entries)
     asked = faq_questions(entries, where, 100_000, seed=1)
-    removed_qs = asked[:unanswerable]
-    gone = {q.id.rsplit("-", 1)[0] for q in removed_qs}
+    limit = len({_entry_key(q) for q in asked}) // 2
+    gone: set[str] = set()
+    for q in asked[:unanswerable]:
+        if len(gone) >= limit and _entry_key(q) not in gone:
+            break
+        gone.add(_entry_key(q))
+    removed_qs = [q for q in asked if _entry_key(q) in gone][:unanswerable]
     kept = [e for e in entries if e.key not in gone]
     passages, _ = faq_corpus(kept)
-    kept_qs = [q for q in asked if q.id.rsplit("-", 1)[0] not in gone]
+    kept_qs = [q for q in asked if _entry_key(q) not in gone]
     return passages, kept_qs[:answerable], removed_qs
+
+
+def _entry_key(q: Question) -> str:
+    """The FAQ entry a paraphrase asks for (its id is "<entry key>-<n>")."""
+    return q.id.rsplit("-", 1)[0]
 
 
 OUT_OF_SCOPE = [

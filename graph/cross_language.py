@@ -141,15 +141,18 @@ def asks_entry_question(item: dict[str, Any]) -> bool:
 
 
 def add_question_leads(items: list[dict[str, Any]]) -> None:
-    """Set `question_lead` on each FAQ entry in another language: its question's cosine
-    minus the best of the other entries' among `items` (all of a turn's candidates;
-    its own cosine when no other entry was retrieved). Chunks of one long entry share
-    its question: they are one entry, not competitors."""
-    scored = [i for i in items if crosses(i) and i.get("question") and "question_cosine" in i]
+    """Set `question_lead` on each FAQ entry with a `question_cosine`: its question's
+    cosine minus the best of the other entries' in the same case (another language
+    than the question, or its own: cosines across languages run lower) among `items`
+    (all of a turn's candidates; its own cosine when no other entry was retrieved).
+    Chunks of one long entry share its question: they are one entry, not competitors."""
+    scored = [i for i in items if i.get("question") and "question_cosine" in i]
     for item in scored:
         own = (item.get("document"), item["question"])
         others = [
-            float(o["question_cosine"]) for o in scored if (o.get("document"), o["question"]) != own
+            float(o["question_cosine"])
+            for o in scored
+            if (o.get("document"), o["question"]) != own and crosses(o) == crosses(item)
         ]
         item["question_lead"] = round(float(item["question_cosine"]) - max(others, default=0.0), 4)
 
@@ -166,8 +169,9 @@ def topic(item: dict[str, Any]) -> str:
     return ". ".join(str(p).strip() for p in parts if p and str(p).strip())
 
 
-async def _cosines(embedder: Any, question: str, texts: list[str]) -> list[float]:
-    """Cosine of each text with the question, both in Simplified; one batched call."""
+async def cosines(embedder: Any, question: str, texts: list[str]) -> list[float]:
+    """Cosine of each text with the question, both in Simplified; one batched call
+    (in a thread: embedding is CPU work)."""
     vectors = await asyncio.to_thread(
         embedder.embed_documents, [to_simplified(t) for t in [question, *texts]]
     )
@@ -189,8 +193,8 @@ async def similarities(
     if embedder is None or not sentences:
         return {}
     texts = [f"{about}. {s}" if about else s for s, about in sentences]
-    cosines = await _cosines(embedder, question, texts)
-    return {s: c for (s, _), c in zip(sentences, cosines, strict=True)}
+    scores = await cosines(embedder, question, texts)
+    return {s: c for (s, _), c in zip(sentences, scores, strict=True)}
 
 
 async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
@@ -204,13 +208,13 @@ async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[st
     if entries:
         # an entry's question as written, without its page's title: what it asks
         asked = list(dict.fromkeys(str(i["question"]) for i in entries))
-        by_question = dict(zip(asked, await _cosines(embedder, question, asked), strict=True))
+        by_question = dict(zip(asked, await cosines(embedder, question, asked), strict=True))
         for item in entries:
             item["question_cosine"] = round(by_question[str(item["question"])], 4)
     per_item = [passage_sentences(i) for i in todo]
     pairs = [(s, topic(i)) for i, group in zip(todo, per_item, strict=True) for s in group]
-    cosines = await similarities(embedder, question, list(dict.fromkeys(pairs))[:MAX_SENTENCES])
+    by_sentence = await similarities(embedder, question, list(dict.fromkeys(pairs))[:MAX_SENTENCES])
     for item, group in zip(todo, per_item, strict=True):
-        scores = [cosines[s] for s in group if s in cosines]
+        scores = [by_sentence[s] for s in group if s in by_sentence]
         if scores:
             item["sentence_cosine"] = round(max(scores), 4)

@@ -32,7 +32,9 @@ thresholds 0.7-0.8) trade the two rates smoothly, without a cliff.
 
 A passage written in another language than the question (search marks it
 `cross_language`) shares none of its words: it is judged by meaning alone
-(graph.cross_language), with thresholds measured for the local embedder.
+(graph.cross_language), with thresholds measured for the local embedder. An
+FAQ entry in the question's language answers only the question it states
+(graph.entry_question): a sibling entry holds the page's words too.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph.cross_language import crosses, is_grounded_by_meaning, meaning_grounding
+from graph.entry_question import states_asked_question
 
 COSINE_WEIGHT = 0.5
 LEAD_WEIGHT = 0.5
@@ -62,7 +65,8 @@ def grounding(item: dict[str, Any]) -> float:
 
 def is_grounded(item: dict[str, Any]) -> bool:
     """True when the passage holds the question's key terms together, or means the same
-    (a passage in another language: by meaning alone)."""
+    (a passage in another language: by meaning alone); an FAQ entry only when it
+    states the question asked (graph.entry_question)."""
     if crosses(item):
         return is_grounded_by_meaning(item)
-    return grounding(item) >= MIN_GROUNDING
+    return grounding(item) >= MIN_GROUNDING and states_asked_question(item)

@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
 from graph.cross_language import add_question_leads, add_sentence_cosines, crosses
+from graph.entry_question import add_question_cosines
 from graph.grounding import is_grounded
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
@@ -58,6 +59,8 @@ async def _retrieve(
     kept = redact_evidence(found)[0]
     # passages in another language are judged by their sentences' meaning
     await add_sentence_cosines(context.embedder, question, kept)
+    # an FAQ entry answers the question it states, not its page's topic
+    await add_question_cosines(context.embedder, question, kept)
     return kept
 
 
@@ -80,8 +83,8 @@ def merge_candidates(
             best[item["chunk_id"]] = item
         if rank is not None:
             best[item["chunk_id"]] = {**best[item["chunk_id"]], "rank": rank}
-    # an FAQ entry in another language answers only when it leads the other entries
-    # retrieved for the question, in every search of the turn (graph.cross_language);
+    # an FAQ entry answers only when it leads the other entries retrieved for the
+    # question, in every search of the turn (graph.cross_language, graph.entry_question);
     # set on copies: the earlier candidates are the previous state's
     merged = [{**c} for c in best.values()]
     add_question_leads(merged)

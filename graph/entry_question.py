@@ -1,0 +1,82 @@
+"""An FAQ entry in the question's own language answers the question it states.
+
+The word-based evidence test (graph.grounding) asks whether a passage holds
+the question's key terms together. Sibling entries of an FAQ page share their
+page's topic and most of its words ("How long does it take to renew a
+passport?" holds "renew" and "passport" of "what's the price of renewing my
+passport"): with the entry asked removed, a sibling was grounded and quoted
+for 32% of StackFAQ's paraphrases and 30% of the Traditional-Chinese citizen
+set's dev half (bench.answers, gold removed, 2026-11-28). What tells the entry
+from its siblings is its question, as for entries in another language
+(graph.cross_language): an entry in the question's language is grounded only
+when, besides the word-based test, its question leads the other
+same-language entries' questions retrieved in the turn by `QUESTION_LEAD`
+(`question_lead`: the asked question's cosine with the entry's question minus
+the best other entry's, set by graph.cross_language.add_question_leads over
+all of a turn's candidates).
+
+The lead, and no cosine floor as across languages: a user's colloquial
+rewording is further from an entry's written question than a translation
+is. On the dev halves of the project's FAQ sets (bench.faq: every other entry
+of each page asked; 210 paraphrases of four sets, each against every entry
+question of its page), the paraphrase's cosine with its own entry's question
+has a median of 0.30 (IT helpdesk, no shared content word) to 0.57
+(Traditional-Chinese citizen services), a quarter under 0.23-0.48, while its
+cosine with the nearest sibling's question has a median of 0.23-0.42: a floor
+refuses answerable questions before unanswerable ones. The lead is what this
+embedder keeps in either case: the asked entry's question leads the nearest
+sibling's by a median 0.06-0.13, while with it removed the nearest sibling
+leads the next by a median 0.03-0.05 (across languages 0.19 against 0.05).
+Hence the cross-language `QUESTION_LEAD`, 0.05: the same property of the same
+embedder. A single search per question over the dev halves (scratch probe)
+put the lead at 0.03 / 0.05 / 0.08 for gold-removed refusal on the weakest
+dev set (Traditional Chinese) at 0.74 / 0.78 / 0.89, costing the citizen set
+0 / 0 / 4 points of citation hit; a floor of 0.5 with the lead gave it 0.85
+but halved the English sets' citation hit. An ask holding most of an entry
+question's words is no safer a route: a short sibling question ("Where can I
+renew my passport?") is all topic words.
+
+Whole turns (bench.answers, 2026-11-28; 18-27 answerable and gold-removed
+questions a half, so one question is 4-6 points), gold-removed refused
+before → after, dev / held-out: citizen 0.88 → 0.92 / 0.81 → 0.90, IT
+helpdesk 1.00 → 1.00 / 0.95 → 0.95, workplace 0.93 → 0.96 / 0.90 → 0.90,
+Traditional-Chinese citizen 0.70 → 0.78 / 0.94 → 1.00; citation hit 0.30 →
+0.26 / 0.54 → 0.33, 0.00 → 0.00 / 0.10 → 0.05, 0.41 → 0.37 / 0.19 → 0.14,
+0.19 → 0.07 / 0.50 → 0.44. StackFAQ (users' paraphrases, never tuned on):
+gold-removed refused 0.68 → 0.87, citation hit 0.57 → 0.48 (one entry per
+file) and 0.50 (ten per page). A paraphrase whose entry's question the
+embedder puts within 0.05 of a sibling's is refused: an answer to another
+question with a citation is the worse failure. Table: docs/benchmarks.md (FAQ
+entries in the question's language). Passages that are no FAQ entry, and
+entries without an embedder to compare their questions, are not affected.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.cross_language import QUESTION_LEAD, cosines, crosses
+
+
+async def add_question_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
+    """Set `question_cosine` on each FAQ entry in the question's language (the asked
+    question's cosine with the entry's own question text; passages in another
+    language get theirs from graph.cross_language); nothing without an embedder."""
+    todo = [i for i in items if i.get("question") and not crosses(i) and "question_cosine" not in i]
+    if embedder is None or not todo:
+        return
+    asked = list(dict.fromkeys(str(i["question"]) for i in todo))
+    by_question = dict(zip(asked, await cosines(embedder, question, asked), strict=True))
+    for item in todo:
+        item["question_cosine"] = round(by_question[str(item["question"])], 4)
+
+
+def states_asked_question(item: dict[str, Any]) -> bool:
+    """True unless the passage is an FAQ entry in the question's language whose
+    question does not lead the other retrieved entries' questions by `QUESTION_LEAD`
+    (see the module docstring).
+
+    Not judged (True) for a passage that is no entry, or not compared (no embedder)."""
+    if not item.get("question") or "question_cosine" not in item or crosses(item):
+        return True
+    return float(item.get("question_lead", item["question_cosine"])) >= QUESTION_LEAD
