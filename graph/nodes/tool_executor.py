@@ -17,6 +17,7 @@ from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
 from graph.cross_language import add_question_leads, add_sentence_cosines, crosses
 from graph.grounding import is_grounded
+from graph.nodes.query_builder import rewrite_for_retry
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
 
@@ -90,6 +91,48 @@ def merge_candidates(
     return native[:limit] + [c for c in ordered if crosses(c)][:limit]
 
 
+def union_of(lists: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The passages of several lists, once each (its first place), in order."""
+    seen: set[int] = set()
+    out: list[dict[str, Any]] = []
+    for item in (c for found in lists for c in found):
+        if item["chunk_id"] not in seen:
+            seen.add(item["chunk_id"])
+            out.append(item)
+    return out
+
+
+def part_query(part: dict[str, str], loop: int) -> str | None:
+    """What a part searches at `loop`: its query, then the query without its question
+    words; None after that (later loops regrade its candidates at a looser threshold)."""
+    if loop <= 1:
+        return part["query"]
+    retry = rewrite_for_retry(part["query"])
+    return retry if loop == 2 and retry != part["query"] else None
+
+
+async def search_parts(state: GraphState, context: GraphContext) -> list[list[dict[str, Any]]]:
+    """Each part of a split question searched with its own query (graph.question_parts),
+    its passages tested against the part alone; each part's candidates merged across loops.
+
+    A part already answered by an earlier loop is not searched again.
+    """
+    parts = state.get("plan", {}).get("parts", [])
+    loop = int(state.get("retrieval", {}).get("loop", 1))
+    earlier = state.get("part_candidates") or [[] for _ in parts]
+    answered = state.get("part_evidence") or [[] for _ in parts]
+    queries = [None if answered[i] else part_query(p, loop) for i, p in enumerate(parts)]
+    floor = min(context.thresholds)
+    found = await asyncio.gather(
+        *(_retrieve(context, q, floor, q) for q in queries if q is not None)
+    )
+    hits = iter(found)
+    return [
+        merge_candidates(earlier[i], next(hits) if q is not None else [], context.top_k)
+        for i, q in enumerate(queries)
+    ]
+
+
 async def _forms(context: GraphContext, query: str, export: bool) -> list[dict[str, Any]]:
     """Matching forms; with `export`, stored files are marked for the adapter to send.
 
@@ -120,7 +163,11 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> St
     query = retrieval.get("query", "")
     # a query already searched this turn would find the same chunks again
     searched = "retrieve_documents" in names and query in retrieval.get("failed_queries", [])
-    if "retrieve_documents" in names and not searched:
+    parts = state.get("plan", {}).get("parts", [])
+    if "retrieve_documents" in names and parts:
+        # a split question: each part is searched on its own (its candidates kept apart)
+        jobs["parts"] = search_parts(state, context)
+    elif "retrieve_documents" in names and not searched:
         own = state.get("standalone_question") or state.get("normalized_question", "")
         # every passage is tested against what the user asked, whatever query found it
         jobs["hits"] = _retrieve(context, query, min(context.thresholds), own)
@@ -136,7 +183,12 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> St
     if "own" in jobs:
         label += "+own_question"
     update: GraphState = {}
-    if "retrieve_documents" in names:
+    if "parts" in results:
+        update["part_candidates"] = results["parts"]
+        # the turn's candidates: every part's, the first part's first
+        update["candidates"] = update["evidence"] = union_of(results["parts"])
+        label += f"+parts:{len(parts)}"
+    elif "retrieve_documents" in names:
         found = [*results.get("hits", []), *results.get("own", [])]
         candidates = merge_candidates(state.get("candidates", []), found, context.top_k)
         update["candidates"] = candidates
