@@ -61,8 +61,26 @@ async def parts_reply(
         for line in text.splitlines():
             if line.strip() == intro:
                 continue  # one intro for the whole reply
-            lines.append(_CITED.sub(lambda m, r=renumber: f"[{r.get(int(m[1]), m[1])}]", line))
+            lines.append(renumbered(line, renumber))
     return "\n".join(lines), citations
+
+
+def renumbered(line: str, numbers: dict[int, int]) -> str:
+    """An answer line with its citation mark `[n]` renumbered for the whole reply."""
+    cited = _CITED.search(line)
+    if cited is None or int(cited[1]) not in numbers:
+        return line
+    return f"{line[: cited.start()]}[{numbers[int(cited[1])]}]"
+
+
+def answered_question(parts: list[dict[str, str]], by_part: list[list[dict[str, Any]]]) -> str:
+    """What the model is asked: the answered parts, each a question of its own."""
+    asked = [p["text"] for p, evidence in zip(parts, by_part, strict=True) if evidence]
+    return " ".join(q if _TRAILING.search(q) else f"{q}{_mark(q)}" for q in asked)
+
+
+def _mark(text: str) -> str:
+    return "？" if re.search(r"[\u3400-\u9fff]", text) else "?"
 
 
 def with_missing(

@@ -155,7 +155,9 @@ def _with_topic(part: str, first: str, language: str) -> str:
     own = _content(part)
     if any(w not in _ASK_WORDS for w in own):
         return part
-    carried = [w for w in _content(first) if w not in _ASK_WORDS and w not in own]
+    topic = [w for w in _content(first) if w not in _ASK_WORDS and w not in own]
+    # jieba's search cut overlaps (许可, 许可证): the longer word is carried once
+    carried = [w for w in topic if not any(w != o and w in o for o in topic)]
     if not carried:
         return part
     return f"{_TRAILING.sub('', part)} {' '.join(_as_written(w, first, language) for w in carried)}"

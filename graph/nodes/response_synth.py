@@ -33,7 +33,7 @@ from graph.llm_answer import model_answer
 from graph.nodes.planner import is_thanks
 from graph.nodes.recording import Step, recorded
 from graph.part_grades import part_marks
-from graph.part_reply import parts_reply, with_missing
+from graph.part_reply import answered_question, parts_reply, with_missing
 from graph.replies import refusal
 from graph.state import GraphState, Outcome
 from textkit.catalog import say
@@ -333,8 +333,7 @@ async def _parts_answer(
     notes.append(f"response_synth:parts:{part_marks(by_part)}")
     calls, waited = 0, 0.0
     if runtime.context.llm is not None:
-        answered = [p["text"] for p, found in zip(parts, by_part, strict=True) if found]
-        asked: GraphState = {**state, "standalone_question": " ".join(answered)}
+        asked: GraphState = {**state, "standalone_question": answered_question(parts, by_part)}
         answer, citations, kind, calls, waited = await _answer(
             asked, runtime, state.get("evidence", []), language, notes
         )
