@@ -65,6 +65,14 @@ SPLIT = [
         ],
     ),
     (
+        # a pronoun points back at the first part's topic
+        "How long is parental leave and is it paid?",
+        [
+            ("How long is parental leave", "How long is parental leave"),
+            ("is it paid?", "is it paid parental leave"),
+        ],
+    ),
+    (
         "What are the fees and what are the opening hours?",
         [
             ("What are the fees", "What are the fees"),
@@ -110,6 +118,18 @@ SINGLE = [
     "When I arrive, where do I go?",
     # a topic, then the question
     "Passport renewal? How much?",
+    # an auxiliary without a subject, a question word before one: the same ask goes on
+    "Can I share a search query from google and have the results appear the same?",
+    "Why can facebook see when I am and when I am not logged into my gmail account.",
+    # a clause going on, a number word that asks nothing, a quotation's question
+    "明尼亞波利斯湖人成立後用第一選秀選擇了哪位球員，為未來幾年王朝奠下基礎?",
+    "嘉義地方選舉中，國民黨只要對上許家班幾乎都會落敗，但在10屆的省議員選舉中有誰曾勝選過?",
+    "幾千年來，電只不過是學者們好奇的智慧玩物，直到1600年哪位學者後才有嚴謹的研究?",
+    "北朝幾個朝代中，哪個朝代最積極建築長城?",
+    "律令系統分為不同的幾部法典，其一直被作為日本主要的律法直到哪一年?",
+    "「我們曾經提過把外蒙古歸還中國是不是可以。他們說不可以」，此處的他們指的是誰?",
+    # interrogatives joined by 以及 ask one thing
+    "鼠疫耶氏菌第一个变体如何以及何时进入欧洲？",
     # more than three asks: the single path
     "What is A and what is B and what is C and what is D?",
     "",
