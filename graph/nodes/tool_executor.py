@@ -3,7 +3,9 @@
 Retrieval always searches at the loosest threshold and merges the hits into the
 turn's candidates, so a later loop can regrade them at its own threshold
 without searching again; retrieval_checker does the grading. The first loop
-searches the planner's query and the user's own question at once.
+searches the planner's query and the user's own question at once. A split
+question (graph.question_parts) searches each part's own query instead, its
+candidates kept per part (retrieval_checker grades each part on its own).
 """
 
 from __future__ import annotations
@@ -195,4 +197,5 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> St
         update["evidence"] = candidates
     if "forms" in results:
         update["forms"] = results["forms"]
-    return Step(update, f"tool_executor:{label}" + (":cached" if searched else ""))
+    cached = searched and not parts  # a split question's parts say what they searched
+    return Step(update, f"tool_executor:{label}" + (":cached" if cached else ""))
