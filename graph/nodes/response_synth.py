@@ -344,6 +344,7 @@ async def _parts_answer(
             return full, citations, kind, calls, waited
         if kind == "llm_refusal":
             return answer, citations, kind, calls, waited
+        notes.append(f"response_synth:{kind}")  # why the model's answer was discarded
 
     async def answer_one(question: str, found: list[dict[str, Any]]) -> tuple[str, list]:
         return await extractive_answer(question, found, language, "", runtime.context.embedder)

@@ -15,7 +15,7 @@ from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
 from tests.graph.test_graph_llm import citing, plan_reply
 from tests.graph.test_two_part_questions import DOCS
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import FakeOpenAI, Reply
 
 
 @pytest.fixture
@@ -73,3 +73,17 @@ async def test_a_missing_part_is_said_missing_after_the_models_answer(
     )
     assert result.citations[0]["document"] == "passport"
     assert "response_synth:parts:answered,missing" in result.decision_path
+
+
+async def test_a_discarded_model_answer_gives_each_parts_extractive_answer(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [plan_reply(query="passport renewal fee"), Reply("Renewal is easy.")]
+    result = await service.ask(
+        "How much does it cost to renew a passport and what documents do I need to bring?"
+    )
+    assert result.llm_calls == 2
+    assert any(s.startswith("response_synth:llm_discarded:") for s in result.decision_path)
+    assert result.decision_path[-2] == "response_synth:parts"
+    assert "1,300 dollars" in result.answer and "colour photo" in result.answer
+    assert "Renewal is easy" not in result.answer
