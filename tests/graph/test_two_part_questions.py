@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from pytest import MonkeyPatch
 
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
+from graph.nodes import planner
 from storage.db import Database
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
@@ -103,9 +105,15 @@ async def test_citation_numbers_run_across_the_parts(service: AnswerService) -> 
     assert cited_line(result.answer, "9 am to 8 pm").endswith("[2]")
 
 
-async def test_a_coordinated_noun_phrase_goes_the_single_path(service: AnswerService) -> None:
+async def test_a_coordinated_noun_phrase_goes_the_single_path(
+    service: AnswerService, db: Database, searcher: HybridSearcher, monkeypatch: MonkeyPatch
+) -> None:
     asked = "What are the passport renewal fees and working days?"
     result = await service.ask(asked)
     assert not any(s.startswith("planner:split") for s in result.decision_path)
     assert not any(":parts" in s for s in result.decision_path)
     assert "1,300 dollars" in result.answer and "[1]" in result.answer
+    # the same answer as with no splitting at all
+    monkeypatch.setattr(planner, "split_question", lambda question: [])
+    unsplit = await AnswerService(db, GraphContext(searcher=searcher)).ask(asked)
+    assert (unsplit.answer, unsplit.citations) == (result.answer, result.citations)
