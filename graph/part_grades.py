@@ -5,7 +5,9 @@ Each part's candidates go through the single question's grading
 while a part has nothing grounded and loops remain (an answered part is not
 searched again); it answers when every part is answered, or, at the last loop,
 when any is. A part with no grounded passage is missing: the reply says the
-documents do not say it.
+documents do not say it. When the loops run out with no part answered, the
+whole question is graded as before it was split (`or_whole`) and answers if it
+can.
 """
 
 from __future__ import annotations
@@ -46,6 +48,26 @@ def grade_parts(
                 seen.add(item["chunk_id"])
                 evidence.append(item)
     return retrieval, evidence, part_evidence
+
+
+def or_whole(
+    state: GraphState,
+    parts: tuple[Retrieval, list[dict[str, Any]], list[list[dict[str, Any]]]],
+    grade_one: Grader,
+) -> tuple[Retrieval, list[dict[str, Any]], list[list[dict[str, Any]]], bool]:
+    """The parts' outcome, or the whole question's once the loops ran out with no part
+    answered: a question whose parts each miss a key term may still be answered
+    whole, as before it was split. The last item says whether the whole question's
+    outcome was taken.
+
+    The parts come first while loops remain (a part is often grounded only at a
+    looser threshold), so a whole question answered at the first loop may be
+    answered whole at the last, from that loop's looser evidence."""
+    retrieval, evidence, part_evidence = parts
+    if any(part_evidence) or retrieval.get("status") == "retry":
+        return retrieval, evidence, part_evidence, False
+    whole, passed = grade_one(state)
+    return whole, passed, part_evidence, True
 
 
 def part_marks(part_evidence: list[list[dict[str, Any]]]) -> str:

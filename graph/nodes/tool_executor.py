@@ -4,7 +4,7 @@ Retrieval always searches at the loosest threshold and merges the hits into the
 turn's candidates, so a later loop can regrade them at its own threshold
 without searching again; retrieval_checker does the grading. The first loop
 searches the planner's query and the user's own question at once. A split
-question (graph.question_parts) searches each part's own query instead, its
+question (graph.question_parts) also searches each part's own query, its
 candidates kept per part (retrieval_checker grades each part on its own).
 """
 
@@ -93,17 +93,6 @@ def merge_candidates(
     return native[:limit] + [c for c in ordered if crosses(c)][:limit]
 
 
-def union_of(lists: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The passages of several lists, once each (its first place), in order."""
-    seen: set[int] = set()
-    out: list[dict[str, Any]] = []
-    for item in (c for found in lists for c in found):
-        if item["chunk_id"] not in seen:
-            seen.add(item["chunk_id"])
-            out.append(item)
-    return out
-
-
 def part_query(part: dict[str, str], loop: int) -> str | None:
     """What a part searches at `loop`: its query, then the query without its question
     words; None after that (later loops regrade its candidates at a looser threshold)."""
@@ -167,9 +156,10 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> St
     searched = "retrieve_documents" in names and query in retrieval.get("failed_queries", [])
     parts = state.get("plan", {}).get("parts", [])
     if "retrieve_documents" in names and parts:
-        # a split question: each part is searched on its own (its candidates kept apart)
+        # a split question: each part is searched on its own (its candidates kept apart),
+        # and the whole question as before: it answers when no part does
         jobs["parts"] = search_parts(state, context)
-    elif "retrieve_documents" in names and not searched:
+    if "retrieve_documents" in names and not searched:
         own = state.get("standalone_question") or state.get("normalized_question", "")
         # every passage is tested against what the user asked, whatever query found it
         jobs["hits"] = _retrieve(context, query, min(context.thresholds), own)
@@ -187,15 +177,12 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> St
     update: GraphState = {}
     if "parts" in results:
         update["part_candidates"] = results["parts"]
-        # the turn's candidates: every part's, the first part's first
-        update["candidates"] = update["evidence"] = union_of(results["parts"])
         label += f"+parts:{len(parts)}"
-    elif "retrieve_documents" in names:
+    if "retrieve_documents" in names:
         found = [*results.get("hits", []), *results.get("own", [])]
         candidates = merge_candidates(state.get("candidates", []), found, context.top_k)
         update["candidates"] = candidates
         update["evidence"] = candidates
     if "forms" in results:
         update["forms"] = results["forms"]
-    cached = searched and not parts  # a split question's parts say what they searched
-    return Step(update, f"tool_executor:{label}" + (":cached" if cached else ""))
+    return Step(update, f"tool_executor:{label}" + (":cached" if searched else ""))
