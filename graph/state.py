@@ -37,6 +37,9 @@ class Plan(TypedDict, total=False):
     alternates: list[str]  # up to two other phrasings (other words, script or English) for retries
     tool_calls: list[ToolCall]
     source: Literal["llm", "rules"]  # rules: no LLM configured, or the LLM failed
+    # a question asking two or three things (graph.question_parts): each part's text as
+    # asked and its search query; absent for a single question
+    parts: list[dict[str, str]]
 
 
 class Retrieval(TypedDict, total=False):
@@ -79,6 +82,10 @@ class GraphState(TypedDict, total=False):
     # them, and a query already tried this turn is not searched again
     candidates: list[dict[str, Any]]
     evidence: list[dict[str, Any]]  # graded chunks: document, chunk_id, text, score, page
+    # a split question (plan["parts"]): each part's candidates, merged across loops, and
+    # its graded evidence (empty: nothing grounded, the part is missing)
+    part_candidates: list[list[dict[str, Any]]]
+    part_evidence: list[list[dict[str, Any]]]
     forms: list[dict[str, Any]]  # form links offered: name, url, has_file
     # response_synth
     answer: str

@@ -22,6 +22,7 @@ from graph.context import GraphContext
 from graph.llm import PlannerOutput
 from graph.llm import plan as plan_with_llm
 from graph.nodes.recording import Step, recorded
+from graph.question_parts import split_question
 from graph.state import GraphState, Plan, TaskType, ToolCall
 
 # the whole message is a greeting or thanks (a question after "thanks, ..." is not)
@@ -157,7 +158,26 @@ async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     source = "llm" if plan is not None else ("fallback" if calls else "rules")
     if plan is None:
         plan = rule_plan(question, bool(history))
+    notes = with_parts(plan, question)
     update: GraphState = {"plan": plan, "llm_calls": calls}
     if calls:
         update["timings_ms"] = {"llm:planner": round(waited, 3)}
+    if notes:
+        update["decision_path"] = notes
     return Step(update, f"planner:{plan['task_type']}:{source}")
+
+
+def with_parts(plan: Plan, question: str) -> list[str]:
+    """Record the asks of a two- or three-part question in `plan` (graph.question_parts),
+    whichever way it was planned; the decision-path entries saying so.
+
+    Only a question to look up is split: a form request, a follow-up or small talk
+    goes as before.
+    """
+    if plan["task_type"] != "simple_faq" or not plan.get("should_retrieve"):
+        return []
+    parts = split_question(question)
+    if not parts:
+        return []
+    plan["parts"] = [{"text": p.text, "query": p.query} for p in parts]
+    return [f"planner:split:{len(parts)}"]

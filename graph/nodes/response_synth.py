@@ -27,11 +27,13 @@ from graph.cross_language import (
     similarities,
     topic,
 )
-from graph.events import Reset
+from graph.events import Reset, Token
 from graph.grounding import is_grounded
 from graph.llm_answer import model_answer
 from graph.nodes.planner import is_thanks
 from graph.nodes.recording import Step, recorded
+from graph.part_grades import part_marks
+from graph.part_reply import answered_question, parts_reply, with_missing
 from graph.replies import refusal
 from graph.state import GraphState, Outcome
 from textkit.catalog import say
@@ -320,6 +322,37 @@ async def _answer(
     return answer, citations, (discarded or "extractive"), calls, waited
 
 
+async def _parts_answer(
+    state: GraphState, runtime: Runtime[GraphContext], language: str, notes: list[str]
+) -> tuple[str, list[dict[str, Any]], str, int, float]:
+    """A split question's reply: with a model, its one call answers the answered parts
+    (their evidence together) and each missing part is said missing; without one, or
+    when the model's answer is discarded, the extractive answer of each part."""
+    parts = state.get("plan", {}).get("parts", [])
+    by_part = state.get("part_evidence", [])
+    notes.append(f"response_synth:parts:{part_marks(by_part)}")
+    calls, waited = 0, 0.0
+    if runtime.context.llm is not None:
+        asked: GraphState = {**state, "standalone_question": answered_question(parts, by_part)}
+        answer, citations, kind, calls, waited = await _answer(
+            asked, runtime, state.get("evidence", []), language, notes
+        )
+        if kind == "llm":
+            full = with_missing(answer, parts, by_part, language)
+            if full != answer:  # the missing parts' sentences follow the streamed answer
+                runtime.stream_writer(Token(full[len(answer) :]))
+            return full, citations, kind, calls, waited
+        if kind == "llm_refusal":
+            return answer, citations, kind, calls, waited
+        notes.append(f"response_synth:{kind}")  # why the model's answer was discarded
+
+    async def answer_one(question: str, found: list[dict[str, Any]]) -> tuple[str, list]:
+        return await extractive_answer(question, found, language, "", runtime.context.embedder)
+
+    answer, citations = await parts_reply(parts, by_part, language, answer_one)
+    return answer, citations, "parts", calls, waited
+
+
 @recorded("response_synth")
 async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Compose the reply for the planned task type (one LLM call when there is evidence)."""
@@ -338,6 +371,11 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
         answer, kind = say("out_of_scope", language), "out_of_scope"
     elif task == "form_download" and forms:
         answer, kind = forms_answer(forms, language), "forms"
+    elif state.get("plan", {}).get("parts") and any(state.get("part_evidence", [])):
+        # a split question: each part answered on its own evidence (graph.part_reply)
+        answer, citations, kind, calls, waited = await _parts_answer(
+            state, runtime, language, notes
+        )
     elif evidence:
         answer, citations, kind, calls, waited = await _answer(
             state, runtime, evidence, language, notes

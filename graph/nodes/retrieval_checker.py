@@ -10,6 +10,7 @@ from graph.context import GraphContext
 from graph.cross_language import crosses
 from graph.grounding import is_grounded
 from graph.nodes.recording import Step, recorded
+from graph.part_grades import grade_parts, or_whole, part_marks
 from graph.state import GraphState, Retrieval
 
 
@@ -71,6 +72,22 @@ def grade(
 def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Keep only graded evidence and set the loop's status."""
     context = runtime.context
+    if state.get("plan", {}).get("parts"):
+        # a split question: each part graded on its own evidence (graph.part_grades)
+        has_llm = context.llm is not None
+        floor = min(context.thresholds)
+
+        def grade_one(one: GraphState) -> tuple[Retrieval, list[dict[str, Any]]]:
+            return grade(one, context.max_loops, floor, has_llm)
+
+        retrieval, passed, by_part, whole = or_whole(
+            state, grade_parts(state, grade_one), grade_one
+        )
+        return Step(
+            {"retrieval": retrieval, "evidence": passed, "part_evidence": by_part},
+            f"retrieval_checker:{retrieval['status']}:parts={part_marks(by_part)}"
+            + (":whole" if whole else ""),
+        )
     retrieval, passed = grade(
         state, context.max_loops, min(context.thresholds), context.llm is not None
     )

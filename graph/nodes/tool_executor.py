@@ -3,7 +3,9 @@
 Retrieval always searches at the loosest threshold and merges the hits into the
 turn's candidates, so a later loop can regrade them at its own threshold
 without searching again; retrieval_checker does the grading. The first loop
-searches the planner's query and the user's own question at once.
+searches the planner's query and the user's own question at once. A split
+question (graph.question_parts) also searches each part's own query, its
+candidates kept per part (retrieval_checker grades each part on its own).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from graph.context import GraphContext
 from graph.cross_language import add_question_leads, add_sentence_cosines, crosses
 from graph.entry_question import add_question_cosines
 from graph.grounding import is_grounded
+from graph.nodes.query_builder import rewrite_for_retry
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
 
@@ -93,6 +96,37 @@ def merge_candidates(
     return native[:limit] + [c for c in ordered if crosses(c)][:limit]
 
 
+def part_query(part: dict[str, str], loop: int) -> str | None:
+    """What a part searches at `loop`: its query, then the query without its question
+    words; None after that (later loops regrade its candidates at a looser threshold)."""
+    if loop <= 1:
+        return part["query"]
+    retry = rewrite_for_retry(part["query"])
+    return retry if loop == 2 and retry != part["query"] else None
+
+
+async def search_parts(state: GraphState, context: GraphContext) -> list[list[dict[str, Any]]]:
+    """Each part of a split question searched with its own query (graph.question_parts),
+    its passages tested against the part alone; each part's candidates merged across loops.
+
+    A part already answered by an earlier loop is not searched again.
+    """
+    parts = state.get("plan", {}).get("parts", [])
+    loop = int(state.get("retrieval", {}).get("loop", 1))
+    earlier = state.get("part_candidates") or [[] for _ in parts]
+    answered = state.get("part_evidence") or [[] for _ in parts]
+    queries = [None if answered[i] else part_query(p, loop) for i, p in enumerate(parts)]
+    floor = min(context.thresholds)
+    found = await asyncio.gather(
+        *(_retrieve(context, q, floor, q) for q in queries if q is not None)
+    )
+    hits = iter(found)
+    return [
+        merge_candidates(earlier[i], next(hits) if q is not None else [], context.top_k)
+        for i, q in enumerate(queries)
+    ]
+
+
 async def _forms(context: GraphContext, query: str, export: bool) -> list[dict[str, Any]]:
     """Matching forms; with `export`, stored files are marked for the adapter to send.
 
@@ -123,6 +157,11 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> St
     query = retrieval.get("query", "")
     # a query already searched this turn would find the same chunks again
     searched = "retrieve_documents" in names and query in retrieval.get("failed_queries", [])
+    parts = state.get("plan", {}).get("parts", [])
+    if "retrieve_documents" in names and parts:
+        # a split question: each part is searched on its own (its candidates kept apart),
+        # and the whole question as before: it answers when no part does
+        jobs["parts"] = search_parts(state, context)
     if "retrieve_documents" in names and not searched:
         own = state.get("standalone_question") or state.get("normalized_question", "")
         # every passage is tested against what the user asked, whatever query found it
@@ -139,6 +178,9 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> St
     if "own" in jobs:
         label += "+own_question"
     update: GraphState = {}
+    if "parts" in results:
+        update["part_candidates"] = results["parts"]
+        label += f"+parts:{len(parts)}"
     if "retrieve_documents" in names:
         found = [*results.get("hits", []), *results.get("own", [])]
         candidates = merge_candidates(state.get("candidates", []), found, context.top_k)
