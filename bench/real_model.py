@@ -2,7 +2,12 @@
 
 Usage: .venv/bin/python -m bench.real_model [--venv ../realmodel/venv]
        [--model ../realmodel/model.gguf] [--per-corpus 4] [--gold-removed 2]
-       [--corpora drcd xquad.en xquad.zh] [--llm-timeout 180]
+       [--corpora drcd xquad.en xquad.zh crosslang faq] [--llm-timeout 180]
+       [--baseline ROOT]
+
+With `--baseline ROOT` the same sets are first asked with another checkout's code
+(this file run with PYTHONPATH=ROOT, in a process of its own) against the same
+server, so one server serves both and the two tables come from one run.
 
 Not part of CI nor of the project's install: it needs llama-cpp-python[server] in a
 venv of its own and a GGUF model file, and downloads nothing itself (when either is
@@ -30,6 +35,7 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
+import json
 import logging
 import os
 import random
@@ -46,10 +52,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.answers import contains_span, default_searcher, run_set
+from bench.answers import contains_span, default_searcher, faq_split, run_set
 from bench.common import (
     CORPORA,
     EVAL_DIR,
+    RESULTS_DIR,
     Question,
     connect,
     fresh_database,
@@ -59,6 +66,8 @@ from bench.common import (
     print_table,
     write_json,
 )
+from bench.crosslang import direction_sets
+from bench.faq import load_entries
 from bench.searching import ingest_corpus
 from bot.settings import Settings, reveal
 from bot.turn.service import AnswerService
@@ -236,7 +245,12 @@ def answer_service(db: Database, settings: Settings, context: GraphContext) -> A
     embedder = build_embedder(None, None, None, None)
     searcher = default_searcher(db, settings, embedder)
     ctx = dataclasses.replace(
-        context, searcher=searcher, forms=FormFinder(db), embedder=embedder.model
+        context,
+        searcher=searcher,
+        forms=FormFinder(db),
+        embedder=embedder.model,
+        # as bot.app.runtime: the claim judge's meaning threshold is the local model's
+        screen_embedder=embedder.model if embedder.is_local else None,
     )
     return AnswerService(db, ctx, history_messages=settings.history_messages)
 
@@ -326,12 +340,12 @@ def summarise(turns: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def git_state() -> str:
+def git_state(root: Path = REPO) -> str:
     """HEAD's short hash, and whether the work tree had uncommitted changes."""
 
     def git(*args: str) -> str:
         out = subprocess.run(
-            ["git", "-C", str(REPO), *args], capture_output=True, text=True, check=False
+            ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
         )
         return out.stdout.strip()
 
@@ -351,8 +365,42 @@ def sample(
     return {k: v for k, v in passages.items() if k not in removed}, answerable, gold_removed
 
 
+CROSS_DIRECTIONS = ("en>zh-hans", "zh-hans>en")
+CHOICES = ("drcd", "xquad.en", "xquad.zh", "crosslang", "faq")
+
+
+def question_sets(
+    args: argparse.Namespace,
+) -> Iterator[tuple[str, dict[str, str], list[Question], list[Question]]]:
+    """Per chosen set: its name, passages to ingest, answerable and gold-removed questions.
+
+    - drcd / xquad.en / xquad.zh: bench.answers' shuffle of the corpus;
+    - crosslang: English questions over XQuAD's Simplified Chinese passages and the
+      reverse (bench.crosslang's held-out half: the parallel files' same ids);
+    - faq: StackFAQ users' paraphrases, one entry per document, the gold-removed
+      ones' entries not ingested (bench.answers.faq_split); the gold entry cited
+      stands for "contains gold span".
+    """
+    rng = random.Random(SEED)
+    for name, path in CORPORA.items():
+        # every corpus is shuffled in order, so a corpus's sample does not depend on the others
+        passages, answerable, gold_removed = sample(path, rng, args.per_corpus, args.gold_removed)
+        if name in args.corpora or name.split()[0] in args.corpora:
+            yield name, passages, answerable, gold_removed
+    if "crosslang" in args.corpora:
+        for direction in CROSS_DIRECTIONS:
+            passages, halves = direction_sets(direction, args.per_corpus, args.gold_removed)
+            held = halves["held-out"]
+            yield f"crosslang {direction}", passages, held["answerable"], held["removed"]
+    if "faq" in args.corpora:
+        passages, answerable, gold_removed = faq_split(
+            load_entries(), args.per_corpus, args.gold_removed
+        )
+        yield "faq stackfaq (en)", passages, answerable, gold_removed
+
+
 async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:
-    """Both modes over every chosen corpus; the results as written to JSON."""
+    """Both modes over every chosen set; the results as written to JSON."""
     os.environ["LLM_BASE_URL"] = url
     os.environ["LLM_MODEL"] = MODEL_NAME
     os.environ.pop("LLM_API_KEY", None)
@@ -366,16 +414,11 @@ async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:
         settings.llm_max_tokens,
     )
     contexts = {"no LLM": base_context(settings, None), "model": base_context(settings, llm)}
-    rng = random.Random(SEED)
     results: dict[str, Any] = {"corpora": {}}
-    for name, path in CORPORA.items():
-        # every corpus is shuffled in order, so a corpus's sample does not depend on the others
-        passages, answerable, gold_removed = sample(path, rng, args.per_corpus, args.gold_removed)
-        if name not in args.corpora and name.split()[0] not in args.corpora:
-            continue
+    for name, passages, answerable, gold_removed in question_sets(args):
         print(f"{name}: ingesting {len(passages)} passages", flush=True)
         db_url, _server = await asyncio.to_thread(
-            fresh_database, "real_model_" + name.split()[0].replace(".", "_")
+            fresh_database, "real_model_" + "".join(c if c.isalnum() else "_" for c in name)[:40]
         )
         db = connect(db_url)
         await ingest_corpus(db, passages, settings)
@@ -389,7 +432,11 @@ async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:
             turns = await ask_all(service, answerable, "answerable")
             turns += await ask_all(service, gold_removed, "gold removed")
             for t in turns:
-                t["span"] = contains_span(t["answer"], t["answers"])
+                # an FAQ answer is the entry's own text: its document cited is the hit
+                faq = name.startswith("faq")
+                t["span"] = (
+                    t["gold"] in t["cited"] if faq else contains_span(t["answer"], t["answers"])
+                )
             statuses, offset = status_counts(log, offset)
             per_mode[mode] = {
                 "summary": summarise(turns),
@@ -520,7 +567,11 @@ def main() -> int:
     parser.add_argument("--per-corpus", type=int, default=4, help="answerable questions")
     parser.add_argument("--gold-removed", type=int, default=2, help="questions with gold removed")
     parser.add_argument(
-        "--corpora", nargs="*", default=["drcd", "xquad.en", "xquad.zh"], help="names to run"
+        "--corpora",
+        nargs="*",
+        default=["drcd", "xquad.en", "xquad.zh"],
+        choices=CHOICES,
+        help="sets to run",
     )
     parser.add_argument(
         "--llm-timeout",
@@ -534,7 +585,16 @@ def main() -> int:
         type=Path,
         default=Path(tempfile.gettempdir()) / "ragbot-real-model" / "llama_server.log",
     )
+    parser.add_argument("--baseline", help="another checkout's root, measured first")
+    parser.add_argument(
+        "--baseline-json", help="a baseline's real_model.json kept by an earlier run (same flags)"
+    )
+    parser.add_argument("--measure-to", help=argparse.SUPPRESS)  # the baseline's process
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--baseline-root", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure_to:
+        return measure_only(args)
     missing = missing_tools(args.venv, args.model)
     if missing:
         print("\n".join(f"missing: {m}" for m in missing), file=sys.stderr)
@@ -565,12 +625,48 @@ def main() -> int:
         "seed": SEED,
     }
     print(f"{meta['date']}, git {meta['git']}, llama-cpp-python {meta['llama_cpp_python']}")
+    runs: dict[str, dict[str, Any]] = {}
     with llama_server(args.venv, args.model, args.server_log, args.threads) as url:
-        results = asyncio.run(run(args, url, args.server_log))
+        if args.baseline_json:  # measured before with the same flags
+            runs["baseline"] = dict(json.loads(Path(args.baseline_json).read_text("utf-8")))
+        elif args.baseline:
+            runs["baseline"] = baseline_results(args, url)
+        runs["this code"] = asyncio.run(run(args, url, args.server_log))
+    results = runs["this code"]
     results["meta"] = meta | {"minutes": (dt.datetime.now(dt.UTC) - started).seconds / 60}
     results["warnings"] = collect.messages
+    if "baseline" in runs:
+        results["baseline"] = runs["baseline"]
+        print("\n# Baseline: " + runs["baseline"]["meta"]["git"])
+        report(runs["baseline"])
+        print("\n# This code: " + meta["git"])
     report(results)
     print(f"\nwrote {write_json('real_model', results)}")
+    return 0
+
+
+def baseline_results(args: argparse.Namespace, url: str) -> dict[str, Any]:
+    """The same sets asked with another checkout's code (this file, PYTHONPATH=ROOT)
+    against the same running server; kept beside the results as it ends."""
+    target = RESULTS_DIR / "real_model.baseline.json"
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, str(Path(__file__).resolve()), "--measure-to", str(target)]
+    command += ["--url", url, "--server-log", str(args.server_log)]
+    command += ["--per-corpus", str(args.per_corpus), "--gold-removed", str(args.gold_removed)]
+    command += ["--corpora", *args.corpora, "--llm-timeout", str(args.llm_timeout)]
+    subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": args.baseline})
+    return dict(json.loads(target.read_text("utf-8")))
+
+
+def measure_only(args: argparse.Namespace) -> int:
+    """The baseline's process: ask against the running server at --url, write JSON."""
+    collect = Collect()
+    logging.getLogger("graph").addHandler(collect)
+    logging.getLogger("bot").addHandler(collect)
+    results = asyncio.run(run(args, args.url, args.server_log))
+    results["meta"] = {"git": git_state(Path(args.baseline_root or os.environ["PYTHONPATH"]))}
+    results["warnings"] = collect.messages
+    Path(args.measure_to).write_text(json.dumps(results, ensure_ascii=False), "utf-8")
     return 0
 
 
