@@ -52,6 +52,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+
 from bench.answers import contains_span, default_searcher, faq_split, run_set
 from bench.common import (
     CORPORA,
@@ -229,6 +232,24 @@ def status_counts(log: Path, start: int) -> tuple[Counter[str], int]:
     return Counter(_ACCESS.findall(text)), len(data)
 
 
+class Usage(BaseCallbackHandler):
+    """Each model request's prompt and completion tokens as the server counted them:
+    what a turn asked of the model, whatever else the machine was doing (its seconds
+    are not)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        """Keep the request's usage (a streamed reply carries it in its last chunk)."""
+        for generations in response.generations:
+            for generation in generations:
+                meta = getattr(getattr(generation, "message", None), "usage_metadata", None)
+                if meta:
+                    self.calls.append((int(meta["input_tokens"]), int(meta["output_tokens"])))
+                    return
+
+
 class Collect(logging.Handler):
     """Keeps the warnings the graph logs (format step-downs, LLM errors) for the report."""
 
@@ -268,17 +289,20 @@ def base_context(settings: Settings, llm: Any) -> GraphContext:
         llm_retries=settings.llm_max_retries,
         top_k=settings.search_top_k,
         max_loops=settings.max_retrieval_loops,
+        llm_planner=settings.llm_planner,
         prompt_versions=versions() if llm is not None else {},
         handoff=settings.handoff_contacts(),
     )
 
 
 async def ask_all(
-    service: AnswerService, questions: list[Question], kind: str
+    service: AnswerService, questions: list[Question], kind: str, usage: Usage
 ) -> list[dict[str, Any]]:
-    """bench.answers.run_set per question, keeping the question and any turn error."""
+    """bench.answers.run_set per question, keeping the question, any turn error and the
+    tokens of its model requests."""
     out = []
     for q in questions:
+        seen = len(usage.calls)
         t0 = time.perf_counter()
         try:
             (turn,) = await run_set(service, [q])
@@ -294,11 +318,20 @@ async def ask_all(
                 "decision_path": [],
                 "error": repr(exc)[:300],
             }
-        turn.update({"question": q.text, "kind": kind})
+        tokens = usage.calls[seen:]
+        turn.update(
+            {
+                "question": q.text,
+                "kind": kind,
+                "prompt_tokens": [p for p, _ in tokens],
+                "completion_tokens": [c for _, c in tokens],
+            }
+        )
         out.append(turn)
         print(
             f"  {kind}: {turn['wall_ms'] / 1000:.1f} s, {turn['llm_calls']} calls, "
-            f"{'refused' if turn['refused'] else 'answered'}",
+            f"tokens {tokens}, {'refused' if turn['refused'] else 'answered'} "
+            f"{[p for p in turn['decision_path'] if p.startswith(('planner', 'response'))]}",
             flush=True,
         )
     return out
@@ -337,6 +370,11 @@ def summarise(turns: list[dict[str, Any]]) -> dict[str, Any]:
         "turns_over_2_calls": sum(1 for c in calls if c > 2),
         "turn_p50_s": pct(walls, 50),
         "turn_p95_s": pct(walls, 95),
+        # per turn, summed over its requests: what the model read and wrote
+        "prompt_tokens_p50": pct([float(sum(t.get("prompt_tokens", []))) for t in turns], 50),
+        "completion_tokens_p50": pct(
+            [float(sum(t.get("completion_tokens", []))) for t in turns], 50
+        ),
     }
 
 
@@ -405,6 +443,9 @@ async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:
     os.environ["LLM_MODEL"] = MODEL_NAME
     os.environ.pop("LLM_API_KEY", None)
     os.environ["LLM_TIMEOUT"] = os.environ.get("LLM_TIMEOUT", str(args.llm_timeout))
+    # langchain-openai's own wait between streamed chunks (120 s) would cut the first
+    # token's wait short of LLM_TIMEOUT on a busy machine
+    os.environ.setdefault("LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S", os.environ["LLM_TIMEOUT"])
     settings = Settings()
     llm = build_chat_model(
         settings.llm_base_url,
@@ -413,6 +454,8 @@ async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:
         settings.llm_timeout_s,
         settings.llm_max_tokens,
     )
+    usage = Usage()
+    llm.callbacks = [usage]
     contexts = {"no LLM": base_context(settings, None), "model": base_context(settings, llm)}
     results: dict[str, Any] = {"corpora": {}}
     for name, passages, answerable, gold_removed in question_sets(args):
@@ -429,8 +472,8 @@ async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:
                 await service.ask("warm up")  # loads the embedder outside the timings
             _, offset = status_counts(log, 0)
             print(f"{name}, {mode}:", flush=True)
-            turns = await ask_all(service, answerable, "answerable")
-            turns += await ask_all(service, gold_removed, "gold removed")
+            turns = await ask_all(service, answerable, "answerable", usage)
+            turns += await ask_all(service, gold_removed, "gold removed", usage)
             for t in turns:
                 # an FAQ answer is the entry's own text: its document cited is the hit
                 faq = name.startswith("faq")
@@ -472,6 +515,8 @@ def report(results: dict[str, Any]) -> None:
                     s["calls_max"],
                     s["turn_p50_s"],
                     s["turn_p95_s"],
+                    s.get("prompt_tokens_p50", float("nan")),
+                    s.get("completion_tokens_p50", float("nan")),
                 ]
             )
             if mode == "model":
@@ -519,6 +564,8 @@ def report(results: dict[str, Any]) -> None:
             "LLM calls max",
             "turn p50 s",
             "turn p95 s",
+            "prompt tokens p50",
+            "completion tokens p50",
         ],
         rows,
     )

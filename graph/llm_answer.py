@@ -10,7 +10,8 @@ to the decision path. A reply in the older shape (an `answer` text with [n]
 marks, or plain text) goes through `CitationGate`, each sentence judged
 against the best sentence of the passage it cites (by the same judge when the
 local embedder is there, else by its words as before). The model saying the
-sources do not answer is a refusal at no extra cost. An answer of which nothing
+sources do not answer is a refusal at no extra cost. A reply cut off after some
+claims (the token cap) keeps the claims it finished. An answer of which nothing
 holds, leaking the prompt, or citing nothing at all is discarded with its
 reason (the caller resets the screen and falls back).
 """
@@ -142,12 +143,18 @@ async def model_answer(
         )
         if gate.waiting:
             gate.take(await cutting)
-        if reply is None:
+        # a reply cut off (LLM_MAX_TOKENS, a dropped stream) after the model said the
+        # sources answer: the claims it finished were judged as they came, and stand
+        cut_claims = reply is None and claim_gate.count > 0
+        if reply is None and not cut_claims:
             return ModelAnswer("discarded", shown=shown, reason="no_reply"), calls
-        data = None if fields.plain else parse_json(reply)
+        data = None if reply is None or fields.plain else parse_json(reply)
         if data is not None and data.get("answerable") is False:
             return ModelAnswer("refused", shown=shown), calls
-        if data is not None and isinstance(data.get("claims"), list):
+        if cut_claims:
+            text = await claim_gate.finish()
+            dropped.extend(claim_gate.dropped)
+        elif data is not None and isinstance(data.get("claims"), list):
             if claims.count == 0:  # the claims came in a shape not streamed
                 held.extend(claim_parts(c) for c in data["claims"] if isinstance(c, dict))
             for parts in held:
