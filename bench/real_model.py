@@ -233,21 +233,40 @@ def status_counts(log: Path, start: int) -> tuple[Counter[str], int]:
 
 
 class Usage(BaseCallbackHandler):
-    """Each model request's prompt and completion tokens as the server counted them:
-    what a turn asked of the model, whatever else the machine was doing (its seconds
-    are not)."""
+    """Each model request's prompt and reply size in estimated tokens (a CJK character
+    one, other text one per four characters; llama_cpp.server sends no usage in a
+    stream): what a turn asked of the model, whatever else the machine was doing (its
+    seconds are not)."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[int, int]] = []
+        self._prompts: dict[Any, int] = {}
+
+    def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: list[list[Any]], **kwargs: Any
+    ) -> None:
+        """Keep the request's prompt size."""
+        text = "".join(str(m.content) for batch in messages for m in batch)
+        self._prompts[kwargs.get("run_id")] = estimate_tokens(text)
 
     def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
-        """Keep the request's usage (a streamed reply carries it in its last chunk)."""
-        for generations in response.generations:
-            for generation in generations:
-                meta = getattr(getattr(generation, "message", None), "usage_metadata", None)
-                if meta:
-                    self.calls.append((int(meta["input_tokens"]), int(meta["output_tokens"])))
-                    return
+        """Pair the prompt with the reply's size."""
+        text = "".join(g.text for gens in response.generations for g in gens)
+        prompt = self._prompts.pop(kwargs.get("run_id"), 0)
+        self.calls.append((prompt, estimate_tokens(text)))
+
+    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
+        """A failed request read its prompt too (its reply: none)."""
+        self.calls.append((self._prompts.pop(kwargs.get("run_id"), 0), 0))
+
+
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens a Qwen tokenizer makes of `text`."""
+    cjk = len(_CJK.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
 
 
 class Collect(logging.Handler):
@@ -282,17 +301,20 @@ def base_context(settings: Settings, llm: Any) -> GraphContext:
     One context per mode for the whole run, so what the endpoint's response formats
     are is learnt once, as in one serving process.
     """
-    return GraphContext(
+    context = GraphContext(
         searcher=None,  # type: ignore[arg-type]  # replaced per corpus
         llm=llm,
         llm_timeout=settings.llm_timeout_s,
         llm_retries=settings.llm_max_retries,
         top_k=settings.search_top_k,
         max_loops=settings.max_retrieval_loops,
-        llm_planner=settings.llm_planner,
         prompt_versions=versions() if llm is not None else {},
         handoff=settings.handoff_contacts(),
     )
+    # as bot.app.runtime sets it (a baseline checkout may predate LLM_PLANNER)
+    if hasattr(settings, "llm_planner") and hasattr(context, "llm_planner"):
+        context.llm_planner = settings.llm_planner
+    return context
 
 
 async def ask_all(

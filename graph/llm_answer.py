@@ -1,6 +1,6 @@
 """The model's answer for response_synth: streamed, checked claim by claim, or refused.
 
-The synthesis call (synth.v4) returns JSON: `answerable`, and `claims`, each
+The synthesis call (synth.v5) returns JSON: `answerable`, and `claims`, each
 with its source number, the sentence of that source it rests on (`quote`, in
 the source's language) and the claim in the user's language. `ClaimStream`
 pulls each claim out as it completes and `ClaimGate` shows it once the judge
@@ -31,6 +31,7 @@ from graph.claim_gate import ClaimGate, judged_check
 from graph.claim_stream import ClaimStream, claim_parts
 from graph.context import GraphContext
 from graph.events import Token
+from graph.focus import MAX_PASSAGES, focused
 from graph.llm import CALLS_PER_TURN, synthesise
 from graph.state import GraphState
 from graph.structured import AnswerFieldStream, parse_json
@@ -73,6 +74,10 @@ async def model_answer(
     """Ask the model once; its checked answer, refusal or discard, and the requests sent."""
     context = runtime.context
     question = state.get("standalone_question") or state.get("normalized_question", "")
+    # the model reads the best few passages, long ones cut to what bears on the question
+    # (graph.focus); its source numbers, quotes and citations are those passages'
+    evidence = evidence[:MAX_PASSAGES]
+    prompt_evidence = await focused(question, evidence, context.embedder)
     fields = AnswerFieldStream()
     tail = ""  # the shown text's last characters: enough to hold a run of the prompt's words
     leaked = False
@@ -132,7 +137,7 @@ async def model_answer(
         reply, calls = await synthesise(
             context.llm,
             question,
-            evidence,
+            prompt_evidence,
             language,
             state.get("history", []),
             context.llm_limits,
