@@ -7,10 +7,10 @@ from typing import Any
 from graph.focus import GAP, MAX_PASSAGES, PASSAGE_TOKENS, cut, estimate_tokens, focused
 from graph.quotes import locate
 
-FILLER = [f"The harbour museum opened gallery number {i} to visitors in the spring." for i in range(12)]
+FILLER = [f"The harbour museum opened gallery number {i} to visitors in spring." for i in range(12)]
 FEE = "An adult passport renewal costs 1,300 dollars."
 DAYS = "It takes four working days."
-LONG = " ".join(FILLER[:6] + [FEE, DAYS] + FILLER[6:])
+LONG = " ".join([*FILLER[:6], FEE, DAYS, *FILLER[6:]])
 
 
 def item(text: str, document: str = "doc", **extra: Any) -> dict[str, Any]:
@@ -53,9 +53,10 @@ class MarkingEmbedder:
 async def test_a_passage_in_another_language_is_cut_by_meaning() -> None:
     filler = [f"港口博物馆在春天开放了第{i}号展厅，欢迎市民参观。" for i in range(12)]
     fee = "成人换发护照的费用是一千三百元。"
-    text = "".join(filler[:7] + [fee] + filler[7:])
+    text = "".join([*filler[:7], fee, *filler[7:]])
     evidence = [item(text, "护照", cross_language=True)]
-    out = await focused("How much does an adult passport renewal cost?", evidence, MarkingEmbedder())
+    question = "How much does an adult passport renewal cost?"
+    out = await focused(question, evidence, MarkingEmbedder())
     assert fee in out[0]["text"] and len(out[0]["text"]) < len(text)
 
 

@@ -67,7 +67,9 @@ async def test_unsure_mode_plans_a_first_question_by_the_rules_at_no_call(
 
 
 async def test_unsure_mode_still_asks_the_model_when_there_is_history() -> None:
-    reply = '{"task_type": "conversation_followup", "should_retrieve": true, "query": "passport fee"}'
+    reply = (
+        '{"task_type": "conversation_followup", "should_retrieve": true, "query": "passport fee"}'
+    )
     llm = FakeLLM([reply])
     rt, _ = runtime(llm=llm, llm_planner="unsure")
     history = [{"role": "user", "content": "How do I renew a passport?"}]
