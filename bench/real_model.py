@@ -240,6 +240,7 @@ class Usage(BaseCallbackHandler):
 
     def __init__(self) -> None:
         self.calls: list[tuple[int, int]] = []
+        self.replies: list[str] = []  # each reply's text, to read what the checks dropped
         self._prompts: dict[Any, int] = {}
 
     def on_chat_model_start(
@@ -254,6 +255,7 @@ class Usage(BaseCallbackHandler):
         text = "".join(g.text for gens in response.generations for g in gens)
         prompt = self._prompts.pop(kwargs.get("run_id"), 0)
         self.calls.append((prompt, estimate_tokens(text)))
+        self.replies.append(text)
 
     def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
         """A failed request read its prompt too (its reply: none)."""
@@ -324,7 +326,7 @@ async def ask_all(
     tokens of its model requests."""
     out = []
     for q in questions:
-        seen = len(usage.calls)
+        seen, said = len(usage.calls), len(usage.replies)
         t0 = time.perf_counter()
         try:
             (turn,) = await run_set(service, [q])
@@ -347,6 +349,7 @@ async def ask_all(
                 "kind": kind,
                 "prompt_tokens": [p for p, _ in tokens],
                 "completion_tokens": [c for _, c in tokens],
+                "replies": usage.replies[said:],
             }
         )
         out.append(turn)

@@ -7,6 +7,8 @@ translate or reword that sentence, so it is judged by meaning, not by words:
 
 - it has something to check: a word, not only punctuation, a list marker or a
   citation mark (`1. [1]`, `'] [1]` are never an answer);
+- its quote is in the passage cited, else in another of the answer's passages
+  (then that one is cited: small models misnumber their sources);
 - its facts agree with the sentence's (textkit.facts): numbers, dates,
   currencies, yes/no polarity, names that can be compared without a dictionary;
 - it says what the sentence says: the local multilingual embedder's cosine of
@@ -85,7 +87,10 @@ class ClaimJudge:
         order = [source] if valid and source is not None else range(1, len(self._passages) + 1)
         candidates: list[tuple[int, str]] = []
         if quote and quote.strip():
-            for n in order:
+            # a quote found in another passage than the one cited rests on that passage
+            # (a small model misnumbers its sources): the citation follows the quote
+            others = [n for n in range(1, len(self._passages) + 1) if n not in order]
+            for n in [*order, *others]:
                 found = locate(quote, self._passages[n - 1])
                 if found is not None:
                     # a verbatim quote is the passage's text; a slipped one is checked
