@@ -2,7 +2,12 @@
 
 Usage: .venv/bin/python -m bench.real_model [--venv ../realmodel/venv]
        [--model ../realmodel/model.gguf] [--per-corpus 4] [--gold-removed 2]
-       [--corpora drcd xquad.en xquad.zh] [--llm-timeout 180]
+       [--corpora drcd xquad.en xquad.zh crosslang faq] [--llm-timeout 180]
+       [--baseline ROOT]
+
+With `--baseline ROOT` the same sets are first asked with another checkout's code
+(this file run with PYTHONPATH=ROOT, in a process of its own) against the same
+server, so one server serves both and the two tables come from one run.
 
 Not part of CI nor of the project's install: it needs llama-cpp-python[server] in a
 venv of its own and a GGUF model file, and downloads nothing itself (when either is
@@ -30,6 +35,7 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
+import json
 import logging
 import os
 import random
@@ -46,10 +52,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.answers import contains_span, default_searcher, run_set
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+
+from bench.answers import contains_span, default_searcher, faq_split, run_set
 from bench.common import (
     CORPORA,
     EVAL_DIR,
+    RESULTS_DIR,
     Question,
     connect,
     fresh_database,
@@ -59,6 +69,8 @@ from bench.common import (
     print_table,
     write_json,
 )
+from bench.crosslang import direction_sets
+from bench.faq import load_entries
 from bench.searching import ingest_corpus
 from bot.settings import Settings, reveal
 from bot.turn.service import AnswerService
@@ -220,6 +232,45 @@ def status_counts(log: Path, start: int) -> tuple[Counter[str], int]:
     return Counter(_ACCESS.findall(text)), len(data)
 
 
+class Usage(BaseCallbackHandler):
+    """Each model request's prompt and reply size in estimated tokens (a CJK character
+    one, other text one per four characters; llama_cpp.server sends no usage in a
+    stream): what a turn asked of the model, whatever else the machine was doing (its
+    seconds are not)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+        self.replies: list[str] = []  # each reply's text, to read what the checks dropped
+        self._prompts: dict[Any, int] = {}
+
+    def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: list[list[Any]], **kwargs: Any
+    ) -> None:
+        """Keep the request's prompt size."""
+        text = "".join(str(m.content) for batch in messages for m in batch)
+        self._prompts[kwargs.get("run_id")] = estimate_tokens(text)
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        """Pair the prompt with the reply's size."""
+        text = "".join(g.text for gens in response.generations for g in gens)
+        prompt = self._prompts.pop(kwargs.get("run_id"), 0)
+        self.calls.append((prompt, estimate_tokens(text)))
+        self.replies.append(text)
+
+    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
+        """A failed request read its prompt too (its reply: none)."""
+        self.calls.append((self._prompts.pop(kwargs.get("run_id"), 0), 0))
+
+
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens a Qwen tokenizer makes of `text`."""
+    cjk = len(_CJK.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
+
+
 class Collect(logging.Handler):
     """Keeps the warnings the graph logs (format step-downs, LLM errors) for the report."""
 
@@ -236,7 +287,12 @@ def answer_service(db: Database, settings: Settings, context: GraphContext) -> A
     embedder = build_embedder(None, None, None, None)
     searcher = default_searcher(db, settings, embedder)
     ctx = dataclasses.replace(
-        context, searcher=searcher, forms=FormFinder(db), embedder=embedder.model
+        context,
+        searcher=searcher,
+        forms=FormFinder(db),
+        embedder=embedder.model,
+        # as bot.app.runtime: the claim judge's meaning threshold is the local model's
+        screen_embedder=embedder.model if embedder.is_local else None,
     )
     return AnswerService(db, ctx, history_messages=settings.history_messages)
 
@@ -247,7 +303,7 @@ def base_context(settings: Settings, llm: Any) -> GraphContext:
     One context per mode for the whole run, so what the endpoint's response formats
     are is learnt once, as in one serving process.
     """
-    return GraphContext(
+    context = GraphContext(
         searcher=None,  # type: ignore[arg-type]  # replaced per corpus
         llm=llm,
         llm_timeout=settings.llm_timeout_s,
@@ -257,14 +313,20 @@ def base_context(settings: Settings, llm: Any) -> GraphContext:
         prompt_versions=versions() if llm is not None else {},
         handoff=settings.handoff_contacts(),
     )
+    # as bot.app.runtime sets it (a baseline checkout may predate LLM_PLANNER)
+    if hasattr(settings, "llm_planner") and hasattr(context, "llm_planner"):
+        context.llm_planner = settings.llm_planner
+    return context
 
 
 async def ask_all(
-    service: AnswerService, questions: list[Question], kind: str
+    service: AnswerService, questions: list[Question], kind: str, usage: Usage
 ) -> list[dict[str, Any]]:
-    """bench.answers.run_set per question, keeping the question and any turn error."""
+    """bench.answers.run_set per question, keeping the question, any turn error and the
+    tokens of its model requests."""
     out = []
     for q in questions:
+        seen, said = len(usage.calls), len(usage.replies)
         t0 = time.perf_counter()
         try:
             (turn,) = await run_set(service, [q])
@@ -280,11 +342,21 @@ async def ask_all(
                 "decision_path": [],
                 "error": repr(exc)[:300],
             }
-        turn.update({"question": q.text, "kind": kind})
+        tokens = usage.calls[seen:]
+        turn.update(
+            {
+                "question": q.text,
+                "kind": kind,
+                "prompt_tokens": [p for p, _ in tokens],
+                "completion_tokens": [c for _, c in tokens],
+                "replies": usage.replies[said:],
+            }
+        )
         out.append(turn)
         print(
             f"  {kind}: {turn['wall_ms'] / 1000:.1f} s, {turn['llm_calls']} calls, "
-            f"{'refused' if turn['refused'] else 'answered'}",
+            f"tokens {tokens}, {'refused' if turn['refused'] else 'answered'} "
+            f"{[p for p in turn['decision_path'] if p.startswith(('planner', 'response'))]}",
             flush=True,
         )
     return out
@@ -323,15 +395,20 @@ def summarise(turns: list[dict[str, Any]]) -> dict[str, Any]:
         "turns_over_2_calls": sum(1 for c in calls if c > 2),
         "turn_p50_s": pct(walls, 50),
         "turn_p95_s": pct(walls, 95),
+        # per turn, summed over its requests: what the model read and wrote
+        "prompt_tokens_p50": pct([float(sum(t.get("prompt_tokens", []))) for t in turns], 50),
+        "completion_tokens_p50": pct(
+            [float(sum(t.get("completion_tokens", []))) for t in turns], 50
+        ),
     }
 
 
-def git_state() -> str:
+def git_state(root: Path = REPO) -> str:
     """HEAD's short hash, and whether the work tree had uncommitted changes."""
 
     def git(*args: str) -> str:
         out = subprocess.run(
-            ["git", "-C", str(REPO), *args], capture_output=True, text=True, check=False
+            ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
         )
         return out.stdout.strip()
 
@@ -351,12 +428,49 @@ def sample(
     return {k: v for k, v in passages.items() if k not in removed}, answerable, gold_removed
 
 
+CROSS_DIRECTIONS = ("en>zh-hans", "zh-hans>en")
+CHOICES = ("drcd", "xquad.en", "xquad.zh", "crosslang", "faq")
+
+
+def question_sets(
+    args: argparse.Namespace,
+) -> Iterator[tuple[str, dict[str, str], list[Question], list[Question]]]:
+    """Per chosen set: its name, passages to ingest, answerable and gold-removed questions.
+
+    - drcd / xquad.en / xquad.zh: bench.answers' shuffle of the corpus;
+    - crosslang: English questions over XQuAD's Simplified Chinese passages and the
+      reverse (bench.crosslang's held-out half: the parallel files' same ids);
+    - faq: StackFAQ users' paraphrases, one entry per document, the gold-removed
+      ones' entries not ingested (bench.answers.faq_split); the gold entry cited
+      stands for "contains gold span".
+    """
+    rng = random.Random(SEED)
+    for name, path in CORPORA.items():
+        # every corpus is shuffled in order, so a corpus's sample does not depend on the others
+        passages, answerable, gold_removed = sample(path, rng, args.per_corpus, args.gold_removed)
+        if name in args.corpora or name.split()[0] in args.corpora:
+            yield name, passages, answerable, gold_removed
+    if "crosslang" in args.corpora:
+        for direction in CROSS_DIRECTIONS:
+            passages, halves = direction_sets(direction, args.per_corpus, args.gold_removed)
+            held = halves["held-out"]
+            yield f"crosslang {direction}", passages, held["answerable"], held["removed"]
+    if "faq" in args.corpora:
+        passages, answerable, gold_removed = faq_split(
+            load_entries(), args.per_corpus, args.gold_removed
+        )
+        yield "faq stackfaq (en)", passages, answerable, gold_removed
+
+
 async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:
-    """Both modes over every chosen corpus; the results as written to JSON."""
+    """Both modes over every chosen set; the results as written to JSON."""
     os.environ["LLM_BASE_URL"] = url
     os.environ["LLM_MODEL"] = MODEL_NAME
     os.environ.pop("LLM_API_KEY", None)
     os.environ["LLM_TIMEOUT"] = os.environ.get("LLM_TIMEOUT", str(args.llm_timeout))
+    # langchain-openai's own wait between streamed chunks (120 s) would cut the first
+    # token's wait short of LLM_TIMEOUT on a busy machine
+    os.environ.setdefault("LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S", os.environ["LLM_TIMEOUT"])
     settings = Settings()
     llm = build_chat_model(
         settings.llm_base_url,
@@ -365,17 +479,14 @@ async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:
         settings.llm_timeout_s,
         settings.llm_max_tokens,
     )
+    usage = Usage()
+    llm.callbacks = [usage]
     contexts = {"no LLM": base_context(settings, None), "model": base_context(settings, llm)}
-    rng = random.Random(SEED)
     results: dict[str, Any] = {"corpora": {}}
-    for name, path in CORPORA.items():
-        # every corpus is shuffled in order, so a corpus's sample does not depend on the others
-        passages, answerable, gold_removed = sample(path, rng, args.per_corpus, args.gold_removed)
-        if name not in args.corpora and name.split()[0] not in args.corpora:
-            continue
+    for name, passages, answerable, gold_removed in question_sets(args):
         print(f"{name}: ingesting {len(passages)} passages", flush=True)
         db_url, _server = await asyncio.to_thread(
-            fresh_database, "real_model_" + name.split()[0].replace(".", "_")
+            fresh_database, "real_model_" + "".join(c if c.isalnum() else "_" for c in name)[:40]
         )
         db = connect(db_url)
         await ingest_corpus(db, passages, settings)
@@ -386,10 +497,14 @@ async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:
                 await service.ask("warm up")  # loads the embedder outside the timings
             _, offset = status_counts(log, 0)
             print(f"{name}, {mode}:", flush=True)
-            turns = await ask_all(service, answerable, "answerable")
-            turns += await ask_all(service, gold_removed, "gold removed")
+            turns = await ask_all(service, answerable, "answerable", usage)
+            turns += await ask_all(service, gold_removed, "gold removed", usage)
             for t in turns:
-                t["span"] = contains_span(t["answer"], t["answers"])
+                # an FAQ answer is the entry's own text: its document cited is the hit
+                faq = name.startswith("faq")
+                t["span"] = (
+                    t["gold"] in t["cited"] if faq else contains_span(t["answer"], t["answers"])
+                )
             statuses, offset = status_counts(log, offset)
             per_mode[mode] = {
                 "summary": summarise(turns),
@@ -425,6 +540,8 @@ def report(results: dict[str, Any]) -> None:
                     s["calls_max"],
                     s["turn_p50_s"],
                     s["turn_p95_s"],
+                    s.get("prompt_tokens_p50", float("nan")),
+                    s.get("completion_tokens_p50", float("nan")),
                 ]
             )
             if mode == "model":
@@ -472,6 +589,8 @@ def report(results: dict[str, Any]) -> None:
             "LLM calls max",
             "turn p50 s",
             "turn p95 s",
+            "prompt tokens p50",
+            "completion tokens p50",
         ],
         rows,
     )
@@ -520,7 +639,11 @@ def main() -> int:
     parser.add_argument("--per-corpus", type=int, default=4, help="answerable questions")
     parser.add_argument("--gold-removed", type=int, default=2, help="questions with gold removed")
     parser.add_argument(
-        "--corpora", nargs="*", default=["drcd", "xquad.en", "xquad.zh"], help="names to run"
+        "--corpora",
+        nargs="*",
+        default=["drcd", "xquad.en", "xquad.zh"],
+        choices=CHOICES,
+        help="sets to run",
     )
     parser.add_argument(
         "--llm-timeout",
@@ -534,7 +657,16 @@ def main() -> int:
         type=Path,
         default=Path(tempfile.gettempdir()) / "ragbot-real-model" / "llama_server.log",
     )
+    parser.add_argument("--baseline", help="another checkout's root, measured first")
+    parser.add_argument(
+        "--baseline-json", help="a baseline's real_model.json kept by an earlier run (same flags)"
+    )
+    parser.add_argument("--measure-to", help=argparse.SUPPRESS)  # the baseline's process
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--baseline-root", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure_to:
+        return measure_only(args)
     missing = missing_tools(args.venv, args.model)
     if missing:
         print("\n".join(f"missing: {m}" for m in missing), file=sys.stderr)
@@ -565,12 +697,48 @@ def main() -> int:
         "seed": SEED,
     }
     print(f"{meta['date']}, git {meta['git']}, llama-cpp-python {meta['llama_cpp_python']}")
+    runs: dict[str, dict[str, Any]] = {}
     with llama_server(args.venv, args.model, args.server_log, args.threads) as url:
-        results = asyncio.run(run(args, url, args.server_log))
+        if args.baseline_json:  # measured before with the same flags
+            runs["baseline"] = dict(json.loads(Path(args.baseline_json).read_text("utf-8")))
+        elif args.baseline:
+            runs["baseline"] = baseline_results(args, url)
+        runs["this code"] = asyncio.run(run(args, url, args.server_log))
+    results = runs["this code"]
     results["meta"] = meta | {"minutes": (dt.datetime.now(dt.UTC) - started).seconds / 60}
     results["warnings"] = collect.messages
+    if "baseline" in runs:
+        results["baseline"] = runs["baseline"]
+        print("\n# Baseline: " + runs["baseline"]["meta"]["git"])
+        report(runs["baseline"])
+        print("\n# This code: " + meta["git"])
     report(results)
     print(f"\nwrote {write_json('real_model', results)}")
+    return 0
+
+
+def baseline_results(args: argparse.Namespace, url: str) -> dict[str, Any]:
+    """The same sets asked with another checkout's code (this file, PYTHONPATH=ROOT)
+    against the same running server; kept beside the results as it ends."""
+    target = RESULTS_DIR / "real_model.baseline.json"
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, str(Path(__file__).resolve()), "--measure-to", str(target)]
+    command += ["--url", url, "--server-log", str(args.server_log)]
+    command += ["--per-corpus", str(args.per_corpus), "--gold-removed", str(args.gold_removed)]
+    command += ["--corpora", *args.corpora, "--llm-timeout", str(args.llm_timeout)]
+    subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": args.baseline})
+    return dict(json.loads(target.read_text("utf-8")))
+
+
+def measure_only(args: argparse.Namespace) -> int:
+    """The baseline's process: ask against the running server at --url, write JSON."""
+    collect = Collect()
+    logging.getLogger("graph").addHandler(collect)
+    logging.getLogger("bot").addHandler(collect)
+    results = asyncio.run(run(args, args.url, args.server_log))
+    results["meta"] = {"git": git_state(Path(args.baseline_root or os.environ["PYTHONPATH"]))}
+    results["warnings"] = collect.messages
+    Path(args.measure_to).write_text(json.dumps(results, ensure_ascii=False), "utf-8")
     return 0
 
 

@@ -6,6 +6,7 @@ import ipaddress
 import os
 import re
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 from pydantic import AliasChoices, Field, SecretStr, field_validator
@@ -101,6 +102,11 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=30.0, validation_alias="LLM_TIMEOUT")
     llm_max_retries: int = Field(default=1, validation_alias="LLM_MAX_RETRIES")
     llm_max_tokens: int = Field(default=1024, ge=16, validation_alias="LLM_MAX_TOKENS")
+    # "unsure": the planner asks the model only when the rules cannot be sure of the plan
+    # (a message with history); "always": every turn it may (the planning call)
+    llm_planner: Literal["always", "unsure"] = Field(
+        default="unsure", validation_alias="LLM_PLANNER"
+    )
     max_retrieval_loops: int = Field(default=3, validation_alias="MAX_RETRIEVAL_LOOPS")
     history_messages: int = Field(default=6, validation_alias="HISTORY_MESSAGES")
     # who a refusal ("not in our documents") sends the user to; per-language values win

@@ -61,6 +61,9 @@ class GraphContext:
     chunks_per_document: int = 2
     thresholds: tuple[float, ...] = (0.65, 0.50, 0.35)
     max_loops: int = 3
+    # when the planner asks the model (LLM_PLANNER): "always", or "unsure" — only when
+    # the rules cannot be sure of the plan (a message with history may lean on it)
+    llm_planner: str = "always"
     prompt_versions: dict[str, str] = field(default_factory=dict)
     # the collections this turn's asker may read (None: all); set per turn by the service
     collections: tuple[str, ...] | None = None

@@ -30,6 +30,11 @@ _LABEL = re.compile(r"^(?:query|search|alternate|查询|查詢|搜索|搜尋)\s*
 T = TypeVar("T")
 # plan + answer: a turn's requests, retries after provider errors aside (docs/answering.md)
 CALLS_PER_TURN = 2
+# the answer's token cap (below LLM_MAX_TOKENS): two claims with their quotes take about
+# 250 tokens; a reply cut here keeps the claims it finished (graph.llm_answer), and on
+# one CPU thread each token written is a tenth of a second of the turn
+ANSWER_MAX_TOKENS = 320
+_CAP_FIELDS = ("max_tokens", "max_completion_tokens")
 _FENCE = re.compile(r"</?\s*(?:sources|question)\s*>", re.IGNORECASE)
 
 
@@ -202,6 +207,17 @@ def context_message(question: str, evidence: list[dict[str, Any]]) -> str:
     return f"<sources>\n{sources}\n</sources>\n\n<question>\n{_fenced(question)}\n</question>"
 
 
+def answer_cap(llm: Any) -> dict[str, Any]:
+    """The answer request's keywords lowering the model's token cap to `ANSWER_MAX_TOKENS`
+    (the whole request body: a call's extra_body replaces the model's)."""
+    body = dict(getattr(llm, "extra_body", None) or {})
+    for name in _CAP_FIELDS:
+        if isinstance(body.get(name), int):
+            body[name] = min(int(body[name]), ANSWER_MAX_TOKENS)
+            return {"extra_body": body}
+    return {}
+
+
 async def synthesise(
     llm: Any,
     question: str,
@@ -235,11 +251,12 @@ async def synthesise(
         shown = True
         on_token(piece)
 
+    cap = answer_cap(llm)
     answer, calls = await structured_call(
         "answer",
         ladder,
         SynthClaims,
-        lambda kwargs: stream_text(llm, messages, limits.timeout, show, **kwargs),
+        lambda kwargs: stream_text(llm, messages, limits.timeout, show, **cap, **kwargs),
         limits,
         may_retry=lambda: not shown,  # text on screen is not asked for twice
         budget=budget,

@@ -1,6 +1,6 @@
 """The model's answer for response_synth: streamed, checked claim by claim, or refused.
 
-The synthesis call (synth.v4) returns JSON: `answerable`, and `claims`, each
+The synthesis call (synth.v5) returns JSON: `answerable`, and `claims`, each
 with its source number, the sentence of that source it rests on (`quote`, in
 the source's language) and the claim in the user's language. `ClaimStream`
 pulls each claim out as it completes and `ClaimGate` shows it once the judge
@@ -10,7 +10,8 @@ to the decision path. A reply in the older shape (an `answer` text with [n]
 marks, or plain text) goes through `CitationGate`, each sentence judged
 against the best sentence of the passage it cites (by the same judge when the
 local embedder is there, else by its words as before). The model saying the
-sources do not answer is a refusal at no extra cost. An answer of which nothing
+sources do not answer is a refusal at no extra cost. A reply cut off after some
+claims (the token cap) keeps the claims it finished. An answer of which nothing
 holds, leaking the prompt, or citing nothing at all is discarded with its
 reason (the caller resets the screen and falls back).
 """
@@ -30,6 +31,7 @@ from graph.claim_gate import ClaimGate, judged_check
 from graph.claim_stream import ClaimStream, claim_parts
 from graph.context import GraphContext
 from graph.events import Token
+from graph.focus import MAX_PASSAGES, focused
 from graph.llm import CALLS_PER_TURN, synthesise
 from graph.state import GraphState
 from graph.structured import AnswerFieldStream, parse_json
@@ -72,6 +74,10 @@ async def model_answer(
     """Ask the model once; its checked answer, refusal or discard, and the requests sent."""
     context = runtime.context
     question = state.get("standalone_question") or state.get("normalized_question", "")
+    # the model reads the best few passages, long ones cut to what bears on the question
+    # (graph.focus); its source numbers, quotes and citations are those passages'
+    evidence = evidence[:MAX_PASSAGES]
+    prompt_evidence = await focused(question, evidence, context.embedder)
     fields = AnswerFieldStream()
     tail = ""  # the shown text's last characters: enough to hold a run of the prompt's words
     leaked = False
@@ -131,7 +137,7 @@ async def model_answer(
         reply, calls = await synthesise(
             context.llm,
             question,
-            evidence,
+            prompt_evidence,
             language,
             state.get("history", []),
             context.llm_limits,
@@ -142,12 +148,18 @@ async def model_answer(
         )
         if gate.waiting:
             gate.take(await cutting)
-        if reply is None:
+        # a reply cut off (LLM_MAX_TOKENS, a dropped stream) after the model said the
+        # sources answer: the claims it finished were judged as they came, and stand
+        cut_claims = reply is None and claim_gate.count > 0
+        if reply is None and not cut_claims:
             return ModelAnswer("discarded", shown=shown, reason="no_reply"), calls
-        data = None if fields.plain else parse_json(reply)
+        data = None if reply is None or fields.plain else parse_json(reply)
         if data is not None and data.get("answerable") is False:
             return ModelAnswer("refused", shown=shown), calls
-        if data is not None and isinstance(data.get("claims"), list):
+        if cut_claims:
+            text = await claim_gate.finish()
+            dropped.extend(claim_gate.dropped)
+        elif data is not None and isinstance(data.get("claims"), list):
             if claims.count == 0:  # the claims came in a shape not streamed
                 held.extend(claim_parts(c) for c in data["claims"] if isinstance(c, dict))
             for parts in held:

@@ -107,6 +107,7 @@ class Runtime:
             screen_embedder=self.embedder.model if self.embedder.is_local else None,
             top_k=cfg.search_top_k,
             max_loops=cfg.max_retrieval_loops,
+            llm_planner=cfg.llm_planner,
             # the versioned texts this run uses, for the trace (the attack bank always)
             prompt_versions={
                 **(versions() if llm is not None else {}),

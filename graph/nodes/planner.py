@@ -8,7 +8,11 @@ and they come first where they are certain: a message that is only a greeting
 or thanks ("謝謝", "hi", "thank you!") is answered without any model call, so
 the model cannot turn it into a document search; so is a clear request to make
 something that is not an answer from documents ("write me a poem",
-"幫我寫一首詩"): out of scope, at no model call.
+"幫我寫一首詩"): out of scope, at no model call. With `LLM_PLANNER=unsure` (the
+default setting) a message without history is planned by the rules too: nothing
+to resolve, the user's question is the query (tool_executor searches it beside
+any planner query anyway), and the retries' rewrite is the rules'; the turn's
+one model call is the answer's.
 """
 
 from __future__ import annotations
@@ -83,6 +87,14 @@ def certain(question: str) -> bool:
     return bool(_GREETING.match(question)) or is_out_of_scope(question)
 
 
+def rules_sure(question: str, has_history: bool, mode: str = "always") -> bool:
+    """True when the model is not asked to plan: the rules are certain (greeting, thanks,
+    out of scope), or, in mode "unsure" (LLM_PLANNER), the message has no history to
+    lean on, so the rules' plan (a question to look up, a form request) stands and the
+    turn's one call is the answer's."""
+    return certain(question) or (mode == "unsure" and not has_history)
+
+
 def looks_like_followup(question: str) -> bool:
     """True when the message leans on an earlier one ("and for children?", "那個呢")."""
     return bool(_FOLLOWUP.search(question))
@@ -147,8 +159,9 @@ async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     waited = 0.0
     plan: Plan | None = None
     # a bare greeting or thanks, or a clear out-of-scope request, is certain: the rules
-    # answer it at no model call
-    if context.llm is not None and not certain(question):
+    # answer it at no model call; so is a first question when the model plans only where
+    # the rules are unsure (on one CPU thread the planning call is a third of the turn)
+    if context.llm is not None and not rules_sure(question, bool(history), context.llm_planner):
         asked = time.perf_counter()
         output, calls = await plan_with_llm(
             context.llm, question, history, context.llm_limits, context.llm_formats

@@ -7,7 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
-from graph.cross_language import crosses
+from graph.cross_language import MAX_FOR_MODEL, crosses, meaning_grounding, readable_by_model
 from graph.grounding import is_grounded
 from graph.nodes.recording import Step, recorded
 from graph.part_grades import grade_parts, or_whole, part_marks
@@ -29,7 +29,8 @@ def grade(
     may still read them and decide (its structured reply says whether they
     answer); without a model the turn falls back to the refusal. Passages in
     another language than the question (graph.cross_language) are used only
-    when none in its own language is grounded.
+    when none in its own language is grounded; with a model, the best of them
+    that come close by meaning are read too (`model_support`).
     """
     retrieval: Retrieval = dict(state.get("retrieval", {}))  # type: ignore[assignment]
     threshold = float(retrieval.get("threshold", 0.0))
@@ -63,9 +64,23 @@ def grade(
             # another language's passage: only when its meaning answers
             if e["chunk_id"] not in ids and (is_grounded(e) if crosses(e) else e["score"] >= floor)
         ]
+        if has_llm:
+            keep += model_support(evidence, {e["chunk_id"] for e in keep})
         return retrieval, keep
     retrieval["status"] = "fallback" if last else "retry"
     return retrieval, []
+
+
+def model_support(evidence: list[dict[str, Any]], taken: set[Any]) -> list[dict[str, Any]]:
+    """Passages in another language a model reads besides (graph.cross_language
+    `readable_by_model`: the best `MAX_FOR_MODEL` by meaning), marked support and not
+    grounded: the model decides whether they answer and quotes them, each claim checked
+    against its quote; the extractive fallback never quotes them."""
+    others = [e for e in evidence if crosses(e) and e["chunk_id"] not in taken]
+    readable = sorted(
+        (e for e in others if readable_by_model(e)), key=lambda e: -meaning_grounding(e)
+    )
+    return [{**e, "graded": "support", "grounded": False} for e in readable[:MAX_FOR_MODEL]]
 
 
 @recorded("retrieval_checker")

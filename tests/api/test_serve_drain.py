@@ -27,6 +27,7 @@ def test_sigterm_ends_open_streams_with_draining_and_the_process_exits(
         "LLM_BASE_URL": fake.url,
         "LLM_MODEL": "fake-model",
         "LLM_API_KEY": "k",
+        "LLM_PLANNER": "always",  # the turn plans with the model, as the timings were set for
         "SHUTDOWN_GRACE_SECONDS": "4",  # room for a loaded machine (parallel tests)
     }
     try:

@@ -69,7 +69,13 @@ class ThinkingModel:
         return Reply(ANSWER, delay=hold)
 
     def env(self) -> dict[str, str]:
-        return {"LLM_BASE_URL": self.fake.url, "LLM_MODEL": "fake-model", "LLM_API_KEY": "k"}
+        # the turns plan with the model, as these tests' timings were set for
+        return {
+            "LLM_BASE_URL": self.fake.url,
+            "LLM_MODEL": "fake-model",
+            "LLM_API_KEY": "k",
+            "LLM_PLANNER": "always",
+        }
 
 
 @pytest.fixture

@@ -57,6 +57,7 @@ async def pool(database_url: str, llm: FakeOpenAI) -> AsyncIterator[TurnProcesse
         LLM_MODEL="fake",
         LLM_API_KEY="k",
         LLM_TIMEOUT="10",
+        LLM_PLANNER="always",  # the scripts below answer a planning call, then the answer
         MEMORY_ENABLED="false",
         TURN_NICE="5",
     )

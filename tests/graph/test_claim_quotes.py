@@ -168,3 +168,74 @@ async def test_a_model_giving_no_quote_is_judged_on_the_best_passage_sentence(
     result = await service.ask("換發護照費用是多少？")
     assert "一千六百" not in result.answer
     assert "response_synth:claim_dropped:number" in result.decision_path
+
+
+async def test_a_reply_cut_off_after_a_claim_keeps_the_claim_it_finished(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    # the token cap ends the stream inside the second claim: the first was judged and stands
+    whole = claims(
+        ("成人護照換發的費用是一千三百元。", QUOTE),
+        ("成人護照換發需要四個工作天。", QUOTE),
+    )
+    cut_at = whole.content.index('{"source"', whole.content.index("一千三百"))
+    fake.script = [PLAN, Reply(whole.content[: cut_at + 20], cut=True, cite="1,300")]
+    result = await service.ask(QUESTION)
+    assert result.answer.startswith("成人護照換發的費用是一千三百元[1]。")
+    assert "response_synth:llm" in result.decision_path
+    assert result.citations[0]["document"] == "passport"
+
+
+async def test_a_reply_cut_off_before_any_claim_finished_is_discarded(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    whole = claims(("成人護照換發的費用是一千三百元。", QUOTE))
+    fake.script = [PLAN, Reply(whole.content[:60], cut=True, cite="1,300")]
+    result = await service.ask(QUESTION)
+    assert "response_synth:llm_discarded:no_reply" in result.decision_path
+
+
+CHINESE = "# 護照換發\n\n成人換發護照的費用是一千三百元，需要四個工作天。\n"
+CHINESE_QUOTE = "成人換發護照的費用是一千三百元，需要四個工作天。"
+
+
+@pytest.fixture
+async def chinese_only(
+    db: Database,
+    searcher: HybridSearcher,
+    ingestion: IngestionService,
+    embedder: Embedder,
+    fake: FakeOpenAI,
+) -> AnswerService:
+    """The service over one Chinese document (an English question crosses languages)."""
+    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0)
+    context = GraphContext(
+        searcher=searcher,
+        forms=FormFinder(db),
+        llm=llm,
+        llm_timeout=5.0,
+        embedder=embedder.model,
+        screen_embedder=embedder.model,
+    )
+    assert (await ingestion.ingest_bytes("護照.md", CHINESE.encode())).status == "added"
+    return AnswerService(db, context)
+
+
+@pytest.mark.parametrize(
+    ("claim", "shown"),
+    [
+        ("An adult passport renewal costs 1,300 dollars and takes four working days.", True),
+        ("Renewing an adult passport takes four working days and costs 1,300 dollars.", True),
+        ("An adult passport renewal costs 1,600 dollars.", False),
+        ("An adult passport renewal does not cost 1,300 dollars.", False),
+    ],
+)
+async def test_an_english_claim_quoting_a_chinese_sentence(
+    chinese_only: AnswerService, fake: FakeOpenAI, claim: str, shown: bool
+) -> None:
+    reply = {"answerable": True, "claims": [{"source": 0, "quote": CHINESE_QUOTE, "claim": claim}]}
+    text = json.dumps(reply, ensure_ascii=False).replace('"source": 0', '"source": {n}')
+    fake.script = [PLAN, Reply(text, cite="一千三百")]
+    result = await chinese_only.ask("How much does it cost to renew an adult passport?")
+    assert (claim.rstrip(".") in result.answer) is shown, result.decision_path
+    assert ("response_synth:llm" in result.decision_path) is shown

@@ -12,6 +12,7 @@ import pytest
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.events import FinalAnswer, Progress, Token
+from graph.llm import ANSWER_MAX_TOKENS
 from graph.models import build_chat_model, warm_chat_model
 from storage.db import Database
 from storage.forms import FormFinder
@@ -84,8 +85,9 @@ async def test_ordinary_question_takes_two_llm_calls(
     assert [f["type"] for f in formats] == ["json_schema", "json_schema"]
     assert formats[1]["json_schema"]["schema"]["required"] == ["answerable"]
     assert fake.requests[1]["stream"] is True
-    # every call is bounded, as `max_tokens`: the field llama.cpp, vLLM and Ollama honour
-    assert all(r["max_tokens"] == 1024 for r in fake.requests)
+    # every call is bounded, as `max_tokens`: the field llama.cpp, vLLM and Ollama honour;
+    # the answer's by the short answer's cap under LLM_MAX_TOKENS
+    assert [r["max_tokens"] for r in fake.requests] == [1024, ANSWER_MAX_TOKENS]
     assert not any("max_completion_tokens" in r for r in fake.requests)
     # the graded evidence travels numbered and fenced in the user message, never the system one
     synth = fake.requests[1]["messages"]

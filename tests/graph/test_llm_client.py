@@ -11,6 +11,7 @@ import pytest
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.events import ErrorReply, Reset, TurnEvent
+from graph.llm import ANSWER_MAX_TOKENS
 from graph.llm_client import in_body
 from graph.models import build_chat_model, token_cap_field
 from storage.db import Database
@@ -163,6 +164,21 @@ async def test_the_token_cap_goes_out_as_max_tokens(
     await _run(service, "passport renewal fee?")
     assert [r.get("max_tokens") for r in fake.requests] == [300, 300]
     assert not any("max_completion_tokens" in r for r in fake.requests)
+
+
+async def test_the_answer_request_is_capped_for_a_short_answer(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, fake: FakeOpenAI
+) -> None:
+    # the answer's cap is ANSWER_MAX_TOKENS under a larger LLM_MAX_TOKENS; the plan's is
+    # LLM_MAX_TOKENS
+    await ingestion.ingest_bytes("passport.md", PASSPORT.encode())
+    llm = build_chat_model(fake.url, "k", "fake", timeout=1.0, max_tokens=1024)
+    service = AnswerService(db, GraphContext(searcher=searcher, llm=llm, llm_timeout=1.0))
+    service.warm()
+    fake.script = [PLAN, Reply("It costs 1,300 dollars [1].")]
+    await _run(service, "passport renewal fee?")
+    assert [r.get("max_tokens") for r in fake.requests] == [1024, ANSWER_MAX_TOKENS]
+    assert llm.extra_body == {"max_tokens": 1024}  # the model's own is left as it was
 
 
 @pytest.mark.parametrize(

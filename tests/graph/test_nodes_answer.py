@@ -35,6 +35,32 @@ def test_retrieval_checker(
     assert out["decision_path"][0].startswith(f"retrieval_checker:{status}")
 
 
+def other_language(chunk_id: int, sentence_cosine: float) -> dict:
+    """A passage in another language, judged by meaning alone (cosine 0.3)."""
+    return {**chunk(chunk_id, 0.1), "cross_language": True, "cosine": 0.3,
+            "sentence_cosine": sentence_cosine}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("llm", "cosines", "kept"),
+    [
+        (False, [0.38, 0.37], []),  # 0.53, 0.52 by meaning: under 0.6, no model to read them
+        (True, [0.38, 0.37, 0.36], [0, 1]),  # a model reads the best two of them as support
+        (True, [0.30], []),  # 0.45: too far for a model too
+    ],
+)
+def test_other_language_passages_near_the_bar_reach_a_model_as_support(
+    llm: bool, cosines: list[float], kept: list[int]
+) -> None:
+    rt, _ = runtime(llm=FakeLLM([]) if llm else None)
+    evidence = [other_language(i, c) for i, c in enumerate(cosines)]
+    state = {"retrieval": {"loop": 3, "threshold": 0.35}, "evidence": evidence}
+    out = retrieval_checker(state, rt)  # type: ignore[arg-type]
+    assert [e["chunk_id"] for e in out["evidence"]] == kept
+    assert all(e["graded"] == "support" and not e["grounded"] for e in out["evidence"])
+    assert out["retrieval"]["status"] == ("generate" if llm else "fallback")
+
+
 async def test_response_synth_extractive_answer_cites_in_the_users_script() -> None:
     rt, _ = runtime()
     evidence = [

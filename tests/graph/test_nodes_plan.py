@@ -48,6 +48,37 @@ async def test_llm_planner_gives_the_query_in_the_same_call() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "task"),
+    [
+        ("How much is a passport?", "simple_faq"),
+        ("护照续期要多少钱？", "simple_faq"),
+        ("Where is the passport form?", "form_download"),
+    ],
+)
+async def test_unsure_mode_plans_a_first_question_by_the_rules_at_no_call(
+    question: str, task: str
+) -> None:
+    llm = FakeLLM(['{"task_type": "simple_faq", "should_retrieve": true, "query": "x"}'])
+    rt, _ = runtime(llm=llm, llm_planner="unsure")
+    out = await planner({"normalized_question": question, "history": []}, rt)
+    assert out["plan"]["task_type"] == task and out["plan"]["query"] == question
+    assert out["decision_path"] == [f"planner:{task}:rules"] and out["llm_calls"] == 0
+    assert llm.seen == []  # the turn's one call is the answer's
+
+
+async def test_unsure_mode_still_asks_the_model_when_there_is_history() -> None:
+    reply = (
+        '{"task_type": "conversation_followup", "should_retrieve": true, "query": "passport fee"}'
+    )
+    llm = FakeLLM([reply])
+    rt, _ = runtime(llm=llm, llm_planner="unsure")
+    history = [{"role": "user", "content": "How do I renew a passport?"}]
+    out = await planner({"normalized_question": "and how much?", "history": history}, rt)
+    assert out["decision_path"] == ["planner:conversation_followup:llm"]
+    assert out["plan"]["query"] == "passport fee" and out["llm_calls"] == 1
+
+
+@pytest.mark.parametrize(
     "reply", ["not json at all", httpx.ConnectError("connection refused"), '{"task_type": 3}']
 )
 async def test_llm_planner_falls_back_to_rules(reply: str | Exception) -> None:
