@@ -55,20 +55,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.cross_language import QUESTION_LEAD, cosines, crosses
+from graph.cross_language import QUESTION_LEAD, add_entry_cosines, crosses
 
 
 async def add_question_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
     """Set `question_cosine` on each FAQ entry in the question's language (the asked
-    question's cosine with the entry's own question text; passages in another
-    language get theirs from graph.cross_language); nothing without an embedder."""
+    question's cosine with the entry's question under its title and heading,
+    graph.cross_language.entry_question; passages in another language get theirs
+    from graph.cross_language); nothing without the local embedder."""
     todo = [i for i in items if i.get("question") and not crosses(i) and "question_cosine" not in i]
-    if embedder is None or not todo:
-        return
-    asked = list(dict.fromkeys(str(i["question"]) for i in todo))
-    by_question = dict(zip(asked, await cosines(embedder, question, asked), strict=True))
-    for item in todo:
-        item["question_cosine"] = round(by_question[str(item["question"])], 4)
+    await add_entry_cosines(embedder, question, todo)
 
 
 def states_asked_question(item: dict[str, Any]) -> bool:
@@ -76,7 +72,8 @@ def states_asked_question(item: dict[str, Any]) -> bool:
     question does not lead the other retrieved entries' questions by `QUESTION_LEAD`
     (see the module docstring).
 
-    Not judged (True) for a passage that is no entry, or not compared (no embedder)."""
+    Not judged (True) for a passage that is no entry, or not compared (no embedder,
+    or another than the local one)."""
     if not item.get("question") or "question_cosine" not in item or crosses(item):
         return True
     return float(item.get("question_lead", item["question_cosine"])) >= QUESTION_LEAD
