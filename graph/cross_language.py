@@ -20,10 +20,14 @@ similarity instead:
 
 - an FAQ entry (a chunk with its entry's `question`) answers the question it
   states, not its page's topic: its answer is quoted only when, besides the
-  test above, the asked question's cosine with the entry's own question text
-  (`question_cosine`) reaches `MIN_QUESTION` and leads the other entries'
-  questions retrieved in the turn by `QUESTION_LEAD` (`question_lead`, set by
-  `add_question_leads` over all of a turn's candidates).
+  test above, the asked question's cosine with the entry's own question
+  (`question_cosine`; the question read under its document's title and
+  heading, `entry_question`) reaches `MIN_QUESTION` and leads the other
+  entries' questions retrieved in the turn by `QUESTION_LEAD`
+  (`question_lead`, set by `add_question_leads` over all of a turn's
+  candidates). Only with the local embedder (`judges_entries`): the
+  thresholds are its cosines'; with another one an entry is judged as any
+  passage, by the test above.
 
 Chinese is compared in Simplified script: the embedder matches Traditional text
 worse (on XQuAD, Traditional questions about English passages put the gold
@@ -255,11 +259,16 @@ async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[st
 
 async def add_entry_cosines(embedder: Any, question: str, entries: list[dict[str, Any]]) -> None:
     """Set `question_cosine` on each FAQ entry: the asked question's cosine with the
-    entry's question in its context (`entry_question`); one batched call. Nothing
-    unless the embedder is the one the thresholds hold for (`judges_entries`)."""
+    entry's question as written or in its context (`entry_question`), the better of
+    the two; one batched call. Nothing unless the embedder is the one the thresholds
+    hold for (`judges_entries`)."""
     if not entries or not judges_entries(embedder):
         return
-    texts = list(dict.fromkeys(entry_question(i) for i in entries))
+    asked = [str(i["question"]) for i in entries]
+    texts = list(dict.fromkeys([*asked, *(entry_question(i) for i in entries)]))
     by_text = dict(zip(texts, await cosines(embedder, question, texts), strict=True))
-    for item in entries:
-        item["question_cosine"] = round(by_text[entry_question(item)], 4)
+    for item, bare in zip(entries, asked, strict=True):
+        # the better of the two: a question naming the entry's topic matches it in
+        # context; a title that is only a label ("FAQ page 3") dilutes the question
+        cosine = max(by_text[bare], by_text[entry_question(item)])
+        item["question_cosine"] = round(cosine, 4)
