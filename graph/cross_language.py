@@ -21,13 +21,13 @@ similarity instead:
 - an FAQ entry (a chunk with its entry's `question`) answers the question it
   states, not its page's topic: its answer is quoted only when, besides the
   test above, the asked question's cosine with the entry's own question
-  (`question_cosine`; the question read under its document's title and
-  heading, `entry_question`) reaches `MIN_QUESTION` and leads the other
-  entries' questions retrieved in the turn by `QUESTION_LEAD`
-  (`question_lead`, set by `add_question_leads` over all of a turn's
-  candidates). Only with the local embedder (`judges_entries`): the
-  thresholds are its cosines'; with another one an entry is judged as any
-  passage, by the test above.
+  (`question_cosine`; the question as written or read under its document's
+  title and heading, `entry_question`, the better of the two) reaches
+  `MIN_QUESTION` and leads the other entries' questions retrieved in the turn
+  by `QUESTION_LEAD` (`question_lead`, set by `add_question_leads` over all of
+  a turn's candidates; see graph.entry_question for the context). Only with
+  the local embedder (`judges_entries`): the thresholds are its cosines'; with
+  another one an entry is judged as any passage, by the test above.
 
 Chinese is compared in Simplified script: the embedder matches Traditional text
 worse (on XQuAD, Traditional questions about English passages put the gold
