@@ -20,10 +20,14 @@ similarity instead:
 
 - an FAQ entry (a chunk with its entry's `question`) answers the question it
   states, not its page's topic: its answer is quoted only when, besides the
-  test above, the asked question's cosine with the entry's own question text
-  (`question_cosine`) reaches `MIN_QUESTION` and leads the other entries'
-  questions retrieved in the turn by `QUESTION_LEAD` (`question_lead`, set by
-  `add_question_leads` over all of a turn's candidates).
+  test above, the asked question's cosine with the entry's own question
+  (`question_cosine`; the question as written or read under its document's
+  title and heading, `entry_question`, the better of the two) reaches
+  `MIN_QUESTION` and leads the other entries' questions retrieved in the turn
+  by `QUESTION_LEAD` (`question_lead`, set by `add_question_leads` over all of
+  a turn's candidates; see graph.entry_question for the context). Only with
+  the local embedder (`judges_entries`): the thresholds are its cosines'; with
+  another one an entry is judged as any passage, by the test above.
 
 Chinese is compared in Simplified script: the embedder matches Traditional text
 worse (on XQuAD, Traditional questions about English passages put the gold
@@ -83,6 +87,7 @@ import re
 from typing import Any
 
 from graph.faq_entry import entry_answer
+from storage.embeddings import LocalUSEEmbeddings
 from textkit.scripts import to_simplified
 from textkit.sentences import split_sentences
 
@@ -144,7 +149,8 @@ def asks_entry_question(item: dict[str, Any]) -> bool:
     question's cosine with the asked one under `MIN_QUESTION`, or not `QUESTION_LEAD`
     above the other retrieved entries' questions (see the module docstring).
 
-    Not judged (True) for a passage that is no entry or without an embedder."""
+    Not judged (True) for a passage that is no entry, or not compared (no embedder,
+    or another than the local one)."""
     if not item.get("question") or "question_cosine" not in item:
         return True
     cosine = float(item["question_cosine"])
@@ -157,16 +163,53 @@ def add_question_leads(items: list[dict[str, Any]]) -> None:
     cosine minus the best of the other entries' in the same case (another language
     than the question, or its own: cosines across languages run lower) among `items`
     (all of a turn's candidates; its own cosine when no other entry was retrieved).
-    Chunks of one long entry share its question: they are one entry, not competitors."""
+
+    Entries that are one entry never compete: chunks of one long entry (they share
+    its question), entries whose compared texts (`entry_question`) are the same, and
+    the same entry uploaded twice (same question and text): a copy of a page must
+    not silence the original, nor the reverse."""
     scored = [i for i in items if i.get("question") and "question_cosine" in i]
     for item in scored:
-        own = (item.get("document"), item["question"])
         others = [
             float(o["question_cosine"])
             for o in scored
-            if (o.get("document"), o["question"]) != own and crosses(o) == crosses(item)
+            if not _same_entry(o, item) and crosses(o) == crosses(item)
         ]
         item["question_lead"] = round(float(item["question_cosine"]) - max(others, default=0.0), 4)
+
+
+def _same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if (a.get("document"), a["question"]) == (b.get("document"), b["question"]):
+        return True
+    if _normal(entry_question(a)) == _normal(entry_question(b)):
+        return True
+    return _normal(a["question"]) == _normal(b["question"]) and _normal(
+        str(a.get("text") or "")
+    ) == _normal(str(b.get("text") or ""))
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def entry_question(item: dict[str, Any]) -> str:
+    """An FAQ entry's question in its context, as the asked question is compared with
+    it: its document's title and its heading when that is not the question itself
+    ("Fishing licence. What does it cost?"). Two documents' "What does it cost?"
+    differ only by what they are about."""
+    question = str(item["question"]).strip()
+    heading = str(item.get("heading") or "").strip()
+    if heading and _normal(question) in _normal(heading):
+        heading = ""
+    title = _NAME_JOINERS.sub(" ", str(item.get("document") or "")).strip()
+    return ". ".join(p for p in (title, heading, question) if p)
+
+
+def judges_entries(embedder: Any) -> bool:
+    """True when FAQ entries are judged by their question (`MIN_QUESTION`,
+    `QUESTION_LEAD`): with the local USE model they were measured on; another
+    embedder's cosines run on another scale, and its entries are not judged."""
+    return isinstance(embedder, LocalUSEEmbeddings)
 
 
 def quotable(similarity: float, best: float) -> bool:
@@ -211,18 +254,12 @@ async def similarities(
 
 async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
     """Set `sentence_cosine` on each passage in another language (its best sentence's
-    cosine with `question`), and on an FAQ entry `question_cosine` (its own question's,
-    alone); without an embedder the passage's cosine stands alone."""
+    cosine with `question`), and on an FAQ entry `question_cosine` (`add_entry_cosines`);
+    without an embedder the passage's cosine stands alone."""
     todo = [i for i in items if crosses(i) and "sentence_cosine" not in i]
     if embedder is None or not todo:
         return
-    entries = [i for i in todo if i.get("question")]
-    if entries:
-        # an entry's question as written, without its page's title: what it asks
-        asked = list(dict.fromkeys(str(i["question"]) for i in entries))
-        by_question = dict(zip(asked, await cosines(embedder, question, asked), strict=True))
-        for item in entries:
-            item["question_cosine"] = round(by_question[str(item["question"])], 4)
+    await add_entry_cosines(embedder, question, [i for i in todo if i.get("question")])
     per_item = [passage_sentences(i) for i in todo]
     pairs = [(s, topic(i)) for i, group in zip(todo, per_item, strict=True) for s in group]
     by_sentence = await similarities(embedder, question, list(dict.fromkeys(pairs))[:MAX_SENTENCES])
@@ -230,3 +267,20 @@ async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[st
         scores = [by_sentence[s] for s in group if s in by_sentence]
         if scores:
             item["sentence_cosine"] = round(max(scores), 4)
+
+
+async def add_entry_cosines(embedder: Any, question: str, entries: list[dict[str, Any]]) -> None:
+    """Set `question_cosine` on each FAQ entry: the asked question's cosine with the
+    entry's question as written or in its context (`entry_question`), the better of
+    the two; one batched call. Nothing unless the embedder is the one the thresholds
+    hold for (`judges_entries`)."""
+    if not entries or not judges_entries(embedder):
+        return
+    asked = [str(i["question"]) for i in entries]
+    texts = list(dict.fromkeys([*asked, *(entry_question(i) for i in entries)]))
+    by_text = dict(zip(texts, await cosines(embedder, question, texts), strict=True))
+    for item, bare in zip(entries, asked, strict=True):
+        # the better of the two: a question naming the entry's topic matches it in
+        # context; a title that is only a label ("FAQ page 3") dilutes the question
+        cosine = max(by_text[bare], by_text[entry_question(item)])
+        item["question_cosine"] = round(cosine, 4)
