@@ -38,21 +38,26 @@ def _signed(body: bytes) -> dict[str, str]:
     }
 
 
-def _post_raw(port: int, head: str, chunks: list[bytes], first_wait: float = 0) -> int | None:
-    """POST `head` then `chunks` until the server answers; its status (None: no answer
-    within 15 s, or the connection reset before one). `first_wait`: how long to wait for
-    an answer to the head alone (a refusal by Content-Length comes before the body, and a
-    body sent into a closed connection resets it, losing the answer on a busy machine)."""
+def _post_raw(port: int, head: str, chunks: list[bytes], first_wait: float = 0) -> int | str | None:
+    """POST `head` then `chunks` until the server answers; its status, "cut" when the
+    server closed the connection before taking the whole body and its answer was lost
+    with it (None: no answer within 15 s). `first_wait`: how long to wait for an answer
+    to the head alone (a refusal by Content-Length comes before the body). A body still
+    arriving when the server closes makes its kernel reset the connection, and a reset
+    drops an answer not yet read: which of the two the client sees is a race."""
     with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
         sock.sendall(head.encode())
+        sent_all = False
         try:
             for at, chunk in enumerate(chunks):
                 if select.select([sock], [], [], first_wait if at == 0 else 0)[0]:
                     break  # answered already: the rest is not wanted
                 sock.sendall(chunk)
+            else:
+                sent_all = True
             answer = sock.recv(4096)
         except OSError:
-            return None
+            return None if sent_all else "cut"
     return int(answer.split()[1]) if answer.startswith(b"HTTP/1.1 ") else None
 
 
@@ -130,7 +135,8 @@ def test_serve_refuses_big_unsigned_slack_bodies_and_cuts_off_slow_clients(
             unsigned = client.post(url, content=b'{"type": "event_callback"}')
             garbage = client.post(url, content=b"\xff" * 1000, headers={"X-Slack-Signature": "x"})
             grew_kb = _rss_kb(proc.pid) - before
-        assert (declared, streamed) == (413, 413)
+        # refused before the body was read whole: by its declared length, or mid-stream
+        assert declared == 413 and streamed in (413, "cut"), (declared, streamed)
         assert (unsigned.status_code, garbage.status_code) == (401, 401)
         assert took < 20, took
         assert grew_kb < 8 * 1024, f"RSS grew by {grew_kb} kB"
