@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.turn.service import AnswerService
-from graph.context import GraphContext
 from graph.cross_language import add_question_leads, add_sentence_cosines, entry_question
 from graph.entry_question import add_question_cosines, states_asked_question
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from tests.support.passport_faq import answer_service
 
 FISHING = (
     "# Fishing licence\n\n"
@@ -41,23 +40,11 @@ PASSPORT = "\n\n".join(
 )
 
 
-async def _service(
-    files: dict[str, str],
-    db: Database,
-    ingestion: IngestionService,
-    searcher: HybridSearcher,
-    embedder: Embedder,
-) -> AnswerService:
-    for name, text in files.items():
-        assert (await ingestion.ingest_bytes(name, text.encode())).chunks
-    return AnswerService(db, GraphContext(searcher=searcher, embedder=embedder.model))
-
-
 async def test_the_same_questions_in_two_documents_answer_for_their_own_topic(
     db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
 ) -> None:
     files = {"fishing_licence.md": FISHING, "dog_licence.md": DOG}
-    service = await _service(files, db, ingestion, searcher, embedder)
+    service = await answer_service(files, db, ingestion, searcher, embedder)
     for asked, document, answer in (
         ("How much does a fishing licence cost?", "fishing_licence", "120 dollars"),
         ("Where do I apply for a dog licence?", "dog_licence", "Animal Services"),
@@ -75,7 +62,7 @@ async def test_a_copy_of_a_page_does_not_silence_the_original(
     # byte-identical files are stored once: the copy carries a line of its own
     copy = f"Copied from the passport page on 2026-11-01.\n\n{PASSPORT}"
     files = {"passport-faq.txt": PASSPORT, "renewals-copy.txt": copy}
-    service = await _service(files, db, ingestion, searcher, embedder)
+    service = await answer_service(files, db, ingestion, searcher, embedder)
     for asked in ("what's the price of renewing my passport", "換發護照要多少錢？"):
         result = await service.ask(asked)
         assert result.outcome == "answered", (asked, result.answer)

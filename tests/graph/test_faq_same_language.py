@@ -4,50 +4,23 @@ removed, a sibling sharing the page's words does not answer in its place."""
 
 from __future__ import annotations
 
-from bot.turn.service import AnswerService
-from graph.context import GraphContext
 from graph.cross_language import add_question_leads
 from graph.entry_question import states_asked_question
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from tests.support.passport_faq import FEE, PHOTO, PLACE, TIME, answer_service, faq_page
 
-FEE = (
-    "How much does it cost to renew a passport?",
-    "The passport renewal fee is 1,300 dollars, paid at the counter.",
-)
-TIME = (
-    "How long does it take to renew a passport?",
-    "Processing takes 4 working days; an urgent renewal is ready the next day.",
-)
-PLACE = (
-    "Where can I renew my passport?",
-    "At the City Service Centre, 1 Harbour Road, Monday to Friday.",
-)
-PHOTO = (
-    "What photo do I need to renew a passport?",
-    "One colour photo taken in the last six months, 35 by 45 millimetres.",
-)
 ASKED = "what's the price of renewing my passport"
-
-
-async def _service(
-    entries: list[tuple[str, str]],
-    db: Database,
-    ingestion: IngestionService,
-    searcher: HybridSearcher,
-    embedder: Embedder,
-) -> AnswerService:
-    page = "\n\n".join(f"Q: {q}\nA: {a}" for q, a in entries)
-    assert (await ingestion.ingest_bytes("passport-faq.txt", page.encode())).chunks
-    return AnswerService(db, GraphContext(searcher=searcher, embedder=embedder.model))
 
 
 async def test_a_paraphrase_is_answered_from_the_entry_that_asks_it(
     db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
 ) -> None:
-    service = await _service([FEE, TIME, PLACE, PHOTO], db, ingestion, searcher, embedder)
+    service = await answer_service(
+        {"passport-faq.txt": faq_page([FEE, TIME, PLACE, PHOTO])}, db, ingestion, searcher, embedder
+    )
     result = await service.ask(ASKED)
     assert result.outcome == "answered" and result.llm_calls == 0, result.answer
     assert result.citations[0]["document"] == "passport-faq"
@@ -60,7 +33,9 @@ async def test_without_its_entry_the_paraphrase_is_refused_not_answered_by_a_sib
 ) -> None:
     # the siblings hold "renew" and "passport" as the question does: the word-based
     # test alone grounds one of them; none states the question asked
-    service = await _service([TIME, PLACE, PHOTO], db, ingestion, searcher, embedder)
+    service = await answer_service(
+        {"passport-faq.txt": faq_page([TIME, PLACE, PHOTO])}, db, ingestion, searcher, embedder
+    )
     result = await service.ask(ASKED)
     assert result.outcome == "refused", result.answer
     assert result.citations == []
