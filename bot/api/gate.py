@@ -11,9 +11,10 @@ is read here up to the limit and handed on.
 from __future__ import annotations
 
 from fastapi.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.api.errors import error_response
+from bot.core.delivery.http import replay_body
 from bot.core.serving import ServingCore
 
 UPLOAD_PATH = "/api/v1/documents"
@@ -58,7 +59,7 @@ class BodyGate:
                     scope, receive, send
                 )
                 return
-            receive = _replay(body, receive)
+            receive = replay_body(body, receive)
         await self._app(scope, receive, send)
 
     async def _upload_refusal(
@@ -94,18 +95,3 @@ async def _read_capped(receive: Receive, limit: int) -> bytes | None:
             return None
         if not message.get("more_body", False):
             return bytes(body)
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """The body read here, then the connection's own messages (a streamed reply listens
-    for the client's disconnect on them)."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay

@@ -129,7 +129,7 @@ class WebhookBodyCap:
                 return
             if not message.get("more_body", False):
                 break
-        await self._app(scope, _replay(bytes(body), receive), send)
+        await self._app(scope, replay_body(bytes(body), receive), send)
 
 
 async def _too_large(send: Send) -> None:
@@ -146,8 +146,9 @@ async def _too_large(send: Send) -> None:
     await send({"type": "http.response.body", "body": b"request body too large"})
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """The body read here, then the connection's own messages (a disconnect)."""
+def replay_body(body: bytes, receive: Receive) -> Receive:
+    """The body read already, then the connection's own messages (a disconnect, which
+    a streamed reply listens for)."""
     sent = False
 
     async def replay() -> Message:
