@@ -19,8 +19,6 @@ from typing import Any
 from bench.common import (
     CORPORA,
     Question,
-    connect,
-    fresh_database,
     load_squad,
     mean,
     pct,
@@ -30,7 +28,7 @@ from bench.common import (
 from bench.faq import FaqEntry, faq_sets
 from bench.faq import corpus as faq_corpus
 from bench.faq import questions as faq_questions
-from bench.searching import configured_embedder, ingest_corpus
+from bench.searching import configured_embedder, corpus_database
 from bot.settings import Settings
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
@@ -155,11 +153,7 @@ async def main() -> None:
             unanswerable = questions[: args.unanswerable]
             answerable = [q for q in questions if q.passage not in removed][: args.answerable]
             passages = {k: v for k, v in passages.items() if k not in removed}
-        url, _server = await asyncio.to_thread(
-            fresh_database, "answers_" + "".join(c if c.isalnum() else "_" for c in name)[:40]
-        )
-        db = connect(url)
-        await ingest_corpus(db, passages, settings)
+        db = await corpus_database("answers_", name, passages, settings)
         plain = service_for(db, settings)
         await plain.ask("warm up")
         ans = await run_set(plain, answerable)

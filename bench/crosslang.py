@@ -37,14 +37,12 @@ from bench.common import (
     EVAL_DIR,
     RESULTS_DIR,
     Question,
-    connect,
-    fresh_database,
     load_squad,
     mean,
     print_table,
     write_json,
 )
-from bench.searching import ingest_corpus
+from bench.searching import corpus_database
 from bot.settings import Settings
 from textkit.scripts import to_traditional
 
@@ -98,10 +96,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for direction in args.directions:
         passages, halves = direction_sets(direction, args.answerable, args.removed)
-        name = "crosslang_" + "".join(c if c.isalnum() else "_" for c in direction)
-        url, _server = await asyncio.to_thread(fresh_database, name)
-        db = connect(url)
-        await ingest_corpus(db, passages, settings)
+        db = await corpus_database("crosslang_", direction, passages, settings)
         service = service_for(db, settings)
         await service.ask("warm up")
         for half, sets in halves.items():

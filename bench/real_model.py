@@ -61,8 +61,6 @@ from bench.common import (
     EVAL_DIR,
     RESULTS_DIR,
     Question,
-    connect,
-    fresh_database,
     load_squad,
     mean,
     pct,
@@ -71,7 +69,7 @@ from bench.common import (
 )
 from bench.crosslang import direction_sets
 from bench.faq import load_entries
-from bench.searching import ingest_corpus
+from bench.searching import corpus_database
 from bot.settings import Settings, reveal
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
@@ -485,11 +483,7 @@ async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:
     results: dict[str, Any] = {"corpora": {}}
     for name, passages, answerable, gold_removed in question_sets(args):
         print(f"{name}: ingesting {len(passages)} passages", flush=True)
-        db_url, _server = await asyncio.to_thread(
-            fresh_database, "real_model_" + "".join(c if c.isalnum() else "_" for c in name)[:40]
-        )
-        db = connect(db_url)
-        await ingest_corpus(db, passages, settings)
+        db = await corpus_database("real_model_", name, passages, settings)
         per_mode: dict[str, Any] = {}
         for mode, context in contexts.items():
             service = answer_service(db, settings, context)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
 import time
 
 from sqlalchemy import text
 
+from bench.common import connect, fresh_database
 from bot.app.runtime import ingest_options, upload_policy
 from bot.settings import Settings
 from storage.db import Database
@@ -33,6 +36,18 @@ def configured_embedder(settings: Settings) -> Embedder:
     return build_embedder(
         settings.embedding_base_url, key, settings.embedding_model, settings.embedding_dim
     )
+
+
+async def corpus_database(
+    prefix: str, name: str, passages: dict[str, str], settings: Settings
+) -> Database:
+    """A fresh database named after `prefix` and the corpus `name`, `passages` ingested
+    (dispose of it when done)."""
+    slug = prefix + re.sub(r"[^0-9A-Za-z]", "_", name)[:40]
+    url, _server = await asyncio.to_thread(fresh_database, slug)
+    db = connect(url)
+    await ingest_corpus(db, passages, settings)
+    return db
 
 
 async def ingest_corpus(

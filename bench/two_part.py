@@ -23,14 +23,12 @@ from bench.answers import contains_span, service_for
 from bench.common import (
     CORPORA,
     Question,
-    connect,
-    fresh_database,
     load_squad,
     mean,
     print_table,
     write_json,
 )
-from bench.searching import ingest_corpus
+from bench.searching import corpus_database
 from bot.settings import Settings
 
 
@@ -78,11 +76,7 @@ async def main() -> None:
             continue
         passages, questions = load_squad(path)
         asked = pairs(questions, args.pairs, seed=20261128, across=args.across)
-        url, _server = await asyncio.to_thread(
-            fresh_database, "two_part_" + "".join(c if c.isalnum() else "_" for c in name)[:40]
-        )
-        db = connect(url)
-        await ingest_corpus(db, passages, settings)
+        db = await corpus_database("two_part_", name, passages, settings)
         service = service_for(db, settings)
         await service.ask("warm up")
         turns = []
