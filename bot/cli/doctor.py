@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from bot.cli.base import app, run, settings
-from bot.cli.llm_probe import Finding, probe_llm
 from bot.settings import reveal
+
+if TYPE_CHECKING:
+    from bot.cli.llm_probe import Finding
 
 _LABELS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
@@ -18,6 +22,8 @@ def doctor() -> None:
     Exit 1 only when the model cannot be used (nothing listening, key refused,
     every chat request failing); warnings do not fail.
     """
+    from bot.cli.llm_probe import probe_llm  # httpx and the model's formats: this command only
+
     cfg = settings()
     key = reveal(cfg.llm_api_key)
 
