@@ -247,8 +247,16 @@ def test_the_in_process_runs_print_what_the_script_prints(cli, cli_process, tmp_
     doc = tmp_path / "long.md"
     doc.write_text("# Opening hours\n\nThe service centre opens at nine on Saturdays.\n")
     title = "Service centre opening hours on weekdays, Saturdays and public holidays [2026]"
-    assert cli("ingest", str(doc), "--title", title).returncode == 0
-    for args in (("docs", "list"), ("frobnicate",), ("search", " "), ("ingest", "gone.txt")):
+    # the script's own ingest: worker processes (one per core) chunk and embed
+    made = cli_process("ingest", str(doc), "--title", title)
+    assert made.returncode == 0 and "summary: 1 added" in made.stdout, made.stdout + made.stderr
+    for args in (
+        ("docs", "list"),
+        ("frobnicate",),
+        ("search", " "),
+        ("ingest", str(doc), "--title", title),
+        ("search", "when does the service centre open on Saturday", "--top-k", "1"),
+    ):
         here, there = cli(*args), cli_process(*args)
         assert (here.returncode, here.stdout, here.stderr) == (
             there.returncode,

@@ -10,6 +10,13 @@ stdin, stdout and stderr apart (file descriptors 1 and 2 too, so a child
 process's output is caught as it would be), no terminal; and it puts back what
 it changed. Tests whose point is the process itself (a closed pipe, `serve`,
 the script's exit) use `run_process`.
+
+One difference, for CPU: `ragbot ingest` does its chunking and embedding in
+threads of this process (the `--processes 0` path: the same functions, with the
+model this process has loaded) instead of starting a worker process per core
+that loads the model and jieba again (about 4 s of CPU each time). The worker
+processes are tested in tests/storage/test_ingest_work.py, and `ragbot ingest`
+with them by a real process in tests/cli/test_cli.py.
 """
 
 from __future__ import annotations
@@ -58,10 +65,14 @@ def run_in_process(
 ) -> subprocess.CompletedProcess[str]:
     """`ragbot ARGS` run in this process as the console script runs it; the result as
     `subprocess.run(..., capture_output=True, text=True)` returns it."""
+    from bot.cli import kb
     from bot.cli import main as entry  # here: a test collection that never runs one skips it
 
     runner = CliRunner(charset=ENCODING, capture="fd")
-    with _process_state(env, cwd):
+    with contextlib.ExitStack() as undo:
+        undo.callback(setattr, kb, "usable_cores", kb.usable_cores)
+        kb.usable_cores = lambda: 0  # ingest's work in threads (see above)
+        undo.enter_context(_process_state(env, cwd))
         result = runner.invoke(
             cast(click.Command, _Entry(entry)),
             list(args),
