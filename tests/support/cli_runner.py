@@ -48,15 +48,17 @@ ENCODING = "utf-8"
 def run_process(
     args: Sequence[str], env: dict[str, str], cwd: Path, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """`ragbot ARGS` as a real process (never raises on its exit code)."""
+    """`ragbot ARGS` as a real process (never raises on its exit code); stdin is `stdin`
+    or empty, never the terminal pytest may run in (Rich would take its width)."""
+    given: dict[str, Any] = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run(
         [RAGBOT, *args],
         env=env,
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,
-        input=stdin,
         cwd=cwd,
+        **given,
     )
 
 
@@ -131,11 +133,6 @@ def _process_state(env: dict[str, str], cwd: Path) -> Iterator[None]:
     here = os.getcwd()
     argv = sys.argv[:]
     main = sys.modules["__main__"]
-    # the script as the main module: click names the program after it (not `python -m
-    # pytest.ragbot`), and worker processes started with spawn import it, as they would
-    script = types.ModuleType("__main__")
-    script.__file__ = RAGBOT
-    sys.modules["__main__"] = script
     excepthook = sys.excepthook  # Typer installs its own
     root = logging.getLogger()
     handlers, root_level = root.handlers[:], root.level
@@ -144,10 +141,15 @@ def _process_state(env: dict[str, str], cwd: Path) -> Iterator[None]:
         for name, logger in logging.Logger.manager.loggerDict.items()
         if isinstance(logger, logging.Logger)
     }
-    _replace_environ({**NO_TERMINAL, **env})
-    os.chdir(cwd)
-    root.handlers.clear()
     try:
+        # the script as the main module: click names the program after it (not `python -m
+        # pytest.ragbot`), and worker processes started with spawn import it, as they would
+        script = types.ModuleType("__main__")
+        script.__file__ = RAGBOT
+        sys.modules["__main__"] = script
+        _replace_environ({**NO_TERMINAL, **env})
+        os.chdir(cwd)
+        root.handlers.clear()
         yield
     finally:
         for handler in root.handlers:
