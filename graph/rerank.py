@@ -187,9 +187,7 @@ async def rerank_hits(
         return hits, f"rerank:skipped:{error.reason}"
     reranker.note_success()
     # sorted() is stable: equal scores (and the unscored, last) keep the fusion's order
-    order = sorted(
-        range(len(pool)), key=lambda i: (i not in scores, -scores.get(i, 0.0))
-    )
+    order = sorted(range(len(pool)), key=lambda i: (i not in scores, -scores.get(i, 0.0)))
     return [pool[i] for i in order] + hits[limit:], USED
 
 
