@@ -179,7 +179,7 @@ async def rerank_hits(
     """
     pool = hits[:limit]
     if not pool:
-        return hits, USED
+        return hits, "rerank:skipped:no_hits"  # nothing to ask about
     try:
         scores = await reranker.scores(query, [passage_text(h) for h in pool])
     except RerankError as error:

@@ -48,7 +48,7 @@ async def _search(
         # passages in another language are judged by meaning here (graph.cross_language)
         other_languages=True,
     )
-    if reranker is None:
+    if reranker is None or not hits:  # a search that found nothing has nothing to reorder
         return list(hits)
     # it judges the passages against what the user asked, whatever query found them
     hits, note = await rerank_hits(reranker, question or query, hits, len(hits))

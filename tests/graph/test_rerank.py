@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
 from tests.support.fake_rerank import FakeRerank
-from tests.support.node_fakes import runtime
+from tests.support.node_fakes import Hit, runtime
 
 # The fusion ranks the counter page first for the question (it repeats its words);
 # the fees section, which answers, comes second.
@@ -192,6 +193,7 @@ def test_replies_are_read_strictly() -> None:
     assert parse_scores({"results": [{"index": 1, "relevance_score": 0.5}]}, 2) == {1: 0.5}
     # some servers name it `score`
     assert parse_scores({"results": [{"index": 0, "score": 2}]}, 1) == {0: 2.0}
+    bad: Any
     for bad in (
         [],
         {"results": []},
@@ -205,3 +207,37 @@ def test_replies_are_read_strictly() -> None:
         with pytest.raises(RerankError) as caught:
             parse_scores(bad, 2)
         assert caught.value.reason == "malformed"
+
+
+@dataclass
+class _Hit(Hit):
+    cross_language: bool = False
+
+
+async def test_each_language_group_is_reranked_and_cut_to_top_k(fake: FakeRerank) -> None:
+    """The search is asked for the reranker's pool; each group keeps top_k, in the
+    reranker's order, the question's language first."""
+    native = [_Hit(i, 0.9 - i / 100, document=f"d{i}", text=f"native {i}") for i in range(8)]
+    other = [
+        _Hit(100 + i, 0.5, document=f"o{i}", text=f"other {i}", cross_language=True)
+        for i in range(8)
+    ]
+    native[6].text, other[7].text = "native 6 1,300", "other 7 1,300"
+    searcher = _WideSearcher([*native, *other])
+    rt, _ = runtime(searcher=searcher, top_k=3, reranker=Reranker(fake.url, "m"))
+    state = {**_state(), "retrieval": {"loop": 1, "query": QUESTION}}
+    out = await tool_executor(state, rt)  # type: ignore[arg-type]
+    assert searcher.asked == [20]
+    assert [c["chunk_id"] for c in out["candidates"]] == [6, 0, 1, 107, 100, 101]
+    assert out["decision_path"][0] == "rerank:used"
+    assert len(fake.requests[0]["documents"]) == 16
+
+
+@dataclass
+class _WideSearcher:
+    hits: list[_Hit]
+    asked: list[int] = field(default_factory=list)
+
+    async def search(self, query: str, top_k: int = 5, **_: Any) -> list[_Hit]:
+        self.asked.append(top_k)
+        return self.hits
