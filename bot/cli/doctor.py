@@ -1,4 +1,4 @@
-"""`ragbot doctor`: check the configured LLM endpoint and say plainly what is wrong."""
+"""`ragbot doctor`: check the LLM endpoint (and any reranker) and say plainly what is wrong."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import typer
 
 from bot.cli.base import app, run, settings
 from bot.cli.llm_probe import Finding, probe_llm
+from bot.cli.rerank_probe import probe_reranker
 from bot.settings import reveal
 
 _LABELS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
@@ -15,14 +16,24 @@ _LABELS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 def doctor() -> None:
     """Check the LLM endpoint with real requests: reachable, model, format, token cap, latency.
 
-    Exit 1 only when the model cannot be used (nothing listening, key refused,
-    every chat request failing); warnings do not fail.
+    With RERANK_BASE_URL set, also one rerank request (a reranker that cannot be
+    used is a warning: turns go on without it). Exit 1 only when the model
+    cannot be used (nothing listening, key refused, every chat request
+    failing); warnings do not fail.
     """
     cfg = settings()
     key = reveal(cfg.llm_api_key)
 
     async def go() -> list[Finding]:
-        return await probe_llm(cfg.llm_base_url, key, cfg.llm_model, timeout=cfg.llm_timeout_s)
+        found = await probe_llm(cfg.llm_base_url, key, cfg.llm_model, timeout=cfg.llm_timeout_s)
+        if cfg.rerank_base_url:
+            found += await probe_reranker(
+                cfg.rerank_base_url,
+                cfg.rerank_model,
+                reveal(cfg.rerank_api_key),
+                cfg.rerank_timeout_s,
+            )
+        return found
 
     findings = run(go)
     for f in findings:
