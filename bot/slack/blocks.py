@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.core.messages import Button, FinalAnswer
@@ -12,6 +13,8 @@ SECTION_LIMIT = 3000  # characters of text in one section block (split_text's de
 MESSAGE_BLOCKS = 45  # of Slack's 50 per message, leaving room for sources and buttons
 FEEDBACK_BLOCK = "ragbot_feedback"
 HANDOFF_BLOCK = "ragbot_handoff"  # "Ask a person" (kept when a vote replaces the feedback)
+# an answer's list item (graph.nodes.response_synth writes `- `): mrkdwn has no lists
+_ITEM = re.compile(r"^-[ \t]+", re.MULTILINE)
 HELPFUL, NOT_HELPFUL = "ragbot_helpful", "ragbot_not_helpful"
 FEEDBACK = "ragbot_feedback"  # Slack's feedback buttons (value "+id" / "-id")
 STOP, STOP_BLOCK = "ragbot_stop", "ragbot_stop"  # value: the delivery whose turn to stop
@@ -25,8 +28,9 @@ def escape(text: str) -> str:
 
 
 def mrkdwn(answer: str) -> str:
-    """The answer as Slack mrkdwn: document text escaped, `[n]` citations kept."""
-    return escape(answer)
+    """The answer as Slack mrkdwn: document text escaped, `[n]` citations kept, list items
+    (`- `) as `• ` lines. Its other lines stay plain: answers mark no headings."""
+    return _ITEM.sub("• ", escape(answer))
 
 
 def sources_block(citations: list[dict[str, Any]], language: str) -> dict[str, Any] | None:
