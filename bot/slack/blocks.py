@@ -13,13 +13,13 @@ SECTION_LIMIT = 3000  # characters of text in one section block (split_text's de
 MESSAGE_BLOCKS = 45  # of Slack's 50 per message, leaving room for sources and buttons
 FEEDBACK_BLOCK = "ragbot_feedback"
 HANDOFF_BLOCK = "ragbot_handoff"  # "Ask a person" (kept when a vote replaces the feedback)
-# an answer's list item (graph.nodes.response_synth writes `- `): mrkdwn has no lists
-_ITEM = re.compile(r"^-[ \t]+", re.MULTILINE)
 HELPFUL, NOT_HELPFUL = "ragbot_helpful", "ragbot_not_helpful"
 FEEDBACK = "ragbot_feedback"  # Slack's feedback buttons (value "+id" / "-id")
 STOP, STOP_BLOCK = "ragbot_stop", "ragbot_stop"  # value: the delivery whose turn to stop
 SHARE, KEEP_PRIVATE, SHARE_BLOCK = "ragbot_share", "ragbot_keep_private", "ragbot_share"
 SUGGESTION = "ragbot_suggestion"  # a suggested question's button (value: the question)
+# an answer's list item (graph.nodes.response_synth writes `- `): mrkdwn has no lists
+_ITEM = re.compile(r"^-[ \t]+", re.MULTILINE)
 
 
 def escape(text: str) -> str:
