@@ -12,7 +12,9 @@ The reranker only reorders: the hits it is given are the hits that come back,
 none added or dropped. Down, slow (RERANK_TIMEOUT_SECONDS) or answering
 garbage, it is skipped: the hits keep the fusion's order, the decision path
 says `rerank:skipped:<reason>`, and the log says so once per run of failures
-(a reranker that is down would otherwise log every turn).
+(a reranker that is down would otherwise log every turn). A reranker that did
+not answer in time rests for `REST_AFTER_TIMEOUT_S`: searches skip it at once
+(`rerank:skipped:resting`) instead of each waiting out the timeout again.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -36,6 +39,10 @@ H = TypeVar("H")
 # one short request (the cost grows with each passage it reads).
 RERANK_CANDIDATES = 20
 USED = "rerank:used"
+# After a timeout, searches skip the reranker this long before it is asked again: a hung
+# server would otherwise add RERANK_TIMEOUT_SECONDS to every turn. A refused connection
+# or an error status fails at once and costs nothing, so those are asked every time.
+REST_AFTER_TIMEOUT_S = 30.0
 
 
 class RerankError(Exception):
@@ -88,6 +95,7 @@ class Reranker:
     _client: httpx.AsyncClient | None = field(default=None, init=False, repr=False)
     _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False, repr=False)
     _failing: bool = field(default=False, init=False, repr=False)
+    _resting_until: float = field(default=0.0, init=False, repr=False)  # time.monotonic()
 
     @property
     def url(self) -> str:
@@ -105,6 +113,8 @@ class Reranker:
 
     async def scores(self, query: str, documents: Sequence[str]) -> dict[int, float]:
         """The reranker's score of each document for `query` (by index); raises RerankError."""
+        if time.monotonic() < self._resting_until:
+            raise RerankError("resting", "it timed out a moment ago")
         body: dict[str, Any] = {
             "query": query,
             "documents": list(documents),
@@ -117,6 +127,7 @@ class Reranker:
             async with asyncio.timeout(self.timeout):
                 reply = await self._http().post(self.url, json=body)
         except (TimeoutError, httpx.TimeoutException) as exc:
+            self._resting_until = time.monotonic() + REST_AFTER_TIMEOUT_S
             raise RerankError("timeout", f"no reply within {self.timeout:g} s") from exc
         except httpx.HTTPError as exc:
             raise RerankError("unreachable", type(exc).__name__) from exc

@@ -146,11 +146,29 @@ async def test_a_reranker_that_fails_is_skipped_and_the_answer_still_comes(
     assert first.answer == plain.answer
     assert first.citations == plain.citations
     assert f"rerank:skipped:{reason}" in first.decision_path
-    assert f"rerank:skipped:{reason}" in second.decision_path
+    # a reranker that timed out rests: the next turn skips it without waiting again
+    again = "resting" if mode == "slow" else reason
+    assert f"rerank:skipped:{again}" in second.decision_path
     # one warning for the run of failures, not one per search or per turn
     warnings = [r for r in caplog.records if r.name == "graph.rerank"]
     assert len(warnings) == 1 and reason in warnings[0].getMessage()
     assert KEY not in caplog.text
+
+
+@pytest.mark.usefixtures("indexed")
+async def test_a_reranker_that_timed_out_is_not_waited_for_again_while_it_rests(
+    service: Any, fake: FakeRerank
+) -> None:
+    fake.mode, fake.delay = "slow", 2.0
+    reranker = Reranker(fake.url, "m", None, timeout=0.5)
+    await service(reranker).ask(QUESTION)
+    asked = len(fake.requests)
+    resting = await service(reranker).ask(QUESTION)
+    assert "rerank:skipped:resting" in resting.decision_path
+    assert len(fake.requests) == asked  # not asked while it rests
+    fake.mode = "ok"
+    reranker._resting_until = 0.0  # its rest is over
+    assert "rerank:used" in (await service(reranker).ask(QUESTION)).decision_path
 
 
 @pytest.mark.usefixtures("indexed")
