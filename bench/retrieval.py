@@ -1,7 +1,13 @@
 """Retrieval benchmark: hybrid vs keyword-only, vector-only and in-memory BM25.
 
 Usage: .venv/bin/python -m bench.retrieval [--limit N] [--filler 100000 1000000] [--reuse-filler]
+       [--rerank-url URL --rerank-model M]
 Prints Markdown tables and writes bench/results/retrieval.json.
+
+With `--rerank-url` (the root of a `/rerank` endpoint, as RERANK_BASE_URL;
+RERANK_API_KEY and RERANK_TIMEOUT_SECONDS from the settings) each hybrid
+search's hits are also reranked (graph.rerank, as a turn does) and scored as
+one more method beside the hybrid's, on the same questions in the same run.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ import argparse
 import asyncio
 import random
 import time
+from collections import Counter
 from typing import Any
 
 from rank_bm25 import BM25Okapi
@@ -30,7 +37,8 @@ from bench.faq import faq_sets, recall
 from bench.faq import questions as faq_questions
 from bench.scale import HEADERS, scale_runs, variant
 from bench.searching import CUTS, HYBRID, ingest_corpus, searchers
-from bot.settings import Settings
+from bot.settings import Settings, reveal
+from graph.rerank import RERANK_CANDIDATES, Reranker, rerank_hits
 from storage.ingestion import index_text
 from storage.search import HybridSearcher
 from textkit.tokens import keyword_tokens
@@ -60,18 +68,40 @@ def metrics(rankings: list[list[str]], golds: list[str]) -> dict[str, float]:
     return out
 
 
+def reranked_name(reranker: Reranker) -> str:
+    """The method's name in the tables: the hybrid's hits reordered by this reranker."""
+    return f"hybrid + reranker ({reranker.model or reranker.url})"
+
+
 async def run_queries(
-    methods: dict[str, tuple[HybridSearcher, str]], questions: list[Question]
+    methods: dict[str, tuple[HybridSearcher, str]],
+    questions: list[Question],
+    reranker: Reranker | None = None,
+    decisions: Counter[str] | None = None,
 ) -> tuple[dict[str, list[list[str]]], dict[str, list[float]], list[dict[str, Any]]]:
+    """Each method's document ranking and latency per question; with `reranker`, one
+    more method: the hybrid's hits reranked (its decisions counted in `decisions`)."""
     ranked: dict[str, list[list[str]]] = {m: [] for m in methods}
     latency: dict[str, list[float]] = {m: [] for m in methods}
+    if reranker is not None:
+        ranked[reranked_name(reranker)], latency[reranked_name(reranker)] = [], []
+    # the reranker's pool, as a turn gives it (the metrics read the first 10 documents,
+    # which a longer list leaves as they were)
+    top_k = max(15, RERANK_CANDIDATES) if reranker is not None else 15
     scores: list[dict[str, Any]] = []
     for q in questions:
         for name, (searcher, mode) in methods.items():
             t0 = time.perf_counter()
-            hits = await searcher.search(q.text, top_k=15, mode=mode)
+            hits = await searcher.search(q.text, top_k=top_k, mode=mode)
             latency[name].append((time.perf_counter() - t0) * 1000)
             ranked[name].append(doc_ranking([h.document for h in hits]))
+            if name == HYBRID and reranker is not None:
+                reordered, note = await rerank_hits(reranker, q.text, hits)
+                # the search's time and the reranker's: what a turn waits
+                latency[reranked_name(reranker)].append((time.perf_counter() - t0) * 1000)
+                ranked[reranked_name(reranker)].append(doc_ranking([h.document for h in reordered]))
+                if decisions is not None:
+                    decisions[note] += 1
             if name == HYBRID and hits:
                 gold = next((h for h in hits if h.document == q.passage), None)
                 scores.append(
@@ -164,8 +194,25 @@ async def main() -> None:
     parser.add_argument(
         "--faq-sets", nargs="*", default=None, help="FAQ sets to run (name or first word)"
     )
+    parser.add_argument(
+        "--rerank-url",
+        default=None,
+        help="root of a /rerank endpoint (as RERANK_BASE_URL): the hybrid reranked too",
+    )
+    parser.add_argument("--rerank-model", default=None, help="the reranker's model name")
     args = parser.parse_args()
     settings = Settings()
+    reranker = (
+        Reranker(
+            args.rerank_url,
+            args.rerank_model,
+            reveal(settings.rerank_api_key),
+            settings.rerank_timeout_s,
+        )
+        if args.rerank_url
+        else None
+    )
+    decisions: Counter[str] = Counter()
     rng = random.Random(7)
     results: dict[str, Any] = {"corpora": {}}
     quality_rows: list[list[Any]] = []
@@ -185,7 +232,7 @@ async def main() -> None:
         methods = searchers(db, settings)
         await methods[HYBRID][0].search("warm up", top_k=1)
         golds = [q.passage for q in questions]
-        ranked, latency, scores = await run_queries(methods, questions)
+        ranked, latency, scores = await run_queries(methods, questions, reranker, decisions)
         ranked["bm25 (rank_bm25, memory)"], latency["bm25 (rank_bm25, memory)"] = bm25_baseline(
             passages, questions
         )
@@ -241,7 +288,7 @@ async def main() -> None:
         }
         if name in CROSS_LINGUAL:
             label, asked = cross_lingual(name, questions)
-            ranked, _, _ = await run_queries(methods, asked)
+            ranked, _, _ = await run_queries(methods, asked, reranker, decisions)
             crossed = {mode: metrics(r, golds) for mode, r in ranked.items()}
             results["corpora"][name]["cross_lingual"] = crossed
             quality_rows += [
@@ -257,6 +304,13 @@ async def main() -> None:
     results["quality_table"] = print_table(
         ["corpus", "method", "R@1", "R@5", "R@10", "MRR@10", "p50 ms", "p95 ms"], quality_rows
     )
+    if reranker is not None:
+        # a search the reranker skipped keeps the fusion's order: say how many were
+        results["rerank"] = {"url": reranker.url, "model": reranker.model, **decisions}
+        print(
+            f"\nreranker at {reranker.url}: " + ", ".join(f"{n} {d}" for d, n in decisions.items())
+        )
+        await reranker.aclose()
     if args.faq:
         print("\n## FAQ paraphrases: gold entry in the top 5\n")
         results["faq_table"] = print_table(

@@ -95,6 +95,27 @@ class Settings(BaseSettings):
     search_keyword_weight: float = Field(default=1.0, validation_alias="SEARCH_KEYWORD_WEIGHT")
     search_vector_weight: float = Field(default=0.15, validation_alias="SEARCH_VECTOR_WEIGHT")
     search_fusion: str = Field(default="adaptive", validation_alias="SEARCH_FUSION")
+    # an optional cross-encoder behind a `/rerank` endpoint reorders each search's fused
+    # hits (graph.rerank); unset: no reranker, the fusion's order
+    rerank_base_url: str | None = Field(
+        default=None,
+        validation_alias="RERANK_BASE_URL",
+        description="Root of a /rerank endpoint (Jina, Cohere, vLLM, llama.cpp, Infinity)",
+    )
+    rerank_model: str | None = Field(
+        default=None, validation_alias="RERANK_MODEL", description="The reranker model's name"
+    )
+    rerank_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias="RERANK_API_KEY",
+        description="Bearer key of the rerank endpoint (a secret, never printed)",
+    )
+    rerank_timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        validation_alias="RERANK_TIMEOUT_SECONDS",
+        description="Seconds a rerank request may take before the fused order is kept",
+    )
 
     llm_base_url: str | None = Field(default=None, validation_alias="LLM_BASE_URL")
     llm_api_key: SecretStr | None = Field(default=None, validation_alias="LLM_API_KEY")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from graph.cpu_lane import CpuLane
 from graph.llm_client import CallLimits
 from graph.structured import FormatLadder
+
+if TYPE_CHECKING:
+    from graph.rerank import Reranker
 
 
 class Searcher(Protocol):
@@ -78,6 +81,9 @@ class GraphContext:
     # the process's turns take their CPU steps one at a time, in arrival order (shared
     # across turns; graph.cpu_lane); None: every turn at once
     cpu_lane: CpuLane | None = None
+    # reorders each search's fused hits (RERANK_BASE_URL; graph.rerank); None: the
+    # fusion's order, as before
+    reranker: Reranker | None = None
 
     @property
     def llm_limits(self) -> CallLimits:

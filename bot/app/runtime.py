@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported wh
     from bot.core.admin.service import AdminService
     from bot.core.serving import ServingCore
     from bot.turn.service import AnswerService, TurnStream
+    from graph.rerank import Reranker
 
 logger = logging.getLogger(__name__)
 # how long closing waits for cancelled turns' stores: with the traces' last flush
@@ -59,6 +60,7 @@ class Runtime:
     server: Any = None  # the embedded Postgres handle, kept alive while we run
 
     _answers: AnswerService | None = field(default=None, init=False, repr=False)
+    _reranker: Reranker | None = field(default=None, init=False, repr=False)
 
     def answer_service(self) -> AnswerService:
         """The turn service over this runtime's search, forms and (optional) LLM.
@@ -68,6 +70,11 @@ class Runtime:
         if self._answers is None:
             self._answers = self._build_answer_service()
         return self._answers
+
+    async def close_clients(self) -> None:
+        """Close the HTTP connections the answering side keeps (the reranker's)."""
+        if self._reranker is not None:
+            await self._reranker.aclose()
 
     async def settle_turns(self, timeout: float) -> None:
         """Let the stores of turns cancelled on the way out (a drain's grace over, a worker
@@ -87,8 +94,13 @@ class Runtime:
         from graph.cpu_lane import CpuLane
         from graph.models import build_chat_model
         from graph.prompts import versions
+        from graph.rerank import build_reranker
 
         cfg = self.settings
+        reranker = build_reranker(
+            cfg.rerank_base_url, cfg.rerank_model, reveal(cfg.rerank_api_key), cfg.rerank_timeout_s
+        )
+        self._reranker = reranker
         llm = build_chat_model(
             cfg.llm_base_url,
             reveal(cfg.llm_api_key),
@@ -115,12 +127,14 @@ class Runtime:
             },
             handoff=cfg.handoff_contacts(),
             # with the local embedder a turn's search is CPU; a remote one's is a network
-            # wait, which must not hold the lane (graph.cpu_lane)
+            # wait, which must not hold the lane (graph.cpu_lane), nor must a reranker's
+            # request, made in the same step
             cpu_lane=(
                 CpuLane(cfg.cpu_lane_patience_s)
-                if self.embedder.is_local and cfg.cpu_lane_patience_s > 0
+                if self.embedder.is_local and reranker is None and cfg.cpu_lane_patience_s > 0
                 else None
             ),
+            reranker=reranker,
         )
         return AnswerService(
             self.db,
@@ -347,6 +361,8 @@ async def open_runtime(
             upload_policy=policy,
             server=server,
         )
+        # after the turns settled
+        closing.push_async_callback(runtime.close_clients)
         # before the traces are sent and the pool closes
         closing.push_async_callback(runtime.settle_turns, SETTLE_S)
         yield runtime

@@ -1,4 +1,4 @@
-"""`ragbot doctor`: check the configured LLM endpoint and say plainly what is wrong."""
+"""`ragbot doctor`: check the LLM endpoint (and any reranker) and say plainly what is wrong."""
 
 from __future__ import annotations
 
@@ -19,16 +19,28 @@ _LABELS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 def doctor() -> None:
     """Check the LLM endpoint with real requests: reachable, model, format, token cap, latency.
 
-    Exit 1 only when the model cannot be used (nothing listening, key refused,
-    every chat request failing); warnings do not fail.
+    With RERANK_BASE_URL set, also one rerank request (a reranker that cannot be
+    used is a warning: turns go on without it). Exit 1 only when the model
+    cannot be used (nothing listening, key refused, every chat request
+    failing); warnings do not fail.
     """
-    from bot.cli.llm_probe import probe_llm  # httpx and the model's formats: this command only
+    # the probes (httpx, the model's formats, the reranker's client): this command only
+    from bot.cli.llm_probe import probe_llm
+    from bot.cli.rerank_probe import probe_reranker
 
     cfg = settings()
     key = reveal(cfg.llm_api_key)
 
     async def go() -> list[Finding]:
-        return await probe_llm(cfg.llm_base_url, key, cfg.llm_model, timeout=cfg.llm_timeout_s)
+        found = await probe_llm(cfg.llm_base_url, key, cfg.llm_model, timeout=cfg.llm_timeout_s)
+        if cfg.rerank_base_url:
+            found += await probe_reranker(
+                cfg.rerank_base_url,
+                cfg.rerank_model,
+                reveal(cfg.rerank_api_key),
+                cfg.rerank_timeout_s,
+            )
+        return found
 
     findings = run(go)
     for f in findings:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.core.messages import Button, FinalAnswer
@@ -17,6 +18,8 @@ FEEDBACK = "ragbot_feedback"  # Slack's feedback buttons (value "+id" / "-id")
 STOP, STOP_BLOCK = "ragbot_stop", "ragbot_stop"  # value: the delivery whose turn to stop
 SHARE, KEEP_PRIVATE, SHARE_BLOCK = "ragbot_share", "ragbot_keep_private", "ragbot_share"
 SUGGESTION = "ragbot_suggestion"  # a suggested question's button (value: the question)
+# an answer's list item (graph.nodes.response_synth writes `- `): mrkdwn has no lists
+_ITEM = re.compile(r"^-[ \t]+", re.MULTILINE)
 
 
 def escape(text: str) -> str:
@@ -25,8 +28,9 @@ def escape(text: str) -> str:
 
 
 def mrkdwn(answer: str) -> str:
-    """The answer as Slack mrkdwn: document text escaped, `[n]` citations kept."""
-    return escape(answer)
+    """The answer as Slack mrkdwn: document text escaped, `[n]` citations kept, list items
+    (`- `) as `• ` lines. Its other lines stay plain: answers mark no headings."""
+    return _ITEM.sub("• ", escape(answer))
 
 
 def sources_block(citations: list[dict[str, Any]], language: str) -> dict[str, Any] | None:

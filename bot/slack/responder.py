@@ -46,6 +46,7 @@ from bot.slack.blocks import (
     answer_messages,
     core_buttons_block,
     escape,
+    mrkdwn,
     share_block,
     split_text,
     stop_block,
@@ -151,7 +152,7 @@ class SlackResponder:
                     file["audience"] = audience
                     await self._send(f"form:{form['name']}", file, event.result.trace_id)
         elif isinstance(event, Reply | ErrorReply):
-            text = escape(event.text)
+            text = mrkdwn(event.text)  # a forms list's `- ` items as `• ` too
             blocks = [_section(p) for p in split_text(text)]
             buttons = (
                 core_buttons_block(event.data.get("buttons") or ())
@@ -229,7 +230,7 @@ class SlackResponder:
                 piece, self._pending = self._pending, ""
                 await self._append(markdown_text=escape(piece))
         elif self._mode == "update" and self._due():
-            await self._edit(escape(self._text) + " …")
+            await self._edit(mrkdwn(self._text) + " …")
 
     async def _append(self, **content: Any) -> None:
         if self._quiet:
@@ -244,7 +245,7 @@ class SlackResponder:
             logger.info("stream append failed (%s): switching to chat.update", _error(exc))
             self._mode, self._stream_open = "none", False
             self._ts = None
-            await self._placeholder(escape(self._text) or "…")
+            await self._placeholder(mrkdwn(self._text) or "…")
         except (aiohttp.ClientError, TimeoutError) as exc:
             logger.info("chat.appendStream failed (%s): skipped", type(exc).__name__)
 
@@ -338,7 +339,7 @@ class SlackResponder:
         """
         payload: dict[str, Any] = {"op": "respond", "url": self._response_url}
         if isinstance(event, Reply | ErrorReply) and event.text:
-            await self._send("respond", {**payload, "text": escape(event.text)})
+            await self._send("respond", {**payload, "text": mrkdwn(event.text)})
         elif not self._private:
             return
         elif isinstance(event, Progress) and event.step == "received":

@@ -2,8 +2,10 @@
 
 Everything that came from documents or users is escaped for HTML parse mode
 (`<`, `>`, `&`); `*` and `_` mean nothing in HTML mode, so they need nothing.
-Long answers are cut on sentence boundaries into messages under Telegram's
-4,096 characters; citations follow the answer with document title and page.
+An answer's list items (`- ` lines) show as `• ` lines: Telegram's HTML has no
+list tags. Long answers are cut on line and sentence boundaries (never inside a
+list item that fits a message) into messages under Telegram's 4,096
+characters; citations follow the answer with document title and page.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ VOTE, LANG, FORM, STOP = "fb", "lang", "form", "stop"
 EXPAND_FROM = 1200  # an answer longer than this shows its lead, the rest expandable
 LEAD_LIMIT = 500  # the lead of an expandable answer: whole sentences up to this long
 _TAG = re.compile(r"<[^>]+>")
+# an answer's list item (graph.nodes.response_synth writes `- `)
+_ITEM = re.compile(r"^-[ \t]+", re.MULTILINE)
 
 
 def escape(value: str) -> str:
@@ -39,12 +43,17 @@ def escape(value: str) -> str:
     return html.escape(value, quote=True)
 
 
+def bulleted(plain: str) -> str:
+    """`plain` with its list items' `- ` shown as `• ` (still plain text)."""
+    return _ITEM.sub("• ", plain)
+
+
 def preview(streamed: str) -> str:
     """The answer so far, for a draft or an edited message."""
     shown = streamed.strip()
     if len(shown) > STREAM_LIMIT:
         shown = shown[:STREAM_LIMIT].rstrip()
-    return escape(shown) + " …"
+    return escape(bulleted(shown)) + " …"
 
 
 def sources(citations: list[dict[str, Any]], language: str) -> str:
@@ -67,14 +76,15 @@ def answer_messages(answer: FinalAnswer) -> list[str]:
 
 
 def html_messages(plain: str, footer_html: str = "", expand: bool = False) -> list[str]:
-    """`plain` escaped and cut into messages; `footer_html` joins the last one when it fits.
+    """`plain` bulleted, escaped and cut into messages; `footer_html` joins the last one
+    when it fits.
 
     With `expand` (answers), a long text that fits one message shows its lead
     (whole sentences) and the rest in an expandable blockquote; a longer one is
     cut at sentence boundaries. Text is cut before it is escaped, so no entity
     or tag is ever split.
     """
-    parts = split_text(plain or "…", PIECE_LIMIT)
+    parts = split_text(bulleted(plain or "…"), PIECE_LIMIT)
     one = expand and len(parts) == 1
     pieces = [expandable(parts[0])] if one else [escape(p) for p in parts]
     if footer_html:

@@ -6,6 +6,11 @@ without searching again; retrieval_checker does the grading. The first loop
 searches the planner's query and the user's own question at once. A split
 question (graph.question_parts) also searches each part's own query, its
 candidates kept per part (retrieval_checker grades each part on its own).
+
+With a reranker (RERANK_BASE_URL; graph.rerank) each search brings up to
+RERANK_CANDIDATES fused hits of each language group, the reranker reorders
+them, and the top_k of each group go on as without one; its decision
+(`rerank:used`, `rerank:skipped:<reason>`) precedes the step's in the path.
 """
 
 from __future__ import annotations
@@ -22,15 +27,20 @@ from graph.entry_question import add_question_cosines
 from graph.grounding import is_grounded
 from graph.nodes.query_builder import rewrite_for_retry
 from graph.nodes.recording import Step, recorded
+from graph.rerank import RERANK_CANDIDATES, rerank_hits, turn_decision
 from graph.state import GraphState
 
 
-async def _retrieve(
-    context: GraphContext, query: str, threshold: float, question: str
-) -> list[dict[str, Any]]:
+async def _search(
+    context: GraphContext, query: str, threshold: float, question: str, notes: list[str]
+) -> list[Any]:
+    """The search's hits; with a reranker, a wider pool reordered by it, then each
+    language group cut to top_k (its decision appended to `notes`)."""
+    reranker = context.reranker
     hits = await context.searcher.search(
         query,
-        top_k=context.top_k,
+        # the reranker's pool: with top_k alone it could only shuffle what would be kept
+        top_k=max(context.top_k, RERANK_CANDIDATES) if reranker else context.top_k,
         threshold=threshold,
         filters=context.search_filters,
         per_document=context.chunks_per_document,
@@ -38,6 +48,21 @@ async def _retrieve(
         # passages in another language are judged by meaning here (graph.cross_language)
         other_languages=True,
     )
+    if reranker is None or not hits:  # a search that found nothing has nothing to reorder
+        return list(hits)
+    # it judges the passages against what the user asked, whatever query found them
+    hits, note = await rerank_hits(reranker, question or query, hits, len(hits))
+    notes.append(note)
+    # the search's shape kept: the question's language first, top_k of each group
+    native = [h for h in hits if not getattr(h, "cross_language", False)]
+    other = [h for h in hits if getattr(h, "cross_language", False)]
+    return native[: context.top_k] + other[: context.top_k]
+
+
+async def _retrieve(
+    context: GraphContext, query: str, threshold: float, question: str, notes: list[str]
+) -> list[dict[str, Any]]:
+    hits = await _search(context, query, threshold, question, notes)
     found = [
         {
             "document": h.document,
@@ -105,12 +130,16 @@ def part_query(part: dict[str, str], loop: int) -> str | None:
     return retry if loop == 2 and retry != part["query"] else None
 
 
-async def search_parts(state: GraphState, context: GraphContext) -> list[list[dict[str, Any]]]:
+async def search_parts(
+    state: GraphState, context: GraphContext, notes: list[str] | None = None
+) -> list[list[dict[str, Any]]]:
     """Each part of a split question searched with its own query (graph.question_parts),
     its passages tested against the part alone; each part's candidates merged across loops.
 
-    A part already answered by an earlier loop is not searched again.
+    A part already answered by an earlier loop is not searched again. The
+    reranker's decisions are appended to `notes`.
     """
+    notes = [] if notes is None else notes
     parts = state.get("plan", {}).get("parts", [])
     loop = int(state.get("retrieval", {}).get("loop", 1))
     earlier = state.get("part_candidates") or [[] for _ in parts]
@@ -118,7 +147,7 @@ async def search_parts(state: GraphState, context: GraphContext) -> list[list[di
     queries = [None if answered[i] else part_query(p, loop) for i, p in enumerate(parts)]
     floor = min(context.thresholds)
     found = await asyncio.gather(
-        *(_retrieve(context, q, floor, q) for q in queries if q is not None)
+        *(_retrieve(context, q, floor, q, notes) for q in queries if q is not None)
     )
     hits = iter(found)
     return [
@@ -158,18 +187,19 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> St
     # a query already searched this turn would find the same chunks again
     searched = "retrieve_documents" in names and query in retrieval.get("failed_queries", [])
     parts = state.get("plan", {}).get("parts", [])
+    notes: list[str] = []  # the reranker's decision of each search (graph.rerank)
     if "retrieve_documents" in names and parts:
         # a split question: each part is searched on its own (its candidates kept apart),
         # and the whole question as before: it answers when no part does
-        jobs["parts"] = search_parts(state, context)
+        jobs["parts"] = search_parts(state, context, notes)
     if "retrieve_documents" in names and not searched:
         own = state.get("standalone_question") or state.get("normalized_question", "")
         # every passage is tested against what the user asked, whatever query found it
-        jobs["hits"] = _retrieve(context, query, min(context.thresholds), own)
+        jobs["hits"] = _retrieve(context, query, min(context.thresholds), own, notes)
         if retrieval.get("loop", 1) == 1 and own.strip() and own != query:
             # the user's own words are always searched too: a planner query that
             # misreads the question (or translates it wrongly) cannot hide the answer
-            jobs["own"] = _retrieve(context, own, min(context.thresholds), own)
+            jobs["own"] = _retrieve(context, own, min(context.thresholds), own, notes)
     if "get_form_download_links" in names:
         asked = state.get("normalized_question", "")
         jobs["forms"] = _forms(context, asked, export="export_form_file" in names)
@@ -188,4 +218,7 @@ async def tool_executor(state: GraphState, runtime: Runtime[GraphContext]) -> St
         update["evidence"] = candidates
     if "forms" in results:
         update["forms"] = results["forms"]
+    reranked = turn_decision(notes)
+    if reranked is not None:
+        update["decision_path"] = [reranked]
     return Step(update, f"tool_executor:{label}" + (":cached" if searched else ""))

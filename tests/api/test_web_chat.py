@@ -1,7 +1,8 @@
 """The web chat (/chat) in a real headless Chromium against a running `ragbot serve`.
 
 A resident asks in Traditional Chinese, sees the streamed answer with its cited document,
-presses 👍 and the vote is in the feedback table; the page's words follow the language picker.
+presses 👍 and the vote is in the feedback table; the page's words follow the language picker;
+an answer's list items show as a list.
 
 Needs /usr/bin/chromium and /usr/bin/chromedriver (scripts/install-browser.sh installs them):
 skipped without them, failed on CI (env CI set).
@@ -9,6 +10,7 @@ skipped without them, failed on CI (env CI set).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -29,6 +31,10 @@ from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import create_engine, text
 
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService, IngestOptions
+from tests.support.listed_answer import ITEMS, LEAD, LIST_BODY, LIST_DOCUMENT, LIST_QUESTION
 from textkit.catalog import LANGUAGES, entries
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -207,3 +213,38 @@ def test_the_page_words_follow_the_language_picker(
     _open_chat(browser, served_api)  # the choice is remembered
     assert Select(browser.find_element(By.ID, "language")).first_selected_option.text == "简中"
     assert browser.find_element(By.ID, "send").text == _words("zh-hans")["webchat:send"]
+
+
+async def _ingest_list(database_url: str, embedder: Embedder) -> None:
+    """The document with a heading and a list, published, in the served database."""
+    db = Database.connect(database_url)
+    try:
+        await IngestionService(db, embedder, IngestOptions()).ingest_bytes(
+            LIST_DOCUMENT, LIST_BODY.encode(), collection="public"
+        )
+    finally:
+        await db.dispose()
+
+
+def test_an_extractive_answer_with_a_heading_and_a_list_shows_a_list(
+    browser: WebDriver, served_api: ServedApi, embedder: Embedder
+) -> None:
+    asyncio.run(_ingest_list(served_api.database_url, embedder))
+    _open_chat(browser, served_api)  # in English, the browser's language
+    browser.find_element(By.ID, "question").send_keys(LIST_QUESTION)
+    browser.find_element(By.ID, "send").click()
+
+    def finished(driver: WebDriver) -> WebElement | None:
+        for failed in driver.find_elements(By.CSS_SELECTOR, ".answer.failed"):
+            raise AssertionError(f"the chat showed an error: {failed.text!r}")
+        done = driver.find_elements(By.CSS_SELECTOR, ".answer:not([aria-busy]) .answer-text")
+        return done[0] if done else None
+
+    shown = WebDriverWait(browser, ANSWER_WAIT).until(finished, "no finished answer")
+    children = shown.find_elements(By.XPATH, "./*")
+    assert [c.tag_name for c in children] == ["p", "ul"], shown.get_attribute("outerHTML")
+    assert children[0].text == LEAD  # the answer's heading line, in its own paragraph
+    items = children[1].find_elements(By.XPATH, "./li")
+    # document text shown as text (`<recent>` is no tag), citation marks kept in the items
+    assert [li.text for li in items] == ITEMS
+    assert "&lt;recent&gt;" in (items[0].get_attribute("innerHTML") or "")

@@ -6,6 +6,7 @@ import socket
 import subprocess
 
 from tests.support.fake_openai import FakeOpenAI, Reply, llama_cpp_server, openai_api
+from tests.support.fake_rerank import FakeRerank
 
 
 def test_doctor_says_plainly_what_is_wrong_with_the_llm_endpoint(cli) -> None:  # type: ignore[no-untyped-def]
@@ -98,3 +99,26 @@ def test_doctor_fails_when_every_chat_request_fails(cli) -> None:  # type: ignor
         server.stop()
     assert result.returncode == 1
     assert "FAIL every chat request fails: the model cannot be used" in result.stdout
+
+
+def test_doctor_reports_the_reranker_when_one_is_set(cli) -> None:  # type: ignore[no-untyped-def]
+    fake = FakeRerank(prefer="1,300").start()
+    env = {"LLM_BASE_URL": "", "LLM_MODEL": "", "RERANK_MODEL": "bge-reranker-v2-m3"}
+    try:
+        good = cli("doctor", extra_env={**env, "RERANK_BASE_URL": fake.url})
+        assert fake.requests and fake.requests[0]["model"] == "bge-reranker-v2-m3"
+        fake.prefer = "library"  # a reranker ranking the wrong passage first
+        wrong = cli("doctor", extra_env={**env, "RERANK_BASE_URL": fake.url})
+    finally:
+        fake.stop()
+    assert good.returncode == 0, good.stdout
+    lines = _doctor_lines(good)
+    answers = next(t for t in lines if t.startswith(f"reranker at {fake.url}/rerank answers"))
+    assert lines[answers] == "ok" and not any(v == "WARN" for v in lines.values())
+    assert any(v == "WARN" and "RERANK_MODEL" in t for t, v in _doctor_lines(wrong).items())
+    # it stopped: a warning (turns go on without it), not a failure
+    gone = cli("doctor", extra_env={**env, "RERANK_BASE_URL": fake.url})
+    assert gone.returncode == 0
+    assert any(v == "WARN" and "unreachable" in t for t, v in _doctor_lines(gone).items())
+    unset = cli("doctor", extra_env={**env, "RERANK_BASE_URL": ""})
+    assert "reranker" not in unset.stdout

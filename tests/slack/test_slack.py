@@ -18,6 +18,7 @@ from bot.app.runtime import register_cases
 from bot.core.delivery.http import build_app
 from bot.settings import Settings
 from bot.slack.app import SlackAdapter
+from bot.slack.blocks import escape
 from storage.db import Database, head_revision
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
@@ -32,6 +33,7 @@ from tests.support.core_fixtures import (
     until_settled,
 )
 from tests.support.fake_slack import BOT_USER, TOKEN, FakeSlack
+from tests.support.listed_answer import ITEMS, LEAD, LIST_BODY, LIST_DOCUMENT, LIST_QUESTION
 
 SECRET = "test-signing-secret"
 
@@ -530,6 +532,21 @@ async def test_hostile_document_text_is_rendered_inert(
     assert "<!channel>" not in shown and "<http://evil" not in shown
     assert "<!" not in shown and "<http" not in shown  # nothing Slack would turn into a ping
     assert "&lt;http://evil.example|the hostile notice&gt;" in shown and "&amp;" in shown
+
+
+async def test_an_extractive_answer_with_a_heading_and_a_list_shows_bullets(
+    slack, fake_slack, db: Database, embedder: Embedder
+) -> None:  # type: ignore[no-untyped-def]
+    await IngestionService(db, embedder, IngestOptions()).ingest_bytes(
+        LIST_DOCUMENT, LIST_BODY.encode(), collection="internal"
+    )
+    await slack[0].event(mention(LIST_QUESTION, "1250.1"))
+    [final] = await final_posts(fake_slack, db=db)
+    # the lead stays a plain line (answers mark no heading); each item is a `• ` line
+    expected = [escape(LEAD)] + [f"• {escape(item)}" for item in ITEMS]
+    assert final["blocks"][0]["text"]["text"].splitlines() == expected
+    assert final["text"].splitlines() == expected  # the notification's fallback text too
+    assert "• your identity card &amp; a &lt;recent&gt; photo [1]" in expected
 
 
 async def test_slash_command_answers_ephemerally(slack, fake_slack) -> None:  # type: ignore[no-untyped-def]

@@ -46,6 +46,7 @@ from tests.support.fake_telegram import (
     private_document,
     private_text,
 )
+from tests.support.listed_answer import ITEMS, LEAD, LIST_BODY, LIST_DOCUMENT, LIST_QUESTION
 
 SECRET = "webhook-secret_1"
 ADMIN = 42  # settings_for_tests makes Telegram user 42 an admin
@@ -439,6 +440,33 @@ async def test_hostile_document_text_is_escaped(
     [final] = await answered(fake_tg, 1301)
     assert "&lt;script&gt;" in final["text"] and "<script>" not in final["text"]
     assert "&amp;" in final["text"] and "5 * 3 _dollars_" in final["text"]
+
+
+async def test_an_extractive_answer_with_a_heading_and_a_list_shows_bullets(
+    tg, fake_tg, db: Database, embedder: Embedder
+) -> None:  # type: ignore[no-untyped-def]
+    await IngestionService(db, embedder, IngestOptions()).ingest_bytes(
+        LIST_DOCUMENT, LIST_BODY.encode(), collection="public"
+    )
+    await tg[0].post(private_text(9960, 1302, LIST_QUESTION))
+    [final] = await answered(fake_tg, 1302)
+    assert final["parse_mode"] == "HTML"
+    body = final["text"].split("\n\n")[0]  # the sources follow after a blank line
+    # the lead stays a plain line (answers mark no heading); each item is a `• ` line
+    assert body.splitlines() == [html.escape(LEAD)] + [f"• {html.escape(i)}" for i in ITEMS]
+    assert "• your identity card &amp; a &lt;recent&gt; photo [1]" in body
+
+
+def test_a_long_list_is_cut_between_its_items() -> None:
+    sentence = "Bring the form & a copy of it. "
+    # the second item would straddle the first message's end: it starts the second one
+    items = [f"- {sentence * n}[1]" for n in (30, 100, 2)]  # 930, 3,100 and 62 characters
+    answer = "\n".join(["Here is what our documents say:", *items])
+    pieces = [html.unescape(p) for p in html_messages(answer)]
+    assert len(pieces) == 2 and all(len(p) <= MESSAGE_LIMIT for p in pieces)
+    lines = [line for p in pieces for line in p.splitlines()]
+    # every item whole, on a line of its own: none was cut mid-way
+    assert lines == ["Here is what our documents say:", *(f"• {i[2:]}" for i in items)]
 
 
 def test_long_answers_split_on_sentence_boundaries_under_the_limit() -> None:

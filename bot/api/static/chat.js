@@ -162,6 +162,38 @@
     node.append(text.slice(last));
   }
 
+  // An answer's lines: a run of list items ("- " lines, as answers write them) becomes a
+  // <ul>, the other lines paragraphs (a blank line ends one). Built from text nodes only.
+  function fillAnswer(node, value) {
+    node.replaceChildren();
+    let list = null;
+    let lines = [];
+    const paragraph = () => {
+      if (!lines.length) return;
+      const shown = element("p", "answer-paragraph");
+      fillText(shown, lines.join("\n"));
+      node.append(shown);
+      lines = [];
+    };
+    for (const line of String(value).split("\n")) {
+      const item = line.match(/^-[ \t]+(.*)$/);
+      if (item) {
+        paragraph();
+        if (!list) node.append((list = element("ul", "answer-list")));
+        const shown = element("li", "answer-item");
+        fillText(shown, item[1]);
+        list.append(shown);
+      } else if (!line.trim()) {
+        paragraph();
+        list = null;
+      } else {
+        list = null;
+        lines.push(line);
+      }
+    }
+    paragraph();
+  }
+
   function scrollDown() {
     ui.messages.scrollTop = ui.messages.scrollHeight;
   }
@@ -296,7 +328,7 @@
         } else if (type === "chunk" && data) {
           if (data.reset) answer.streamed = "";
           if (typeof data.text === "string") answer.streamed += data.text;
-          fillText(answer.text, answer.streamed);
+          fillAnswer(answer.text, answer.streamed);
           scrollDown();
         } else if (type === "done" && data) {
           finish(answer, data);
@@ -326,8 +358,9 @@
       answer.item.lang = HTML_LANG[done.language];
     }
     if (done.outcome) answer.item.dataset.outcome = String(done.outcome);
+    // the finished answer replaces what was streamed, its list items as a list
     const text = typeof done.answer === "string" && done.answer ? done.answer : answer.streamed;
-    fillText(answer.text, text);
+    fillAnswer(answer.text, text);
 
     const citations = Array.isArray(done.citations) ? done.citations : done.sources;
     if (Array.isArray(citations) && citations.length) answer.item.append(sources(citations));
