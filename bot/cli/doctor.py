@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from bot.cli.base import app, run, settings
-from bot.cli.llm_probe import Finding, probe_llm
-from bot.cli.rerank_probe import probe_reranker
 from bot.settings import reveal
+
+if TYPE_CHECKING:
+    from bot.cli.llm_probe import Finding
 
 _LABELS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
@@ -21,6 +24,10 @@ def doctor() -> None:
     cannot be used (nothing listening, key refused, every chat request
     failing); warnings do not fail.
     """
+    # the probes (httpx, the model's formats, the reranker's client): this command only
+    from bot.cli.llm_probe import probe_llm
+    from bot.cli.rerank_probe import probe_reranker
+
     cfg = settings()
     key = reveal(cfg.llm_api_key)
 

@@ -11,7 +11,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bot.app.runtime import open_runtime, upload_policy
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
 from bot.cli.personal_data import bound_for, personal_data_report
@@ -42,6 +41,7 @@ def upload(
     """
     if not path.is_file():
         fail(f"no such file: {path}")
+    from bot.app.runtime import open_runtime, upload_policy
     from bot.core.admin.audit import AdminInputError  # with the admin parts, not at start
 
     found: list[Findings] = []
@@ -98,6 +98,7 @@ def jobs(
     on) are listed however old, marked `stranded` (a JSON field on every row) and
     counted on a line of their own; the job worker re-queues the queued ones.
     """
+    from bot.app.runtime import open_runtime
 
     async def go() -> list[dict[str, Any]]:
         async with open_runtime(settings()) as rt:
@@ -140,6 +141,7 @@ def held(
     """
     if action not in ("publish", "cancel"):
         fail("the action is publish or cancel")
+    from bot.app.runtime import open_runtime
     from bot.core.admin.audit import AdminInputError  # with the admin parts, not at start
 
     async def go() -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -14,28 +14,18 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 from rich.text import Text
 
-from bot.app.runtime import open_runtime, upload_policy
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
 from bot.cli.personal_data import bound_for, personal_data_report
 from bot.settings import usable_cores
 from storage.filenames import display_name
-from storage.index import ReindexResult
-from storage.index import reindex as reindex_index
-from storage.ingestion import (
-    ADDED,
-    FAILED,
-    HELD,
-    REPLACED,
-    UNCHANGED,
-    IngestResult,
-    collect_files,
-)
-from storage.rechunk import RechunkResult
-from storage.rechunk import rechunk as rechunk_documents
-from storage.search_types import SearchFilters, SearchHit
 from storage.upload_policy import DEFAULT_COLLECTION
-from textkit.scripts import LANGUAGES
+
+if TYPE_CHECKING:
+    from storage.index import ReindexResult
+    from storage.ingestion import IngestResult
+    from storage.rechunk import RechunkResult
+    from storage.search_types import SearchHit
 
 docs_app = typer.Typer(help="List and delete documents.", no_args_is_help=True)
 app.add_typer(docs_app, name="docs")
@@ -90,6 +80,10 @@ def ingest(
     SLACK_GUEST_COLLECTIONS) that hold personal data are refused (held, nothing
     stored) unless --allow-personal-data is given.
     """
+    from bot.app.runtime import open_runtime, upload_policy
+    from storage.ingestion import FAILED, HELD, IngestResult, collect_files
+    from textkit.scripts import LANGUAGES
+
     policy = upload_policy(settings())  # as the runtime builds it: what outside readers see
     screen = policy.screens(collection) and not allow_personal_data
     missing = [p for p in paths if not p.exists()]
@@ -152,6 +146,8 @@ def ingest(
 
 
 def _print_summary(results: list[IngestResult], bound: str) -> None:
+    from storage.ingestion import ADDED, FAILED, HELD, REPLACED, UNCHANGED
+
     for r in results:
         if r.status == FAILED:
             typer.secho(f"failed    {r.source}: {r.reason}", fg=typer.colors.RED)
@@ -217,6 +213,9 @@ def search(
     One result per document by default: its best chunk, with the ids of its
     other matching chunks in `more`.
     """
+    from bot.app.runtime import open_runtime
+    from storage.search_types import SearchFilters
+
     if (query is None) == (batch is None):
         fail("give a QUERY or --batch FILE (not both)")
     if query is not None and not query.strip():
@@ -277,6 +276,8 @@ def reindex(
     if rechunk:
         _rechunk()
         return
+    from bot.app.runtime import open_runtime
+    from storage.index import reindex as reindex_index
 
     async def go() -> ReindexResult:
         async with open_runtime(settings(), check_index=False) as rt:
@@ -296,6 +297,9 @@ def reindex(
 
 
 def _rechunk() -> None:
+    from bot.app.runtime import open_runtime
+    from storage.rechunk import rechunk as rechunk_documents
+
     cfg = settings()
 
     async def go() -> RechunkResult:
@@ -320,6 +324,7 @@ def _rechunk() -> None:
 @docs_app.command("list")
 def docs_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List documents."""
+    from bot.app.runtime import open_runtime
 
     async def go() -> list[dict[str, object]]:
         async with open_runtime(settings()) as rt:
@@ -342,6 +347,7 @@ def docs_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
 @docs_app.command("delete")
 def docs_delete(title: str) -> None:
     """Delete a document by title."""
+    from bot.app.runtime import open_runtime
 
     async def go() -> bool:
         async with open_runtime(settings()) as rt:

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 
 import typer
 
-from bot.app.runtime import open_runtime
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
 
@@ -21,6 +20,7 @@ def list_entries(
     limit: Annotated[int, typer.Option(min=1, max=10_000)] = 100,
 ) -> None:
     """Remembered answers, newest first: question, cited documents, hits, helpful votes."""
+    from bot.app.runtime import open_runtime
 
     async def go() -> list[dict[str, Any]]:
         async with open_runtime(settings()) as rt:
@@ -49,6 +49,8 @@ def forget(
     all_entries: Annotated[bool, typer.Option("--all", help="Forget every entry.")] = False,
 ) -> None:
     """Forget one remembered answer by id, or all of them with --all."""
+    from bot.app.runtime import open_runtime
+
     if (entry is None) == (not all_entries) or (entry is not None and not entry.isdigit()):
         fail("give an entry id (`ragbot memory list` shows them) or --all")
     target = None if all_entries else int(str(entry))

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 
-from bot.app.runtime import open_runtime
 from bot.cli.admin import operator
 from bot.cli.base import app, run, settings
 
@@ -19,6 +18,7 @@ def traces(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Recent turns: question as stored (masked), answer, intent, path, timings, LLM calls."""
+    from bot.app.runtime import open_runtime
 
     async def go() -> list[dict[str, Any]]:
         async with open_runtime(settings(), check_index=False) as rt:
@@ -73,6 +73,7 @@ def stats(
     """Knowledge-base counts and the period's volumes, intents, languages, refusal rate,
     feedback and latency percentiles; then the inbox (messages waiting for an answer,
     the oldest one's age) and the outbox (sends waiting, retrying, failed), as now."""
+    from bot.app.runtime import open_runtime
 
     async def go() -> dict[str, Any]:
         async with open_runtime(settings(), check_index=False) as rt:
@@ -95,6 +96,7 @@ def gaps(
     """What the documents did not answer: refused and handed-off questions grouped by topic
     (paraphrases in any language together), largest and newest first, each with its
     count, languages, example questions and whether staff answered it."""
+    from bot.app.runtime import open_runtime
 
     async def go() -> dict[str, Any]:
         async with open_runtime(settings(), check_index=False) as rt:
@@ -117,6 +119,8 @@ def purge(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Delete conversations, feedback, audit rows and chat state past retention."""
+    from bot.app.runtime import open_runtime
+
     cfg = settings()
     keep = days or cfg.retention_days
 

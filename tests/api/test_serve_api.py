@@ -12,14 +12,15 @@ from sqlalchemy import create_engine, text
 
 from storage.embeddings import Embedder
 from tests.api.conftest import Served
-from tests.support.processes import RAGBOT, launch
+from tests.support.cli_runner import run_in_process
+from tests.support.processes import launch
 
 
 def _ragbot(database_url: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`ragbot ARGS` through the console script's entry, in this process (the serving
+    processes are real)."""
     env = {**os.environ, "DATABASE_URL": database_url, "RAGBOT_DATA_DIR": str(tmp_path / "d")}
-    return subprocess.run(
-        [RAGBOT, *args], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path
-    )
+    return run_in_process(args, env, tmp_path)
 
 
 def test_apikey_create_list_revoke_as_an_operator_uses_them(

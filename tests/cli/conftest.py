@@ -1,23 +1,26 @@
-"""The console script run against the test database: the `cli` fixture and its path."""
+"""The console script run against the test database: `cli` (in this process) and
+`cli_process` (a real `ragbot` process), and the script's path."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from storage.db import Database
+from tests.support.cli_runner import RAGBOT, run_in_process, run_process
 
-RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
+__all__ = ["RAGBOT", "cli", "cli_process"]
+
+Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 
-@pytest.fixture
-def cli(db: Database, database_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
-    """Run `ragbot ARGS...`; returns the completed process (never raises on exit code)."""
+def _runner(
+    run: Callable[..., subprocess.CompletedProcess[str]], database_url: str, tmp_path: Path
+) -> Cli:
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
@@ -25,17 +28,22 @@ def cli(db: Database, database_url: str, tmp_path: Path):  # type: ignore[no-unt
         "MAX_FILE_MB": "0.1",
     }
 
-    def run(
+    def cli(
         *args: str, stdin: str | None = None, extra_env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [RAGBOT, *args],
-            env={**env, **(extra_env or {})},
-            capture_output=True,
-            text=True,
-            timeout=120,
-            input=stdin,
-            cwd=tmp_path,
-        )
+        return run(args, {**env, **(extra_env or {})}, tmp_path, stdin)
 
-    return run
+    return cli
+
+
+@pytest.fixture
+def cli(db: Database, database_url: str, tmp_path: Path) -> Cli:
+    """Run `ragbot ARGS...` in this process, as the console script would; returns the
+    completed "process" (never raises on exit code)."""
+    return _runner(run_in_process, database_url, tmp_path)
+
+
+@pytest.fixture
+def cli_process(db: Database, database_url: str, tmp_path: Path) -> Cli:
+    """Run `ragbot ARGS...` as a real process; returns the completed process."""
+    return _runner(run_process, database_url, tmp_path)

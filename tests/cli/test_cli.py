@@ -1,4 +1,5 @@
-"""The `ragbot` console script, run through its entry point against the test database."""
+"""The `ragbot` console script, run through its entry point against the test database
+(in this process: the `cli` fixture; as a real process where the process is the point)."""
 
 from __future__ import annotations
 
@@ -228,13 +229,37 @@ def test_serve_with_a_malformed_trusted_proxy_stops_in_one_line(cli, proxies: st
     assert "API_TRUSTED_PROXIES" in lines[0] and "unexpected" not in lines[0]
 
 
-def test_serve_on_a_port_in_use_fails_in_one_error_line(cli) -> None:  # type: ignore[no-untyped-def]
+def test_serve_on_a_port_in_use_fails_in_one_error_line(cli_process) -> None:  # type: ignore[no-untyped-def]
+    # a real process: what a supervisor starting `ragbot serve` sees
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = cli("serve", "--host", "127.0.0.1", "--port", str(port))
+        done = cli_process("serve", "--host", "127.0.0.1", "--port", str(port))
     assert done.returncode != 0, done.stderr  # a supervisor must see a failed start
     errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and f"cannot listen on 127.0.0.1:{port}" in errors[0], done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_in_process_runs_print_what_the_script_prints(cli, cli_process, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the `cli` fixture stands in for the console script: same output, streams, exit codes
+    doc = tmp_path / "long.md"
+    doc.write_text("# Opening hours\n\nThe service centre opens at nine on Saturdays.\n")
+    title = "Service centre opening hours on weekdays, Saturdays and public holidays [2026]"
+    # the script's own ingest: worker processes (one per core) chunk and embed
+    made = cli_process("ingest", str(doc), "--title", title)
+    assert made.returncode == 0 and "summary: 1 added" in made.stdout, made.stdout + made.stderr
+    for args in (
+        ("docs", "list"),
+        ("frobnicate",),
+        ("search", " "),
+        ("ingest", str(doc), "--title", title),
+        ("search", "when does the service centre open on Saturday", "--top-k", "1"),
+    ):
+        here, there = cli(*args), cli_process(*args)
+        assert (here.returncode, here.stdout, here.stderr) == (
+            there.returncode,
+            there.stdout,
+            there.stderr,
+        ), args

@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,20 +17,19 @@ from storage.db import Database
 from storage.repositories import inbox as inbox_repo
 from storage.repositories import outbox as outbox_repo
 from tests.support import files
+from tests.support.cli_runner import run_in_process
 
-RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture
 def cli(db: Database, database_url: str, tmp_path: Path) -> Iterator[Cli]:
-    """Run `ragbot ARGS...` against the test database; the completed process."""
+    """Run `ragbot ARGS...` against the test database (in this process, as the console
+    script would); the completed "process"."""
     env = {**os.environ, "DATABASE_URL": database_url, "RAGBOT_DATA_DIR": str(tmp_path / "data")}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [RAGBOT, *args], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path
-        )
+        return run_in_process(args, env, tmp_path)
 
     yield run
 

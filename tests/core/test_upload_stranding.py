@@ -6,9 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.models import Upload
 from storage.repositories import uploads as uploads_repo
+from tests.support.cli_runner import run_in_process
 from tests.support.core_fixtures import (
     Worker,
     close_worker,
@@ -33,7 +32,6 @@ from tests.support.core_fixtures import (
     settings_for_tests,
 )
 
-RAGBOT = shutil.which("ragbot", path=str(Path(sys.executable).parent)) or "ragbot"
 BODY = b"The swimming pool opens at seven on weekdays."
 
 
@@ -48,11 +46,10 @@ async def pair(db: Database, database_url: str, embedder: Embedder) -> AsyncIter
 
 
 def _jobs_cli(database_url: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`ragbot jobs ARGS` against the test database, as an operator runs it."""
+    """`ragbot jobs ARGS` against the test database, as an operator runs it (in this
+    process, through the console script's entry)."""
     env = {**os.environ, "DATABASE_URL": database_url, "RAGBOT_DATA_DIR": str(tmp_path / "d")}
-    return subprocess.run(
-        [RAGBOT, "jobs", *args], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path
-    )
+    return run_in_process(["jobs", *args], env, tmp_path)
 
 
 async def _scalar(db: Database, sql: str, **params: Any) -> Any:
