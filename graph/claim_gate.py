@@ -1,7 +1,8 @@
 """Shows a model's claims one by one, each only once the judge says its passage supports it.
 
-`ClaimGate` takes the claims of a synth.v4 reply as they stream (each with its
-source and quote), judges them in a thread in the order they came
+`ClaimGate` takes the claims of a synth.v6 reply as they stream (each with the
+id of the source sentence it rests on, or, in the older shape, its source and
+quote), judges them in a thread in the order they came
 (graph.claim_judge) and emits each supported one with its citation; a claim
 that fails is dropped, never shown, and why is kept (`dropped`, said in the
 decision path). `judged_check` adapts the judge to `CitationGate` for replies
@@ -17,7 +18,7 @@ from typing import Any
 
 from graph.citations import CITATION, Check, document_numbers
 from graph.claim_checks import Passage, Words
-from graph.claim_judge import ClaimJudge, bare, has_content
+from graph.claim_judge import ClaimJudge, SentenceId, bare, has_content
 from textkit.facts import is_latin
 
 _TRAILING_STOP = re.compile(r"[\s.。!！?？]*$")
@@ -27,10 +28,15 @@ class ClaimGate:
     """Judges streamed claims in order and emits the supported ones, cited."""
 
     def __init__(
-        self, evidence: list[dict[str, Any]], emit: Callable[[str], None], embedder: Any
+        self,
+        evidence: list[dict[str, Any]],
+        emit: Callable[[str], None],
+        embedder: Any,
+        offered: set[SentenceId] | None = None,
     ) -> None:
         self._evidence = evidence
         self._embedder = embedder
+        self._offered = offered  # the sentence ids the model was shown
         self._emit = emit
         self._numbers = document_numbers(evidence)
         self._judge: ClaimJudge | None = None
@@ -39,23 +45,29 @@ class ClaimGate:
         self.shown: list[str] = []
         self.dropped: list[str] = []  # "<claim number>:<reason>" per dropped claim
 
-    def add(self, text: str, source: int | None, quote: str | None) -> None:
+    def add(
+        self,
+        text: str,
+        source: int | None,
+        quote: str | None,
+        ids: list[SentenceId] | None = None,
+    ) -> None:
         """Queue one claim: it is judged after the ones before it, and shown when it holds."""
         self.count += 1
         previous = self._chain
-        self._chain = asyncio.ensure_future(self._check(previous, self.count, text, source, quote))
+        claim = (text, source, quote, ids)
+        self._chain = asyncio.ensure_future(self._check(previous, self.count, claim))
 
     async def _check(
         self,
         previous: asyncio.Future[None] | None,
         index: int,
-        text: str,
-        source: int | None,
-        quote: str | None,
+        claim: tuple[str, int | None, str | None, list[SentenceId] | None],
     ) -> None:
         if previous is not None:
             await previous
-        verdict = await asyncio.to_thread(self._judged, text, source, quote)
+        text = claim[0]
+        verdict = await asyncio.to_thread(self._judged, *claim)
         if verdict.source is None:
             self.dropped.append(f"{index}:{verdict.reason}")
             return
@@ -65,10 +77,17 @@ class ClaimGate:
         self.shown.append(piece)
         self._emit(piece)
 
-    def _judged(self, text: str, source: int | None, quote: str | None) -> Any:
+    def _judged(
+        self,
+        text: str,
+        source: int | None,
+        quote: str | None,
+        ids: list[SentenceId] | None,
+    ) -> Any:
         if self._judge is None:  # built in the thread: it cuts the passages into sentences
-            self._judge = ClaimJudge([str(e["text"]) for e in self._evidence], self._embedder)
-        return self._judge.judge(text, source, quote)
+            passages = [str(e["text"]) for e in self._evidence]
+            self._judge = ClaimJudge(passages, self._embedder, self._offered)
+        return self._judge.judge(text, source, quote, ids)
 
     async def finish(self) -> str:
         """Wait for the claims still being judged; the answer as shown."""
