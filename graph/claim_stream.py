@@ -20,6 +20,10 @@ from graph.structured import parse_json
 ClaimParts = tuple[str, int | None, str | None, list[SentenceId] | None]
 _KEY = re.compile(r'"claims"\s*:\s*\[')
 _SENTENCE_ID = re.compile(r"(\d{1,2})\s*\.\s*(\d{1,3})")
+_BRACKETED_ID = re.compile(r"\[(\d{1,2})\s*\.\s*(\d{1,3})\]")
+# a longer "sentence" value is the sentence's text (a model copying its line): its own
+# figures ("3.5 dollars") are no ids, only an id in brackets before it is
+ID_CHARS = 16
 MAX_IDS = 2  # a claim rests on one sentence, or two in a row; further ids are not read
 
 
@@ -102,6 +106,9 @@ def claim_parts(claim: dict[str, Any]) -> ClaimParts:
     quote = claim.get("quote")
     given = claim.get("sentence", claim.get("sentences", claim.get("id")))
     ids = None if given in (None, "", []) else sentence_ids(given, number)
+    if ids == [] and not quote and isinstance(given, str) and len(given.strip()) > ID_CHARS:
+        # the sentence copied instead of its id: judged as a quote (it must be the passage's)
+        quote, ids = given, None
     if ids and number is None:
         number = ids[0][0]
     return str(text), number, (str(quote) if quote else None), ids
@@ -114,7 +121,10 @@ def sentence_ids(value: Any, source: int | None = None) -> list[SentenceId]:
     out: list[SentenceId] = []
     for item in items:
         text = str(item)
-        found = [(int(a), int(b)) for a, b in _SENTENCE_ID.findall(text)]
+        pairs = _BRACKETED_ID.findall(text) or (
+            _SENTENCE_ID.findall(text) if len(text.strip()) <= ID_CHARS else []
+        )
+        found = [(int(a), int(b)) for a, b in pairs]
         if not found and source is not None and text.strip().strip("[]").isdigit():
             found = [(source, int(text.strip().strip("[]")))]
         out.extend(i for i in found if i not in out)

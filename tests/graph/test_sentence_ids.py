@@ -22,6 +22,9 @@ def test_ids_read_in_the_shapes_a_small_model_writes() -> None:
     assert sentence_ids(2.3) == [(2, 3)]
     assert sentence_ids(3, source=2) == [(2, 3)]  # a bare number counts in its source
     assert sentence_ids("three") == []
+    # a model copying the line: the id in brackets, not the sentence's own figures
+    assert sentence_ids("[1.2] A renewal costs 3.5 dollars.") == [(1, 2)]
+    assert sentence_ids("A renewal costs 3.5 dollars, or 4.5 by post.") == []
 
 
 def test_claim_parts_take_the_source_from_the_id() -> None:
@@ -29,6 +32,9 @@ def test_claim_parts_take_the_source_from_the_id() -> None:
     assert (text, source, quote, ids) == ("It costs 5 dollars.", 2, None, [(2, 1)])
     assert claim_parts({"source": 1, "quote": "q", "claim": "c"}) == ("c", 1, "q", None)
     assert claim_parts({"sentence": "?", "claim": "c"})[3] == []
+    # the sentence's text instead of its id is a quote (checked as quotes are)
+    copied = claim_parts({"sentence": "An adult passport renewal costs 1,300 dollars."})
+    assert copied[2:] == ("An adult passport renewal costs 1,300 dollars.", None)
 
 
 def test_an_id_resolves_to_the_sentence_the_judge_checks() -> None:
