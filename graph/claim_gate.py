@@ -5,7 +5,14 @@ id of the source sentence it rests on, or, in the older shape, its source and
 quote), judges them in a thread in the order they came
 (graph.claim_judge) and emits each supported one with its citation; a claim
 that fails is dropped, never shown, and why is kept (`dropped`, said in the
-decision path). `judged_check` adapts the judge to `CitationGate` for replies
+decision path). A claim resting on a passage in the question's own language
+must rest on one that retrieval found grounded (graph.grounding: it holds the
+question's key terms together), as the extractive answer must: a sentence the
+model copies from a passage on the topic that does not answer says what the
+passage says, and is still no answer (`ungrounded`). A passage in another
+language shares no word with the question; the model reads the ones close by
+meaning (retrieval_checker.model_support), and its claims on them stand on
+the judge alone. `judged_check` adapts the judge to `CitationGate` for replies
 in the older shape (an answer text with [n] marks and no quotes).
 """
 
@@ -19,9 +26,12 @@ from typing import Any
 from graph.citations import CITATION, Check, document_numbers
 from graph.claim_checks import Passage, Words
 from graph.claim_judge import ClaimJudge, SentenceId, bare, has_content
+from graph.cross_language import crosses
+from graph.grounding import is_grounded
 from textkit.facts import is_latin
 
 _TRAILING_STOP = re.compile(r"[\s.。!！?？]*$")
+_TRAILING_BREAK = re.compile(r"[\s,，;；:：、]+$")
 
 
 class ClaimGate:
@@ -71,6 +81,9 @@ class ClaimGate:
         if verdict.source is None:
             self.dropped.append(f"{index}:{verdict.reason}")
             return
+        if not answers(self._evidence[verdict.source - 1]):
+            self.dropped.append(f"{index}:ungrounded")
+            return
         piece = cited(bare(text), self._numbers.get(verdict.source, verdict.source))
         if self.shown and is_latin(piece):
             piece = " " + piece
@@ -101,8 +114,15 @@ class ClaimGate:
             self._chain.cancel()
 
 
+def answers(item: dict[str, Any]) -> bool:
+    """Whether a claim may rest on this passage: grounded (retrieval_checker's mark, else
+    tested here), or in another language than the question."""
+    return crosses(item) or bool(item["grounded"] if "grounded" in item else is_grounded(item))
+
+
 def cited(text: str, n: int) -> str:
     """The claim with its citation before its closing stop ("costs $5 [1].", "五元[1]。")."""
+    text = _TRAILING_BREAK.sub("", text)  # a clause cut off at its comma or semicolon
     stop = _TRAILING_STOP.search(text)
     body, end = (text[: stop.start()], text[stop.start() :].strip()) if stop else (text, "")
     space = " " if is_latin(body) else ""

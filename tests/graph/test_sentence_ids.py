@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from graph.claim_gate import ClaimGate, cited
 from graph.claim_judge import ClaimJudge
 from graph.claim_stream import claim_parts, sentence_ids
 from graph.focus import numbered
@@ -63,3 +64,31 @@ async def test_the_model_reads_ids_of_the_stored_sentences_and_never_an_instruct
     parts = passage_sentences(poisoned)
     assert out[0]["sentences"] == [(f"1.{i}", parts[i - 1]) for i in (1, 2, 3)]
     assert evidence[0].get("sentences") is None  # the evidence itself is unchanged
+
+
+async def gate_shows(item: dict[str, object], claim: str) -> tuple[list[str], list[str]]:
+    """What a claim gate shows of one claim on sentence 1.2 of `item`, and what it drops."""
+    shown: list[str] = []
+    gate = ClaimGate([item], shown.append, None)
+    gate.add(claim, None, None, [(1, 2)])
+    await gate.finish()
+    return shown, gate.dropped
+
+
+async def test_a_claim_on_a_passage_that_does_not_answer_is_never_shown() -> None:
+    claim = "An adult passport renewal costs 1,300 dollars."
+    passage = {"chunk_id": 1, "text": PASSAGE, "document": "passport"}
+    # a passage in the question's language that retrieval did not find grounded: the
+    # sentence is the passage's, and still no answer to the question asked
+    shown, dropped = await gate_shows({**passage, "grounded": False}, claim)
+    assert shown == [] and dropped == ["1:ungrounded"]
+    shown, dropped = await gate_shows({**passage, "grounded": True}, claim)
+    assert shown == ["An adult passport renewal costs 1,300 dollars [1]."] and dropped == []
+    # another language's passage read by the model: the judge alone decides
+    crossing = {**passage, "grounded": False, "cross_language": True}
+    assert (await gate_shows(crossing, claim))[0] == shown
+
+
+def test_a_claim_cut_at_its_comma_or_semicolon_ends_with_a_stop() -> None:
+    assert cited("後因番人的反抗而減緩擴張；", 1) == "後因番人的反抗而減緩擴張[1]。"
+    assert cited("It takes four working days,", 2) == "It takes four working days [2]."
