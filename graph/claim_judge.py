@@ -53,12 +53,23 @@ MIN_MEANING = 0.35
 MIN_MEANING_SAME_LANGUAGE = 0.5
 _CITATION = re.compile(r"\[\d{1,2}(?:\.\d{1,3})?\]")  # [1], and a sentence id [1.2]
 SentenceId = tuple[int, int]  # (passage number, sentence number), both 1-based
+_WRAPPERS = "-*•'\"“”「」[](){}"
+_PAIRS = {"」": "「", "”": "“", ")": "(", "]": "[", "}": "{"}
 _WORD = re.compile(r"[A-Za-z\u3400-\u9fff\uf900-\ufaff]")
 
 
 def bare(text: str) -> str:
-    """The claim without its citation marks and surrounding list markers or quotes."""
-    return _CITATION.sub("", text).strip().strip("-*•'\"“”「」[](){}")
+    """The claim without its citation marks and surrounding list markers or quotes (a
+    closing mark whose opening one the claim holds stays: 「奧本山皇宮事件」)."""
+    whole = _CITATION.sub("", text).strip()
+    body = whole.strip(_WRAPPERS)
+    end = whole[len(whole.rstrip(_WRAPPERS)) :]
+    for close in end:  # the closers cut off its end, in order
+        opener = _PAIRS.get(close)
+        if opener is None or body.count(opener) <= body.count(close):
+            break
+        body += close
+    return body
 
 
 def has_content(text: str) -> bool:
@@ -110,6 +121,16 @@ class ClaimJudge:
         # sentences of two passages: the claim must rest on one of them
         return [(n, self._parts[n - 1][i - 1]) for n, i in ids]
 
+    def _neighbours(self, ids: list[SentenceId]) -> list[tuple[int, str]]:
+        """The offered sentences just before and after those `ids` name, in one passage: a
+        small model's id is often one off, as its source numbers are (each is still a
+        sentence of the passage, judged on its facts and meaning)."""
+        if len({n for n, _ in ids}) != 1:
+            return []
+        n = ids[0][0]
+        around = [min(i for _, i in ids) - 1, max(i for _, i in ids) + 1]
+        return [c for i in around for c in self.resolve([(n, i)])]
+
     def judge(
         self,
         claim: str,
@@ -130,6 +151,7 @@ class ClaimJudge:
             candidates = self.resolve(ids)
             if not candidates:
                 return Verdict(None, reason="sentence_not_found")
+            candidates += self._neighbours(ids)
             # a quote given besides must still be the passages' (never a made-up one)
             if quote and quote.strip() and not any(locate(quote, p) for p in self._passages):
                 return Verdict(None, reason="quote_not_found")

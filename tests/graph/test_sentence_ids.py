@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graph.claim_gate import ClaimGate, cited
-from graph.claim_judge import ClaimJudge
+from graph.claim_judge import ClaimJudge, bare
 from graph.claim_stream import claim_parts, sentence_ids
 from graph.focus import numbered
 from graph.quotes import passage_sentences, sentences_of
@@ -92,3 +92,22 @@ async def test_a_claim_on_a_passage_that_does_not_answer_is_never_shown() -> Non
 def test_a_claim_cut_at_its_comma_or_semicolon_ends_with_a_stop() -> None:
     assert cited("後因番人的反抗而減緩擴張；", 1) == "後因番人的反抗而減緩擴張[1]。"
     assert cited("It takes four working days,", 2) == "It takes four working days [2]."
+
+
+def test_an_id_one_off_rests_on_the_sentence_next_to_it_and_never_further() -> None:
+    judge = ClaimJudge([PASSAGE])
+    fee = "An adult passport renewal costs 1,300 dollars."
+    verdict = judge.judge(fee, None, None, [(1, 3)])  # the fee is sentence 1.2
+    assert verdict.source == 1 and verdict.quote == fee
+    far = ClaimJudge([PASSAGE + " A child passport costs less."]).judge(fee, None, None, [(1, 4)])
+    assert far.source is None  # sentence 1.2 is two off: never a candidate
+    # a neighbour the model was not offered is no candidate
+    hidden = ClaimJudge([PASSAGE], offered={(1, 1), (1, 3)})
+    assert hidden.judge(fee, None, None, [(1, 3)]).source is None
+
+
+def test_a_closing_mark_whose_opening_one_the_claim_holds_stays() -> None:
+    assert bare("2004年發生了「奧本山皇宮事件」") == "2004年發生了「奧本山皇宮事件」"
+    assert bare("「2004年」 [1]") == "2004年"
+    assert bare("'] [1]") == ""
+    assert bare('It costs "five" dollars."') == 'It costs "five" dollars.'
