@@ -149,6 +149,9 @@ def judged_check(evidence: list[dict[str, Any]], embedder: Any, dropped: list[st
         if verdict.source is None:
             dropped.append(verdict.reason)
             return None, None
+        if not answers(evidence[verdict.source - 1]):
+            dropped.append("ungrounded")
+            return None, None
         if numbers:
             return sentence, None
         trail = sentence[len(sentence.rstrip()) :]

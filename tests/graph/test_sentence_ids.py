@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graph.claim_gate import ClaimGate, cited
+from graph.claim_gate import ClaimGate, cited, judged_check
 from graph.claim_judge import ClaimJudge, bare
 from graph.claim_stream import claim_parts, sentence_ids
 from graph.focus import numbered
@@ -111,3 +111,14 @@ def test_a_closing_mark_whose_opening_one_the_claim_holds_stays() -> None:
     assert bare("「2004年」 [1]") == "2004年"
     assert bare("'] [1]") == ""
     assert bare('It costs "five" dollars."') == 'It costs "five" dollars.'
+
+
+def test_an_answer_text_resting_on_a_passage_that_does_not_answer_is_held_back() -> None:
+    # a model answering in the older shape (an answer text with [n]) meets the same rule
+    item = {"chunk_id": 1, "text": PASSAGE, "document": "passport", "grounded": False}
+    dropped: list[str] = []
+    check = judged_check([item], None, dropped)
+    assert check("An adult passport renewal costs 1,300 dollars [1].", [], None) == (None, None)
+    assert dropped == ["ungrounded"]
+    check = judged_check([{**item, "grounded": True}], None, dropped)
+    assert check("An adult passport renewal costs 1,300 dollars [1].", [], None)[0]
