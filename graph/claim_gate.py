@@ -1,10 +1,18 @@
 """Shows a model's claims one by one, each only once the judge says its passage supports it.
 
-`ClaimGate` takes the claims of a synth.v4 reply as they stream (each with its
-source and quote), judges them in a thread in the order they came
+`ClaimGate` takes the claims of a synth.v6 reply as they stream (each with the
+id of the source sentence it rests on, or, in the older shape, its source and
+quote), judges them in a thread in the order they came
 (graph.claim_judge) and emits each supported one with its citation; a claim
 that fails is dropped, never shown, and why is kept (`dropped`, said in the
-decision path). `judged_check` adapts the judge to `CitationGate` for replies
+decision path). A claim resting on a passage in the question's own language
+must rest on one that retrieval found grounded (graph.grounding: it holds the
+question's key terms together), as the extractive answer must: a sentence the
+model copies from a passage on the topic that does not answer says what the
+passage says, and is still no answer (`ungrounded`). A passage in another
+language shares no word with the question; the model reads the ones close by
+meaning (retrieval_checker.model_support), and its claims on them stand on
+the judge alone. `judged_check` adapts the judge to `CitationGate` for replies
 in the older shape (an answer text with [n] marks and no quotes).
 """
 
@@ -17,20 +25,28 @@ from typing import Any
 
 from graph.citations import CITATION, Check, document_numbers
 from graph.claim_checks import Passage, Words
-from graph.claim_judge import ClaimJudge, bare, has_content
+from graph.claim_judge import ClaimJudge, SentenceId, bare, has_content
+from graph.cross_language import crosses
+from graph.grounding import is_grounded
 from textkit.facts import is_latin
 
 _TRAILING_STOP = re.compile(r"[\s.。!！?？]*$")
+_TRAILING_BREAK = re.compile(r"[\s,，;；:：、]+$")
 
 
 class ClaimGate:
     """Judges streamed claims in order and emits the supported ones, cited."""
 
     def __init__(
-        self, evidence: list[dict[str, Any]], emit: Callable[[str], None], embedder: Any
+        self,
+        evidence: list[dict[str, Any]],
+        emit: Callable[[str], None],
+        embedder: Any,
+        offered: set[SentenceId] | None = None,
     ) -> None:
         self._evidence = evidence
         self._embedder = embedder
+        self._offered = offered  # the sentence ids the model was shown
         self._emit = emit
         self._numbers = document_numbers(evidence)
         self._judge: ClaimJudge | None = None
@@ -39,25 +55,34 @@ class ClaimGate:
         self.shown: list[str] = []
         self.dropped: list[str] = []  # "<claim number>:<reason>" per dropped claim
 
-    def add(self, text: str, source: int | None, quote: str | None) -> None:
+    def add(
+        self,
+        text: str,
+        source: int | None,
+        quote: str | None,
+        ids: list[SentenceId] | None = None,
+    ) -> None:
         """Queue one claim: it is judged after the ones before it, and shown when it holds."""
         self.count += 1
         previous = self._chain
-        self._chain = asyncio.ensure_future(self._check(previous, self.count, text, source, quote))
+        claim = (text, source, quote, ids)
+        self._chain = asyncio.ensure_future(self._check(previous, self.count, claim))
 
     async def _check(
         self,
         previous: asyncio.Future[None] | None,
         index: int,
-        text: str,
-        source: int | None,
-        quote: str | None,
+        claim: tuple[str, int | None, str | None, list[SentenceId] | None],
     ) -> None:
         if previous is not None:
             await previous
-        verdict = await asyncio.to_thread(self._judged, text, source, quote)
+        text = claim[0]
+        verdict = await asyncio.to_thread(self._judged, *claim)
         if verdict.source is None:
             self.dropped.append(f"{index}:{verdict.reason}")
+            return
+        if not answers(self._evidence[verdict.source - 1]):
+            self.dropped.append(f"{index}:ungrounded")
             return
         piece = cited(bare(text), self._numbers.get(verdict.source, verdict.source))
         if self.shown and is_latin(piece):
@@ -65,10 +90,17 @@ class ClaimGate:
         self.shown.append(piece)
         self._emit(piece)
 
-    def _judged(self, text: str, source: int | None, quote: str | None) -> Any:
+    def _judged(
+        self,
+        text: str,
+        source: int | None,
+        quote: str | None,
+        ids: list[SentenceId] | None,
+    ) -> Any:
         if self._judge is None:  # built in the thread: it cuts the passages into sentences
-            self._judge = ClaimJudge([str(e["text"]) for e in self._evidence], self._embedder)
-        return self._judge.judge(text, source, quote)
+            passages = [str(e["text"]) for e in self._evidence]
+            self._judge = ClaimJudge(passages, self._embedder, self._offered)
+        return self._judge.judge(text, source, quote, ids)
 
     async def finish(self) -> str:
         """Wait for the claims still being judged; the answer as shown."""
@@ -82,8 +114,15 @@ class ClaimGate:
             self._chain.cancel()
 
 
+def answers(item: dict[str, Any]) -> bool:
+    """Whether a claim may rest on this passage: grounded (retrieval_checker's mark, else
+    tested here), or in another language than the question."""
+    return crosses(item) or bool(item["grounded"] if "grounded" in item else is_grounded(item))
+
+
 def cited(text: str, n: int) -> str:
     """The claim with its citation before its closing stop ("costs $5 [1].", "五元[1]。")."""
+    text = _TRAILING_BREAK.sub("", text)  # a clause cut off at its comma or semicolon
     stop = _TRAILING_STOP.search(text)
     body, end = (text[: stop.start()], text[stop.start() :].strip()) if stop else (text, "")
     space = " " if is_latin(body) else ""
@@ -109,6 +148,9 @@ def judged_check(evidence: list[dict[str, Any]], embedder: Any, dropped: list[st
         verdict = judge.judge(sentence, source, None)
         if verdict.source is None:
             dropped.append(verdict.reason)
+            return None, None
+        if not answers(evidence[verdict.source - 1]):
+            dropped.append("ungrounded")
             return None, None
         if numbers:
             return sentence, None

@@ -1,14 +1,18 @@
 """Whether a model's claim means what the passage sentence it rests on says.
 
 Each claim of an answer rests on one sentence of the passage it cites: the
-model's quote, found in that passage (graph.quotes), or, from a model that
-gives none, the passage sentence that says the claim best. The claim may
+sentence whose id the model gives (synth.v6: "2.3", sentence 3 of passage 2 as
+graph.quotes.passage_sentences splits it, one the model was offered; or two
+ids), the model's quote, found in that passage (graph.quotes), or, from a model
+that gives neither, the passage sentence that says the claim best. The claim may
 translate or reword that sentence, so it is judged by meaning, not by words:
 
 - it has something to check: a word, not only punctuation, a list marker or a
   citation mark (`1. [1]`, `'] [1]` are never an answer);
-- its quote is in the passage cited, else in another of the answer's passages
-  (then that one is cited: small models misnumber their sources);
+- its sentence id names a sentence the model was offered (else
+  `sentence_not_found`); a quote, when the reply gives one, is in the passage
+  cited, else in another of the answer's passages (then that one is cited:
+  small models misnumber their sources);
 - its facts agree with the sentence's (textkit.facts): numbers, dates,
   currencies, yes/no polarity, names that can be compared without a dictionary;
 - it says what the sentence says: the local multilingual embedder's cosine of
@@ -19,8 +23,8 @@ translate or reword that sentence, so it is judged by meaning, not by words:
   most of its words with the sentence, as before.
 
 `ClaimJudge.judge` says which passage supports the claim and on which sentence,
-or why none does: empty | quote_not_found | number | currency | polarity |
-other_entity | meaning.
+or why none does: empty | sentence_not_found | quote_not_found | number |
+currency | polarity | other_entity | meaning.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from graph.claim_checks import MIN_SENTENCE_SUPPORT, Passage, content_words, sentence_support
-from graph.quotes import locate, sentences_of
+from graph.quotes import locate, passage_sentences, sentences_of
 from textkit import facts
 from textkit.claims import numbers
 from textkit.facts import is_latin
@@ -47,13 +51,25 @@ MIN_MEANING = 0.35
 # …, which will un-archive any archived emails' (a real 1.5B model's answer to where
 # archived mail goes, 2026-11-28) is 0.44
 MIN_MEANING_SAME_LANGUAGE = 0.5
-_CITATION = re.compile(r"\[\d{1,2}\]")
+_CITATION = re.compile(r"\[\d{1,2}(?:\.\d{1,3})?\]")  # [1], and a sentence id [1.2]
+SentenceId = tuple[int, int]  # (passage number, sentence number), both 1-based
+_WRAPPERS = "-*•'\"“”「」[](){}"
+_PAIRS = {"」": "「", "”": "“", ")": "(", "]": "[", "}": "{"}
 _WORD = re.compile(r"[A-Za-z\u3400-\u9fff\uf900-\ufaff]")
 
 
 def bare(text: str) -> str:
-    """The claim without its citation marks and surrounding list markers or quotes."""
-    return _CITATION.sub("", text).strip().strip("-*•'\"“”「」[](){}")
+    """The claim without its citation marks and surrounding list markers or quotes (a
+    closing mark whose opening one the claim holds stays: 「奧本山皇宮事件」)."""
+    whole = _CITATION.sub("", text).strip()
+    body = whole.strip(_WRAPPERS)
+    end = whole[len(whole.rstrip(_WRAPPERS)) :]
+    for close in end:  # the closers cut off its end, in order
+        opener = _PAIRS.get(close)
+        if opener is None or body.count(opener) <= body.count(close):
+            break
+        body += close
+    return body
 
 
 def has_content(text: str) -> bool:
@@ -79,22 +95,67 @@ class Verdict:
 class ClaimJudge:
     """Judges the claims of one answer against its passages (CPU work: call it in a thread)."""
 
-    def __init__(self, passages: list[str], embedder: Any = None) -> None:
+    def __init__(
+        self, passages: list[str], embedder: Any = None, offered: set[SentenceId] | None = None
+    ) -> None:
         self._passages = passages
         self._embedder = embedder
         self._sentences = [sentences_of(p) for p in passages]
+        self._parts = [passage_sentences(p) for p in passages]  # what sentence ids number
+        self._offered = offered  # the ids the model was shown (None: any in the passages)
         self._vectors: dict[str, np.ndarray] = {}
 
-    def judge(self, claim: str, source: int | None, quote: str | None) -> Verdict:
-        """The passage and sentence supporting `claim` (citing `source`, quoting `quote`),
-        or why none does."""
+    def resolve(self, ids: list[SentenceId]) -> list[tuple[int, str]]:
+        """The passage sentences the ids name, as (passage, text): two of one passage as one
+        text, in their order; [] when an id names no sentence the model was offered."""
+        for n, i in ids:
+            if not 1 <= n <= len(self._parts) or not 1 <= i <= len(self._parts[n - 1]):
+                return []
+            if self._offered is not None and (n, i) not in self._offered:
+                return []
+        if not ids:
+            return []
+        if len({n for n, _ in ids}) == 1:
+            n = ids[0][0]
+            return [(n, " ".join(self._parts[n - 1][i - 1] for i in sorted({i for _, i in ids})))]
+        # sentences of two passages: the claim must rest on one of them
+        return [(n, self._parts[n - 1][i - 1]) for n, i in ids]
+
+    def _neighbours(self, ids: list[SentenceId]) -> list[tuple[int, str]]:
+        """The offered sentences just before and after those `ids` name, in one passage: a
+        small model's id is often one off, as its source numbers are (each is still a
+        sentence of the passage, judged on its facts and meaning)."""
+        if len({n for n, _ in ids}) != 1:
+            return []
+        n = ids[0][0]
+        around = [min(i for _, i in ids) - 1, max(i for _, i in ids) + 1]
+        return [c for i in around for c in self.resolve([(n, i)])]
+
+    def judge(
+        self,
+        claim: str,
+        source: int | None,
+        quote: str | None,
+        ids: list[SentenceId] | None = None,
+    ) -> Verdict:
+        """The passage and sentence supporting `claim` (citing `source`, quoting `quote`,
+        resting on the sentences `ids` name), or why none does."""
         body = bare(claim)
         if not has_content(body):
             return Verdict(None, reason="empty")
         valid = source is not None and 1 <= source <= len(self._passages)
         order = [source] if valid and source is not None else range(1, len(self._passages) + 1)
         candidates: list[tuple[int, str]] = []
-        if quote and quote.strip():
+        if ids is not None:
+            # the sentence is the passage's own by construction: facts and meaning decide
+            candidates = self.resolve(ids)
+            if not candidates:
+                return Verdict(None, reason="sentence_not_found")
+            candidates += self._neighbours(ids)
+            # a quote given besides must still be the passages' (never a made-up one)
+            if quote and quote.strip() and not any(locate(quote, p) for p in self._passages):
+                return Verdict(None, reason="quote_not_found")
+        elif quote and quote.strip():
             # a quote found in another passage than the one cited rests on that passage
             # (a small model misnumbers its sources): the citation follows the quote
             others = [n for n in range(1, len(self._passages) + 1) if n not in order]

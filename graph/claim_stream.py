@@ -1,9 +1,11 @@
-"""Pulls the claims of a synthesis reply (prompt synth.v4) out of its JSON while it streams.
+"""Pulls the claims of a synthesis reply (prompt synth.v6) out of its JSON while it streams.
 
-The reply is `{"answerable": true, "claims": [{"source": 1, "quote": "...",
-"claim": "..."}, ...]}`; `ClaimStream.feed` returns each claim object as soon as
-its closing brace has streamed past, so a claim is checked and shown while the
-model writes the next one.
+The reply is `{"answerable": true, "claims": [{"sentence": "1.2", "claim":
+"..."}, ...]}` (synth.v6: the id of the numbered source sentence the claim rests
+on, or a list of two) or, in the older shape, `{"source": 1, "quote": "...",
+"claim": "..."}`; `ClaimStream.feed` returns each claim object as soon as its
+closing brace has streamed past, so a claim is checked and shown while the
+model writes the next one, and `claim_parts` reads whichever fields it has.
 """
 
 from __future__ import annotations
@@ -11,9 +13,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graph.claim_judge import SentenceId
 from graph.structured import parse_json
 
+# a claim's text, source number, quote and sentence ids (graph.claim_gate.ClaimGate.add)
+ClaimParts = tuple[str, int | None, str | None, list[SentenceId] | None]
 _KEY = re.compile(r'"claims"\s*:\s*\[')
+_SENTENCE_ID = re.compile(r"(\d{1,2})\s*\.\s*(\d{1,3})")
+_BRACKETED_ID = re.compile(r"\[(\d{1,2})\s*\.\s*(\d{1,3})\]")
+# a longer "sentence" value is the sentence's text (a model copying its line): its own
+# figures ("3.5 dollars") are no ids, only an id in brackets before it is
+ID_CHARS = 16
+MAX_IDS = 2  # a claim rests on one sentence, or two in a row; further ids are not read
 
 
 class ClaimStream:
@@ -81,8 +92,9 @@ class ClaimStream:
         return out
 
 
-def claim_parts(claim: dict[str, Any]) -> tuple[str, int | None, str | None]:
-    """A claim object's text, source number and quote, whatever the model named them."""
+def claim_parts(claim: dict[str, Any]) -> ClaimParts:
+    """A claim object's text, source number, quote and sentence ids, whatever the model
+    named them (ids None: the claim gives none; []: it gives some that are no ids)."""
     text = claim.get("claim") or claim.get("text") or claim.get("answer") or ""
     source = claim.get("source", claim.get("citation"))
     if isinstance(source, list):
@@ -92,4 +104,28 @@ def claim_parts(claim: dict[str, Any]) -> tuple[str, int | None, str | None]:
     except (TypeError, ValueError):
         number = None
     quote = claim.get("quote")
-    return str(text), number, (str(quote) if quote else None)
+    given = claim.get("sentence", claim.get("sentences", claim.get("id")))
+    ids = None if given in (None, "", []) else sentence_ids(given, number)
+    if ids == [] and not quote and isinstance(given, str) and len(given.strip()) > ID_CHARS:
+        # the sentence copied instead of its id: judged as a quote (it must be the passage's)
+        quote, ids = given, None
+    if ids and number is None:
+        number = ids[0][0]
+    return str(text), number, (str(quote) if quote else None), ids
+
+
+def sentence_ids(value: Any, source: int | None = None) -> list[SentenceId]:
+    """The sentence ids a claim gives ("2.3", ["2.3", "2.4"], "[2.3]"; a bare sentence
+    number 3 counts in the claim's `source`), at most `MAX_IDS`; [] when none reads."""
+    items = value if isinstance(value, list) else [value]
+    out: list[SentenceId] = []
+    for item in items:
+        text = str(item)
+        pairs = _BRACKETED_ID.findall(text) or (
+            _SENTENCE_ID.findall(text) if len(text.strip()) <= ID_CHARS else []
+        )
+        found = [(int(a), int(b)) for a, b in pairs]
+        if not found and source is not None and text.strip().strip("[]").isdigit():
+            found = [(source, int(text.strip().strip("[]")))]
+        out.extend(i for i in found if i not in out)
+    return out[:MAX_IDS]

@@ -18,9 +18,12 @@ their own order, a gap between two kept sentences marked "…":
   into it), then the others scoring at least `KEEP_SHARE` of the best, while
   the passage stays within its budget.
 
-A quote still counts only when it is in the stored passage (graph.quotes
-looks it up in the whole text), so cutting can lose an answer, never let a
-false one through.
+The model reads the kept sentences numbered (`numbered`, prompt synth.v6:
+`[2.3]` is the third sentence of source 2's stored text, split as
+graph.quotes.passage_sentences splits it) and cites them by id; the claim
+judge resolves an id to that stored sentence, so cutting can lose an answer,
+never let a false one through. (`focused` gives the kept sentences as one
+text, gaps marked, for a model quoting them.)
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ import re
 from typing import Any
 
 from graph.cross_language import similarities, topic
-from textkit.sentences import split_sentences
+from graph.injection import instruction_like
+from graph.quotes import passage_sentences
 from textkit.tokens import keyword_tokens
 
 MAX_PASSAGES = 3
@@ -56,8 +60,8 @@ def _score(wanted: set[str], sentence: str, cosine: float) -> float:
     return hits + SIMILARITY_WEIGHT * cosine
 
 
-def cut(sentences: list[str], scores: list[float], budget: int) -> str:
-    """The best-scoring sentences within `budget` tokens, in their order, gaps marked."""
+def kept(sentences: list[str], scores: list[float], budget: int) -> list[int]:
+    """The indexes of the best-scoring sentences within `budget` tokens, in their order."""
     order = sorted(range(len(sentences)), key=lambda i: -scores[i])
     best = order[0]
     keep = {best}
@@ -71,32 +75,27 @@ def cut(sentences: list[str], scores: list[float], budget: int) -> str:
         if used + cost <= budget:
             keep.add(i)
             used += cost
-    out = ""
-    previous = -1
-    for i in sorted(keep):
-        if out:
-            out += " " if i == previous + 1 else GAP
-        elif i > 0:
-            out = GAP.lstrip()
-        out += sentences[i]
-        previous = i
-    return out + (GAP.rstrip() if previous < len(sentences) - 1 else "")
+    return sorted(keep)
 
 
-async def focused(
-    question: str, evidence: list[dict[str, Any]], embedder: Any = None
-) -> list[dict[str, Any]]:
-    """The first `MAX_PASSAGES` passages, a long one cut to its sentences that bear on
-    `question` (copies: the evidence itself is unchanged)."""
-    items = evidence[:MAX_PASSAGES]
-    split = [split_sentences(str(e["text"])) for e in items]
+def cut(sentences: list[str], scores: list[float], budget: int) -> str:
+    """The best-scoring sentences within `budget` tokens, in their order, gaps marked."""
+    return _joined(sentences, kept(sentences, scores, budget))
+
+
+async def _selected(
+    question: str, items: list[dict[str, Any]], embedder: Any
+) -> tuple[list[list[str]], list[list[int]]]:
+    """Each passage's sentences, and the indexes of those kept (all of a short one)."""
+    split = [passage_sentences(str(e["text"])) for e in items]
+    keep = [list(range(len(parts))) for parts in split]
     long = [
         i
         for i, (e, parts) in enumerate(zip(items, split, strict=True))
         if estimate_tokens(str(e["text"])) > PASSAGE_TOKENS and len(parts) > 1
     ]
     if not long:
-        return list(items)
+        return split, keep
     pairs = [(s, topic(items[i])) for i in long for s in split[i]]
     cosines = await similarities(embedder, question, list(dict.fromkeys(pairs))[:MAX_EMBEDDED])
 
@@ -105,7 +104,52 @@ async def focused(
         return [[_score(wanted, s, cosines.get(s, 0.0)) for s in split[i]] for i in long]
 
     scores = await asyncio.to_thread(scored)
-    out = list(items)
     for i, row in zip(long, scores, strict=True):
-        out[i] = {**items[i], "text": cut(split[i], row, PASSAGE_TOKENS)}
+        keep[i] = kept(split[i], row, PASSAGE_TOKENS)
+    return split, keep
+
+
+async def focused(
+    question: str, evidence: list[dict[str, Any]], embedder: Any = None
+) -> list[dict[str, Any]]:
+    """The first `MAX_PASSAGES` passages, a long one cut to its sentences that bear on
+    `question` (copies: the evidence itself is unchanged)."""
+    items = evidence[:MAX_PASSAGES]
+    split, keep = await _selected(question, items, embedder)
+    out = list(items)
+    for i, (parts, indexes) in enumerate(zip(split, keep, strict=True)):
+        if len(indexes) < len(parts):
+            out[i] = {**items[i], "text": _joined(parts, indexes)}
     return out
+
+
+def _joined(parts: list[str], indexes: list[int]) -> str:
+    """The kept sentences in their order, a gap between two not adjacent marked."""
+    out = GAP.lstrip() if indexes[0] > 0 else ""
+    for k, i in enumerate(indexes):
+        if k:
+            out += " " if i == indexes[k - 1] + 1 else GAP
+        out += parts[i]
+    return out + (GAP.rstrip() if indexes[-1] < len(parts) - 1 else "")
+
+
+async def numbered(
+    question: str, evidence: list[dict[str, Any]], embedder: Any = None
+) -> list[dict[str, Any]]:
+    """The first `MAX_PASSAGES` passages, each with `sentences`: the (id, sentence) pairs the
+    model reads, id `n.i` the i-th sentence of source n's stored text (graph.quotes.
+    passage_sentences, as the claim judge resolves it); a long passage keeps the sentences
+    bearing on `question`, and a sentence addressed to the assistant is never offered."""
+    items = evidence[:MAX_PASSAGES]
+    split, keep = await _selected(question, items, embedder)
+    return [
+        {**item, "sentences": offered(n, parts, indexes)}
+        for n, (item, parts, indexes) in enumerate(zip(items, split, keep, strict=True), 1)
+    ]
+
+
+def offered(n: int, parts: list[str], indexes: list[int] | None = None) -> list[tuple[str, str]]:
+    """Source n's sentences at `indexes` (default: all) with their ids, those addressed to
+    the assistant left out."""
+    chosen = range(len(parts)) if indexes is None else indexes
+    return [(f"{n}.{i + 1}", parts[i]) for i in chosen if not instruction_like(parts[i])]

@@ -15,9 +15,10 @@ from typing import Any, Literal, TypeVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, ValidationError
 
-from graph.answer_safety import redact_passage
+from graph.focus import offered
 from graph.llm_client import CallLimits, call_with_retries, invoke, stream_text
 from graph.prompts import load
+from graph.quotes import passage_sentences
 from graph.structured import FormatLadder, is_format_rejection, parse_json, response_format
 
 logger = logging.getLogger(__name__)
@@ -58,20 +59,19 @@ class SynthOutput(BaseModel):
     citations: list[int] = Field(default_factory=list)
 
 
-class QuotedClaim(BaseModel):
-    """One claim of an answer, the source it comes from and the sentence of it quoted."""
+class CitedClaim(BaseModel):
+    """One claim of an answer and the id(s) of the source sentence(s) it rests on ("2.3")."""
 
-    source: int
-    quote: str
+    sentence: str | list[str]
     claim: str
 
 
-class SynthClaims(BaseModel):
-    """The synthesis call's structured output (synth.v4): whether the sources answer, and
-    the answer as claims, each resting on a quoted sentence."""
+class SynthSentences(BaseModel):
+    """The synthesis call's structured output (synth.v6): whether the sources answer, and
+    the answer as claims, each citing a numbered source sentence."""
 
     answerable: bool
-    claims: list[QuotedClaim] = Field(default_factory=list)
+    claims: list[CitedClaim] = Field(default_factory=list)
 
 
 def _history_messages(history: list[dict[str, str]]) -> list[BaseMessage]:
@@ -197,14 +197,23 @@ def _fenced(text: str) -> str:
 def context_message(question: str, evidence: list[dict[str, Any]]) -> str:
     """The user message of a synthesis call: the sources as fenced data, then the question.
 
-    A passage's sentences addressed to the assistant are cut here too, whatever path
-    the evidence came by (retrieval cuts them first; `redact_passage` is cached).
+    Each source's sentences are numbered (synth.v6 cites them by id); those addressed
+    to the assistant are cut here too, whatever path the evidence came by (retrieval
+    cuts them first).
     """
-    sources = "\n\n".join(
-        f"[{n}] ({_fenced(e['document'])}) {_fenced(redact_passage(e['text'])[0])}"
-        for n, e in enumerate(evidence, 1)
-    )
+    sources = "\n\n".join(_source(n, e) for n, e in enumerate(evidence, 1))
     return f"<sources>\n{sources}\n</sources>\n\n<question>\n{_fenced(question)}\n</question>"
+
+
+def _source(n: int, item: dict[str, Any]) -> str:
+    """One source of the user message: its title, then its sentences one a line, each
+    with its id (those graph.focus.numbered chose, else all; never one addressed to the
+    assistant)."""
+    sentences = item.get("sentences")
+    if sentences is None:
+        sentences = offered(n, passage_sentences(str(item["text"])))
+    lines = [f"[{sid}] {_fenced(sentence)}" for sid, sentence in sentences]
+    return "\n".join([f"[{n}] ({_fenced(item['document'])})", *lines])
 
 
 def answer_cap(llm: Any) -> dict[str, Any]:
@@ -255,7 +264,7 @@ async def synthesise(
     answer, calls = await structured_call(
         "answer",
         ladder,
-        SynthClaims,
+        SynthSentences,
         lambda kwargs: stream_text(llm, messages, limits.timeout, show, **cap, **kwargs),
         limits,
         may_retry=lambda: not shown,  # text on screen is not asked for twice

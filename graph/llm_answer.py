@@ -1,11 +1,14 @@
 """The model's answer for response_synth: streamed, checked claim by claim, or refused.
 
-The synthesis call (synth.v5) returns JSON: `answerable`, and `claims`, each
-with its source number, the sentence of that source it rests on (`quote`, in
-the source's language) and the claim in the user's language. `ClaimStream`
-pulls each claim out as it completes and `ClaimGate` shows it once the judge
-(graph.claim_judge: the quote is in the passage, the facts agree, the meaning
-is the quote's) says it holds; a claim that does not is dropped, and why goes
+The synthesis call (synth.v6) reads each source as numbered sentences
+(graph.focus.numbered: the ones bearing on the question) and returns JSON:
+`answerable`, and `claims`, each with the id of the source sentence it rests
+on (`"sentence": "2.3"`) and the claim in the user's language (a reply in the
+older shape gives the source number and the sentence copied as `quote`).
+`ClaimStream` pulls each claim out as it completes and `ClaimGate` shows it
+once the judge (graph.claim_judge: the id names a sentence the model was
+offered, or the quote is in the passage; the facts agree; the meaning is the
+sentence's) says it holds; a claim that does not is dropped, and why goes
 to the decision path. A reply in the older shape (an `answer` text with [n]
 marks, or plain text) goes through `CitationGate`, each sentence judged
 against the best sentence of the passage it cites (by the same judge when the
@@ -28,10 +31,10 @@ from langgraph.runtime import Runtime
 from graph.answer_safety import allowed_links, leaks_prompt, strip_unknown_links
 from graph.citations import CITATION, CitationGate, citation_entry, cut_passages
 from graph.claim_gate import ClaimGate, judged_check
-from graph.claim_stream import ClaimStream, claim_parts
+from graph.claim_stream import ClaimParts, ClaimStream, claim_parts
 from graph.context import GraphContext
 from graph.events import Token
-from graph.focus import MAX_PASSAGES, focused
+from graph.focus import MAX_PASSAGES, numbered
 from graph.llm import CALLS_PER_TURN, synthesise
 from graph.state import GraphState
 from graph.structured import AnswerFieldStream, parse_json
@@ -50,7 +53,7 @@ class ModelAnswer:
     shown: bool = False  # something reached the screen (a discard must reset it)
     # why it was discarded: no_reply | prompt_leak | uncited, or why a citation did not
     # hold: unsupported | number | other_entity | polarity | currency | meaning |
-    # quote_not_found | empty
+    # sentence_not_found | quote_not_found | empty
     reason: str = ""
     # why each claim (or sentence) not shown was dropped, in order
     dropped: list[str] = field(default_factory=list)
@@ -74,10 +77,16 @@ async def model_answer(
     """Ask the model once; its checked answer, refusal or discard, and the requests sent."""
     context = runtime.context
     question = state.get("standalone_question") or state.get("normalized_question", "")
-    # the model reads the best few passages, long ones cut to what bears on the question
-    # (graph.focus); its source numbers, quotes and citations are those passages'
+    # the model reads the best few passages, long ones cut to what bears on the question,
+    # as numbered sentences (graph.focus); its source numbers, sentence ids and citations
+    # are those passages'
     evidence = evidence[:MAX_PASSAGES]
-    prompt_evidence = await focused(question, evidence, context.embedder)
+    prompt_evidence = await numbered(question, evidence, context.embedder)
+    offered = {
+        (n, int(sid.split(".")[1]))
+        for n, item in enumerate(prompt_evidence, 1)
+        for sid, _ in item["sentences"]
+    }
     fields = AnswerFieldStream()
     tail = ""  # the shown text's last characters: enough to hold a run of the prompt's words
     leaked = False
@@ -98,8 +107,8 @@ async def model_answer(
     check = judged_check(evidence, embedder, dropped) if embedder is not None else None
     gate = CitationGate(evidence, emit, question, passages=None, check=check)
     claims = ClaimStream()
-    claim_gate = ClaimGate(evidence, emit, embedder)
-    held: list[tuple[str, int | None, str | None]] = []  # claims before "answerable": true
+    claim_gate = ClaimGate(evidence, emit, embedder, offered)
+    held: list[ClaimParts] = []  # claims before "answerable": true
     # The passages are cut (jieba: about 12 ms for five new ones) in a thread while the
     # request goes out and the model starts writing, not before the request: with many turns
     # at once, every turn's cut would hold back every other turn's request.

@@ -37,9 +37,15 @@ class Found:
     exact: bool
 
 
+def passage_sentences(passage: str) -> list[str]:
+    """The passage's sentences, in order: sentence id `n.i` of a prompt is the i-th of
+    source n's (graph.focus numbers them so, the claim judge resolves them so)."""
+    return [s.strip() for s in split_sentences(passage) if s.strip()] or [passage.strip()]
+
+
 def sentences_of(passage: str) -> list[str]:
     """The passage's sentences, and each with the next (a quote may run across two)."""
-    parts = [s.strip() for s in split_sentences(passage) if s.strip()] or [passage.strip()]
+    parts = passage_sentences(passage)
     return parts + [f"{a} {b}" for a, b in itertools.pairwise(parts)]
 
 

@@ -88,10 +88,11 @@ async def test_a_chinese_claim_quoting_an_english_sentence_is_shown(
     assert result.citations[0]["document"] == "passport"
     assert "response_synth:llm" in result.decision_path
     assert not any("claim_dropped" in step for step in result.decision_path)
-    # the synthesis asked for claims resting on quotes
+    # the synthesis asked for claims resting on source sentences, cited by id (synth.v6);
+    # a reply quoting the sentence instead, as this one does, is still judged by its quote
     schema = fake.requests[1]["response_format"]["json_schema"]["schema"]
     assert "claims" in schema["properties"]
-    assert '"quote"' in fake.requests[1]["messages"][0]["content"]
+    assert '"sentence"' in fake.requests[1]["messages"][0]["content"]
 
 
 @pytest.mark.parametrize(
@@ -239,3 +240,90 @@ async def test_an_english_claim_quoting_a_chinese_sentence(
     result = await chinese_only.ask("How much does it cost to renew an adult passport?")
     assert (claim.rstrip(".") in result.answer) is shown, result.decision_path
     assert ("response_synth:llm" in result.decision_path) is shown
+
+
+def by_id(*items: tuple[str, str]) -> Reply:
+    """A synth.v6 reply: (claim, sentence id) pairs; "{id}" stands for the id of the
+    source sentence holding 1,300, as the request numbers it."""
+    body = [{"sentence": sid, "claim": c} for c, sid in items]
+    return Reply(json.dumps({"answerable": True, "claims": body}, ensure_ascii=False), cite="1,300")
+
+
+async def test_a_chinese_claim_citing_an_english_sentence_by_id_is_shown(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    fake.script = [PLAN, by_id(("成人護照換發的費用是一千三百元，需要四個工作天。", "{id}"))]
+    result = await service.ask(QUESTION)
+    assert result.outcome == "answered"
+    assert result.answer.startswith("成人護照換發的費用是一千三百元，需要四個工作天[1]")
+    assert result.citations[0]["document"] == "passport"
+    assert "response_synth:llm" in result.decision_path
+    assert not any("claim_dropped" in step for step in result.decision_path)
+    # the model read the passage as numbered sentences, the fee's among them, under its title
+    user = fake.requests[1]["messages"][-1]["content"]
+    assert user.startswith("<sources>\n[1] (passport)\n[1.")
+    assert any(line.startswith("[1.") and line.endswith(QUOTE) for line in user.split("\n"))
+    items = fake.requests[1]["response_format"]["json_schema"]["schema"]["$defs"]
+    assert {"sentence", "claim"} <= set(items["CitedClaim"]["properties"])
+
+
+@pytest.mark.parametrize(
+    ("claim", "reason"),
+    [
+        ("成人護照換發的費用是一千六百元。", "number"),
+        ("成人在 Kaohsiung 換發護照的費用是一千三百元。", "other_entity"),
+        ("成人護照換發不需要付一千三百元。", "polarity"),
+    ],
+)
+async def test_a_claim_citing_a_sentence_by_id_with_another_fact_is_never_shown(
+    service: AnswerService, fake: FakeOpenAI, claim: str, reason: str
+) -> None:
+    fake.script = [PLAN, by_id((claim, "{id}"))]
+    result = await service.ask(QUESTION)
+    assert claim.rstrip("。") not in result.answer
+    assert f"response_synth:claim_dropped:1:{reason}" in result.decision_path
+    assert f"response_synth:llm_discarded:{reason}" in result.decision_path
+
+
+@pytest.mark.parametrize("sid", ["1.9", "4.1", "0.1", "1.0", "one", ["{id}", "1.9"]])
+async def test_a_claim_citing_a_sentence_id_that_does_not_exist_is_never_shown(
+    service: AnswerService, fake: FakeOpenAI, sid: str | list[str]
+) -> None:
+    claim = "成人護照換發的費用是一千三百元。"
+    fake.script = [PLAN, Reply(by_id((claim, "x")).content.replace('"x"', json.dumps(sid)))]
+    fake.script[-1].cite = "1,300"
+    result = await service.ask(QUESTION)
+    assert claim.rstrip("。") not in result.answer
+    assert "response_synth:claim_dropped:1:sentence_not_found" in result.decision_path
+    assert "response_synth:llm_discarded:sentence_not_found" in result.decision_path
+
+
+async def test_a_sentence_id_with_a_quote_the_passage_lacks_is_never_shown(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    # the id names a real sentence, but a quote given besides must be the passage's too
+    reply = {
+        "answerable": True,
+        "claims": [
+            {
+                "sentence": "{id}",
+                "quote": "An adult passport renewal costs 1,600 dollars.",
+                "claim": "成人護照換發的費用是一千三百元。",
+            }
+        ],
+    }
+    fake.script = [PLAN, Reply(json.dumps(reply, ensure_ascii=False), cite="1,300")]
+    result = await service.ask(QUESTION)
+    assert "一千三百" not in result.answer
+    assert "response_synth:claim_dropped:1:quote_not_found" in result.decision_path
+
+
+@pytest.mark.parametrize("marker", ["1. [1]", "[1.1]", "'] [1]", ""])
+async def test_a_claim_citing_a_sentence_by_id_with_nothing_to_say_is_never_shown(
+    service: AnswerService, fake: FakeOpenAI, marker: str
+) -> None:
+    fake.script = [PLAN, by_id((marker, "{id}"))]
+    result = await service.ask(QUESTION)
+    assert "response_synth:claim_dropped:1:empty" in result.decision_path
+    assert "response_synth:llm" not in result.decision_path
+    assert not result.answer.startswith(marker or "[")

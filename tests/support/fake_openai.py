@@ -37,7 +37,8 @@ class Reply:
     abort: bool = False
     # streamed: these SSE lines after the pieces, verbatim (comments, malformed events)
     raw_lines: tuple[str, ...] = ()
-    # a model answer citing the numbered source holding this text: "{n}" in content becomes it
+    # a model answer citing the numbered source holding this text: "{n}" in content becomes
+    # its number, "{id}" the id of its sentence holding the text ("1.2", synth.v6)
     cite: str | None = None
 
 
@@ -110,6 +111,7 @@ class FakeOpenAI:
                 content = reply.raw if reply.raw is not None else reply.content
                 if reply.cite is not None:
                     content = content.replace("{n}", str(source_number(body, reply.cite)))
+                    content = content.replace("{id}", sentence_id(body, reply.cite))
                 content, finish, usage_figures = fake.capped(body, content)
                 if body.get("stream"):
                     usage = (body.get("stream_options") or {}).get("include_usage", False)
@@ -249,12 +251,25 @@ def source_number(body: dict[str, Any], needle: str) -> int:
     return 0
 
 
+def sentence_id(body: dict[str, Any], needle: str) -> str:
+    """The id of the first numbered source sentence holding `needle` ("" when none does)."""
+    user = str(body["messages"][-1]["content"])
+    for line in user.split("\n"):
+        if line.startswith("[") and "." in line.split("]", 1)[0] and needle in line:
+            return line[1 : line.index("]")]
+    return ""
+
+
 def first_source_sentence(body: dict[str, Any]) -> str:
     """The first sentence of source [1] in a synthesis request ("" when there is none)."""
     user = str(body["messages"][-1]["content"])
     if "\n[1] " not in user:
         return ""
     first = user.split("\n[1] ", 1)[-1].split("\n\n", 1)[0]
+    # synth.v6: the source's sentences one a line after its title, each with its id
+    numbered = [line.split("] ", 1)[-1] for line in first.split("\n") if line.startswith("[1.")]
+    if numbered:
+        return numbered[0]
     sentences = split_sentences(first.split(") ", 1)[-1])
     return sentences[0] if sentences else ""
 
