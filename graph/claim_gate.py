@@ -12,7 +12,11 @@ model copies from a passage on the topic that does not answer says what the
 passage says, and is still no answer (`ungrounded`). A passage in another
 language shares no word with the question; the model reads the ones close by
 meaning (retrieval_checker.model_support), and its claims on them stand on
-the judge alone. `judged_check` adapts the judge to `CitationGate` for replies
+the judge alone. A claim the model left in its passage's language (a small
+model often copies the sentence rather than translating it) is shown under
+the lead the extractive answer gives such quotes ("The English document
+'Passport renewal' says:"), on its own line, so a reader is told why it is
+in another language. `judged_check` adapts the judge to `CitationGate` for replies
 in the older shape (an answer text with [n] marks and no quotes).
 """
 
@@ -26,9 +30,11 @@ from typing import Any
 from graph.citations import CITATION, Check, document_numbers
 from graph.claim_checks import Passage, Words
 from graph.claim_judge import ClaimJudge, SentenceId, bare, has_content
-from graph.cross_language import crosses
+from graph.cross_language import crosses, family
 from graph.grounding import is_grounded
+from textkit.catalog import say
 from textkit.facts import is_latin
+from textkit.scripts import to_script
 
 _TRAILING_STOP = re.compile(r"[\s.。!！?？]*$")
 _TRAILING_BREAK = re.compile(r"[\s,，;；:：、]+$")
@@ -43,8 +49,12 @@ class ClaimGate:
         emit: Callable[[str], None],
         embedder: Any,
         offered: set[SentenceId] | None = None,
+        language: str | None = None,
     ) -> None:
         self._evidence = evidence
+        self._language = language  # the asker's: a claim left in another one gets a lead
+        self._quoted: set[str] = set()  # documents whose lead was shown
+        self._line_open = False  # the last piece was a quoted claim on its own line
         self._embedder = embedder
         self._offered = offered  # the sentence ids the model was shown
         self._emit = emit
@@ -85,10 +95,36 @@ class ClaimGate:
             self.dropped.append(f"{index}:ungrounded")
             return
         piece = cited(bare(text), self._numbers.get(verdict.source, verdict.source))
-        if self.shown and is_latin(piece):
+        item = self._evidence[verdict.source - 1]
+        if self._untranslated(piece, item):
+            document = str(item.get("document", ""))
+            if document not in self._quoted:
+                self._quoted.add(document)
+                piece = f"{self._lead(item)}\n{piece}"
+            piece = ("\n" if self.shown else "") + piece
+            self._line_open = True
+        elif self._line_open:
+            piece, self._line_open = "\n" + piece, False
+        elif self.shown and is_latin(piece):
             piece = " " + piece
         self.shown.append(piece)
         self._emit(piece)
+
+    def _untranslated(self, claim: str, item: dict[str, Any]) -> bool:
+        """A claim on another language's passage written in that language, not the asker's."""
+        if self._language is None or not crosses(item):
+            return False
+        return is_latin(claim) != (family(self._language) == "en")
+
+    def _lead(self, item: dict[str, Any]) -> str:
+        """The line naming the quoted document and its language, in the asker's words."""
+        language = self._language or "en"
+        return say(
+            "answer_intro_other_language",
+            language,
+            language_name=say(f"language_name:{family(item.get('language'))}", language),
+            title=to_script(str(item.get("document", "")), language),
+        )
 
     def _judged(
         self,

@@ -107,7 +107,7 @@ async def model_answer(
     check = judged_check(evidence, embedder, dropped) if embedder is not None else None
     gate = CitationGate(evidence, emit, question, passages=None, check=check)
     claims = ClaimStream()
-    claim_gate = ClaimGate(evidence, emit, embedder, offered)
+    claim_gate = ClaimGate(evidence, emit, embedder, offered, language)
     held: list[ClaimParts] = []  # claims before "answerable": true
     # The passages are cut (jieba: about 12 ms for five new ones) in a thread while the
     # request goes out and the model starts writing, not before the request: with many turns

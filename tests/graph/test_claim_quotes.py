@@ -95,6 +95,20 @@ async def test_a_chinese_claim_quoting_an_english_sentence_is_shown(
     assert '"sentence"' in fake.requests[1]["messages"][0]["content"]
 
 
+async def test_a_claim_left_in_its_passages_language_is_shown_under_a_lead_naming_it(
+    service: AnswerService, fake: FakeOpenAI
+) -> None:
+    # a small model often copies the sentence instead of translating it: the reader is
+    # told it is the English document's sentence, on its own line, as extractive answers do
+    fake.script = [PLAN, claims((QUOTE, QUOTE))]
+    result = await service.ask(QUESTION)
+    assert result.outcome == "answered"
+    lead, quoted = result.answer.split("\n")[:2]
+    assert lead == "以下摘自英文文件《passport》："
+    assert quoted.startswith("An adult passport renewal costs 1,300 dollars") and "[1]" in quoted
+    assert not any("claim_dropped" in step for step in result.decision_path)
+
+
 @pytest.mark.parametrize(
     ("claim", "quote", "reason"),
     [
