@@ -9,6 +9,8 @@ bash scripts/install-browser.sh || [ -z "${CI:-}" ]
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy bot graph storage textkit
-# two test processes, each with its own embedded Postgres; a file's tests stay together
-# (they share module fixtures such as a running `ragbot serve`)
-.venv/bin/python -m pytest -n 2 --dist loadfile "$@"
+# four test processes, each with its own embedded Postgres: on two cores, as the tests
+# spend much of their time waiting on the processes and servers they start; a file's tests
+# stay together (they share module fixtures such as a running `ragbot serve`), the files
+# that start processes first (tests/conftest.py)
+.venv/bin/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder "$@"

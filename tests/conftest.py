@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -46,6 +47,24 @@ TABLES = ", ".join(
         "documents",
     ]
 )
+
+
+# Fixtures that start real processes (`ragbot serve` and `worker`, a browser): their files
+# take the longest, mostly waiting on those processes
+PROCESS_FIXTURES = frozenset({"start", "served_api", "browser"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files that start real processes first, then the others by number of tests.
+
+    The test processes take whole files (scripts/test.sh: `--dist loadfile`, with
+    `--no-loadscope-reorder` so this order holds); a long file taken last keeps
+    one process busy alone while the others have finished.
+    """
+    tests_in = Counter(item.path for item in items)
+    starting = {item.path for item in items if PROCESS_FIXTURES & set(item.fixturenames)}
+    # a stable sort: each file's tests stay together and in their order
+    items.sort(key=lambda item: (item.path not in starting, -tests_in[item.path]))
 
 
 def _test_data_dir() -> Path:

@@ -59,14 +59,17 @@ async def one(
     await stop_harness(h)
 
 
-async def lease_run_out(db: Database, delivery_id: str) -> None:
-    """Wait until the delivery's lease is over by the database's clock (the sweep's)."""
-    for _ in range(200):
+async def lease_run_out(db: Database, delivery_id: str, timeout: float = 10.0) -> None:
+    """Wait until the delivery's lease is over by the database's clock (the sweep's), or a
+    sweep already took it again: a running worker's sweeper may come first (its second
+    attempt), and it leases the delivery anew, so its lease is no longer over."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
         async with db.sessions() as session:
             over = await session.scalar(
                 text(
-                    "SELECT lease_until < now() FROM processed_events"
-                    " WHERE platform = 'telegram' AND event_id = :id"
+                    "SELECT lease_until < now() OR attempts > 1 OR status <> 'claimed'"
+                    " FROM processed_events WHERE platform = 'telegram' AND event_id = :id"
                 ),
                 {"id": delivery_id},
             )
