@@ -20,6 +20,7 @@ from graph.structured import parse_json
 ClaimParts = tuple[str, int | None, str | None, list[SentenceId] | None]
 _KEY = re.compile(r'"claims"\s*:\s*\[')
 _SENTENCE_ID = re.compile(r"(\d{1,2})\s*\.\s*(\d{1,3})")
+_BARE_NUMBER = re.compile(r"[0-9]{1,3}")
 _BRACKETED_ID = re.compile(r"\[(\d{1,2})\s*\.\s*(\d{1,3})\]")
 # a longer "sentence" value is the sentence's text (a model copying its line): its own
 # figures ("3.5 dollars") are no ids, only an id in brackets before it is
@@ -125,7 +126,9 @@ def sentence_ids(value: Any, source: int | None = None) -> list[SentenceId]:
             _SENTENCE_ID.findall(text) if len(text.strip()) <= ID_CHARS else []
         )
         found = [(int(a), int(b)) for a, b in pairs]
-        if not found and source is not None and text.strip().strip("[]").isdigit():
-            found = [(source, int(text.strip().strip("[]")))]
+        bare_number = text.strip().strip("[]")
+        # ASCII digits only: str.isdigit() also says yes to ² or ①, which int() refuses
+        if not found and source is not None and _BARE_NUMBER.fullmatch(bare_number):
+            found = [(source, int(bare_number))]
         out.extend(i for i in found if i not in out)
     return out[:MAX_IDS]

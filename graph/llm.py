@@ -212,7 +212,9 @@ def _source(n: int, item: dict[str, Any]) -> str:
     sentences = item.get("sentences")
     if sentences is None:
         sentences = offered(n, passage_sentences(str(item["text"])))
-    lines = [f"[{sid}] {_fenced(sentence)}" for sid, sentence in sentences]
+    # one line per sentence: a line break inside a stored sentence (a list item) would
+    # start a prompt line of its own, which a document could write as a fake "[1.1] …"
+    lines = [f"[{sid}] {_fenced(' '.join(sentence.split()))}" for sid, sentence in sentences]
     return "\n".join([f"[{n}] ({_fenced(item['document'])})", *lines])
 
 

@@ -22,10 +22,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -43,6 +45,23 @@ USED = "rerank:used"
 # server would otherwise add RERANK_TIMEOUT_SECONDS to every turn. A refused connection
 # or an error status fails at once and costs nothing, so those are asked every time.
 REST_AFTER_TIMEOUT_S = 30.0
+
+
+_BEARER = re.compile(r"(?i)bearer\s+\S+")
+
+
+def printable(detail: str) -> str:
+    """A server's error text fit for one log line: whitespace folded (no forged lines), any
+    echoed bearer token hidden (a proxy may echo the request's headers)."""
+    return _BEARER.sub("Bearer ***", " ".join(detail.split()))
+
+
+def without_userinfo(url: str) -> str:
+    """The URL as logged: credentials written into it (https://user:key@host) left out."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
 class RerankError(Exception):
@@ -132,7 +151,7 @@ class Reranker:
         except httpx.HTTPError as exc:
             raise RerankError("unreachable", type(exc).__name__) from exc
         if reply.status_code != 200:
-            raise RerankError(f"http_{reply.status_code}", reply.text[:200])
+            raise RerankError(f"http_{reply.status_code}", printable(reply.text[:200]))
         try:
             data = reply.json()
         except ValueError as exc:
@@ -147,7 +166,7 @@ class Reranker:
         self._failing = True
         logger.warning(
             "reranker at %s skipped (%s): searches keep the fused order until it answers again",
-            self.url,
+            without_userinfo(self.url),
             error,
         )
 
@@ -155,7 +174,7 @@ class Reranker:
         """Say once that a reranker which failed answers again."""
         if self._failing:
             self._failing = False
-            logger.info("reranker at %s answers again", self.url)
+            logger.info("reranker at %s answers again", without_userinfo(self.url))
 
     async def aclose(self) -> None:
         """Close the pooled connections (the process is stopping)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from bot.cli.llm_probe import Finding
-from graph.rerank import RerankError, build_reranker
+from graph.rerank import RerankError, build_reranker, without_userinfo
 
 # what a working reranker must rank first: the passage that answers
 _QUERY = "How much does a passport renewal cost?"
@@ -27,14 +27,18 @@ async def probe_reranker(
     try:
         scores = await reranker.scores(_QUERY, list(_DOCUMENTS))
     except RerankError as error:
-        text = (
-            f"reranker at {reranker.url} cannot be used ({error}): searches keep the fusion's order"
-        )
+        where = without_userinfo(reranker.url)
+        text = f"reranker at {where} cannot be used ({error}): searches keep the fusion's order"
         return [Finding("warn", text)]
     finally:
         await reranker.aclose()
     seconds = time.perf_counter() - started
-    found = [Finding("ok", f"reranker at {reranker.url} answers: {seconds:.2f} s for 2 passages")]
+    found = [
+        Finding(
+            "ok",
+            f"reranker at {without_userinfo(reranker.url)} answers: {seconds:.2f} s for 2 passages",
+        )
+    ]
     if scores.get(1, 0.0) <= scores.get(0, 0.0):
         found.append(
             Finding(

@@ -13,7 +13,14 @@ import pytest
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.nodes.tool_executor import tool_executor
-from graph.rerank import Reranker, RerankError, build_reranker, parse_scores
+from graph.rerank import (
+    Reranker,
+    RerankError,
+    build_reranker,
+    parse_scores,
+    printable,
+    without_userinfo,
+)
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
@@ -259,3 +266,12 @@ class _WideSearcher:
     async def search(self, query: str, top_k: int = 5, **_: Any) -> list[_Hit]:
         self.asked.append(top_k)
         return self.hits
+
+
+def test_what_the_log_says_of_a_reranker_holds_no_secret_and_no_forged_line() -> None:
+    detail = printable("upstream said:\nAuthorization: Bearer sk-live-123\n\nfake log line")
+    assert "sk-live-123" not in detail and "\n" not in detail
+    assert without_userinfo("https://user:sk-9@rerank.example.org/v1/rerank") == (
+        "https://rerank.example.org/v1/rerank"
+    )
+    assert without_userinfo("http://127.0.0.1:8080/v1/rerank") == "http://127.0.0.1:8080/v1/rerank"
