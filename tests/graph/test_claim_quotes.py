@@ -49,6 +49,29 @@ def claims(*items: tuple[str, str]) -> Reply:
     return Reply(text.replace('"source": 0', '"source": {n}'), cite="1,300")
 
 
+async def answering_over(
+    db: Database,
+    searcher: HybridSearcher,
+    ingestion: IngestionService,
+    embedder: Embedder,
+    fake: FakeOpenAI,
+    name: str,
+    document: str,
+) -> AnswerService:
+    """The answer service with the fake model, over one ingested document."""
+    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0)
+    context = GraphContext(
+        searcher=searcher,
+        forms=FormFinder(db),
+        llm=llm,
+        llm_timeout=5.0,
+        embedder=embedder.model,
+        screen_embedder=embedder.model,  # as the runtime does with the local model
+    )
+    assert (await ingestion.ingest_bytes(name, document.encode())).status == "added"
+    return AnswerService(db, context)
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
     server = FakeOpenAI().start()
@@ -64,18 +87,8 @@ async def service(
     embedder: Embedder,
     fake: FakeOpenAI,
 ) -> AnswerService:
-    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0)
-    warm_chat_model(llm)
-    context = GraphContext(
-        searcher=searcher,
-        forms=FormFinder(db),
-        llm=llm,
-        llm_timeout=5.0,
-        embedder=embedder.model,
-        screen_embedder=embedder.model,  # as the runtime does with the local model
-    )
-    assert (await ingestion.ingest_bytes("passport.md", PASSPORT.encode())).status == "added"
-    return AnswerService(db, context)
+    warm_chat_model(build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0))
+    return await answering_over(db, searcher, ingestion, embedder, fake, "passport.md", PASSPORT)
 
 
 async def test_a_chinese_claim_quoting_an_english_sentence_is_shown(
@@ -223,17 +236,7 @@ async def chinese_only(
     fake: FakeOpenAI,
 ) -> AnswerService:
     """The service over one Chinese document (an English question crosses languages)."""
-    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0)
-    context = GraphContext(
-        searcher=searcher,
-        forms=FormFinder(db),
-        llm=llm,
-        llm_timeout=5.0,
-        embedder=embedder.model,
-        screen_embedder=embedder.model,
-    )
-    assert (await ingestion.ingest_bytes("護照.md", CHINESE.encode())).status == "added"
-    return AnswerService(db, context)
+    return await answering_over(db, searcher, ingestion, embedder, fake, "護照.md", CHINESE)
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.support.local_server import serve, shutdown
+from tests.support.local_server import send_json, serve, shutdown
 
 
 @dataclass
@@ -70,14 +70,7 @@ class FakeRerank:
                     self._send(200, json.dumps({"results": fake.results(body)}).encode())
 
             def _send(self, status: int, data: bytes) -> None:
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up waiting (a timeout test)
+                send_json(self, status, data)
 
         self._server, root = serve(Handler)
         self.url = root + "/v1"

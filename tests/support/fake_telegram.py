@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
-from tests.support.local_server import serve, shutdown
+from tests.support.local_server import send_json, serve, shutdown
 
 TOKEN = "123456:AAE-test_Token-x0123456789abcdefghijkl"  # @BotFather's shape
 BOT_ID = 123456
@@ -99,15 +99,7 @@ class FakeTelegram:
                 self._send(status, reply)
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):  # a long poll the client left
-                    self.close_connection = True
+                send_json(self, status, json.dumps(payload).encode())
 
         self._server, self.url = serve(Handler)
         return self

@@ -57,6 +57,19 @@ def serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, s
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
+def send_json(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
+    """Answer a request with a JSON body; a client that already left is no error (it gave
+    up waiting: a timeout test, a long poll), and its connection is closed."""
+    try:
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+    except (BrokenPipeError, ConnectionResetError):
+        handler.close_connection = True
+
+
 def shutdown(server: ThreadingHTTPServer | None) -> None:
     """Stop a server started by `serve` (None: nothing to stop)."""
     if server is not None:
