@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     max_file_mb: float = Field(default=20.0, validation_alias="MAX_FILE_MB")
     parse_memory_mb: int = Field(default=768, ge=128, validation_alias="PARSE_MEMORY_MB")
     parse_timeout_s: float = Field(default=60.0, gt=0, validation_alias="PARSE_TIMEOUT_SECONDS")
+    # OCR of scanned PDF pages and images, in a parser process of its own: the models
+    # and a 200-dpi page need about 1.5 GB of address space; a dense page, tens of seconds
+    ocr_memory_mb: int = Field(default=2048, ge=512, validation_alias="OCR_MEMORY_MB")
+    ocr_timeout_s: float = Field(default=600.0, gt=0, validation_alias="OCR_TIMEOUT_SECONDS")
     # ingestion's CPU work (chunking, keyword tokens, the local embedder) runs in this
     # many worker processes of `ragbot serve` / `ragbot worker`, at this lower CPU priority
     # (the parser process too); 0: in threads of the serving process
