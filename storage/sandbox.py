@@ -129,8 +129,7 @@ def _died(code: int, stderr: bytes, bounds: _Bounds) -> str:
         return f"reading it took longer than {bounds.timeout_s:g} s ({bounds.timeout_setting})"
     if b"MemoryError" in stderr or b"bad_alloc" in stderr:
         return (
-            f"reading it needs more than {bounds.memory_mb} MB of memory"
-            f" ({bounds.memory_setting})"
+            f"reading it needs more than {bounds.memory_mb} MB of memory ({bounds.memory_setting})"
         )
     if code < 0:
         return f"the parser crashed on it (signal {-code})"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from storage.chunking import Block
 from storage.loaders import UnreadableFileError
 
+
 @dataclass(frozen=True)
 class Scan:
     """What was read from a file: blocks with text, its page count, and the pages
