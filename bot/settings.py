@@ -121,6 +121,40 @@ class Settings(BaseSettings):
         description="Seconds a rerank request may take before the fused order is kept",
     )
 
+    # speech to text for voice questions (bot.core.answering.speech): any server speaking
+    # OpenAI's `POST {base}/audio/transcriptions`; unset: voice messages are declined
+    stt_base_url: str | None = Field(
+        default=None,
+        validation_alias="STT_BASE_URL",
+        description="Root of an OpenAI-compatible /audio/transcriptions endpoint",
+    )
+    stt_model: str | None = Field(
+        default=None, validation_alias="STT_MODEL", description="The transcription model's name"
+    )
+    stt_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias="STT_API_KEY",
+        description="Bearer key of the transcription endpoint (a secret, never printed)",
+    )
+    stt_max_seconds: int = Field(
+        default=300,
+        ge=1,
+        validation_alias="STT_MAX_SECONDS",
+        description="The longest voice message transcribed, in seconds",
+    )
+    stt_max_bytes: int = Field(
+        default=20_000_000,
+        ge=1,
+        validation_alias="STT_MAX_BYTES",
+        description="The largest voice message transcribed, in bytes",
+    )
+    stt_timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        validation_alias="STT_TIMEOUT_SECONDS",
+        description="Seconds a transcription request may take",
+    )
+
     llm_base_url: str | None = Field(default=None, validation_alias="LLM_BASE_URL")
     llm_api_key: SecretStr | None = Field(default=None, validation_alias="LLM_API_KEY")
     llm_model: str | None = Field(default=None, validation_alias="LLM_MODEL")
