@@ -4,72 +4,27 @@ the fake Bot API (which serves the files), a fake transcription server, and real
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 
 from storage.db import Database
 from storage.embeddings import Embedder
 from tests.support.core_fixtures import until, until_settled
+from tests.support.fake_stt import QUESTION, FakeTranscriber
 from tests.support.fake_telegram import (
     FakeTelegram,
-    parse_body,
     photo_sizes,
     private_media,
     voice,
 )
-from tests.support.local_server import send_json, serve, shutdown
 from tests.support.scans import blank_image, text_image
 from tests.telegram.test_telegram import answered, docs, fake_tg, start_harness, stop_harness
 from textkit.catalog import say
 
 __all__ = ["docs", "fake_tg"]  # fixtures used here
 pytestmark = pytest.mark.usefixtures("docs")
-QUESTION = "How much does an adult passport renewal cost?"
 AUDIO = b"OggS\x00\x02" + bytes(range(256)) * 8  # what the fake Bot API serves as the voice note
-
-
-@dataclass
-class FakeTranscriber:
-    """A local OpenAI-compatible `/audio/transcriptions`: records each request, answers
-    `{"text": transcript}` (or `status` with an error body when it is not 200)."""
-
-    transcript: str = QUESTION
-    status: int = 200
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    url: str = ""
-    _server: ThreadingHTTPServer | None = None
-
-    def start(self) -> FakeTranscriber:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                params = parse_body(self.headers.get("Content-Type") or "", body)
-                params["path"] = self.path
-                params["authorization"] = self.headers.get("Authorization")
-                fake.requests.append(params)
-                if fake.status != 200:
-                    send_json(self, fake.status, b'{"error": {"message": "model not loaded"}}')
-                    return
-                send_json(self, 200, json.dumps({"text": fake.transcript}).encode())
-
-        self._server, root = serve(Handler)
-        self.url = f"{root}/v1"
-        return self
-
-    def stop(self) -> None:
-        shutdown(self._server)
 
 
 @pytest.fixture
