@@ -10,12 +10,13 @@ import pytest
 
 from storage.db import Database
 from storage.embeddings import Embedder
-from tests.support.core_fixtures import until, until_settled
+from tests.support.core_fixtures import jobs_running, until, until_settled
 from tests.support.fake_stt import QUESTION, FakeTranscriber
 from tests.support.fake_telegram import (
     FakeTelegram,
     photo_sizes,
     private_media,
+    private_text,
     voice,
 )
 from tests.support.scans import blank_image, text_image
@@ -139,3 +140,24 @@ async def test_photo_of_a_question_is_read_and_answered_with_citation(
     assert "1,300" in final["text"] and "[1]" in final["text"] and "passport" in final["text"]
     assert "documents/photo-q" in fake_tg.downloads  # the largest size, not the thumbnail
     assert said(fake_tg, blank_user) == [say("media:photo_unread", "en")]
+
+
+async def test_admin_photo_captioned_upload_is_ingested_like_a_document(
+    database_url: str, embedder: Embedder, fake_tg: FakeTelegram
+) -> None:
+    admin = 42  # an admin in the tests' settings
+    fake_tg.files["photo-up"] = text_image(
+        ["Boat permits", "A boat permit costs 45 dollars a year."]
+    )
+    h = await start_harness(database_url, embedder, fake_tg)
+    try:
+        sizes = photo_sizes("photo-up", len(fake_tg.files["photo-up"]))
+        async with jobs_running(h.worker):
+            await h.post(private_media(3108, admin, "photo", sizes, caption="/upload"))
+            await until(lambda: any("was added as" in t for t in said(fake_tg, admin)), 120)
+        assert not any(say("media:photo_unread", "en") == t for t in said(fake_tg, admin))
+        await h.post(private_text(3109, 3109, "How much is a boat permit?"))
+        [final] = await answered(fake_tg, 3109)
+    finally:
+        await stop_harness(h)
+    assert "45 dollars" in final["text"]
