@@ -7,6 +7,7 @@ import html
 from collections.abc import Iterator
 
 import pytest
+from sqlalchemy import text
 
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -124,7 +125,8 @@ async def test_photo_of_a_question_is_read_and_answered_with_citation(
     database_url: str, embedder: Embedder, fake_tg: FakeTelegram, db: Database
 ) -> None:
     user, blank_user = 3106, 3107
-    fake_tg.files["photo-q"] = text_image(["How much does an adult", "passport renewal cost?"])
+    page = ["How much does an adult", "passport renewal cost?", "My ID is A123456789"]
+    fake_tg.files["photo-q"] = text_image(page)
     fake_tg.files["photo-blank"] = blank_image()
     h = await start_harness(database_url, embedder, fake_tg)
     try:
@@ -135,9 +137,20 @@ async def test_photo_of_a_question_is_read_and_answered_with_citation(
         [final] = await answered(fake_tg, user)
         await until(lambda: bool(said(fake_tg, blank_user)), timeout=60)
         await until_settled(db)
+        async with db.sessions() as session:
+            kept = await session.scalar(
+                text(
+                    "SELECT m.content FROM messages m JOIN conversations c"
+                    " ON c.id = m.conversation_id WHERE c.platform = 'telegram'"
+                    " AND c.external_id = :chat AND m.role = 'user'"
+                ),
+                {"chat": str(user)},
+            )
     finally:
         await stop_harness(h)
     assert "1,300" in final["text"] and "[1]" in final["text"] and "passport" in final["text"]
+    # the photo's text is kept as typed text is: personal data masked
+    assert "passport renewal" in kept and "[ID]" in kept and "A123456789" not in kept
     assert "documents/photo-q" in fake_tg.downloads  # the largest size, not the thumbnail
     assert said(fake_tg, blank_user) == [say("media:photo_unread", "en")]
 
