@@ -117,7 +117,7 @@ class MediaReader:
 
 
 def _minutes(seconds: int) -> str:
-    """A duration limit as people say it: "5 minutes", "90 seconds"."""
+    """A duration limit as people read it: "5 min", "90 s"."""
     if seconds % 60 == 0:
         return f"{seconds // 60} min"
     return f"{seconds} s"
