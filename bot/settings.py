@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     max_file_mb: float = Field(default=20.0, validation_alias="MAX_FILE_MB")
     parse_memory_mb: int = Field(default=768, ge=128, validation_alias="PARSE_MEMORY_MB")
     parse_timeout_s: float = Field(default=60.0, gt=0, validation_alias="PARSE_TIMEOUT_SECONDS")
+    # OCR of scanned PDF pages and images, in a parser process of its own: the models
+    # and a 200-dpi page need about 1.5 GB of address space; a dense page, tens of seconds
+    ocr_memory_mb: int = Field(default=2048, ge=512, validation_alias="OCR_MEMORY_MB")
+    ocr_timeout_s: float = Field(default=600.0, gt=0, validation_alias="OCR_TIMEOUT_SECONDS")
     # ingestion's CPU work (chunking, keyword tokens, the local embedder) runs in this
     # many worker processes of `ragbot serve` / `ragbot worker`, at this lower CPU priority
     # (the parser process too); 0: in threads of the serving process
@@ -115,6 +119,40 @@ class Settings(BaseSettings):
         gt=0,
         validation_alias="RERANK_TIMEOUT_SECONDS",
         description="Seconds a rerank request may take before the fused order is kept",
+    )
+
+    # speech to text for voice questions (bot.core.answering.speech): any server speaking
+    # OpenAI's `POST {base}/audio/transcriptions`; unset: voice messages are declined
+    stt_base_url: str | None = Field(
+        default=None,
+        validation_alias="STT_BASE_URL",
+        description="Root of an OpenAI-compatible /audio/transcriptions endpoint",
+    )
+    stt_model: str | None = Field(
+        default=None, validation_alias="STT_MODEL", description="The transcription model's name"
+    )
+    stt_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias="STT_API_KEY",
+        description="Bearer key of the transcription endpoint (a secret, never printed)",
+    )
+    stt_max_seconds: int = Field(
+        default=300,
+        ge=1,
+        validation_alias="STT_MAX_SECONDS",
+        description="The longest voice message transcribed, in seconds",
+    )
+    stt_max_bytes: int = Field(
+        default=20_000_000,
+        ge=1,
+        validation_alias="STT_MAX_BYTES",
+        description="The largest voice message transcribed, in bytes",
+    )
+    stt_timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        validation_alias="STT_TIMEOUT_SECONDS",
+        description="Seconds a transcription request may take",
     )
 
     llm_base_url: str | None = Field(default=None, validation_alias="LLM_BASE_URL")

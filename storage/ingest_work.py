@@ -18,7 +18,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -100,14 +100,16 @@ class IngestWork:
                 "an ingestion worker process stopped (out of memory or killed)"
             ) from exc
 
-    async def parse(self, data: bytes, fmt: str, limits: ParseLimits) -> ParsedFile:
+    async def parse(
+        self, data: bytes, fmt: str, limits: ParseLimits, pages: Sequence[int] = ()
+    ) -> ParsedFile:
         """`data` parsed in the sandboxed parser process; as many parsers at once as
         worker processes (at least 2): its time limit is wall-clock, and a parser
         waiting for a core must not run out of it."""
         if self._parsing is None:
             self._parsing = asyncio.Semaphore(max(2, self._processes))
         async with self._parsing:
-            return await parse_isolated(data, fmt, limits)
+            return await parse_isolated(data, fmt, limits, pages)
 
     async def embed(self, texts: list[str]) -> tuple[Vectors, Tokens]:
         """Vectors and keyword tokens of `texts`, embedded with other documents' texts."""

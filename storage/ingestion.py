@@ -20,6 +20,7 @@ from storage.models import Document
 from storage.repositories import documents as docs_repo
 from storage.repositories.documents import NewChunk
 from storage.sandbox import SANDBOXED_FORMATS, ParseLimits
+from storage.scans import no_text_found, unread_note
 from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy, collection_problem
 from textkit.personal_data import Findings, scan
 from textkit.scripts import LANGUAGES, detect_language
@@ -66,19 +67,38 @@ def index_text(title: str, heading: str | None, body: str) -> str:
     return "\n".join([*context, body])
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    """A parsed file: text blocks, page count, link, and what an admin is told about
+    pages OCR could not read (None when every page was read)."""
+
+    blocks: list[Block]
+    pages: int | None
+    url: str | None
+    note: str | None = None
+
+
 async def _load(
     data: bytes, fmt: str, url: str | None, limits: ParseLimits, work: IngestWork
-) -> tuple[list[Block], int | None, str | None]:
+) -> _Loaded:
     """The file's text blocks, page count, and link (an HTML page's canonical URL if none).
 
     Plain text and Markdown are decoded here (bounded, linear work); formats
-    with decompressing parsers go to the sandboxed parser process.
+    with decompressing parsers go to the sandboxed parser process. A PDF's pages
+    without a text layer are OCR'd in a second one, under the OCR limits.
     """
     if fmt not in SANDBOXED_FORMATS:
         blocks, pages = await asyncio.to_thread(load_blocks, data, fmt)
-        return blocks, pages, url
+        return _Loaded(blocks, pages, url)
     parsed = await work.parse(data, fmt, limits)
-    return parsed.blocks, parsed.pages, url or parsed.url
+    blocks, unread = parsed.blocks, parsed.unread
+    if parsed.scanned:
+        read = await work.parse(data, "ocr-pdf", limits, parsed.scanned)
+        blocks = sorted([*blocks, *read.blocks], key=lambda b: b.page or 0)
+        unread = read.unread
+        if not blocks:
+            raise UnreadableFileError(no_text_found("pdf", parsed.pages))
+    return _Loaded(blocks, parsed.pages, url or parsed.url, unread_note(unread))
 
 
 def split_document(
@@ -263,7 +283,8 @@ class IngestionService:
                     same.chunk_count,
                     reason=f"same content as {same.title!r}",
                 )
-            blocks, pages, url = await _load(data, fmt, url, self._options.parse, self._work)
+            loaded = await _load(data, fmt, url, self._options.parse, self._work)
+            blocks, pages, url = loaded.blocks, loaded.pages, loaded.url
         except UnreadableFileError as exc:
             return IngestResult(source, FAILED, title, reason=str(exc))
         try:
@@ -325,7 +346,8 @@ class IngestionService:
                 await docs_repo.delete_document(session, old)
                 await session.flush()
             await docs_repo.add_document(session, document, chunks)
-        return IngestResult(source, REPLACED if old else ADDED, title, len(chunks))
+        status = REPLACED if old else ADDED
+        return IngestResult(source, status, title, len(chunks), reason=loaded.note)
 
     async def personal_data(
         self, filename: str, data: bytes, title: str | None = None
@@ -336,11 +358,12 @@ class IngestionService:
         A file that cannot be parsed has none to report: ingesting it fails anyway.
         """
         try:
-            blocks, _, url = await _load(
+            loaded = await _load(
                 data, detect_format(filename), None, self._options.parse, self._work
             )
         except UnreadableFileError:
             return None
+        blocks, url = loaded.blocks, loaded.url
         titles = (clean_title(title or Path(filename).stem), filename, *([url] if url else []))
         blocks_seen = [(b.text, b.page, b.heading) for b in blocks]
         try:

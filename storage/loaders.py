@@ -1,4 +1,6 @@
-"""Turn a file into text blocks: PDF (text layer), DOCX, TXT, Markdown, HTML.
+"""Turn a file into text blocks: PDF, DOCX, TXT, Markdown, HTML, and images (by OCR).
+
+PDF pages without a text layer and image files are read by OCR (storage.scans).
 
 The blocks are all of a file that is stored, answered from and screened for
 personal data. Not extracted, so neither stored nor screened: DOCX headers,
@@ -25,6 +27,13 @@ SUPPORTED_SUFFIXES = {
     ".markdown": "markdown",
     ".html": "html",
     ".htm": "html",
+    # scans and photos, read by OCR (storage.scans)
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".webp": "image",
+    ".tif": "image",
+    ".tiff": "image",
 }
 # a real DOCX unpacks to a few times its size; hundreds of MB of XML is an attack
 MAX_UNPACKED_BYTES = 200 * 1024 * 1024
@@ -60,12 +69,16 @@ def detect_format(name: str) -> str:
 
 
 def load_blocks(data: bytes, fmt: str) -> tuple[list[Block], int | None]:
-    """Text blocks of a file and its page count (PDF only)."""
+    """Text blocks of a file and its page count (PDF and multi-page TIFF only).
+
+    Scanned PDF pages and images are OCR'd here, in this process: ingestion calls
+    this in the sandboxed parser process (storage.parse_worker) for them.
+    """
     if not data.strip():
         raise UnreadableFileError("the file is empty")
-    if fmt == "pdf":
-        blocks, pages = _pdf(data)
-    elif fmt == "docx":
+    if fmt in ("pdf", "image"):
+        return _scanned(data, fmt)
+    if fmt == "docx":
         blocks, pages = _docx(data), None
     elif fmt == "html":
         blocks, pages = _html(data), None
@@ -74,11 +87,6 @@ def load_blocks(data: bytes, fmt: str) -> tuple[list[Block], int | None]:
     else:
         blocks, pages = [Block(decode_text(data))], None
     blocks = [b for b in blocks if b.text.strip()]
-    if not blocks and fmt == "pdf":
-        raise UnreadableFileError(
-            "the PDF has no text layer: it looks scanned, and scanned documents need OCR,"
-            " which is not supported yet"
-        )
     if not blocks:
         raise UnreadableFileError("no text could be extracted")
     return blocks, pages
@@ -119,7 +127,28 @@ def _control_share(text: str) -> float:
     return controls / len(sample)
 
 
-def _pdf(data: bytes) -> tuple[list[Block], int]:
+def _scanned(data: bytes, fmt: str) -> tuple[list[Block], int | None]:
+    """A PDF (text layer, OCR where it has none) or an image (OCR), in this process."""
+    from storage import scans
+
+    if fmt == "image":
+        scan = scans.ocr_image(data)
+        return scan.blocks, scan.pages
+    text = scans.pdf_text(data)
+    blocks = text.blocks
+    if text.scanned:
+        blocks = sorted([*blocks, *scans.ocr_pdf(data, text.scanned).blocks], key=_page)
+    if not blocks:
+        raise UnreadableFileError(scans.no_text_found("pdf", text.pages))
+    return blocks, text.pages
+
+
+def _page(block: Block) -> int:
+    return block.page or 0
+
+
+def pdf_pages(data: bytes) -> tuple[list[Block], int]:
+    """Every page of a PDF's text layer, one block per page (empty for a scanned page)."""
     from pypdf import PdfReader
     from pypdf.errors import LimitReachedError, PdfReadError
 

@@ -67,7 +67,13 @@ async def list_documents(request: Request, grant: Caller) -> list[dict[str, Any]
 async def upload_document(
     request: Request,
     grant: Caller,
-    file: Annotated[UploadFile, File(description="PDF, Word, HTML, Markdown or text.")],
+    file: Annotated[
+        UploadFile,
+        File(
+            description="PDF, Word, HTML, Markdown, text; an image of text (PNG, JPEG, WebP,"
+            " TIFF) is read by OCR."
+        ),
+    ],
     title: Annotated[str | None, Form(max_length=300)] = None,
     collection: Annotated[str | None, Form(max_length=40)] = None,
 ) -> UploadAccepted:

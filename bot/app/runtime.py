@@ -276,7 +276,13 @@ def ingest_options(settings: Settings, policy: UploadPolicy) -> IngestOptions:
         chunk_size=settings.chunk_size,
         chunk_overlap=settings.chunk_overlap,
         batch_size=settings.embedding_batch_size,
-        parse=ParseLimits(settings.parse_memory_mb, settings.parse_timeout_s, settings.ingest_nice),
+        parse=ParseLimits(
+            settings.parse_memory_mb,
+            settings.parse_timeout_s,
+            settings.ingest_nice,
+            settings.ocr_memory_mb,
+            settings.ocr_timeout_s,
+        ),
     )
 
 

@@ -1,4 +1,5 @@
-"""`ragbot doctor`: check the LLM endpoint (and any reranker) and say plainly what is wrong."""
+"""`ragbot doctor`: check the LLM endpoint (and any reranker and transcription endpoint) and say
+plainly what is wrong."""
 
 from __future__ import annotations
 
@@ -20,13 +21,16 @@ def doctor() -> None:
     """Check the LLM endpoint with real requests: reachable, model, format, token cap, latency.
 
     With RERANK_BASE_URL set, also one rerank request (a reranker that cannot be
-    used is a warning: turns go on without it). Exit 1 only when the model
+    used is a warning: turns go on without it); with STT_BASE_URL set, one
+    transcription of a second of silence (a warning too: voice messages are declined,
+    typed questions go on). Exit 1 only when the model
     cannot be used (nothing listening, key refused, every chat request
     failing); warnings do not fail.
     """
     # the probes (httpx, the model's formats, the reranker's client): this command only
     from bot.cli.llm_probe import probe_llm
     from bot.cli.rerank_probe import probe_reranker
+    from bot.cli.stt_probe import probe_stt
 
     cfg = settings()
     key = reveal(cfg.llm_api_key)
@@ -39,6 +43,10 @@ def doctor() -> None:
                 cfg.rerank_model,
                 reveal(cfg.rerank_api_key),
                 cfg.rerank_timeout_s,
+            )
+        if cfg.stt_base_url:
+            found += await probe_stt(
+                cfg.stt_base_url, cfg.stt_model, reveal(cfg.stt_api_key), cfg.stt_timeout_s
             )
         return found
 

@@ -156,7 +156,8 @@ def _print_summary(results: list[IngestResult], bound: str) -> None:
         elif r.status == UNCHANGED:
             typer.echo(f"unchanged {r.source} ({r.reason})")
         else:
-            typer.echo(f"{r.status:<9} {r.source} → {r.title!r} ({r.chunks} chunks)")
+            note = f"; {r.reason}" if r.reason else ""  # pages OCR could not read
+            typer.echo(f"{r.status:<9} {r.source} → {r.title!r} ({r.chunks} chunks{note})")
     counts = {
         s: sum(1 for r in results if r.status == s)
         for s in (ADDED, REPLACED, UNCHANGED, FAILED, HELD)

@@ -18,6 +18,7 @@ from bot.core.answering.actions import AnswerActions
 from bot.core.answering.answerer import Answerer
 from bot.core.answering.console_turns import ConsoleTurns
 from bot.core.answering.forms import ReaderForms
+from bot.core.answering.media import MediaReader
 from bot.core.answering.suggestions import Suggestions
 from bot.core.answering.turn_stops import TurnStops
 from bot.core.audiences import Audiences
@@ -98,6 +99,7 @@ def build_core(
         locks=locks,
         stops=stops,
         stream_turn=turns or answers.stream,
+        media=MediaReader(settings),
     )
     intake = Intake(
         db, settings, inbox, AckWindow(ACK_FIRST_S), audiences, limit, pending, answerer

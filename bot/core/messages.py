@@ -49,6 +49,10 @@ class Attachment:
     fetch: Callable[[], Awaitable[bytes]] | None = None
     data: bytes | None = None  # already in hand (the console, tests)
     ref: str | None = None  # the platform's handle (file id, URL): kept for a pending offer
+    # what the file is to the asker: "file" (a document), or a question said another way:
+    # "voice" (a voice note or audio file, transcribed) or "photo" (read by OCR)
+    kind: str = "file"
+    seconds: int | None = None  # a voice message's length, as the platform reports it
 
     async def read(self) -> bytes:
         """The file's bytes."""

@@ -29,7 +29,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.core.messages import InboundMessage
+from bot.core.messages import Attachment, InboundMessage
 from bot.core.serving import ServingCore, ShuttingDownError
 from bot.settings import Settings
 from bot.telegram import translate
@@ -80,6 +80,8 @@ def register(
     app.add_handler(CommandHandler(CORE_COMMANDS, h.on_command, filters=new_only))
     app.add_handler(MessageHandler(new_only & filters.Document.ALL, h.on_document))
     app.add_handler(MessageHandler(new_only & filters.TEXT & ~filters.COMMAND, h.on_text))
+    spoken_or_shown = filters.VOICE | filters.AUDIO | filters.PHOTO
+    app.add_handler(MessageHandler(new_only & spoken_or_shown, h.on_media))
     app.add_handler(
         MessageHandler(new_only & filters.COMMAND & filters.ChatType.PRIVATE, h.on_command)
     )
@@ -150,6 +152,63 @@ class TelegramListeners:
             taken = await self._accept(inbound, message, react=react)
         if taken and react:  # seen: 👀 at once, no message (removed with the answer)
             self._delivery.react_seen(message)
+
+    async def on_media(self, update: Update, context: Context) -> None:
+        """A voice note, an audio file or a photo: a question, which the core transcribes or
+        reads (OCR) and answers with the caption; heard where a typed question is (groups:
+        a mention in the caption, or a reply to the bot). A photo captioned
+        `/upload [title]` is an upload, as such a document is (not when forwarded: the
+        caption is then its original sender's)."""
+        message = update.message
+        bot = context.bot
+        if message is None or message.from_user is None:
+            return
+        attachment = translate.media_attachment(message, file_fetcher(bot))
+        if attachment is None:
+            return
+        caption = message.caption or ""
+        command = translate.split_command(caption, bot.username)
+        if command is not None:
+            if command[0] == "upload" and attachment.kind == "photo":
+                if message.forward_origin is None:
+                    upload = dataclasses.replace(attachment, kind="file")
+                    await self._send_upload(message, caption, upload, context)
+                return
+            caption = ""  # another command is no part of the question
+        if not translate.addressed(message, bot.username, bot.id):
+            return
+        with accepting():
+            conversation, language = await self._conversation(message, bot.id)
+            inbound = translate.inbound(
+                message,
+                text=translate.strip_mention(caption, bot.username),
+                conversation_key=conversation,
+                language=language,
+                attachments=(attachment,),
+                reply_to=translate.answered_message(message, bot.id),
+            )
+            group = not translate.is_private(message.chat)
+            react = group and self._features.allows(REACTIONS)
+            taken = await self._accept(inbound, message, react=react)
+        if taken and react:
+            self._delivery.react_seen(message)
+
+    async def _send_upload(
+        self, message: Message, caption: str, upload: Attachment, context: Context
+    ) -> None:
+        """A photo sent to be added, through the core as a document's upload is."""
+        if message.from_user is None:
+            return
+        with accepting():
+            inbound = translate.inbound(
+                message,
+                text=caption,
+                conversation_key=str(message.chat_id),
+                language=await chosen_language(self._core, message.from_user.id),
+                attachments=(upload,),
+                upload_intent=True,
+            )
+            await self._accept_admin_aware(inbound, message, context)
 
     async def on_command(self, update: Update, context: Context) -> None:
         """/help, /forms and the admin commands: run by the core."""

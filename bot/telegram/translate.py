@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import datetime as dt
 import re
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from telegram import Chat, Document, Message, MessageEntity, Update
+from telegram import Audio, Chat, Document, Message, MessageEntity, Update, Voice
+from telegram.warnings import PTBDeprecationWarning
 
 from bot.core.admin.commands import parse_words
 from bot.core.messages import Attachment, InboundMessage
@@ -172,6 +175,54 @@ def attachment(document: Document, fetch: Callable[[str], Awaitable[bytes]]) -> 
         platform_limit=DOWNLOAD_LIMIT,
         ref=document.file_id,
     )
+
+
+def media_attachment(
+    message: Message, fetch: Callable[[str], Awaitable[bytes]]
+) -> Attachment | None:
+    """A voice note, an audio file or a photo (its largest size) as a question's attachment
+    (kind "voice" or "photo"); None when the message carries none of them."""
+    if message.voice is not None or message.audio is not None:
+        sound = message.voice or message.audio
+        assert sound is not None
+        name = getattr(sound, "file_name", None) or f"voice-{sound.file_unique_id}.ogg"
+        kind, seconds, mime = "voice", _seconds(sound), sound.mime_type or "audio/ogg"
+        file_id, size = sound.file_id, sound.file_size
+    elif message.photo:
+        largest = max(message.photo, key=lambda p: (p.width * p.height, p.file_size or 0))
+        name, kind, seconds, mime = f"photo-{largest.file_unique_id}.jpg", "photo", None, None
+        file_id, size = largest.file_id, largest.file_size
+        mime = "image/jpeg"  # Telegram re-encodes every photo as JPEG
+    else:
+        return None
+
+    async def download() -> bytes:
+        return await fetch(file_id)
+
+    return Attachment(
+        name=name,
+        size=size,
+        mime=mime,
+        fetch=download,
+        platform_limit=DOWNLOAD_LIMIT,
+        ref=file_id,
+        kind=kind,
+        seconds=seconds,
+    )
+
+
+def _seconds(sound: Voice | Audio) -> int:
+    """A voice note's or audio file's length in seconds.
+
+    PTB 22 warns on reading `duration` (an int today, a timedelta in its next major
+    version): either is read, without the warning.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        duration: Any = sound.duration
+    if isinstance(duration, dt.timedelta):
+        return int(duration.total_seconds())
+    return int(duration)
 
 
 def inbound(

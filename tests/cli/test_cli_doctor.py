@@ -7,6 +7,7 @@ import subprocess
 
 from tests.support.fake_openai import FakeOpenAI, Reply, llama_cpp_server, openai_api
 from tests.support.fake_rerank import FakeRerank
+from tests.support.fake_stt import FakeTranscriber
 
 
 def test_doctor_says_plainly_what_is_wrong_with_the_llm_endpoint(cli) -> None:  # type: ignore[no-untyped-def]
@@ -122,3 +123,26 @@ def test_doctor_reports_the_reranker_when_one_is_set(cli) -> None:  # type: igno
     assert any(v == "WARN" and "unreachable" in t for t, v in _doctor_lines(gone).items())
     unset = cli("doctor", extra_env={**env, "RERANK_BASE_URL": ""})
     assert "reranker" not in unset.stdout
+
+
+def test_doctor_reports_the_transcription_endpoint_when_one_is_set(cli) -> None:  # type: ignore[no-untyped-def]
+    fake = FakeTranscriber(transcript="").start()
+    env = {"LLM_BASE_URL": "", "LLM_MODEL": "", "STT_MODEL": "whisper-test"}
+    try:
+        good = cli("doctor", extra_env={**env, "STT_BASE_URL": fake.url, "STT_API_KEY": "k-1"})
+        fake.status = 500
+        failing = cli("doctor", extra_env={**env, "STT_BASE_URL": fake.url})
+    finally:
+        fake.stop()
+    assert good.returncode == 0, good.stdout
+    [request, _] = fake.requests
+    assert request["path"] == "/v1/audio/transcriptions" and request["model"] == "whisper-test"
+    assert request["file"]["data"][:4] == b"RIFF"  # a WAV of silence
+    lines = _doctor_lines(good)
+    answers = next(t for t in lines if t.startswith(f"transcription at {fake.url}/audio/"))
+    assert lines[answers] == "ok" and "k-1" not in good.stdout
+    # it fails: a warning (typed questions go on), not a failure
+    assert failing.returncode == 0
+    assert any(v == "WARN" and "HTTP 500" in t for t, v in _doctor_lines(failing).items())
+    unset = cli("doctor", extra_env={**env, "STT_BASE_URL": ""})
+    assert "transcription" not in unset.stdout

@@ -447,7 +447,8 @@ async def test_non_admin_share_and_commands_are_refused(slack, fake_slack, db: D
 @pytest.mark.parametrize(
     ("name", "data", "reason"),
     [
-        ("photo.png", b"\x89PNG...", "unsupported file type"),
+        ("photo.exe", b"MZ...", "unsupported file type"),
+        ("photo.png", b"\x89PNG...", "the image is corrupt"),
         ("broken.pdf", b"%PDF-1.4 nonsense", "corrupt"),
     ],
 )

@@ -74,7 +74,13 @@ def test_bad_files_raise_clear_errors(name: str, data: bytes, reason: str) -> No
 
 def test_unsupported_type() -> None:
     with pytest.raises(UnreadableFileError, match="unsupported file type"):
-        detect_format("photo.png")
+        detect_format("photo.heic")
+
+
+def test_scans_and_photos_are_read_as_images() -> None:
+    assert {detect_format(f"scan.{s}") for s in ("png", "JPG", "jpeg", "webp", "tif", "tiff")} == {
+        "image"
+    }
 
 
 def test_what_a_loader_leaves_out_is_neither_stored_nor_screened() -> None:

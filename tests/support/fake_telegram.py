@@ -358,6 +358,59 @@ def private_document(
     return {"update_id": update_id, "message": message}
 
 
+def private_media(
+    update_id: int, user_id: int, field: str, media: Any, caption: str = ""
+) -> dict[str, Any]:
+    """An update: a voice note (`field` "voice"), audio file ("audio") or photo ("photo",
+    `media` a list of sizes) sent in a private chat; files served by the fake by file id."""
+    message: dict[str, Any] = {
+        "message_id": update_id * 10,
+        "date": int(time.time()),
+        "chat": {"id": user_id, "type": "private", "first_name": "Citizen"},
+        "from": {"id": user_id, "is_bot": False, "first_name": "Citizen", "language_code": "en"},
+        field: media,
+    }
+    if caption:
+        message["caption"] = caption
+        if caption.startswith("/"):
+            command = caption.split()[0]
+            message["caption_entities"] = [
+                {"type": "bot_command", "offset": 0, "length": len(command)}
+            ]
+    return {"update_id": update_id, "message": message}
+
+
+def voice(file_id: str, seconds: int, size: int) -> dict[str, Any]:
+    """A voice note as the Bot API describes it (Opus in OGG)."""
+    return {
+        "file_id": file_id,
+        "file_unique_id": f"u{file_id}",
+        "duration": seconds,
+        "mime_type": "audio/ogg",
+        "file_size": size,
+    }
+
+
+def photo_sizes(file_id: str, size: int) -> list[dict[str, Any]]:
+    """A photo's sizes as the Bot API lists them: a thumbnail first, `file_id` the largest."""
+    return [
+        {
+            "file_id": f"{file_id}-thumb",
+            "file_unique_id": f"u{file_id}t",
+            "width": 90,
+            "height": 40,
+            "file_size": 900,
+        },
+        {
+            "file_id": file_id,
+            "file_unique_id": f"u{file_id}",
+            "width": 900,
+            "height": 200,
+            "file_size": size,
+        },
+    ]
+
+
 def callback(update_id: int, user_id: int, data: str, message: dict[str, Any]) -> dict[str, Any]:
     """An update: `user_id` pressed an inline button with `data` under `message`."""
     return {

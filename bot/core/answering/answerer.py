@@ -20,6 +20,7 @@ from collections.abc import AsyncGenerator, Sequence
 from bot.core.admin.audit import Actor
 from bot.core.admin.commands import CommandRunner
 from bot.core.admin.upload_desk import UploadDesk
+from bot.core.answering.media import MediaReader, media_of, question_text
 from bot.core.answering.turn_stops import TurnStops
 from bot.core.audiences import Audiences
 from bot.core.delivery.admission import RateLimit
@@ -27,6 +28,7 @@ from bot.core.delivery.conversation_locks import ConversationLocks
 from bot.core.delivery.inbox import Delivery
 from bot.core.handoff.desk import HandoffDesk
 from bot.core.messages import (
+    Attachment,
     ErrorReply,
     FinalAnswer,
     InboundMessage,
@@ -80,6 +82,7 @@ class Answerer:
         locks: ConversationLocks,
         stops: TurnStops,
         stream_turn: TurnStream,
+        media: MediaReader,
     ) -> None:
         self._audiences = audiences
         self._handoff = handoff
@@ -89,6 +92,7 @@ class Answerer:
         self._locks = locks
         self._stops = stops
         self._stream_turn = stream_turn
+        self._media = media
 
     async def events(
         self, delivery: Delivery, message: InboundMessage, language: str
@@ -127,6 +131,13 @@ class Answerer:
             for reply in handed:
                 yield reply
             return
+        media = media_of(message)
+        if media is not None:  # a voice message or photo: a question, once read
+            asked = self._asked(message, media, language, collections, delivery)
+            async with contextlib.aclosing(asked) as events:
+                async for event in events:
+                    yield event
+            return
         if message.command or message.attachments:
             delivery.go_on()  # started in arrival order; a command's reply is its own
         if message.command:
@@ -150,6 +161,38 @@ class Answerer:
         turn = self._turn(message, language, collections, delivery)
         async with contextlib.aclosing(turn) as events:
             async for event in events:
+                yield event
+
+    async def _asked(
+        self,
+        message: InboundMessage,
+        media: Attachment,
+        language: str,
+        collections: Sequence[str] | None,
+        delivery: Delivery,
+    ) -> AsyncGenerator[Outbound, None]:
+        """A voice message or photo answered as the question it carries: transcribed or
+        OCR'd, then one turn on its text (with the caption), in the text's language. A
+        voice message's transcript is shown first ("I heard: ..."), so the asker sees
+        what was answered; one that cannot be read gets one line saying why."""
+        delivery.begin()  # reading it is the work: a drain lets it finish
+        reading = await self._media.read(media, language)
+        if reading.text is None:
+            delivery.go_on()
+            # the reason only: never the file's content
+            logger.info(
+                "%s of delivery %s not read: %s", media.kind, message.delivery_id, reading.reason
+            )
+            yield Reply(reading.notice or say("error", language), language, f"{media.kind}_unread")
+            return
+        text = question_text(message.text, reading.text)
+        if message.language is None:  # not chosen (/lang): the language it was said in
+            language = pick_language(text, message.language_hint)
+        if media.kind == "voice":
+            yield Reply(say("media:heard", language, text=reading.text), language, "heard")
+        asked = dataclasses.replace(message, text=text, attachments=())
+        async with contextlib.aclosing(self._turn(asked, language, collections, delivery)) as turn:
+            async for event in turn:
                 yield event
 
     async def _turn(

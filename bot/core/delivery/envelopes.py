@@ -38,6 +38,8 @@ def encode(message: InboundMessage) -> dict[str, Any]:
                     "platform_limit": a.platform_limit,
                     "mime": a.mime,
                     "ref": a.ref,
+                    "kind": a.kind,
+                    "seconds": a.seconds,
                 }
                 for a in message.attachments
             ],
@@ -71,6 +73,8 @@ def decode(data: dict[str, Any], fetcher: FileFetcher | None) -> InboundMessage:
             platform_limit=a.get("platform_limit"),
             mime=a.get("mime"),
             ref=a.get("ref"),
+            kind=a.get("kind") or "file",
+            seconds=a.get("seconds"),
             fetch=_fetch(fetcher, a["ref"]) if fetcher and a.get("ref") else None,
         )
         for a in data.get("attachments") or ()
