@@ -46,16 +46,24 @@ DOG_BODY = (
 )
 DOG_QUESTION = "What do I bring to get a dog licence?"
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+LOOK = {
+    "WEB_CHAT_TITLE": "City Help",
+    "WEB_CHAT_COLOR": "#116633",
+    "WEB_CHAT_LOGO_URL": "https://cdn.example.org/city-logo.png",
+    "WEB_CHAT_GREETING": "Ask us about city services.",
+}
 
 
 @pytest.fixture(scope="module")
 def served_chat(
     tmp_path_factory: pytest.TempPathFactory, database_url: str, embedder: Embedder
 ) -> Iterator[Served]:
-    """`ragbot serve` (no model) with suggested questions in English and Traditional Chinese."""
+    """`ragbot serve` (no model) with suggested questions in English and Traditional Chinese,
+    and the operator's look."""
     env = {
         "SUGGESTED_QUESTIONS_EN": "|".join(SUGGESTED),
         "SUGGESTED_QUESTIONS_ZH_HANT": "|".join(SUGGESTED_ZH_HANT),
+        **LOOK,
     }
     with serving_api(tmp_path_factory.mktemp("chat"), database_url, embedder, **env) as served:
         yield served
@@ -276,3 +284,23 @@ def test_a_site_not_listed_in_api_cors_origins_is_warned_on_its_console(
             lambda d: d.execute_script("return window.warned;"), "no console warning"
         )
     assert len(warned) == 1 and "API_CORS_ORIGINS" in warned[0] and site in warned[0]
+
+
+def test_the_operators_title_colour_logo_and_greeting_are_shown(
+    page: WebDriver, served_chat: Served
+) -> None:
+    _open_chat(page, served_chat)
+    assert page.find_element(By.ID, "title").text == LOOK["WEB_CHAT_TITLE"]
+    assert page.title == LOOK["WEB_CHAT_TITLE"]
+    assert page.find_element(By.ID, "intro").text == LOOK["WEB_CHAT_GREETING"]
+    logo = page.find_element(By.ID, "logo")
+    assert logo.get_attribute("src") == LOOK["WEB_CHAT_LOGO_URL"] and logo.is_displayed()
+    header = page.find_element(By.CSS_SELECTOR, ".chat-header")
+    assert header.value_of_css_property("background-color") in (
+        "rgb(17, 102, 51)",
+        "rgba(17, 102, 51, 1)",
+    )
+    Select(page.find_element(By.ID, "language")).select_by_value("zh-hans")  # in every language
+    assert page.find_element(By.ID, "title").text == LOOK["WEB_CHAT_TITLE"]
+    send = page.find_element(By.ID, "send")
+    assert send.text == _words("zh-hans")["webchat:send"]

@@ -79,7 +79,8 @@ class AnswerActions:
         for row in rows:
             answer = row.role == "assistant"
             details = row.details if isinstance(row.details, dict) else {}
-            trace = details.get("trace") if isinstance(details.get("trace"), dict) else {}
+            trace = details.get("trace")
+            outcome = trace.get("outcome") if isinstance(trace, dict) else None
             shown.append(
                 {
                     "role": row.role,
@@ -87,7 +88,7 @@ class AnswerActions:
                     "language": row.language,
                     "citations": list(row.citations or []) if answer else [],
                     "answer_id": row.id if answer else None,
-                    "outcome": trace.get("outcome") if answer else None,
+                    "outcome": outcome if answer else None,
                 }
             )
         return shown
