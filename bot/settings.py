@@ -244,6 +244,18 @@ class Settings(BaseSettings):
     web_chat_client_rate_per_minute: int = Field(
         default=20, ge=0, validation_alias="WEB_CHAT_CLIENT_RATE_PER_MINUTE"
     )
+    # the web chat's look: its title, accent colour, logo and greeting (unset: the catalog's
+    # words and the built-in colour); checked at start, as the page shows them to everyone
+    web_chat_title: str = Field(default="", max_length=80, validation_alias="WEB_CHAT_TITLE")
+    web_chat_color: str = Field(
+        default="",
+        pattern=r"^(#[0-9A-Fa-f]{6}|#[0-9A-Fa-f]{3})?$",
+        validation_alias="WEB_CHAT_COLOR",
+    )
+    web_chat_logo_url: str = Field(
+        default="", pattern=r"^(https?://[^\s\"'<>]+)?$", validation_alias="WEB_CHAT_LOGO_URL"
+    )
+    web_chat_greeting: str = Field(default="", max_length=500, validation_alias="WEB_CHAT_GREETING")
     api_polls_per_minute: int = Field(default=60, ge=0, validation_alias="API_POLLS_PER_MINUTE")
     api_polls_per_key_per_minute: int = Field(
         default=6000, ge=0, validation_alias="API_POLLS_PER_KEY_PER_MINUTE"

@@ -13,14 +13,15 @@ import logging
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
 from bot.api.errors import ApiError
-from bot.core.messages import Grant
+from bot.core.messages import Audience, Grant
 from bot.core.serving import ServingCore
-from bot.settings import Settings, reveal
+from bot.settings import API_PLATFORM, Settings, reveal
 from textkit.catalog import entries
 
 logger = logging.getLogger(__name__)
@@ -28,6 +29,9 @@ router = APIRouter(tags=["web chat"], include_in_schema=False)
 STATIC = resources.files("bot.api") / "static"
 LANGUAGES = ("en", "zh-hant", "zh-hans")
 _FILES = {"chat.js": "text/javascript", "chat.css": "text/css"}
+# host pages already warned about (bounded: a script sending made-up origins cannot grow it)
+_WARNED: set[str] = set()
+WARNED_MAX = 1000
 
 
 def _settings(request: Request) -> Settings:
@@ -42,7 +46,7 @@ def _key(request: Request) -> str:
     return key
 
 
-async def _checked_key(request: Request) -> str:
+async def _checked_key(request: Request) -> tuple[str, Grant]:
     """The web chat's key, if it is fit to hand to every visitor: active, not an admin
     key, reading only collections outside readers read (those screened for personal
     data: TELEGRAM_COLLECTIONS, SLACK_GUEST_COLLECTIONS, public)."""
@@ -53,7 +57,8 @@ async def _checked_key(request: Request) -> str:
     if problem is not None:
         logger.warning("web chat refused: WEB_CHAT_API_KEY %s", problem)
         raise ApiError(503, "web_chat_misconfigured", f"WEB_CHAT_API_KEY {problem}.")
-    return key
+    assert grant is not None  # key_problem said so
+    return key, grant
 
 
 def key_problem(grant: Grant | None, public: Callable[[str], bool]) -> str | None:
@@ -71,10 +76,12 @@ def key_problem(grant: Grant | None, public: Callable[[str], bool]) -> str | Non
 def _headers(request: Request) -> dict[str, str]:
     """The page may be framed by the site's own origins (API_CORS_ORIGINS), else anywhere."""
     # the sites listed may frame the chat (the embed script); none listed: this site only
-    origins = " ".join(_settings(request).cors_origins())
+    settings = _settings(request)
+    origins = " ".join(settings.cors_origins())
+    logo = _origin(settings.web_chat_logo_url) or ""  # the operator's logo may be elsewhere
     policy = (
         "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self';"
-        f" img-src 'self' data:; frame-ancestors 'self' {origins}"
+        f" img-src 'self' data: {logo}; frame-ancestors 'self' {origins}"
     )
     # stripped: a header value may not end in a space (h11 drops the response)
     return {"Content-Security-Policy": policy.strip(), "Referrer-Policy": "no-referrer"}
@@ -95,11 +102,69 @@ async def config(request: Request) -> JSONResponse:
         if key.startswith("webchat:"):
             for language in LANGUAGES:
                 words[language][key] = texts.get(language) or texts.get("en", key)
-    handoff = bool(request.app.state.core.handoff_enabled)
-    key = await _checked_key(request)
+    core: ServingCore = request.app.state.core
+    handoff = bool(core.handoff_enabled)
+    key, grant = await _checked_key(request)
     body: dict[str, Any] = {"key": key, "api": "/api/v1", "handoff": handoff}
     body["words"] = words
+    # the same suggestions as Slack's and Telegram's greetings, for what this key reads
+    audience = Audience(guest=False, verified=True, grant=grant)
+    body["suggestions"] = {
+        language: await core.suggested_questions(API_PLATFORM, audience, language)
+        for language in LANGUAGES
+    }
+    body["theme"] = theme(_settings(request))
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
+
+
+def theme(settings: Settings) -> dict[str, str]:
+    """The page's look as the operator set it (WEB_CHAT_TITLE, _COLOR, _LOGO_URL,
+    _GREETING): only what is set, each checked by Settings."""
+    shown = {
+        "title": settings.web_chat_title.strip(),
+        "color": settings.web_chat_color,
+        "logo": settings.web_chat_logo_url,
+        "greeting": settings.web_chat_greeting.strip(),
+    }
+    return {name: value for name, value in shown.items() if value}
+
+
+def _origin(url: str | None) -> str | None:
+    """scheme://host[:port] of an http(s) URL (None: not one)."""
+    if not url:
+        return None
+    parsed = urlsplit(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        return None
+    return f"{parsed.scheme}://{parsed.netloc}".lower()
+
+
+def embedding_allowed(settings: Settings, origin: str, own_host: str) -> bool:
+    """True when a page at `origin` may frame the chat: this site, or one API_CORS_ORIGINS
+    lists (`*`: any)."""
+    allowed = [o.rstrip("/").lower() for o in settings.cors_origins()]
+    return "*" in allowed or origin in allowed or urlsplit(origin).netloc == own_host.lower()
+
+
+@router.get("/chat/embed-check")
+async def embed_check(request: Request) -> JSONResponse:
+    """Whether the page calling (its Origin) may embed the chat: embed.js asks, and warns on
+    the host page when not. Not allowed: one WARNING per origin naming API_CORS_ORIGINS,
+    as the operator otherwise sees only a broken frame on their site."""
+    _key(request)
+    origin = _origin(request.headers.get("origin"))
+    own_host = request.headers.get("host", "")
+    allowed = origin is None or embedding_allowed(_settings(request), origin, own_host)
+    if not allowed and origin not in _WARNED and len(_WARNED) < WARNED_MAX:
+        _WARNED.add(str(origin))
+        logger.warning(
+            "web chat embedded on %s, which API_CORS_ORIGINS does not list: the browser"
+            " refuses the chat's frame there; add the origin to API_CORS_ORIGINS",
+            origin,
+        )
+    # any site may ask (the answer tells nothing secret): so the page can read it
+    headers = {"Access-Control-Allow-Origin": "*", "Cache-Control": "no-store"}
+    return JSONResponse({"allowed": allowed}, headers=headers)
 
 
 @router.get("/chat/static/{name}")

@@ -140,3 +140,20 @@ async def answer_in(
             Conversation.external_id == external_id,
         )
     )
+
+
+async def shown_messages(
+    session: AsyncSession, platform: str, external_id: str, limit: int
+) -> list[Message] | None:
+    """The conversation's last `limit` messages, oldest first, as its asker saw them
+    (blocked ones left out); None when the conversation was never started."""
+    conversation = await find_id(session, platform, external_id)
+    if conversation is None:
+        return None
+    newest = (
+        select(Message)
+        .where(Message.conversation_id == conversation, Message.blocked.is_(False))
+        .order_by(Message.id.desc())
+        .limit(limit)
+    )
+    return list(reversed((await session.scalars(newest)).all()))

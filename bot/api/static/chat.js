@@ -10,11 +10,16 @@
   const LANGUAGE_KEY = "ragbot-chat:language";
   const CONVERSATION_KEY = "ragbot-chat:conversation";
   const ANSWER_TIMEOUT_MS = 180000;
+  // the outcomes of a real answer from the documents: only these are voted on (small talk,
+  // refusals, blocked questions and stopped answers are not)
+  const VOTED = ["answered", "memory", "forms"];
   // Used only when the words cannot be loaded from the server.
   const FALLBACK = {
     "webchat:title": "Chat",
     "webchat:send": "Send",
     "webchat:error": "Sorry, something went wrong. Please try again.",
+    "webchat:offline": "Cannot reach the server. Your question is kept; retry.",
+    "webchat:retry": "Retry",
   };
 
   const embedded = window.parent !== window; // in embed.js's iframe
@@ -25,13 +30,24 @@
     form: $("#ask"),
     question: $("#question"),
     send: $("#send"),
+    stop: $("#stop"),
     newConversation: $("#new-conversation"),
+    suggestions: $("#suggestions"),
+    suggestionList: $("#suggestion-list"),
+    offline: $("#offline"),
+    retry: $("#retry"),
+    logo: $("#logo"),
+    intro: $("#intro"),
   };
   const state = {
     config: null,
     language: "en",
     conversationId: null,
     busy: false,
+    // the answer being written: its AbortController, and whether the reader pressed Stop
+    streaming: null,
+    // what Retry does once the server answers again (null: nothing failed)
+    retry: null,
     // a hand-off in progress: the last staff message seen, and the polling timer
     mailbox: { after: 0, timer: null, backShown: false },
   };
@@ -73,6 +89,13 @@
   }
 
   function word(key) {
+    const theme = (state.config && state.config.theme) || {};
+    if (key === "webchat:title" && typeof theme.title === "string" && theme.title) {
+      return theme.title;
+    }
+    if (key === "webchat:intro" && typeof theme.greeting === "string" && theme.greeting) {
+      return theme.greeting;
+    }
     const words = (state.config && state.config.words) || {};
     const own = words[state.language] || {};
     const english = words.en || {};
@@ -111,6 +134,7 @@
     state.language = LANGUAGES.includes(language) ? language : "en";
     ui.language.value = state.language;
     showWords();
+    showSuggestions();
   }
 
   function element(tag, className, text) {
@@ -144,13 +168,34 @@
     return anchor;
   }
 
-  // Plain text with its http(s) URLs as links.
+  // Text with **emphasis** as <strong> and its http(s) URLs, bare or as [label](url), as
+  // links. Built from text nodes and elements only: nothing is ever parsed as HTML, and a
+  // URL of another scheme (javascript:, data:) stays plain text.
   function fillText(node, value) {
-    const text = String(value);
     node.replaceChildren();
-    const pattern = /https?:\/\/[^\s<>"'）」】]+/g;
+    const parts = String(value).split(/\*\*(?=\S)([^*\n]*?\S)\*\*/);
+    parts.forEach((part, index) => {
+      if (index % 2 === 0) {
+        appendLinked(node, part);
+        return;
+      }
+      const strong = element("strong", "answer-strong");
+      appendLinked(strong, part);
+      node.append(strong);
+    });
+  }
+
+  function appendLinked(node, text) {
+    const pattern = /\[([^\]\n]+)\]\((https?:\/\/[^\s()<>]+)\)|https?:\/\/[^\s<>"'）」】]+/g;
     let last = 0;
     for (const match of text.matchAll(pattern)) {
+      if (match[1] !== undefined) {
+        const labelled = safeUrl(match[2]);
+        if (!labelled) continue;
+        node.append(text.slice(last, match.index), link(labelled, match[1]));
+        last = match.index + match[0].length;
+        continue;
+      }
       let found = match[0];
       const trailing = found.match(/[.,;:!?。，；：！？)\]]+$/);
       if (trailing) found = found.slice(0, -trailing[0].length);
@@ -203,6 +248,7 @@
     item.append(element("p", "question-text", text));
     ui.messages.append(item);
     scrollDown();
+    return item;
   }
 
   function addAnswer() {
@@ -307,10 +353,14 @@
 
   async function ask(question) {
     state.busy = true;
-    ui.send.disabled = true;
-    addQuestion(question);
+    hideOffline();
+    const asked = addQuestion(question);
+    showSuggestions();
     const answer = addAnswer();
     const controller = new AbortController();
+    const streaming = { controller, stopped: false };
+    state.streaming = streaming;
+    showStop(true);
     const timer = window.setTimeout(() => controller.abort(), ANSWER_TIMEOUT_MS);
     const body = { question, language: state.language };
     if (state.conversationId) body.conversation_id = state.conversationId;
@@ -341,13 +391,130 @@
         }
       }
       if (!finished) showError(answer, null);
-    } catch {
-      showError(answer, null);
+    } catch (error) {
+      if (streaming.stopped) showStopped(answer);
+      else if (error && error.name === "AbortError") showError(answer, null); // timed out
+      else unreachable(question, asked, answer);
     } finally {
       window.clearTimeout(timer);
       state.busy = false;
-      ui.send.disabled = false;
+      state.streaming = null;
+      showStop(false);
     }
+  }
+
+  // Stop: the stream is closed (the server stops the turn), what was written stays.
+  function stop() {
+    if (!state.streaming) return;
+    state.streaming.stopped = true;
+    state.streaming.controller.abort();
+  }
+
+  function showStop(on) {
+    ui.stop.hidden = !on;
+    ui.send.hidden = on;
+    ui.send.disabled = on || !state.config;
+    if (!on && document.activeElement === document.body) ui.question.focus();
+  }
+
+  function showStopped(answer) {
+    answer.status.remove();
+    answer.item.removeAttribute("aria-busy");
+    answer.item.classList.add("stopped");
+    fillAnswer(answer.text, answer.streamed);
+    answer.item.append(worded("p", "answer-stopped", "webchat:stopped"));
+    scrollDown();
+  }
+
+  // The server could not be reached (offline, or down): the question goes back into the
+  // box, not lost, and Retry sends it once the server answers again.
+  function unreachable(question, asked, answer) {
+    asked.remove();
+    answer.item.remove();
+    if (!ui.question.value.trim()) {
+      ui.question.value = question;
+      fitQuestion();
+    }
+    showSuggestions();
+    showOffline(submit);
+  }
+
+  function showOffline(retry) {
+    state.retry = retry;
+    ui.offline.hidden = false;
+  }
+
+  function hideOffline() {
+    state.retry = null;
+    ui.offline.hidden = true;
+  }
+
+  function retry() {
+    const again = state.retry || submit;
+    hideOffline();
+    again();
+  }
+
+  // The suggested questions show on an empty chat only, in the page's language.
+  function showSuggestions() {
+    const all = (state.config && state.config.suggestions) || {};
+    const questions = Array.isArray(all[state.language]) ? all[state.language] : [];
+    const empty = !ui.messages.childElementCount && !state.conversationId;
+    ui.suggestionList.replaceChildren();
+    for (const question of questions) {
+      if (typeof question !== "string" || !question) continue;
+      const item = element("li", "suggestion-item");
+      const button = element("button", "suggestion", question);
+      button.type = "button";
+      button.addEventListener("click", () => {
+        if (state.busy || !state.config) return;
+        ask(question);
+      });
+      item.append(button);
+      ui.suggestionList.append(item);
+    }
+    ui.suggestions.hidden = !(empty && ui.suggestionList.childElementCount);
+  }
+
+  // After a reload: the conversation's questions and answers, from the server.
+  async function loadHistory() {
+    if (!state.conversationId) return;
+    const id = encodeURIComponent(state.conversationId);
+    let body = null;
+    state.busy = true; // a question asked meanwhile would be wiped by the history shown
+    try {
+      const response = await get(`/conversations/${id}/history`);
+      if (response.status === 404 || response.status === 422) {
+        setConversation(null); // gone (kept no longer, or never this key's)
+        showSuggestions();
+        return;
+      }
+      body = response.ok ? await readJson(response) : null;
+    } catch {
+      showOffline(loadHistory);
+      return;
+    } finally {
+      state.busy = false;
+    }
+    if (!body || !Array.isArray(body.messages)) return;
+    ui.messages.replaceChildren();
+    for (const message of body.messages) {
+      if (!message || typeof message.text !== "string") continue;
+      if (message.role === "user") {
+        addQuestion(message.text);
+        continue;
+      }
+      const answer = addAnswer();
+      finish(answer, {
+        answer: message.text,
+        citations: message.citations,
+        answer_id: message.answer_id,
+        outcome: message.outcome,
+        language: message.language,
+        conversation_id: state.conversationId,
+      });
+    }
+    scrollDown();
   }
 
   function finish(answer, done) {
@@ -370,7 +537,11 @@
     }
     const ids = { answer_id: done.answer_id, conversation_id: done.conversation_id || null };
     const actions = element("div", "answer-actions");
-    if (done.answer_id !== null && done.answer_id !== undefined) actions.append(votes(ids));
+    // votes under an answer from the documents only, not under small talk or a refusal
+    const voted = VOTED.includes(done.outcome);
+    if (voted && done.answer_id !== null && done.answer_id !== undefined) {
+      actions.append(votes(ids));
+    }
     if (state.config.handoff && done.handoff) actions.append(handoff(ids));
     if (done.outcome === "with_staff") polling(true); // the message went to the staff
     if (actions.childElementCount) answer.item.append(actions);
@@ -579,10 +750,12 @@
   }
 
   function startOver() {
+    stop();
     polling(false);
     state.mailbox = { after: 0, timer: null, backShown: false };
     setConversation(null);
     ui.messages.replaceChildren();
+    showSuggestions();
     ui.question.focus();
   }
 
@@ -605,6 +778,10 @@
       remember("localStorage", LANGUAGE_KEY, state.language);
     });
     ui.newConversation.addEventListener("click", startOver);
+    ui.stop.addEventListener("click", stop);
+    ui.retry.addEventListener("click", retry);
+    // the browser says the network is gone: said at once, not at the next question
+    window.addEventListener("offline", () => showOffline(state.retry || submit));
     // Embedded (embed.js): Escape asks the host page to close the chat.
     if (embedded) {
       document.addEventListener("keydown", (event) => {
@@ -617,8 +794,19 @@
     bind();
     setLanguage(initialLanguage());
     setConversation(remembered("sessionStorage", CONVERSATION_KEY));
+    await loadConfig();
+  }
+
+  async function loadConfig() {
+    let response;
     try {
-      const response = await fetch(CONFIG_URL, { credentials: "omit", cache: "no-store" });
+      response = await fetch(CONFIG_URL, { credentials: "omit", cache: "no-store" });
+    } catch {
+      showWords();
+      showOffline(loadConfig); // the server is unreachable: Retry loads the page's config
+      return;
+    }
+    try {
       if (!response.ok) throw new Error(String(response.status));
       const config = await response.json();
       if (!config || typeof config.key !== "string") throw new Error("no key");
@@ -630,11 +818,29 @@
       ui.messages.append(failed);
       return;
     }
+    applyTheme(state.config.theme);
     showWords();
+    showSuggestions();
     ui.question.disabled = false;
     ui.send.disabled = false;
     document.body.classList.add("ready");
     ui.question.focus({ preventScroll: true });
+    await loadHistory();
+  }
+
+  // The operator's look (WEB_CHAT_COLOR, WEB_CHAT_LOGO_URL): CSS custom properties set
+  // through the CSSOM, which the page's style-src 'self' allows.
+  function applyTheme(theme) {
+    if (!theme || typeof theme !== "object") return;
+    if (typeof theme.color === "string" && /^#[0-9a-f]{3}([0-9a-f]{3})?$/i.test(theme.color)) {
+      document.documentElement.style.setProperty("--accent", theme.color);
+      document.documentElement.style.setProperty("--accent-dark", theme.color);
+    }
+    const logo = safeUrl(theme.logo);
+    if (logo) {
+      ui.logo.src = logo;
+      ui.logo.hidden = false;
+    }
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -122,6 +122,27 @@
     document.body.append(panel, button);
   }
 
+  // A site the bot does not list may not frame the chat (the browser shows a broken frame):
+  // said here, on the site's console, as the bot's log says it to the operator.
+  async function checkEmbedding() {
+    try {
+      const response = await fetch(new URL("/chat/embed-check", origin).href, {
+        credentials: "omit",
+        cache: "no-store",
+      });
+      const body = response.ok ? await response.json() : null;
+      if (body && body.allowed === false) {
+        console.warn(
+          `ragbot chat: ${window.location.origin} may not embed the chat from ${origin}:` +
+            " add it to the bot's API_CORS_ORIGINS setting.",
+        );
+      }
+    } catch {
+      // the bot is unreachable: the chat says so itself once opened
+    }
+  }
+
   if (document.body) mount();
   else document.addEventListener("DOMContentLoaded", mount);
+  checkEmbedding();
 })();

@@ -64,3 +64,31 @@ class AnswerActions:
             "language": answer.language or "en",
             "citations": list(answer.citations or []),
         }
+
+    async def history(
+        self, platform: str, conversation_key: str, limit: int
+    ) -> list[dict[str, Any]] | None:
+        """The last `limit` questions and answers of one conversation, oldest first: role,
+        text, language, citations and (an answer's) id and outcome; None when there is no
+        such conversation. The caller has checked the conversation is the reader's own."""
+        async with self._db.sessions() as session:
+            rows = await conv_repo.shown_messages(session, platform, conversation_key, limit)
+        if rows is None:
+            return None
+        shown = []
+        for row in rows:
+            answer = row.role == "assistant"
+            details = row.details if isinstance(row.details, dict) else {}
+            trace = details.get("trace")
+            outcome = trace.get("outcome") if isinstance(trace, dict) else None
+            shown.append(
+                {
+                    "role": row.role,
+                    "text": row.content,
+                    "language": row.language,
+                    "citations": list(row.citations or []) if answer else [],
+                    "answer_id": row.id if answer else None,
+                    "outcome": outcome if answer else None,
+                }
+            )
+        return shown
