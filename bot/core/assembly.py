@@ -32,6 +32,8 @@ from bot.core.delivery.pending_audiences import PendingAudiences
 from bot.core.handoff.desk import HandoffDesk
 from bot.core.handoff.mailbox import Mailbox
 from bot.core.serving import ServingCore
+from bot.core.source_links import SourceLinks
+from bot.core.source_view import SourceViews
 from bot.settings import Settings
 from bot.turn.service import AnswerService, TurnStream
 from storage.db import Database
@@ -61,6 +63,7 @@ class CoreParts:
     intake: Intake
     console: ConsoleTurns
     forms: ReaderForms
+    sources: SourceViews
 
 
 def build_core(
@@ -89,6 +92,7 @@ def build_core(
     stops = TurnStops(db)
     inbox = InboxRunner(db, settings)
     pending = PendingAudiences(db, settings, audiences, limit, handoff)
+    links = SourceLinks(db, settings)
     answerer = Answerer(
         audiences=audiences,
         handoff=handoff,
@@ -98,6 +102,7 @@ def build_core(
         locks=locks,
         stops=stops,
         stream_turn=turns or answers.stream,
+        links=links,
     )
     intake = Intake(
         db, settings, inbox, AckWindow(ACK_FIRST_S), audiences, limit, pending, answerer
@@ -124,5 +129,6 @@ def build_core(
         intake=intake,
         console=ConsoleTurns(db, settings, inbox, audiences, limit, answerer),
         forms=ReaderForms(audiences, admin.knowledge, answers),
+        sources=SourceViews(db, links),
     )
     return ServingCore(parts)

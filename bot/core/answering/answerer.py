@@ -35,6 +35,7 @@ from bot.core.messages import (
     Queued,
     Reply,
 )
+from bot.core.source_links import SourceLinks
 from bot.settings import API_PLATFORM
 from bot.telemetry.failures import log_failure
 from bot.turn.service import TurnStream
@@ -80,6 +81,7 @@ class Answerer:
         locks: ConversationLocks,
         stops: TurnStops,
         stream_turn: TurnStream,
+        links: SourceLinks,
     ) -> None:
         self._audiences = audiences
         self._handoff = handoff
@@ -89,6 +91,7 @@ class Answerer:
         self._locks = locks
         self._stops = stops
         self._stream_turn = stream_turn
+        self._links = links
 
     async def events(
         self, delivery: Delivery, message: InboundMessage, language: str
@@ -205,7 +208,15 @@ class Answerer:
             # only now, with a turn slot: typing and status show work that runs, not a queue
             yield Progress("received", progress_message("received", language), language)
             async for event in stream:  # the service's events are the core's: forwarded
-                yield self._with_handoff(event)
+                yield self._with_handoff(await self._with_links(event))
+
+    async def _with_links(self, event: Outbound) -> Outbound:
+        """An answer's citations with their signed source links, minted for this reader
+        (the answer was built from collections they may read; the stored turn keeps none)."""
+        if not (isinstance(event, FinalAnswer) and event.citations):
+            return event
+        linked = await self._links.linked(event.citations, event.language)
+        return dataclasses.replace(event, citations=linked)
 
     def _with_handoff(self, event: Outbound) -> Outbound:
         """An answer offers "Ask a person" when people can take over; a refusal says so."""
