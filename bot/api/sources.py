@@ -60,8 +60,9 @@ def render(view: SourceView) -> str:
     """The source view's HTML: title, the note on the passage, the text in paragraphs."""
     language = view.language
     parts = [f"<h1>{escape(view.title)}</h1>"]
-    note = say("source:cited" if view.cited else "source:moved", language)
-    parts.append(f'<p class="note">{escape(note)}</p>')
+    if view.cited is not None:  # a link that names no passage has nothing to say of it
+        note = say("source:cited" if view.cited else "source:moved", language)
+        parts.append(f'<p class="note">{escape(note)}</p>')
     if view.url and view.url.startswith(("https://", "http://")):
         original = escape(say("source:original", language))
         parts.append(f'<p class="original"><a href="{escape(view.url)}">{original}</a></p>')

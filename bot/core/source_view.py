@@ -39,7 +39,9 @@ class SourceView:
     language: str
     segments: list[Segment]
     url: str | None
-    cited: bool  # False when the cited passage is no longer in the document
+    # True: the passage is marked; False: it is no longer in the document; None: the
+    # link names no passage (an answer remembered from before citations named theirs)
+    cited: bool | None
 
 
 def _overlap(before: str, after: str) -> int:
@@ -103,5 +105,5 @@ class SourceViews:
             language=shown,
             segments=parts,
             url=found.url,
-            cited=any(s.cited for s in parts),
+            cited=None if chunk is None else any(s.cited for s in parts),
         )

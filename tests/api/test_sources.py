@@ -116,6 +116,32 @@ async def test_an_expired_link_and_a_removed_document_are_said_plainly(
         later = _with_query(old, exp=str(int(time.time()) + 86400))
         assert (await web.get(later)).status_code == 403
 
+        # the document replaced: the link opens the version published now, and says the
+        # passage it cited is gone from it
+        replaced = "# Passport renewal\n\nRenewals now cost 1,500 dollars from 1 January.\n"
+        await IngestionService(h.worker.db, embedder, IngestOptions()).ingest_bytes(
+            "passport.md", replaced.encode(), collection="public"
+        )
+        current = await web.get(cited["source_url"])
+        assert current.status_code == 200 and "1,500 dollars" in current.text
+        assert "1,300" not in current.text and "<mark" not in current.text
+        assert "The cited passage is no longer in this document" in current.text
+
+        # a link naming no passage (an answer remembered from before citations named
+        # theirs) shows the document, and nothing about a passage
+        whole = await web.get(await links.mint("passport", None, "en"))
+        assert whole.status_code == 200 and "1,500 dollars" in whole.text
+        assert "<mark" not in whole.text and "cited passage" not in whole.text
+
+        # document text is text: tags in it are shown, never run
+        hostile = "# Notice\n\nThe notice says <script>alert(1)</script> & <b>read me</b>.\n"
+        await IngestionService(h.worker.db, embedder, IngestOptions()).ingest_bytes(
+            "notice.md", hostile.encode(), collection="public"
+        )
+        notice = (await web.get(await links.mint("notice", None, "en"))).text
+        assert "<script" not in notice and "<b>" not in notice
+        assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;read me&lt;/b&gt;" in notice
+
         async with h.worker.db.transaction() as session:  # the document unpublished
             found = await documents_repo.find_by_title(session, "passport")
             assert found is not None
