@@ -215,7 +215,11 @@ class Answerer:
         (the answer was built from collections they may read; the stored turn keeps none)."""
         if not (isinstance(event, FinalAnswer) and event.citations):
             return event
-        linked = await self._links.linked(event.citations, event.language)
+        try:
+            linked = await self._links.linked(event.citations, event.language)
+        except Exception as exc:  # the key unreadable: the answer goes out without links
+            log_failure(logger, "source links not made", exc)
+            return event
         return dataclasses.replace(event, citations=linked)
 
     def _with_handoff(self, event: Outbound) -> Outbound:
