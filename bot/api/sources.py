@@ -93,8 +93,8 @@ def render(view: SourceView) -> str:
 
 
 def _digits(value: str) -> bool:
-    """An expiry as links carry it: ASCII digits, a sane length (int() of thousands of
-    digits is refused, and slow)."""
+    """A number as links carry it (expiry, chunk): ASCII digits of a sane length (int()
+    of thousands of digits is refused, and slow)."""
     return value.isascii() and value.isdigit() and len(value) <= 12
 
 
