@@ -261,6 +261,11 @@ class Settings(BaseSettings):
         default=6000, ge=0, validation_alias="API_POLLS_PER_KEY_PER_MINUTE"
     )
     api_trusted_proxies: str = Field(default="", validation_alias="API_TRUSTED_PROXIES")
+    # citations' source view (/sources/…): how long a signed link opens it, and the
+    # address readers reach `ragbot serve` at (Slack and Telegram need an absolute link;
+    # unset: they link only documents ingested with --url)
+    source_link_days: int = Field(default=30, ge=1, le=3650, validation_alias="SOURCE_LINK_DAYS")
+    public_base_url: str | None = Field(default=None, validation_alias="PUBLIC_BASE_URL")
     worker_concurrency: int = Field(default=2, validation_alias="WORKER_CONCURRENCY")
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
     telegram_bot_token: SecretStr | None = Field(
@@ -294,6 +299,21 @@ class Settings(BaseSettings):
                     " separate entries with commas"
                 ) from None
         return raw
+
+    @field_validator("public_base_url")
+    @classmethod
+    def _public_base_url_shape(cls, raw: str | None) -> str | None:
+        """An http(s) address with no trailing slash (links are joined to it); empty is
+        unset. Refused at start in one line naming the setting."""
+        if raw is None or not raw.strip():
+            return None
+        url = raw.strip().rstrip("/")
+        if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", url):
+            raise ValueError(
+                "PUBLIC_BASE_URL must be an http:// or https:// address (no query), e.g."
+                " https://ragbot.example.org"
+            )
+        return url
 
     slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
     slack_signing_secret: SecretStr | None = Field(

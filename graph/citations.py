@@ -258,7 +258,8 @@ PASSAGE_CHARS = 500  # how much of a cited passage a citation carries (the HTTP 
 
 
 def citation_entry(n: int, item: dict[str, Any]) -> dict[str, Any]:
-    """One citation of an answer: its number, the passage's document, page, link and text."""
+    """One citation of an answer: its number, the passage's document, page, link, text and
+    chunk (the id the source view marks; None for evidence that is no stored chunk)."""
     passage = str(item.get("text") or "")
     if len(passage) > PASSAGE_CHARS:
         passage = passage[:PASSAGE_CHARS].rstrip() + "…"
@@ -268,4 +269,5 @@ def citation_entry(n: int, item: dict[str, Any]) -> dict[str, Any]:
         "page": item.get("page"),
         "url": item.get("url"),
         "passage": passage or None,
+        "chunk": chunk if isinstance(chunk := item.get("chunk_id"), int) else None,
     }

@@ -4,7 +4,8 @@
 as `/healthz`. It is always mounted; with no API key made yet every call gets
 404 `api_off`. OpenAPI schema at `/api/openapi.json`, the endpoints listed at
 `/api/docs` (a plain page: no Swagger UI from a CDN). Questions go through the
-inbox (`bot.api.waiting`).
+inbox (`bot.api.waiting`). The citations' source view (`/sources/…`, signed links)
+is served here too, with or without an API key.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount
 
-from bot.api import ask, docs_page, errors, handoff, history, manage, turns, webchat
+from bot.api import ask, docs_page, errors, handoff, history, manage, sources, turns, webchat
 from bot.api.auth import AuditCalls, CallerLimits
 from bot.api.cases import ApiCases
 from bot.api.gate import BodyGate
@@ -52,6 +53,7 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     api.include_router(handoff.router)
     api.include_router(history.router)
     api.include_router(webchat.router)
+    api.include_router(sources.router)  # citations' source view (signed links)
     api.add_middleware(AuditCalls, core=core)
     api.add_middleware(BodyGate, core=core, file_limit=core.upload_limit)
     origins = settings.cors_origins()

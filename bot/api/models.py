@@ -46,8 +46,17 @@ class Citation(BaseModel):
         " script (`document` is the stored title, which the other routes take).",
     )
     page: int | None = None
-    url: str | None = None
+    url: str | None = Field(
+        default=None, description="The document's own page (when it was ingested with --url)."
+    )
     passage: str | None = Field(default=None, description="The cited passage (cut at 500).")
+    chunk: int | None = Field(default=None, description="The id of the cited passage's chunk.")
+    source_url: str | None = Field(
+        default=None,
+        description="A signed link to the source view: the document as published now with"
+        " the passage marked, the title in the answer's script; absolute under"
+        " PUBLIC_BASE_URL, else relative to this server; expires after SOURCE_LINK_DAYS.",
+    )
 
 
 class QueryHistory(BaseModel):

@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from bot.cli.llm_probe import Finding
 
 _LABELS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
+NO_PUBLIC_BASE_URL = (
+    "PUBLIC_BASE_URL is not set: Slack and Telegram citations link only documents"
+    " ingested with --url (the web chat links every source view)"
+)
 
 
 @app.command()
@@ -53,5 +57,7 @@ def doctor() -> None:
     findings = run(go)
     for f in findings:
         typer.echo(f"{_LABELS[f.level]} {f.text}")
+    if not cfg.public_base_url:  # a setting to mention, not a fault: it fails nothing
+        typer.echo(f"note {NO_PUBLIC_BASE_URL}")
     if not all(f.ok for f in findings):
         raise typer.Exit(1)

@@ -33,6 +33,8 @@ from bot.core.delivery.pending_audiences import PendingAudiences
 from bot.core.handoff.desk import HandoffDesk
 from bot.core.handoff.mailbox import Mailbox
 from bot.core.serving import ServingCore
+from bot.core.source_links import SourceLinks
+from bot.core.source_view import SourceViews
 from bot.settings import Settings
 from bot.turn.service import AnswerService, TurnStream
 from storage.db import Database
@@ -62,6 +64,7 @@ class CoreParts:
     intake: Intake
     console: ConsoleTurns
     forms: ReaderForms
+    sources: SourceViews
 
 
 def build_core(
@@ -90,6 +93,7 @@ def build_core(
     stops = TurnStops(db)
     inbox = InboxRunner(db, settings)
     pending = PendingAudiences(db, settings, audiences, limit, handoff)
+    links = SourceLinks(db, settings)
     answerer = Answerer(
         audiences=audiences,
         handoff=handoff,
@@ -100,6 +104,7 @@ def build_core(
         stops=stops,
         stream_turn=turns or answers.stream,
         media=MediaReader(settings),
+        links=links,
     )
     intake = Intake(
         db, settings, inbox, AckWindow(ACK_FIRST_S), audiences, limit, pending, answerer
@@ -126,5 +131,6 @@ def build_core(
         intake=intake,
         console=ConsoleTurns(db, settings, inbox, audiences, limit, answerer),
         forms=ReaderForms(audiences, admin.knowledge, answers),
+        sources=SourceViews(db, links),
     )
     return ServingCore(parts)

@@ -65,6 +65,7 @@ class ServingCore:
         self.mailbox = parts.mailbox
         self.stops = parts.stops
         self.answered = parts.answered
+        self.sources = parts.sources  # the citations' source view (bot.api.sources)
 
     @property
     def closing(self) -> bool:

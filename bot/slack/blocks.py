@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from bot.core.messages import Button, FinalAnswer
+from bot.core.source_links import reader_link
 from bot.core.splitting import split_text
 from textkit.catalog import say
 
@@ -34,14 +35,16 @@ def mrkdwn(answer: str) -> str:
 
 
 def sources_block(citations: list[dict[str, Any]], language: str) -> dict[str, Any] | None:
-    """A context block listing the cited documents: title, page, link."""
+    """A context block listing the cited documents: title (a link to the document's own
+    page, else to its source view when PUBLIC_BASE_URL makes one), page."""
     if not citations:
         return None
     lines = []
     for c in citations:
         title = escape(str(c.get("title") or c["document"]))
-        if c.get("url"):
-            title = f"<{escape(c['url'])}|{title.replace('|', '¦')}>"
+        link = reader_link(c)
+        if link:
+            title = f"<{escape(link)}|{title.replace('|', '¦')}>"
         # the page label stays English in every language, as Slack has always shown it
         page = f", {say('page', 'en', page=c['page'])}" if c.get("page") else ""
         lines.append(f"[{c['n']}] {title}{page}")

@@ -24,6 +24,7 @@ from telegram import (
 )
 
 from bot.core.messages import Button, ErrorReply, FinalAnswer, Reply
+from bot.core.source_links import reader_link
 from bot.core.splitting import split_text
 from textkit.catalog import LANGUAGES, say
 
@@ -57,14 +58,16 @@ def preview(streamed: str) -> str:
 
 
 def sources(citations: list[dict[str, Any]], language: str) -> str:
-    """The cited documents as an HTML list: [n] title (linked when it has a URL), page."""
+    """The cited documents as an HTML list: [n] title (a link to the document's own page,
+    else to its source view when PUBLIC_BASE_URL makes one), page."""
     if not citations:
         return ""
     lines = [f"<b>{escape(say('sources', language))}</b>"]
     for c in citations:
         title = escape(str(c.get("title") or c.get("document") or ""))
-        if c.get("url"):
-            title = f'<a href="{escape(str(c["url"]))}">{title}</a>'
+        link = reader_link(c)
+        if link:
+            title = f'<a href="{escape(link)}">{title}</a>'
         page = f", {escape(say('page', language, page=c['page']))}" if c.get("page") else ""
         lines.append(f"[{c.get('n')}] {title}{page}")
     return "\n".join(lines)

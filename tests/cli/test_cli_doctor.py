@@ -38,6 +38,19 @@ def test_doctor_says_plainly_what_is_wrong_with_the_llm_endpoint(cli) -> None:  
     assert plain.returncode == 0 and "no-LLM mode" in plain.stdout
 
 
+def test_doctor_says_in_one_line_when_chat_citations_cannot_link_the_source_view(cli) -> None:  # type: ignore[no-untyped-def]
+    unset = cli("doctor", extra_env={"LLM_BASE_URL": "", "PUBLIC_BASE_URL": ""})
+    assert unset.returncode == 0
+    said = [line for line in unset.stdout.splitlines() if "PUBLIC_BASE_URL" in line]
+    assert said == [
+        "note PUBLIC_BASE_URL is not set: Slack and Telegram citations link only"
+        " documents ingested with --url (the web chat links every source view)"
+    ]
+    public = {"LLM_BASE_URL": "", "PUBLIC_BASE_URL": "https://ragbot.example.org/"}
+    configured = cli("doctor", extra_env=public)
+    assert configured.returncode == 0 and "PUBLIC_BASE_URL" not in configured.stdout
+
+
 def _doctor_lines(result: subprocess.CompletedProcess[str]) -> dict[str, str]:
     """Each reported line's text → its label (ok / WARN / FAIL)."""
     return {line[5:]: line[:4].strip() for line in result.stdout.splitlines() if line}

@@ -84,6 +84,7 @@ async def test_response_synth_extractive_answer_cites_in_the_users_script() -> N
         "passage": "停車許可證每年收費新臺幣一千二百元。請攜帶身分證。",
         # the title as the Simplified reader sees it; `document` keeps the stored one
         "title": "停车许可证",
+        "chunk": 1,  # the cited chunk: the source view marks it
     }
 
 

@@ -530,7 +530,9 @@
     fillAnswer(answer.text, text);
 
     const citations = Array.isArray(done.citations) ? done.citations : done.sources;
-    if (Array.isArray(citations) && citations.length) answer.item.append(sources(citations));
+    if (Array.isArray(citations) && citations.length) {
+      answer.item.append(sources(citations, answer.text));
+    }
     if (Array.isArray(done.forms) && done.forms.length) {
       const shown = forms(done.forms);
       if (shown) answer.item.append(shown);
@@ -548,10 +550,19 @@
     scrollDown();
   }
 
-  function sources(citations) {
+  // Where a citation opens: the document's own page, else its signed source view (a
+  // relative link to this server; the view marks the cited passage).
+  function sourceUrl(citation) {
+    return safeUrl(citation.url) || safeUrl(citation.source_url);
+  }
+
+  // The cited documents, each a link with its quoted passage in a disclosure (reachable
+  // by keyboard and touch, not a hover title); each [n] in `answerText` links to its source.
+  function sources(citations, answerText) {
     const section = element("section", "sources");
     const heading = worded("h2", "sources-heading", "webchat:sources");
     const list = element("ol", "sources-list");
+    const links = new Map();
     for (const citation of citations) {
       if (!citation || typeof citation !== "object") continue;
       // the title in the reader's script when the server gives it (the stored one else)
@@ -561,15 +572,51 @@
       }
       const item = element("li", "source");
       if (citation.n !== null && citation.n !== undefined) item.dataset.n = String(citation.n);
-      const url = safeUrl(citation.url);
+      const url = sourceUrl(citation);
       item.append(url ? link(url, label, "source-link") : element("span", "source-title", label));
+      if (url && citation.n !== null && citation.n !== undefined) {
+        links.set(String(citation.n), { url, label });
+      }
       if (typeof citation.passage === "string" && citation.passage) {
-        item.title = citation.passage;
+        const passage = element("details", "source-passage");
+        passage.append(
+          worded("summary", "source-passage-toggle", "webchat:passage"),
+          element("blockquote", "source-passage-text", citation.passage),
+        );
+        item.append(passage);
       }
       list.append(item);
     }
     section.append(heading, list);
+    if (answerText && links.size) linkMarkers(answerText, links);
     return section;
+  }
+
+  // Each "[n]" in the answer's text nodes (outside links) becomes a link to source n.
+  function linkMarkers(root, links) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const found = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const inLink = node.parentElement && node.parentElement.closest("a");
+      if (!inLink && /\[\d+\]/.test(node.nodeValue)) found.push(node);
+    }
+    for (const node of found) {
+      const text = node.nodeValue;
+      const pieces = [];
+      let last = 0;
+      for (const match of text.matchAll(/\[(\d+)\]/g)) {
+        const source = links.get(match[1]);
+        if (!source) continue;
+        pieces.push(text.slice(last, match.index));
+        const anchor = link(source.url, match[0], "citation-link");
+        anchor.title = source.label;
+        pieces.push(anchor);
+        last = match.index + match[0].length;
+      }
+      if (!pieces.length) continue;
+      pieces.push(text.slice(last));
+      node.replaceWith(...pieces);
+    }
   }
 
   function forms(all) {

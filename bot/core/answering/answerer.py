@@ -37,6 +37,7 @@ from bot.core.messages import (
     Queued,
     Reply,
 )
+from bot.core.source_links import SourceLinks
 from bot.settings import API_PLATFORM
 from bot.telemetry.failures import log_failure
 from bot.turn.service import TurnStream
@@ -83,6 +84,7 @@ class Answerer:
         stops: TurnStops,
         stream_turn: TurnStream,
         media: MediaReader,
+        links: SourceLinks,
     ) -> None:
         self._audiences = audiences
         self._handoff = handoff
@@ -93,6 +95,7 @@ class Answerer:
         self._stops = stops
         self._stream_turn = stream_turn
         self._media = media
+        self._links = links
 
     async def events(
         self, delivery: Delivery, message: InboundMessage, language: str
@@ -248,7 +251,19 @@ class Answerer:
             # only now, with a turn slot: typing and status show work that runs, not a queue
             yield Progress("received", progress_message("received", language), language)
             async for event in stream:  # the service's events are the core's: forwarded
-                yield self._with_handoff(event)
+                yield self._with_handoff(await self._with_links(event))
+
+    async def _with_links(self, event: Outbound) -> Outbound:
+        """An answer's citations with their signed source links, minted for this reader
+        (the answer was built from collections they may read; the stored turn keeps none)."""
+        if not (isinstance(event, FinalAnswer) and event.citations):
+            return event
+        try:
+            linked = await self._links.linked(event.citations, event.language)
+        except Exception as exc:  # the key unreadable: the answer goes out without links
+            log_failure(logger, "source links not made", exc)
+            return event
+        return dataclasses.replace(event, citations=linked)
 
     def _with_handoff(self, event: Outbound) -> Outbound:
         """An answer offers "Ask a person" when people can take over; a refusal says so."""

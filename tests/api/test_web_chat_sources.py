@@ -1,0 +1,117 @@
+"""The web chat's citations open their source, in a real headless Chromium against a real
+`ragbot serve`: the answer's `[1]` and its source's title link to the signed source view,
+which opens with the cited passage highlighted in view, on a desktop and on a phone's
+screen; the cited passage itself opens under the source by keyboard.
+
+Needs /usr/bin/chromium and /usr/bin/chromedriver (see tests/api/test_web_chat.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from selenium.webdriver.chrome.webdriver import WebDriver
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
+
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService, IngestOptions
+from tests.api.test_sources import LIBRARY, LIBRARY_QUESTION
+from tests.api.test_web_chat import ANSWER_WAIT, PAGE_WAIT, ServedApi, _open_chat, browser
+
+__all__ = ["browser"]  # the fixture, defined with the chat's other browser tests
+SIZES = ((1280, 800), (390, 844))  # a desktop window, a phone's screen
+
+
+async def _ingest_library(database_url: str, embedder: Embedder) -> None:
+    """A document with no URL of its own, published in the served database."""
+    db = Database.connect(database_url)
+    try:
+        await IngestionService(db, embedder, IngestOptions()).ingest_bytes(
+            "library.md", LIBRARY.encode(), collection="public"
+        )
+    finally:
+        await db.dispose()
+
+
+def _ask(driver: WebDriver, served: ServedApi) -> WebElement:
+    """Ask the library question; the finished answer."""
+    _open_chat(driver, served)
+    driver.find_element(By.ID, "question").send_keys(LIBRARY_QUESTION)
+    driver.find_element(By.ID, "send").click()
+
+    def finished(d: WebDriver) -> WebElement | None:
+        for failed in d.find_elements(By.CSS_SELECTOR, ".answer.failed"):
+            raise AssertionError(f"the chat showed an error: {failed.text!r}")
+        done = d.find_elements(By.CSS_SELECTOR, ".answer:not([aria-busy])")
+        return done[0] if done and done[0].find_elements(By.CSS_SELECTOR, ".sources") else None
+
+    answer: WebElement = WebDriverWait(driver, ANSWER_WAIT).until(finished, "no finished answer")
+    return answer
+
+
+def _opens_the_passage(driver: WebDriver, link: WebElement) -> None:
+    """Click `link`: a new tab shows the source view with the passage marked, on screen."""
+    chat = driver.current_window_handle
+    before = set(driver.window_handles)
+    link.click()
+    WebDriverWait(driver, PAGE_WAIT).until(lambda d: len(d.window_handles) > len(before))
+    [opened] = set(driver.window_handles) - before
+    driver.switch_to.window(opened)
+    try:
+        mark = WebDriverWait(driver, PAGE_WAIT).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "mark#cited"), "no marked passage"
+        )[0]
+        assert "9 am" in mark.text and mark.is_displayed()
+        assert driver.find_element(By.TAG_NAME, "h1").text == "library"
+        # scrolled to and inside the window, not cut off by a too-wide page
+        top, bottom, right = driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom, r.right];",
+            mark,
+        )
+        height, width = driver.execute_script("return [window.innerHeight, window.innerWidth];")
+        assert 0 <= top < height and bottom > 0 and right <= width + 1, (top, bottom, right)
+        wide = driver.execute_script("return document.documentElement.scrollWidth;")
+        assert wide <= width + 1, "the page scrolls sideways"
+        shade = driver.execute_script("return getComputedStyle(arguments[0]).background;", mark)
+        assert not str(shade).startswith("rgba(0, 0, 0, 0)"), shade  # highlighted
+    finally:
+        driver.close()
+        driver.switch_to.window(chat)
+
+
+def test_a_citation_and_its_source_open_the_passage_highlighted(
+    browser: WebDriver, served_api: ServedApi, embedder: Embedder
+) -> None:
+    asyncio.run(_ingest_library(served_api.database_url, embedder))
+    for width, height in SIZES:
+        browser.set_window_size(width, height)
+        answer = _ask(browser, served_api)
+        marker = answer.find_element(By.CSS_SELECTOR, ".answer-text a.citation-link")
+        assert marker.text == "[1]"
+        _opens_the_passage(browser, marker)
+        source = answer.find_element(By.CSS_SELECTOR, ".sources a.source-link")
+        assert source.text == "library"
+        assert "/sources/library?" in (source.get_attribute("href") or "")
+        _opens_the_passage(browser, source)
+
+
+def test_the_cited_passage_opens_by_keyboard(browser: WebDriver, served_api: ServedApi) -> None:
+    browser.set_window_size(1280, 800)
+    answer = _ask(browser, served_api)
+    passage = answer.find_element(By.CSS_SELECTOR, ".source-passage-text")
+    assert not passage.is_displayed()  # closed until asked for
+    toggle = answer.find_element(By.CSS_SELECTOR, ".source-passage-toggle")
+    browser.execute_script("document.activeElement && document.activeElement.blur();")
+    for _ in range(40):  # Tab through the page until the passage's toggle has the focus
+        if browser.switch_to.active_element == toggle:
+            break
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+    assert browser.switch_to.active_element == toggle, "the passage cannot be reached by Tab"
+    toggle.send_keys(Keys.ENTER)
+    WebDriverWait(browser, PAGE_WAIT).until(lambda _: passage.is_displayed(), "not opened")
+    assert "9 am" in passage.text
