@@ -125,7 +125,7 @@ def build_core(
         api_keys=ApiKeys(db),
         mailbox=Mailbox(db),
         stops=stops,
-        answered=AnswerActions(db, answers.telemetry),
+        answered=AnswerActions(db, answers.telemetry, links),
         suggestions=Suggestions(settings, admin.memory.store, audiences),
         pending=pending,
         intake=intake,

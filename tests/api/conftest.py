@@ -179,15 +179,18 @@ def serving_api(
 
     keys = asyncio.run(prepare())
     full_env = {"DATABASE_URL": database_url, "WEB_CHAT_API_KEY": keys["public"], **env}
-    proc, port = launch("serve", tmp_path, full_env)
+    proc: subprocess.Popen[str] | None = None
     try:
+        proc, port = launch("serve", tmp_path, full_env)
         yield Served(f"http://127.0.0.1:{port}", database_url, keys, proc)
     finally:
-        proc.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.communicate(timeout=30)
-        if proc.poll() is None:
-            proc.kill()
+        if proc is not None:
+            proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.communicate(timeout=30)
+            if proc.poll() is None:
+                proc.kill()
+        # emptied even when the server never came up: the keys made above stay otherwise
         engine = create_engine(database_url)
         with engine.begin() as conn:
             conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))

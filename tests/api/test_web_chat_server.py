@@ -34,6 +34,9 @@ async def test_a_conversations_history_is_its_own_keys_and_its_own_ids_only(
         assert answer["text"] == first["answer"] and "1,300" in answer["text"]
         assert answer["answer_id"] == first["answer_id"] and answer["outcome"] == "answered"
         assert [c["document"] for c in answer["citations"]] == ["passport"]
+        # a reloaded answer's source opens as the fresh one's did: a link minted now
+        reopened = await web.get(answer["citations"][0]["source_url"])
+        assert reopened.status_code == 200 and "<mark" in reopened.text
         assert messages[3]["outcome"] == second["outcome"] != "answered"
         limited = await web.get(f"/api/v1/conversations/{conversation}/history?limit=2")
         assert [m["role"] for m in limited.json()["messages"]] == ["user", "assistant"]

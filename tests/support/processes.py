@@ -72,7 +72,14 @@ def launch(
         stderr=subprocess.STDOUT,
         text=True,
     )
-    wait_for(lambda: health(port) is not None or proc.poll() is not None)
+    try:
+        wait_for(lambda: health(port) is not None or proc.poll() is not None)
+    except AssertionError:
+        # a server that never came up must not live on: it would keep the port and write
+        # into the database the next tests read
+        proc.kill()
+        proc.wait()
+        raise
     return proc, port
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from bot.core.source_links import SourceLinks
 from bot.telemetry import Telemetry
 from storage.db import Database
 from storage.repositories import conversations as conv_repo
@@ -17,9 +18,10 @@ logger = logging.getLogger(__name__)
 class AnswerActions:
     """Votes and shares on stored answers."""
 
-    def __init__(self, db: Database, telemetry: Telemetry) -> None:
+    def __init__(self, db: Database, telemetry: Telemetry, links: SourceLinks) -> None:
         self._db = db
         self._telemetry = telemetry
+        self._links = links  # a reloaded answer's sources open as a fresh one's do
 
     async def feedback(
         self, platform: str, user_id: str, message_id: int, helpful: bool, where: str
@@ -81,12 +83,16 @@ class AnswerActions:
             details = row.details if isinstance(row.details, dict) else {}
             trace = details.get("trace")
             outcome = trace.get("outcome") if isinstance(trace, dict) else None
+            citations = list(row.citations or []) if answer else []
+            if citations:
+                # stored turns keep no expiring link: minted now, for this reader
+                citations = await self._links.linked(citations, row.language or "en")
             shown.append(
                 {
                     "role": row.role,
                     "text": row.content,
                     "language": row.language,
-                    "citations": list(row.citations or []) if answer else [],
+                    "citations": citations,
                     "answer_id": row.id if answer else None,
                     "outcome": outcome if answer else None,
                 }
