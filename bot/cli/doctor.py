@@ -20,7 +20,8 @@ def doctor() -> None:
     """Check the LLM endpoint with real requests: reachable, model, format, token cap, latency.
 
     With RERANK_BASE_URL set, also one rerank request (a reranker that cannot be
-    used is a warning: turns go on without it). Exit 1 only when the model
+    used is a warning: turns go on without it). Notes a refusal with no contact
+    (HANDOFF_CONTACT unset). Exit 1 only when the model
     cannot be used (nothing listening, key refused, every chat request
     failing); warnings do not fail.
     """
@@ -43,7 +44,20 @@ def doctor() -> None:
         return found
 
     findings = run(go)
+    if not cfg.handoff_contacts():  # a refusal then ends with "our service desk", no way to it
+        findings.append(_no_contact())
     for f in findings:
         typer.echo(f"{_LABELS[f.level]} {f.text}")
     if not all(f.ok for f in findings):
         raise typer.Exit(1)
+
+
+def _no_contact() -> Finding:
+    """The one line saying refusals name no phone, mail or link (HANDOFF_CONTACT unset)."""
+    from bot.cli.llm_probe import Finding
+
+    return Finding(
+        "warn",
+        "refusals carry no contact: set HANDOFF_CONTACT (a phone, mail or web address;"
+        ' _EN/_ZH_HANT/_ZH_HANS per language), else they say "our service desk"',
+    )

@@ -31,6 +31,7 @@ from bot.core.delivery.outbox import OutboxWorker
 from bot.core.delivery.pending_audiences import PendingAudiences
 from bot.core.handoff.desk import HandoffDesk
 from bot.core.handoff.mailbox import Mailbox
+from bot.core.handoff.staff_inbox import StaffInbox
 from bot.core.serving import ServingCore
 from bot.settings import Settings
 from bot.turn.service import AnswerService, TurnStream
@@ -54,6 +55,7 @@ class CoreParts:
     handoff: HandoffDesk
     api_keys: ApiKeys
     mailbox: Mailbox
+    staff_inbox: StaffInbox
     stops: TurnStops
     answered: AnswerActions
     suggestions: Suggestions
@@ -117,6 +119,7 @@ def build_core(
         handoff=handoff,
         api_keys=ApiKeys(db),
         mailbox=Mailbox(db),
+        staff_inbox=StaffInbox(db, handoff, admin.log),
         stops=stops,
         answered=AnswerActions(db, answers.telemetry),
         suggestions=Suggestions(settings, admin.memory.store, audiences),
