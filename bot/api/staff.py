@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Path, Request
 from bot.api.auth import Caller, admin_only, core_of, poller
 from bot.api.errors import ApiError, documented
 from bot.api.models import ID_MAX, StaffCase, StaffReply, StaffResult
-from bot.core.handoff.staff_inbox import StaffInbox, Staffer
+from bot.core.handoff.staff_inbox import Staffer, StaffInbox
 from bot.core.messages import Grant
 
 router = APIRouter(prefix="/api/v1/staff", tags=["hand-off"])

@@ -3,12 +3,13 @@
 One room per platform (HANDOFF_SLACK_CHANNEL, HANDOFF_TELEGRAM_CHAT_ID); each
 case has a card in every room and a thread under it. The staff page in the
 browser (HANDOFF_WEB_INBOX, `web`) is a room too, with no renderer: it reads
-the cases themselves (`bot.core.handoff.staff_inbox`), so nothing is sent to it. This module enqueues the
-cards, their edits and the thread's messages in the outbox (payloads from the
-platforms' `CaseRenderer`s, which the runtime registers for both platforms:
-a worker running one adapter still enqueues the other's sends, and a worker
-with that adapter sends them), remembers each staff-room message once sent
-(an outbox `after_sent` hook), and reminds the rooms of cases nobody answered.
+the cases themselves (`bot.core.handoff.staff_inbox`), so nothing is sent to it.
+This module enqueues the cards, their edits and the thread's messages in the
+outbox (payloads from the platforms' `CaseRenderer`s, which the runtime
+registers for both platforms: a worker running one adapter still enqueues the
+other's sends, and a worker with that adapter sends them), remembers each
+staff-room message once sent (an outbox `after_sent` hook), and reminds the
+rooms of cases nobody answered.
 """
 
 from __future__ import annotations
