@@ -37,6 +37,7 @@ from bot.core.handoff.staff_rooms import StaffRooms
 from bot.core.messages import Audience, InboundMessage, Reply
 from bot.settings import WEB_INBOX, Settings
 from graph.privacy import mask_sensitive
+from graph.replies import contact_for
 from storage.db import Database
 from storage.repositories import handoff as cases
 from textkit.catalog import say
@@ -369,10 +370,6 @@ class HandoffDesk:
             return
         logger.error("hand-off case %s reached no staff room (%s): closed", case_id, reason)
         language = closed["language"]
-        contact = (
-            self._contacts.get(language)
-            or self._contacts.get("")
-            or say("default_contact", language)
-        )
+        contact = contact_for(language, self._contacts)  # as the refusal names it
         notice = say("handoff:unreachable", language, contact=contact)
         await self.rooms.to_asker(session, closed, notice, f"handoff:{case_id}:unreachable")
