@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from bot.cli.llm_probe import Finding
 
 _LABELS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
+# a note, not a warning: the model is fine, but a refused asker has nowhere to turn
+_NO_CONTACT = (
+    "refusals carry no contact: set HANDOFF_CONTACT (a phone, mail or web address;"
+    ' _EN/_ZH_HANT/_ZH_HANS per language), else they say "our service desk"'
+)
 
 
 @app.command()
@@ -44,20 +49,9 @@ def doctor() -> None:
         return found
 
     findings = run(go)
-    if not cfg.handoff_contacts():  # a refusal then ends with "our service desk", no way to it
-        findings.append(_no_contact())
     for f in findings:
         typer.echo(f"{_LABELS[f.level]} {f.text}")
+    if not cfg.handoff_contacts():  # a refusal then ends with "our service desk", no way to it
+        typer.echo(f"note {_NO_CONTACT}")
     if not all(f.ok for f in findings):
         raise typer.Exit(1)
-
-
-def _no_contact() -> Finding:
-    """The one line saying refusals name no phone, mail or link (HANDOFF_CONTACT unset)."""
-    from bot.cli.llm_probe import Finding
-
-    return Finding(
-        "warn",
-        "refusals carry no contact: set HANDOFF_CONTACT (a phone, mail or web address;"
-        ' _EN/_ZH_HANT/_ZH_HANS per language), else they say "our service desk"',
-    )

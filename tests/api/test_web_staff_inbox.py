@@ -10,7 +10,6 @@ case and replies; the reply appears in the resident's chat. Other keys are refus
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -117,6 +116,7 @@ def test_the_staff_endpoints_refuse_other_keys(web_only: Served) -> None:
     admin = {"Authorization": f"Bearer {web_only.keys['admin']}"}
     assert httpx.get(f"{url}/cases", headers=admin, timeout=10).status_code == 200
     page = httpx.get(f"{web_only.url}/staff", timeout=10)
-    assert page.status_code == 200 and "frame-ancestors 'none'" in page.headers[
-        "content-security-policy"
-    ]
+    assert (
+        page.status_code == 200
+        and "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    )

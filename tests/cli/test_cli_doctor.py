@@ -40,7 +40,7 @@ def test_doctor_says_plainly_what_is_wrong_with_the_llm_endpoint(cli) -> None:  
 def test_doctor_notes_in_one_line_that_refusals_carry_no_contact(cli) -> None:  # type: ignore[no-untyped-def]
     bare = cli("doctor", extra_env={"LLM_BASE_URL": "", "LLM_MODEL": "", "HANDOFF_CONTACT": ""})
     noted = [line for line in bare.stdout.splitlines() if "refusals carry no contact" in line]
-    assert bare.returncode == 0 and len(noted) == 1 and noted[0].startswith("WARN")
+    assert bare.returncode == 0 and len(noted) == 1 and noted[0].startswith("note ")
     contact = "the service desk (phone 1999, desk@city.example.org)"
     env = {"LLM_BASE_URL": "", "LLM_MODEL": "", "HANDOFF_CONTACT_EN": contact}
     told = cli("doctor", extra_env=env)
