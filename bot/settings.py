@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 CONSOLE_PLATFORMS = frozenset({"console", "cli"})
 # the HTTP API's platform name: what a caller reads and may do comes from its API key alone
 API_PLATFORM = "api"
+WEB_INBOX = "web"  # the staff room kind of the staff page in the browser (HANDOFF_WEB_INBOX)
 # SLACK_CHANNEL_COLLECTIONS: a channel id (public C…, private G…) and a collection name by
 # the rule storage.upload_policy.COLLECTION_NAME enforces everywhere else (settings sit
 # above storage in the layering, so the one-line rule is repeated here: keep them equal)
@@ -178,6 +179,9 @@ class Settings(BaseSettings):
     # counts on every platform), else whoever acts from inside the staff room
     handoff_slack_channel: str = Field(default="", validation_alias="HANDOFF_SLACK_CHANNEL")
     handoff_telegram_chat_id: str = Field(default="", validation_alias="HANDOFF_TELEGRAM_CHAT_ID")
+    # the staff inbox in the browser (/staff, admin API keys) as a staff room: hand-off on a
+    # site with no Slack or Telegram
+    handoff_web_inbox: bool = Field(default=False, validation_alias="HANDOFF_WEB_INBOX")
     handoff_staff_user_ids: str = Field(default="", validation_alias="HANDOFF_STAFF_USER_IDS")
     handoff_remind_minutes: float = Field(
         default=30.0, gt=0, validation_alias="HANDOFF_REMIND_MINUTES"
@@ -386,7 +390,8 @@ class Settings(BaseSettings):
         return {k: v.strip() for k, v in values.items() if v.strip()}
 
     def handoff_rooms(self) -> dict[str, str]:
-        """The staff room per platform (Slack channel id, Telegram chat id); empty: no hand-off.
+        """The staff room per platform (Slack channel id, Telegram chat id, and `web`:
+        `inbox` for the staff page with HANDOFF_WEB_INBOX); empty: no hand-off.
 
         Raises ConfigurationError for a room that is not an id, or whose platform has no
         bot token (its cases could never be posted).
@@ -411,6 +416,8 @@ class Settings(BaseSettings):
                 raise ConfigurationError(
                     f"a {platform} staff room is set but {platform.upper()}_BOT_TOKEN is not"
                 )
+        if self.handoff_web_inbox:  # the staff page needs no token: admin API keys sign in
+            rooms[WEB_INBOX] = "inbox"
         return rooms
 
     def handoff_staff(self) -> frozenset[str]:

@@ -17,7 +17,19 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount
 
-from bot.api import ask, docs_page, errors, handoff, history, manage, sources, turns, webchat
+from bot.api import (
+    ask,
+    docs_page,
+    errors,
+    handoff,
+    history,
+    manage,
+    sources,
+    staff,
+    staff_page,
+    turns,
+    webchat,
+)
 from bot.api.auth import AuditCalls, CallerLimits
 from bot.api.cases import ApiCases
 from bot.api.gate import BodyGate
@@ -54,6 +66,8 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     api.include_router(history.router)
     api.include_router(webchat.router)
     api.include_router(sources.router)  # citations' source view (signed links)
+    api.include_router(staff.router)
+    api.include_router(staff_page.router)
     api.add_middleware(AuditCalls, core=core)
     api.add_middleware(BodyGate, core=core, file_limit=core.upload_limit)
     origins = settings.cors_origins()

@@ -196,3 +196,44 @@ class HandoffState(BaseModel):
         description="{id, text, back, at}: pass the last id as `after` next time."
     )
     with_staff: bool
+
+
+class StaffMessage(BaseModel):
+    """A message relayed in a case: the asker's to the staff, or the staff's to the asker."""
+
+    direction: Literal["to_staff", "to_asker"]
+    author: str = Field(description="`web:<key name>`, `slack:U…`; an asker's pseudonymous id.")
+    text: str
+    at: str
+
+
+class StaffCase(BaseModel):
+    """A case waiting for a person (the staff page's row)."""
+
+    id: int
+    status: Literal["open", "claimed"]
+    platform: str = Field(description="Where the asker is: api (the web chat), slack, telegram.")
+    language: str
+    question: str = Field(description="As stored (personal data masked).")
+    answer: str = Field(description="The bot's reply the asker handed on.")
+    outcome: str | None
+    claimed_by: str | None
+    opened_at: str
+    messages: list[StaffMessage]
+
+
+class StaffReply(BaseModel):
+    """What a staff member tells the asker."""
+
+    text: str = Field(min_length=1, max_length=4000)
+    request_id: str = Field(
+        default="",
+        pattern=r"^[A-Za-z0-9_-]{0,64}$",
+        description="The page's id of this reply: sent again with it, it is relayed once.",
+    )
+
+
+class StaffResult(BaseModel):
+    """What became of a staff reply or close."""
+
+    result: Literal["ok", "ignored", "repeated", "closed"]

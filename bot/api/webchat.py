@@ -96,7 +96,8 @@ async def page(request: Request) -> Response:
 
 @router.get("/chat/config.json")
 async def config(request: Request) -> JSONResponse:
-    """What the page needs: its key, the API's path, whether people take over, its words."""
+    """What the page needs: its key, the API's path, whether people take over, who a refusal
+    sends visitors to, its words."""
     words: dict[str, dict[str, str]] = {language: {} for language in LANGUAGES}
     for key, texts in entries().items():
         if key.startswith("webchat:"):
@@ -106,6 +107,8 @@ async def config(request: Request) -> JSONResponse:
     handoff = bool(core.handoff_enabled)
     key, grant = await _checked_key(request)
     body: dict[str, Any] = {"key": key, "api": "/api/v1", "handoff": handoff}
+    # who a refusal sends the visitor to (HANDOFF_CONTACT*): the page makes its links clickable
+    body["contacts"] = _contacts(_settings(request))
     body["words"] = words
     # the same suggestions as Slack's and Telegram's greetings, for what this key reads
     audience = Audience(guest=False, verified=True, grant=grant)
@@ -165,6 +168,13 @@ async def embed_check(request: Request) -> JSONResponse:
     # any site may ask (the answer tells nothing secret): so the page can read it
     headers = {"Access-Control-Allow-Origin": "*", "Cache-Control": "no-store"}
     return JSONResponse({"allowed": allowed}, headers=headers)
+
+
+def _contacts(settings: Settings) -> dict[str, str]:
+    """HANDOFF_CONTACT per page language, for the languages that have one."""
+    contacts = settings.handoff_contacts()
+    found = {language: contacts.get(language) or contacts.get("") for language in LANGUAGES}
+    return {language: contact for language, contact in found.items() if contact}
 
 
 @router.get("/chat/static/{name}")

@@ -18,6 +18,11 @@ NO_PUBLIC_BASE_URL = (
     "PUBLIC_BASE_URL is not set: Slack and Telegram citations link only documents"
     " ingested with --url (the web chat links every source view)"
 )
+# a note, not a warning: the model is fine, but a refused asker has nowhere to turn
+_NO_CONTACT = (
+    "refusals carry no contact: set HANDOFF_CONTACT (a phone, mail or web address;"
+    ' _EN/_ZH_HANT/_ZH_HANS per language), else they say "our service desk"'
+)
 
 
 @app.command()
@@ -27,7 +32,8 @@ def doctor() -> None:
     With RERANK_BASE_URL set, also one rerank request (a reranker that cannot be
     used is a warning: turns go on without it); with STT_BASE_URL set, one
     transcription of a second of silence (a warning too: voice messages are declined,
-    typed questions go on). Exit 1 only when the model
+    typed questions go on). Notes a refusal with no contact (HANDOFF_CONTACT unset).
+    Exit 1 only when the model
     cannot be used (nothing listening, key refused, every chat request
     failing); warnings do not fail.
     """
@@ -59,5 +65,7 @@ def doctor() -> None:
         typer.echo(f"{_LABELS[f.level]} {f.text}")
     if not cfg.public_base_url:  # a setting to mention, not a fault: it fails nothing
         typer.echo(f"note {NO_PUBLIC_BASE_URL}")
+    if not cfg.handoff_contacts():  # a refusal then ends with "our service desk", no way to it
+        typer.echo(f"note {_NO_CONTACT}")
     if not all(f.ok for f in findings):
         raise typer.Exit(1)

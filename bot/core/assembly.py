@@ -32,6 +32,7 @@ from bot.core.delivery.outbox import OutboxWorker
 from bot.core.delivery.pending_audiences import PendingAudiences
 from bot.core.handoff.desk import HandoffDesk
 from bot.core.handoff.mailbox import Mailbox
+from bot.core.handoff.staff_inbox import StaffInbox
 from bot.core.serving import ServingCore
 from bot.core.source_links import SourceLinks
 from bot.core.source_view import SourceViews
@@ -57,6 +58,7 @@ class CoreParts:
     handoff: HandoffDesk
     api_keys: ApiKeys
     mailbox: Mailbox
+    staff_inbox: StaffInbox
     stops: TurnStops
     answered: AnswerActions
     suggestions: Suggestions
@@ -124,6 +126,7 @@ def build_core(
         handoff=handoff,
         api_keys=ApiKeys(db),
         mailbox=Mailbox(db),
+        staff_inbox=StaffInbox(db, handoff, admin.log),
         stops=stops,
         answered=AnswerActions(db, answers.telemetry, links),
         suggestions=Suggestions(settings, admin.memory.store, audiences),

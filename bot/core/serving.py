@@ -63,6 +63,8 @@ class ServingCore:
         self.handoff = parts.handoff
         self.api_keys = parts.api_keys
         self.mailbox = parts.mailbox
+        # the staff page's room (HANDOFF_WEB_INBOX): the API's staff routes use it
+        self.staff_inbox = parts.staff_inbox
         self.stops = parts.stops
         self.answered = parts.answered
         self.sources = parts.sources  # the citations' source view (bot.api.sources)

@@ -185,7 +185,8 @@ class SlackListeners:
     async def _message(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
         if translate.is_ignorable(event, bot) or event.get("subtype") not in (None, "file_share"):
             return
-        if event.get("channel_type") == "im" or translate.mentions(event, bot):
+        # a group DM is started to talk with the bot: every message in it is for the bot
+        if event.get("channel_type") in ("im", "mpim") or translate.mentions(event, bot):
             await self.accept(event, bot, team)  # a mention's twin event: the inbox dedupes
             return
         thread = event.get("thread_ts")
@@ -204,7 +205,8 @@ class SlackListeners:
 
     async def _accept_now(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
         # outside a DM everyone in the channel reads the answer: the channel's facts count
-        # too; in a DM the channel the user views (agent experience) gives its collections
+        # too (a group DM's as well: its members may be guests or outsiders); in a DM the
+        # channel the user views (agent experience) gives its collections
         in_dm = event.get("channel_type") == "im"
         where = event.get("channel")
         user = event.get("user")

@@ -51,6 +51,17 @@ def test_doctor_says_in_one_line_when_chat_citations_cannot_link_the_source_view
     assert configured.returncode == 0 and "PUBLIC_BASE_URL" not in configured.stdout
 
 
+def test_doctor_notes_in_one_line_that_refusals_carry_no_contact(cli) -> None:  # type: ignore[no-untyped-def]
+    bare = cli("doctor", extra_env={"LLM_BASE_URL": "", "LLM_MODEL": "", "HANDOFF_CONTACT": ""})
+    noted = [line for line in bare.stdout.splitlines() if "refusals carry no contact" in line]
+    assert bare.returncode == 0 and len(noted) == 1 and noted[0].startswith("note ")
+    contact = "the service desk (phone 1999, desk@city.example.org)"
+    env = {"LLM_BASE_URL": "", "LLM_MODEL": "", "HANDOFF_CONTACT_EN": contact}
+    told = cli("doctor", extra_env=env)
+    assert told.returncode == 0 and "no-LLM mode" in told.stdout
+    assert "refusals carry no contact" not in told.stdout
+
+
 def _doctor_lines(result: subprocess.CompletedProcess[str]) -> dict[str, str]:
     """Each reported line's text → its label (ok / WARN / FAIL)."""
     return {line[5:]: line[:4].strip() for line in result.stdout.splitlines() if line}

@@ -34,7 +34,7 @@ from tests.handoff.harness import (
     stop_both,
     thread_message,
 )
-from tests.slack.test_slack import fake_slack
+from tests.slack.test_slack import blocks_text, fake_slack
 from tests.support.core_fixtures import jobs_running
 from tests.support.fake_slack import FakeSlack
 from tests.support.fake_telegram import FakeTelegram, callback, private_text
@@ -354,3 +354,52 @@ async def test_a_slack_employee_in_a_dm_reaches_a_person_and_gets_the_reply_in_t
         and "ragbot_feedback" in str(p.get("blocks"))
     ]
     assert len(answered) == 1
+
+
+CONTACT_EN = "the service desk (phone 1999, desk@city.example.org)"
+CONTACT_ZH_HANT = "市民服務台（電話 1999）"
+
+
+@pytest.fixture
+async def contacted(
+    docs: None, database_url: str, embedder: Embedder, fake_slack: FakeSlack, fake_tg: FakeTelegram
+) -> AsyncIterator[Both]:
+    settings = handoff_settings(
+        fake_slack,
+        fake_tg,
+        HANDOFF_CONTACT_EN=CONTACT_EN,
+        HANDOFF_CONTACT_ZH_HANT=CONTACT_ZH_HANT,
+    )
+    h = await start_both(database_url, embedder, settings)
+    yield h
+    await stop_both(h)
+
+
+async def test_a_refusal_names_the_contact_in_the_askers_language_on_telegram_and_slack(
+    contacted: Both, fake_tg: FakeTelegram, fake_slack: FakeSlack
+) -> None:
+    refusal = await ask_refused(contacted, fake_tg, 400)
+    assert CONTACT_ZH_HANT in refusal["text"] and "轉給專人" in refusal["text"]
+    assert CONTACT_EN not in refusal["text"]
+
+    dm = {
+        "type": "message",
+        "channel": "D43",
+        "channel_type": "im",
+        "user": "U43",
+        "text": "Where do I register my dog?",
+        "ts": "960.1",
+        "event_ts": "960.1",
+    }
+    await contacted.slack.event(dm)
+    shown = await eventually(
+        lambda: [
+            blocks_text(p)
+            for m, p in fake_slack.calls
+            if m in ("chat.update", "chat.postMessage")
+            and p.get("channel") == "D43"
+            and p.get("blocks")
+            and "Ask a person" in blocks_text(p)
+        ]
+    )
+    assert CONTACT_EN in shown[-1] and CONTACT_ZH_HANT not in shown[-1]

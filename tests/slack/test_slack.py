@@ -287,6 +287,28 @@ async def test_channel_messages_not_for_the_bot_and_its_own_messages_are_ignored
     assert [m for m, _ in fake_slack.calls if m.startswith("chat.")] == []
 
 
+async def test_a_group_dm_is_answered_without_a_mention_and_read_like_a_channel(
+    slack, fake_slack, db: Database
+) -> None:  # type: ignore[no-untyped-def]
+    group = {
+        "type": "message",
+        "channel_type": "mpim",
+        "channel": "G7",
+        "user": "U1",
+        "text": "How much does a passport renewal cost?",
+        "ts": "310.1",
+    }
+    await slack[0].event(group)
+    [answer] = await final_posts(fake_slack, db=db)
+    assert answer["channel"] == "G7" and "1,300 dollars" in blocks_text(answer)
+    # a group DM with someone from another organisation reads like a shared channel: the
+    # internal documents stay out of it, as they do in a shared channel
+    fake_slack.channels["G8"] = {"is_mpim": True, "is_ext_shared": True}
+    await slack[0].event({**group, "channel": "G8", "ts": "310.2"})
+    finals = await final_posts(fake_slack, 2, db=db)
+    assert finals[-1]["channel"] == "G8" and "1,300" not in blocks_text(finals[-1])
+
+
 async def test_retries_and_two_instances_answer_once(slack, fake_slack, db: Database) -> None:  # type: ignore[no-untyped-def]
     event = mention("passport renewal fee?", "400.1")
     await asyncio.gather(

@@ -381,5 +381,6 @@ def test_the_manifest_asks_for_the_agent_experience_and_what_it_listens_to() -> 
     manifest = (Path(__file__).parents[2] / "bot" / "slack" / "manifest.yaml").read_text()
     assert "\n  agent_view:\n    agent_description:" in manifest
     assert "assistant_view" not in manifest  # being retired by Slack
-    for needed in ("assistant:write", "app_home_opened", "app_context_changed", "message.im"):
+    needed_all = ("assistant:write", "app_home_opened", "app_context_changed", "message.im")
+    for needed in (*needed_all, "mpim:history", "message.mpim"):
         assert f"- {needed}" in manifest

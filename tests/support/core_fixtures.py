@@ -86,6 +86,7 @@ async def make_worker(
         llm=llm,
         llm_timeout=5.0,
         prompt_versions=versions() if llm is not None else {},  # as the runtime does
+        handoff=settings.handoff_contacts(),  # who a refusal names, as the runtime passes it
     )
     remembered = AnswerMemory(db, embedder) if memory else None
     answers = AnswerService(db, context, telemetry=telemetry, memory=remembered)

@@ -528,6 +528,10 @@
     // the finished answer replaces what was streamed, its list items as a list
     const text = typeof done.answer === "string" && done.answer ? done.answer : answer.streamed;
     fillAnswer(answer.text, text);
+    if (done.outcome === "refused") {
+      const contact = contactLine(done.language);
+      if (contact) answer.text.after(contact);
+    }
 
     const citations = Array.isArray(done.citations) ? done.citations : done.sources;
     if (Array.isArray(citations) && citations.length) {
@@ -673,6 +677,44 @@
     icon.setAttribute("aria-hidden", "true");
     button.append(icon, worded("span", "vote-label", key));
     return button;
+  }
+
+  // --- a refusal's contact (HANDOFF_CONTACT*): its web address, mail and phone clickable ---
+
+  const CONTACT_PARTS =
+    /(https?:\/\/[^\s<>"'）」】]+)|([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})|((?<![\d:])\+?\d[\d ()-]{2,}\d(?![\d:]))/g;
+
+  function contactLine(language) {
+    const contacts = (state.config && state.config.contacts) || {};
+    const contact = contacts[LANGUAGES.includes(language) ? language : state.language];
+    if (typeof contact !== "string" || !contact) return null;
+    const line = element("p", "refusal-contact");
+    line.append(worded("span", "refusal-contact-label", "webchat:contact"), " ");
+    let last = 0;
+    for (const match of contact.matchAll(CONTACT_PARTS)) {
+      let found = match[0];
+      let href = null;
+      if (match[1]) {
+        const trailing = found.match(/[.,;:!?。，；：！？)\]]+$/);
+        if (trailing) found = found.slice(0, -trailing[0].length);
+        href = safeUrl(found);
+      } else if (match[2]) {
+        href = `mailto:${found}`;
+      } else {
+        href = `tel:${found.replace(/[^\d+]/g, "")}`;
+      }
+      if (!href) continue;
+      const anchor = element("a", "contact-link", found);
+      anchor.href = href;
+      if (match[1]) {
+        anchor.target = "_blank";
+        anchor.rel = "noopener noreferrer";
+      }
+      line.append(contact.slice(last, match.index), anchor);
+      last = match.index + found.length;
+    }
+    line.append(contact.slice(last));
+    return line;
   }
 
   function handoff(ids) {

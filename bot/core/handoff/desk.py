@@ -2,8 +2,9 @@
 
 "Ask a person" under an answer opens a case (one per conversation while it is
 open): a card in each staff room (HANDOFF_SLACK_CHANNEL, HANDOFF_TELEGRAM_CHAT_ID)
-with Claim and Close, and a notice to the asker saying a person replies here
-and roughly when. While the case is open the asker's messages in that
+with Claim and Close, or a row on the staff page in the browser (HANDOFF_WEB_INBOX,
+`bot.core.handoff.staff_inbox`), and a notice to the asker saying a person
+replies here and roughly when. While the case is open the asker's messages in that
 conversation go to the card's thread (the bot stays quiet) and staff replies
 there go to the asker, marked as from a person; `/bot` or "Back to the bot"
 hands the chat back, as does Close. A closed case offers "Add to knowledge
@@ -34,8 +35,9 @@ from bot.core.handoff.knowledge import CaseKnowledge
 from bot.core.handoff.office_hours import OfficeHours
 from bot.core.handoff.staff_rooms import StaffRooms
 from bot.core.messages import Audience, InboundMessage, Reply
-from bot.settings import Settings
+from bot.settings import WEB_INBOX, Settings
 from graph.privacy import mask_sensitive
+from graph.replies import contact_for
 from storage.db import Database
 from storage.repositories import handoff as cases
 from textkit.catalog import say
@@ -165,28 +167,35 @@ class HandoffDesk:
             return
         source = f"{message.platform}:{message.delivery_id}"
         said = _capped(message.text.strip())
+        result = await self.relay_reply(
+            case["id"], message.platform, self._name(message), said, source
+        )
+        if result is None:
+            return  # relayed already (a redelivery)
+        await self._log.audit(actor, "handoff:reply", target, result)
+
+    async def relay_reply(
+        self, case_id: int, platform: str, author: str, said: str, source: str
+    ) -> str | None:
+        """A staff member's reply (from the staff room on `platform`) sent to the asker, once
+        per `source`: "ok", "ignored" (nothing said, or the case closed: said so in that
+        room) or None when `source` was relayed already. The first reply claims the case."""
         async with self._db.transaction() as session:
             # locked: a close cannot slip between this check and the relay
-            current = await cases.get_case(session, case["id"], lock=True)
+            current = await cases.get_case(session, case_id, lock=True)
             if current is None or current["status"] == "closed" or not said:
                 # said so in the thread: a file alone, or a case closed, reaches nobody
-                note = say("staff:not_relayed", self._lang, case=case["id"])
-                key = f"handoff:{case['id']}:dropped:{source}"
+                note = say("staff:not_relayed", self._lang, case=case_id)
+                key = f"handoff:{case_id}:dropped:{source}"
                 await self.rooms.into_threads(
-                    session, case["id"], note, key, answerable=False, only=message.platform
+                    session, case_id, note, key, answerable=False, only=platform
                 )
                 result = "ignored"
             elif await cases.add_message(
-                session,
-                current["id"],
-                "to_asker",
-                message.platform,
-                self._name(message),
-                said,
-                source,
+                session, current["id"], "to_asker", platform, author, said, source
             ):
                 if current["status"] == "open":  # answering is claiming
-                    claimed = await cases.claim(session, current["id"], self._name(message))
+                    claimed = await cases.claim(session, current["id"], author)
                     if claimed is not None:
                         await self.rooms.edit_cards(session, claimed)
                 text = f"{say('handoff:from_person', current['language'])}\n{said}"
@@ -194,9 +203,9 @@ class HandoffDesk:
                 await self.rooms.to_asker(session, current, text, key)
                 result = "ok"
             else:
-                return  # relayed already (a redelivery)
+                return None
         self.rooms.wake()
-        await self._log.audit(actor, "handoff:reply", target, result)
+        return result
 
     async def _hand_back(
         self, message: InboundMessage, case: dict[str, Any] | None, language: str
@@ -328,6 +337,11 @@ class HandoffDesk:
         text = say("staff:not_open", self._lang, case=case["id"], status=case["status"])
         return Reply(text, self._lang, "handoff", {"private": True})
 
+    async def close_case(self, case_id: int, actor: Actor, by: str) -> bool:
+        """Close a case from a staff room without buttons (the staff page); False when it
+        was closed already (or never was)."""
+        return await self._close(case_id, actor, by)
+
     async def _close(self, case_id: int, actor: Actor, by: str) -> bool:
         """Close a case: the asker is told the bot answers again; the cards offer the KB."""
         async with self._db.transaction() as session:
@@ -346,6 +360,8 @@ class HandoffDesk:
         marker = row.payload.get("case_post")
         if not (isinstance(marker, dict) and marker.get("card")):
             return
+        if WEB_INBOX in self.rooms.ids:  # the staff page lists every open case: it is seen
+            return
         case_id = int(marker["case"])
         if await cases.cards_pending_or_posted(session, case_id):
             return
@@ -354,10 +370,6 @@ class HandoffDesk:
             return
         logger.error("hand-off case %s reached no staff room (%s): closed", case_id, reason)
         language = closed["language"]
-        contact = (
-            self._contacts.get(language)
-            or self._contacts.get("")
-            or say("default_contact", language)
-        )
+        contact = contact_for(language, self._contacts)  # as the refusal names it
         notice = say("handoff:unreachable", language, contact=contact)
         await self.rooms.to_asker(session, closed, notice, f"handoff:{case_id}:unreachable")

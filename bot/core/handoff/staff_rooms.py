@@ -1,12 +1,15 @@
 """The staff rooms: where hand-off cases are shown, answered and reminded.
 
 One room per platform (HANDOFF_SLACK_CHANNEL, HANDOFF_TELEGRAM_CHAT_ID); each
-case has a card in every room and a thread under it. This module enqueues the
-cards, their edits and the thread's messages in the outbox (payloads from the
-platforms' `CaseRenderer`s, which the runtime registers for both platforms:
-a worker running one adapter still enqueues the other's sends, and a worker
-with that adapter sends them), remembers each staff-room message once sent
-(an outbox `after_sent` hook), and reminds the rooms of cases nobody answered.
+case has a card in every room and a thread under it. The staff page in the
+browser (HANDOFF_WEB_INBOX, `web`) is a room too, with no renderer: it reads
+the cases themselves (`bot.core.handoff.staff_inbox`), so nothing is sent to it.
+This module enqueues the cards, their edits and the thread's messages in the
+outbox (payloads from the platforms' `CaseRenderer`s, which the runtime
+registers for both platforms: a worker running one adapter still enqueues the
+other's sends, and a worker with that adapter sends them), remembers each
+staff-room message once sent (an outbox `after_sent` hook), and reminds the
+rooms of cases nobody answered.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.core.delivery.outbox import OutboxWorker, Pending
 from bot.core.handoff.cards import CaseRenderer, card_text, staff_buttons
 from bot.core.messages import Button
-from bot.settings import Settings
+from bot.settings import WEB_INBOX, Settings
 from storage.db import Database
 from storage.repositories import handoff as cases
 from storage.repositories import outbox as outbox_repo
@@ -166,11 +169,12 @@ class StaffRooms:
 
     def open(self, anyone_in_room: bool = False) -> None:
         """Start reminding (a few times per reminder period, at most once a minute)."""
-        if self.ids and anyone_in_room:
+        chat_rooms = {p: r for p, r in self.ids.items() if p != WEB_INBOX}  # the page: admins
+        if chat_rooms and anyone_in_room:
             logger.warning(
                 "HANDOFF_STAFF_USER_IDS is unset: anyone in the staff rooms (%s) may answer"
                 " and close cases; only admins may add answers to the knowledge base",
-                ", ".join(f"{p} {r}" for p, r in self.ids.items()),
+                ", ".join(f"{p} {r}" for p, r in chat_rooms.items()),
             )
         if self.ids and self._loop is None:
             self._loop = asyncio.create_task(self._remind_loop(), name="handoff reminders")
