@@ -36,6 +36,52 @@ ABBREVIATIONS = frozenset(
 )
 # "2." opening a numbered item ends no sentence
 _LIST_NUMBER = re.compile(r"\s*\d{1,3}[.]")
+# A name's initial ("The T. T. Tsui Gallery", "George W. Bush"): one capital letter and its
+# full stop before a capitalised word that is no usual sentence opener ("Plan B. The
+# office..." still ends there).
+_INITIAL = re.compile(r"(?:^|[\s(\"'“‘])[A-Z][.]$")
+_NAME_AFTER = re.compile(r"\s+([A-Z][A-Za-z'’-]*)")
+_OPENER_WORDS = frozenset(
+    [
+        "The",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "It",
+        "Its",
+        "A",
+        "An",
+        "In",
+        "On",
+        "At",
+        "If",
+        "When",
+        "We",
+        "You",
+        "He",
+        "She",
+        "They",
+        "There",
+        "Then",
+        "For",
+        "To",
+        "Please",
+        "Our",
+        "Your",
+        "Each",
+        "All",
+        "No",
+        "Yes",
+        "But",
+        "And",
+        "Or",
+        "As",
+        "After",
+        "Before",
+        "From",
+    ]
+)
 _OPENERS = "([{\"'“‘"
 
 
@@ -54,13 +100,23 @@ def split_sentences(text: str) -> list[str]:
     for match in _SENTENCE_END.finditer(text):
         end = match.end()
         if match.group(0) == "." and (
-            ends_with_abbreviation(text[start:end]) or _LIST_NUMBER.fullmatch(text[start:end])
+            ends_with_abbreviation(text[start:end])
+            or _LIST_NUMBER.fullmatch(text[start:end])
+            or _is_initial(text, start, end)
         ):
             continue
         pieces.append(text[start:end])
         start = end
     pieces.append(text[start:])
     return [p.strip() for p in pieces if p and p.strip()]
+
+
+def _is_initial(text: str, start: int, end: int) -> bool:
+    """True when the full stop at `end` closes a name's initial, not a sentence."""
+    if not _INITIAL.search(text[start:end]):
+        return False
+    following = _NAME_AFTER.match(text, end)
+    return following is not None and following.group(1) not in _OPENER_WORDS
 
 
 def ends_sentence(text: str) -> bool:

@@ -41,3 +41,13 @@ def test_list_items_are_sentences_of_their_own() -> None:
     assert split_sentences("one colour photo taken in the last\nsix months.") == [
         "one colour photo taken in the last\nsix months."
     ]
+
+
+def test_a_names_initials_end_no_sentence() -> None:
+    text = "The T. T. Tsui Gallery opened in 1991. George W. Bush visited it. Use Plan B. The rest."
+    assert split_sentences(text) == [
+        "The T. T. Tsui Gallery opened in 1991.",
+        "George W. Bush visited it.",
+        "Use Plan B.",
+        "The rest.",
+    ]
