@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount
 
-from bot.api import ask, docs_page, errors, handoff, manage, turns, webchat
+from bot.api import ask, docs_page, errors, handoff, manage, openai_chat, turns, webchat
 from bot.api.auth import AuditCalls, CallerLimits
 from bot.api.cases import ApiCases
 from bot.api.gate import BodyGate
@@ -51,6 +51,7 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     api.include_router(manage.router)
     api.include_router(handoff.router)
     api.include_router(webchat.router)
+    api.include_router(openai_chat.router)
     api.add_middleware(AuditCalls, core=core)
     api.add_middleware(BodyGate, core=core, file_limit=core.upload_limit)
     origins = settings.cors_origins()

@@ -95,6 +95,7 @@ class AnswerService:
         threshold: float | None = None,
         stop: asyncio.Event | None = None,
         waited_ms: Mapping[str, float] | None = None,
+        history: Sequence[Sequence[str]] | None = None,
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run a turn as events (graph.events): Progress per node, Token and Reset as the
         graph streams them, then FinalAnswer, or ErrorReply when the graph raised or the
@@ -111,7 +112,9 @@ class AnswerService:
         `waited_ms` is what the caller waited before the turn (read when the turn
         starts, so a caller may fill it in until then); it is stored with the turn's
         timings beside `history` (loading the conversation) and `first_token` (from
-        the graph's start until the first answer text streamed).
+        the graph's start until the first answer text streamed). `history`: the
+        conversation as its caller keeps it, (role, text) pairs, read instead of the stored
+        one (an OpenAI-compatible client sends its whole chat with every question).
         """
         run = await open_turn(
             self._db,
@@ -123,6 +126,7 @@ class AnswerService:
             platform,
             language,
             waited_ms,
+            history,
         )
         turn, ending = run.turn, Ending()
         storing: asyncio.Future[int] | None = None  # the stopped answer's store (a task)
