@@ -13,7 +13,6 @@ have OpenAI's shape (`bot.api.errors`).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import uuid
@@ -40,6 +39,7 @@ from bot.api.openai_shapes import (
 )
 from bot.api.turns import RELAYED, answer_body, inbound, refusal, turn_failed, with_staff_body
 from bot.api.waiting import StreamStopped
+from bot.api.whole import chained, first_event, whole_answer
 from bot.core.messages import (
     ErrorReply,
     FinalAnswer,
@@ -73,35 +73,23 @@ async def chat_completions(
     before it as the history; streamed when `stream` is true."""
     message, conversation = _question(grant, body, accept_language)
     call_id = f"chatcmpl-{uuid.uuid4().hex}"
-    events = waiting_of(request).ask(message)
+    waiting, core = waiting_of(request), core_of(request)
+    if not body.stream:
+        return completion(call_id, await whole_answer(waiting, core, message, conversation))
+    events = waiting.ask(message)
     try:
-        first = await _first(events)
+        first = await first_event(events)
     except StreamStopped:
         raise draining() from None
-    problem = refusal(first, core_of(request).closing)
+    problem = refusal(first, core.closing)
     if problem is not None:
         await events.aclose()
         raise problem
-    if body.stream:
-        return StreamingResponse(
-            _chunks(call_id, _chain(first, events), events, conversation),
-            media_type="text/event-stream",
-            headers=_STREAMING,
-        )
-    last: Outbound | None = None
-    try:
-        async with contextlib.aclosing(events):
-            async for event in _chain(first, events):  # to the end: then it is answered
-                last = event
-    except StreamStopped:
-        raise draining() from None
-    if isinstance(last, FinalAnswer):
-        return completion(call_id, answer_body(last, conversation))
-    if isinstance(last, Reply) and last.kind == RELAYED:
-        return completion(call_id, with_staff_body(last, conversation))
-    if isinstance(last, ErrorReply):
-        raise turn_failed(last)
-    raise ApiError(500, "internal", "The turn ended without an answer.")
+    return StreamingResponse(
+        _chunks(call_id, chained(first, events), events, conversation),
+        media_type="text/event-stream",
+        headers=_STREAMING,
+    )
 
 
 def _question(
@@ -121,19 +109,6 @@ def _question(
     message, conversation = inbound(grant, ask, None, accept_language)
     history = history_of(body.messages[:-1])
     return dataclasses.replace(message, history=history), conversation
-
-
-async def _first(events: AsyncIterator[Outbound]) -> Outbound | None:
-    async for event in events:
-        return event
-    return None
-
-
-async def _chain(first: Outbound | None, rest: AsyncIterator[Outbound]) -> AsyncIterator[Outbound]:
-    if first is not None:
-        yield first
-    async for event in rest:
-        yield event
 
 
 def _data(payload: dict[str, Any]) -> str:

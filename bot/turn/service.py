@@ -64,6 +64,25 @@ class AnswerService:
         """Where turns are traced (inert without Langfuse keys); votes are scored there too."""
         return self._telemetry
 
+    async def search(
+        self, query: str, collections: Sequence[str], top_k: int = 5
+    ) -> list[dict[str, Any]]:
+        """The passages a turn's first search would read for `query` in `collections`
+        (at most one per document, best first): document, URL, page, score and text."""
+        filters = SearchFilters(collections=tuple(collections))
+        hits = await self._context.searcher.search(query, top_k=top_k, filters=filters)
+        return [
+            {
+                "document": hit.document,
+                "url": hit.url,
+                "page": hit.page,
+                "heading": hit.heading,
+                "score": round(float(hit.score), 4),
+                "text": hit.text,
+            }
+            for hit in hits
+        ]
+
     async def ask(
         self,
         question: str,
