@@ -56,7 +56,7 @@ class McpTools:
             raise ToolError("Unknown or revoked API key.")
         return grant
 
-    async def counted(self, grant: Grant, tool: str, target: str) -> None:
+    async def counted(self, grant: Grant, tool: str, target: str | None) -> None:
         """Count the call in the key's rate limit and audit it (ToolError when over)."""
         allowed = await self._core.count_call(grant)
         await self._audit(grant, tool, target, "200" if allowed else "429")

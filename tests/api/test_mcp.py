@@ -30,10 +30,15 @@ async def mcp_session(h: ApiHarness, key: str) -> AsyncIterator[ClientSession]:
         yield session
 
 
+def said(called: Any) -> str:
+    """A tool result's text (an error's message)."""
+    return str(getattr(called.content[0], "text", ""))
+
+
 def result_of(called: Any) -> dict[str, Any]:
     """A tool's structured result (the text part holds the same JSON)."""
     assert not called.is_error, called.content
-    data: dict[str, Any] = called.structured_content or json.loads(called.content[0].text)
+    data: dict[str, Any] = called.structured_content or json.loads(said(called))
     return data
 
 
@@ -61,7 +66,7 @@ async def test_the_tools_are_listed_and_ask_cites_the_ingested_document(
         assert chinese["language"] == "zh-hant" and "一千二百" in chinese["answer"]
         # a public key is no admin key
         listed = await session.call_tool("list_documents", {})
-        assert listed.is_error and "admin key" in listed.content[0].text
+        assert listed.is_error and "admin key" in said(listed)
         async with h.worker.db.sessions() as db:
             actions = (
                 await db.execute(text("SELECT action FROM audit_log WHERE action LIKE 'mcp:%'"))
@@ -103,4 +108,4 @@ async def test_a_bad_key_is_refused_and_the_rate_limit_counts(
             for _ in range(3):
                 result_of(await session.call_tool("search", {"query": "passport fee"}))
             over = await session.call_tool("search", {"query": "passport fee"})
-            assert over.is_error and "Too many calls" in over.content[0].text
+            assert over.is_error and "Too many calls" in said(over)

@@ -39,7 +39,8 @@ async def test_ragbot_mcp_answers_over_stdio_from_its_keys_collections(
             called = await session.call_tool(
                 "ask", {"question": "How much does an adult passport renewal cost?"}
             )
-            answered = called.structured_content or json.loads(called.content[0].text)
+            said = getattr(called.content[0], "text", "{}")
+            answered = called.structured_content or json.loads(said)
             assert "1,300" in answered["answer"]
             assert answered["citations"][0]["document"] == "passport"
             question = {"query": "What is the staff per diem for overseas travel?"}
