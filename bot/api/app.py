@@ -22,7 +22,6 @@ from bot.api.auth import AuditCalls, CallerLimits
 from bot.api.cases import ApiCases
 from bot.api.gate import BodyGate
 from bot.api.mcp_http import McpEndpoint
-from bot.api.mcp_tools import McpTools, build_server
 from bot.api.waiting import Waiting
 from bot.core.handoff import mailbox
 from bot.core.platform import Platform
@@ -86,7 +85,7 @@ class ApiAdapter:
         core.plug(Platform(API_PLATFORM, render=waiting.render, channel=mailbox.channel()))
         core.register_cases(API_PLATFORM, ApiCases())
         # the MCP tools at /mcp, answered through the same waiting calls
-        self._mcp = McpEndpoint(core, build_server(McpTools(core, waiting)))
+        self._mcp = McpEndpoint(core, waiting)
 
     @property
     def routes(self) -> Sequence[BaseRoute]:
@@ -95,9 +94,9 @@ class ApiAdapter:
         return [self._mcp.route, Mount("", app=self._app)]
 
     async def start(self) -> None:
-        """Start the MCP endpoint's session manager; a web chat key unfit for visitors is
-        said at once (the page then answers 503 until it is fixed)."""
-        await self._mcp.start()
+        """Start building the MCP endpoint (the API serves meanwhile); a web chat key
+        unfit for visitors is said at once (the page then answers 503 until it is fixed)."""
+        self._mcp.start()
         key = reveal(self._settings.web_chat_api_key)
         if key:
             grant = await self._core.verify_key(key)
