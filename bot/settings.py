@@ -243,6 +243,8 @@ class Settings(BaseSettings):
     api_rate_limit_per_minute: int = Field(default=60, validation_alias="API_RATE_LIMIT_PER_MINUTE")
     api_cors_origins: str = Field(default="", validation_alias="API_CORS_ORIGINS")
     web_chat_api_key: SecretStr | None = Field(default=None, validation_alias="WEB_CHAT_API_KEY")
+    # the key `ragbot mcp` (MCP over stdio, for a desktop client) acts as
+    ragbot_api_key: SecretStr | None = Field(default=None, validation_alias="RAGBOT_API_KEY")
     # counted in each process, by the caller's address: one web visitor cannot use up
     # the site's key, nor a script fill the audit log by polling for staff replies
     web_chat_client_rate_per_minute: int = Field(

@@ -1,4 +1,5 @@
-"""The API adapter: a FastAPI app on the shared HTTP server, over the serving core.
+"""The API adapter: a FastAPI app on the shared HTTP server, over the serving core, and
+the MCP tools at `/mcp` (`bot.api.mcp_http`).
 
 `ragbot serve` mounts it after the chat platforms' webhooks, on the same port
 as `/healthz`. It is always mounted; with no API key made yet every call gets
@@ -24,6 +25,7 @@ from bot.api import (
     handoff,
     history,
     manage,
+    openai_chat,
     sources,
     staff,
     staff_page,
@@ -33,6 +35,7 @@ from bot.api import (
 from bot.api.auth import AuditCalls, CallerLimits
 from bot.api.cases import ApiCases
 from bot.api.gate import BodyGate
+from bot.api.mcp_http import McpEndpoint
 from bot.api.waiting import Waiting
 from bot.core.handoff import mailbox
 from bot.core.platform import Platform
@@ -68,6 +71,7 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     api.include_router(sources.router)  # citations' source view (signed links)
     api.include_router(staff.router)
     api.include_router(staff_page.router)
+    api.include_router(openai_chat.router)
     api.add_middleware(AuditCalls, core=core)
     api.add_middleware(BodyGate, core=core, file_limit=core.upload_limit)
     origins = settings.cors_origins()
@@ -98,15 +102,19 @@ class ApiAdapter:
         waiting: Waiting = self._app.state.waiting
         core.plug(Platform(API_PLATFORM, render=waiting.render, channel=mailbox.channel()))
         core.register_cases(API_PLATFORM, ApiCases())
+        # the MCP tools at /mcp, answered through the same waiting calls
+        self._mcp = McpEndpoint(core, waiting)
 
     @property
     def routes(self) -> Sequence[BaseRoute]:
-        """Everything under the server's root the other adapters did not claim: mount last."""
-        return [Mount("", app=self._app)]
+        """`/mcp`, then everything under the server's root the other adapters did not
+        claim: mount last."""
+        return [self._mcp.route, Mount("", app=self._app)]
 
     async def start(self) -> None:
-        """Nothing to connect to; a web chat key unfit for visitors is said at once (the
-        page then answers 503 until it is fixed)."""
+        """Start building the MCP endpoint (the API serves meanwhile); a web chat key
+        unfit for visitors is said at once (the page then answers 503 until it is fixed)."""
+        self._mcp.start()
         key = reveal(self._settings.web_chat_api_key)
         if key:
             grant = await self._core.verify_key(key)
@@ -120,6 +128,7 @@ class ApiAdapter:
     async def close(self) -> None:
         """Stop the turns still streaming after the core's drain: each caller is told
         `draining` and the connection ends, so the server can stop (uvicorn waits for
-        open responses)."""
+        open responses); then the MCP endpoint's session manager ends."""
         waiting: Waiting = self._app.state.waiting
         waiting.stop_all()
+        await self._mcp.close()

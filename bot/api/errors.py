@@ -1,4 +1,8 @@
-"""JSON errors with a stable `code`: every failure of the HTTP API looks the same."""
+"""JSON errors with a stable `code`: every failure of the HTTP API looks the same.
+
+The OpenAI-compatible routes (`/v1/...`, `bot.api.openai_chat`) answer the same errors in
+OpenAI's shape, `{"error": {"message", "type", "code", "param"}}`, a bad body as 400.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from bot.api.models import ErrorBody
+from bot.api.openai_shapes import error_body
 from bot.core.delivery.http import DATABASE_DOWN
 
 logger = logging.getLogger(__name__)
@@ -78,12 +83,32 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+OPENAI_PREFIX = "/v1/"
+
+
+def shaped_response(
+    path: str,
+    status: int,
+    code: str,
+    message: str,
+    field: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    """An error in the shape the route at `path` speaks: OpenAI's under `/v1/`, else ours."""
+    if not path.startswith(OPENAI_PREFIX):
+        return error_response(status, code, message, field, headers)
+    status = 400 if status == 422 else status  # OpenAI's clients read a bad body as 400
+    return JSONResponse(error_body(status, code, message, field), status, headers=headers)
+
+
 def install(app: FastAPI) -> None:
     """Answer every error as `{"code", "message", "field"}`, never a stack trace."""
 
     async def api_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
-        return error_response(exc.status, exc.code, exc.message, exc.field, exc.headers)
+        return shaped_response(
+            request.url.path, exc.status, exc.code, exc.message, exc.field, exc.headers
+        )
 
     async def invalid(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -91,29 +116,39 @@ def install(app: FastAPI) -> None:
         loc = tuple(first.get("loc", ()))
         if first.get("type") == "json_invalid":  # its loc is the offset, not a field
             position = loc[-1] if loc and isinstance(loc[-1], int) else 0
-            return error_response(422, "invalid_json", _json_error(await request.body(), position))
+            return shaped_response(
+                request.url.path, 422, "invalid_json", _json_error(await request.body(), position)
+            )
         where = [str(part) for part in loc if part not in _PLACES]
         field = ".".join(where) or None
         message = _FIELD_RULES.get(field or "") if first.get("type") == _MISMATCH else None
         message = message or str(first.get("msg", "invalid request"))
-        return error_response(422, "invalid", f"{field}: {message}" if field else message, field)
+        return shaped_response(
+            request.url.path, 422, "invalid", f"{field}: {message}" if field else message, field
+        )
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
         code = _HTTP_CODES.get(exc.status_code, "error")
         headers = dict(exc.headers) if exc.headers else None
-        return error_response(exc.status_code, code, str(exc.detail), None, headers)
+        return shaped_response(
+            request.url.path, exc.status_code, code, str(exc.detail), None, headers
+        )
 
     async def database_down(request: Request, exc: Exception) -> JSONResponse:
         # one line: a database that is down fails every call, and each would log a traceback
         route = getattr(request.scope.get("route"), "path", "?")  # never a conversation id
         logger.warning("API %s: the database is unavailable (%s)", route, type(exc).__name__)
         message = "The service is briefly unavailable; retry in a few seconds."
-        return error_response(503, "unavailable", message, headers={"Retry-After": "5"})
+        return shaped_response(
+            request.url.path, 503, "unavailable", message, headers={"Retry-After": "5"}
+        )
 
     async def crashed(request: Request, exc: Exception) -> JSONResponse:
         # the server logs the traceback once (Starlette re-raises it after this answer)
-        return error_response(500, "internal", "Something went wrong on our side.")
+        return shaped_response(
+            request.url.path, 500, "internal", "Something went wrong on our side."
+        )
 
     app.add_exception_handler(ApiError, api_error)
     for kind in DATABASE_DOWN:

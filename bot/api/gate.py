@@ -13,12 +13,14 @@ from __future__ import annotations
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bot.api.errors import error_response
+from bot.api.errors import OPENAI_PREFIX, error_response, shaped_response
 from bot.core.delivery.http import replay_body
 from bot.core.serving import ServingCore
 
 UPLOAD_PATH = "/api/v1/documents"
 JSON_BODY_LIMIT = 64 * 1024
+# an OpenAI-compatible client sends its whole chat with each question (its last turns read)
+CHAT_BODY_LIMIT = 512 * 1024
 MULTIPART_SLACK = 64 * 1024  # what a multipart body may add around the file itself
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -37,25 +39,27 @@ class BodyGate:
         self._file_limit = file_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not str(scope["path"]).startswith("/api/"):
+        path = str(scope.get("path", ""))
+        if scope["type"] != "http" or not path.startswith(("/api/", OPENAI_PREFIX)):
             await self._app(scope, receive, send)
             return
+        limit = CHAT_BODY_LIMIT if path.startswith(OPENAI_PREFIX) else JSON_BODY_LIMIT
         headers = dict(scope.get("headers") or ())
         length = headers.get(b"content-length", b"").decode("latin-1")
         upload = scope["method"] == "POST" and scope["path"] == UPLOAD_PATH
         if upload:
             refusal = await self._upload_refusal(headers, length)
-        elif length.isdigit() and int(length) > JSON_BODY_LIMIT:
-            refusal = error_response(413, "too_large", "The request body is too large.")
+        elif length.isdigit() and int(length) > limit:
+            refusal = shaped_response(path, 413, "too_large", "The request body is too large.")
         else:
             refusal = None
         if refusal is not None:
             await refusal(scope, receive, send)
             return
         if not length.isdigit() and scope["method"] in _WITH_BODY:
-            body = await _read_capped(receive, JSON_BODY_LIMIT)
+            body = await _read_capped(receive, limit)
             if body is None:
-                await error_response(413, "too_large", "The request body is too large.")(
+                await shaped_response(path, 413, "too_large", "The request body is too large.")(
                     scope, receive, send
                 )
                 return

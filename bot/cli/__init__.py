@@ -17,6 +17,7 @@ from bot.cli import (  # noqa: F401  (each module registers its commands)
     doctor,
     jobs,
     kb,
+    mcp,
     memory,
     reports,
     serve,

@@ -153,6 +153,10 @@ class InboundMessage:
     # search knobs a caller may set for its own turn (the HTTP API's `top_k`, `threshold`)
     top_k: int | None = None
     threshold: float | None = None
+    # a conversation its caller keeps itself (an OpenAI-compatible client sends it whole):
+    # ("user" | "assistant", text) pairs read as the turn's history instead of the stored
+    # one; like the search knobs, held in memory only (the call waits for its own turn)
+    history: tuple[tuple[str, str], ...] | None = None
 
 
 @dataclass(frozen=True)

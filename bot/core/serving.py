@@ -359,6 +359,13 @@ class ServingCore:
         """True when people take over conversations (a staff room is configured)."""
         return self.handoff.enabled
 
+    async def search(self, grant: Grant, query: str, top_k: int = 5) -> list[dict[str, Any]]:
+        """The passages of the key's collections that best match `query` (as a turn's
+        search finds them), each with its document, URL, page and score."""
+        if not grant.collections:
+            return []
+        return await self._answers.search(query, grant.collections, top_k)
+
     async def admit_key(self, bearer: str) -> tuple[bool, Grant | None]:
         """(whether the API is on, the bearer key's grant): a call's one trip to the core."""
         return await self.api_keys.admit(bearer)

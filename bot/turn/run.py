@@ -12,7 +12,7 @@ import asyncio
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from bot.telemetry import Telemetry
@@ -41,8 +41,13 @@ async def open_turn(
     platform: str,
     language: str | None,
     waited_ms: Mapping[str, float] | None,
+    given: Sequence[Sequence[str]] | None = None,
 ) -> TurnRun:
-    """A turn ready to run: its question masked, its history loaded, its trace begun."""
+    """A turn ready to run: its question masked, its history loaded, its trace begun.
+
+    `given`: the history as the caller keeps it ((role, text) pairs), read instead of the
+    stored one, masked and cleaned as a question is, its last `history_messages` only.
+    """
     entered = time.perf_counter()
     trace_id = uuid.uuid4().hex
     external = conversation or f"oneshot-{trace_id}"
@@ -54,8 +59,11 @@ async def open_turn(
     user_ref = telemetry.pseudonyms.user(platform, user)
     async with db.autocommit() as session:  # one round trip once the conversation exists
         conv_id, rows = await conv_repo.with_history(
-            session, platform, external, user, history_messages
+            session, platform, external, user, history_messages if given is None else 0
         )
+    if given is not None:
+        kept = [(role, _kept_text(text)) for role, text in given]
+        rows = kept[len(kept) - history_messages :] if history_messages > 0 else []
     history = [{"role": role, "content": content} for role, content in rows]
     start = time.perf_counter()
     marks = {**(waited_ms or {}), "history": round((start - entered) * 1000, 3)}
@@ -69,6 +77,11 @@ async def open_turn(
         "decision_path": [],
     }
     return TurnRun(TurnRecord(conv_id, trace_id, trace, platform, user_ref, state), start, marks)
+
+
+def _kept_text(text: str) -> str:
+    """A caller's history message as a stored one reads: cut, cleaned, masked."""
+    return mask_sensitive(clean_message(text[:MAX_CHARS]))
 
 
 class TurnRun:

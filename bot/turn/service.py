@@ -64,6 +64,25 @@ class AnswerService:
         """Where turns are traced (inert without Langfuse keys); votes are scored there too."""
         return self._telemetry
 
+    async def search(
+        self, query: str, collections: Sequence[str], top_k: int = 5
+    ) -> list[dict[str, Any]]:
+        """The passages a turn's first search would read for `query` in `collections`
+        (at most one per document, best first): document, URL, page, score and text."""
+        filters = SearchFilters(collections=tuple(collections))
+        hits = await self._context.searcher.search(query, top_k=top_k, filters=filters)
+        return [
+            {
+                "document": hit.document,
+                "url": hit.url,
+                "page": hit.page,
+                "heading": hit.heading,
+                "score": round(float(hit.score), 4),
+                "text": hit.text,
+            }
+            for hit in hits
+        ]
+
     async def ask(
         self,
         question: str,
@@ -95,6 +114,7 @@ class AnswerService:
         threshold: float | None = None,
         stop: asyncio.Event | None = None,
         waited_ms: Mapping[str, float] | None = None,
+        history: Sequence[Sequence[str]] | None = None,
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run a turn as events (graph.events): Progress per node, Token and Reset as the
         graph streams them, then FinalAnswer, or ErrorReply when the graph raised or the
@@ -111,7 +131,9 @@ class AnswerService:
         `waited_ms` is what the caller waited before the turn (read when the turn
         starts, so a caller may fill it in until then); it is stored with the turn's
         timings beside `history` (loading the conversation) and `first_token` (from
-        the graph's start until the first answer text streamed).
+        the graph's start until the first answer text streamed). `history`: the
+        conversation as its caller keeps it, (role, text) pairs, read instead of the stored
+        one (an OpenAI-compatible client sends its whole chat with every question).
         """
         run = await open_turn(
             self._db,
@@ -123,6 +145,7 @@ class AnswerService:
             platform,
             language,
             waited_ms,
+            history,
         )
         turn, ending = run.turn, Ending()
         storing: asyncio.Future[int] | None = None  # the stopped answer's store (a task)

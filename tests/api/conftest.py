@@ -113,6 +113,7 @@ async def api_harness(
     if web_chat:
         config.web_chat_api_key = SecretStr(made["public"])
     adapter = ApiAdapter(worker.core, config)
+    await adapter.start()  # the MCP endpoint's session manager, as `ragbot serve` starts it
     slack_side = await serve_slack(worker, config) if slack else None
     if slack_side is None:
         worker.core.outbox.open()
@@ -140,6 +141,7 @@ async def api_harness(
             await slack_side.http.aclose()
             await slack_side.adapter.stop()
         await worker.core.drain(5)
+        await adapter.close()
         await worker.core.outbox.stop(5)
         if slack_side is not None:
             await slack_side.adapter.close()

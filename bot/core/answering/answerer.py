@@ -226,6 +226,7 @@ class Answerer:
                 top_k=message.top_k,
                 threshold=message.threshold,
                 stop=stop,
+                **({"history": message.history} if message.history is not None else {}),
                 waited_ms=waited,
             )
             if self._locks.busy(platform, key):
