@@ -133,7 +133,8 @@ async def test_bad_files_are_reported_and_others_still_go_in(
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 nonsense")
     (tmp_path / "locked.pdf").write_bytes(files.make_encrypted_pdf())
     (tmp_path / "empty.md").write_text("")
-    (tmp_path / "image.png").write_bytes(b"\x89PNG\r\n")
+    (tmp_path / "image.png").write_bytes(b"\x89PNG\r\n")  # a PNG's signature, then nothing
+    (tmp_path / "photo.heic").write_bytes(b"\x00\x00\x00\x18ftypheic")
     (tmp_path / "huge.txt").write_text("big file. " * 30_000)
     results = {
         Path(r.source).name: r
@@ -141,11 +142,13 @@ async def test_bad_files_are_reported_and_others_still_go_in(
     }
     assert results["good.txt"].status == ADDED
     reasons = {name: r.reason for name, r in results.items() if r.status == FAILED}
-    assert set(reasons) == {"broken.pdf", "locked.pdf", "empty.md", "image.png", "huge.txt"}
+    failed = {"broken.pdf", "locked.pdf", "empty.md", "image.png", "photo.heic", "huge.txt"}
+    assert set(reasons) == failed
     assert "corrupt" in reasons["broken.pdf"]
     assert "encrypted" in reasons["locked.pdf"]
     assert "empty" in reasons["empty.md"]
-    assert "unsupported" in reasons["image.png"]
+    assert "corrupt" in reasons["image.png"]  # images are read (OCR): this one is broken
+    assert "unsupported" in reasons["photo.heic"]
     assert "limit" in reasons["huge.txt"]
     async with db.sessions() as s:
         titles = [r[0] for r in await s.execute(text("SELECT title FROM documents"))]
