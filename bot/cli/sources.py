@@ -7,9 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
@@ -109,13 +106,14 @@ def sources_list(
     if not rows:
         typer.echo("no sources yet: add one with `ragbot sources add web URL` or `add folder PATH`")
         return
-    columns = ("name", "kind", "collection", "schedule", "last sync", "next sync", "documents")
-    table = Table(*columns, "last result")
+    # a block per source, not a table: the last result is a sentence a narrow table breaks
     for r in rows:
-        cells = (r["name"], r["kind"], r["collection"], r["schedule"], r["last_sync"] or "never")
-        cells += (r["next_sync"], r["documents"])
-        table.add_row(*(escape(str(c)) for c in cells), escape(result_text(r["last_result"])))
-    Console().print(table)
+        typer.echo(
+            f"{r['name']}  {r['kind']} {r['location']} → {r['collection']},"
+            f" every {r['schedule']}, {r['documents']} documents"
+        )
+        typer.echo(f"  last sync {r['last_sync'] or 'never'}, next sync {r['next_sync']}")
+        typer.echo(f"  last result: {result_text(r['last_result'])}")
 
 
 def result_text(result: dict[str, Any] | None) -> str:
