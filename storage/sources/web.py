@@ -113,10 +113,10 @@ class WebReader:
             raise SiteUnreadableError(f"{robots_url}: {_why(exc)}") from exc
         if response.status_code >= 500:
             raise SiteUnreadableError(f"{robots_url}: HTTP {response.status_code}")
-        if response.status_code in (401, 403):
-            self._robots.disallow_all = True
+        if response.status_code in (401, 403):  # as urllib.robotparser reads them
+            self._robots.parse(["User-agent: *", "Disallow: /"])
         elif response.status_code >= 400:
-            self._robots.allow_all = True  # no robots.txt: every path may be read
+            self._robots.parse([])  # no robots.txt: every path may be read
         else:
             self._robots.parse(response.text.splitlines())
         self._robots.modified()  # marks it read (can_fetch refuses everything before)
