@@ -220,11 +220,17 @@ class Runtime:
         return core
 
     def job_queue(self) -> JobQueue:
-        """The upload job queue on this runtime's database (open it before use)."""
+        """The job queue on this runtime's database: uploads, and the sources' schedule
+        (open it before use)."""
         from bot.core.admin.jobs import JobQueue
 
         return JobQueue(
-            self.url, self.db, self.ingestion, self.telemetry, self.settings.retention_days
+            self.url,
+            self.db,
+            self.ingestion,
+            self.telemetry,
+            self.settings.retention_days,
+            sources=self.admin_sources(),
         )
 
 

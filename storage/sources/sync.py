@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from sqlalchemy import text
+
 from storage import origins
 from storage.db import Database
 from storage.ingestion import ADDED, REPLACED, UNCHANGED, IngestionService, IngestResult
@@ -32,6 +34,9 @@ WEB, FOLDER = "web", "folder"
 OK, PARTIAL, FAILED = "ok", "partial", "failed"  # sources.last_status
 MISSES_TO_REMOVE = 2  # syncs in a row an item must be missing before its document goes
 INGESTS_AT_ONCE = 4
+# a session-level lock on a connection the sync holds: let go of if the process dies
+_TRY_LOCK = "SELECT pg_try_advisory_lock(hashtextextended(:key, 0))"
+_UNLOCK = "SELECT pg_advisory_unlock(hashtextextended(:key, 0))"
 
 
 @dataclass
@@ -90,7 +95,24 @@ class SourceSyncer:
         self._limits = limits
 
     async def sync(self, source: Source) -> SyncReport:
-        """Sync `source` now and record the outcome (and its next sync time)."""
+        """Sync `source` now and record the outcome (and its next sync time).
+
+        One sync of a source at a time, across processes (the schedule and a
+        `sources sync` by hand): a second one returns at once, recording nothing.
+        """
+        key = {"key": f"source-sync:{source.id}"}
+        async with self._db.engine.connect() as held:
+            got = await held.scalar(text(_TRY_LOCK), key)
+            await held.commit()
+            if not got:
+                return SyncReport(error="a sync of this source is running elsewhere")
+            try:
+                return await self._sync(source)
+            finally:
+                await held.execute(text(_UNLOCK), key)
+                await held.commit()
+
+    async def _sync(self, source: Source) -> SyncReport:
         started = time.perf_counter()
         report = SyncReport()
         async with self._db.sessions() as session:

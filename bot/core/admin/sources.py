@@ -7,6 +7,7 @@ made unless they are kept, which leaves them as ordinary documents.
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ from storage.repositories import sources as sources_repo
 from storage.sources.sync import FOLDER, WEB, SourceSyncer, SyncReport
 from storage.upload_policy import collection_problem
 
+logger = logging.getLogger(__name__)
 _EVERY = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 MIN_EVERY_S = 60  # a schedule faster than a minute is a mistake, not a wish
@@ -132,7 +134,12 @@ class Sources:
             due = await sources_repo.due_sources(session, now)
         done = []
         for name in due:
-            done += await self.sync(actor, name)
+            try:
+                done += await self.sync(actor, name)
+            except AdminInputError:  # removed meanwhile
+                continue
+            except Exception:  # one source's bug must not hold back the others
+                logger.exception("source %s: the scheduled sync failed", name)
         return done
 
     async def remove(self, actor: Actor, name: str, keep_documents: bool = False) -> int:
