@@ -112,9 +112,17 @@ def test_a_web_source_syncs_only_what_changed(cli, site: LocalSite) -> None:  # 
     assert _titles(cli) == set() and _sources(cli) == {}
 
 
-def test_an_unreachable_site_keeps_its_documents(cli, site: LocalSite) -> None:  # type: ignore[no-untyped-def]
+def test_failures_keep_their_documents(cli, site: LocalSite) -> None:  # type: ignore[no-untyped-def]
     assert cli("sources", "add", "web", site.root + "/", "--name", "city").returncode == 0
     assert cli("sources", "sync", extra_env=FAST).returncode == 0
+    site.broken.add("/parks.html")
+    for _ in range(2):  # twice: a page that fails is not missing
+        broken = cli("sources", "sync", "city", extra_env=FAST)
+        assert broken.returncode == 1
+        assert "2 unchanged, 1 failed" in broken.stdout
+        assert f"failed {site.root}/parks.html: HTTP 500" in broken.stdout
+    assert "Park hours" in _titles(cli)
+    assert _sources(cli)["city"]["last_status"] == "partial"
     site.stop()
     for _ in range(2):  # twice: a whole site down is never "missing"
         down = cli("sources", "sync", "city", extra_env=FAST)

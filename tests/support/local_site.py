@@ -26,6 +26,7 @@ class LocalSite:
         self.pages: dict[str, tuple[str, str, tuple[str, ...]]] = {}
         self.sitemap = sitemap
         self.disallow = disallow
+        self.broken: set[str] = set()  # paths answered 500
         self.log: list[tuple[str, int]] = []  # (path, status) of every request
         self.lock = threading.Lock()
         self.server: ThreadingHTTPServer | None = None
@@ -100,6 +101,8 @@ class LocalSite:
                     f'"http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
                 )
                 return 200, xml.encode(), {"Content-Type": "application/xml"}
+            if path in self.broken:
+                return 500, b"server error", {"Content-Type": "text/plain"}
             if path not in self.pages:
                 return 404, b"not found", {"Content-Type": "text/plain"}
             body = self.html(path)
