@@ -106,6 +106,7 @@ async def main(pages: int, changed_share: float, removed_share: float) -> None:
     options = IngestOptions(batch_size=cfg.embedding_batch_size)
     work = IngestWork(embedder, cfg.ingest_processes, cfg.ingest_nice, options.batch_size)
     await check_embedder(db, embedder)
+    await work.embed(["warm up"])  # the model's one-time load is not the sync's
     ingestion = IngestionService(db, embedder, options, work)
     syncer = SourceSyncer(db, ingestion, WebLimits(requests_per_second=1000))
     rows: list[list[Any]] = []

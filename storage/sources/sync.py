@@ -33,7 +33,7 @@ from storage.sources.web import Known, Page, SiteUnreadableError, WebLimits, Web
 WEB, FOLDER = "web", "folder"
 OK, PARTIAL, FAILED = "ok", "partial", "failed"  # sources.last_status
 MISSES_TO_REMOVE = 2  # syncs in a row an item must be missing before its document goes
-INGESTS_AT_ONCE = 4
+INGESTS_AT_ONCE = 16  # as `ragbot ingest`: short pages share embedding batches
 # a session-level lock on a connection the sync holds: let go of if the process dies
 _TRY_LOCK = "SELECT pg_try_advisory_lock(hashtextextended(:key, 0))"
 _UNLOCK = "SELECT pg_advisory_unlock(hashtextextended(:key, 0))"
