@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,50 +29,16 @@ from storage.repositories import documents as docs_repo
 from storage.repositories import sources as sources_repo
 from storage.sources import web
 from storage.sources.folder import FolderFile, FolderUnreadableError, folder_files
+from storage.sources.report import SyncReport
 from storage.sources.web import Known, Page, SiteUnreadableError, WebLimits, WebReader
 
+logger = logging.getLogger(__name__)
 WEB, FOLDER = "web", "folder"
-OK, PARTIAL, FAILED = "ok", "partial", "failed"  # sources.last_status
 MISSES_TO_REMOVE = 2  # syncs in a row an item must be missing before its document goes
 INGESTS_AT_ONCE = 16  # as `ragbot ingest`: short pages share embedding batches
 # a session-level lock on a connection the sync holds: let go of if the process dies
 _TRY_LOCK = "SELECT pg_try_advisory_lock(hashtextextended(:key, 0))"
 _UNLOCK = "SELECT pg_advisory_unlock(hashtextextended(:key, 0))"
-
-
-@dataclass
-class SyncReport:
-    """What one sync did; stored as the source's last result."""
-
-    added: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)  # not found once: kept for now
-    failed: list[dict[str, str]] = field(default_factory=list)
-    unchanged: int = 0
-    requests: int = 0
-    seconds: float = 0.0
-    error: str | None = None
-
-    @property
-    def status(self) -> str:
-        """ok, partial (some items failed) or failed (the source could not be read)."""
-        return FAILED if self.error else PARTIAL if self.failed else OK
-
-    def as_json(self) -> dict[str, Any]:
-        """The report as stored and printed."""
-        return {
-            "status": self.status,
-            "added": self.added,
-            "changed": self.changed,
-            "removed": self.removed,
-            "missing": self.missing,
-            "failed": self.failed,
-            "unchanged": self.unchanged,
-            "requests": self.requests,
-            "seconds": round(self.seconds, 3),
-            "error": self.error,
-        }
 
 
 @dataclass(frozen=True)
@@ -84,6 +51,11 @@ class _Item:
     content_hash: str | None
     document_id: int | None
     links: tuple[str, ...]
+
+    @property
+    def held(self) -> bool:
+        """Whether its document is stored as last read (else it is read in full again)."""
+        return self.content_hash is not None and self.document_id is not None
 
 
 class SourceSyncer:
@@ -161,7 +133,7 @@ class _Run:
         known = {
             k: Known(i.etag, i.last_modified, i.links)
             for k, i in self.stored.items()
-            if i.content_hash is not None  # a page never ingested is fetched in full
+            if i.held  # a page without its document (never made, deleted) is fetched in full
         }
         async with web.client(self.syncer._limits) as http:
             reader = WebReader(http, self.syncer._limits)
@@ -216,7 +188,7 @@ class _Run:
     async def _read_file(self, file: FolderFile) -> None:
         self.seen.add(file.key)
         item = self.stored.get(file.key)
-        if item is not None and item.etag == file.stamp and item.content_hash is not None:
+        if item is not None and item.etag == file.stamp and item.held:
             self.unchanged.append(file.key)
             return
         try:
@@ -237,10 +209,28 @@ class _Run:
         url: str | None,
         validators: dict[str, Any],
     ) -> None:
-        """An item read in full: unchanged by its hash, else ingested (new or a new version)."""
+        """An item read in full: unchanged by its hash, else ingested (new or a new version).
+
+        Whatever goes wrong here fails this item only (its document kept), never the sync.
+        """
+        try:
+            await self._compare_and_ingest(key, filename, data, title, url, validators)
+        except Exception as exc:
+            logger.warning("source %s: %s failed", self.source.name, key, exc_info=True)
+            self._failed(key, f"{type(exc).__name__}: {str(exc)[:200]}")
+
+    async def _compare_and_ingest(
+        self,
+        key: str,
+        filename: str,
+        data: bytes,
+        title: str,
+        url: str | None,
+        validators: dict[str, Any],
+    ) -> None:
         digest = hashlib.sha256(data).hexdigest()
         item = self.stored.get(key)
-        if item is not None and item.content_hash == digest:
+        if item is not None and item.held and item.content_hash == digest:
             async with self.syncer._db.transaction() as session:
                 await sources_repo.save_item(session, self.source.id, key, **validators)
             self.report.unchanged += 1

@@ -175,6 +175,11 @@ def test_a_folder_source(cli, tmp_path: Path) -> None:  # type: ignore[no-untype
     row = _sources(cli)["kb"]
     assert (row["kind"], row["collection"], row["documents"]) == ("folder", "internal", 1)
 
+    # a document deleted by hand comes back with the next sync (the file is still there)
+    assert cli("docs", "delete", "dogs").returncode == 0
+    assert "1 added, 0 changed, 0 removed, 0 unchanged" in cli("sources", "sync", "kb").stdout
+    assert _titles(cli) == {"dogs"}
+
     kept = cli("sources", "remove", "kb", "--keep-documents")
     assert kept.returncode == 0 and _titles(cli) == {"dogs"} and _sources(cli) == {}
     assert cli("sources", "remove", "kb").returncode == 1
