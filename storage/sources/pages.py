@@ -26,13 +26,24 @@ class PageText:
 
 def read_page(html: str, url: str, want_links: bool) -> PageText:
     """The main text without navigation, headers and footers; links only when crawling."""
-    text = trafilatura.extract(
-        html, url=url, output_format="markdown", include_comments=False, include_tables=True
-    )
+    # precision first: on a short page the default falls back to the whole body, menus
+    # included; a page where precision finds nothing gets the default's recall
+    text = _extract(html, url, precise=True) or _extract(html, url, precise=False)
     meta = trafilatura.extract_metadata(html, default_url=url)
     title = (meta.title if meta is not None else None) or None
     return PageText(
         text.strip() if text else None, title, page_links(html, url) if want_links else []
+    )
+
+
+def _extract(html: str, url: str, *, precise: bool) -> str | None:
+    return trafilatura.extract(
+        html,
+        url=url,
+        output_format="markdown",
+        include_comments=False,
+        include_tables=True,
+        favor_precision=precise,
     )
 
 
