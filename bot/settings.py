@@ -95,6 +95,17 @@ class Settings(BaseSettings):
     chunk_size: int = Field(default=500, validation_alias="CHUNK_SIZE")
     chunk_overlap: int = Field(default=80, validation_alias="CHUNK_OVERLAP")
 
+    # sources that sync (`ragbot sources`): a web source's pace per host (robots.txt's
+    # Crawl-delay when slower), each request's timeout, a page's largest size, our name
+    source_requests_per_second: float = Field(
+        default=2.0, gt=0, le=1000, validation_alias="SOURCE_REQUESTS_PER_SECOND"
+    )
+    source_timeout_s: float = Field(default=20.0, gt=0, validation_alias="SOURCE_TIMEOUT_SECONDS")
+    source_max_page_mb: float = Field(default=5.0, gt=0, validation_alias="SOURCE_MAX_PAGE_MB")
+    source_user_agent: str = Field(
+        default="ragbot", min_length=1, validation_alias="SOURCE_USER_AGENT"
+    )
+
     search_top_k: int = Field(default=5, validation_alias="SEARCH_TOP_K")
     search_candidates: int = Field(default=40, validation_alias="SEARCH_CANDIDATES")
     search_keyword_weight: float = Field(default=1.0, validation_alias="SEARCH_KEYWORD_WEIGHT")

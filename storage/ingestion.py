@@ -202,6 +202,7 @@ class IngestionService:
         *,
         hold_personal_data: bool = False,
         origin: str = origins.FILE,
+        replaces: int | None = None,
     ) -> IngestResult:
         """Ingest a file's bytes from outside under `title` (default: file name sans extension).
 
@@ -233,6 +234,7 @@ class IngestionService:
             url,
             hold_personal_data=hold_personal_data,
             origin=origin,
+            replaces=replaces,
         )
 
     async def ingest_accepted(
@@ -249,6 +251,7 @@ class IngestionService:
         hold_personal_data: bool = False,
         replace_elsewhere: bool = True,
         origin: str = origins.FILE,
+        replaces: int | None = None,
     ) -> IngestResult:
         """Ingest a file an edge already accepted under the UploadPolicy (the upload job).
 
@@ -260,7 +263,9 @@ class IngestionService:
         it names): a document of the same title in another collection is neither
         replaced nor named. `origin` (storage.origins): a file, or a staff answer from a
         hand-off case; case titles are kept for the latter, and a document replaces one
-        of the same title only when both have the same origin.
+        of the same title only when both have the same origin. `replaces`: the id of the
+        document this one is a new version of (a synced page whose title changed), replaced
+        in the same transaction when no document has the new title.
         """
         source = display_name(source or filename)
         title = clean_title(title or Path(filename).stem)
@@ -334,6 +339,8 @@ class IngestionService:
             if stale is not None:
                 return IngestResult(source, FAILED, title, reason=stale)
             same, old = await docs_repo.find_same(session, digest, title)
+            if old is None and replaces is not None:
+                old = await docs_repo.find_by_id(session, replaces, lock=True)
             if same is not None:
                 return IngestResult(source, UNCHANGED, title, len(chunks), reason="added meanwhile")
             problem = None if old is None else origins.replace_problem(origin, old.origin)

@@ -174,6 +174,41 @@ class Upload(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class Source(Base):
+    """A website or folder that syncs into one collection on a schedule."""
+
+    __tablename__ = "sources"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    name: Mapped[str] = mapped_column(Text, unique=True)
+    kind: Mapped[str] = mapped_column(Text)  # "web" | "folder"
+    location: Mapped[str] = mapped_column(Text)  # the start URL, or the folder's path
+    collection: Mapped[str] = mapped_column(Text)
+    every_s: Mapped[int]
+    depth: Mapped[int] = mapped_column(default=2)
+    max_pages: Mapped[int] = mapped_column(default=500)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+    last_sync_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    next_sync_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default="now()")
+    last_status: Mapped[str | None] = mapped_column(Text)  # ok | partial | failed
+    last_result: Mapped[Any] = mapped_column(JSONB, nullable=True)
+
+
+class SourceItem(Base):
+    """One page or file of a source: its validators, text hash, document, misses in a row."""
+
+    __tablename__ = "source_items"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    source_id: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(Text)  # the page's URL, or the file's path in the folder
+    etag: Mapped[str | None] = mapped_column(Text)
+    last_modified: Mapped[str | None] = mapped_column(Text)
+    content_hash: Mapped[str | None] = mapped_column(Text)
+    document_id: Mapped[int | None] = mapped_column(ForeignKey("documents.id", ondelete="SET NULL"))
+    links: Mapped[list[str] | None] = mapped_column(ARRAY(Text))  # a crawled page's links
+    missing_count: Mapped[int] = mapped_column(default=0)
+    last_seen_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 __all__ = [
     "AuditEntry",
     "Base",
@@ -185,5 +220,7 @@ __all__ = [
     "IndexMeta",
     "Message",
     "ProcessedEvent",
+    "Source",
+    "SourceItem",
     "Upload",
 ]

@@ -1,4 +1,5 @@
-"""Where a document came from, and the titles kept for staff answers from hand-off cases.
+"""Where a document came from (a file, a staff answer, a synced source), and the titles
+kept for staff answers from hand-off cases.
 
 A closed case's question and staff answer become an FAQ document. Its title is
 derived from the case id (`Staff answer #12`), never from the citizen's words,
@@ -14,6 +15,7 @@ import re
 import unicodedata
 
 FILE, CASE = "file", "case"  # documents.origin
+SOURCE = "source"  # a page or file a synced source keeps (storage.sources)
 CASE_TITLE_PREFIX = "Staff answer #"
 _CASE_TITLE = re.compile(r"\s*staff\s*answer\s*#", re.IGNORECASE)
 _CASE_ID = re.compile(r"Staff answer #([1-9][0-9]{0,17})")
@@ -59,5 +61,8 @@ def replace_problem(new_origin: str, old_origin: str) -> str | None:
     """Why a document of `new_origin` may not replace one of `old_origin`, or None."""
     if new_origin == old_origin:
         return None
-    made = "a staff answer from a hand-off case" if old_origin == CASE else "an uploaded file"
+    made = {
+        CASE: "a staff answer from a hand-off case",
+        SOURCE: "a synced source (`ragbot sources list`)",
+    }.get(old_origin, "an uploaded file")
     return f"a document with this title was made from {made}: choose another title"

@@ -41,6 +41,8 @@ TABLES = ", ".join(
         "processed_events",
         "outbox",
         "forms",
+        "source_items",
+        "sources",
         "keyword_terms",
         "chunk_terms",
         "chunks",

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported wh
     from bot.core.admin.memory import RememberedAnswers
     from bot.core.admin.reports import Reports
     from bot.core.admin.service import AdminService
+    from bot.core.admin.sources import Sources
     from bot.core.serving import ServingCore
     from bot.turn.service import AnswerService, TurnStream
     from graph.rerank import Reranker
@@ -175,6 +176,22 @@ class Runtime:
             self.db, AuditLog(self.db), self.ingestion, forms, jobs, self.upload_policy
         )
 
+    def admin_sources(self) -> Sources:
+        """The admin commands on sources that sync (websites, folders)."""
+        from bot.core.admin.audit import AuditLog
+        from bot.core.admin.sources import Sources
+        from storage.sources.sync import SourceSyncer
+        from storage.sources.web import WebLimits
+
+        cfg = self.settings
+        limits = WebLimits(
+            requests_per_second=cfg.source_requests_per_second,
+            timeout_s=cfg.source_timeout_s,
+            max_bytes=int(cfg.source_max_page_mb * 1024 * 1024),
+            user_agent=cfg.source_user_agent,
+        )
+        return Sources(self.db, AuditLog(self.db), SourceSyncer(self.db, self.ingestion, limits))
+
     def admin_reports(self) -> Reports:
         """The admin reports: counts, gaps, traces."""
         from bot.core.admin.audit import AuditLog
@@ -203,11 +220,17 @@ class Runtime:
         return core
 
     def job_queue(self) -> JobQueue:
-        """The upload job queue on this runtime's database (open it before use)."""
+        """The job queue on this runtime's database: uploads, and the sources' schedule
+        (open it before use)."""
         from bot.core.admin.jobs import JobQueue
 
         return JobQueue(
-            self.url, self.db, self.ingestion, self.telemetry, self.settings.retention_days
+            self.url,
+            self.db,
+            self.ingestion,
+            self.telemetry,
+            self.settings.retention_days,
+            sources=self.admin_sources(),
         )
 
 

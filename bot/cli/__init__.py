@@ -21,6 +21,7 @@ from bot.cli import (  # noqa: F401  (each module registers its commands)
     memory,
     reports,
     serve,
+    sources,
 )
 from bot.cli.base import app, settings
 

@@ -65,6 +65,16 @@ async def find_by_title(
     return await session.scalar(query)
 
 
+async def find_by_id(
+    session: AsyncSession, document_id: int, *, lock: bool = False
+) -> Document | None:
+    """The document with this id; `lock` holds it until the transaction ends."""
+    query = select(Document).where(Document.id == document_id)
+    if lock:
+        query = query.with_for_update()
+    return await session.scalar(query)
+
+
 async def find_same(
     session: AsyncSession, content_hash: str, title: str
 ) -> tuple[Document | None, Document | None]:

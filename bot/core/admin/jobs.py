@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from procrastinate import App, PsycopgConnector, RetryStrategy
 from sqlalchemy import func
@@ -22,6 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.core.admin.audit import Actor
 from bot.core.admin.retention import purge_expired
 from bot.core.messages import Button, Notifier, UploadOutcome
 from bot.settings import CONSOLE_PLATFORMS
@@ -36,8 +38,12 @@ from storage.repositories import uploads as uploads_repo
 from textkit.catalog import say
 from textkit.personal_data import HEADING, KINDS, TITLE, Findings
 
+if TYPE_CHECKING:
+    from bot.core.admin.sources import Sources
+
 logger = logging.getLogger(__name__)
 QUEUE = uploads_repo.INGEST_QUEUE
+SCHEDULE = Actor("schedule", "ragbot", is_admin=True)  # who the audit log says synced
 
 
 def libpq_url(url: str) -> str:
@@ -55,8 +61,10 @@ class JobQueue:
         ingestion: IngestionService,
         telemetry: Telemetry | None = None,
         retention_days: int | None = None,
+        sources: Sources | None = None,
     ) -> None:
         self._db = db
+        self._sources = sources
         self._retention_days = retention_days
         self._ingestion = ingestion
         self._telemetry = telemetry
@@ -78,6 +86,17 @@ class JobQueue:
             self._purge
         )
         self.app.periodic(cron="17 3 * * *", periodic_id="purge_expired")(purge)
+        if sources is not None:
+            # every minute, the sources whose stored next sync time has come: a restart
+            # or a worker down for a while loses no sync, it runs at the next minute.
+            # `lock`: one run at a time, however long a sync takes
+            sync = self.app.task(
+                name="sync_due_sources",
+                queue=QUEUE,
+                queueing_lock="sync_due_sources",
+                lock="sync_due_sources",
+            )(self.sync_due_sources)
+            self.app.periodic(cron="* * * * *", periodic_id="sync_due_sources")(sync)
 
     async def open(self) -> None:
         """Open the queue's connection pool."""
@@ -284,6 +303,16 @@ class JobQueue:
         del timestamp
         if self._retention_days is not None:
             await purge_expired(self._db, self._retention_days)
+
+    async def sync_due_sources(self, timestamp: int) -> list[str]:
+        """Sync the sources that are due (docs/sources.md); the names synced."""
+        del timestamp  # the stored next sync times decide, not when the job was planned
+        if self._sources is None:
+            return []
+        done = await self._sources.sync_due(SCHEDULE, datetime.now(UTC))
+        for name, report in done:
+            logger.info("source %s synced: %s", name, report.status)
+        return [name for name, _ in done]
 
     async def _retry_stalled(self, timestamp: int) -> None:
         """Jobs of workers that died (no heartbeat) go back to the queue; uploads left

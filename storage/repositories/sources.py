@@ -1,0 +1,125 @@
+"""Sources and their items (pages, files): stored, listed, seen or missing (never commits)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from storage.models import Document, Source, SourceItem
+from storage.repositories import documents as docs_repo
+
+
+async def get_source(session: AsyncSession, name: str) -> Source | None:
+    """The source called `name`, if any."""
+    return await session.scalar(select(Source).where(Source.name == name))
+
+
+async def list_sources(session: AsyncSession) -> list[tuple[Source, int]]:
+    """Every source by name, with how many documents it holds."""
+    held = (
+        select(SourceItem.source_id, func.count(SourceItem.document_id).label("documents"))
+        .group_by(SourceItem.source_id)
+        .subquery()
+    )
+    rows = await session.execute(
+        select(Source, func.coalesce(held.c.documents, 0))
+        .outerjoin(held, held.c.source_id == Source.id)
+        .order_by(Source.name)
+    )
+    return [(source, int(documents)) for source, documents in rows.all()]
+
+
+async def due_sources(session: AsyncSession, now: datetime) -> Sequence[str]:
+    """The names of the sources whose next sync is due at `now`."""
+    query = select(Source.name).where(Source.next_sync_at <= now).order_by(Source.next_sync_at)
+    return (await session.scalars(query)).all()
+
+
+async def items(session: AsyncSession, source_id: int) -> Sequence[SourceItem]:
+    """Every item of a source."""
+    return (
+        await session.scalars(select(SourceItem).where(SourceItem.source_id == source_id))
+    ).all()
+
+
+async def save_item(session: AsyncSession, source_id: int, key: str, **values: Any) -> None:
+    """Insert or update the item `key` of a source with `values`, seen now (missing: 0)."""
+    found = await session.scalar(
+        select(SourceItem)
+        .where(SourceItem.source_id == source_id, SourceItem.key == key)
+        .with_for_update()
+    )
+    if found is None:
+        found = SourceItem(source_id=source_id, key=key)
+        session.add(found)
+    for name, value in values.items():
+        setattr(found, name, value)
+    found.missing_count = 0
+    found.last_seen_at = func.now()
+
+
+async def mark_seen(session: AsyncSession, source_id: int, keys: Sequence[str]) -> None:
+    """Items found again this sync, unchanged: no longer missing."""
+    if keys:
+        await session.execute(
+            update(SourceItem)
+            .where(SourceItem.source_id == source_id, SourceItem.key.in_(list(keys)))
+            .values(missing_count=0, last_seen_at=func.now())
+        )
+
+
+async def mark_missing(session: AsyncSession, source_id: int, keys: Sequence[str]) -> None:
+    """Items not found this sync: one more miss in a row."""
+    if keys:
+        await session.execute(
+            update(SourceItem)
+            .where(SourceItem.source_id == source_id, SourceItem.key.in_(list(keys)))
+            .values(missing_count=SourceItem.missing_count + 1)
+        )
+
+
+async def remove_item(session: AsyncSession, source_id: int, key: str) -> str | None:
+    """Delete an item and the document it made; that document's title, if it had one."""
+    item = await session.scalar(
+        select(SourceItem)
+        .where(SourceItem.source_id == source_id, SourceItem.key == key)
+        .with_for_update()
+    )
+    if item is None:
+        return None
+    title = None
+    if item.document_id is not None:
+        document = await docs_repo.find_by_id(session, item.document_id, lock=True)
+        if document is not None:
+            title = document.title
+            await docs_repo.delete_document(session, document)
+    await session.execute(delete(SourceItem).where(SourceItem.id == item.id))
+    return title
+
+
+async def documents_of(session: AsyncSession, source_id: int) -> Sequence[Document]:
+    """The documents a source's items made."""
+    query = (
+        select(Document)
+        .join(SourceItem, SourceItem.document_id == Document.id)
+        .where(SourceItem.source_id == source_id)
+        .with_for_update(of=Document)
+    )
+    return (await session.scalars(query)).all()
+
+
+async def record_sync(
+    session: AsyncSession, source_id: int, status: str, result: dict[str, Any]
+) -> None:
+    """A sync's outcome, and the next one's time (its schedule from now)."""
+    source = await session.get(Source, source_id, with_for_update=True)
+    if source is None:  # removed while it synced
+        return
+    source.last_sync_at = func.now()
+    source.next_sync_at = func.now() + timedelta(seconds=source.every_s)
+    source.last_status = status
+    source.last_result = result

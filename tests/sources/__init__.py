@@ -1,0 +1,1 @@
+"""Sources that sync: the web reader and the sync's rules."""
