@@ -10,14 +10,18 @@ is read here up to the limit and handed on.
 
 from __future__ import annotations
 
+from http.cookies import SimpleCookie
+
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from bot.api.console_auth import COOKIE as CONSOLE_COOKIE
 from bot.api.errors import error_response
 from bot.core.delivery.http import replay_body
 from bot.core.serving import ServingCore
 
 UPLOAD_PATH = "/api/v1/documents"
+CONSOLE_UPLOAD_PATH = "/admin/api/documents"  # the admin console's, signed in by its cookie
 JSON_BODY_LIMIT = 64 * 1024
 MULTIPART_SLACK = 64 * 1024  # what a multipart body may add around the file itself
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -37,14 +41,14 @@ class BodyGate:
         self._file_limit = file_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not str(scope["path"]).startswith("/api/"):
+        if scope["type"] != "http" or not str(scope["path"]).startswith(("/api/", "/admin/")):
             await self._app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or ())
         length = headers.get(b"content-length", b"").decode("latin-1")
-        upload = scope["method"] == "POST" and scope["path"] == UPLOAD_PATH
+        upload = scope["method"] == "POST" and scope["path"] in (UPLOAD_PATH, CONSOLE_UPLOAD_PATH)
         if upload:
-            refusal = await self._upload_refusal(headers, length)
+            refusal = await self._upload_refusal(headers, length, scope["path"])
         elif length.isdigit() and int(length) > JSON_BODY_LIMIT:
             refusal = error_response(413, "too_large", "The request body is too large.")
         else:
@@ -63,11 +67,16 @@ class BodyGate:
         await self._app(scope, receive, send)
 
     async def _upload_refusal(
-        self, headers: dict[bytes, bytes], length: str
+        self, headers: dict[bytes, bytes], length: str, path: str
     ) -> JSONResponse | None:
-        scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
         grant = None
-        if scheme.lower() == "bearer" and key.strip():
+        if path == CONSOLE_UPLOAD_PATH:  # the console's session cookie, not a bearer key
+            cookies = SimpleCookie(headers.get(b"cookie", b"").decode("latin-1"))
+            morsel = cookies.get(CONSOLE_COOKIE)
+            who = await self._core.admin_console.sessions.find(morsel.value if morsel else "")
+            grant = who.grant if who is not None else None
+        scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+        if path == UPLOAD_PATH and scheme.lower() == "bearer" and key.strip():
             grant = await self._core.verify_key(key.strip())
         if grant is None:
             return error_response(
