@@ -63,7 +63,10 @@ def _ask(site: Served, question: str) -> dict[str, object]:
 
 
 def _texts(driver: WebDriver, selector: str) -> list[str]:
-    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, selector)]
+    """The shown texts of what `selector` finds now (read at once: the page re-renders)."""
+    script = "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.innerText)"
+    texts: list[str] = driver.execute_script(script, selector)
+    return texts
 
 
 def _tab(driver: WebDriver, page: str) -> None:
