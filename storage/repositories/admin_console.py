@@ -54,6 +54,15 @@ async def purge_sessions(session: AsyncSession) -> None:
     await session.execute(text("DELETE FROM admin_sessions WHERE expires_at <= now()"))
 
 
+async def lock_answers(session: AsyncSession, collection: str) -> None:
+    """Hold the collection's console answers until the transaction ends: two answers
+    published at once each rebuild the document with the other's entry."""
+    await session.execute(
+        text("SELECT pg_advisory_xact_lock(hashtext('console_answers:' || :c))"),
+        {"c": collection},
+    )
+
+
 async def add_answer(
     session: AsyncSession, collection: str, question: str, answer: str, by: str
 ) -> int:

@@ -68,6 +68,7 @@ class ConsoleAnswers:
         if collection not in who.grant.collections:
             raise AdminInputError(f"this key cannot change collection {collection!r}")
         async with self._db.transaction() as session:
+            await console_repo.lock_answers(session, collection)
             await console_repo.add_answer(session, collection, question, answer, who.grant.name)
             entries = await console_repo.answers_of(session, collection)
             title = origins.console_title(collection)
