@@ -7,15 +7,15 @@ API key it was opened with and when it expires; a revoked key ends its sessions
 console, per collection; the collection's console FAQ document is rebuilt from
 them, so an entry is never lost when another is added.
 
-Revision ID: 0017
-Revises: 0016
+Revision ID: 0018
+Revises: 0017
 Create Date: 2026-11-29
 """
 
 from alembic import op
 
-revision = "0017"
-down_revision = "0016"
+revision = "0018"
+down_revision = "0017"
 branch_labels = None
 depends_on = None
 
