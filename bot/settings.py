@@ -12,9 +12,12 @@ import platformdirs
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# the admin console in the browser (/admin): its reports see every platform, as the CLI's;
+# its documents and uploads go as its API key's (the `api` platform), in the key's collections
+ADMIN_PAGE = "admin"
 # the platforms of the operator at this machine (`ragbot chat`, `ragbot ask`, `ragbot admin`):
 # always an admin, never rate limited, and shown every platform's uploads
-CONSOLE_PLATFORMS = frozenset({"console", "cli"})
+CONSOLE_PLATFORMS = frozenset({"console", "cli", ADMIN_PAGE})
 # the HTTP API's platform name: what a caller reads and may do comes from its API key alone
 API_PLATFORM = "api"
 WEB_INBOX = "web"  # the staff room kind of the staff page in the browser (HANDOFF_WEB_INBOX)
@@ -201,6 +204,11 @@ class Settings(BaseSettings):
     handoff_office_hours: str = Field(default="", validation_alias="HANDOFF_OFFICE_HOURS")
     handoff_timezone: str = Field(default="UTC", validation_alias="HANDOFF_TIMEZONE")
     handoff_staff_language: str = Field(default="en", validation_alias="HANDOFF_STAFF_LANGUAGE")
+
+    # the admin console in the browser (/admin): how long a sign-in lasts
+    admin_session_hours: float = Field(
+        default=8.0, gt=0, le=24 * 30, validation_alias="ADMIN_SESSION_HOURS"
+    )
 
     # answer memory: questions answered well before are answered again at once
     memory_enabled: bool = Field(default=True, validation_alias="MEMORY_ENABLED")

@@ -1,5 +1,5 @@
-"""Where a document came from (a file, a staff answer, a synced source), and the titles
-kept for staff answers from hand-off cases.
+"""Where a document came from (a file, a staff answer, a synced source, the admin
+console), and the titles kept for staff answers from hand-off cases.
 
 A closed case's question and staff answer become an FAQ document. Its title is
 derived from the case id (`Staff answer #12`), never from the citizen's words,
@@ -7,6 +7,11 @@ and titles of that shape are kept for such documents: no uploaded or ingested
 file may take one, and (ingestion's rule) a document replaces another of the
 same title only when both have the same origin. So a citizen who asks exactly
 `passport-renewal` cannot have the official page replaced by their case.
+
+The admin console's answers are kept the same way: one FAQ document per
+collection, titled `Answers from the console (<collection>)`, of origin
+`console`; no other document may take such a title, and the console's never
+replaces one it did not make.
 """
 
 from __future__ import annotations
@@ -14,11 +19,19 @@ from __future__ import annotations
 import re
 import unicodedata
 
-FILE, CASE = "file", "case"  # documents.origin
+FILE, CASE, CONSOLE = "file", "case", "console"  # documents.origin
 SOURCE = "source"  # a page or file a synced source keeps (storage.sources)
 CASE_TITLE_PREFIX = "Staff answer #"
 _CASE_TITLE = re.compile(r"\s*staff\s*answer\s*#", re.IGNORECASE)
 _CASE_ID = re.compile(r"Staff answer #([1-9][0-9]{0,17})")
+CONSOLE_TITLE_PREFIX = "Answers from the console"
+CONSOLE_FILE_NAME = "console-answers.md"
+_CONSOLE_TITLE = re.compile(r"\s*answers\s*from\s*the\s*console", re.IGNORECASE)
+
+
+def console_title(collection: str) -> str:
+    """The title of the admin console's FAQ document in `collection`."""
+    return f"{CONSOLE_TITLE_PREFIX} ({collection})"
 
 
 def case_title(case_id: int) -> str:
@@ -41,6 +54,13 @@ def title_problem(title: str, origin: str) -> str | None:
     """Why a document of `origin` may not have `title`, or None."""
     if origin == CASE and case_of_title(title) is None:
         return f"a staff answer's title must be {CASE_TITLE_PREFIX}<case>"
+    if origin == CONSOLE and not _CONSOLE_TITLE.match(_plain(title)):
+        return f"an admin console answer's title must be {CONSOLE_TITLE_PREFIX} (<collection>)"
+    if origin != CONSOLE and _CONSOLE_TITLE.match(_plain(title)):
+        return (
+            f"titles starting with {CONSOLE_TITLE_PREFIX!r} are kept for the answers published"
+            " from the admin console: choose another title"
+        )
     if origin != CASE and _CASE_TITLE.match(_plain(title)):
         return (
             f"titles starting with {CASE_TITLE_PREFIX!r} are kept for staff answers added"
@@ -64,5 +84,6 @@ def replace_problem(new_origin: str, old_origin: str) -> str | None:
     made = {
         CASE: "a staff answer from a hand-off case",
         SOURCE: "a synced source (`ragbot sources list`)",
+        CONSOLE: "answers published from the admin console",
     }.get(old_origin, "an uploaded file")
     return f"a document with this title was made from {made}: choose another title"

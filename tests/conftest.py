@@ -24,7 +24,9 @@ TABLES = ", ".join(
     [
         "answer_memory",
         "answer_memory_askers",
+        "admin_sessions",
         "api_keys",
+        "console_answers",
         "audit_log",
         "chat_state",
         "instance_secrets",

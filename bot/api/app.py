@@ -20,6 +20,9 @@ from starlette.routing import BaseRoute, Mount
 
 from bot.api import (
     ask,
+    console,
+    console_auth,
+    console_page,
     docs_page,
     errors,
     handoff,
@@ -72,6 +75,9 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     api.include_router(staff.router)
     api.include_router(staff_page.router)
     api.include_router(openai_chat.router)
+    api.include_router(console_auth.router)  # the admin console (/admin)
+    api.include_router(console.router)
+    api.include_router(console_page.router)
     api.add_middleware(AuditCalls, core=core)
     api.add_middleware(BodyGate, core=core, file_limit=core.upload_limit)
     origins = settings.cors_origins()

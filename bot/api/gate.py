@@ -10,14 +10,18 @@ is read here up to the limit and handed on.
 
 from __future__ import annotations
 
+from http.cookies import SimpleCookie
+
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from bot.api.console_auth import COOKIE as CONSOLE_COOKIE
 from bot.api.errors import OPENAI_PREFIX, error_response, shaped_response
 from bot.core.delivery.http import replay_body
 from bot.core.serving import ServingCore
 
 UPLOAD_PATH = "/api/v1/documents"
+CONSOLE_UPLOAD_PATH = "/admin/api/documents"  # the admin console's, signed in by its cookie
 JSON_BODY_LIMIT = 64 * 1024
 # an OpenAI-compatible client sends its whole chat with each question (its last turns read)
 CHAT_BODY_LIMIT = 512 * 1024
@@ -40,15 +44,15 @@ class BodyGate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
-        if scope["type"] != "http" or not path.startswith(("/api/", OPENAI_PREFIX)):
+        if scope["type"] != "http" or not path.startswith(("/api/", "/admin/", OPENAI_PREFIX)):
             await self._app(scope, receive, send)
             return
         limit = CHAT_BODY_LIMIT if path.startswith(OPENAI_PREFIX) else JSON_BODY_LIMIT
         headers = dict(scope.get("headers") or ())
         length = headers.get(b"content-length", b"").decode("latin-1")
-        upload = scope["method"] == "POST" and scope["path"] == UPLOAD_PATH
+        upload = scope["method"] == "POST" and scope["path"] in (UPLOAD_PATH, CONSOLE_UPLOAD_PATH)
         if upload:
-            refusal = await self._upload_refusal(headers, length)
+            refusal = await self._upload_refusal(headers, length, scope["path"])
         elif length.isdigit() and int(length) > limit:
             refusal = shaped_response(path, 413, "too_large", "The request body is too large.")
         else:
@@ -67,11 +71,16 @@ class BodyGate:
         await self._app(scope, receive, send)
 
     async def _upload_refusal(
-        self, headers: dict[bytes, bytes], length: str
+        self, headers: dict[bytes, bytes], length: str, path: str
     ) -> JSONResponse | None:
-        scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
         grant = None
-        if scheme.lower() == "bearer" and key.strip():
+        if path == CONSOLE_UPLOAD_PATH:  # the console's session cookie, not a bearer key
+            cookies = SimpleCookie(headers.get(b"cookie", b"").decode("latin-1"))
+            morsel = cookies.get(CONSOLE_COOKIE)
+            who = await self._core.admin_console.sessions.find(morsel.value if morsel else "")
+            grant = who.grant if who is not None else None
+        scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+        if path == UPLOAD_PATH and scheme.lower() == "bearer" and key.strip():
             grant = await self._core.verify_key(key.strip())
         if grant is None:
             return error_response(

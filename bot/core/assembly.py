@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 from bot.core.admin.api_keys import ApiKeys
 from bot.core.admin.commands import CommandRunner
+from bot.core.admin.console import AdminConsole
+from bot.core.admin.console_answers import ConsoleAnswers
+from bot.core.admin.console_sessions import ConsoleSessions
 from bot.core.admin.service import AdminService
 from bot.core.admin.upload_desk import UploadDesk
 from bot.core.answering.actions import AnswerActions
@@ -67,6 +70,7 @@ class CoreParts:
     console: ConsoleTurns
     forms: ReaderForms
     sources: SourceViews
+    admin_console: AdminConsole
 
 
 def build_core(
@@ -112,6 +116,9 @@ def build_core(
         db, settings, inbox, AckWindow(ACK_FIRST_S), audiences, limit, pending, answerer
     )
     inbox.answer_with(intake.answer)  # the inbox's deliveries are answered by the intake
+    api_keys = ApiKeys(db)
+    sessions = ConsoleSessions(db, api_keys, admin.log, settings.admin_session_hours)
+    console_answers = ConsoleAnswers(db, admin.knowledge, answers)
     parts = CoreParts(
         settings=settings,
         answers=answers,
@@ -124,7 +131,7 @@ def build_core(
         inbox=inbox,
         outbox=outbox,
         handoff=handoff,
-        api_keys=ApiKeys(db),
+        api_keys=api_keys,
         mailbox=Mailbox(db),
         staff_inbox=StaffInbox(db, handoff, admin.log),
         stops=stops,
@@ -135,5 +142,6 @@ def build_core(
         console=ConsoleTurns(db, settings, inbox, audiences, limit, answerer),
         forms=ReaderForms(audiences, admin.knowledge, answers),
         sources=SourceViews(db, links),
+        admin_console=AdminConsole(db, admin, sessions, console_answers),
     )
     return ServingCore(parts)

@@ -68,6 +68,7 @@ class ServingCore:
         self.stops = parts.stops
         self.answered = parts.answered
         self.sources = parts.sources  # the citations' source view (bot.api.sources)
+        self.admin_console = parts.admin_console  # the console in the browser (bot.api.console)
 
     @property
     def closing(self) -> bool:

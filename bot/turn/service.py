@@ -83,6 +83,18 @@ class AnswerService:
             for hit in hits
         ]
 
+    async def found_documents(self, question: str, collections: Sequence[str]) -> list[str]:
+        """The titles the turn's first search would hand the answer for `question`, in
+        `collections` (its top_k at its strictest threshold); nothing is stored."""
+        hits = await self._context.searcher.search(
+            question,
+            top_k=self._context.top_k,
+            threshold=self._context.thresholds[0],
+            filters=SearchFilters(collections=tuple(collections)),
+            question=question,
+        )
+        return [str(hit.document) for hit in hits]
+
     async def ask(
         self,
         question: str,

@@ -26,6 +26,8 @@ EXPECTED = {
     "procrastinate_jobs",
     "sources",
     "source_items",
+    "admin_sessions",
+    "console_answers",
 }
 
 
@@ -42,7 +44,7 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == dbmod.head_revision() == "0017"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0018"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
     with engine.connect() as conn:

@@ -20,6 +20,7 @@ import numpy as np
 GAP_SIMILARITY = 0.55
 REFINE_ROUNDS = 3
 EXAMPLES = 3
+QUESTIONS = 50  # of a topic's distinct questions listed (the console checks them)
 
 
 def cluster(
@@ -78,28 +79,37 @@ def _greedy(matrix: np.ndarray, threshold: float) -> list[int]:
     return labels
 
 
-def topics(items: Sequence[dict[str, Any]], labels: Sequence[int]) -> list[dict[str, Any]]:
+def topics(
+    items: Sequence[dict[str, Any]],
+    labels: Sequence[int],
+    vectors: Sequence[Sequence[float]] | None = None,
+) -> list[dict[str, Any]]:
     """One entry per topic: count, languages, example questions, newest time, hand-offs and
-    whether staff answered any; largest first, then newest.
+    whether staff answered any; largest first, then newest. `label` is the topic's most
+    typical question (closest to its mean, given the `vectors`; else the newest), and
+    `questions` its distinct questions (up to QUESTIONS).
 
     `items` are the gap questions newest first (question, language, at, case_id,
     staff_answered), `labels` their topics.
     """
-    grouped: dict[int, list[dict[str, Any]]] = {}
-    for item, label in zip(items, labels, strict=True):
-        grouped.setdefault(label, []).append(item)
+    grouped: dict[int, list[int]] = {}
+    for index, label in enumerate(labels):
+        grouped.setdefault(label, []).append(index)
     out = []
-    for members in grouped.values():
-        examples: list[str] = []
+    for indexes in grouped.values():
+        members = [items[i] for i in indexes]
+        questions: list[str] = []
         for m in members:
             q = " ".join(str(m["question"]).split())
-            if q and q not in examples and len(examples) < EXAMPLES:
-                examples.append(q)
+            if q and q not in questions and len(questions) < QUESTIONS:
+                questions.append(q)
         out.append(
             {
+                "label": _typical(members, indexes, vectors),
+                "questions": questions,
                 "count": len(members),
                 "languages": dict(Counter(str(m.get("language") or "?") for m in members)),
-                "examples": examples,
+                "examples": questions[:EXAMPLES],
                 "newest": max(m["at"] for m in members).isoformat(timespec="seconds"),
                 "handed_off": sum(1 for m in members if m.get("case_id") is not None),
                 "staff_answered": any(m.get("staff_answered") for m in members),
@@ -107,3 +117,18 @@ def topics(items: Sequence[dict[str, Any]], labels: Sequence[int]) -> list[dict[
         )
     # largest first; among equals the newest first (ISO times in UTC sort as text)
     return sorted(out, key=lambda t: (t["count"], t["newest"]), reverse=True)
+
+
+def _typical(
+    members: Sequence[dict[str, Any]],
+    indexes: Sequence[int],
+    vectors: Sequence[Sequence[float]] | None,
+) -> str:
+    """The member question closest to the topic's mean (the newest without vectors)."""
+    if not vectors:
+        return " ".join(str(members[0]["question"]).split())
+    matrix = np.asarray([vectors[i] for i in indexes], dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix = matrix / np.where(norms == 0, 1.0, norms)
+    best = int((matrix @ matrix.sum(axis=0)).argmax())
+    return " ".join(str(members[best]["question"]).split())

@@ -26,12 +26,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.core.admin.audit import Actor
 from bot.core.admin.retention import purge_expired
 from bot.core.messages import Button, Notifier, UploadOutcome
-from bot.settings import CONSOLE_PLATFORMS
+from bot.settings import ADMIN_PAGE, CONSOLE_PLATFORMS
 from bot.telemetry import Telemetry
 from storage import origins
 from storage.db import Database
 from storage.filenames import display_name
 from storage.ingestion import FAILED, HELD, IngestionService, IngestResult
+from storage.models import Upload
 from storage.repositories import audit as audit_repo
 from storage.repositories import handoff as cases_repo
 from storage.repositories import uploads as uploads_repo
@@ -184,7 +185,7 @@ class JobQueue:
             await uploads_repo.set_upload(session, upload_id, status="running")
             name, data, title = upload.file_name, upload.data, upload.title
             collection, language = upload.collection, upload.language or "en"
-            origin = await _origin(session, upload_id, name, title)
+            origin = await _origin(session, upload, name, title)
         started = time.perf_counter()
         # AdminService.upload checked the file against the UploadPolicy when it came in
         result = await self._ingestion.ingest_accepted(
@@ -378,13 +379,21 @@ def held_outcome(
     )
 
 
-async def _origin(session: AsyncSession, upload_id: int, file_name: str, title: str) -> str:
+async def _origin(session: AsyncSession, upload: Upload, file_name: str, title: str) -> str:
     """A staff answer's origin for the upload a hand-off case's claim names (its title and
-    file name are the case's); any other upload is a file, and ingestion refuses it a
-    case's title: no uploader can take, or replace, a staff answer's place."""
+    file name are the case's); the admin console's for its answers document (sent by the
+    console, with its file name and the collection's console title); any other upload is
+    a file, and ingestion refuses it a case's or the console's title: no uploader can
+    take, or replace, their place."""
+    if (
+        upload.platform == ADMIN_PAGE
+        and file_name == origins.CONSOLE_FILE_NAME
+        and title == origins.console_title(upload.collection)
+    ):
+        return origins.CONSOLE
     case_id = origins.case_of_title(title)
     if case_id is None or file_name != origins.case_file_name(case_id):
         return origins.FILE
-    if await cases_repo.adds_kb_upload(session, case_id, upload_id):
+    if await cases_repo.adds_kb_upload(session, case_id, upload.id):
         return origins.CASE
     return origins.FILE

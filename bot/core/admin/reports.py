@@ -85,7 +85,7 @@ class Reports:
         model = self._embedder.model
         texts = [" ".join(str(i["question"]).split()) or "?" for i in items]
         vectors = await asyncio.to_thread(model.embed_documents, texts) if texts else []
-        found = gap_topics.topics(items, gap_topics.cluster(vectors))
+        found = gap_topics.topics(items, gap_topics.cluster(vectors), vectors)
         await self.log.audit(actor, "gaps", None, "ok")
         return {"days": days, "platform": platform, "questions": len(items), "topics": found}
 

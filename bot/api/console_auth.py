@@ -1,0 +1,125 @@
+"""Who is signed in to the admin console: the session cookie, its CSRF token, its origin.
+
+`POST /admin/session` takes an admin API key once and sets the session cookie
+(HttpOnly, SameSite=Strict, Secure over https, path /admin) holding a random id;
+the response carries the CSRF token, which the page sends back in
+`X-CSRF-Token` on every change (double submit: the cookie alone is not enough).
+Every change must also come from this site (`Origin` is this host). A key that
+is not an admin key is refused (403 `not_admin`). `DELETE /admin/session` signs out.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Depends, Request, Response
+from pydantic import BaseModel, Field
+
+from bot.api.auth import core_of, draining
+from bot.api.errors import ApiError
+from bot.core.admin.console import AdminConsole
+from bot.core.admin.console_sessions import ConsoleSession, SignInRefusedError
+
+COOKIE = "ragbot_admin"
+CSRF_HEADER = "x-csrf-token"
+router = APIRouter(prefix="/admin", include_in_schema=False)
+
+
+def console_of(request: Request) -> AdminConsole:
+    """The serving core's admin console part."""
+    return core_of(request).admin_console
+
+
+def same_origin(request: Request) -> None:
+    """403 unless the request's `Origin` is this site (a change from another page)."""
+    origin = request.headers.get("origin", "")
+    host = request.headers.get("host", "")
+    if not origin or not host or urlsplit(origin).netloc.lower() != host.lower():
+        raise ApiError(403, "bad_origin", "Changes are accepted from the console's own page only.")
+
+
+async def signed_in(request: Request) -> ConsoleSession:
+    """The session of the request's cookie (401 `signed_out` without a live one). Its key
+    is the call's grant: the audit names it; reads are not audited, changes are."""
+    core = core_of(request)
+    if core.closing:
+        raise draining()
+    who = await console_of(request).sessions.find(request.cookies.get(COOKIE, ""))
+    if who is None:
+        raise ApiError(401, "signed_out", "Sign in with an admin API key.")
+    request.state.grant = who.grant
+    request.state.audited = request.method not in ("GET", "HEAD")
+    return who
+
+
+async def changing(
+    request: Request, who: Annotated[ConsoleSession, Depends(signed_in)]
+) -> ConsoleSession:
+    """`signed_in`, for a change: from this site, with the session's CSRF token."""
+    same_origin(request)
+    sent = request.headers.get(CSRF_HEADER, "")
+    if not sent or not secrets.compare_digest(sent.encode(), who.csrf.encode()):
+        raise ApiError(403, "bad_csrf", "The page's token is missing or stale; reload it.")
+    return who
+
+
+Reader = Annotated[ConsoleSession, Depends(signed_in)]
+Changer = Annotated[ConsoleSession, Depends(changing)]
+
+
+class SignIn(BaseModel):
+    """The admin API key, exchanged once for a session."""
+
+    key: str = Field(min_length=1, max_length=200)
+
+
+def _shown(who: ConsoleSession) -> dict[str, Any]:
+    return {
+        "csrf": who.csrf,
+        "name": who.grant.name,
+        "collections": list(who.grant.collections),
+        "expires_at": who.expires_at.isoformat(timespec="seconds"),
+    }
+
+
+@router.post("/session")
+async def sign_in(request: Request, response: Response, body: SignIn) -> dict[str, Any]:
+    """Exchange an admin API key for a session cookie and the page's CSRF token."""
+    same_origin(request)
+    if core_of(request).closing:
+        raise draining()
+    try:
+        opened = await console_of(request).sessions.open(body.key)
+    except SignInRefusedError as exc:
+        if exc.reason == "not_admin":
+            raise ApiError(403, "not_admin", "This key is not an admin key.") from exc
+        raise ApiError(401, "unauthorized", "Unknown or revoked API key.") from exc
+    hours = core_of(request).admin_console.sessions.hours
+    response.set_cookie(
+        COOKIE,
+        opened.session_id,
+        max_age=int(hours * 3600),
+        path="/admin",
+        httponly=True,
+        secure=request.url.scheme == "https",
+        samesite="strict",
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return _shown(opened.session)
+
+
+@router.get("/session")
+async def session(who: Reader, response: Response) -> dict[str, Any]:
+    """The signed-in key and the CSRF token (a reloaded page asks; 401 when signed out)."""
+    response.headers["Cache-Control"] = "no-store"
+    return _shown(who)
+
+
+@router.delete("/session")
+async def sign_out(request: Request, response: Response, who: Changer) -> dict[str, str]:
+    """Sign out: the session is deleted and the cookie cleared."""
+    await console_of(request).sessions.close(request.cookies.get(COOKIE, ""), who)
+    response.delete_cookie(COOKIE, path="/admin", httponly=True, samesite="strict")
+    return {"result": "ok"}
