@@ -24,6 +24,7 @@ from bot.api import (
     handoff,
     history,
     manage,
+    media,
     sources,
     staff,
     staff_page,
@@ -61,6 +62,7 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     errors.install(api)
     docs_page.install(api)
     api.include_router(ask.router)
+    api.include_router(media.router)
     api.include_router(manage.router)
     api.include_router(handoff.router)
     api.include_router(history.router)
@@ -69,7 +71,8 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     api.include_router(staff.router)
     api.include_router(staff_page.router)
     api.add_middleware(AuditCalls, core=core)
-    api.add_middleware(BodyGate, core=core, file_limit=core.upload_limit)
+    media_limit = max(core.upload_limit, settings.stt_max_bytes)  # a photo, or a recording
+    api.add_middleware(BodyGate, core=core, file_limit=core.upload_limit, media_limit=media_limit)
     origins = settings.cors_origins()
     if origins:
         api.add_middleware(

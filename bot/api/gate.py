@@ -4,7 +4,9 @@ FastAPI reads and parses a body before any handler or dependency runs, so the
 limits live here, in front of it: a JSON call's body is at most JSON_BODY_LIMIT
 (a question is at most 8,000 characters), an upload's at most MAX_FILE_MB plus
 its multipart framing, sent with its length, by an admin key (checked first:
-nobody else makes this process parse a file). A body of unknown length (chunked)
+nobody else makes this process parse a file); a photo or recording asked about
+(`/ask/media`) at most the larger of MAX_FILE_MB and STT_MAX_BYTES plus the
+framing, with its length, by any valid key. A body of unknown length (chunked)
 is read here up to the limit and handed on.
 """
 
@@ -15,9 +17,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.api.errors import error_response
 from bot.core.delivery.http import replay_body
+from bot.core.messages import Grant
 from bot.core.serving import ServingCore
 
 UPLOAD_PATH = "/api/v1/documents"
+# a photo or recording asked about: any valid key, the file within its kind's limit
+MEDIA_PATHS = frozenset({"/api/v1/ask/media", "/api/v1/ask/media/stream"})
 JSON_BODY_LIMIT = 64 * 1024
 MULTIPART_SLACK = 64 * 1024  # what a multipart body may add around the file itself
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -31,10 +36,13 @@ def too_large_message(limit: int) -> str:
 class BodyGate:
     """411/413 (and 401/403 for an upload) before a body is read."""
 
-    def __init__(self, app: ASGIApp, core: ServingCore, file_limit: int) -> None:
+    def __init__(
+        self, app: ASGIApp, core: ServingCore, file_limit: int, media_limit: int = 0
+    ) -> None:
         self._app = app
         self._core = core
         self._file_limit = file_limit
+        self._media_limit = media_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not str(scope["path"]).startswith("/api/"):
@@ -43,8 +51,11 @@ class BodyGate:
         headers = dict(scope.get("headers") or ())
         length = headers.get(b"content-length", b"").decode("latin-1")
         upload = scope["method"] == "POST" and scope["path"] == UPLOAD_PATH
+        media = scope["method"] == "POST" and scope["path"] in MEDIA_PATHS
         if upload:
             refusal = await self._upload_refusal(headers, length)
+        elif media:
+            refusal = await self._media_refusal(headers, length)
         elif length.isdigit() and int(length) > JSON_BODY_LIMIT:
             refusal = error_response(413, "too_large", "The request body is too large.")
         else:
@@ -62,18 +73,28 @@ class BodyGate:
             receive = replay_body(body, receive)
         await self._app(scope, receive, send)
 
+    async def _grant(self, headers: dict[bytes, bytes]) -> Grant | None:
+        """The grant of the request's bearer key (None: none, or not a valid one)."""
+        scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+        if scheme.lower() == "bearer" and key.strip():
+            return await self._core.verify_key(key.strip())
+        return None
+
+    async def _media_refusal(self, headers: dict[bytes, bytes], length: str) -> JSONResponse | None:
+        if await self._grant(headers) is None:
+            return _unauthorized()
+        if not length.isdigit():
+            return error_response(411, "length_required", "Send the file's Content-Length.")
+        if int(length) > self._media_limit + MULTIPART_SLACK:
+            return error_response(413, "too_large", too_large_message(self._media_limit), "file")
+        return None
+
     async def _upload_refusal(
         self, headers: dict[bytes, bytes], length: str
     ) -> JSONResponse | None:
-        scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
-        grant = None
-        if scheme.lower() == "bearer" and key.strip():
-            grant = await self._core.verify_key(key.strip())
+        grant = await self._grant(headers)
         if grant is None:
-            return error_response(
-                401, "unauthorized", "Send Authorization: Bearer <key>.",
-                headers={"WWW-Authenticate": "Bearer"},
-            )  # fmt: skip
+            return _unauthorized()
         if not grant.admin:
             return error_response(403, "forbidden", "Uploading needs an admin key.")
         if not length.isdigit():
@@ -81,6 +102,13 @@ class BodyGate:
         if int(length) > self._file_limit + MULTIPART_SLACK:
             return error_response(413, "too_large", too_large_message(self._file_limit), "file")
         return None
+
+
+def _unauthorized() -> JSONResponse:
+    return error_response(
+        401, "unauthorized", "Send Authorization: Bearer <key>.",
+        headers={"WWW-Authenticate": "Bearer"},
+    )  # fmt: skip
 
 
 async def _read_capped(receive: Receive, limit: int) -> bytes | None:
