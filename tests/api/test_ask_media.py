@@ -142,3 +142,16 @@ async def test_limits_keys_and_a_missing_endpoint_get_clear_errors(
         )
         assert off.status_code == 422 and off.json()["code"] == "voice_unread"
         assert off.json()["message"] == say("media:no_voice", "en")
+
+
+async def test_the_web_chat_offers_the_microphone_only_with_a_transcription_endpoint(
+    database_url: str, embedder: Embedder, stt: FakeTranscriber
+) -> None:
+    async with api_harness(database_url, embedder, web_chat=True) as h:
+        config = (await h.client(None).get("/chat/config.json")).json()
+    assert config["media"]["voice"] is False and config["media"]["photo"] is True
+    async with api_harness(
+        database_url, embedder, web_chat=True, STT_BASE_URL=stt.url, STT_MAX_SECONDS=90
+    ) as h:
+        config = (await h.client(None).get("/chat/config.json")).json()
+    assert config["media"]["voice"] is True and config["media"]["voice_max_seconds"] == 90
