@@ -84,13 +84,13 @@ def written_chinese(text: str) -> str:
     if not has_cantonese(text):
         return text
     simplified = detect_language(text) == ZH_HANS
-    for colloquial, written in _SPECIAL_NOT:
-        text = text.replace(colloquial, written)
+    for colloquial, negated in _SPECIAL_NOT:
+        text = text.replace(colloquial, negated)
     text = _NOT.sub("不", text)
     text = _IS.sub("是", text)
 
-    def written(found: re.Match[str]) -> str:
+    def in_writing(found: re.Match[str]) -> str:
         word = _WRITTEN[found.group(0)]
         return to_simplified(word) if simplified else word
 
-    return _pattern().sub(written, text)
+    return _pattern().sub(in_writing, text)
