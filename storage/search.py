@@ -54,6 +54,7 @@ from storage.search_types import (
     set_leads,
 )
 from storage.support import set_supports, support_tokens
+from textkit.cantonese import written_chinese
 from textkit.question_words import asks_number
 from textkit.tokens import keyword_tokens
 
@@ -120,7 +121,10 @@ class HybridSearcher:
         of their own), which are what they would be without them.
         """
         filters = filters or SearchFilters()
-        asked = question or query
+        # colloquial Cantonese searched as the written Chinese the documents use (the
+        # question itself, shown and stored, stays as written)
+        asked = written_chinese(question or query)
+        query = written_chinese(query)
         # jieba and the embedding are CPU work: in a thread, or inline for the lane's
         # holder when the texts are short (storage.cpu_work)
         tokens, content, vector = await cpu_work(

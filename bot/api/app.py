@@ -28,6 +28,7 @@ from bot.api import (
     handoff,
     history,
     manage,
+    media,
     openai_chat,
     sources,
     staff,
@@ -67,6 +68,7 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     errors.install(api)
     docs_page.install(api)
     api.include_router(ask.router)
+    api.include_router(media.router)
     api.include_router(manage.router)
     api.include_router(handoff.router)
     api.include_router(history.router)
@@ -79,7 +81,8 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     api.include_router(console.router)
     api.include_router(console_page.router)
     api.add_middleware(AuditCalls, core=core)
-    api.add_middleware(BodyGate, core=core, file_limit=core.upload_limit)
+    media_limit = max(core.upload_limit, settings.stt_max_bytes)  # a photo, or a recording
+    api.add_middleware(BodyGate, core=core, file_limit=core.upload_limit, media_limit=media_limit)
     origins = settings.cors_origins()
     if origins:
         api.add_middleware(

@@ -24,6 +24,7 @@ from bot.api.auth import caller, core_of, draining, retry_after, waiting_of
 from bot.api.errors import ApiError, documented
 from bot.api.models import CONVERSATION_ID, AskRequest, AskResponse, Language
 from bot.api.turns import (
+    HEARD,
     RELAYED,
     answer_body,
     inbound,
@@ -69,7 +70,16 @@ async def ask(
 ) -> dict[str, Any]:
     """Answer a question: the answer, its citations and forms, and how it was reached."""
     message, conversation = inbound(grant, body, idempotency_key, accept_language)
-    events = waiting_of(request).ask(message, kept=idempotency_key is not None)
+    return await answered(request, message, conversation, idempotency_key is not None)
+
+
+async def answered(
+    request: Request, message: InboundMessage, conversation: str, kept: bool
+) -> dict[str, Any]:
+    """The JSON of `message`'s turn once it ends (an ApiError instead of an answer);
+    a voice question's transcript under `heard`."""
+    events = waiting_of(request).ask(message, kept=kept)
+    heard: str | None = None
     try:
         async with contextlib.aclosing(events):
             first = await _first(events)
@@ -82,10 +92,13 @@ async def ask(
             # to the end: the delivery is marked answered only when its events are all read
             async for event in _chain(first, events):
                 last = event
+                if isinstance(event, Reply) and event.kind == HEARD:
+                    heard = str(event.data.get("text") or "")
     except StreamStopped:  # this worker shut down under the turn: ask another
         raise draining() from None
     if isinstance(last, FinalAnswer):
-        return answer_body(last, conversation)
+        body = answer_body(last, conversation)
+        return {**body, "heard": heard} if heard is not None else body
     if isinstance(last, Reply) and last.kind == RELAYED:
         return with_staff_body(last, conversation)
     if isinstance(last, ErrorReply):
@@ -105,7 +118,7 @@ async def ask_stream(
     `chunk` as the answer is written, then `done` (the whole answer, `sources`) or
     `error`. Closing the connection stops the turn."""
     message, conversation = inbound(grant, body, idempotency_key, accept_language)
-    return await _stream(request, message, conversation, idempotency_key is not None)
+    return await streamed(request, message, conversation, idempotency_key is not None)
 
 
 @router.get("/ask/stream", responses=ERRORS, response_class=StreamingResponse)
@@ -129,15 +142,16 @@ async def ask_stream_get(
         threshold=threshold,
     )
     message, conversation = inbound(grant, body, idempotency_key, accept_language)
-    return await _stream(request, message, conversation, idempotency_key is not None)
+    return await streamed(request, message, conversation, idempotency_key is not None)
 
 
 _STREAMING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-async def _stream(
+async def streamed(
     request: Request, message: InboundMessage, conversation: str, kept: bool
 ) -> StreamingResponse:
+    """`message`'s turn as server-sent events (an ApiError when it is refused at once)."""
     events = waiting_of(request).ask(message, kept=kept)
     try:
         first = await _first(events)

@@ -4,7 +4,9 @@ FastAPI reads and parses a body before any handler or dependency runs, so the
 limits live here, in front of it: a JSON call's body is at most JSON_BODY_LIMIT
 (a question is at most 8,000 characters), an upload's at most MAX_FILE_MB plus
 its multipart framing, sent with its length, by an admin key (checked first:
-nobody else makes this process parse a file). A body of unknown length (chunked)
+nobody else makes this process parse a file); a photo or recording asked about
+(`/ask/media`) at most the larger of MAX_FILE_MB and STT_MAX_BYTES plus the
+framing, with its length, by any valid key. A body of unknown length (chunked)
 is read here up to the limit and handed on.
 """
 
@@ -18,10 +20,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from bot.api.console_auth import COOKIE as CONSOLE_COOKIE
 from bot.api.errors import OPENAI_PREFIX, error_response, shaped_response
 from bot.core.delivery.http import replay_body
+from bot.core.messages import Grant
 from bot.core.serving import ServingCore
 
 UPLOAD_PATH = "/api/v1/documents"
 CONSOLE_UPLOAD_PATH = "/admin/api/documents"  # the admin console's, signed in by its cookie
+# a photo or recording asked about: any valid key, the file within its kind's limit
+MEDIA_PATHS = frozenset({"/api/v1/ask/media", "/api/v1/ask/media/stream"})
 JSON_BODY_LIMIT = 64 * 1024
 # an OpenAI-compatible client sends its whole chat with each question (its last turns read)
 CHAT_BODY_LIMIT = 512 * 1024
@@ -37,10 +42,13 @@ def too_large_message(limit: int) -> str:
 class BodyGate:
     """411/413 (and 401/403 for an upload) before a body is read."""
 
-    def __init__(self, app: ASGIApp, core: ServingCore, file_limit: int) -> None:
+    def __init__(
+        self, app: ASGIApp, core: ServingCore, file_limit: int, media_limit: int = 0
+    ) -> None:
         self._app = app
         self._core = core
         self._file_limit = file_limit
+        self._media_limit = media_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
@@ -51,8 +59,11 @@ class BodyGate:
         headers = dict(scope.get("headers") or ())
         length = headers.get(b"content-length", b"").decode("latin-1")
         upload = scope["method"] == "POST" and scope["path"] in (UPLOAD_PATH, CONSOLE_UPLOAD_PATH)
+        media = scope["method"] == "POST" and scope["path"] in MEDIA_PATHS
         if upload:
             refusal = await self._upload_refusal(headers, length, scope["path"])
+        elif media:
+            refusal = await self._media_refusal(headers, length)
         elif length.isdigit() and int(length) > limit:
             refusal = shaped_response(path, 413, "too_large", "The request body is too large.")
         else:
@@ -70,6 +81,22 @@ class BodyGate:
             receive = replay_body(body, receive)
         await self._app(scope, receive, send)
 
+    async def _grant(self, headers: dict[bytes, bytes]) -> Grant | None:
+        """The grant of the request's bearer key (None: none, or not a valid one)."""
+        scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+        if scheme.lower() == "bearer" and key.strip():
+            return await self._core.verify_key(key.strip())
+        return None
+
+    async def _media_refusal(self, headers: dict[bytes, bytes], length: str) -> JSONResponse | None:
+        if await self._grant(headers) is None:
+            return _unauthorized()
+        if not length.isdigit():
+            return error_response(411, "length_required", "Send the file's Content-Length.")
+        if int(length) > self._media_limit + MULTIPART_SLACK:
+            return error_response(413, "too_large", too_large_message(self._media_limit), "file")
+        return None
+
     async def _upload_refusal(
         self, headers: dict[bytes, bytes], length: str, path: str
     ) -> JSONResponse | None:
@@ -79,14 +106,10 @@ class BodyGate:
             morsel = cookies.get(CONSOLE_COOKIE)
             who = await self._core.admin_console.sessions.find(morsel.value if morsel else "")
             grant = who.grant if who is not None else None
-        scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
-        if path == UPLOAD_PATH and scheme.lower() == "bearer" and key.strip():
-            grant = await self._core.verify_key(key.strip())
+        elif path == UPLOAD_PATH:
+            grant = await self._grant(headers)
         if grant is None:
-            return error_response(
-                401, "unauthorized", "Send Authorization: Bearer <key>.",
-                headers={"WWW-Authenticate": "Bearer"},
-            )  # fmt: skip
+            return _unauthorized()
         if not grant.admin:
             return error_response(403, "forbidden", "Uploading needs an admin key.")
         if not length.isdigit():
@@ -94,6 +117,13 @@ class BodyGate:
         if int(length) > self._file_limit + MULTIPART_SLACK:
             return error_response(413, "too_large", too_large_message(self._file_limit), "file")
         return None
+
+
+def _unauthorized() -> JSONResponse:
+    return error_response(
+        401, "unauthorized", "Send Authorization: Bearer <key>.",
+        headers={"WWW-Authenticate": "Bearer"},
+    )  # fmt: skip
 
 
 async def _read_capped(receive: Receive, limit: int) -> bytes | None:

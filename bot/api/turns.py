@@ -31,6 +31,8 @@ from bot.core.messages import (
 from bot.settings import API_PLATFORM
 
 RELAYED = "handoff_relayed"  # the core's reply to a message that went to the staff
+HEARD = "heard"  # a voice question's transcript, said before its answer
+UNREAD = ("photo_unread", "voice_unread")  # a photo or recording that could not be read
 # as hard to guess as a conversation id: a kept answer names its conversation, and every
 # visitor of a shared (web chat) key could otherwise send another's key and read both
 _IDEMPOTENCY = re.compile(r"[A-Za-z0-9_.:-]{16,100}")
@@ -138,8 +140,10 @@ def refusal(event: Outbound | None, closing: bool) -> ApiError | None:
     if isinstance(event, Reply):
         if event.kind == "rate_limited":
             return too_many(event.text)
-        if event.kind == RELAYED:
+        if event.kind in (RELAYED, HEARD):
             return None
+        if event.kind in UNREAD:  # the file sent cannot be asked: said why, in one line
+            return ApiError(422, event.kind, event.text, "file")
         return ApiError(409, event.kind, event.text)
     return None
 
@@ -172,6 +176,8 @@ def sse_events(event: Outbound, conversation: str) -> list[tuple[str, dict[str, 
     if isinstance(event, ErrorReply):
         return [("error", {"code": "turn_failed", "message": event.text, "field": None})]
     assert isinstance(event, Reply)
+    if event.kind == HEARD:
+        return [("heard", {"text": event.data.get("text", ""), "message": event.text})]
     if event.kind == RELAYED:
         body = with_staff_body(event, conversation)
         return [("done", {**body, "sources": []})]

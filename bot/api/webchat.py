@@ -97,7 +97,7 @@ async def page(request: Request) -> Response:
 @router.get("/chat/config.json")
 async def config(request: Request) -> JSONResponse:
     """What the page needs: its key, the API's path, whether people take over, who a refusal
-    sends visitors to, its words."""
+    sends visitors to, its words, what it may send as a question besides text."""
     words: dict[str, dict[str, str]] = {language: {} for language in LANGUAGES}
     for key, texts in entries().items():
         if key.startswith("webchat:"):
@@ -117,6 +117,7 @@ async def config(request: Request) -> JSONResponse:
         for language in LANGUAGES
     }
     body["theme"] = theme(_settings(request))
+    body["media"] = media(_settings(request), core.upload_limit)
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
 
@@ -130,6 +131,19 @@ def theme(settings: Settings) -> dict[str, str]:
         "greeting": settings.web_chat_greeting.strip(),
     }
     return {name: value for name, value in shown.items() if value}
+
+
+def media(settings: Settings, photo_limit: int) -> dict[str, Any]:
+    """What the page may send as a question (`/api/v1/ask/media`): a photo always, a
+    recording only with a transcription endpoint (STT_BASE_URL); their limits, so the page
+    stops a recording in time and refuses a file too large before sending it."""
+    return {
+        "photo": True,
+        "voice": bool(settings.stt_base_url),
+        "photo_max_bytes": photo_limit,
+        "voice_max_bytes": settings.stt_max_bytes,
+        "voice_max_seconds": settings.stt_max_seconds,
+    }
 
 
 def _origin(url: str | None) -> str | None:

@@ -35,6 +35,8 @@ CORE_ACTION = re.compile(r"^ragbot_(upload|held|handoff|case)_[a-z0-9_-]+$")
 UNKNOWN = Audience()  # no facts: a guest (the core fails closed)
 ASK = "ask"  # `/ragbot ask <question>`: answered privately first
 _ASK_WORD = re.compile(r"^ask\s+", re.IGNORECASE)
+# images OCR cannot read as a photo (a vector drawing, an icon): documents, never questions
+_NOT_PHOTOS = frozenset({"image/svg+xml", "image/x-icon", "image/vnd.microsoft.icon"})
 
 
 def conversation_key(channel: str, thread_ts: str) -> str:
@@ -119,6 +121,9 @@ def inbound_message(
     thread_ts = event.get("thread_ts") or ts
     text = unescape(strip_mentions(event.get("text") or "", bot_user_id))
     is_dm = event.get("channel_type") == "im"
+    shared = event.get("files") or ()
+    # files become uploads only in a DM whose text says `upload`: never in a channel
+    intent = bool(shared) and is_dm and _UPLOAD_WORD.match(text) is not None
     files = tuple(
         Attachment(
             name=f.get("name") or f.get("title") or f.get("id", "file"),
@@ -126,12 +131,13 @@ def inbound_message(
             mime=f.get("mimetype"),
             fetch=_bind(fetch, file_url(f)),
             ref=file_url(f) or None,
+            # sent to be added, an image is a document like any other; else it asks
+            kind="file" if intent else question_kind(f),
+            seconds=clip_seconds(f),
         )
-        for f in event.get("files") or ()
+        for f in shared
     )
     command, args = dm_command(text) if is_dm and not files else (None, ())
-    # files become uploads only in a DM whose text says `upload`: never in a channel
-    intent = bool(files) and is_dm and _UPLOAD_WORD.match(text) is not None
     return InboundMessage(
         platform=PLATFORM,
         delivery_id=f"{channel}:{ts}",
@@ -153,6 +159,29 @@ def inbound_message(
             "team": event.get("team") or team,
         },
     )
+
+
+def question_kind(shared: dict[str, Any]) -> str:
+    """What a shared file is to its sender: "photo" (an image, read by OCR), "voice" (an
+    audio clip or recording, transcribed) or "file" (a document: offered or uploaded).
+
+    Slack records an audio clip as `audio/*`, or as a `video/*` file of subtype
+    `slack_audio` in some clients; a video clip with pictures is a document.
+    """
+    mime = str(shared.get("mimetype") or "").lower()
+    if mime.startswith("image/") and mime not in _NOT_PHOTOS:
+        return "photo"
+    if mime.startswith("audio/") or shared.get("subtype") == "slack_audio":
+        return "voice"
+    return "file"
+
+
+def clip_seconds(shared: dict[str, Any]) -> int | None:
+    """An audio clip's length in whole seconds (rounded up), as Slack reports it, or None."""
+    duration = shared.get("duration_ms")
+    if isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0:
+        return -(-int(duration) // 1000)
+    return None
 
 
 def file_url(shared: dict[str, Any]) -> str:

@@ -59,6 +59,11 @@ def _words(language: str) -> dict[str, str]:
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[WebDriver]:
     """Headless Chromium with a throwaway profile, in English unless the page is told otherwise."""
+    yield from chromium(tmp_path)
+
+
+def chromium(tmp_path: Path, *extra: str) -> Iterator[WebDriver]:
+    """`browser`, with `extra` command-line switches (a fake microphone), quit after."""
     missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
     if missing:
         message = f"{' and '.join(missing)} missing: run scripts/install-browser.sh"
@@ -79,6 +84,7 @@ def browser(tmp_path: Path) -> Iterator[WebDriver]:
         "--window-size=1000,900",
         "--lang=en-US",
         f"--user-data-dir={tmp_path / 'chromium'}",
+        *extra,
     ):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)

@@ -908,6 +908,7 @@
       return;
     }
     applyTheme(state.config.theme);
+    setUpMedia();
     showWords();
     showSuggestions();
     ui.question.disabled = false;
@@ -915,6 +916,179 @@
     document.body.classList.add("ready");
     ui.question.focus({ preventScroll: true });
     await loadHistory();
+  }
+
+  // --- A photo (📎) or a recording (🎤) as the question: /ask/media/stream --------------
+
+  const media = { ready: false, recorder: null, started: 0, timer: null };
+
+  // The buttons show when the server takes what they send (config.json's `media`): the
+  // microphone only with a transcription endpoint and a browser that can record.
+  function setUpMedia() {
+    const allowed = state.config.media || {};
+    const photo = $("#photo");
+    const mic = $("#mic");
+    const file = $("#photo-file");
+    if (media.ready || !photo || !mic || !file) return;
+    media.ready = true;
+    photo.hidden = !allowed.photo;
+    mic.hidden = !(allowed.voice && canRecord());
+    photo.addEventListener("click", () => {
+      if (!state.busy) file.click();
+    });
+    file.addEventListener("change", () => {
+      const chosen = file.files && file.files[0];
+      file.value = ""; // the same photo chosen again is sent again
+      if (chosen) askMedia(chosen, "photo", chosen.name || "photo", null);
+    });
+    mic.addEventListener("click", toggleRecording);
+  }
+
+  function canRecord() {
+    const devices = navigator.mediaDevices;
+    return typeof window.MediaRecorder === "function" && !!devices && !!devices.getUserMedia;
+  }
+
+  // First press: record (the browser asks for the microphone); second press, or the
+  // server's length limit reached: stop and send.
+  async function toggleRecording() {
+    if (media.recorder) {
+      if (media.recorder.state !== "inactive") media.recorder.stop();
+      return;
+    }
+    if (state.busy) return;
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    } catch {
+      showError(addAnswer(), word("webchat:no_microphone"));
+      return;
+    }
+    const recorder = new MediaRecorder(stream);
+    const chunks = [];
+    recorder.addEventListener("dataavailable", (event) => {
+      if (event.data && event.data.size) chunks.push(event.data);
+    });
+    recorder.addEventListener("stop", () => {
+      for (const track of stream.getTracks()) track.stop();
+      window.clearTimeout(media.timer);
+      const seconds = Math.max(1, Math.ceil((Date.now() - media.started) / 1000));
+      media.recorder = null;
+      showRecording(false);
+      const type = (recorder.mimeType || "audio/webm").split(";")[0];
+      const recording = new Blob(chunks, { type });
+      if (recording.size) askMedia(recording, "voice", `voice.${audioExtension(type)}`, seconds);
+    });
+    media.recorder = recorder;
+    media.started = Date.now();
+    recorder.start();
+    showRecording(true);
+    const limit = Number((state.config.media || {}).voice_max_seconds) || 0;
+    if (limit > 0) {
+      media.timer = window.setTimeout(() => {
+        if (recorder.state !== "inactive") recorder.stop();
+      }, limit * 1000);
+    }
+  }
+
+  function audioExtension(type) {
+    if (type.includes("ogg")) return "ogg";
+    if (type.includes("mp4") || type.includes("aac")) return "m4a";
+    return "webm";
+  }
+
+  function showRecording(on) {
+    const mic = $("#mic");
+    const key = on ? "webchat:recording" : "webchat:voice";
+    mic.classList.toggle("recording", on);
+    mic.setAttribute("aria-pressed", on ? "true" : "false");
+    mic.dataset.ariaWord = key;
+    mic.dataset.titleWord = key;
+    mic.setAttribute("aria-label", word(key));
+    mic.title = word(key);
+  }
+
+  // A size the reader reads: "20 MB".
+  function megabytes(size) {
+    return `${Math.round((size / 1048576) * 10) / 10} MB`;
+  }
+
+  async function askMedia(file, kind, name, seconds) {
+    if (state.busy || !state.config) return;
+    const allowed = state.config.media || {};
+    const limit = Number(kind === "photo" ? allowed.photo_max_bytes : allowed.voice_max_bytes);
+    const asked = addQuestion(word(kind === "photo" ? "webchat:photo_sent" : "webchat:voice_sent"));
+    asked.classList.add("media-question");
+    showSuggestions();
+    const answer = addAnswer();
+    if (limit > 0 && file.size > limit) {
+      showError(answer, `${word("webchat:too_large")} (${megabytes(limit)})`);
+      return;
+    }
+    state.busy = true;
+    hideOffline();
+    const controller = new AbortController();
+    const streaming = { controller, stopped: false };
+    state.streaming = streaming;
+    showStop(true);
+    const timer = window.setTimeout(() => controller.abort(), ANSWER_TIMEOUT_MS);
+    const form = new FormData();
+    form.append("file", file, name);
+    form.append("kind", kind);
+    form.append("language", state.language);
+    if (state.conversationId) form.append("conversation_id", state.conversationId);
+    if (seconds !== null) form.append("seconds", String(seconds));
+    try {
+      const api = (state.config.api || "/api/v1").replace(/\/+$/, "");
+      const response = await fetch(`${api}/ask/media/stream`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${state.config.key}`, Accept: "text/event-stream" },
+        body: form,
+        signal: controller.signal,
+        credentials: "omit",
+        cache: "no-store",
+      });
+      if (!response.ok || !response.body) {
+        showError(answer, failureMessage(await readJson(response)));
+        return;
+      }
+      if (!(await mediaAnswer(response, asked, answer))) showError(answer, null);
+    } catch (error) {
+      if (streaming.stopped) showStopped(answer);
+      else if (error && error.name === "AbortError") showError(answer, null); // timed out
+      else showError(answer, word("webchat:offline"));
+    } finally {
+      window.clearTimeout(timer);
+      state.busy = false;
+      state.streaming = null;
+      showStop(false);
+    }
+  }
+
+  // The stream of a photo's or recording's answer, as a typed question's, with what was
+  // heard shown in place of the question. True once the answer (or its error) is shown.
+  async function mediaAnswer(response, asked, answer) {
+    for await (const { type, data } of events(response)) {
+      if (type === "heard" && data && typeof data.message === "string") {
+        asked.querySelector(".question-text").textContent = data.message;
+        asked.classList.add("heard");
+      } else if (type === "reasoning" && data && typeof data.text === "string" && data.text) {
+        delete answer.status.dataset.word;
+        answer.status.textContent = data.text;
+      } else if (type === "chunk" && data) {
+        if (data.reset) answer.streamed = "";
+        if (typeof data.text === "string") answer.streamed += data.text;
+        fillAnswer(answer.text, answer.streamed);
+        scrollDown();
+      } else if (type === "done" && data) {
+        finish(answer, data);
+        return true;
+      } else if (type === "error") {
+        showError(answer, failureMessage(data));
+        return true;
+      }
+    }
+    return false;
   }
 
   // The operator's look (WEB_CHAT_COLOR, WEB_CHAT_LOGO_URL): CSS custom properties set

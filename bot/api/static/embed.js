@@ -81,6 +81,7 @@
       frame.src = chatUrl.href;
       frame.title = options.label || "Chat";
       frame.referrerPolicy = "no-referrer";
+      frame.allow = "microphone"; // the chat's 🎤 (a frame is refused the microphone otherwise)
       styled(frame, { width: "100%", height: "100%", border: "0", display: "block" });
       panel.append(frame);
     }

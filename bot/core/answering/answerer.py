@@ -192,7 +192,8 @@ class Answerer:
         if message.language is None:  # not chosen (/lang): the language it was said in
             language = pick_language(text, message.language_hint)
         if media.kind == "voice":
-            yield Reply(say("media:heard", language, text=reading.text), language, "heard")
+            heard = say("media:heard", language, text=reading.text)
+            yield Reply(heard, language, "heard", {"text": reading.text})
         asked = dataclasses.replace(message, text=text, attachments=())
         async with contextlib.aclosing(self._turn(asked, language, collections, delivery)) as turn:
             async for event in turn:
