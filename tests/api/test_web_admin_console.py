@@ -205,7 +205,10 @@ def test_an_admin_answers_a_case_publishes_a_gap_answer_uploads_and_reads_feedba
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".group .publish-send"))
     overflow = "return document.documentElement.scrollWidth - window.innerWidth"
     assert browser.execute_script(overflow) <= 0
-    assert browser.find_element(By.CSS_SELECTOR, ".group .publish-send").is_displayed()
+    # read in one script: the page may re-render the section between two WebDriver calls
+    shown = "const b = document.querySelector('.group .publish-send');"
+    shown += " return !!b && b.getClientRects().length > 0"
+    wait.until(lambda d: d.execute_script(shown))
 
     # sign-in and the published answer are audited under the key's name
     assert ("admin", "ops", "ok") in _audited(site.database_url, "console:sign_in")
