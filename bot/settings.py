@@ -272,14 +272,8 @@ class Settings(BaseSettings):
     # the web chat's look: its title, accent colour, logo and greeting (unset: the catalog's
     # words and the built-in colour); checked at start, as the page shows them to everyone
     web_chat_title: str = Field(default="", max_length=80, validation_alias="WEB_CHAT_TITLE")
-    web_chat_color: str = Field(
-        default="",
-        pattern=r"^(#[0-9A-Fa-f]{6}|#[0-9A-Fa-f]{3})?$",
-        validation_alias="WEB_CHAT_COLOR",
-    )
-    web_chat_logo_url: str = Field(
-        default="", pattern=r"^(https?://[^\s\"'<>]+)?$", validation_alias="WEB_CHAT_LOGO_URL"
-    )
+    web_chat_color: str = Field(default="", validation_alias="WEB_CHAT_COLOR")
+    web_chat_logo_url: str = Field(default="", validation_alias="WEB_CHAT_LOGO_URL")
     web_chat_greeting: str = Field(default="", max_length=500, validation_alias="WEB_CHAT_GREETING")
     api_polls_per_minute: int = Field(default=60, ge=0, validation_alias="API_POLLS_PER_MINUTE")
     api_polls_per_key_per_minute: int = Field(
@@ -324,6 +318,31 @@ class Settings(BaseSettings):
                     " separate entries with commas"
                 ) from None
         return raw
+
+    @field_validator("web_chat_color")
+    @classmethod
+    def _web_chat_color_shape(cls, raw: str) -> str:
+        """A colour as #rrggbb or #rgb (it goes into the page's style); empty is unset."""
+        value = raw.strip()
+        if value and not re.fullmatch(r"#(?:[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})", value):
+            raise ValueError("WEB_CHAT_COLOR must be a colour as #rrggbb or #rgb, e.g. #0b5cad")
+        return value
+
+    @field_validator("web_chat_logo_url")
+    @classmethod
+    def _web_chat_logo_shape(cls, raw: str) -> str:
+        """An http(s) address whose host is plain ASCII (its origin goes into the page's
+        Content-Security-Policy header: a non-ASCII host cannot be sent there, and a `;`
+        would start another directive); empty is unset."""
+        value = raw.strip()
+        host = r"[A-Za-z0-9.-]+(?::[0-9]{1,5})?"
+        if value and not re.fullmatch(rf"https?://{host}(?:/[^\s\"'<>;,\\]*)?", value):
+            raise ValueError(
+                "WEB_CHAT_LOGO_URL must be an http:// or https:// address with an ASCII host"
+                " (punycode, e.g. xn--r8jz45g.jp, for another script), e.g."
+                " https://www.example.org/logo.png"
+            )
+        return value
 
     @field_validator("public_base_url")
     @classmethod

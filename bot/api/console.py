@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Path, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, UploadFile
 from pydantic import BaseModel, Field
 
 from bot.api.auth import core_of
@@ -22,6 +22,7 @@ from bot.api.gate import too_large_message
 from bot.api.models import ID_MAX
 from bot.core.admin.audit import AdminInputError
 from bot.core.admin.console import key_actor
+from bot.core.admin.console_sessions import ConsoleSession
 from bot.core.handoff.staff_inbox import Staffer
 from textkit.catalog import LANGUAGES
 
@@ -53,6 +54,33 @@ class Reply(BaseModel):
 
 def _rejected(exc: AdminInputError) -> ApiError:
     return ApiError(422, "rejected", str(exc))
+
+
+async def _reads_everything(request: Request, who: ConsoleSession) -> None:
+    """Refuse a page of every platform's traffic to a key that does not read every
+    collection: its questions and answers may come from collections the key may not see."""
+    unread = await console_of(request).unread_collections(who)
+    if unread:
+        raise ApiError(
+            403,
+            "not_every_collection",
+            "This page shows every platform's questions and answers: it needs an admin key"
+            f" that reads every collection (this one does not read {', '.join(unread)}).",
+        )
+
+
+async def _whole_reader(request: Request, who: Reader) -> ConsoleSession:
+    await _reads_everything(request, who)
+    return who
+
+
+async def _whole_changer(request: Request, who: Changer) -> ConsoleSession:
+    await _reads_everything(request, who)
+    return who
+
+
+WholeReader = Annotated[ConsoleSession, Depends(_whole_reader)]
+WholeChanger = Annotated[ConsoleSession, Depends(_whole_changer)]
 
 
 @router.get("/documents")
@@ -88,7 +116,7 @@ async def upload(
 
 
 @router.get("/jobs/{job_id}")
-async def job(request: Request, who: Reader, job_id: CaseId) -> dict[str, Any]:
+async def job(request: Request, who: WholeReader, job_id: CaseId) -> dict[str, Any]:
     """An upload's state (the console's own uploads and its published answers)."""
     state = await core_of(request).knowledge.upload_state(who.actor, job_id)
     if state is None:
@@ -108,7 +136,7 @@ async def delete(
 
 
 @router.get("/gaps")
-async def gaps(request: Request, who: Reader) -> dict[str, Any]:
+async def gaps(request: Request, who: WholeReader) -> dict[str, Any]:
     """The refused and handed-off questions of the last 30 days, grouped."""
     return await core_of(request).admin.reports.gaps(who.actor)
 
@@ -139,7 +167,7 @@ def _inbox_on(request: Request) -> None:
 
 
 @router.get("/cases")
-async def cases(request: Request, who: Reader) -> list[dict[str, Any]]:
+async def cases(request: Request, who: WholeReader) -> list[dict[str, Any]]:
     """The cases not closed (open and waiting), oldest first, with their conversation."""
     _inbox_on(request)
     found = await core_of(request).staff_inbox.cases()
@@ -164,7 +192,9 @@ async def cases(request: Request, who: Reader) -> list[dict[str, Any]]:
 
 
 @router.post("/cases/{case_id}/reply")
-async def reply(request: Request, who: Changer, case_id: CaseId, body: Reply) -> dict[str, str]:
+async def reply(
+    request: Request, who: WholeChanger, case_id: CaseId, body: Reply
+) -> dict[str, str]:
     """Reply to the case's asker through the hand-off desk (the first reply claims it)."""
     _inbox_on(request)
     inbox = core_of(request).staff_inbox
@@ -175,7 +205,7 @@ async def reply(request: Request, who: Changer, case_id: CaseId, body: Reply) ->
 
 
 @router.post("/cases/{case_id}/close")
-async def close(request: Request, who: Changer, case_id: CaseId) -> dict[str, str]:
+async def close(request: Request, who: WholeChanger, case_id: CaseId) -> dict[str, str]:
     """Close the case: the asker is told the bot answers again."""
     _inbox_on(request)
     closed = await core_of(request).staff_inbox.close(case_id, Staffer(who.grant.name))
@@ -184,13 +214,13 @@ async def close(request: Request, who: Changer, case_id: CaseId) -> dict[str, st
 
 @router.get("/feedback")
 async def feedback(
-    request: Request, who: Reader, language: Annotated[str, Query(max_length=10)] = "en"
+    request: Request, who: WholeReader, language: Annotated[str, Query(max_length=10)] = "en"
 ) -> list[dict[str, Any]]:
     """The newest votes with answer, sources and the decision path in plain words."""
     return await console_of(request).votes(who, language if language in LANGUAGES else "en")
 
 
 @router.get("/figures")
-async def figures(request: Request, who: Reader) -> dict[str, Any]:
+async def figures(request: Request, who: WholeReader) -> dict[str, Any]:
     """`ragbot stats` over the last days, per day, and the queues `/healthz` shows."""
     return await console_of(request).figures(who)

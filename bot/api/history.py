@@ -55,7 +55,8 @@ async def history(
     """This key's conversation `conversation_id`: its last `limit` questions and answers
     (blocked ones left out). 404 when this key has no such conversation."""
     key = conversation_key(grant, conversation_id)
-    shown = await core_of(request).answered.history(API_PLATFORM, key, limit)
+    # sources link only into the collections this key reads now
+    shown = await core_of(request).answered.history(API_PLATFORM, key, limit, grant.collections)
     if shown is None:
         raise ApiError(404, "not_found", "No such conversation.")
     return {"conversation_id": conversation_id, "messages": shown}

@@ -112,15 +112,16 @@ async def source(
     exp: str = "",
     sig: str = "",
     c: str | None = None,
+    col: str = "",
 ) -> Response:
     """A citation's document with its passage marked; 403 for a changed or expired link,
     404 when the document is no longer published."""
     language = lang if lang in _HTML_LANG else "en"
     chunk = int(c) if c is not None and _digits(c) else None
-    if (c is not None and chunk is None) or not _digits(exp) or not sig:
+    if (c is not None and chunk is None) or not _digits(exp) or not sig or not col:
         return _notice(403, language, "invalid")
     core: ServingCore = request.app.state.core
-    outcome, view = await core.sources.open(document, chunk, lang, int(exp), sig)
+    outcome, view = await core.sources.open(document, col, chunk, lang, int(exp), sig)
     if outcome in ("invalid", "expired"):
         return _notice(403, language, outcome)
     if view is None:

@@ -142,6 +142,17 @@ def build_core(
         console=ConsoleTurns(db, settings, inbox, audiences, limit, answerer),
         forms=ReaderForms(audiences, admin.knowledge, answers),
         sources=SourceViews(db, links),
-        admin_console=AdminConsole(db, admin, sessions, console_answers),
+        admin_console=AdminConsole(
+            db, admin, sessions, console_answers, configured_collections(settings)
+        ),
     )
     return ServingCore(parts)
+
+
+def configured_collections(settings: Settings) -> set[str]:
+    """The collections the settings name for the chat platforms, their guests and uploads."""
+    named = {"public", "internal"}  # the defaults' own: uploads land there
+    for platform in ("slack", "telegram"):
+        named |= set(settings.collections(platform) or ())
+        named |= set(settings.guest_collections(platform) or ())
+    return named

@@ -87,15 +87,21 @@ class SourceViews:
         self._links = links
 
     async def open(
-        self, document: str, chunk: int | None, language: str, expires: int, sig: str
+        self,
+        document: str,
+        collection: str,
+        chunk: int | None,
+        language: str,
+        expires: int,
+        sig: str,
     ) -> tuple[Outcome, SourceView | None]:
         """The view of a link, once its signature and expiry are checked; `gone` when the
-        document is no longer published."""
-        checked = await self._links.check(document, chunk, language, expires, sig)
+        document is no longer published in the collection the link was signed for."""
+        checked = await self._links.check(document, collection, chunk, language, expires, sig)
         if checked != "ok":
             return checked, None
         async with self._db.sessions() as session:
-            found = await source_text(session, document)
+            found = await source_text(session, document, collection)
         if found is None:
             return "gone", None
         shown = language if language in LANGUAGES else "en"

@@ -35,6 +35,7 @@ from telegram import (
     Bot,
     InlineKeyboardMarkup,
     InputFile,
+    LinkPreviewOptions,
     Message,
     ReplyKeyboardMarkup,
     ReplyParameters,
@@ -60,6 +61,8 @@ from bot.telegram.render import core_keyboard, escape
 from bot.telegram.translate import PLATFORM
 
 logger = logging.getLogger(__name__)
+# an answer's source links would each unfold into a preview card under it
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 PRIVATE_GAP_S = 1.0  # about one message per second in a chat
 GROUP_GAP_S = 3.0  # and 20 messages per minute in a group
 # an edit that fails so cannot succeed later: the reply is sent as a new message
@@ -240,6 +243,7 @@ class TelegramDelivery:
             payload["text"],
             parse_mode=ParseMode.HTML,
             reply_markup=markup,
+            link_preview_options=NO_PREVIEW,
             reply_parameters=(
                 ReplyParameters(int(reply_to), allow_sending_without_reply=True)
                 if reply_to
@@ -270,6 +274,7 @@ class TelegramDelivery:
                 message_id=message_id,
                 parse_mode=ParseMode.HTML,
                 reply_markup=markup,
+                link_preview_options=NO_PREVIEW,
             )
         except BadRequest as exc:
             reason = str(exc).lower()

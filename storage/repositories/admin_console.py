@@ -135,3 +135,14 @@ async def daily_turns(session: AsyncSession, since: datetime) -> list[dict[str, 
         {"since": since},
     )
     return [dict(r._mapping) for r in rows]
+
+
+async def collections_in_use(session: AsyncSession) -> set[str]:
+    """Every collection a document is in or an active API key reads."""
+    rows = await session.execute(
+        text(
+            "SELECT DISTINCT collection FROM documents"
+            " UNION SELECT DISTINCT unnest(collections) FROM api_keys WHERE revoked_at IS NULL"
+        )
+    )
+    return {str(r[0]) for r in rows if r[0]}

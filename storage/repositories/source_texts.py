@@ -29,10 +29,23 @@ class SourceText:
     passages: list[Passage]
 
 
-async def source_text(session: AsyncSession, title: str) -> SourceText | None:
-    """The published document titled `title` with its passages (None: no such document;
-    a replaced document's title finds the version in the index now)."""
-    document = await session.scalar(select(Document).where(Document.title == title))
+async def document_collections(session: AsyncSession, titles: list[str]) -> dict[str, str]:
+    """The collection each published document of `titles` is in now (absent: none)."""
+    if not titles:
+        return {}
+    rows = await session.execute(
+        select(Document.title, Document.collection).where(Document.title.in_(set(titles)))
+    )
+    return {str(r.title): str(r.collection) for r in rows}
+
+
+async def source_text(session: AsyncSession, title: str, collection: str) -> SourceText | None:
+    """The published document titled `title` with its passages, while it is in
+    `collection` (None: no such document there; a replaced document's title finds the
+    version in the index now)."""
+    document = await session.scalar(
+        select(Document).where(Document.title == title, Document.collection == collection)
+    )
     if document is None:
         return None
     rows = await session.execute(

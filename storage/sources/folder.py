@@ -31,9 +31,12 @@ def folder_files(root: Path) -> list[FolderFile]:
     if not root.is_dir():
         raise FolderUnreadableError(f"{root}: no such folder")
     found = []
+    inside = root.resolve()
     for path in collect_files([root]):
         if path.suffix.lower() not in SUPPORTED_SUFFIXES:
             continue
+        if not path.resolve().is_relative_to(inside):
+            continue  # a link out of the folder: its target is not the folder's to publish
         try:
             stat = path.stat()
         except OSError:

@@ -135,7 +135,7 @@ class _Run:
             for k, i in self.stored.items()
             if i.held  # a page without its document (never made, deleted) is fetched in full
         }
-        async with web.client(self.syncer._limits) as http:
+        async with web.client(self.syncer._limits, self.source.location) as http:
             reader = WebReader(http, self.syncer._limits)
             try:
                 asked = await reader.read(

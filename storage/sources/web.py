@@ -98,6 +98,12 @@ class WebReader:
         Raises SiteUnreadableError when robots.txt or the start page cannot be read.
         """
         await self._read_robots(start)
+        if not self._allowed(start):
+            # the whole site shut to us (robots.txt 401/403, or Disallow over the start):
+            # a failed sync that keeps every page, not two syncs that delete them all
+            raise SiteUnreadableError(
+                f"{start}: robots.txt does not let {self._limits.user_agent} read it"
+            )
         urls = await self._sitemap_urls(start, max_pages)
         if urls:
             allowed = [u for u in urls if self._allowed(u)]
@@ -258,23 +264,60 @@ class WebReader:
             return 200, b"".join(chunks), response.headers, kind
 
     async def _get(self, url: str) -> httpx.Response:
+        """A GET of robots.txt or a sitemap, its body (as decoded: a gzip bomb is cut off
+        too) at most the page size limit."""
         await self._pace.wait()
         self.requests += 1
-        return await self._client.get(url)
+        async with self._client.stream("GET", url) as response:
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > self._limits.max_bytes:
+                    raise httpx.DecodingError(
+                        f"{url}: over the size limit", request=response.request
+                    )
+                chunks.append(chunk)
+            return httpx.Response(
+                response.status_code,
+                headers={"content-type": response.headers.get("content-type", "")},
+                content=b"".join(chunks),
+                request=response.request,
+            )
 
 
 class _TooLargeError(Exception):
     """A page over the size limit (its download is cut off)."""
 
 
-def client(limits: WebLimits) -> httpx.AsyncClient:
-    """The HTTP client a sync reads with: timeout, our name, redirects followed."""
+class OffSiteError(httpx.RequestError):
+    """A request to another host than the source's (a redirect, a sitemap's entry): never
+    sent, so a site cannot have the sync read an internal address and publish it."""
+
+
+def client(limits: WebLimits, start: str) -> httpx.AsyncClient:
+    """The HTTP client a sync reads `start`'s site with: timeout, our name, redirects
+    followed on that host only (each request's host checked before it is sent)."""
+    host = _host(start)
+
+    async def same_host(request: httpx.Request) -> None:
+        if _host(str(request.url)) != host:
+            raise OffSiteError(f"{request.url.host} is not the source's host", request=request)
+
     return httpx.AsyncClient(
         timeout=limits.timeout_s,
         follow_redirects=True,
         headers={"User-Agent": limits.user_agent},
         limits=httpx.Limits(max_connections=IN_FLIGHT),
+        event_hooks={"request": [same_host]},
     )
+
+
+def _host(url: str) -> str:
+    """scheme://host:port of `url`, as requests compare (the default port spelled out)."""
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
+    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
 
 
 def _root(url: str) -> str:

@@ -180,7 +180,16 @@ def serving_api(
             await db.dispose()
 
     keys = asyncio.run(prepare())
-    full_env = {"DATABASE_URL": database_url, "WEB_CHAT_API_KEY": keys["public"], **env}
+    # turns in the serving process (TURN_PROCESSES=0, a supported set-up): these tests are
+    # about the pages and the API; a turn worker would add a second start-up of the
+    # embedder and the model client to each. The worker path has its own tests
+    # (tests/core, test_serve_drain, test_web_chat_stop pass TURN_PROCESSES=1).
+    full_env = {
+        "DATABASE_URL": database_url,
+        "WEB_CHAT_API_KEY": keys["public"],
+        "TURN_PROCESSES": "0",
+        **env,
+    }
     proc: subprocess.Popen[str] | None = None
     try:
         proc, port = launch("serve", tmp_path, full_env)

@@ -4,9 +4,11 @@ answered through the inbox as a typed question is."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 
 import pytest
+from PIL import Image
 from sqlalchemy import text
 
 from storage.embeddings import Embedder
@@ -60,6 +62,16 @@ async def test_a_photo_is_read_and_answered_with_a_citation(
             "message": say("media:photo_unread", "en"),
             "field": "file",
         }
+        # a question is one picture: a multi-page TIFF is not read page after page
+        pages = [Image.open(io.BytesIO(text_image(PAGE))) for _ in range(2)]
+        tiff = io.BytesIO()
+        pages[0].save(tiff, "TIFF", save_all=True, append_images=pages[1:])
+        several = await client.post(
+            "/api/v1/ask/media",
+            files={"file": ("pages.tif", tiff.getvalue(), "image/tiff")},
+            data={"kind": "photo"},
+        )
+        assert several.status_code == 422 and several.json()["code"] == "photo_unread"
 
 
 async def test_a_recording_is_heard_then_answered_in_the_stream(

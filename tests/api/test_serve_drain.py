@@ -29,6 +29,7 @@ def test_sigterm_ends_open_streams_with_draining_and_the_process_exits(
         "LLM_API_KEY": "k",
         "LLM_PLANNER": "always",  # the turn plans with the model, as the timings were set for
         "SHUTDOWN_GRACE_SECONDS": "4",  # room for a loaded machine (parallel tests)
+        "TURN_PROCESSES": "1",  # the turn in a worker process: stopped across the pipe
     }
     try:
         with serving_api(tmp_path, database_url, embedder, **env) as served:

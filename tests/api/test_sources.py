@@ -108,7 +108,9 @@ async def test_an_expired_link_and_a_removed_document_are_said_plainly(
 
         # signed with the installation's key, but 31 days ago with a 30-day lifetime
         links = SourceLinks(h.worker.db, settings_for_tests(SOURCE_LINK_DAYS=30))
-        old = await links.mint("passport", cited["chunk"], "en", now=time.time() - 31 * 86400)
+        old = await links.mint(
+            "passport", "public", cited["chunk"], "en", now=time.time() - 31 * 86400
+        )
         expired = await web.get(old)
         assert expired.status_code == 403 and "This link has expired" in expired.text
         assert "1,300" not in expired.text
@@ -129,7 +131,7 @@ async def test_an_expired_link_and_a_removed_document_are_said_plainly(
 
         # a link naming no passage (an answer remembered from before citations named
         # theirs) shows the document, and nothing about a passage
-        whole = await web.get(await links.mint("passport", None, "en"))
+        whole = await web.get(await links.mint("passport", "public", None, "en"))
         assert whole.status_code == 200 and "1,500 dollars" in whole.text
         assert "<mark" not in whole.text and "cited passage" not in whole.text
 
@@ -138,9 +140,20 @@ async def test_an_expired_link_and_a_removed_document_are_said_plainly(
         await IngestionService(h.worker.db, embedder, IngestOptions()).ingest_bytes(
             "notice.md", hostile.encode(), collection="public"
         )
-        notice = (await web.get(await links.mint("notice", None, "en"))).text
+        notice = (await web.get(await links.mint("notice", "public", None, "en"))).text
         assert "<script" not in notice and "<b>" not in notice
         assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;read me&lt;/b&gt;" in notice
+
+        # a document of that title stored in an internal collection later: the public
+        # link does not open it (it was signed for the public one)
+        internal = "# Passport renewal\n\nINTERNAL: the counter's alarm code is 4471.\n"
+        await IngestionService(h.worker.db, embedder, IngestOptions()).ingest_bytes(
+            "passport.md", internal.encode(), collection="internal"
+        )
+        moved = await web.get(cited["source_url"])
+        assert moved.status_code == 404 and "4471" not in moved.text
+        # nor does a link re-signed by hand for the internal collection
+        assert (await web.get(_with_query(cited["source_url"], col="internal"))).status_code == 403
 
         async with h.worker.db.transaction() as session:  # the document unpublished
             found = await documents_repo.find_by_title(session, "passport")

@@ -10,6 +10,7 @@ Without the page: sign-in refusals, CSRF and Origin checks, no framing, sign-out
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import create_engine, text
 
+from bot.core.admin.api_keys import ApiKeys
+from storage.db import Database
 from storage.embeddings import Embedder
 from tests.api.conftest import Served, serving_api
 from tests.api.test_web_chat import (  # noqa: F401
@@ -205,7 +208,10 @@ def test_an_admin_answers_a_case_publishes_a_gap_answer_uploads_and_reads_feedba
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".group .publish-send"))
     overflow = "return document.documentElement.scrollWidth - window.innerWidth"
     assert browser.execute_script(overflow) <= 0
-    assert browser.find_element(By.CSS_SELECTOR, ".group .publish-send").is_displayed()
+    # read in one script: the page may re-render the section between two WebDriver calls
+    shown = "const b = document.querySelector('.group .publish-send');"
+    shown += " return !!b && b.getClientRects().length > 0"
+    wait.until(lambda d: d.execute_script(shown))
 
     # sign-in and the published answer are audited under the key's name
     assert ("admin", "ops", "ok") in _audited(site.database_url, "console:sign_in")
@@ -254,3 +260,39 @@ def test_sessions_need_an_admin_key_a_csrf_token_this_origin_and_never_frame(
         out = client.delete("/admin/session", headers={**here, "X-CSRF-Token": csrf})
         assert out.status_code == 200
         assert client.get("/admin/session").status_code == 401
+
+
+def test_an_admin_key_that_does_not_read_every_collection_sees_only_its_documents(
+    console_site: Served,
+) -> None:
+    """Gaps, feedback, figures, cases and jobs hold every platform's questions and answers:
+    an admin key reading only `public` gets its documents, and a plain refusal for those."""
+    site = console_site
+    _server_up(site)
+
+    async def make_key() -> str:
+        db = Database.connect(site.database_url)
+        try:
+            _row, key = await ApiKeys(db).create("public-admin", ["public"], admin=True)
+            return key
+        finally:
+            await db.dispose()
+
+    key = asyncio.run(make_key())
+    here = {"Origin": site.url}
+    with httpx.Client(base_url=site.url, timeout=30) as client:
+        opened = client.post("/admin/session", json={"key": key}, headers=here)
+        assert opened.status_code == 200
+        csrf = opened.json()["csrf"]
+        titles = [d["title"] for d in client.get("/admin/api/documents").json()]
+        assert "passport" in titles and "travel" not in titles
+        for path in ("/admin/api/gaps", "/admin/api/feedback", "/admin/api/figures"):
+            refused = client.get(path)
+            assert refused.status_code == 403, path
+            assert refused.json()["code"] == "not_every_collection"
+            assert "internal" in refused.json()["message"]
+        assert client.get("/admin/api/cases").status_code == 403
+        assert client.get("/admin/api/jobs/1").status_code == 403
+        changing = {**here, "X-CSRF-Token": csrf}
+        reply = client.post("/admin/api/cases/1/reply", json={"text": "hi"}, headers=changing)
+        assert reply.status_code == 403

@@ -201,7 +201,10 @@ def test_emphasis_and_links_in_an_answer_are_elements(
     items = text.find_elements(By.CSS_SELECTOR, "ul > li")
     assert len(items) >= 2, text.get_attribute("outerHTML")
     assert [s.text for s in text.find_elements(By.TAG_NAME, "strong")] == ["signed"]
-    links = {a.text: a for a in text.find_elements(By.TAG_NAME, "a")}
+    # the document's links, beside each [n] that opens its source
+    cited = text.find_elements(By.CSS_SELECTOR, "a.citation-link")
+    assert cited and all(a.text.startswith("[") for a in cited)
+    links = {a.text: a for a in text.find_elements(By.CSS_SELECTOR, "a:not(.citation-link)")}
     assert set(links) == {"https://city.example.org/forms/dog-licence", "the photo rules"}
     assert links["the photo rules"].get_attribute("href") == "https://city.example.org/photo-rules"
     for link in links.values():

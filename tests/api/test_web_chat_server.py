@@ -7,9 +7,11 @@ from __future__ import annotations
 import logging
 
 import pytest
+from pydantic import ValidationError
 
 from storage.embeddings import Embedder
 from tests.api.conftest import api_harness
+from tests.support.core_fixtures import settings_for_tests
 
 QUESTION = "How much does an adult passport renewal cost?"
 GREETING = "Hello"
@@ -107,3 +109,24 @@ async def test_an_unlisted_site_embedding_the_chat_is_warned_once_per_origin(
         assert len(about) == 1, warnings
         assert "API_CORS_ORIGINS" in about[0]
         assert not [w for w in warnings if listed in w]
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("WEB_CHAT_COLOR", "blue"),
+        ("WEB_CHAT_COLOR", "#12345g"),
+        # its origin goes into the page's CSP header: a non-ASCII host cannot be sent,
+        # a ";" would start another directive
+        ("WEB_CHAT_LOGO_URL", "https://例え.jp/logo.png"),
+        ("WEB_CHAT_LOGO_URL", "https://cdn.example.org;sandbox/x.png"),
+        ("WEB_CHAT_LOGO_URL", "javascript:alert(1)"),
+    ],
+)
+def test_a_look_the_page_cannot_carry_is_refused_at_start_in_plain_words(
+    setting: str, value: str
+) -> None:
+    with pytest.raises(ValidationError) as refused:
+        settings_for_tests(**{setting: value})
+    said = str(refused.value)
+    assert setting in said and "pattern" not in said

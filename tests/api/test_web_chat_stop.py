@@ -38,6 +38,7 @@ def served_slowly(tmp_path: Path, database_url: str, embedder: Embedder) -> Iter
         "LLM_MODEL": "fake-model",
         "LLM_API_KEY": "k",
         "LLM_PLANNER": "always",
+        "TURN_PROCESSES": "1",  # the turn in a worker process: stopped across the pipe
     }
     try:
         with serving_api(tmp_path, database_url, embedder, **env) as served:

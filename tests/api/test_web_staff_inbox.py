@@ -23,6 +23,7 @@ from tests.api.conftest import Served, serving_api
 from tests.api.test_web_chat import ANSWER_WAIT, PAGE_WAIT, _open_chat, browser  # noqa: F401
 
 MISSING = "Where do I register my dog?"
+SECOND_ANSWER = "And bring your old card if you still have it."
 STAFF_ANSWER = "Register your dog at the Animal Office on Main Street."
 CONTACT = "the service desk (phone +852 2345 6789, desk@city.example.org)"
 CONTACT_ZH = "服務台（電話 +852 2345 6789）"
@@ -94,6 +95,18 @@ def test_a_refused_resident_asks_a_person_and_staff_answer_from_the_browser_inbo
     browser.switch_to.window(chat)
     wait.until(lambda d: any(STAFF_ANSWER in t for t in _texts(d, ".staff-message")))
     assert sum(STAFF_ANSWER in t for t in _texts(browser, ".staff-message")) == 1
+
+    # a reload keeps the person's reply on the page, and what they send next arrives
+    browser.refresh()
+    wait.until(lambda d: any(STAFF_ANSWER in t for t in _texts(d, ".staff-message")))
+    assert sum(STAFF_ANSWER in t for t in _texts(browser, ".staff-message")) == 1
+    assert browser.find_elements(By.CSS_SELECTOR, ".staff-message .handoff-back")
+    browser.switch_to.window(inbox)
+    case = browser.find_elements(By.CSS_SELECTOR, ".case")[0]
+    case.find_element(By.CSS_SELECTOR, ".reply-text").send_keys(SECOND_ANSWER)
+    case.find_element(By.CSS_SELECTOR, ".reply-send").click()
+    browser.switch_to.window(chat)
+    wait.until(lambda d: any(SECOND_ANSWER in t for t in _texts(d, ".staff-message")))
 
     # Close in the inbox: the case leaves the list and the chat is the bot's again
     browser.switch_to.window(inbox)

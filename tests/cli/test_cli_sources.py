@@ -157,6 +157,10 @@ def test_a_folder_source(cli, tmp_path: Path) -> None:  # type: ignore[no-untype
     (folder / "pets" / "dogs.txt").write_text(DOGS)
     (folder / "parks.md").write_text(f"# Parks\n\n{PARKS}\n")
     (folder / ".hidden.txt").write_text(SECRET)
+    # a link out of the folder: the file it points at is not the folder's to publish
+    outside = tmp_path / "outside.txt"
+    outside.write_text(SECRET)
+    (folder / "linked.txt").symlink_to(outside)
     added = cli("sources", "add", "folder", str(folder), "--collection", "internal")
     assert added.returncode == 0, added.stderr
     first = cli("sources", "sync")

@@ -34,7 +34,7 @@ async def _read(
     async def keep(page: Page) -> None:
         pages[page.url.removeprefix(site.root)] = page
 
-    async with web.client(LIMITS) as http:
+    async with web.client(LIMITS, start) as http:
         asked = await WebReader(http, LIMITS).read(start, 2, 100, known or {}, keep)
     return {u.removeprefix(site.root) for u in asked}, pages
 
@@ -68,3 +68,37 @@ async def test_a_site_that_cannot_be_read_raises(site: LocalSite) -> None:
     site.stop()
     with pytest.raises(SiteUnreadableError):
         await _read(site, root + "/")
+
+
+async def test_a_redirect_or_sitemap_to_another_host_is_never_followed(site: LocalSite) -> None:
+    """A page of the site sending the sync to another address (an internal one, say) is a
+    failed page: the other host is never asked, nothing of it is read."""
+    inside = LocalSite(sitemap=False)
+    inside.page("/secret.html", "Internal", "The root password is hunter2 on every server.")
+    inside.start()
+    try:
+        site.page("/lib/moved.html", "Moved", TEXT)
+        site.redirects["/lib/moved.html"] = inside.root + "/secret.html"
+        site.redirects["/lib/here.html"] = site.root + "/lib/books.html"  # same host: followed
+        site.page("/lib/here.html", "Here", TEXT)
+        _asked, pages = await _read(site, site.root + "/lib/")
+        assert not inside.asked("/secret.html")
+        moved = pages["/lib/moved.html"]
+        assert moved.status == web.FAILED and "not the source's host" in (moved.reason or "")
+        assert pages["/lib/here.html"].status == web.FETCHED
+    finally:
+        inside.stop()
+
+
+async def test_a_site_shut_by_robots_txt_fails_instead_of_reading_nothing() -> None:
+    """Disallow over the source's URL: the sync fails (its documents are kept), rather
+    than finding every page gone and deleting them two syncs later."""
+    shut = LocalSite(disallow="/")
+    shut.page("/lib/books.html", "Books", TEXT)
+    shut.start()
+    try:
+        with pytest.raises(SiteUnreadableError, match=r"robots\.txt does not let"):
+            await _read(shut, shut.root + "/lib/")
+        assert not shut.asked("/lib/books.html")
+    finally:
+        shut.stop()

@@ -119,3 +119,6 @@ async def test_reindex_to_another_dimension_re_embeds_faq_questions(
     # the new embedder's searches match the question again
     hits = await HybridSearcher(db, other).search("How do I renew my passport?", top_k=1)
     assert hits[0].question == question
+    # back to the session's embedder: the tables are emptied after the test, but the index's
+    # model and dimension stay, and later tests in this process search with the real one
+    assert (await reindex(db, embedder)).chunks == 1

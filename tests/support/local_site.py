@@ -27,6 +27,7 @@ class LocalSite:
         self.sitemap = sitemap
         self.disallow = disallow
         self.broken: set[str] = set()  # paths answered 500
+        self.redirects: dict[str, str] = {}  # path -> where a 302 sends it
         self.log: list[tuple[str, int]] = []  # (path, status) of every request
         self.lock = threading.Lock()
         self.server: ThreadingHTTPServer | None = None
@@ -103,6 +104,8 @@ class LocalSite:
                 return 200, xml.encode(), {"Content-Type": "application/xml"}
             if path in self.broken:
                 return 500, b"server error", {"Content-Type": "text/plain"}
+            if path in self.redirects:
+                return 302, b"", {"Location": self.redirects[path]}
             if path not in self.pages:
                 return 404, b"not found", {"Content-Type": "text/plain"}
             body = self.html(path)

@@ -73,7 +73,9 @@ def launch(
         text=True,
     )
     try:
-        wait_for(lambda: health(port) is not None or proc.poll() is not None)
+        # generous: on a loaded 2-core machine (four test processes, browsers) a start that
+        # takes 20 s alone can take several times that
+        wait_for(lambda: health(port) is not None or proc.poll() is not None, timeout=150)
     except AssertionError:
         # a server that never came up must not live on: it would keep the port and write
         # into the database the next tests read

@@ -4,6 +4,7 @@ over the same core); without it, a document with no URL of its own stays plain t
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator
 from html import unescape
@@ -47,6 +48,9 @@ async def test_the_source_title_links_the_view_in_the_readers_script(
     await linked.post(private_text(9100, 601, question, language="zh-hans"))
     [final] = await answered(fake_tg, 601)
     assert final["parse_mode"] == "HTML"
+    # the links stay links: no preview card unfolds under the answer
+    preview = final["link_preview_options"]
+    assert (json.loads(preview) if isinstance(preview, str) else preview) == {"is_disabled": True}
     # the title in the reader's script, a link to the signed view on the public address
     titled = r'\[1\] <a href="(https://ragbot\.example\.org/sources/[^"]+)">停车许可证</a>'
     found = re.search(titled, final["text"])

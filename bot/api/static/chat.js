@@ -49,7 +49,7 @@
     // what Retry does once the server answers again (null: nothing failed)
     retry: null,
     // a hand-off in progress: the last staff message seen, and the polling timer
-    mailbox: { after: 0, timer: null, backShown: false },
+    mailbox: { after: 0, timer: null, backShown: false, withStaff: false },
   };
   const MAILBOX_POLL_MS = 3000;
 
@@ -515,6 +515,9 @@
       });
     }
     scrollDown();
+    // the staff's replies are kept in the mailbox, not the history: shown again, and
+    // collected on while a person still has the conversation
+    if (state.config.handoff) await collect();
   }
 
   function finish(answer, done) {
@@ -769,6 +772,7 @@
       ui.messages.append(item);
     }
     scrollDown();
+    state.mailbox.withStaff = Boolean(body.with_staff);
     if (body.with_staff) {
       polling(true);
     } else {
@@ -841,7 +845,12 @@
   function startOver() {
     stop();
     polling(false);
-    state.mailbox = { after: 0, timer: null, backShown: false };
+    if (state.mailbox.withStaff && state.conversationId) {
+      // a person has this conversation: it is closed, not left open for nobody to read
+      const body = { conversation_id: state.conversationId, language: state.language };
+      post("/handoff/close", body).catch(() => {});
+    }
+    state.mailbox = { after: 0, timer: null, backShown: false, withStaff: false };
     setConversation(null);
     ui.messages.replaceChildren();
     showSuggestions();

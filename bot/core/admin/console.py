@@ -9,7 +9,7 @@ their answer, sources and decision path in plain words, and turns per day.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -36,12 +36,28 @@ class AdminConsole:
     """Sessions, published answers and the pages' views."""
 
     def __init__(
-        self, db: Database, admin: AdminService, sessions: ConsoleSessions, answers: ConsoleAnswers
+        self,
+        db: Database,
+        admin: AdminService,
+        sessions: ConsoleSessions,
+        answers: ConsoleAnswers,
+        configured: Collection[str] = (),
     ) -> None:
         self._db = db
         self._admin = admin
         self.sessions = sessions
         self.answers = answers
+        # the collections the platforms' settings name, documents in them or not yet
+        self._configured = frozenset(configured)
+
+    async def unread_collections(self, who: ConsoleSession) -> list[str]:
+        """The collections this key does not read, among those configured, holding
+        documents or read by any active key. Gaps, feedback, figures, cases and uploads'
+        jobs hold every platform's questions and answers: they are shown only to an admin
+        key for which this is empty (one that reads everything)."""
+        async with self._db.sessions() as session:
+            in_use = await console_repo.collections_in_use(session)
+        return sorted((in_use | self._configured) - set(who.grant.collections))
 
     async def documents(self, who: ConsoleSession) -> list[dict[str, Any]]:
         """The key's collections' documents, each with how many answers cited it."""

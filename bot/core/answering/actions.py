@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from typing import Any
 
 from bot.core.source_links import SourceLinks
@@ -68,11 +69,12 @@ class AnswerActions:
         }
 
     async def history(
-        self, platform: str, conversation_key: str, limit: int
+        self, platform: str, conversation_key: str, limit: int, readable: Collection[str]
     ) -> list[dict[str, Any]] | None:
         """The last `limit` questions and answers of one conversation, oldest first: role,
         text, language, citations and (an answer's) id and outcome; None when there is no
-        such conversation. The caller has checked the conversation is the reader's own."""
+        such conversation. The caller has checked the conversation is the reader's own;
+        a citation links its source only in a collection of `readable` (the reader's now)."""
         async with self._db.sessions() as session:
             rows = await conv_repo.shown_messages(session, platform, conversation_key, limit)
         if rows is None:
@@ -86,7 +88,7 @@ class AnswerActions:
             citations = list(row.citations or []) if answer else []
             if citations:
                 # stored turns keep no expiring link: minted now, for this reader
-                citations = await self._links.linked(citations, row.language or "en")
+                citations = await self._links.linked(citations, row.language or "en", readable)
             shown.append(
                 {
                     "role": row.role,

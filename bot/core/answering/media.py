@@ -11,6 +11,8 @@ parser process (`storage.sandbox`), as an uploaded image's does.
 
 from __future__ import annotations
 
+import asyncio
+import io
 from dataclasses import dataclass
 
 from bot.core.answering.speech import SpeechError, SpeechToText
@@ -20,6 +22,8 @@ from graph.nodes.guard import MAX_CHARS
 from textkit.catalog import say
 
 MEDIA_KINDS = ("voice", "photo")
+PHOTOS_AT_ONCE = 1  # OCR processes for questions at a time, per serving process
+PHOTO_TIMEOUT_S = 60  # a photo question's OCR budget (OCR_TIMEOUT_SECONDS if lower)
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,10 @@ class MediaReader:
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
+        # one photo read at a time in this process: each is an OCR process of up to
+        # OCR_MEMORY_MB, and anyone holding a key (the web chat's is every visitor's) may
+        # send photos; the others wait their turn
+        self._reading = asyncio.Semaphore(PHOTOS_AT_ONCE)
 
     def speech(self) -> SpeechToText | None:
         """The transcription client, or None when no endpoint is configured."""
@@ -105,15 +113,34 @@ class MediaReader:
         if attachment.size is not None and limit is not None and attachment.size > limit:
             return unread
         data = await attachment.read()
+        if await asyncio.to_thread(_frames, data) > 1:  # a question is one picture
+            return Reading(notice=unread.notice, reason="an image of several pages")
         limits = ParseLimits(
-            s.parse_memory_mb, s.parse_timeout_s, s.ingest_nice, s.ocr_memory_mb, s.ocr_timeout_s
+            s.parse_memory_mb,
+            s.parse_timeout_s,
+            s.ingest_nice,
+            s.ocr_memory_mb,
+            min(s.ocr_timeout_s, PHOTO_TIMEOUT_S),  # a question waits on it, not a job
         )
         try:
-            parsed = await parse_isolated(data, "image", limits)
+            async with self._reading:
+                parsed = await parse_isolated(data, "image", limits)
         except UnreadableFileError as exc:
             return Reading(notice=unread.notice, reason=str(exc))
         text = "\n".join(block.text for block in parsed.blocks).strip()
         return Reading(text=text) if text else unread
+
+
+def _frames(data: bytes) -> int:
+    """How many pictures an image file holds (a multi-page TIFF, an animation): read from
+    its header, nothing decoded; 1 when it is no image Pillow knows (the OCR says so)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return int(getattr(image, "n_frames", 1))
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+        return 1
 
 
 def _minutes(seconds: int) -> str:
