@@ -11,6 +11,7 @@ path of `POST /api/v1/ask` (`bot.api.whole`).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -75,6 +76,7 @@ class McpTools:
         except ValueError as exc:
             raise ToolError(f"Not a question to ask: {exc}") from None
         message, conversation = inbound(grant, body, None, None)
+        message = dataclasses.replace(message, offers_people=False)  # no button to press
         try:
             answer = await whole_answer(self._waiting, self._core, message, conversation)
         except ApiError as exc:  # rate limited, draining, the turn failed: said to the model

@@ -107,6 +107,7 @@ def _question(
     except ValidationError:
         raise ApiError(400, "invalid", "The question is at most 8,000 characters.") from None
     message, conversation = inbound(grant, ask, None, accept_language)
+    message = dataclasses.replace(message, offers_people=False)  # no button to press there
     history = history_of(body.messages[:-1])
     return dataclasses.replace(message, history=history), conversation
 

@@ -157,6 +157,9 @@ class InboundMessage:
     # ("user" | "assistant", text) pairs read as the turn's history instead of the stored
     # one; like the search knobs, held in memory only (the call waits for its own turn)
     history: tuple[tuple[str, str], ...] | None = None
+    # False where the caller has no "Ask a person" to press (an OpenAI-compatible chat
+    # client, an MCP tool): a refusal then does not point at one
+    offers_people: bool = True
 
 
 @dataclass(frozen=True)

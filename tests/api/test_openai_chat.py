@@ -138,3 +138,23 @@ async def test_wrong_keys_bad_bodies_and_the_rate_limit_are_openai_errors(
             assert len(list(actions)) >= 4
         for made in (wrong, public, staff):
             await made.close()
+
+
+async def test_a_refusal_points_at_no_button_the_client_does_not_have(
+    database_url: str, embedder: Embedder
+) -> None:
+    """With people to hand over to (a staff inbox), the web chat's refusal says to press
+    "Ask a person"; a chat front-end on /v1 has no such button, so its refusal does not."""
+    async with api_harness(database_url, embedder, HANDOFF_WEB_INBOX="true") as h:
+        question = "Who won the football world cup in 1966?"
+        web = await h.client("public").post("/api/v1/ask", json={"question": question})
+        assert web.json()["outcome"] == "refused"
+        assert "Ask a person" in web.json()["answer"]
+        client = client_of(h)
+        done = await client.chat.completions.create(
+            model="ragbot", messages=[{"role": "user", "content": question}]
+        )
+        text = done.choices[0].message.content or ""
+        assert done.model_dump()["ragbot"]["outcome"] == "refused"
+        assert "our documents don't answer" in text and "Ask a person" not in text
+        await client.close()

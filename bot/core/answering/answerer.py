@@ -253,7 +253,7 @@ class Answerer:
             # only now, with a turn slot: typing and status show work that runs, not a queue
             yield Progress("received", progress_message("received", language), language)
             async for event in stream:  # the service's events are the core's: forwarded
-                yield self._with_handoff(await self._with_links(event))
+                yield self._with_handoff(await self._with_links(event), message)
 
     async def _with_links(self, event: Outbound) -> Outbound:
         """An answer's citations with their signed source links, minted for this reader
@@ -267,9 +267,12 @@ class Answerer:
             return event
         return dataclasses.replace(event, citations=linked)
 
-    def _with_handoff(self, event: Outbound) -> Outbound:
-        """An answer offers "Ask a person" when people can take over; a refusal says so."""
+    def _with_handoff(self, event: Outbound, message: InboundMessage) -> Outbound:
+        """An answer offers "Ask a person" when people can take over and the asker's
+        interface shows the button; a refusal says so."""
         if not (isinstance(event, FinalAnswer) and self._handoff.enabled):
+            return event
+        if not message.offers_people:
             return event
         if event.message_id is None:
             return event
