@@ -20,6 +20,7 @@ from bot.api.console_auth import Changer, Reader, console_of
 from bot.api.errors import ApiError
 from bot.api.gate import too_large_message
 from bot.api.models import ID_MAX
+from bot.api.staff import shown_case, staff_inbox_of
 from bot.core.admin.audit import AdminInputError
 from bot.core.admin.console import key_actor
 from bot.core.admin.console_sessions import ConsoleSession
@@ -161,34 +162,10 @@ async def check(request: Request, who: Changer, body: Check) -> dict[str, Any]:
         raise _rejected(exc) from exc
 
 
-def _inbox_on(request: Request) -> None:
-    if not core_of(request).staff_inbox.enabled:
-        raise ApiError(404, "staff_inbox_off", "The staff inbox is off (HANDOFF_WEB_INBOX).")
-
-
 @router.get("/cases")
 async def cases(request: Request, who: WholeReader) -> list[dict[str, Any]]:
     """The cases not closed (open and waiting), oldest first, with their conversation."""
-    _inbox_on(request)
-    found = await core_of(request).staff_inbox.cases()
-    return [
-        {
-            **{k: c[k] for k in ("id", "status", "platform", "language", "question")},
-            "answer": c.get("answer") or "",
-            "claimed_by": c.get("claimed_by"),
-            "opened_at": c["created_at"].isoformat(timespec="seconds"),
-            "messages": [
-                {
-                    "direction": m["direction"],
-                    "author": m["author"],
-                    "text": m["text"],
-                    "at": m["created_at"].isoformat(timespec="seconds"),
-                }
-                for m in c["messages"]
-            ],
-        }
-        for c in found
-    ]
+    return [shown_case(c) for c in await staff_inbox_of(request).cases()]
 
 
 @router.post("/cases/{case_id}/reply")
@@ -196,10 +173,9 @@ async def reply(
     request: Request, who: WholeChanger, case_id: CaseId, body: Reply
 ) -> dict[str, str]:
     """Reply to the case's asker through the hand-off desk (the first reply claims it)."""
-    _inbox_on(request)
-    inbox = core_of(request).staff_inbox
-    result = await inbox.reply(
-        case_id, Staffer(who.grant.name), body.text, body.request_id or uuid.uuid4().hex
+    request_id = body.request_id or uuid.uuid4().hex
+    result = await staff_inbox_of(request).reply(
+        case_id, Staffer(who.grant.name), body.text, request_id
     )
     return {"result": result}
 
@@ -207,8 +183,7 @@ async def reply(
 @router.post("/cases/{case_id}/close")
 async def close(request: Request, who: WholeChanger, case_id: CaseId) -> dict[str, str]:
     """Close the case: the asker is told the bot answers again."""
-    _inbox_on(request)
-    closed = await core_of(request).staff_inbox.close(case_id, Staffer(who.grant.name))
+    closed = await staff_inbox_of(request).close(case_id, Staffer(who.grant.name))
     return {"result": "ok" if closed else "closed"}
 
 

@@ -24,16 +24,22 @@ ERRORS = documented(401, 403, 404, 422, 429, 503)
 CaseId = Annotated[int, Path(ge=1, le=ID_MAX)]
 
 
-def _inbox(request: Request, grant: Grant) -> StaffInbox:
-    """The staff inbox for an admin key (403 for another key, 404 when it is off)."""
-    admin_only(grant)
+def staff_inbox_of(request: Request) -> StaffInbox:
+    """The staff inbox (404 when it is off), for this page and the admin console's."""
     inbox = core_of(request).staff_inbox
     if not inbox.enabled:
         raise ApiError(404, "staff_inbox_off", "The staff inbox is off (HANDOFF_WEB_INBOX).")
     return inbox
 
 
-def _shown(case: dict[str, Any]) -> dict[str, Any]:
+def _inbox(request: Request, grant: Grant) -> StaffInbox:
+    """The staff inbox for an admin key (403 for another key, 404 when it is off)."""
+    admin_only(grant)
+    return staff_inbox_of(request)
+
+
+def shown_case(case: dict[str, Any]) -> dict[str, Any]:
+    """A case as the staff pages show it: its fields, times as ISO text, what was said."""
     return {
         **{k: case[k] for k in ("id", "status", "platform", "language", "question", "outcome")},
         "answer": case.get("answer") or "",
@@ -59,7 +65,7 @@ async def waiting_cases(
     """The cases waiting for a person, oldest first, with what was said so far."""
     cases = await _inbox(request, grant).cases()
     request.state.audited = False  # a read every few seconds: replies and closes are audited
-    return [_shown(case) for case in cases]
+    return [shown_case(case) for case in cases]
 
 
 @router.post("/cases/{case_id}/reply", response_model=StaffResult, responses=ERRORS)

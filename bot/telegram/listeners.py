@@ -197,18 +197,7 @@ class TelegramListeners:
         self, message: Message, caption: str, upload: Attachment, context: Context
     ) -> None:
         """A photo sent to be added, through the core as a document's upload is."""
-        if message.from_user is None:
-            return
-        with accepting():
-            inbound = translate.inbound(
-                message,
-                text=caption,
-                conversation_key=str(message.chat_id),
-                language=await chosen_language(self._core, message.from_user.id),
-                attachments=(upload,),
-                upload_intent=True,
-            )
-            await self._accept_admin_aware(inbound, message, context)
+        await self._send_file(message, caption, upload, None, True, context)
 
     async def on_command(self, update: Update, context: Context) -> None:
         """/help, /forms and the admin commands: run by the core."""
@@ -293,7 +282,28 @@ class TelegramListeners:
     ) -> None:
         """`carrier`'s document through the core, as `message` (itself, or a `/upload` reply)."""
         document = carrier.document
-        if document is None or message.from_user is None:
+        if document is None:
+            return
+        await self._send_file(
+            message,
+            text,
+            translate.attachment(document, file_fetcher(context.bot)),
+            command if command and command[0] == "addform" else None,
+            command is not None and command[0] == "upload",
+            context,
+        )
+
+    async def _send_file(
+        self,
+        message: Message,
+        text: str,
+        attachment: Attachment,
+        command: tuple[str, tuple[str, ...]] | None,
+        upload_intent: bool,
+        context: Context,
+    ) -> None:
+        """A file (a document, an upload's photo) through the core with its caption."""
+        if message.from_user is None:
             return
         with accepting():
             inbound = translate.inbound(
@@ -301,9 +311,9 @@ class TelegramListeners:
                 text=text,
                 conversation_key=str(message.chat_id),
                 language=await chosen_language(self._core, message.from_user.id),
-                command=command if command and command[0] == "addform" else None,
-                attachments=(translate.attachment(document, file_fetcher(context.bot)),),
-                upload_intent=command is not None and command[0] == "upload",
+                command=command,
+                attachments=(attachment,),
+                upload_intent=upload_intent,
             )
             await self._accept_admin_aware(inbound, message, context)
 

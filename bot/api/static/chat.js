@@ -372,20 +372,7 @@
         return;
       }
       for await (const { type, data } of events(response)) {
-        if (type === "reasoning" && data && typeof data.text === "string" && data.text) {
-          delete answer.status.dataset.word;
-          answer.status.textContent = data.text;
-        } else if (type === "chunk" && data) {
-          if (data.reset) answer.streamed = "";
-          if (typeof data.text === "string") answer.streamed += data.text;
-          fillAnswer(answer.text, answer.streamed);
-          scrollDown();
-        } else if (type === "done" && data) {
-          finish(answer, data);
-          finished = true;
-          break;
-        } else if (type === "error") {
-          showError(answer, failureMessage(data));
+        if (showEvent(answer, type, data)) {
           finished = true;
           break;
         }
@@ -1074,6 +1061,27 @@
     }
   }
 
+  // One event of an answer's stream shown: its progress line, its text so far, the whole
+  // answer or its error. True once the answer (or its error) is shown.
+  function showEvent(answer, type, data) {
+    if (type === "reasoning" && data && typeof data.text === "string" && data.text) {
+      delete answer.status.dataset.word;
+      answer.status.textContent = data.text;
+    } else if (type === "chunk" && data) {
+      if (data.reset) answer.streamed = "";
+      if (typeof data.text === "string") answer.streamed += data.text;
+      fillAnswer(answer.text, answer.streamed);
+      scrollDown();
+    } else if (type === "done" && data) {
+      finish(answer, data);
+      return true;
+    } else if (type === "error") {
+      showError(answer, failureMessage(data));
+      return true;
+    }
+    return false;
+  }
+
   // The stream of a photo's or recording's answer, as a typed question's, with what was
   // heard shown in place of the question. True once the answer (or its error) is shown.
   async function mediaAnswer(response, asked, answer) {
@@ -1081,19 +1089,7 @@
       if (type === "heard" && data && typeof data.message === "string") {
         asked.querySelector(".question-text").textContent = data.message;
         asked.classList.add("heard");
-      } else if (type === "reasoning" && data && typeof data.text === "string" && data.text) {
-        delete answer.status.dataset.word;
-        answer.status.textContent = data.text;
-      } else if (type === "chunk" && data) {
-        if (data.reset) answer.streamed = "";
-        if (typeof data.text === "string") answer.streamed += data.text;
-        fillAnswer(answer.text, answer.streamed);
-        scrollDown();
-      } else if (type === "done" && data) {
-        finish(answer, data);
-        return true;
-      } else if (type === "error") {
-        showError(answer, failureMessage(data));
+      } else if (showEvent(answer, type, data)) {
         return true;
       }
     }
