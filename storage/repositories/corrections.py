@@ -33,6 +33,17 @@ _CITED = (
     " AND c.platform = ANY(:platforms)"
 )
 
+# an answer, its question and its conversation (the collections the turn read: null, all)
+_TURN = (
+    "SELECT a.id AS answer_id, a.content AS answer, a.language, a.created_at,"
+    " a.details->'collections' AS collections,"
+    " (a.details->'collections') IS NOT NULL AS recorded,"
+    " q.id AS question_id, q.content AS question, q.details->>'user' AS asker,"
+    " c.id AS conversation_id, c.platform, c.external_id, c.user_id"
+    " FROM messages a JOIN conversations c ON c.id = a.conversation_id"
+    " JOIN messages q ON q.trace_id = a.trace_id AND q.role = 'user'"
+)
+
 
 def _cited(title: str) -> str:
     return json.dumps([{"document": title}], ensure_ascii=False)
@@ -76,15 +87,7 @@ async def cited_turns(
     """The answered turns of the last `days` (before `before`) that cited `title`, oldest
     first: the answer, its question and the conversation it was given in."""
     rows = await session.execute(
-        text(
-            "SELECT a.id AS answer_id, a.content AS answer, a.language, a.created_at,"
-            " a.details->'collections' AS collections, (a.details->'collections') IS NOT NULL AS recorded,"
-            " q.id AS question_id, q.content AS question, q.details->>'user' AS asker,"
-            " c.id AS conversation_id, c.platform, c.external_id, c.user_id"
-            " FROM messages a JOIN conversations c ON c.id = a.conversation_id"
-            " JOIN messages q ON q.trace_id = a.trace_id AND q.role = 'user'"
-            f" WHERE {_CITED} AND a.created_at < :before ORDER BY a.id"
-        ),
+        text(f"{_TURN} WHERE {_CITED} AND a.created_at < :before ORDER BY a.id"),
         {
             "cited": _cited(title),
             "days": days,
@@ -99,15 +102,7 @@ async def answered_turn(session: AsyncSession, answer_id: int) -> dict[str, Any]
     """One answer's turn, as `cited_turns` gives it (None: gone, or no asker's)."""
     row = (
         await session.execute(
-            text(
-                "SELECT a.id AS answer_id, a.content AS answer, a.language, a.created_at,"
-                " a.details->'collections' AS collections, (a.details->'collections') IS NOT NULL AS recorded,"
-                " q.id AS question_id, q.content AS question, q.details->>'user' AS asker,"
-                " c.id AS conversation_id, c.platform, c.external_id, c.user_id"
-                " FROM messages a JOIN conversations c ON c.id = a.conversation_id"
-                " JOIN messages q ON q.trace_id = a.trace_id AND q.role = 'user'"
-                " WHERE a.id = :id AND a.role = 'assistant'"
-            ),
+            text(f"{_TURN} WHERE a.id = :id AND a.role = 'assistant'"),
             {"id": answer_id},
         )
     ).first()
@@ -182,7 +177,8 @@ async def record(
         text(
             "INSERT INTO answer_corrections (answer_id, change, document, platform, person,"
             " status, reason, sent_day) VALUES (:answer, :change, :document, :platform,"
-            " :person, :status, :reason, CASE WHEN CAST(:status AS text) = 'sent' THEN current_date END)"
+            " :person, :status, :reason,"
+            " CASE WHEN CAST(:status AS text) = 'sent' THEN current_date END)"
             " ON CONFLICT ON CONSTRAINT uq_answer_corrections_change DO NOTHING RETURNING id"
         ),
         {
