@@ -27,7 +27,7 @@ from storage.ingestion import IngestionService, IngestOptions
 from storage.search import HybridSearcher
 from tests.handoff.harness import Both, handoff_settings, start_both, stop_both
 from tests.slack.test_slack import fake_slack
-from tests.support.core_fixtures import jobs_running, until, until_settled
+from tests.support.core_fixtures import jobs_running, until_settled
 from tests.support.fake_slack import FakeSlack
 from tests.support.fake_telegram import FakeTelegram
 from tests.telegram.test_telegram import docs, fake_tg
@@ -124,8 +124,8 @@ async def run_jobs(both: Both, db: Database, before: int) -> None:
             return int(
                 await session.scalar(
                     text(
-                        "SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'correct_answers'"
-                        " AND status IN ('todo', 'doing')"
+                        "SELECT count(*) FROM procrastinate_jobs"
+                        " WHERE task_name = 'correct_answers' AND status IN ('todo', 'doing')"
                     )
                 )
                 or 0
@@ -232,7 +232,8 @@ async def test_a_deleted_conversation_hears_nothing(
     await ask(answers, "telegram", str(CITIZEN), str(CITIZEN), ("public",))
     await ask(answers, "telegram", "7002", "7002", ("public",))
     async with db.transaction() as session:
-        await session.execute(text("DELETE FROM conversations WHERE external_id = :k"), {"k": "7002"})
+        deleting = text("DELETE FROM conversations WHERE external_id = :k")
+        await session.execute(deleting, {"k": "7002"})
     await change_document(both, db, embedder, PASSPORT.format(fee="1,500"))
     assert corrections_sent(fake_tg, 7002) == []
     assert len(corrections_sent(fake_tg, CITIZEN)) == 1
