@@ -63,20 +63,22 @@ def answer_facts(answer: str) -> AnswerFacts:
 
 def substantive_change(old: str, new: str, new_refused: bool = False) -> str | None:
     """What differs in substance between an old answer and a new one (None: nothing):
-    "refusal" (the new one no longer answers), "number" (a figure or a date), "amount"
-    (an amount's currency), "polarity" (yes became no, or the reverse), "link" or
-    "form"."""
+    "refusal" (the new one no longer answers), "number" (a figure or a date the old one
+    did not state), "amount" (an amount's currency), "polarity" (yes became no, or the
+    reverse), "link" or "form" (one the old answer did not give)."""
     if new_refused:
         return REFUSAL
     before, after = answer_facts(old), answer_facts(new)
-    if before.numbers != after.numbers:
+    # only what the new answer states that the old did not: a figure, link or form the
+    # new answer merely leaves out (an extract cut shorter) contradicts nothing told
+    if not after.numbers <= before.numbers:
         return NUMBER
     if before.currencies and after.currencies and before.currencies != after.currencies:
         return AMOUNT
     if before.says_no != after.says_no:
         return POLARITY
-    if before.links != after.links:
+    if not after.links <= before.links:
         return LINK
-    if before.forms != after.forms:
+    if not after.forms <= before.forms:
         return FORM
     return None
