@@ -195,7 +195,8 @@ async def deferred(db: Any) -> list[dict[str, Any]]:
     async with db.sessions() as session:
         rows = await session.execute(
             text(
-                "SELECT args FROM procrastinate_jobs WHERE task_name = 'correct_answers' ORDER BY id"
+                "SELECT args FROM procrastinate_jobs"
+                " WHERE task_name = 'correct_answers' ORDER BY id"
             )
         )
         return [json.loads(r[0]) if isinstance(r[0], str) else dict(r[0]) for r in rows]
