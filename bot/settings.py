@@ -109,6 +109,12 @@ class Settings(BaseSettings):
         default="ragbot", min_length=1, validation_alias="SOURCE_USER_AGENT"
     )
 
+    # corrections (docs/sources.md#when-an-answer-changes): when a document changes or
+    # goes, the answers of the last CORRECTION_DAYS that cited it are asked again, and
+    # an asker whose answer changed in substance is told once (a day at most)
+    corrections_enabled: bool = Field(default=True, validation_alias="CORRECTIONS_ENABLED")
+    correction_days: int = Field(default=14, ge=1, le=90, validation_alias="CORRECTION_DAYS")
+
     search_top_k: int = Field(default=5, validation_alias="SEARCH_TOP_K")
     search_candidates: int = Field(default=40, validation_alias="SEARCH_CANDIDATES")
     search_keyword_weight: float = Field(default=1.0, validation_alias="SEARCH_KEYWORD_WEIGHT")

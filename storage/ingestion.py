@@ -17,6 +17,7 @@ from storage.filenames import clean_title, display_name
 from storage.ingest_work import IngestWork, IngestWorkerError
 from storage.loaders import UnreadableFileError, detect_format, load_blocks
 from storage.models import Document
+from storage.repositories import corrections as corrections_repo
 from storage.repositories import documents as docs_repo
 from storage.repositories.documents import NewChunk
 from storage.sandbox import SANDBOXED_FORMATS, ParseLimits
@@ -350,6 +351,7 @@ class IngestionService:
                 reason = "a document with this title is in another collection: choose another title"
                 return IngestResult(source, FAILED, title, reason=reason)
             if old is not None:
+                await corrections_repo.document_changed(session, old, corrections_repo.REPLACED)
                 await docs_repo.delete_document(session, old)
                 await session.flush()
             await docs_repo.add_document(session, document, chunks)
@@ -449,5 +451,6 @@ class IngestionService:
             doc = await docs_repo.find_by_title(session, title, lock=True)
             if doc is None or (collections is not None and doc.collection not in collections):
                 return False
+            await corrections_repo.document_changed(session, doc, corrections_repo.REMOVED)
             await docs_repo.delete_document(session, doc)
             return True

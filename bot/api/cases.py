@@ -32,6 +32,10 @@ class ApiCases:
         """Never: the API is no staff room."""
         raise NotImplementedError("the HTTP API has no staff room")
 
+    def asker_route(self, conversation_key: str) -> dict[str, Any] | None:
+        """The conversation's mailbox (the web chat shows what it holds with its history)."""
+        return {"conversation": conversation_key} if conversation_key else None
+
     def to_asker(
         self, route: dict[str, Any], text: str, buttons: Sequence[Button]
     ) -> tuple[str, dict[str, Any]]:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported wh
     from bot.core.admin.reports import Reports
     from bot.core.admin.service import AdminService
     from bot.core.admin.sources import Sources
+    from bot.core.answering.new_answers import AskerRenderer
     from bot.core.serving import ServingCore
     from bot.turn.service import AnswerService, TurnStream
     from graph.rerank import Reranker
@@ -223,7 +224,9 @@ class Runtime:
         """The job queue on this runtime's database: uploads, and the sources' schedule
         (open it before use)."""
         from bot.core.admin.jobs import JobQueue
+        from bot.core.answering.corrections import Corrections
 
+        corrections = Corrections(self.db, self.settings, self.answer_service, asker_renderers())
         return JobQueue(
             self.url,
             self.db,
@@ -231,6 +234,7 @@ class Runtime:
             self.telemetry,
             self.settings.retention_days,
             sources=self.admin_sources(),
+            corrections=corrections,
         )
 
 
@@ -248,6 +252,16 @@ def register_cases(core: ServingCore) -> None:
     core.register_cases("slack", SlackCases())
     core.register_cases("telegram", TelegramCases())
     core.register_cases(API_PLATFORM, ApiCases())
+
+
+def asker_renderers() -> dict[str, AskerRenderer]:
+    """How each platform reaches an asker in their conversation (a correction, a new
+    answer): its case renderer, which builds the outbox payloads hand-off notices use."""
+    from bot.api.cases import ApiCases
+    from bot.slack.cases import SlackCases
+    from bot.telegram.cases import TelegramCases
+
+    return {"slack": SlackCases(), "telegram": TelegramCases(), API_PLATFORM: ApiCases()}
 
 
 def warm_up(runtime: Runtime) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from bot.core.messages import Button
 from bot.slack.blocks import core_buttons_block, escape
+from bot.slack.translate import split_key
 
 
 def _blocks(text: str, buttons: Sequence[Button]) -> list[dict[str, Any]]:
@@ -41,6 +42,14 @@ class SlackCases:
     def in_thread(self, room: str, case_id: int, text: str) -> dict[str, Any]:
         """A message in the card's thread."""
         return {"op": "post", "channel": room, "case_thread": case_id, "text": escape(text)}
+
+    def asker_route(self, conversation_key: str) -> dict[str, Any] | None:
+        """The thread of a conversation (`channel:thread_ts`); None for one whose replies
+        were private (`/ragbot ask`) or a command's: a message there would be seen by all."""
+        channel, thread_ts = split_key(conversation_key)
+        if not channel or not thread_ts or not thread_ts[0].isdigit():
+            return None
+        return {"channel": channel, "thread_ts": thread_ts}
 
     def to_asker(
         self, route: dict[str, Any], text: str, buttons: Sequence[Button]

@@ -16,6 +16,7 @@ from typing import Any
 from bot.core.messages import Button
 from bot.telegram.delivery import edit_payload, send_payload
 from bot.telegram.render import core_keyboard, escape
+from bot.telegram.translate import chat_of
 
 
 class TelegramCases:
@@ -35,6 +36,14 @@ class TelegramCases:
     def in_thread(self, room: str, case_id: int, text: str) -> dict[str, Any]:
         """A reply to the card."""
         return {**send_payload(int(room), escape(text)), "case_thread": case_id}
+
+    def asker_route(self, conversation_key: str) -> dict[str, Any] | None:
+        """The chat a conversation key starts with (in a group, the conversation goes on
+        from the message); None when the key names no chat."""
+        chat = chat_of(conversation_key)
+        if chat is None:
+            return None
+        return {"chat_id": chat, "group": chat < 0, "conversation": conversation_key}
 
     def to_asker(
         self, route: dict[str, Any], text: str, buttons: Sequence[Button]

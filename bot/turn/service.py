@@ -171,7 +171,7 @@ class AnswerService:
                 ending.report(Event.GRAPH_ENDED)
                 turn.result = run.result()
                 turn.result.message_id = await self._turns.answered(
-                    turn.conv_id, turn.state, turn.result, turn.user
+                    turn.conv_id, turn.state, turn.result, turn.user, collections
                 )
                 ending.report(Event.STORED)
             except StoppedError:
@@ -179,7 +179,9 @@ class AnswerService:
                 turn.result = run.stopped(language, apology_language)
                 # its own task: a caller gone meanwhile does not stop it (TurnStore.left)
                 storing = self._turns.in_background(
-                    self._turns.answered(turn.conv_id, turn.state, turn.result, turn.user)
+                    self._turns.answered(
+                        turn.conv_id, turn.state, turn.result, turn.user, collections
+                    )
                 )
                 try:
                     turn.result.message_id = await asyncio.shield(storing)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,13 +115,20 @@ class TurnStore:
         return False
 
     async def answered(
-        self, conv_id: int, state: dict[str, Any], result: TurnResult, user: str | None
+        self,
+        conv_id: int,
+        state: dict[str, Any],
+        result: TurnResult,
+        user: str | None,
+        collections: Sequence[str] | None = None,
     ) -> int:
         """Store the question (masked) and the answer; the answer's id.
 
         The asker's pseudonym is kept with the question: several people can share
         a thread, and `stats` counts users without knowing who they are. A turn
-        consolidate_memory picked is remembered in the same transaction.
+        consolidate_memory picked is remembered in the same transaction. The answer
+        keeps the collections the turn read (null: all), so a correction re-asks it
+        as that audience (bot.core.answering.corrections).
         """
         remember = None
         if self._memory is not None and state.get("memory_entry"):
@@ -146,6 +153,7 @@ class TurnStore:
                 "timings_ms": result.timings_ms,
                 "llm_calls": result.llm_calls,
                 "trace": state.get("trace", {}),
+                "collections": None if collections is None else sorted(collections),
             },
         }
         # in a transaction though it is one statement without the memory: a turn cancelled

@@ -10,6 +10,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import Document, Source, SourceItem
+from storage.repositories import corrections as corrections_repo
 from storage.repositories import documents as docs_repo
 
 
@@ -96,6 +97,7 @@ async def remove_item(session: AsyncSession, source_id: int, key: str) -> str | 
         document = await docs_repo.find_by_id(session, item.document_id, lock=True)
         if document is not None:
             title = document.title
+            await corrections_repo.document_changed(session, document, corrections_repo.REMOVED)
             await docs_repo.delete_document(session, document)
     await session.execute(delete(SourceItem).where(SourceItem.id == item.id))
     return title

@@ -290,6 +290,12 @@ def stats_text(stats: dict[str, Any], language: str = EN) -> str:
             + (f", first staff reply after {median} min (median)" if median is not None else "")
             + f"; {handoffs['refusals_handed_off']:.0%} of refusals handed off"
         )
+    corrections = stats.get("corrections")
+    if corrections and corrections["reasked"]:
+        lines.append(
+            f"corrections: {corrections['sent']} sent, {corrections['reasked']} answers"
+            f" re-asked, {corrections['unchanged']} unchanged"
+        )
     queues = stats.get("queues")
     if queues:  # now, not over the period: what waits to be answered or sent
         oldest = queues["inbox_oldest_s"]

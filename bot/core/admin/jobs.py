@@ -34,6 +34,7 @@ from storage.filenames import display_name
 from storage.ingestion import FAILED, HELD, IngestionService, IngestResult
 from storage.models import Upload
 from storage.repositories import audit as audit_repo
+from storage.repositories import corrections as corrections_repo
 from storage.repositories import handoff as cases_repo
 from storage.repositories import uploads as uploads_repo
 from textkit.catalog import say
@@ -41,6 +42,7 @@ from textkit.personal_data import HEADING, KINDS, TITLE, Findings
 
 if TYPE_CHECKING:
     from bot.core.admin.sources import Sources
+    from bot.core.answering.corrections import Corrections
 
 logger = logging.getLogger(__name__)
 QUEUE = uploads_repo.INGEST_QUEUE
@@ -63,9 +65,11 @@ class JobQueue:
         telemetry: Telemetry | None = None,
         retention_days: int | None = None,
         sources: Sources | None = None,
+        corrections: Corrections | None = None,
     ) -> None:
         self._db = db
         self._sources = sources
+        self.corrections = corrections  # re-asks after a document changes (None: not here)
         self._retention_days = retention_days
         self._ingestion = ingestion
         self._telemetry = telemetry
@@ -79,6 +83,12 @@ class JobQueue:
             queue=QUEUE,
             retry=RetryStrategy(max_attempts=3, wait=2),
         )(self.run_upload)
+        # deferred with a document's change by storage.repositories.corrections
+        self.app.task(
+            name=corrections_repo.CORRECTION_TASK,
+            queue=QUEUE,
+            retry=RetryStrategy(max_attempts=3, wait=30),
+        )(self.correct_answers)
         retry_stalled = self.app.task(
             name="retry_stalled_jobs", queue=QUEUE, queueing_lock="retry_stalled_jobs"
         )(self._retry_stalled)
@@ -314,6 +324,14 @@ class JobQueue:
         for name, report in done:
             logger.info("source %s synced: %s", name, report.status)
         return [name for name, _ in done]
+
+    async def correct_answers(self, **change: Any) -> dict[str, int]:
+        """The job a document's change deferred: its answers re-asked, askers told
+        (bot.core.answering.corrections); how many ended each way."""
+        if self.corrections is None:  # a queue built without the answering side
+            logger.warning("corrections for %r skipped: no answer service here", change)
+            return {}
+        return await self.corrections.run(change)
 
     async def _retry_stalled(self, timestamp: int) -> None:
         """Jobs of workers that died (no heartbeat) go back to the queue; uploads left

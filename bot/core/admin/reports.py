@@ -15,6 +15,7 @@ from bot.core.admin import gaps as gap_topics
 from bot.core.admin.audit import Actor, AuditLog, view_scope
 from storage.db import Database
 from storage.embeddings import Embedder
+from storage.repositories import corrections as corrections_repo
 from storage.repositories import handoff_reports, reports
 from storage.repositories import inbox as inbox_repo
 from storage.repositories import outbox as outbox_repo
@@ -47,6 +48,7 @@ class Reports:
             counts: dict[str, Any] = dict(await reports.counts(session, collections, platform))
             summary = await reports.turn_summary(session, since, platform)
             handoffs = await handoff_reports.summary(session, since, platform)
+            corrections = await corrections_repo.summary(session, since, platform)
             queues = {
                 **await inbox_repo.depth(session, platform),
                 **await outbox_repo.counts(session, platform),
@@ -71,6 +73,7 @@ class Reports:
             "scope": scope,
             **summary,
             "handoffs": handoffs,
+            "corrections": corrections,
             "queues": queues,
         }
 

@@ -18,6 +18,7 @@ from sqlalchemy import func
 from bot.core.admin.audit import Actor, AdminInputError, AuditLog
 from storage.db import Database
 from storage.models import Source
+from storage.repositories import corrections as corrections_repo
 from storage.repositories import documents as docs_repo
 from storage.repositories import sources as sources_repo
 from storage.sources.sync import FOLDER, WEB, SourceSyncer, SyncReport
@@ -152,6 +153,7 @@ class Sources:
             removed = 0
             if not keep_documents:
                 for document in await sources_repo.documents_of(session, source.id):
+                    await corrections_repo.document_changed(session, document, "removed")
                     await docs_repo.delete_document(session, document)
                     removed += 1
             await session.delete(source)
