@@ -32,6 +32,8 @@ class LocalConfluence:
         self.page_size = page_size
         self.pages: dict[str, dict[str, Any]] = {}
         self.throttle: list[str] = []  # Retry-After values of the next 429s, in turn
+        self.broken: set[str] = set()  # page ids whose body is answered 500
+        self.next_link: str | None = None  # a listing's next link, instead of its own
         self.log: list[tuple[str, int]] = []  # (path with query, status)
         self.lock = threading.Lock()
         self.server: ThreadingHTTPServer | None = None
@@ -121,6 +123,8 @@ class LocalConfluence:
             if path == "/rest/api/content":
                 return 200, _json(self._listing(query)), {}
             if path.startswith("/rest/api/content/"):
+                if path.rsplit("/", 1)[1] in self.broken:
+                    return 500, _json({"message": "Internal Server Error"}), {}
                 found = self.pages.get(path.rsplit("/", 1)[1])
                 if found is None:
                     return 404, _json({"message": "No content"}), {}
@@ -137,7 +141,7 @@ class LocalConfluence:
         links: dict[str, str] = {"base": self.base, "context": CONTEXT}
         if start + limit < len(ids):
             following = {**query, "start": str(start + limit), "limit": str(limit)}
-            links["next"] = "/rest/api/content?" + urlencode(following)
+            links["next"] = self.next_link or "/rest/api/content?" + urlencode(following)
         return {
             "results": [self._content(i, self.pages[i], body=False) for i in chosen],
             "start": start,
