@@ -20,10 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from atlassian import Confluence
-from atlassian.errors import ApiError
 
-from storage.sources.confluence_text import storage_text
 from storage.sources.web import WebLimits
 
 LIST_LIMIT = 50  # pages asked for per listing request (Cloud may give fewer)
@@ -154,6 +151,9 @@ class ConfluenceReader:
     """Lists a space's pages and fetches a page's body (blocking: call it in a thread)."""
 
     def __init__(self, location: str, login: ConfluenceLogin, limits: WebLimits) -> None:
+        # imported when a space is read: the library and bs4 cost every command a second
+        from atlassian import Confluence
+
         self.base, self.space = split_location(location)
         self._session = _SiteSession(self.base, limits)
         # the v1 REST API (rest/api/...) both Cloud (below /wiki) and Data Center serve;
@@ -182,6 +182,8 @@ class ConfluenceReader:
         Raises ConfluenceUnreadableError when the space or a listing page cannot be read:
         a partial list would count the pages not listed as missing.
         """
+        from atlassian.errors import ApiError
+
         try:
             self._call(self._client.get_space, self.space)
             response = self._call(
@@ -210,6 +212,10 @@ class ConfluenceReader:
 
     def page(self, listed: ListedPage) -> PageText | None:
         """The page's body as text, its version now (None: gone since it was listed)."""
+        from atlassian.errors import ApiError
+
+        from storage.sources.confluence_text import storage_text
+
         try:
             found = self._call(
                 self._client.get_page_by_id,
