@@ -1,8 +1,8 @@
 """Sources that sync, as admin commands: add, list, sync now, remove; each one audited.
 
-A source is a website, a folder or a Confluence space read again on its schedule into one collection
-(storage.sources.sync does one sync). Removing a source removes the documents it
-made unless they are kept, which leaves them as ordinary documents.
+A source is a website, a folder or a Confluence space read again on its schedule
+into one collection (storage.sources.sync does one sync). Removing a source removes
+the documents it made unless they are kept, which leaves them as ordinary documents.
 """
 
 from __future__ import annotations
