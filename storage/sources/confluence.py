@@ -199,10 +199,18 @@ class ConfluenceReader:
             ) from exc
         pages: list[ListedPage] = []
         while True:
+            if not isinstance(response, dict):  # a login page, a proxy's error page
+                raise ConfluenceUnreadableError(f"{self.base}: not Confluence's REST API")
             links = response.get("_links") or {}
             web_base = links.get("base") or self.base
             results = response.get("results") or []
-            pages += [self._listed(r, web_base) for r in results][: max_pages - len(pages)]
+            try:
+                listed = [self._listed(r, web_base) for r in results]
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise ConfluenceUnreadableError(
+                    f"{self.base}: an unexpected listing ({exc!r:.100})"
+                ) from exc
+            pages += listed[: max_pages - len(pages)]
             following = links.get("next")
             if not following or not results or len(pages) >= max_pages:
                 return pages
@@ -225,6 +233,8 @@ class ConfluenceReader:
             )
         except ApiError:  # 404: deleted or restricted since the listing
             return None
+        if not isinstance(found, dict):
+            raise ConfluencePageError("not a Confluence page (no JSON answer)")
         storage = ((found.get("body") or {}).get("storage") or {}).get("value") or ""
         version = found.get("version") or {}
         number = version.get("number", listed.version)
