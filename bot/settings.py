@@ -108,6 +108,14 @@ class Settings(BaseSettings):
     source_user_agent: str = Field(
         default="ragbot", min_length=1, validation_alias="SOURCE_USER_AGENT"
     )
+    # a Confluence source's login (docs/sources.md): Cloud takes an account's e-mail and an
+    # API token (basic auth), Data Center a personal access token (bearer); secrets, so
+    # a repr of the settings never prints them
+    confluence_user: str | None = Field(default=None, validation_alias="CONFLUENCE_USER")
+    confluence_api_token: SecretStr | None = Field(
+        default=None, validation_alias="CONFLUENCE_API_TOKEN"
+    )
+    confluence_token: SecretStr | None = Field(default=None, validation_alias="CONFLUENCE_TOKEN")
 
     # corrections (docs/sources.md#when-an-answer-changes): when a document changes or
     # goes, the answers of the last CORRECTION_DAYS that cited it are asked again, and

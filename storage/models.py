@@ -175,13 +175,14 @@ class Upload(Base):
 
 
 class Source(Base):
-    """A website or folder that syncs into one collection on a schedule."""
+    """A website, folder or Confluence space that syncs into one collection on a schedule."""
 
     __tablename__ = "sources"
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     name: Mapped[str] = mapped_column(Text, unique=True)
-    kind: Mapped[str] = mapped_column(Text)  # "web" | "folder"
-    location: Mapped[str] = mapped_column(Text)  # the start URL, or the folder's path
+    kind: Mapped[str] = mapped_column(Text)  # "web" | "folder" | "confluence"
+    # the start URL, the folder's path, or a Confluence space's URL (base/spaces/KEY)
+    location: Mapped[str] = mapped_column(Text)
     collection: Mapped[str] = mapped_column(Text)
     every_s: Mapped[int]
     depth: Mapped[int] = mapped_column(default=2)
@@ -199,7 +200,8 @@ class SourceItem(Base):
     __tablename__ = "source_items"
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     source_id: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"))
-    key: Mapped[str] = mapped_column(Text)  # the page's URL, or the file's path in the folder
+    # the page's URL, the file's path in the folder, a Confluence page's id URL
+    key: Mapped[str] = mapped_column(Text)
     etag: Mapped[str | None] = mapped_column(Text)
     last_modified: Mapped[str | None] = mapped_column(Text)
     content_hash: Mapped[str | None] = mapped_column(Text)

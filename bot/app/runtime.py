@@ -178,9 +178,11 @@ class Runtime:
         )
 
     def admin_sources(self) -> Sources:
-        """The admin commands on sources that sync (websites, folders)."""
+        """The admin commands on sources that sync (websites, folders, Confluence spaces)."""
         from bot.core.admin.audit import AuditLog
         from bot.core.admin.sources import Sources
+        from bot.settings import reveal
+        from storage.sources.confluence import ConfluenceLogin
         from storage.sources.sync import SourceSyncer
         from storage.sources.web import WebLimits
 
@@ -191,7 +193,11 @@ class Runtime:
             max_bytes=int(cfg.source_max_page_mb * 1024 * 1024),
             user_agent=cfg.source_user_agent,
         )
-        return Sources(self.db, AuditLog(self.db), SourceSyncer(self.db, self.ingestion, limits))
+        login = ConfluenceLogin(
+            cfg.confluence_user, reveal(cfg.confluence_api_token), reveal(cfg.confluence_token)
+        )
+        syncer = SourceSyncer(self.db, self.ingestion, limits, login)
+        return Sources(self.db, AuditLog(self.db), syncer)
 
     def admin_reports(self) -> Reports:
         """The admin reports: counts, gaps, traces."""

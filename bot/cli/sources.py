@@ -1,4 +1,4 @@
-"""`ragbot sources`: websites and folders that sync into the knowledge base on a schedule."""
+"""`ragbot sources`: websites, folders and Confluence spaces that sync on a schedule."""
 
 from __future__ import annotations
 
@@ -16,9 +16,12 @@ if TYPE_CHECKING:
     from storage.sources.sync import SyncReport
 
 sources_app = typer.Typer(
-    help="Websites and folders that sync on a schedule (docs/sources.md).", no_args_is_help=True
+    help="Websites, folders and Confluence spaces that sync on a schedule (docs/sources.md).",
+    no_args_is_help=True,
 )
-add_app = typer.Typer(help="Add a source (a website or a folder).", no_args_is_help=True)
+add_app = typer.Typer(
+    help="Add a source (a website, a folder or a Confluence space).", no_args_is_help=True
+)
 app.add_typer(sources_app, name="sources")
 sources_app.add_typer(add_app, name="add")
 
@@ -28,7 +31,13 @@ EVERY = typer.Option(help="How often it syncs while `ragbot serve` runs: 30m, 6h
 
 
 def _add(
-    kind: str, location: str, name: str | None, collection: str, every: str, **extra: int
+    kind: str,
+    location: str,
+    name: str | None,
+    collection: str,
+    every: str,
+    space: str | None = None,
+    **extra: int,
 ) -> None:
     from bot.app.runtime import open_runtime
     from bot.core.admin.audit import AdminInputError
@@ -48,6 +57,7 @@ def _add(
                 name=name,
                 collection=collection,
                 every_s=every_s,
+                space=space,
                 **extra,
             )
             return source.name
@@ -86,6 +96,25 @@ def add_folder(
 ) -> None:
     """A folder: every file below it that `ragbot ingest` reads (PDF, DOCX, TXT, MD, HTML)."""
     _add("folder", str(path), name, collection, every)
+
+
+@add_app.command("confluence")
+def add_confluence(
+    url: Annotated[
+        str, typer.Argument(help="The site's base URL, e.g. https://example.atlassian.net/wiki.")
+    ],
+    space: Annotated[str, typer.Option(help="The space's key (e.g. ENG).")],
+    name: Annotated[str | None, NAME] = None,
+    collection: Annotated[str, COLLECTION] = DEFAULT_COLLECTION,
+    every: Annotated[str, EVERY] = "1d",
+    max_pages: Annotated[int, typer.Option(min=1, max=100_000, help="Pages read at most.")] = 500,
+) -> None:
+    """A Confluence space (Cloud or Data Center): its pages, each one document.
+
+    The login comes from CONFLUENCE_USER + CONFLUENCE_API_TOKEN (Cloud) or
+    CONFLUENCE_TOKEN (Data Center).
+    """
+    _add("confluence", url, name, collection, every, space=space, max_pages=max_pages)
 
 
 @sources_app.command("list")

@@ -28,12 +28,18 @@ from storage.models import Source, SourceItem
 from storage.repositories import documents as docs_repo
 from storage.repositories import sources as sources_repo
 from storage.sources import web
+from storage.sources.confluence import (
+    ConfluenceLogin,
+    ConfluencePageError,
+    ConfluenceReader,
+    ConfluenceUnreadableError,
+)
 from storage.sources.folder import FolderFile, FolderUnreadableError, folder_files
 from storage.sources.report import SyncReport
 from storage.sources.web import Known, Page, SiteUnreadableError, WebLimits, WebReader
 
 logger = logging.getLogger(__name__)
-WEB, FOLDER = "web", "folder"
+WEB, FOLDER, CONFLUENCE = "web", "folder", "confluence"
 MISSES_TO_REMOVE = 2  # syncs in a row an item must be missing before its document goes
 INGESTS_AT_ONCE = 16  # as `ragbot ingest`: short pages share embedding batches
 # a session-level lock on a connection the sync holds: let go of if the process dies
@@ -61,10 +67,17 @@ class _Item:
 class SourceSyncer:
     """Syncs sources into the knowledge base through the ingestion service."""
 
-    def __init__(self, db: Database, ingestion: IngestionService, limits: WebLimits) -> None:
+    def __init__(
+        self,
+        db: Database,
+        ingestion: IngestionService,
+        limits: WebLimits,
+        confluence: ConfluenceLogin | None = None,
+    ) -> None:
         self._db = db
         self._ingestion = ingestion
         self._limits = limits
+        self.confluence = confluence or ConfluenceLogin()
 
     async def sync(self, source: Source) -> SyncReport:
         """Sync `source` now and record the outcome (and its next sync time).
@@ -101,8 +114,14 @@ class SourceSyncer:
             }
         run = _Run(self, source, stored, report)
         try:
-            found = await (run.read_web() if source.kind == WEB else run.read_folder())
-        except (SiteUnreadableError, FolderUnreadableError) as exc:
+            found = await (
+                run.read_web()
+                if source.kind == WEB
+                else run.read_confluence()
+                if source.kind == CONFLUENCE
+                else run.read_folder()
+            )
+        except (SiteUnreadableError, FolderUnreadableError, ConfluenceUnreadableError) as exc:
             report.error = str(exc)
         else:
             await run.finish(found)
@@ -155,6 +174,44 @@ class _Run:
         files = await asyncio.to_thread(folder_files, Path(self.source.location))
         await asyncio.gather(*(self._on_file(f) for f in files))
         return {f.key for f in files}
+
+    async def read_confluence(self) -> set[str]:
+        """Read the space: every page's version listed, the body of a new or changed one
+        only (the blocking client in a thread); the pages found."""
+        login = self.syncer.confluence
+        reader = await asyncio.to_thread(
+            ConfluenceReader, self.source.location, login, self.syncer._limits
+        )
+        try:
+            for page in await asyncio.to_thread(reader.space_pages, self.source.max_pages):
+                item = self.stored.get(page.key)
+                if item is not None and item.held and item.etag == page.stamp:
+                    self.seen.add(page.key)
+                    self.unchanged.append(page.key)
+                    continue
+                try:
+                    read = await asyncio.to_thread(reader.page, page)
+                except ConfluencePageError as exc:
+                    self.seen.add(page.key)  # failed, not missing: its document stays
+                    self._failed(page.key, str(exc))
+                    continue
+                if read is None:
+                    continue  # deleted since it was listed: counted missing
+                self.seen.add(page.key)
+                if not read.text:
+                    continue  # no words of its own (a parent of child pages): nothing to ask
+                validators = {"etag": read.stamp, "last_modified": read.when}
+                data = read.text.encode()
+                self.tasks.append(
+                    asyncio.create_task(
+                        self._changed(page.key, "page.md", data, read.title, page.url, validators)
+                    )
+                )
+        finally:
+            self.report.requests = reader.requests
+            await asyncio.gather(*self.tasks)
+            await asyncio.to_thread(reader.close)
+        return set(self.seen)
 
     async def _on_page(self, page: Page) -> None:
         if page.status == web.GONE:
@@ -326,4 +383,4 @@ def _short(key: str) -> str:
     return urlsplit(key).path or key if "://" in key else key
 
 
-__all__ = ["FOLDER", "WEB", "SourceItem", "SourceSyncer", "SyncReport"]
+__all__ = ["CONFLUENCE", "FOLDER", "WEB", "SourceItem", "SourceSyncer", "SyncReport"]

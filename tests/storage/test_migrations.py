@@ -44,7 +44,7 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == dbmod.head_revision() == "0019"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0020"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
     with engine.connect() as conn:
@@ -174,3 +174,23 @@ def test_documents_stored_before_0016_are_files(make_database) -> None:  # type:
     finally:
         engine.dispose()
     assert origin == "file" and "origin" not in columns
+
+
+def test_0020_lets_a_source_be_a_confluence_space(make_database) -> None:  # type: ignore[no-untyped-def]
+    url = make_database()
+    dbmod.upgrade(url)
+    engine = create_engine(url)
+    add = (
+        "INSERT INTO sources (name, kind, location, collection, every_s)"
+        " VALUES ('{0}', '{0}', 'x', 'public', 60)"
+    )
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql(add.format("confluence"))
+            conn.exec_driver_sql(add.format("web"))
+        dbmod.downgrade(url, "0019")  # the Confluence source goes; the others stay
+        with engine.connect() as conn:
+            kinds = conn.exec_driver_sql("SELECT kind FROM sources").scalars().all()
+    finally:
+        engine.dispose()
+    assert kinds == ["web"]

@@ -1,8 +1,8 @@
 """Sources that sync, as admin commands: add, list, sync now, remove; each one audited.
 
-A source is a website or a folder read again on its schedule into one collection
-(storage.sources.sync does one sync). Removing a source removes the documents it
-made unless they are kept, which leaves them as ordinary documents.
+A source is a website, a folder or a Confluence space read again on its schedule
+into one collection (storage.sources.sync does one sync). Removing a source removes
+the documents it made unless they are kept, which leaves them as ordinary documents.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from storage.models import Source
 from storage.repositories import corrections as corrections_repo
 from storage.repositories import documents as docs_repo
 from storage.repositories import sources as sources_repo
-from storage.sources.sync import FOLDER, WEB, SourceSyncer, SyncReport
+from storage.sources.confluence import confluence_location
+from storage.sources.sync import CONFLUENCE, FOLDER, WEB, SourceSyncer, SyncReport
 from storage.upload_policy import collection_problem
 
 logger = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class Sources:
         every_s: int,
         depth: int = 2,
         max_pages: int = 500,
+        space: str | None = None,
     ) -> Source:
         """Store a new source (synced by the first `sources sync` or the schedule)."""
         await self.log.check(actor, "sources:add", name or location)
@@ -79,8 +81,16 @@ class Sources:
             if not folder.is_dir():
                 raise AdminInputError(f"{location}: no such folder")
             location = str(folder.resolve())
+        elif kind == CONFLUENCE:
+            try:
+                location = confluence_location(location, space)
+            except ValueError as exc:
+                raise AdminInputError(str(exc)) from exc
+            login_problem = self._syncer.confluence.problem()
+            if login_problem is not None:
+                raise AdminInputError(login_problem)
         else:
-            raise AdminInputError("a source is web or folder")
+            raise AdminInputError("a source is web, folder or confluence")
         problem = collection_problem(collection)
         if problem is not None:
             raise AdminInputError(problem)
@@ -163,7 +173,7 @@ class Sources:
 
 
 def _default_name(kind: str, location: str) -> str:
-    if kind == WEB:
+    if kind in (WEB, CONFLUENCE):
         return re.sub(r"^https?://", "", location).rstrip("/")
     return Path(location).name
 
@@ -181,7 +191,7 @@ def _row(source: Source, documents: int) -> dict[str, Any]:
         "schedule": every_text(source.every_s),
         "every_s": source.every_s,
         "depth": source.depth if source.kind == WEB else None,
-        "max_pages": source.max_pages if source.kind == WEB else None,
+        "max_pages": source.max_pages if source.kind in (WEB, CONFLUENCE) else None,
         "last_sync": _when(source.last_sync_at),
         "next_sync": _when(source.next_sync_at),
         "documents": documents,
