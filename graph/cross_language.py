@@ -88,7 +88,7 @@ from typing import Any
 
 from graph.faq_entry import entry_answer
 from storage.embeddings import LocalUSEEmbeddings
-from textkit.bilingual import coverage
+from textkit.bilingual import available, coverage
 from textkit.scripts import to_simplified
 from textkit.sentences import split_sentences
 
@@ -162,8 +162,9 @@ def add_meaning_leads(items: list[dict[str, Any]]) -> None:
     `meaning_grounding` minus the best of another document's such passages among `items`
     (all of a turn's candidates; 0 when there is none). A relative test holds across
     collections where an absolute cosine does not: the passage that answers stands out
-    from its article's neighbours, and with it gone no neighbour does."""
-    others = [i for i in items if crosses(i)]
+    from its article's neighbours, and with it gone no neighbour does. Only passages
+    whose words were compared (`word_coverage`: the dictionary is installed)."""
+    others = [i for i in items if crosses(i) and "word_coverage" in i]
     for item in others:
         rivals = [meaning_grounding(o) for o in others if o.get("document") != item.get("document")]
         item["meaning_lead"] = round(meaning_grounding(item) - max(rivals, default=0.0), 4)
@@ -298,6 +299,8 @@ async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[st
         scores = [by_sentence[s] for s in group if s in by_sentence]
         if scores:
             item["sentence_cosine"] = round(max(scores), 4)
+    if not await asyncio.to_thread(available):
+        return  # no dictionary: meaning alone, judged by `MIN_PASSAGE`
     covered = await asyncio.to_thread(lambda: [window_coverage(question, g) for g in per_item])
     for item, share in zip(todo, covered, strict=True):
         item["word_coverage"] = round(share, 4)

@@ -42,8 +42,31 @@ _NO_MEANING = re.compile(
 )
 # English words a gloss uses to describe rather than translate
 _GLOSS_FILLER = frozenset(
-    "one someone something sb sth oneself etc lit fig used also esp kind type sort "
-    "person thing things way make made have has".split()
+    [
+        "one",
+        "someone",
+        "something",
+        "sb",
+        "sth",
+        "oneself",
+        "etc",
+        "lit",
+        "fig",
+        "used",
+        "also",
+        "esp",
+        "kind",
+        "type",
+        "sort",
+        "person",
+        "thing",
+        "things",
+        "way",
+        "make",
+        "made",
+        "have",
+        "has",
+    ]
 )
 MAX_GLOSS_WORDS = 4  # a longer gloss explains; its words are not the word's translation
 MIN_WORD = 3  # English words shorter than this are function words or noise
