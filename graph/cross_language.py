@@ -29,6 +29,17 @@ similarity instead:
   the local embedder (`judges_entries`): the thresholds are its cosines'; with
   another one an entry is judged as any passage, by the test above.
 
+Words and lead (with the CC-CEDICT dictionary installed, textkit.bilingual): each
+passage also gets `word_coverage`, the best share of the question's content
+words two of its sentences in a row hold once carried across by the dictionary
+(numbers as written alike), and `meaning_lead`, its `meaning_grounding` minus
+the best other document's (`add_meaning_leads`, over a turn's candidates). It
+is grounded when `meaning_grounding + meaning_lead ≥ MIN_EVIDENCE`: relative
+evidence holds across collections where an absolute cosine does not.
+`MIN_EVIDENCE` 1.0 was set on a single-search probe of en>zh-hans dev
+questions (0.9 of gold-removed ones refused); turn figures in
+docs/benchmarks.md. Without the dictionary: `MIN_PASSAGE` as below.
+
 Chinese is compared in Simplified script: the embedder matches Traditional text
 worse (on XQuAD, Traditional questions about English passages put the gold
 sentence over the threshold 10-15 points less often than the same questions
