@@ -3,8 +3,9 @@
 Without an LLM the answer is extractive: the evidence sentences that share the
 most keywords with the question, each with an inline [n] citation. Sentences of
 a passage in another language than the question's share no words with it: they
-are picked by their embedding similarity alone (graph.cross_language), quoted as
-written, under a lead naming the document and its language.
+are picked by their embedding similarity and the question's words they hold by
+the dictionary (graph.cross_language, textkit.bilingual), quoted as written,
+under a lead naming the document and its language.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from langgraph.runtime import Runtime
 from graph.citations import citation_entry
 from graph.context import GraphContext
 from graph.cross_language import (
+    COVERAGE_WEIGHT,
     crosses,
     family,
     passage_sentences,
@@ -36,6 +38,7 @@ from graph.part_grades import part_marks
 from graph.part_reply import answered_question, parts_reply, with_missing
 from graph.replies import refusal
 from graph.state import GraphState, Outcome
+from textkit.bilingual import coverage
 from textkit.catalog import say
 from textkit.scripts import to_script
 from textkit.tokens import keyword_tokens
@@ -163,8 +166,11 @@ async def sentence_similarity(
             s: sum(a * b for a, b in zip(q, v, strict=True))
             for s, v in zip(sentences, vectors[1:], strict=True)
         }
-    # another language's sentences as the evidence test compared them (graph.cross_language)
-    return {**found, **await similarities(embedder, question, others)}
+    # another language's sentences as the evidence test compared them (graph.cross_language),
+    # and the question's words each holds by the dictionary (textkit.bilingual)
+    meant = await similarities(embedder, question, others)
+    words = await asyncio.to_thread(lambda: {s: coverage(question, s) for s in meant})
+    return {**found, **{s: c + COVERAGE_WEIGHT * words[s] for s, c in meant.items()}}
 
 
 async def extractive_answer(

@@ -22,7 +22,12 @@ from langgraph.runtime import Runtime
 
 from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
-from graph.cross_language import add_question_leads, add_sentence_cosines, crosses
+from graph.cross_language import (
+    add_meaning_leads,
+    add_question_leads,
+    add_sentence_cosines,
+    crosses,
+)
 from graph.entry_question import add_question_cosines
 from graph.grounding import is_grounded
 from graph.nodes.query_builder import rewrite_for_retry
@@ -116,6 +121,9 @@ def merge_candidates(
     # set on copies: the earlier candidates are the previous state's
     merged = [{**c} for c in best.values()]
     add_question_leads(merged)
+    # a passage in another language answers only when it stands out from the other
+    # documents' (graph.cross_language)
+    add_meaning_leads(merged)
     ordered = sorted(merged, key=lambda c: (not is_grounded(c), c.get("rank", limit), -c["score"]))
     native = [c for c in ordered if not crosses(c)]
     return native[:limit] + [c for c in ordered if crosses(c)][:limit]

@@ -7,6 +7,7 @@ import pytest
 
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
+from graph.cross_language import add_meaning_leads, is_grounded_by_meaning
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.forms import FormFinder
@@ -92,3 +93,23 @@ async def test_an_extractive_answer_keeps_headings_and_list_items_apart(
     )
     assert not any("opening hours The City" in line for line in lines)
     assert all("- your identity card - your passport" not in line for line in lines)
+
+
+def test_a_passage_in_another_language_must_lead_the_other_documents() -> None:
+    def passage(document: str, sentence: float, words: float) -> dict[str, object]:
+        return {
+            "document": document,
+            "cross_language": True,
+            "cosine": 0.4,
+            "sentence_cosine": sentence,
+            "word_coverage": words,
+        }
+
+    answer = passage("Warsaw §3", 0.45, 0.8)
+    neighbour = passage("Warsaw §4", 0.4, 0.2)
+    add_meaning_leads([answer, neighbour])
+    assert is_grounded_by_meaning(answer) and not is_grounded_by_meaning(neighbour)
+    # the answer's paragraph gone: its neighbour leads nothing close enough to stand alone
+    twin = passage("Warsaw §5", 0.4, 0.2)
+    add_meaning_leads([neighbour, twin])
+    assert not is_grounded_by_meaning(neighbour)

@@ -1,0 +1,29 @@
+"""Word overlap across English and Chinese through the CC-CEDICT dictionary."""
+
+from __future__ import annotations
+
+from textkit.bilingual import available, coverage, units
+
+
+def test_the_dictionary_ships_with_its_package() -> None:
+    assert available()
+
+
+def test_an_english_question_finds_its_words_in_a_chinese_sentence() -> None:
+    question = "How many people were killed in the Warsaw uprising in 1944?"
+    answer = "1944年华沙起义期间，约有二十万平民被杀害。"
+    unrelated = "这座城市有许多博物馆和公园。"
+    assert coverage(question, answer) >= 0.6
+    assert coverage(question, unrelated) == 0.0
+
+
+def test_a_chinese_question_finds_its_words_in_an_english_sentence() -> None:
+    question = "華沙起義中有多少人被殺？"  # Traditional: read as Simplified
+    answer = "About 200,000 civilians were killed during the 1944 Warsaw Uprising."
+    assert coverage(question, answer) >= 0.5
+    assert coverage(question, "The city has many museums and parks.") == 0.0
+
+
+def test_numbers_meet_as_written_alike() -> None:
+    assert frozenset({"#1300"}) in units("The fee is 1,300 dollars.")
+    assert coverage("費用是一千三百元嗎", "The fee is 1,300 dollars.") > 0.0
