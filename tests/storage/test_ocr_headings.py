@@ -60,12 +60,14 @@ def test_a_heading_needs_a_short_line_without_final_punctuation() -> None:
     lines = [
         ("Opening hours", 45.0),  # a heading
         body,
+        body,
         ("It is closed on public holidays.", 46.0),  # large, but a sentence
         body,
         ("A large line that is much too long to be anything but a wrapped paragraph", 46.0),
         body,
+        body,
     ]
-    assert heading_lines(lines) == [True, False, False, False, False, False]
+    assert heading_lines(lines) == [True] + [False] * 7
     assert join_lines(lines).startswith("Opening hours\n\nThe centre")
 
 
