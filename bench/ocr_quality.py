@@ -66,18 +66,18 @@ def font(script: str, size: int = TEXT_PX) -> Any:
     raise SystemExit(f"{CJK_FONT} has no face {FACES[script]!r}")
 
 
-def wrap(text: str, face: Any, width: int) -> list[str]:
-    """`text` broken into lines no wider than `width` px: at spaces for English,
-    between any two characters for Chinese (as Chinese is printed)."""
-    words = text.split(" ") if " " in text.strip() else list(text)
-    joiner = " " if " " in text.strip() else ""
+def wrap(text: str, face: Any, width: int, script: str) -> list[str]:
+    """`text` broken into lines no wider than `width` px: at spaces in English,
+    between any two characters in Chinese (as Chinese is printed, spaces or not)."""
+    english = script == "en"
+    words = text.split(" ") if english else list(text)
     lines: list[str] = []
     line = ""
     for word in words:
-        candidate = f"{line}{joiner}{word}" if line else word
+        candidate = (f"{line} {word}" if english else line + word) if line else word
         if line and face.getlength(candidate) > width:
             lines.append(line)
-            line = word
+            line = word.lstrip()
         else:
             line = candidate
     if line:
@@ -91,7 +91,7 @@ def render(text: str, script: str, size: int = TEXT_PX, width: int = PAGE_WIDTH)
 
     face = font(script, size)
     margin = 50
-    lines = wrap(" ".join(text.split()), face, width - 2 * margin)
+    lines = wrap(" ".join(text.split()), face, width - 2 * margin, script)
     step = int(size * 1.6)
     page = Image.new("L", (width, 2 * margin + step * len(lines)), PAPER)
     draw = ImageDraw.Draw(page)
