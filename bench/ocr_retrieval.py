@@ -210,7 +210,9 @@ async def main() -> None:
         ],
         photo_rows,
     )
-    print(f"\nwrote {write_json('ocr_retrieval', results)}")
+    # a run of some scripts only (runs split to fit a time budget) keeps its own file
+    name = "ocr_retrieval" + ("" if args.scripts == list(SCRIPTS) else "_" + "_".join(args.scripts))
+    print(f"\nwrote {write_json(name.replace('-', '_'), results)}")
 
 
 if __name__ == "__main__":
