@@ -140,7 +140,14 @@ async def run_language(
             else error_rate(words, q.text, language)
         )
         clips.append(
-            {"question": q.text, "heard": words, "error": score, "audio_s": seconds, "stt_s": took}
+            {
+                "question": q.text,
+                "heard": words,
+                "failed": "" if reading.text else reading.reason,  # e.g. the STT timeout
+                "error": score,
+                "audio_s": seconds,
+                "stt_s": took,
+            }
         )
         heard.append(Question(q.id, words or "?", q.passage, q.answers))
     service = service_for(db, settings)
