@@ -61,7 +61,7 @@ def font(script: str, size: int = TEXT_PX) -> Any:
 
     for index in range(10):
         face = ImageFont.truetype(str(CJK_FONT), size, index=index)
-        if " ".join(face.getname()[:1]) == FACES[script]:
+        if face.getname()[0] == FACES[script]:
             return face
     raise SystemExit(f"{CJK_FONT} has no face {FACES[script]!r}")
 

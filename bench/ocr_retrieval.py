@@ -126,6 +126,7 @@ async def photographed(
 
 
 async def main() -> None:
+    """Build both databases per script, ask, print the tables and write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--passages", type=int, default=6, help="passages printed per script")
     parser.add_argument("--distractors", type=int, default=100, help="text passages beside them")

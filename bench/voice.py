@@ -176,6 +176,7 @@ async def run_language(
 
 
 async def main() -> None:
+    """Start the model's server, ask each language's questions, print and write."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--stt-python", required=True, help="python of the model's virtualenv")
     parser.add_argument("--questions", type=int, default=20, help="English questions spoken")
