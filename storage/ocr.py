@@ -52,17 +52,63 @@ def engine() -> Any:
 def read_image(image: Image) -> str:
     """The text OCR finds in `image`, one recognised line per line, in reading order.
 
-    Empty when nothing readable is there (a blank page, a photo of no text).
+    A heading (see `heading_lines`) stands apart, a blank line either side, so
+    that it is not read into the paragraph below it as one sentence. Empty when
+    nothing readable is there (a blank page, a photo of no text).
     """
     import numpy as np
 
     result, _ = engine()(np.asarray(image.convert("RGB")), use_cls=False)
     lines = [
-        str(text).strip()
-        for _box, text, score in (result or [])
+        (str(text).strip(), box_height(box))
+        for box, text, score in (result or [])
         if float(score) >= MIN_SCORE and str(text).strip()
     ]
-    return "\n".join(lines)
+    return join_lines(lines)
+
+
+# a heading is a short line without a sentence's end, printed larger than the body
+HEADING_CHARS = 50
+HEADING_SCALE = 1.2  # its box at least this much higher than the page's median line
+
+
+def box_height(box: Any) -> float:
+    """The height of a recognised line's box (four corners, clockwise from top left):
+    the mean of its left and right edges, so a tilted photo's lines measure true."""
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = ((float(x), float(y)) for x, y in box)
+    left = ((x3 - x0) ** 2 + (y3 - y0) ** 2) ** 0.5
+    right = ((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5
+    return (left + right) / 2
+
+
+def heading_lines(lines: list[tuple[str, float]]) -> list[bool]:
+    """Which of the recognised (text, box height) lines are headings: short, no final
+    punctuation, and higher than the median line. One line alone is never a heading:
+    there is no body to compare it with, nor to keep it from."""
+    from statistics import median
+
+    from textkit.sentences import ends_sentence
+
+    if len(lines) < 2:
+        return [False] * len(lines)
+    typical = median(height for _, height in lines)
+    return [
+        len(text) <= HEADING_CHARS and not ends_sentence(text) and height >= HEADING_SCALE * typical
+        for text, height in lines
+    ]
+
+
+def join_lines(lines: list[tuple[str, float]]) -> str:
+    """The lines' text, one per line, a heading set off by a blank line either side
+    (the chunker splits sentences there: a single line break is a wrapped line)."""
+    out = ""
+    previous = False
+    for (text, _), heading in zip(lines, heading_lines(lines), strict=True):
+        if out:
+            out += "\n\n" if heading or previous else "\n"
+        out += text
+        previous = heading
+    return out
 
 
 def image_pages(data: bytes) -> list[Image]:
