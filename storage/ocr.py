@@ -58,9 +58,12 @@ def read_image(image: Image) -> str:
     """
     import numpy as np
 
+    from textkit.word_breaks import restore_spaces
+
     result, _ = engine()(np.asarray(image.convert("RGB")), use_cls=False)
     lines = [
-        (str(text).strip(), box_height(box))
+        # a photographed English line often comes without its spaces: put them back
+        (restore_spaces(str(text).strip()), box_height(box))
         for box, text, score in (result or [])
         if float(score) >= MIN_SCORE and str(text).strip()
     ]
