@@ -16,14 +16,18 @@ import html
 import logging
 from typing import Annotated
 
-import httpx
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from bot.api.console_auth import console_of, failed, set_session_cookie, throttled
 from bot.api.console_page import HEADERS
 from bot.api.errors import ApiError
-from bot.core.admin.console_oidc import ConsoleOidc, OidcRefusedError, Pending
+from bot.core.admin.console_oidc import (
+    ConsoleOidc,
+    OidcRefusedError,
+    Pending,
+    ProviderUnavailableError,
+)
 from bot.settings import Settings
 from textkit.catalog import say
 
@@ -86,7 +90,7 @@ async def start(request: Request) -> Response:
     oidc = _oidc(request)
     try:
         pending = await oidc.begin(redirect_uri(request))
-    except (httpx.HTTPError, ValueError) as exc:
+    except ProviderUnavailableError as exc:
         logger.warning("the identity provider's discovery failed: %s", exc)
         return _page(request, "provider")
     response = RedirectResponse(pending.url, status_code=303, headers={"Cache-Control": "no-store"})

@@ -51,6 +51,10 @@ class OidcRefusedError(PermissionError):
         self.email = email
 
 
+class ProviderUnavailableError(RuntimeError):
+    """The identity provider could not be reached, or its discovery document is wrong."""
+
+
 @dataclass(frozen=True)
 class Pending:
     """A started sign-in: where to send the browser, and what it keeps until it is back."""
@@ -61,22 +65,32 @@ class Pending:
     verifier: str
 
 
+async def _get_json(url: str, timeout: float = TIMEOUT_S) -> Any:
+    """The JSON at `url` (ProviderUnavailableError saying why not, without the body)."""
+    try:
+        async with AsyncOAuth2Client(timeout=timeout) as client:
+            reply = await client.request("GET", url, withhold_token=True)
+        reply.raise_for_status()
+        return reply.json()
+    except Exception as exc:  # unreachable, an HTTP error status, not JSON
+        raise ProviderUnavailableError(f"{url}: {type(exc).__name__}: {exc}") from exc
+
+
 async def read_discovery(issuer: str, timeout: float = TIMEOUT_S) -> dict[str, Any]:
     """The issuer's discovery document, checked: it names this issuer and the endpoints
-    the sign-in needs. ValueError saying what is wrong (httpx errors pass through)."""
-    async with AsyncOAuth2Client(timeout=timeout) as client:
-        reply = await client.get(issuer.rstrip("/") + DISCOVERY_PATH, withhold_token=True)
-    reply.raise_for_status()
-    document = reply.json()
+    the sign-in needs. ProviderUnavailableError saying what is wrong."""
+    url = issuer.rstrip("/") + DISCOVERY_PATH
+    document = await _get_json(url, timeout)
     if not isinstance(document, dict):
-        raise ValueError("the discovery document is not a JSON object")
+        raise ProviderUnavailableError(f"{url}: not a JSON object")
     if str(document.get("issuer", "")).rstrip("/") != issuer.rstrip("/"):
-        raise ValueError(f"the discovery document names issuer {document.get('issuer')!r}")
+        named = document.get("issuer")
+        raise ProviderUnavailableError(f"{url}: names issuer {named!r}, not {issuer!r}")
     missing = [
         k for k in ("authorization_endpoint", "token_endpoint", "jwks_uri") if not document.get(k)
     ]
     if missing:
-        raise ValueError(f"the discovery document has no {', '.join(missing)}")
+        raise ProviderUnavailableError(f"{url}: has no {', '.join(missing)}")
     return document
 
 
@@ -116,10 +130,7 @@ class ConsoleOidc:
     async def _keys(self, force: bool = False) -> KeySet:
         metadata = await self._metadata()
         if self._jwks is None or force:
-            async with AsyncOAuth2Client(timeout=TIMEOUT_S) as client:
-                reply = await client.get(metadata["jwks_uri"], withhold_token=True)
-            reply.raise_for_status()
-            self._jwks = reply.json()
+            self._jwks = await _get_json(metadata["jwks_uri"])
         return KeySet.import_key_set(self._jwks)  # type: ignore[arg-type]
 
     async def begin(self, redirect_uri: str) -> Pending:
@@ -161,7 +172,11 @@ class ConsoleOidc:
 
     async def _claims(self, code: str, pending: Pending, redirect_uri: str) -> dict[str, Any]:
         """The validated ID token's claims for the code (OidcRefusedError when not valid)."""
-        metadata = await self._metadata()
+        try:
+            metadata = await self._metadata()
+        except ProviderUnavailableError as exc:
+            logger.warning("the identity provider's discovery failed: %s", exc)
+            raise OidcRefusedError("provider") from exc
         try:
             async with self._client(redirect_uri) as client:
                 token = await client.fetch_token(
@@ -197,6 +212,9 @@ class ConsoleOidc:
                 params["access_token"] = token["access_token"]
             claims = CodeIDToken(decoded.claims, decoded.header, options, params)
             claims.validate(leeway=LEEWAY_S)
+        except ProviderUnavailableError as exc:
+            logger.warning("the identity provider's keys could not be read: %s", exc)
+            raise OidcRefusedError("provider") from exc
         except (JoseError, ValueError) as exc:
             logger.warning("an ID token was refused: %s", type(exc).__name__)
             raise OidcRefusedError("invalid_token") from exc
