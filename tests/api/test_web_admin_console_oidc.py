@@ -1,5 +1,7 @@
 """The admin console's sign-in through an identity provider, withdrawing a published answer,
-and the throttle on failed sign-ins, over HTTP against a real `ragbot serve`.
+and the throttle on failed sign-ins, over HTTP against a real `ragbot serve`; and in
+headless Chromium: the provider's button clicked through, the page on a phone, its words
+in every language, the cases list's live region and a sign-out that failed.
 
 The provider is a fake one on 127.0.0.1 (tests/support/fake_oidc.py: discovery, a JWKS
 with an RSA key made here, `/authorize` and `/token`), with authlib in the server
@@ -15,11 +17,17 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from selenium.webdriver.chrome.webdriver import WebDriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.select import Select
+from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import create_engine, text
 
 from storage.embeddings import Embedder
 from tests.api.conftest import Served, serving_api
+from tests.api.test_web_chat import PAGE_WAIT, browser  # noqa: F401
 from tests.support.fake_oidc import FakeIssuer, fake_issuer
+from textkit.catalog import say
 
 CLIENT_ID = "ragbot-console"
 CLIENT_SECRET = "s3cret-client-value"
@@ -59,6 +67,7 @@ def site(
         "OIDC_PROVIDER_NAME": "Example Org",
         "ADMIN_SIGN_IN_FAILURES_PER_MINUTE": str(FAILURES),
         "API_TRUSTED_PROXIES": "127.0.0.1",
+        "HANDOFF_WEB_INBOX": "true",  # cases answerable in the console
     }
     with serving_api(tmp_path_factory.mktemp("oidc"), database_url, embedder, **env) as s:
         yield s
@@ -264,3 +273,79 @@ def test_a_withdrawn_answer_stops_answering_and_a_later_publish_does_not_bring_i
     assert audited == [("admin", "ops", str(dog["id"]))]
     route = "api:POST /admin/api/answers/{answer_id}/withdraw"
     assert ("api", "ops", "200") in _audited(site.database_url, route)
+
+
+def _case(site: Served) -> None:
+    """A hand-off case from an API caller whose question was refused."""
+    asked = _ask(site, "Can I keep bees on my balcony?")
+    headers = {"Authorization": f"Bearer {site.keys['public']}"}
+    body = {"conversation_id": asked["conversation_id"], "answer_id": asked["answer_id"]}
+    handed = httpx.post(f"{site.url}/api/v1/handoff", json=body, headers=headers, timeout=30)
+    assert handed.status_code == 200, handed.text
+
+
+# counts what changes under #cases from now on (a live region: each change is announced)
+WATCH_CASES = """
+window.caseChanges = 0;
+new MutationObserver((changes) => { window.caseChanges += changes.length; })
+  .observe(document.getElementById('cases'),
+           {childList: true, subtree: true, characterData: true});
+"""
+
+
+def test_the_console_in_a_browser_signs_in_through_the_provider_and_fits_a_phone(
+    browser: WebDriver,  # noqa: F811
+    site: Served,
+    issuer: FakeIssuer,
+) -> None:
+    _case(site)
+    issuer.person = {"email": ADMIN, "email_verified": True}
+    wait = WebDriverWait(browser, PAGE_WAIT)
+    browser.set_window_size(1280, 800)
+    browser.get(f"{site.url}/admin")
+    button = wait.until(lambda d: d.find_element(By.ID, "oidc"))
+    wait.until(lambda d: d.find_element(By.ID, "oidc").is_displayed())
+    assert button.text == "Sign in with Example Org"
+    button.click()
+    wait.until(lambda d: d.find_element(By.ID, "signed-in").is_displayed())
+    assert browser.find_element(By.ID, "who").text == ADMIN
+    assert browser.execute_script("return document.cookie") == ""
+
+    # every word in the page's language: the collection filter's "all", a case's status
+    Select(browser.find_element(By.ID, "language")).select_by_value("zh-hant")
+    every = "return document.querySelector('#doc-collection option[value=\"\"]').textContent"
+    wait.until(lambda d: d.execute_script(every) == say("admin:all_collections", "zh-hant"))
+    browser.find_element(By.CSS_SELECTOR, ".tab[data-page='cases']").click()
+    heading = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".case .case-heading"))
+    assert say("admin:case_open", "zh-hant") in heading.text and " open " not in heading.text
+
+    # the cases list is a live region: a poll that finds nothing new changes nothing
+    browser.execute_script(WATCH_CASES)
+    time.sleep(7)  # two polls (every 3 s)
+    assert browser.execute_script("return window.caseChanges") == 0
+
+    # on a phone the documents fit the screen: nothing scrolls sideways
+    browser.set_window_size(390, 844)
+    browser.find_element(By.CSS_SELECTOR, ".tab[data-page='documents']").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#documents .doc-title"))
+    width = "return window.innerWidth"
+    assert browser.execute_script(width) <= 390
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
+    wrap = "const w = document.querySelector('.table-wrap'); return w.scrollWidth - w.clientWidth"
+    assert browser.execute_script(wrap) <= 0
+
+    # a sign-out the server did not confirm is not shown as signed out
+    browser.set_window_size(1280, 800)
+    browser.execute_script(
+        "window.realFetch = window.fetch;"
+        " window.fetch = (url, init) => (init && init.method === 'DELETE')"
+        " ? Promise.reject(new TypeError('offline')) : window.realFetch(url, init);"
+    )
+    browser.find_element(By.ID, "sign-out").click()
+    failed = say("admin:sign_out_failed", "zh-hant", value="network")
+    wait.until(lambda d: d.find_element(By.ID, "notice").text == failed)
+    assert browser.find_element(By.ID, "signed-in").is_displayed()
+    browser.execute_script("window.fetch = window.realFetch;")
+    browser.find_element(By.ID, "sign-out").click()
+    wait.until(lambda d: not d.find_element(By.ID, "signed-in").is_displayed())
+    assert browser.find_element(By.ID, "oidc").is_displayed()
