@@ -5,9 +5,9 @@ from __future__ import annotations
 import socket
 import subprocess
 
+from tests.support.fake_oidc import fake_issuer
 from tests.support.fake_openai import FakeOpenAI, Reply, llama_cpp_server, openai_api
 from tests.support.fake_rerank import FakeRerank
-from tests.support.fake_oidc import fake_issuer
 from tests.support.fake_stt import FakeTranscriber
 
 
