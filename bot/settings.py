@@ -508,6 +508,14 @@ class Settings(BaseSettings):
         """OIDC_ADMIN_EMAILS, lower-cased."""
         return frozenset(email.lower() for email in _split(self.oidc_admin_emails))
 
+    def oidc_still_admin(self, email: str) -> bool:
+        """Whether a person's open console session still holds under these settings: the
+        sign-in is on and, where admins are listed by email only, the email is listed (a
+        group's membership is known at sign-in only)."""
+        if not self.oidc_on():
+            return False
+        return bool(self.oidc_admin_group.strip()) or email.lower() in self.oidc_admins()
+
     def handoff_staff(self) -> frozenset[str]:
         """HANDOFF_STAFF_USER_IDS as written: `platform:id` entries and bare ids."""
         return frozenset(_split(self.handoff_staff_user_ids))

@@ -119,7 +119,12 @@ def build_core(
     inbox.answer_with(intake.answer)  # the inbox's deliveries are answered by the intake
     api_keys = ApiKeys(db)
     sessions = ConsoleSessions(
-        db, api_keys, admin.log, settings.admin_session_hours, configured_collections(settings)
+        db,
+        api_keys,
+        admin.log,
+        settings.admin_session_hours,
+        configured_collections(settings),
+        settings.oidc_still_admin if settings.oidc_on() else None,
     )
     console_answers = ConsoleAnswers(db, admin.knowledge, answers)
     parts = CoreParts(

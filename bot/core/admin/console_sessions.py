@@ -9,14 +9,16 @@ sign-out are audited under the key's name.
 A person the identity provider vouches for (bot.core.admin.console_oidc decides who
 is an admin) gets a session by email: no key, every collection (those configured,
 holding documents or read by a key, looked up at each request), audited under the
-email.
+email. Such a session ends when the sign-in is switched off (OIDC_ISSUER unset) or,
+where admins are listed by email only, when the email is no longer listed (both are
+read at start: a restart with the new settings ends it at the next request).
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -73,6 +75,7 @@ class ConsoleSessions:
         log: AuditLog,
         hours: float,
         configured: Collection[str] = (),
+        people: Callable[[str], bool] | None = None,
     ) -> None:
         self._db = db
         self._keys = keys
@@ -80,6 +83,8 @@ class ConsoleSessions:
         self.hours = hours
         # a person's session reads these and every collection in use
         self._configured = frozenset(configured)
+        # whether a person's session still holds (None: the provider's sign-in is off)
+        self._people = people
 
     async def open(self, key: str) -> Opened:
         """A session for an admin key; SignInRefusedError (audited) for any other key."""
@@ -119,6 +124,8 @@ class ConsoleSessions:
         async with self._db.sessions() as session:
             row = await console_repo.find_session(session, _hash(session_id))
             if row is not None and row["email"]:
+                if self._people is None or not self._people(row["email"]):
+                    return None
                 every = await console_repo.collections_in_use(session) | self._configured
                 grant = Grant(0, row["email"], tuple(sorted(every)), True, None)
                 return ConsoleSession(grant, row["csrf"], row["expires_at"], row["email"])
