@@ -223,6 +223,25 @@ class Settings(BaseSettings):
     admin_session_hours: float = Field(
         default=8.0, gt=0, le=24 * 30, validation_alias="ADMIN_SESSION_HOURS"
     )
+    # failed sign-ins a client address may make a minute before it is answered 429 and no
+    # more audit rows are written for it (counted in each process; 0: no limit)
+    admin_sign_in_failures_per_minute: int = Field(
+        default=10, ge=0, validation_alias="ADMIN_SIGN_IN_FAILURES_PER_MINUTE"
+    )
+    # sign-in to the console through the organisation's identity provider (OpenID Connect);
+    # unset issuer: off. Who is an admin: a listed email and/or a `groups` claim value
+    oidc_issuer: str = Field(default="", validation_alias="OIDC_ISSUER")
+    oidc_client_id: str = Field(default="", validation_alias="OIDC_CLIENT_ID")
+    oidc_client_secret: SecretStr | None = Field(
+        default=None, validation_alias="OIDC_CLIENT_SECRET"
+    )
+    oidc_admin_emails: str = Field(default="", validation_alias="OIDC_ADMIN_EMAILS")
+    oidc_admin_group: str = Field(default="", validation_alias="OIDC_ADMIN_GROUP")
+    oidc_scopes: str = Field(default="openid email profile", validation_alias="OIDC_SCOPES")
+    # the name on the sign-in button ("Sign in with …"); unset: the issuer's host
+    oidc_provider_name: str = Field(
+        default="", max_length=60, validation_alias="OIDC_PROVIDER_NAME"
+    )
 
     # answer memory: questions answered well before are answered again at once
     memory_enabled: bool = Field(default=True, validation_alias="MEMORY_ENABLED")
@@ -473,6 +492,43 @@ class Settings(BaseSettings):
         if self.handoff_web_inbox:  # the staff page needs no token: admin API keys sign in
             rooms[WEB_INBOX] = "inbox"
         return rooms
+
+    def oidc_on(self) -> bool:
+        """True when the console's identity-provider sign-in is set up (OIDC_ISSUER).
+
+        Raises ConfigurationError when the issuer is set but not an http(s) address, or
+        the client id, or every way of saying who is an admin, is missing.
+        """
+        issuer = self.oidc_issuer.strip()
+        if not issuer:
+            return False
+        if not re.fullmatch(r"https?://[^\s?#]+", issuer):
+            raise ConfigurationError(
+                "OIDC_ISSUER must be the identity provider's https:// address, e.g."
+                " https://accounts.google.com"
+            )
+        if not self.oidc_client_id.strip():
+            raise ConfigurationError("OIDC_ISSUER is set but OIDC_CLIENT_ID is not")
+        if not self.oidc_admins() and not self.oidc_admin_group.strip():
+            raise ConfigurationError(
+                "OIDC_ISSUER is set but neither OIDC_ADMIN_EMAILS nor OIDC_ADMIN_GROUP says"
+                " who is an admin"
+            )
+        if "openid" not in self.oidc_scopes.split():
+            raise ConfigurationError("OIDC_SCOPES must include openid")
+        return True
+
+    def oidc_admins(self) -> frozenset[str]:
+        """OIDC_ADMIN_EMAILS, lower-cased."""
+        return frozenset(email.lower() for email in _split(self.oidc_admin_emails))
+
+    def oidc_still_admin(self, email: str) -> bool:
+        """Whether a person's open console session still holds under these settings: the
+        sign-in is on and, where admins are listed by email only, the email is listed (a
+        group's membership is known at sign-in only)."""
+        if not self.oidc_on():
+            return False
+        return bool(self.oidc_admin_group.strip()) or email.lower() in self.oidc_admins()
 
     def handoff_staff(self) -> frozenset[str]:
         """HANDOFF_STAFF_USER_IDS as written: `platform:id` entries and bare ids."""

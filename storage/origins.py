@@ -34,6 +34,12 @@ def console_title(collection: str) -> str:
     return f"{CONSOLE_TITLE_PREFIX} ({collection})"
 
 
+def console_collection(title: str) -> str | None:
+    """The collection whose console FAQ document has exactly this title (None: another)."""
+    found = re.fullmatch(re.escape(CONSOLE_TITLE_PREFIX) + r" \(([^()]+)\)", title)
+    return found.group(1) if found else None
+
+
 def case_title(case_id: int) -> str:
     """The title of the FAQ document made from case `case_id`."""
     return f"{CASE_TITLE_PREFIX}{case_id}"

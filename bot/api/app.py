@@ -22,6 +22,7 @@ from bot.api import (
     ask,
     console,
     console_auth,
+    console_oidc,
     console_page,
     docs_page,
     errors,
@@ -78,6 +79,7 @@ def build_api(core: ServingCore, settings: Settings) -> FastAPI:
     api.include_router(staff_page.router)
     api.include_router(openai_chat.router)
     api.include_router(console_auth.router)  # the admin console (/admin)
+    api.include_router(console_oidc.router)  # its sign-in through an identity provider
     api.include_router(console.router)
     api.include_router(console_page.router)
     api.add_middleware(AuditCalls, core=core)

@@ -137,6 +137,7 @@ class CallerLimits:
         self.settings = settings
         self.visitors = MinuteCounts()  # the web chat key's calls, per caller's address
         self.polls = MinuteCounts()  # polls for staff replies, per address and per key
+        self.sign_ins = MinuteCounts()  # the console's failed sign-ins, per caller's address
         self._trusted = trusted_networks(settings)
 
     def address(self, request: Request) -> str:

@@ -59,6 +59,12 @@ class MinuteCounts:
         self._minute = -1
         self._counts: OrderedDict[str, int] = OrderedDict()
 
+    def seen(self, name: str) -> int:
+        """How many calls of `name` were counted this minute (nothing is counted)."""
+        if int(time.time() // 60) != self._minute:
+            return 0
+        return self._counts.get(name, 0)
+
     def over(self, name: str, limit: int) -> bool:
         """Count one call of `name`; True when it is over `limit` this minute (0: none)."""
         if limit <= 0:

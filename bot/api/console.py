@@ -153,6 +153,25 @@ async def publish(request: Request, who: Changer, body: Publish) -> dict[str, An
         raise _rejected(exc) from exc
 
 
+@router.get("/answers")
+async def published(request: Request, who: Reader) -> list[dict[str, Any]]:
+    """The answers published from the console in the key's collections, newest first."""
+    return await console_of(request).answers.published(who)
+
+
+@router.post("/answers/{answer_id}/withdraw")
+async def withdraw(request: Request, who: Changer, answer_id: CaseId) -> dict[str, Any]:
+    """Withdraw a published answer: the bot stops answering from it, and a later publish
+    does not bring it back."""
+    try:
+        done = await console_of(request).answers.withdraw(who, answer_id)
+    except AdminInputError as exc:
+        raise _rejected(exc) from exc
+    if done is None:
+        raise ApiError(404, "not_found", f"No published answer {answer_id}.")
+    return done
+
+
 @router.post("/answers/check")
 async def check(request: Request, who: Changer, body: Check) -> dict[str, Any]:
     """How many of a group's questions the console's answers now answer (retrieval check)."""

@@ -6,6 +6,11 @@ the response carries the CSRF token, which the page sends back in
 `X-CSRF-Token` on every change (double submit: the cookie alone is not enough).
 Every change must also come from this site (`Origin` is this host). A key that
 is not an admin key is refused (403 `not_admin`). `DELETE /admin/session` signs out.
+
+Failed sign-ins (a wrong key here, a refused identity-provider sign-in in
+bot.api.console_oidc) are counted per client address: past
+ADMIN_SIGN_IN_FAILURES_PER_MINUTE, the address is answered 429 until the minute
+turns, and no audit row is written for it (a script must not fill the audit log).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, Field
 
-from bot.api.auth import core_of, draining
+from bot.api.auth import CallerLimits, core_of, draining, too_many
 from bot.api.errors import ApiError
 from bot.core.admin.console import AdminConsole
 from bot.core.admin.console_sessions import ConsoleSession, SignInRefusedError
@@ -30,6 +35,26 @@ router = APIRouter(prefix="/admin", include_in_schema=False)
 def console_of(request: Request) -> AdminConsole:
     """The serving core's admin console part."""
     return core_of(request).admin_console
+
+
+def _limits(request: Request) -> CallerLimits:
+    limits: CallerLimits = request.app.state.limits
+    return limits
+
+
+def throttled(request: Request) -> None:
+    """429 when the caller's address failed to sign in too often this minute (before any
+    attempt: a throttled attempt is neither checked nor audited)."""
+    limits = _limits(request)
+    most = limits.settings.admin_sign_in_failures_per_minute
+    if most and limits.sign_ins.seen(limits.address(request)) >= most:
+        raise too_many("Too many failed sign-ins from this address; wait for the next minute.")
+
+
+def failed(request: Request) -> None:
+    """Count a failed sign-in of the caller's address."""
+    limits = _limits(request)
+    limits.sign_ins.over(limits.address(request), limits.settings.admin_sign_in_failures_per_minute)
 
 
 def same_origin(request: Request) -> None:
@@ -79,6 +104,7 @@ def _shown(who: ConsoleSession) -> dict[str, Any]:
     return {
         "csrf": who.csrf,
         "name": who.grant.name,
+        "person": who.email is not None,
         "collections": list(who.grant.collections),
         "expires_at": who.expires_at.isoformat(timespec="seconds"),
     }
@@ -90,24 +116,31 @@ async def sign_in(request: Request, response: Response, body: SignIn) -> dict[st
     same_origin(request)
     if core_of(request).closing:
         raise draining()
+    throttled(request)
     try:
         opened = await console_of(request).sessions.open(body.key)
     except SignInRefusedError as exc:
+        failed(request)
         if exc.reason == "not_admin":
             raise ApiError(403, "not_admin", "This key is not an admin key.") from exc
         raise ApiError(401, "unauthorized", "Unknown or revoked API key.") from exc
-    hours = core_of(request).admin_console.sessions.hours
+    set_session_cookie(request, response, opened.session_id)
+    response.headers["Cache-Control"] = "no-store"
+    return _shown(opened.session)
+
+
+def set_session_cookie(request: Request, response: Response, session_id: str) -> None:
+    """The session's cookie on `response`: HttpOnly, SameSite=Strict, path /admin."""
+    hours = console_of(request).sessions.hours
     response.set_cookie(
         COOKIE,
-        opened.session_id,
+        session_id,
         max_age=int(hours * 3600),
         path="/admin",
         httponly=True,
         secure=request.url.scheme == "https",
         samesite="strict",
     )
-    response.headers["Cache-Control"] = "no-store"
-    return _shown(opened.session)
 
 
 @router.get("/session")

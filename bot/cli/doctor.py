@@ -32,13 +32,16 @@ def doctor() -> None:
     With RERANK_BASE_URL set, also one rerank request (a reranker that cannot be
     used is a warning: turns go on without it); with STT_BASE_URL set, one
     transcription of a second of silence (a warning too: voice messages are declined,
-    typed questions go on). Notes a refusal with no contact (HANDOFF_CONTACT unset).
+    typed questions go on); with OIDC_ISSUER set, the identity provider's discovery
+    document (a warning: admin API keys still sign in to the console). Notes a refusal
+    with no contact (HANDOFF_CONTACT unset).
     Exit 1 only when the model
     cannot be used (nothing listening, key refused, every chat request
     failing); warnings do not fail.
     """
     # the probes (httpx, the model's formats, the reranker's client): this command only
     from bot.cli.llm_probe import probe_llm
+    from bot.cli.oidc_probe import probe_oidc
     from bot.cli.rerank_probe import probe_reranker
     from bot.cli.stt_probe import probe_stt
 
@@ -58,6 +61,8 @@ def doctor() -> None:
             found += await probe_stt(
                 cfg.stt_base_url, cfg.stt_model, reveal(cfg.stt_api_key), cfg.stt_timeout_s
             )
+        if cfg.oidc_issuer.strip():
+            found += await probe_oidc(cfg)
         return found
 
     findings = run(go)

@@ -14,6 +14,7 @@ from bot.core.admin.api_keys import ApiKeys
 from bot.core.admin.commands import CommandRunner
 from bot.core.admin.console import AdminConsole
 from bot.core.admin.console_answers import ConsoleAnswers
+from bot.core.admin.console_oidc import ConsoleOidc
 from bot.core.admin.console_sessions import ConsoleSessions
 from bot.core.admin.service import AdminService
 from bot.core.admin.upload_desk import UploadDesk
@@ -117,7 +118,14 @@ def build_core(
     )
     inbox.answer_with(intake.answer)  # the inbox's deliveries are answered by the intake
     api_keys = ApiKeys(db)
-    sessions = ConsoleSessions(db, api_keys, admin.log, settings.admin_session_hours)
+    sessions = ConsoleSessions(
+        db,
+        api_keys,
+        admin.log,
+        settings.admin_session_hours,
+        configured_collections(settings),
+        settings.oidc_still_admin if settings.oidc_on() else None,
+    )
     console_answers = ConsoleAnswers(db, admin.knowledge, answers)
     parts = CoreParts(
         settings=settings,
@@ -143,7 +151,12 @@ def build_core(
         forms=ReaderForms(audiences, admin.knowledge, answers),
         sources=SourceViews(db, links),
         admin_console=AdminConsole(
-            db, admin, sessions, console_answers, configured_collections(settings)
+            db,
+            admin,
+            sessions,
+            console_answers,
+            configured_collections(settings),
+            ConsoleOidc(settings, sessions) if settings.oidc_on() else None,
         ),
     )
     return ServingCore(parts)

@@ -1,11 +1,13 @@
 """The admin console's rows: sign-in sessions, the answers it publishes, votes, citations.
 
 Never commits: the caller's transaction does. A session is found only while it
-has not expired and its API key is an active admin key.
+has not expired and, when opened with an API key, its key is an active admin key
+(a session opened through the identity provider names a person's email instead).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -14,26 +16,34 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 
 async def add_session(
-    session: AsyncSession, id_hash: str, csrf: str, key_id: int, expires_at: datetime
+    session: AsyncSession,
+    id_hash: str,
+    csrf: str,
+    key_id: int | None,
+    expires_at: datetime,
+    email: str | None = None,
 ) -> None:
-    """Store a signed-in browser's session (its id's hash only)."""
+    """Store a signed-in browser's session (its id's hash only): an API key's, or
+    (`key_id` None) a person's signed in through the identity provider, by email."""
     await session.execute(
         text(
-            "INSERT INTO admin_sessions (id_hash, csrf, key_id, expires_at)"
-            " VALUES (:h, :csrf, :key, :until)"
+            "INSERT INTO admin_sessions (id_hash, csrf, key_id, email, expires_at)"
+            " VALUES (:h, :csrf, :key, :email, :until)"
         ),
-        {"h": id_hash, "csrf": csrf, "key": key_id, "until": expires_at},
+        {"h": id_hash, "csrf": csrf, "key": key_id, "email": email, "until": expires_at},
     )
 
 
 async def find_session(session: AsyncSession, id_hash: str) -> dict[str, Any] | None:
-    """The live session with this hash and its key's row (None: expired, revoked, unknown)."""
+    """The live session with this hash and its key's row, or its person's email (None:
+    expired, key revoked, unknown)."""
     row = await session.execute(
         text(
-            "SELECT s.csrf, s.expires_at, k.id AS key_id, k.name, k.collections, k.rate_limit"
-            " FROM admin_sessions s JOIN api_keys k ON k.id = s.key_id"
+            "SELECT s.csrf, s.expires_at, s.email, k.id AS key_id, k.name, k.collections,"
+            " k.rate_limit"
+            " FROM admin_sessions s LEFT JOIN api_keys k ON k.id = s.key_id"
             " WHERE s.id_hash = :h AND s.expires_at > now()"
-            " AND k.revoked_at IS NULL AND k.admin"
+            " AND (s.email IS NOT NULL OR (k.revoked_at IS NULL AND k.admin))"
         ),
         {"h": id_hash},
     )
@@ -78,12 +88,56 @@ async def add_answer(
 
 
 async def answers_of(session: AsyncSession, collection: str) -> list[dict[str, Any]]:
-    """The console's answers for `collection`, oldest first."""
+    """The console's answers for `collection` not withdrawn, oldest first."""
     rows = await session.execute(
-        text("SELECT id, question, answer FROM console_answers WHERE collection = :c ORDER BY id"),
+        text(
+            "SELECT id, question, answer FROM console_answers"
+            " WHERE collection = :c AND withdrawn_at IS NULL ORDER BY id"
+        ),
         {"c": collection},
     )
     return [dict(r._mapping) for r in rows]
+
+
+async def published_answers(
+    session: AsyncSession, collections: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The answers in force in `collections`, newest first, with who wrote them and when."""
+    rows = await session.execute(
+        text(
+            "SELECT id, collection, question, answer, written_by, created_at"
+            " FROM console_answers WHERE withdrawn_at IS NULL"
+            " AND collection = ANY(CAST(:cs AS text[])) ORDER BY id DESC"
+        ),
+        {"cs": list(collections)},
+    )
+    return [dict(r._mapping) for r in rows]
+
+
+async def answer_collection(session: AsyncSession, answer_id: int) -> str | None:
+    """The collection of an answer in force (None: unknown or withdrawn)."""
+    row = await session.execute(
+        text("SELECT collection FROM console_answers WHERE id = :i AND withdrawn_at IS NULL"),
+        {"i": answer_id},
+    )
+    found = row.scalar_one_or_none()
+    return None if found is None else str(found)
+
+
+async def withdraw_answers(
+    session: AsyncSession, collection: str, by: str, answer_id: int | None = None
+) -> int:
+    """Withdraw one answer of `collection` (or, `answer_id` None, every one in force): kept
+    for the record, never rebuilt into the FAQ document again. How many were withdrawn."""
+    result = await session.execute(
+        text(
+            "UPDATE console_answers SET withdrawn_at = now(), withdrawn_by = :by"
+            " WHERE collection = :c AND withdrawn_at IS NULL"
+            " AND (CAST(:i AS bigint) IS NULL OR id = CAST(:i AS bigint))"
+        ),
+        {"c": collection, "by": by, "i": answer_id},
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 async def citation_counts(session: AsyncSession) -> dict[str, int]:

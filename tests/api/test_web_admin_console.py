@@ -117,6 +117,7 @@ def test_an_admin_answers_a_case_publishes_a_gap_answer_uploads_and_reads_feedba
     console = browser.current_window_handle
     browser.get(f"{site.url}/admin")
     WebDriverWait(browser, PAGE_WAIT).until(lambda d: d.find_element(By.ID, "enter").text)
+    assert not browser.find_element(By.ID, "oidc").is_displayed()  # no identity provider set
     _sign_in(browser, site, site.keys["public"])
     wait.until(lambda d: "not an admin key" in d.find_element(By.ID, "notice").text)
     assert browser.find_element(By.ID, "signed-in").get_attribute("hidden") is not None
@@ -229,6 +230,12 @@ def test_sessions_need_an_admin_key_a_csrf_token_this_origin_and_never_frame(
     assert page.status_code == 200
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert page.headers["x-frame-options"] == "DENY"
+    # no identity provider set: no button, and its sign-in is not there
+    assert httpx.get(f"{site.url}/admin/config.json", timeout=10).json()["oidc"] is None
+    assert httpx.get(f"{site.url}/admin/oidc/start", timeout=10).status_code == 404
+    assert (
+        httpx.get(f"{site.url}/admin/oidc/callback?code=x&state=y", timeout=10).status_code == 404
+    )
     with httpx.Client(base_url=site.url, timeout=30) as client:
         public = client.post("/admin/session", json={"key": site.keys["public"]}, headers=here)
         assert public.status_code == 403 and public.json()["code"] == "not_admin"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import subprocess
 
+from tests.support.fake_oidc import fake_issuer
 from tests.support.fake_openai import FakeOpenAI, Reply, llama_cpp_server, openai_api
 from tests.support.fake_rerank import FakeRerank
 from tests.support.fake_stt import FakeTranscriber
@@ -170,3 +171,26 @@ def test_doctor_reports_the_transcription_endpoint_when_one_is_set(cli) -> None:
     assert any(v == "WARN" and "HTTP 500" in t for t, v in _doctor_lines(failing).items())
     unset = cli("doctor", extra_env={**env, "STT_BASE_URL": ""})
     assert "transcription" not in unset.stdout
+
+
+def test_doctor_checks_the_identity_providers_discovery_document_when_one_is_set(cli) -> None:  # type: ignore[no-untyped-def]
+    env = {
+        "LLM_BASE_URL": "",
+        "LLM_MODEL": "",
+        "OIDC_CLIENT_ID": "ragbot-console",
+        "OIDC_CLIENT_SECRET": "s3cret-client-value",
+        "OIDC_ADMIN_EMAILS": "admin@example.org",
+    }
+    with fake_issuer("ragbot-console", "s3cret-client-value") as issuer:
+        good = cli("doctor", extra_env={**env, "OIDC_ISSUER": issuer.url})
+        wrong = cli("doctor", extra_env={**env, "OIDC_ISSUER": issuer.url + "/elsewhere"})
+    assert good.returncode == 0, good.stdout
+    lines = _doctor_lines(good)
+    found = next(t for t in lines if t.startswith(f"identity provider {issuer.url}"))
+    assert lines[found] == "ok" and f"{issuer.url}/authorize" in found
+    assert "s3cret-client-value" not in good.stdout
+    # a warning, not a failure: admin API keys still sign in
+    assert wrong.returncode == 0
+    assert any(v == "WARN" and "OIDC_ISSUER" in t for t, v in _doctor_lines(wrong).items())
+    unset = cli("doctor", extra_env={**env, "OIDC_ISSUER": ""})
+    assert "identity provider" not in unset.stdout and "OIDC" not in unset.stdout

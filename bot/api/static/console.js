@@ -64,10 +64,24 @@
 
   // --- words and language -------------------------------------------------------------
 
+  // a job's or a case's status in the page's language (the server's code when unknown)
+  function statusWord(kind, status) {
+    const key = `${kind}_${status}`;
+    const text = word(key);
+    return text === key ? String(status) : text;
+  }
+
   function applyWords() {
     document.documentElement.lang = state.language;
     for (const node of document.querySelectorAll("[data-word]")) {
       node.textContent = word(node.dataset.word);
+    }
+    // the filter's "every collection" choice is built, not marked up: name it again
+    const every = ui.docCollection && ui.docCollection.querySelector("option[value='']");
+    if (every) every.textContent = word("all_collections");
+    if (ui.oidc && state.config.oidc) {
+      ui.oidc.textContent = word("oidc_sign_in", state.config.oidc);
+      ui.oidc.hidden = false;
     }
     for (const node of document.querySelectorAll("[data-label]")) {
       node.setAttribute("aria-label", word(node.dataset.label));
@@ -154,7 +168,17 @@
   }
 
   async function signOut() {
-    await call("DELETE", "/admin/session");
+    let result;
+    try {
+      result = await call("DELETE", "/admin/session");
+    } catch {
+      result = { ok: false, status: 0, data: {} };
+    }
+    // still signed in unless the server ended the session (401: it had ended already)
+    if (!result.ok && result.status !== 401) {
+      notice(word("sign_out_failed", (result.data && result.data.message) || result.status || "network"), true);
+      return;
+    }
     signedOut("");
     ui.key.focus();
   }
@@ -215,11 +239,19 @@
       const title = element("th", "doc-title", doc.title);
       title.scope = "row";
       row.append(title);
-      for (const value of [doc.collection, doc.language || "", doc.chunks]) {
-        row.append(element("td", "", value));
+      // each value names its column: on a phone the table stacks and the header is hidden
+      const values = [
+        ["collection", "", doc.collection],
+        ["col_language", "", doc.language || ""],
+        ["col_chunks", "", doc.chunks],
+        ["col_updated", "", localTime(doc.added)],
+        ["col_cited", "doc-cited", doc.cited],
+      ];
+      for (const [label, className, value] of values) {
+        const cell = element("td", className, value);
+        cell.dataset.label = word(label);
+        row.append(cell);
       }
-      row.append(element("td", "", localTime(doc.added)));
-      row.append(element("td", "doc-cited", doc.cited));
       const cell = element("td");
       const remove = element("button", "secondary doc-delete", word("delete"));
       remove.type = "button";
@@ -253,7 +285,7 @@
       }
       const job = result.data;
       const extra = job.reason ? ` (${job.reason})` : "";
-      line.textContent = `${word("job", `#${job.id}`)}: ${job.status}${extra}`;
+      line.textContent = `${word("job", `#${job.id}`)}: ${statusWord("job", job.status)}${extra}`;
       line.dataset.status = job.status;
       if (!WAITING.has(job.status)) {
         if (onDone) await onDone(job);
@@ -290,6 +322,37 @@
     const topics = result.data.topics || [];
     if (!topics.length) ui.gaps.append(element("li", "empty", word("no_gaps")));
     topics.forEach((topic, index) => ui.gaps.append(gapGroup(topic, index)));
+    loadPublished();
+  }
+
+  // the answers published from here, each withdrawable (the bot stops answering from it)
+  async function loadPublished() {
+    const result = await call("GET", "/admin/api/answers");
+    if (!result.ok) return;
+    const answers = Array.isArray(result.data) ? result.data : [];
+    ui.published.replaceChildren();
+    if (!answers.length) ui.published.append(element("li", "empty", word("no_published")));
+    for (const one of answers) {
+      const item = element("li", "published-item");
+      item.dataset.id = String(one.id);
+      item.append(element("strong", "published-question", one.question));
+      item.append(element("span", "published-meta", `${one.collection} · ${one.written_by}`));
+      const withdraw = element("button", "secondary published-withdraw", word("withdraw"));
+      withdraw.type = "button";
+      withdraw.setAttribute("aria-label", `${word("withdraw")}: ${one.question}`);
+      withdraw.addEventListener("click", async () => {
+        withdraw.disabled = true;
+        const done = await call("POST", `/admin/api/answers/${one.id}/withdraw`);
+        if (!done.ok) {
+          withdraw.disabled = false;
+          return notice(failure(done), true);
+        }
+        notice(word("withdrawn", one.question));
+        loadPublished();
+      });
+      item.append(withdraw);
+      ui.published.append(item);
+    }
   }
 
   function gapGroup(topic, index) {
@@ -397,7 +460,7 @@
     const kept = new Map();
     for (const node of ui.cases.querySelectorAll(".case")) kept.set(node.dataset.id, node);
     const empty = ui.cases.querySelector(".empty");
-    if (empty) empty.remove();
+    if (empty && cases.length) empty.remove();
     const seen = new Set();
     for (const one of cases) {
       const id = String(one.id);
@@ -407,21 +470,33 @@
         node = caseItem(one);
         ui.cases.append(node);
       }
-      const heading = `#${one.id} · ${one.status} · ${one.platform} · ${one.language} · ${localTime(one.opened_at)}`;
-      node.querySelector(".case-heading").textContent =
-        heading + (one.claimed_by ? ` · ${one.claimed_by}` : "");
+      const heading = `#${one.id} · ${statusWord("case", one.status)} · ${one.platform} · ${one.language} · ${localTime(one.opened_at)}`;
+      const headingNode = node.querySelector(".case-heading");
+      const headingText = heading + (one.claimed_by ? ` · ${one.claimed_by}` : "");
+      // the list is a live region: only what changed is touched, so only that is announced
+      if (headingNode.textContent !== headingText) headingNode.textContent = headingText;
       const talk = node.querySelector(".talk");
-      talk.replaceChildren();
-      if (one.answer) talk.append(element("li", "talk-item bot", one.answer));
-      for (const message of one.messages) {
-        const line = element("li", `talk-item ${message.direction}`);
-        line.append(element("span", "talk-author", `${message.author}: `));
-        line.append(element("span", "talk-text", message.text));
+      const lines = (one.answer ? [["bot", "", one.answer]] : []).concat(
+        one.messages.map((m) => [m.direction, `${m.author}: `, m.text]),
+      );
+      const said = JSON.stringify(lines);
+      if (talk.dataset.said === said) continue;
+      // earlier lines stay: only the new ones are added (a reply is appended, not re-read)
+      const before = talk.dataset.said ? JSON.parse(talk.dataset.said) : [];
+      const same = before.every((line, i) => JSON.stringify(line) === JSON.stringify(lines[i]));
+      if (!same) talk.replaceChildren();
+      for (const [direction, author, text] of lines.slice(same ? before.length : 0)) {
+        const line = element("li", `talk-item ${direction}`);
+        if (author) line.append(element("span", "talk-author", author));
+        line.append(author ? element("span", "talk-text", text) : document.createTextNode(text));
         talk.append(line);
       }
+      talk.dataset.said = said;
     }
     for (const [id, node] of kept) if (!seen.has(id)) node.remove();
-    if (!cases.length) ui.cases.append(element("li", "empty", word("no_cases")));
+    if (!cases.length && !ui.cases.querySelector(".empty")) {
+      ui.cases.append(element("li", "empty", word("no_cases")));
+    }
   }
 
   function caseItem(one) {
@@ -599,6 +674,7 @@
       signIn: "sign-in",
       key: "key",
       signOut: "sign-out",
+      oidc: "oidc",
       signedIn: "signed-in",
       who: "who",
       language: "language",
@@ -611,6 +687,7 @@
       uploadCollection: "upload-collection",
       uploadState: "upload-state",
       gaps: "gaps",
+      published: "published",
       cases: "cases",
       votes: "votes",
       figures: "figures",

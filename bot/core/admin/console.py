@@ -15,6 +15,7 @@ from typing import Any
 
 from bot.core.admin.audit import Actor
 from bot.core.admin.console_answers import ConsoleAnswers
+from bot.core.admin.console_oidc import ConsoleOidc
 from bot.core.admin.console_sessions import ConsoleSession, ConsoleSessions
 from bot.core.admin.plain_paths import plain_path
 from bot.core.admin.service import AdminService
@@ -42,11 +43,13 @@ class AdminConsole:
         sessions: ConsoleSessions,
         answers: ConsoleAnswers,
         configured: Collection[str] = (),
+        oidc: ConsoleOidc | None = None,
     ) -> None:
         self._db = db
         self._admin = admin
         self.sessions = sessions
         self.answers = answers
+        self.oidc = oidc  # the identity provider's sign-in (None: OIDC_ISSUER unset)
         # the collections the platforms' settings name, documents in them or not yet
         self._configured = frozenset(configured)
 

@@ -8,6 +8,11 @@ the collection (`Q:` and `A:` lines: one FAQ entry each, found by its question)
 and sends it through `Knowledge.upload`, as any upload (the upload policy, the
 personal-data hold of screened collections, the job, the audit).
 
+An answer can be withdrawn: it is kept for the record (who withdrew it, when) but
+the document is rebuilt without it, or deleted when no answer is left. Deleting
+the console's document (bot.core.admin.knowledge) withdraws its answers too, so
+a later publish never silently brings one back.
+
 The check says how many of a gap group's questions the published answer now
 answers by a retrieval check: each question is searched as a turn's first search
 is (its collection, its top results at its strictest threshold) and counts as
@@ -73,14 +78,55 @@ class ConsoleAnswers:
             entries = await console_repo.answers_of(session, collection)
             title = origins.console_title(collection)
             # uploaded inside the transaction: a refused upload keeps no answer either
-            upload_id = await self._knowledge.upload(
-                who.actor,
-                origins.CONSOLE_FILE_NAME,
-                entries_text(entries).encode(),
-                title=title,
-                collection=collection,
-            )
+            upload_id = await self._rebuild(who, collection, entries)
         return {"title": title, "job_id": upload_id, "entries": len(entries)}
+
+    async def _rebuild(
+        self, who: ConsoleSession, collection: str, entries: Sequence[dict[str, Any]]
+    ) -> int:
+        """Queue the collection's console document made of `entries`; the upload's id."""
+        return await self._knowledge.upload(
+            who.actor,
+            origins.CONSOLE_FILE_NAME,
+            entries_text(entries).encode(),
+            title=origins.console_title(collection),
+            collection=collection,
+        )
+
+    async def published(self, who: ConsoleSession) -> list[dict[str, Any]]:
+        """The answers in force in the key's collections, newest first."""
+        async with self._db.sessions() as session:
+            rows = await console_repo.published_answers(session, who.grant.collections)
+        return [
+            {**row, "created_at": row["created_at"].isoformat(timespec="seconds")} for row in rows
+        ]
+
+    async def withdraw(self, who: ConsoleSession, answer_id: int) -> dict[str, Any] | None:
+        """Withdraw an answer of the key's collections: the document is rebuilt without it
+        (its job's id) or, with no answer left, deleted. None: no such answer in force.
+        AdminInputError when the rebuilt document's upload is refused (nothing changes)."""
+        async with self._db.transaction() as session:
+            collection = await console_repo.answer_collection(session, answer_id)
+            if collection is None or collection not in who.grant.collections:
+                return None
+            await console_repo.lock_answers(session, collection)
+            # withdrawn under the lock: a publish in flight has either kept it or not yet read
+            if not await console_repo.withdraw_answers(
+                session, collection, who.grant.name, answer_id
+            ):
+                return None
+            entries = await console_repo.answers_of(session, collection)
+            upload_id = await self._rebuild(who, collection, entries) if entries else None
+        title = origins.console_title(collection)
+        if upload_id is None:  # after the commit: the delete takes the same lock
+            await self._knowledge.delete_document(who.actor, title, [collection])
+        await self._knowledge.log.audit(who.actor, "console:withdraw", title, str(answer_id))
+        return {
+            "withdrawn": answer_id,
+            "title": title,
+            "job_id": upload_id,
+            "entries": len(entries),
+        }
 
     async def check(
         self, questions: Sequence[str], collection: str, who: ConsoleSession

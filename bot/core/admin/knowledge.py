@@ -15,10 +15,12 @@ from typing import Any
 from bot.core.admin.audit import Actor, AdminInputError, AuditLog, view_scope
 from bot.core.admin.jobs import JobQueue
 from bot.settings import CONSOLE_PLATFORMS
+from storage import origins
 from storage.db import Database
 from storage.forms import FormFile, FormService, InvalidFormError, SavedForm
 from storage.ingestion import IngestionService
 from storage.models import Upload
+from storage.repositories import admin_console as console_repo
 from storage.repositories import audit as audit_repo
 from storage.repositories import documents as docs_repo
 from storage.repositories import uploads as uploads_repo
@@ -83,6 +85,13 @@ class Knowledge:
         """
         await self.log.check(actor, "docs:delete", title)
         deleted = await self._ingestion.delete(title, view_scope(actor, collections)[0])
+        console = origins.console_collection(title) if deleted else None
+        if console is not None:
+            # the console's answers went with their document: the next answer published
+            # there rebuilds it without them
+            async with self._db.transaction() as session:
+                await console_repo.lock_answers(session, console)
+                await console_repo.withdraw_answers(session, console, actor.user_id)
         await self.log.audit(actor, "docs:delete", title, "ok" if deleted else "not_found")
         return deleted
 
