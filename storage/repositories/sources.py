@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import Document, Source, SourceItem
 from storage.repositories import documents as docs_repo
+from storage.sources.report import FAILED
 
 
 async def get_source(session: AsyncSession, name: str) -> Source | None:
@@ -119,7 +120,27 @@ async def record_sync(
     source = await session.get(Source, source_id, with_for_update=True)
     if source is None:  # removed while it synced
         return
+    if status == FAILED:  # when the failing began: kept while it goes on failing
+        before = source.last_result or {}
+        ongoing = source.last_status == FAILED and before.get("failing_since")
+        result = {**result, "failing_since": ongoing or datetime.now(UTC).isoformat("T", "seconds")}
     source.last_sync_at = func.now()
     source.next_sync_at = func.now() + timedelta(seconds=source.every_s)
     source.last_status = status
     source.last_result = result
+
+
+async def health(session: AsyncSession) -> dict[str, object]:
+    """How many sources there are, and each whose last sync failed: since when, and why."""
+    total = await session.scalar(select(func.count()).select_from(Source))
+    query = select(Source).where(Source.last_status == FAILED).order_by(Source.name)
+    failing = [
+        {
+            "name": s.name,
+            "since": (s.last_result or {}).get("failing_since")
+            or (s.last_sync_at.isoformat("T", "seconds") if s.last_sync_at else None),
+            "error": (s.last_result or {}).get("error"),
+        }
+        for s in (await session.scalars(query)).all()
+    ]
+    return {"total": int(total or 0), "failing": failing}
