@@ -12,8 +12,10 @@ from typing import Any
 from sqlalchemy import text
 
 from bot.app.runtime import upload_policy
+from bot.core.admin.audit import AuditLog
 from bot.core.admin.jobs import JobQueue
 from bot.core.admin.service import AdminService
+from bot.core.admin.sources import Sources
 from bot.core.assembly import build_core
 from bot.core.messages import Audience, InboundMessage, Outbound, UploadOutcome
 from bot.core.serving import ServingCore
@@ -28,6 +30,8 @@ from storage.forms import FormFinder, FormService
 from storage.ingestion import IngestionService, IngestOptions
 from storage.memory import AnswerMemory
 from storage.search import HybridSearcher
+from storage.sources.sync import SourceSyncer
+from storage.sources.web import WebLimits
 
 DOCS = {
     "passport.md": (
@@ -90,7 +94,9 @@ async def make_worker(
     )
     remembered = AnswerMemory(db, embedder) if memory else None
     answers = AnswerService(db, context, telemetry=telemetry, memory=remembered)
-    jobs = JobQueue(url, db, ingestion, telemetry)
+    syncer = SourceSyncer(db, ingestion, WebLimits(requests_per_second=1000))
+    sources = Sources(db, AuditLog(db), syncer)  # as the runtime hands the queue its sources
+    jobs = JobQueue(url, db, ingestion, telemetry, sources=sources)
     if open_jobs:
         await jobs.open()
     forms = FormService(db, policy.max_bytes)

@@ -16,12 +16,24 @@ from bot.core.admin.service import AdminService
 from bot.core.admin.uploads import fetch_attachment, refused
 from bot.core.messages import Attachment, Reply
 from storage.forms import FormCollectionError, FormFile, InvalidFormError, SavedForm
+from storage.sources.report import result_text
 from textkit.catalog import say
 from textkit.scripts import EN
 
 # `bot` hands a chat with an open hand-off case back to the bot (the desk takes it first)
 PUBLIC = ("help", "forms", "bot")
-ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs", "upload", "memory", "gaps")
+ADMIN = (
+    "docs",
+    "delete",
+    "addform",
+    "delform",
+    "stats",
+    "jobs",
+    "upload",
+    "memory",
+    "gaps",
+    "sources",
+)
 COMMANDS = PUBLIC + ADMIN
 _URL = re.compile(r"^https?://", re.IGNORECASE)
 USAGE = {
@@ -30,8 +42,9 @@ USAGE = {
     "delform": "delform <name>",
 }
 MEMORY_USAGE = "memory [list] | memory forget <id|all>"
+SOURCES_USAGE = "sources [list] | sources sync <name>"
 # commands whose further words are arguments; the others are a command only as a bare word
-WITH_ARGUMENTS = frozenset(USAGE) | {"memory"}
+WITH_ARGUMENTS = frozenset(USAGE) | {"memory", "sources"}
 
 
 def is_exact_command(words: Sequence[str]) -> bool:
@@ -48,6 +61,8 @@ def is_exact_command(words: Sequence[str]) -> bool:
         return True
     if name == "memory":  # its arguments are keywords: anything else is prose
         return rest[0] in ("list", "forget")
+    if name == "sources":  # `sources sync kb`; "sources of funding" is a question
+        return rest == ["list"] or (rest[0] == "sync" and len(rest) > 1)
     if name == "gaps":  # `gaps 7`; "gaps between buses" is a question
         return len(rest) == 1 and rest[0].isdigit()
     return name in WITH_ARGUMENTS
@@ -69,6 +84,8 @@ class CommandRunner:
         self._knowledge = admin.knowledge
         self._reports = admin.reports
         self._remembered = admin.memory
+        self._sources = admin.sources
+        self._jobs = admin.knowledge.jobs
 
     async def run(
         self,
@@ -78,10 +95,12 @@ class CommandRunner:
         language: str,
         collections: Sequence[str] | None,
         attachment: Attachment | None = None,
+        conversation_key: str | None = None,
     ) -> Reply:
         """The reply to `command args`; unknown commands get the help text.
 
         `addform` may come with a file (a document captioned `/addform <name> [url]`).
+        `conversation_key`: where a queued job's result is told (`sources sync`).
         """
         name = command.lower().lstrip("/")
         if name not in COMMANDS:
@@ -90,6 +109,8 @@ class CommandRunner:
             )
             return Reply(text, language, "unknown_command")
         try:
+            if name == "sources":
+                return await self._sources_command(actor, list(args), language, conversation_key)
             return await self._run(actor, name, list(args), language, collections, attachment)
         except NotAllowedError:
             return Reply(say("not_admin", language), language, "not_admin")
@@ -204,6 +225,34 @@ class CommandRunner:
         text = "\n".join(lines) or say("empty_list", language, kind="remembered answers")
         return Reply(text, language, "memory", {"memory": entries})
 
+    async def _sources_command(
+        self, actor: Actor, args: list[str], language: str, conversation_key: str | None
+    ) -> Reply:
+        """`sources [list]` as `ragbot sources list` shows them; `sources sync <name>` queues
+        a sync of one (its result is told where it was asked, when the platform can)."""
+        await self._log.check(actor, "sources", " ".join(args) or None)
+        if self._sources is None:
+            return Reply(say("sources_not_here", language), language, "unavailable")
+        words = [a.lower() for a in args]
+        if words in ([], ["list"]):
+            rows = await self._sources.list_sources(actor)
+            text = "\n".join(map(source_line, rows)) or say("empty_list", language, kind="sources")
+            return Reply(text, language, "sources", {"sources": rows})
+        if words[0] != "sync" or len(args) < 2:
+            return Reply(say("usage", language, usage=SOURCES_USAGE), language, "usage")
+        name = " ".join(args[1:])
+        known = {row["name"] for row in await self._sources.list_sources(actor)}
+        if name not in known:
+            text = say("not_found", language, kind="source", name=name)
+            return Reply(text, language, "not_found")
+        syncs = self._jobs.source_syncs if self._jobs is not None else None
+        if syncs is None:
+            return Reply(say("sources_not_here", language), language, "unavailable")
+        job_id = await syncs.defer(name, actor, conversation_key, language)
+        await self._log.audit(actor, "sources:sync", name, "queued", f"job {job_id}")
+        text = say("sources_sync_queued", language, name=name)
+        return Reply(text, language, "sources_sync_queued", {"job_id": job_id, "source": name})
+
     async def _add_form_file(
         self,
         actor: Actor,
@@ -224,6 +273,15 @@ class CommandRunner:
         file = FormFile(attachment.name, data)
         saved = await self._knowledge.save_form(actor, form, url, file, collection, collections)
         return form_saved(saved, form, language)
+
+
+def source_line(row: dict[str, Any]) -> str:
+    """One source as `sources` lists it in chat: the columns of `ragbot sources list`."""
+    return (
+        f"• {row['name']} ({row['kind']}, {row['collection']}): last sync"
+        f" {row['last_sync'] or 'never'}, next {row['next_sync'] or '-'},"
+        f" {row['documents']} documents — {result_text(row['last_result'])}"
+    )
 
 
 def take_collection(args: Sequence[str]) -> tuple[list[str], str | None]:

@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.core.admin.audit import Actor
 from bot.core.admin.retention import purge_expired
+from bot.core.admin.source_jobs import SourceSyncJobs
 from bot.core.messages import Button, Notifier, UploadOutcome
 from bot.settings import ADMIN_PAGE, CONSOLE_PLATFORMS
 from bot.telemetry import Telemetry
@@ -87,6 +88,9 @@ class JobQueue:
             self._purge
         )
         self.app.periodic(cron="17 3 * * *", periodic_id="purge_expired")(purge)
+        self.source_syncs = (
+            SourceSyncJobs(self.app, sources, self._notify) if sources is not None else None
+        )
         if sources is not None:
             # every minute, the sources whose stored next sync time has come: a restart
             # or a worker down for a while loses no sync, it runs at the next minute.
@@ -98,6 +102,11 @@ class JobQueue:
                 lock="sync_due_sources",
             )(self.sync_due_sources)
             self.app.periodic(cron="* * * * *", periodic_id="sync_due_sources")(sync)
+
+    @property
+    def sources(self) -> Sources | None:
+        """The synced sources this queue runs the syncs of (None: no sources here)."""
+        return self._sources
 
     async def open(self) -> None:
         """Open the queue's connection pool."""
