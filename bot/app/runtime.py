@@ -231,6 +231,7 @@ class Runtime:
             self.telemetry,
             self.settings.retention_days,
             sources=self.admin_sources(),
+            answers=self.answer_service,  # built when open questions are first asked again
         )
 
 

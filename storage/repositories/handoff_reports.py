@@ -8,13 +8,16 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from storage.repositories.gap_reasks import ANSWERED_CASE, ANSWERED_TURN, REASK_PLATFORM
+
 
 async def gap_questions(
     session: AsyncSession, since: datetime, platform: str | None = None
 ) -> list[dict[str, Any]]:
     """Refused turns and hand-off cases since `since` (of `platform` only, when given),
-    newest first: question (masked), language, when, whether a person took it and
-    whether staff answered it."""
+    newest first, but those a re-ask answered since (storage.repositories.gap_reasks):
+    question (masked), language, when, whether a person took it and whether staff
+    answered it."""
     rows = await session.execute(
         text(
             "SELECT q.content AS question, coalesce(a.language, q.language) AS language,"
@@ -25,11 +28,13 @@ async def gap_questions(
             " AND (CAST(:platform AS text) IS NULL OR c.platform = :platform)"
             " AND (a.details -> 'trace' ->> 'is_out_of_scope')::boolean"
             " AND NOT EXISTS (SELECT 1 FROM handoff_cases h WHERE h.answer_message_id = a.id)"
+            f" AND c.platform <> '{REASK_PLATFORM}' AND NOT {ANSWERED_TURN.format('a.trace_id')}"
             " UNION ALL"
             " SELECT h.question, h.language, h.created_at, h.id,"
             " EXISTS (SELECT 1 FROM handoff_messages m WHERE m.case_id = h.id"
             "  AND m.direction = 'to_asker')"
             " FROM handoff_cases h WHERE h.created_at >= :since"
+            f" AND NOT {ANSWERED_CASE.format('h.id')}"
             " AND (CAST(:platform AS text) IS NULL OR h.platform = :platform)"
             " ORDER BY at DESC LIMIT 5000"
         ),

@@ -96,7 +96,7 @@ async def make_worker(
     answers = AnswerService(db, context, telemetry=telemetry, memory=remembered)
     syncer = SourceSyncer(db, ingestion, WebLimits(requests_per_second=1000))
     sources = Sources(db, AuditLog(db), syncer)  # as the runtime hands the queue its sources
-    jobs = JobQueue(url, db, ingestion, telemetry, sources=sources)
+    jobs = JobQueue(url, db, ingestion, telemetry, sources=sources, answers=lambda: answers)
     if open_jobs:
         await jobs.open()
     forms = FormService(db, policy.max_bytes)

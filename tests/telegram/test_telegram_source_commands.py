@@ -27,7 +27,9 @@ async def test_an_admin_lists_sources_and_syncs_one_now(
     (folder / "dogs.txt").write_text("A dog licence costs 300 dollars a year.")
     sources = tg[0].worker.jobs.sources
     assert sources is not None
-    await sources.add(OPERATOR, "folder", str(folder), name="kb", collection="public", every_s=86400)
+    await sources.add(
+        OPERATOR, "folder", str(folder), name="kb", collection="public", every_s=86400
+    )
     await tg[0].post(private_text(9600, ADMIN, "/sources"))
     await until(lambda: any(t.startswith("• kb (folder, public)") for t in said(fake_tg, ADMIN)))
     [listed] = [t for t in said(fake_tg, ADMIN) if t.startswith("• kb")]

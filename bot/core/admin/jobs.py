@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.core.admin.audit import Actor
+from bot.core.admin.gap_reask import GapReasker
+from bot.core.admin.gap_reask_jobs import GapReaskJobs
 from bot.core.admin.retention import purge_expired
 from bot.core.admin.source_jobs import SourceSyncJobs
 from bot.core.messages import Button, Notifier, UploadOutcome
@@ -32,7 +35,7 @@ from bot.telemetry import Telemetry
 from storage import origins
 from storage.db import Database
 from storage.filenames import display_name
-from storage.ingestion import FAILED, HELD, IngestionService, IngestResult
+from storage.ingestion import ADDED, FAILED, HELD, REPLACED, IngestionService, IngestResult
 from storage.models import Upload
 from storage.repositories import audit as audit_repo
 from storage.repositories import handoff as cases_repo
@@ -42,6 +45,7 @@ from textkit.personal_data import HEADING, KINDS, TITLE, Findings
 
 if TYPE_CHECKING:
     from bot.core.admin.sources import Sources
+    from bot.turn.service import AnswerService
 
 logger = logging.getLogger(__name__)
 QUEUE = uploads_repo.INGEST_QUEUE
@@ -64,6 +68,7 @@ class JobQueue:
         telemetry: Telemetry | None = None,
         retention_days: int | None = None,
         sources: Sources | None = None,
+        answers: Callable[[], AnswerService] | None = None,
     ) -> None:
         self._db = db
         self._sources = sources
@@ -91,6 +96,14 @@ class JobQueue:
         self.source_syncs = (
             SourceSyncJobs(self.app, sources, self._notify) if sources is not None else None
         )
+        # `answers`: the answering path, for asking open questions again after an upload
+        # or a sync added documents (bot.core.admin.gap_reask)
+        self.gap_reasks = None
+        if answers is not None:
+            reasker = GapReasker(db, ingestion.embedder, answers)
+            self.gap_reasks = GapReaskJobs(self.app, db, reasker, self._notify)
+            if sources is not None:
+                sources.on_synced(self.gap_reasks.after_sync)
         if sources is not None:
             # every minute, the sources whose stored next sync time has come: a restart
             # or a worker down for a while loses no sync, it runs at the next minute.
@@ -267,7 +280,10 @@ class JobQueue:
                 reason=result.reason,
             ),
         )
-        await self._notify(outcome)
+        # new documents: the notice waits for the open questions they answer (same message)
+        reasks = self.gap_reasks if result.status in (ADDED, REPLACED) else None
+        if reasks is None or not await reasks.after_upload(outcome, language):
+            await self._notify(outcome)
         return result.status
 
     async def _hold(

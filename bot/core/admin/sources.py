@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,12 @@ class Sources:
         self._db = db
         self.log = log
         self._syncer = syncer
+        self._after_sync: list[Callable[[int, SyncReport], Awaitable[None]]] = []
+
+    def on_synced(self, then: Callable[[int, SyncReport], Awaitable[None]]) -> None:
+        """Call `then(source id, report)` after each sync (the job queue asks open
+        questions again when it added or changed documents)."""
+        self._after_sync.append(then)
 
     async def add(
         self,
@@ -125,6 +132,8 @@ class Sources:
         for source in chosen:
             report = await self._syncer.sync(source)
             await self.log.audit(actor, "sources:sync", source.name, report.status, report.error)
+            for then in self._after_sync:
+                await then(source.id, report)
             done.append((source.name, report))
         return done
 

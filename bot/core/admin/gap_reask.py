@@ -1,0 +1,173 @@
+"""Open questions asked again when the knowledge base grows: after an upload or a sync.
+
+When an upload (chat, console, HTTP API) or a source's sync adds or changes
+documents, the `ragbot gaps` topics those documents match are found (a topic
+matches when the first search of one of its questions, as its asker could read,
+finds one of the new documents) and every open question of those topics (refused
+turns and hand-off cases of the last REASK_DAYS days) is asked again through the
+normal answering path, as its asker's audience, in a conversation of its own
+(platform `gap_reask`: never a gap itself). What each re-ask found is recorded
+(`gap_reasks`): `ragbot gaps` leaves out what is answered now.
+
+The turns now answered go to `offer_new_answers`, where their askers are to be
+offered the new answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from bot.core.admin import gaps as gap_topics
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.repositories import gap_reasks as gap_repo
+from storage.upload_policy import DEFAULT_COLLECTION
+
+if TYPE_CHECKING:  # built by the runtime when a job needs it
+    from bot.turn.service import AnswerService
+
+logger = logging.getLogger(__name__)
+REASK_DAYS = 30  # as far back as `ragbot gaps` looks by default
+MAX_OPEN = 200  # open questions looked at per upload or sync (newest first)
+ANSWERED = frozenset({"answered", "forms", "memory"})  # turn outcomes that answer
+# a question with no record of what its asker could read: asked as the least audience
+LEAST_AUDIENCE = (DEFAULT_COLLECTION,)
+
+
+@dataclass(frozen=True)
+class NowAnswered:
+    """An open question a re-ask answered: whose it was, and the new turn's answer."""
+
+    platform: str
+    conversation: str | None
+    asker: str | None
+    question: str
+    language: str | None
+    trace_id: str | None  # the refused turn (None for a case opened without one)
+    case_id: int | None
+    answer: str
+    answer_trace_id: str
+    answer_message_id: int | None
+
+
+@dataclass
+class Reasked:
+    """What asking a topic's open questions again found."""
+
+    asked: int = 0
+    answered: list[NowAnswered] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, int]:
+        """The counts, as a sync's result records them."""
+        return {"asked": self.asked, "answered": len(self.answered)}
+
+
+async def offer_new_answers(answered: Sequence[NowAnswered]) -> None:
+    """Offer each asker the answer their question has now (a correction-style message).
+
+    The hook for that offer: the message itself is written with the notices of answers
+    that changed; until it is wired in here, what would be offered is only logged.
+    """
+    for found in answered:
+        logger.info(
+            "open question now answered: %s %s (turn %s, case %s) → turn %s",
+            found.platform,
+            found.conversation,
+            found.trace_id,
+            found.case_id,
+            found.answer_trace_id,
+        )
+
+
+class GapReasker:
+    """Finds the open questions new documents match and asks them again."""
+
+    def __init__(
+        self, db: Database, embedder: Embedder, answers: Callable[[], AnswerService]
+    ) -> None:
+        self._db = db
+        self._embedder = embedder
+        self._answers = answers  # built on first use: `ragbot worker` answers nothing else
+
+    async def reask(
+        self, titles: Sequence[str], *, upload_id: int | None = None, source_id: int | None = None
+    ) -> Reasked:
+        """Ask again the open questions of the gap topics the documents `titles` match."""
+        if not titles:
+            return Reasked()
+        since = datetime.now(UTC) - timedelta(days=REASK_DAYS)
+        async with self._db.sessions() as session:
+            items = await gap_repo.open_questions(session, since, MAX_OPEN)
+            everything = await gap_repo.collections_of(session, titles)
+        if not items:
+            return Reasked()
+        texts = [" ".join(str(i["question"]).split()) or "?" for i in items]
+        vectors = await asyncio.to_thread(self._embedder.model.embed_documents, texts)
+        labels = gap_topics.cluster(vectors)
+        answers, new = self._answers(), set(titles)
+        matching: set[int] = set()
+        for item, label in zip(items, labels, strict=True):
+            readable = _readable(item, everything)
+            if label not in matching and readable:
+                found = await answers.found_documents(str(item["question"]), readable)
+                if new & set(found):
+                    matching.add(label)
+        chosen = [i for i, label in zip(items, labels, strict=True) if label in matching]
+        done = Reasked(asked=len(chosen))
+        rows = []
+        for item in chosen:
+            turn = await answers.ask(
+                str(item["question"]),
+                conversation=f"reask:{uuid.uuid4().hex}",  # alone: no history of its own
+                platform=gap_repo.REASK_PLATFORM,
+                collections=_readable(item, everything),
+            )
+            answered = turn.outcome in ANSWERED
+            rows.append(
+                {
+                    **{k: item[k] for k in ("trace_id", "case_id", "platform", "conversation")},
+                    **{k: item[k] for k in ("asker", "question", "language")},
+                    "answered": answered,
+                    "answer_trace_id": turn.trace_id,
+                    "answer_message_id": turn.message_id,
+                    "upload_id": upload_id,
+                    "source_id": source_id,
+                }
+            )
+            if answered:
+                done.answered.append(_now_answered(item, turn.answer, turn))
+        async with self._db.transaction() as session:
+            await gap_repo.record(session, rows)
+        await offer_new_answers(done.answered)
+        return done
+
+
+def _readable(item: dict[str, Any], everything: Sequence[str]) -> list[str]:
+    """The collections the question's asker could read (all of the new documents' for
+    an asker who could read everything)."""
+    trace = item.get("trace") or {}
+    if "collections" not in trace:
+        return list(LEAST_AUDIENCE)
+    collections = trace["collections"]
+    return list(everything) if collections is None else list(collections)
+
+
+def _now_answered(item: dict[str, Any], answer: str, turn: Any) -> NowAnswered:
+    return NowAnswered(
+        platform=str(item["platform"]),
+        conversation=item["conversation"],
+        asker=item["asker"],
+        question=str(item["question"]),
+        language=item["language"],
+        trace_id=item["trace_id"],
+        case_id=item["case_id"],
+        answer=answer,
+        answer_trace_id=str(turn.trace_id),
+        answer_message_id=turn.message_id,
+    )

@@ -1,0 +1,105 @@
+"""Open questions asked again after an upload or a sync: the uploader is told how many
+are answered now, and `gaps` no longer lists them."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from sqlalchemy import text
+
+from bot.core.admin.audit import Actor
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.sources.report import result_text
+from tests.support.core_fixtures import (
+    close_worker,
+    jobs_running,
+    make_worker,
+    settings_for_tests,
+    until,
+)
+
+ASKED = "How much does a fishing permit cost?"
+FISHING = (
+    "# Fishing permits\n\nA fishing permit costs 45 dollars a year.\n\n"
+    "Permits are sold at the harbour office.\n"
+)
+ADMIN = Actor("telegram", "42", is_admin=True)
+OPERATOR = Actor("cli", "operator", is_admin=True)
+
+
+async def test_an_upload_that_answers_a_refused_question_says_so_and_closes_the_gap(
+    database_url: str, embedder: Embedder, db: Database
+) -> None:
+    worker = await make_worker(database_url, embedder, settings_for_tests())
+    try:
+        answers = worker.core._answers  # the core's own service, as adapters reach it
+        refused = await answers.ask(
+            ASKED, conversation="c1", user="U9", platform="telegram", collections=["public"]
+        )
+        assert refused.outcome == "refused"
+        before = await worker.core.admin.reports.gaps(ADMIN)
+        assert before["questions"] == 1
+        knowledge = worker.core.knowledge
+        await knowledge.upload(ADMIN, "fishing.md", FISHING.encode(), None, "public", "42", "en")
+        async with jobs_running(worker):
+            await until(lambda: bool(worker.outcomes), 60)
+        [outcome] = worker.outcomes
+        assert outcome.text.startswith("fishing.md was added as 'fishing'")
+        assert outcome.text.endswith("1 of 1 open questions on this topic are now answered.")
+        after = await worker.core.admin.reports.gaps(ADMIN)
+        assert after["questions"] == 0 and after["topics"] == []
+        async with db.sessions() as session:
+            row = (
+                await session.execute(
+                    text("SELECT trace_id, platform, conversation, answered FROM gap_reasks")
+                )
+            ).one()
+        assert tuple(row) == (refused.trace_id, "telegram", "c1", True)
+    finally:
+        await close_worker(worker)
+
+
+async def test_an_upload_on_another_topic_leaves_the_gap_and_its_notice_alone(
+    database_url: str, embedder: Embedder, db: Database
+) -> None:
+    worker = await make_worker(database_url, embedder, settings_for_tests())
+    try:
+        await worker.core._answers.ask(ASKED, conversation="c1", platform="telegram")
+        body = b"# Library hours\n\nThe central library opens at nine every weekday.\n"
+        await worker.core.knowledge.upload(ADMIN, "library.md", body, None, "public", "42", "en")
+        async with jobs_running(worker):
+            await until(lambda: bool(worker.outcomes), 60)
+        [outcome] = worker.outcomes
+        assert outcome.text == "library.md was added as 'library' (1 passages)."
+        assert (await worker.core.admin.reports.gaps(ADMIN))["questions"] == 1
+    finally:
+        await close_worker(worker)
+
+
+async def test_a_sync_that_answers_a_refused_question_records_it_with_the_sync(
+    database_url: str, embedder: Embedder, db: Database, tmp_path: Path
+) -> None:
+    worker = await make_worker(database_url, embedder, settings_for_tests())
+    try:
+        refused = await worker.core._answers.ask(ASKED, conversation="c2", platform="slack")
+        assert refused.outcome == "refused"
+        (tmp_path / "fishing.md").write_text(FISHING)
+        sources = worker.jobs.sources
+        assert sources is not None
+        await sources.add(
+            OPERATOR, "folder", str(tmp_path), name="kb", collection="public", every_s=3600
+        )
+        async with jobs_running(worker):
+            await sources.sync(OPERATOR, "kb")
+            deadline = asyncio.get_running_loop().time() + 60
+            while "gaps" not in (await sources.list_sources(OPERATOR))[0]["last_result"]:
+                assert asyncio.get_running_loop().time() < deadline, "no re-ask recorded"
+                await asyncio.sleep(0.1)
+        [row] = await sources.list_sources(OPERATOR)
+        assert row["last_result"]["gaps"] == {"asked": 1, "answered": 1}
+        assert result_text(row["last_result"]).endswith("; 1 of 1 open questions now answered")
+        assert (await worker.core.admin.reports.gaps(OPERATOR))["questions"] == 0
+    finally:
+        await close_worker(worker)
