@@ -190,7 +190,8 @@ class Runtime:
             max_bytes=int(cfg.source_max_page_mb * 1024 * 1024),
             user_agent=cfg.source_user_agent,
         )
-        return Sources(self.db, AuditLog(self.db), SourceSyncer(self.db, self.ingestion, limits))
+        syncer = SourceSyncer(self.db, self.ingestion, limits)
+        return Sources(self.db, AuditLog(self.db), syncer, readable=chat_collections(cfg))
 
     def admin_reports(self) -> Reports:
         """The admin reports: counts, gaps, traces."""
@@ -233,6 +234,18 @@ class Runtime:
             sources=self.admin_sources(),
             answers=self.answer_service,  # built when open questions are first asked again
         )
+
+
+def chat_collections(cfg: Settings) -> set[str]:
+    """The collections the chat platforms are set to read, guests' and channels' too, and
+    where their admins' uploads land."""
+    found: set[str] = set()
+    for platform in ("slack", "telegram"):
+        found |= set(cfg.collections(platform) or ())
+        found |= set(cfg.guest_collections(platform) or ())
+        found |= {c for extra in cfg.channel_collections(platform).values() for c in extra}
+        found.add(cfg.upload_collection(platform))
+    return found
 
 
 def register_cases(core: ServingCore) -> None:

@@ -6,12 +6,40 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import Document, Source, SourceItem
 from storage.repositories import documents as docs_repo
 from storage.sources.report import FAILED
+
+
+def sync_lock_key(source_id: int) -> str:
+    """The advisory lock a sync of the source holds (and its removal takes)."""
+    return f"source-sync:{source_id}"
+
+
+async def lock_against_sync(session: AsyncSession, source_id: int) -> bool:
+    """Take the source's sync lock until the transaction ends; False when a sync holds it."""
+    got = await session.scalar(
+        text("SELECT pg_try_advisory_xact_lock(hashtextextended(:key, 0))"),
+        {"key": sync_lock_key(source_id)},
+    )
+    return bool(got)
+
+
+async def collection_in_use(session: AsyncSession, collection: str) -> bool:
+    """Whether a document or form is in `collection`, or an API key reads it."""
+    found = await session.scalar(
+        text(
+            "SELECT EXISTS (SELECT 1 FROM documents WHERE collection = :c)"
+            " OR EXISTS (SELECT 1 FROM forms WHERE collection = :c)"
+            " OR EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL"
+            " AND :c = ANY(collections))"
+        ),
+        {"c": collection},
+    )
+    return bool(found)
 
 
 async def get_source(session: AsyncSession, name: str) -> Source | None:
