@@ -16,6 +16,7 @@ from tests.support.core_fixtures import (
     close_worker,
     jobs_running,
     make_worker,
+    not_due,
     settings_for_tests,
     until,
 )
@@ -91,6 +92,7 @@ async def test_a_sync_that_answers_a_refused_question_records_it_with_the_sync(
         await sources.add(
             OPERATOR, "folder", str(tmp_path), name="kb", collection="public", every_s=3600
         )
+        await not_due(db)  # synced here, not by the queue's minute job
         async with jobs_running(worker):
             await sources.sync(OPERATOR, "kb")
             deadline = asyncio.get_running_loop().time() + 60

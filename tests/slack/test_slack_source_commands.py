@@ -10,7 +10,7 @@ from typing import Any
 from bot.core.admin.audit import Actor
 from storage.db import Database
 from tests.slack.test_slack import SlackHarness, fake_slack, slack
-from tests.support.core_fixtures import jobs_running, until, until_settled
+from tests.support.core_fixtures import jobs_running, not_due, until, until_settled
 from tests.support.fake_slack import FakeSlack
 
 __all__ = ["fake_slack", "slack"]  # fixtures used here, defined with the adapter's tests
@@ -33,6 +33,7 @@ async def test_an_admin_syncs_a_source_from_a_dm_and_is_told_the_result(
     sources = slack[0].worker.jobs.sources
     assert sources is not None
     await sources.add(OPERATOR, "folder", str(tmp_path), name="kb", collection="public", every_s=60)
+    await not_due(slack[0].worker.db)
     async with jobs_running(slack[0].worker):
         await slack[0].event({**dm("sources sync kb", "900.1"), "ts": "900.1"})
         await until(lambda: any("A sync of 'kb' is queued" in t for t in posted(fake_slack)))
@@ -56,6 +57,7 @@ async def test_the_slash_command_lists_and_refuses_the_unknown_and_non_admins(
     sources = slack[0].worker.jobs.sources
     assert sources is not None
     await sources.add(OPERATOR, "folder", str(tmp_path), name="kb", collection="public", every_s=60)
+    await not_due(slack[0].worker.db)
 
     async def command(text: str, user: str, respond: str) -> str:
         await slack[0].form(

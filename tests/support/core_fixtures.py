@@ -217,3 +217,10 @@ async def last_outcome(db: Database) -> str | None:
             )
         )
     return None if found is None else str(found)
+
+
+async def not_due(db: Database) -> None:
+    """A new source is due at once: put its schedule off, so that the queue's minute job
+    does not sync it before (or instead of) the sync asked for in chat."""
+    async with db.transaction() as session:
+        await session.execute(text("UPDATE sources SET next_sync_at = now() + interval '1 day'"))

@@ -6,8 +6,10 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from sqlalchemy import text
+
 from bot.core.admin.audit import Actor
-from tests.support.core_fixtures import jobs_running, until
+from tests.support.core_fixtures import jobs_running, not_due, until
 from tests.support.fake_telegram import FakeTelegram, private_text
 from tests.telegram.test_telegram import ADMIN, TelegramHarness, docs, fake_tg, tg
 
@@ -30,6 +32,7 @@ async def test_an_admin_lists_sources_and_syncs_one_now(
     await sources.add(
         OPERATOR, "folder", str(folder), name="kb", collection="public", every_s=86400
     )
+    await not_due(tg[0].worker.db)
     await tg[0].post(private_text(9600, ADMIN, "/sources"))
     await until(lambda: any(t.startswith("• kb (folder, public)") for t in said(fake_tg, ADMIN)))
     [listed] = [t for t in said(fake_tg, ADMIN) if t.startswith("• kb")]
@@ -57,6 +60,7 @@ async def test_a_citizen_is_refused_sources_and_nothing_is_queued(
     sources = tg[0].worker.jobs.sources
     assert sources is not None
     await sources.add(OPERATOR, "folder", str(tmp_path), name="kb", collection="public", every_s=60)
+    await not_due(tg[0].worker.db)
     citizen = 1201
     await tg[0].post(private_text(9650, citizen, "/sources"))
     await tg[0].post(private_text(9651, citizen, "/sources sync kb"))
@@ -65,8 +69,6 @@ async def test_a_citizen_is_refused_sources_and_nothing_is_queued(
     [row] = await sources.list_sources(OPERATOR)
     assert row["last_sync"] is None
     async with tg[0].worker.db.sessions() as session:
-        from sqlalchemy import text
-
         queued = await session.scalar(
             text("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'sync_source'")
         )

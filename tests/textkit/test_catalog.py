@@ -44,6 +44,7 @@ SAID: dict[str, dict[str, object]] = {
     "send_file": {},
     "done": {"what": "deleted 'x'"},
     "not_found": {"kind": "form", "name": "x"},
+    # bot/core/admin/source_commands.py
     "sources_sync_queued": {"name": "kb"},
     "sources_not_here": {},
     # bot/core/admin/source_jobs.py

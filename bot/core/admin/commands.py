@@ -13,10 +13,10 @@ from typing import Any
 
 from bot.core.admin.audit import Actor, NotAllowedError
 from bot.core.admin.service import AdminService
+from bot.core.admin.source_commands import SourceCommands
 from bot.core.admin.uploads import fetch_attachment, refused
 from bot.core.messages import Attachment, Reply
 from storage.forms import FormCollectionError, FormFile, InvalidFormError, SavedForm
-from storage.sources.report import result_text
 from textkit.catalog import say
 from textkit.scripts import EN
 
@@ -42,7 +42,6 @@ USAGE = {
     "delform": "delform <name>",
 }
 MEMORY_USAGE = "memory [list] | memory forget <id|all>"
-SOURCES_USAGE = "sources [list] | sources sync <name>"
 # commands whose further words are arguments; the others are a command only as a bare word
 WITH_ARGUMENTS = frozenset(USAGE) | {"memory", "sources"}
 
@@ -84,8 +83,7 @@ class CommandRunner:
         self._knowledge = admin.knowledge
         self._reports = admin.reports
         self._remembered = admin.memory
-        self._sources = admin.sources
-        self._jobs = admin.knowledge.jobs
+        self._sources = SourceCommands(admin.log, admin.sources, admin.knowledge.jobs)
 
     async def run(
         self,
@@ -110,7 +108,7 @@ class CommandRunner:
             return Reply(text, language, "unknown_command")
         try:
             if name == "sources":
-                return await self._sources_command(actor, list(args), language, conversation_key)
+                return await self._sources.run(actor, list(args), language, conversation_key)
             return await self._run(actor, name, list(args), language, collections, attachment)
         except NotAllowedError:
             return Reply(say("not_admin", language), language, "not_admin")
@@ -225,34 +223,6 @@ class CommandRunner:
         text = "\n".join(lines) or say("empty_list", language, kind="remembered answers")
         return Reply(text, language, "memory", {"memory": entries})
 
-    async def _sources_command(
-        self, actor: Actor, args: list[str], language: str, conversation_key: str | None
-    ) -> Reply:
-        """`sources [list]` as `ragbot sources list` shows them; `sources sync <name>` queues
-        a sync of one (its result is told where it was asked, when the platform can)."""
-        await self._log.check(actor, "sources", " ".join(args) or None)
-        if self._sources is None:
-            return Reply(say("sources_not_here", language), language, "unavailable")
-        words = [a.lower() for a in args]
-        if words in ([], ["list"]):
-            rows = await self._sources.list_sources(actor)
-            text = "\n".join(map(source_line, rows)) or say("empty_list", language, kind="sources")
-            return Reply(text, language, "sources", {"sources": rows})
-        if words[0] != "sync" or len(args) < 2:
-            return Reply(say("usage", language, usage=SOURCES_USAGE), language, "usage")
-        name = " ".join(args[1:])
-        known = {row["name"] for row in await self._sources.list_sources(actor)}
-        if name not in known:
-            text = say("not_found", language, kind="source", name=name)
-            return Reply(text, language, "not_found")
-        syncs = self._jobs.source_syncs if self._jobs is not None else None
-        if syncs is None:
-            return Reply(say("sources_not_here", language), language, "unavailable")
-        job_id = await syncs.defer(name, actor, conversation_key, language)
-        await self._log.audit(actor, "sources:sync", name, "queued", f"job {job_id}")
-        text = say("sources_sync_queued", language, name=name)
-        return Reply(text, language, "sources_sync_queued", {"job_id": job_id, "source": name})
-
     async def _add_form_file(
         self,
         actor: Actor,
@@ -273,15 +243,6 @@ class CommandRunner:
         file = FormFile(attachment.name, data)
         saved = await self._knowledge.save_form(actor, form, url, file, collection, collections)
         return form_saved(saved, form, language)
-
-
-def source_line(row: dict[str, Any]) -> str:
-    """One source as `sources` lists it in chat: the columns of `ragbot sources list`."""
-    return (
-        f"• {row['name']} ({row['kind']}, {row['collection']}): last sync"
-        f" {row['last_sync'] or 'never'}, next {row['next_sync'] or '-'},"
-        f" {row['documents']} documents — {result_text(row['last_result'])}"
-    )
 
 
 def take_collection(args: Sequence[str]) -> tuple[list[str], str | None]:

@@ -6,8 +6,10 @@ matches when the first search of one of its questions, as its asker could read,
 finds one of the new documents) and every open question of those topics (refused
 turns and hand-off cases of the last REASK_DAYS days) is asked again through the
 normal answering path, as its asker's audience, in a conversation of its own
-(platform `gap_reask`: never a gap itself). What each re-ask found is recorded
-(`gap_reasks`): `ragbot gaps` leaves out what is answered now.
+(platform `gap_reask`: never a gap itself), without the answer memory (a re-ask
+neither is served a remembered answer nor leaves one for people to be served).
+What each re-ask found is recorded (`gap_reasks`): `ragbot gaps` leaves out what
+is answered now.
 
 The turns now answered go to `offer_new_answers`, where their askers are to be
 offered the new answer.
@@ -24,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from bot.core.admin import gaps as gap_topics
+from graph.events import TurnResult
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.repositories import gap_reasks as gap_repo
@@ -94,6 +97,7 @@ class GapReasker:
         self._db = db
         self._embedder = embedder
         self._answers = answers  # built on first use: `ragbot worker` answers nothing else
+        self._service: AnswerService | None = None
 
     async def reask(
         self, titles: Sequence[str], *, upload_id: int | None = None, source_id: int | None = None
@@ -110,7 +114,9 @@ class GapReasker:
         texts = [" ".join(str(i["question"]).split()) or "?" for i in items]
         vectors = await asyncio.to_thread(self._embedder.model.embed_documents, texts)
         labels = gap_topics.cluster(vectors)
-        answers, new = self._answers(), set(titles)
+        if self._service is None:  # a re-ask is no one's question: the memory stays out
+            self._service = self._answers().without_memory()
+        answers, new = self._service, set(titles)
         matching: set[int] = set()
         for item, label in zip(items, labels, strict=True):
             readable = _readable(item, everything)
@@ -141,7 +147,7 @@ class GapReasker:
                 }
             )
             if answered:
-                done.answered.append(_now_answered(item, turn.answer, turn))
+                done.answered.append(_now_answered(item, turn))
         async with self._db.transaction() as session:
             await gap_repo.record(session, rows)
         await offer_new_answers(done.answered)
@@ -158,7 +164,8 @@ def _readable(item: dict[str, Any], everything: Sequence[str]) -> list[str]:
     return list(everything) if collections is None else list(collections)
 
 
-def _now_answered(item: dict[str, Any], answer: str, turn: Any) -> NowAnswered:
+def _now_answered(item: dict[str, Any], turn: TurnResult) -> NowAnswered:
+    """The open question `item` with the re-asked turn that answered it."""
     return NowAnswered(
         platform=str(item["platform"]),
         conversation=item["conversation"],
@@ -167,7 +174,7 @@ def _now_answered(item: dict[str, Any], answer: str, turn: Any) -> NowAnswered:
         language=item["language"],
         trace_id=item["trace_id"],
         case_id=item["case_id"],
-        answer=answer,
-        answer_trace_id=str(turn.trace_id),
+        answer=turn.answer,
+        answer_trace_id=turn.trace_id,
         answer_message_id=turn.message_id,
     )
