@@ -21,14 +21,15 @@ async def open_questions(
     session: AsyncSession, since: datetime, limit: int
 ) -> list[dict[str, Any]]:
     """The refused turns and hand-off cases since `since` not answered by a re-ask yet,
-    newest first: what to ask again, as whom (platform, conversation, asker) and with
-    the asker's turn trace (its `collections`: what the asker could read)."""
+    newest first: what to ask again, as whom (platform, conversation, asker), the
+    refused answer's details (the collections its turn could read) and what offering
+    the asker a new answer needs (answer_id, conversation_id, person, answer)."""
     rows = await session.execute(
         text(
             "SELECT a.trace_id, NULL::bigint AS case_id, c.platform, c.external_id AS"
             " conversation, q.details->>'user' AS asker, q.content AS question,"
-            " coalesce(a.language, q.language) AS language, a.details->'trace' AS trace,"
-            " a.created_at AS at"
+            " coalesce(a.language, q.language) AS language, a.details, a.created_at AS at,"
+            " a.id AS answer_id, c.id AS conversation_id, c.user_id AS person, a.content AS answer"
             " FROM messages a JOIN messages q ON q.trace_id = a.trace_id AND q.role = 'user'"
             " JOIN conversations c ON c.id = a.conversation_id"
             " WHERE a.role = 'assistant' AND a.created_at >= :since AND NOT q.blocked"
@@ -37,8 +38,9 @@ async def open_questions(
             f" AND NOT {ANSWERED_TURN.format('a.trace_id')}"
             " UNION ALL"
             " SELECT m.trace_id, h.id, h.platform, h.conversation_key, h.asker, h.question,"
-            " h.language, m.details->'trace', h.created_at"
+            " h.language, m.details, h.created_at, m.id, mc.id, mc.user_id, m.content"
             " FROM handoff_cases h LEFT JOIN messages m ON m.id = h.answer_message_id"
+            " LEFT JOIN conversations mc ON mc.id = m.conversation_id"
             f" WHERE h.created_at >= :since AND NOT {ANSWERED_CASE.format('h.id')}"
             " ORDER BY at DESC LIMIT :limit"
         ),

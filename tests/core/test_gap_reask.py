@@ -4,11 +4,15 @@ are answered now, and `gaps` no longer lists them."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
+from bot.core.admin import gap_reask
 from bot.core.admin.audit import Actor
+from bot.core.admin.gap_reask import NowAnswered
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.sources.report import result_text
@@ -31,8 +35,14 @@ OPERATOR = Actor("cli", "operator", is_admin=True)
 
 
 async def test_an_upload_that_answers_a_refused_question_says_so_and_closes_the_gap(
-    database_url: str, embedder: Embedder, db: Database
+    database_url: str, embedder: Embedder, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    offered: list[NowAnswered] = []
+
+    async def offer(answered: Sequence[NowAnswered]) -> None:
+        offered.extend(answered)
+
+    monkeypatch.setattr(gap_reask, "offer_new_answers", offer)
     worker = await make_worker(database_url, embedder, settings_for_tests())
     try:
         answers = worker.core._answers  # the core's own service, as adapters reach it
@@ -58,6 +68,11 @@ async def test_an_upload_that_answers_a_refused_question_says_so_and_closes_the_
                 )
             ).one()
         assert tuple(row) == (refused.trace_id, "telegram", "c1", True)
+        # the asker's turn, for the offer of the new answer
+        [now] = offered
+        assert now.refused_answer_id == refused.message_id and now.trace_id == refused.trace_id
+        assert (now.platform, now.conversation, now.question) == ("telegram", "c1", ASKED)
+        assert now.new.outcome == "answered" and "45 dollars" in now.new.answer
     finally:
         await close_worker(worker)
 

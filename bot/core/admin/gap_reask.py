@@ -54,9 +54,13 @@ class NowAnswered:
     language: str | None
     trace_id: str | None  # the refused turn (None for a case opened without one)
     case_id: int | None
-    answer: str
-    answer_trace_id: str
-    answer_message_id: int | None
+    # the refused answer as stored (None: a case opened without one)
+    refused_answer_id: int | None
+    conversation_id: int | None
+    person: str | None  # the conversation's owner: whom an offer reaches
+    refused_answer: str | None
+    asked_at: datetime
+    new: TurnResult  # the re-asked turn that answers it now
 
 
 @dataclass
@@ -74,8 +78,11 @@ class Reasked:
 async def offer_new_answers(answered: Sequence[NowAnswered]) -> None:
     """Offer each asker the answer their question has now (a correction-style message).
 
-    The hook for that offer: the message itself is written with the notices of answers
-    that changed; until it is wired in here, what would be offered is only logged.
+    THE PLACE FOR THAT CALL: the offer is written with the notices of answers that
+    changed (`offer_new_answer`, kind "answered"); each NowAnswered carries what it
+    needs (the refused answer's id, conversation, platform, owner, language, question,
+    answer and time, and the new turn). Until it is wired in, what would be offered is
+    only logged; a case opened without a refused answer has no answer to offer against.
     """
     for found in answered:
         logger.info(
@@ -84,7 +91,7 @@ async def offer_new_answers(answered: Sequence[NowAnswered]) -> None:
             found.conversation,
             found.trace_id,
             found.case_id,
-            found.answer_trace_id,
+            found.new.trace_id,
         )
 
 
@@ -156,12 +163,13 @@ class GapReasker:
 
 def _readable(item: dict[str, Any], everything: Sequence[str]) -> list[str]:
     """The collections the question's asker could read (all of the new documents' for
-    an asker who could read everything)."""
-    trace = item.get("trace") or {}
-    if "collections" not in trace:
-        return list(LEAST_AUDIENCE)
-    collections = trace["collections"]
-    return list(everything) if collections is None else list(collections)
+    an asker who could read everything), as the refused answer kept them."""
+    details = item.get("details") or {}
+    for kept in (details, details.get("trace") or {}):  # the answer's own, or its trace's
+        if "collections" in kept:
+            collections = kept["collections"]
+            return list(everything) if collections is None else list(collections)
+    return list(LEAST_AUDIENCE)
 
 
 def _now_answered(item: dict[str, Any], turn: TurnResult) -> NowAnswered:
@@ -174,7 +182,10 @@ def _now_answered(item: dict[str, Any], turn: TurnResult) -> NowAnswered:
         language=item["language"],
         trace_id=item["trace_id"],
         case_id=item["case_id"],
-        answer=turn.answer,
-        answer_trace_id=turn.trace_id,
-        answer_message_id=turn.message_id,
+        refused_answer_id=item["answer_id"],
+        conversation_id=item["conversation_id"],
+        person=item["person"],
+        refused_answer=item["answer"],
+        asked_at=item["at"],
+        new=turn,
     )
