@@ -3,7 +3,7 @@
 `gap_reasks`: one row per refused turn or hand-off case asked again after an upload
 or a source's sync added or changed documents: the question (masked, as stored),
 whose it was (platform, conversation, asker's pseudonym), whether the new turn
-answered it, and that turn. `ragbot gaps` leaves out what is answered now.
+answered it, and that turn. `ragbot gaps` marks what is answered now.
 
 Revision ID: 0020
 Revises: 0018

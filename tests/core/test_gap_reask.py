@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from bot.core.admin import gap_reask
 from bot.core.admin.audit import Actor
+from bot.core.admin.commands import gaps_text
 from bot.core.admin.gap_reask import NowAnswered
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -59,8 +60,10 @@ async def test_an_upload_that_answers_a_refused_question_says_so_and_closes_the_
         [outcome] = worker.outcomes
         assert outcome.text.startswith("fishing.md was added as 'fishing'")
         assert outcome.text.endswith("1 of 1 open questions on this topic are now answered.")
-        after = await worker.core.admin.reports.gaps(ADMIN)
-        assert after["questions"] == 0 and after["topics"] == []
+        after = await worker.core.admin.reports.gaps(ADMIN)  # listed, marked answered now
+        [topic] = after["topics"]
+        assert topic["count"] == 1 and topic["answered_later"] == 1
+        assert "1 now answered" in gaps_text(after)
         async with db.sessions() as session:
             row = (
                 await session.execute(
@@ -89,7 +92,8 @@ async def test_an_upload_on_another_topic_leaves_the_gap_and_its_notice_alone(
             await until(lambda: bool(worker.outcomes), 60)
         [outcome] = worker.outcomes
         assert outcome.text == "library.md was added as 'library' (1 passages)."
-        assert (await worker.core.admin.reports.gaps(ADMIN))["questions"] == 1
+        [topic] = (await worker.core.admin.reports.gaps(ADMIN))["topics"]
+        assert topic["count"] == 1 and topic["answered_later"] == 0
     finally:
         await close_worker(worker)
 
@@ -117,6 +121,7 @@ async def test_a_sync_that_answers_a_refused_question_records_it_with_the_sync(
         [row] = await sources.list_sources(OPERATOR)
         assert row["last_result"]["gaps"] == {"asked": 1, "answered": 1}
         assert result_text(row["last_result"]).endswith("; 1 of 1 open questions now answered")
-        assert (await worker.core.admin.reports.gaps(OPERATOR))["questions"] == 0
+        [topic] = (await worker.core.admin.reports.gaps(OPERATOR))["topics"]
+        assert topic["answered_later"] == 1
     finally:
         await close_worker(worker)

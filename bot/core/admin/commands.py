@@ -331,9 +331,11 @@ def gaps_text(report: dict[str, Any], limit: int = 10) -> str:
     for t in found[:limit]:
         languages = ", ".join(f"{k} {v}" for k, v in t["languages"].items())
         answered = "staff answered" if t["staff_answered"] else "no staff answer"
+        later = t.get("answered_later") or 0  # asked again after new documents came
         lines.append(
             f"• {t['count']}× ({languages}; {t['handed_off']} handed off, {answered};"
-            f" newest {t['newest']})"
+            + (f" {later} now answered;" if later else "")
+            + f" newest {t['newest']})"
         )
         lines += [f"    – {e}" for e in t["examples"]]
     return "\n".join(lines)

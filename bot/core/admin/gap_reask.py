@@ -8,8 +8,8 @@ turns and hand-off cases of the last REASK_DAYS days) is asked again through the
 normal answering path, as its asker's audience, in a conversation of its own
 (platform `gap_reask`: never a gap itself), without the answer memory (a re-ask
 neither is served a remembered answer nor leaves one for people to be served).
-What each re-ask found is recorded (`gap_reasks`): `ragbot gaps` leaves out what
-is answered now.
+What each re-ask found is recorded (`gap_reasks`): `ragbot gaps` marks what is
+answered now, and it is not asked again.
 
 The turns now answered go to `offer_new_answers`, where their askers are to be
 offered the new answer.
