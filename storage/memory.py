@@ -8,7 +8,8 @@ X begin" and "where did X begin", "who is" and "who was" are different
 questions. A key match is served only when the embeddings of the whole
 questions agree too (cosine ≥ MEMORY_MIN_SIMILARITY) and the entry is valid:
 younger than MEMORY_TTL_DAYS since it was stored or last voted helpful,
-embedded by this embedder, and every document it cites and form it offers
+embedded by this embedder, every document it cites still the very version the
+turn read (same row: not replaced, removed or moved since), and every form it offers
 unchanged. Stale entries met on the way are dropped.
 
 Why keys and not a similarity threshold alone: on 3,600 dev questions (DRCD,
@@ -104,7 +105,7 @@ class AnswerMemory:
             return None
         vector = await self._vector(plain(question))
         async with self._db.transaction() as session:
-            row = await memory_repo.closest(session, valid, vector)
+            row = await memory_repo.closest(session, valid, vector, self.ttl_days, model)
             if row is None or float(row["similarity"]) < self.min_similarity:
                 return None
             await memory_repo.mark_hit(session, int(row["id"]), voter)

@@ -24,6 +24,7 @@ TABLES = ", ".join(
     [
         "answer_memory",
         "answer_memory_askers",
+        "gap_reasks",
         "admin_sessions",
         "api_keys",
         "console_answers",

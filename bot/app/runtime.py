@@ -197,7 +197,7 @@ class Runtime:
             cfg.confluence_user, reveal(cfg.confluence_api_token), reveal(cfg.confluence_token)
         )
         syncer = SourceSyncer(self.db, self.ingestion, limits, login)
-        return Sources(self.db, AuditLog(self.db), syncer)
+        return Sources(self.db, AuditLog(self.db), syncer, readable=chat_collections(cfg))
 
     def admin_reports(self) -> Reports:
         """The admin reports: counts, gaps, traces."""
@@ -232,7 +232,8 @@ class Runtime:
         from bot.core.admin.jobs import JobQueue
         from bot.core.answering.corrections import Corrections
 
-        corrections = Corrections(self.db, self.settings, self.answer_service, asker_renderers())
+        renderers = asker_renderers()
+        corrections = Corrections(self.db, self.settings, self.answer_service, renderers)
         return JobQueue(
             self.url,
             self.db,
@@ -241,7 +242,22 @@ class Runtime:
             self.settings.retention_days,
             sources=self.admin_sources(),
             corrections=corrections,
+            answers=self.answer_service,  # built when open questions are first asked again
+            renderers=renderers,  # how their askers are offered the answer
+            timezone=self.settings.handoff_timezone,
         )
+
+
+def chat_collections(cfg: Settings) -> set[str]:
+    """The collections the chat platforms are set to read, guests' and channels' too, and
+    where their admins' uploads land."""
+    found: set[str] = set()
+    for platform in ("slack", "telegram"):
+        found |= set(cfg.collections(platform) or ())
+        found |= set(cfg.guest_collections(platform) or ())
+        found |= {c for extra in cfg.channel_collections(platform).values() for c in extra}
+        found.add(cfg.upload_collection(platform))
+    return found
 
 
 def register_cases(core: ServingCore) -> None:

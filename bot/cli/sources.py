@@ -10,6 +10,7 @@ import typer
 
 from bot.cli.admin import operator
 from bot.cli.base import app, fail, run, settings
+from storage.sources.report import result_text
 from storage.upload_policy import DEFAULT_COLLECTION
 
 if TYPE_CHECKING:
@@ -143,22 +144,6 @@ def sources_list(
         )
         typer.echo(f"  last sync {r['last_sync'] or 'never'}, next sync {r['next_sync']}")
         typer.echo(f"  last result: {result_text(r['last_result'])}")
-
-
-def result_text(result: dict[str, Any] | None) -> str:
-    """A sync's result in one line: its counts, and why it failed."""
-    if not result:
-        return "not synced yet"
-    if result.get("error"):
-        return f"FAILED: {result['error']} (documents kept)"
-    counts = (
-        f"{len(result['added'])} added, {len(result['changed'])} changed,"
-        f" {len(result['removed'])} removed, {result['unchanged']} unchanged,"
-        f" {len(result['failed'])} failed"
-    )
-    if result["missing"]:
-        counts += f", {len(result['missing'])} missing once (kept)"
-    return counts
 
 
 @sources_app.command("sync")

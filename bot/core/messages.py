@@ -201,7 +201,8 @@ Outbound = TurnEvent | Reply | Queued
 
 @dataclass(frozen=True)
 class UploadOutcome:
-    """What an upload job did, for the adapter to tell the admin who sent the file."""
+    """What an upload job (or a source sync asked for from chat) did, for the adapter to
+    tell the admin who sent the file (or asked)."""
 
     upload_id: int
     platform: str
@@ -214,6 +215,13 @@ class UploadOutcome:
     reason: str | None
     text: str  # the message to send, in the uploader's language
     buttons: tuple[Button, ...] = ()  # a held upload: publish anyway / cancel
+    # what the notice is about when not an upload (a source's sync: `sync:<job id>`)
+    notice: str | None = None
+
+    @property
+    def about(self) -> str:
+        """What the notice is about, as the outbox's once-only key names it."""
+        return self.notice or f"upload:{self.upload_id}"
 
 
 Notifier = Callable[[UploadOutcome], Awaitable[None]]

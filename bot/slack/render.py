@@ -61,5 +61,5 @@ class SlackRenderer:
             payload: dict[str, Any] = {"op": "post", "channel": channel}
             payload |= {"thread_ts": thread_ts or None}
             payload |= {"text": text, "blocks": [*blocks, buttons] if buttons else None}
-            key = f"slack:upload:{outcome.upload_id}:{outcome.status}"
+            key = f"slack:{outcome.about}:{outcome.status}"
             await self._enqueue(channel, key, payload, None)

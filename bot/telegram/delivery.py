@@ -162,7 +162,7 @@ class TelegramDelivery:
             escape(outcome.text),
             core_keyboard(outcome.buttons),  # a held upload: publish / cancel
         )
-        await self.enqueue(chat_id, f"upload:{outcome.upload_id}:{outcome.status}", payload)
+        await self.enqueue(chat_id, f"{outcome.about}:{outcome.status}", payload)
 
     def react_seen(self, message: Message) -> None:
         """👀 on a group question (cleared when the answer arrives), off the listener."""

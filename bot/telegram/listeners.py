@@ -60,6 +60,7 @@ CORE_COMMANDS = [
     "upload",
     "memory",
     "gaps",
+    "sources",
     "bot",  # hands a chat with a person back to the bot
 ]
 

@@ -22,7 +22,18 @@ from textkit.catalog import say
 logger = logging.getLogger(__name__)
 
 PUBLIC = ("start", "help", "lang", "forms", "new")
-ADMIN = ("upload", "docs", "deldoc", "addform", "delform", "jobs", "stats", "gaps", "memory")
+ADMIN = (
+    "upload",
+    "docs",
+    "deldoc",
+    "addform",
+    "delform",
+    "jobs",
+    "stats",
+    "gaps",
+    "memory",
+    "sources",
+)
 MENU_LANGUAGES = ("en", "zh")  # Telegram language codes ("en" is the default menu)
 
 Menu = dict[str, list[tuple[str, str]]]  # menu language → (command, description)

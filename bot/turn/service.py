@@ -55,6 +55,13 @@ class AnswerService:
         self._telemetry = telemetry or Telemetry(Pseudonyms(""))
         self._graph = build_graph()
 
+    def without_memory(self) -> AnswerService:
+        """This service answering without the answer memory (same search, forms, model):
+        turns that are no person's question (open questions asked again) neither read
+        nor write what people are served."""
+        context = dataclasses.replace(self._context, memory=None)
+        return AnswerService(self._db, context, self._history, self._telemetry)
+
     def warm(self) -> None:
         """Load what the model client would load in the first turn (blocking: a thread)."""
         warm_chat_model(self._context.llm)

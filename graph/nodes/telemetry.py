@@ -59,6 +59,8 @@ def telemetry(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
         },
         "prompt_versions": dict(runtime.context.prompt_versions),
         "memory_id": state.get("memory_id"),  # a vote on this answer reaches the entry
+        # what the asker could read (None: all): a refusal is asked again as them later
+        "collections": None if (c := runtime.context.collections) is None else list(c),
         # what the answer (or refusal) rested on: a hand-off case shows it to staff
         "looked_at": looked_at(state.get("evidence") or state.get("candidates") or []),
     }

@@ -8,27 +8,33 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from storage.repositories.gap_reasks import ANSWERED_CASE, ANSWERED_TURN, REASK_PLATFORM
+
 
 async def gap_questions(
     session: AsyncSession, since: datetime, platform: str | None = None
 ) -> list[dict[str, Any]]:
     """Refused turns and hand-off cases since `since` (of `platform` only, when given),
-    newest first: question (masked), language, when, whether a person took it and
-    whether staff answered it."""
+    newest first: question (masked), language, when, whether a person took it, whether
+    staff answered it and whether a re-ask answered it since (`answered_later`:
+    storage.repositories.gap_reasks)."""
     rows = await session.execute(
         text(
             "SELECT q.content AS question, coalesce(a.language, q.language) AS language,"
-            " a.created_at AS at, NULL::bigint AS case_id, false AS staff_answered"
+            " a.created_at AS at, NULL::bigint AS case_id, false AS staff_answered,"
+            f" {ANSWERED_TURN.format('a.trace_id')} AS answered_later"
             " FROM messages a JOIN messages q ON q.trace_id = a.trace_id AND q.role = 'user'"
             " JOIN conversations c ON c.id = a.conversation_id"
             " WHERE a.role = 'assistant' AND a.created_at >= :since AND NOT q.blocked"
             " AND (CAST(:platform AS text) IS NULL OR c.platform = :platform)"
             " AND (a.details -> 'trace' ->> 'is_out_of_scope')::boolean"
             " AND NOT EXISTS (SELECT 1 FROM handoff_cases h WHERE h.answer_message_id = a.id)"
+            f" AND c.platform <> '{REASK_PLATFORM}'"
             " UNION ALL"
             " SELECT h.question, h.language, h.created_at, h.id,"
             " EXISTS (SELECT 1 FROM handoff_messages m WHERE m.case_id = h.id"
-            "  AND m.direction = 'to_asker')"
+            "  AND m.direction = 'to_asker'),"
+            f" {ANSWERED_CASE.format('h.id')}"
             " FROM handoff_cases h WHERE h.created_at >= :since"
             " AND (CAST(:platform AS text) IS NULL OR h.platform = :platform)"
             " ORDER BY at DESC LIMIT 5000"

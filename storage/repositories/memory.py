@@ -14,11 +14,15 @@ FORM_SIGNATURE = (
     "md5(coalesce(f.url, '') || '|' || coalesce(f.file_name, '') || '|'"
     " || coalesce(md5(f.file_data), ''))"
 )
-# an entry is served only while every document and form it rests on is unchanged
+# an entry is served only while every document and form it rests on is unchanged: each
+# cited document still the very row the turn read (a re-upload, a sync's new version, a
+# removal or a move to another collection makes a new row or none); entries stored before
+# the row id was kept are checked by title and content hash
 _VALID = (
     "m.confirmed_at > now() - make_interval(days => :ttl) AND m.embedding_model = :model"
     " AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m.sources) s WHERE NOT EXISTS"
-    " (SELECT 1 FROM documents d WHERE d.title = s->>'title' AND d.content_hash = s->>'hash'))"
+    " (SELECT 1 FROM documents d WHERE d.title = s->>'title' AND d.content_hash = s->>'hash'"
+    " AND (s->>'id' IS NULL OR d.id = CAST(s->>'id' AS bigint))))"
     " AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(m.form_sources) s WHERE NOT EXISTS"
     f" (SELECT 1 FROM forms f WHERE f.name = s->>'name' AND {FORM_SIGNATURE} = s->>'signature'))"
 )
@@ -75,16 +79,23 @@ async def candidates(
     return [(int(r[0]), bool(r[1])) for r in rows]
 
 
-async def closest(session: AsyncSession, ids: list[int], vector: str) -> dict[str, Any] | None:
-    """The entry among `ids` nearest to `vector`, with its cosine similarity."""
+async def closest(
+    session: AsyncSession, ids: list[int], vector: str, ttl_days: int, model: str
+) -> dict[str, Any] | None:
+    """The still valid entry among `ids` nearest to `vector`, with its cosine similarity.
+
+    Validity is checked again here, in the statement that reads the answer: a document
+    replaced since `candidates` looked must not have its old answer served.
+    """
     row = (
         await session.execute(
             text(
-                "SELECT id, answer, language, citations, forms,"
-                " 1 - (embedding <=> CAST(:vec AS vector)) AS similarity FROM answer_memory"
-                " WHERE id = ANY(:ids) ORDER BY embedding <=> CAST(:vec AS vector), id LIMIT 1"
+                "SELECT m.id, m.answer, m.language, m.citations, m.forms,"
+                " 1 - (m.embedding <=> CAST(:vec AS vector)) AS similarity FROM answer_memory m"
+                f" WHERE m.id = ANY(:ids) AND {_VALID}"
+                " ORDER BY m.embedding <=> CAST(:vec AS vector), m.id LIMIT 1"
             ),
-            {"ids": ids, "vec": vector},
+            {"ids": ids, "vec": vector, "ttl": ttl_days, "model": model},
         )
     ).first()
     return None if row is None else dict(row._mapping)
@@ -174,7 +185,7 @@ async def remember(session: AsyncSession, entry: dict[str, Any]) -> int | None:
             "answer": entry["answer"],
             "citations": json.dumps(entry["citations"], ensure_ascii=False),
             "forms": json.dumps(entry["forms"], ensure_ascii=False),
-            "sources": json.dumps([{"title": r[0], "hash": r[1]} for r in docs]),
+            "sources": json.dumps([{"title": r[0], "hash": r[1], "id": r[3]} for r in docs]),
             "form_sources": json.dumps([{"name": r[0], "signature": r[1]} for r in forms]),
             "collections": collections,
             "model": entry["embedding_model"],
@@ -204,7 +215,7 @@ async def remember(session: AsyncSession, entry: dict[str, Any]) -> int | None:
 async def _versions_read(
     session: AsyncSession, titles: list[str], read: Sequence[int] | None
 ) -> list[Any]:
-    """(title, content hash, collection) of each cited document as the turn read it.
+    """(title, content hash, collection, row id) of each cited document as the turn read it.
 
     With `read` (the chunk ids the turn's evidence came from), the versions those chunks
     belong to: a document replaced since has none left, so it is missing here and the
@@ -212,10 +223,10 @@ async def _versions_read(
     Without (an older caller), the documents as they are now.
     """
     if read is None:
-        query = "SELECT title, content_hash, collection FROM documents WHERE title = ANY(:t)"
+        query = "SELECT title, content_hash, collection, id FROM documents WHERE title = ANY(:t)"
         return list((await session.execute(text(query), {"t": titles})).all())
     query = (
-        "SELECT DISTINCT d.title, d.content_hash, d.collection FROM chunks c"
+        "SELECT DISTINCT d.title, d.content_hash, d.collection, d.id FROM chunks c"
         " JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(:ids) AND d.title = ANY(:t)"
     )
     return list((await session.execute(text(query), {"ids": list(read), "t": titles})).all())

@@ -38,6 +38,7 @@ _PURGE = {
     # remembered answers by when they were stored or last voted helpful (confirmed_at
     # starts at created_at); their votes go with them
     "answer_memory": "DELETE FROM answer_memory WHERE confirmed_at < :cutoff",
+    "gap_reasks": "DELETE FROM gap_reasks WHERE created_at < :cutoff",
     "answer_memory_votes": "DELETE FROM answer_memory_votes WHERE updated_at < :cutoff",
     # hand-off cases like conversations (their posts and messages go with them): closed
     # ones by when they closed, ones nobody ever closed by when they opened

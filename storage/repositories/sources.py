@@ -3,15 +3,44 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import Document, Source, SourceItem
 from storage.repositories import corrections as corrections_repo
 from storage.repositories import documents as docs_repo
+from storage.sources.report import FAILED
+
+
+def sync_lock_key(source_id: int) -> str:
+    """The advisory lock a sync of the source holds (and its removal takes)."""
+    return f"source-sync:{source_id}"
+
+
+async def lock_against_sync(session: AsyncSession, source_id: int) -> bool:
+    """Take the source's sync lock until the transaction ends; False when a sync holds it."""
+    got = await session.scalar(
+        text("SELECT pg_try_advisory_xact_lock(hashtextextended(:key, 0))"),
+        {"key": sync_lock_key(source_id)},
+    )
+    return bool(got)
+
+
+async def collection_in_use(session: AsyncSession, collection: str) -> bool:
+    """Whether a document or form is in `collection`, or an API key reads it."""
+    found = await session.scalar(
+        text(
+            "SELECT EXISTS (SELECT 1 FROM documents WHERE collection = :c)"
+            " OR EXISTS (SELECT 1 FROM forms WHERE collection = :c)"
+            " OR EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL"
+            " AND :c = ANY(collections))"
+        ),
+        {"c": collection},
+    )
+    return bool(found)
 
 
 async def get_source(session: AsyncSession, name: str) -> Source | None:
@@ -121,7 +150,27 @@ async def record_sync(
     source = await session.get(Source, source_id, with_for_update=True)
     if source is None:  # removed while it synced
         return
+    if status == FAILED:  # when the failing began: kept while it goes on failing
+        before = source.last_result or {}
+        ongoing = source.last_status == FAILED and before.get("failing_since")
+        result = {**result, "failing_since": ongoing or datetime.now(UTC).isoformat("T", "seconds")}
     source.last_sync_at = func.now()
     source.next_sync_at = func.now() + timedelta(seconds=source.every_s)
     source.last_status = status
     source.last_result = result
+
+
+async def health(session: AsyncSession) -> dict[str, object]:
+    """How many sources there are, and each whose last sync failed: since when, and why."""
+    total = await session.scalar(select(func.count()).select_from(Source))
+    query = select(Source).where(Source.last_status == FAILED).order_by(Source.name)
+    failing = [
+        {
+            "name": s.name,
+            "since": (s.last_result or {}).get("failing_since")
+            or (s.last_sync_at.isoformat("T", "seconds") if s.last_sync_at else None),
+            "error": (s.last_result or {}).get("error"),
+        }
+        for s in (await session.scalars(query)).all()
+    ]
+    return {"total": int(total or 0), "failing": failing}

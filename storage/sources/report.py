@@ -41,3 +41,22 @@ class SyncReport:
             "seconds": round(self.seconds, 3),
             "error": self.error,
         }
+
+
+def result_text(result: dict[str, Any] | None) -> str:
+    """A stored sync result in one line: its counts, and why it failed (`sources list`)."""
+    if not result:
+        return "not synced yet"
+    if result.get("error"):
+        return f"FAILED: {result['error']} (documents kept)"
+    counts = (
+        f"{len(result['added'])} added, {len(result['changed'])} changed,"
+        f" {len(result['removed'])} removed, {result['unchanged']} unchanged,"
+        f" {len(result['failed'])} failed"
+    )
+    if result["missing"]:
+        counts += f", {len(result['missing'])} missing once (kept)"
+    gaps = result.get("gaps")  # open questions its new documents answer now
+    if gaps and gaps.get("asked"):
+        counts += f"; {gaps['answered']} of {gaps['asked']} open questions now answered"
+    return counts

@@ -85,7 +85,7 @@ class SourceSyncer:
         One sync of a source at a time, across processes (the schedule and a
         `sources sync` by hand): a second one returns at once, recording nothing.
         """
-        key = {"key": f"source-sync:{source.id}"}
+        key = {"key": sources_repo.sync_lock_key(source.id)}
         async with self._db.engine.connect() as held:
             got = await held.scalar(text(_TRY_LOCK), key)
             await held.commit()

@@ -195,3 +195,17 @@ def test_sources_add_refuses_what_it_cannot_sync(cli, tmp_path: Path) -> None:  
     assert "--every" in cli("sources", "add", "web", "http://x.org", "--every", "soon").stderr
     assert cli("sources", "add", "web", "http://x.org", "--name", "x").returncode == 0
     assert "exists" in cli("sources", "add", "web", "http://y.org", "--name", "x").stderr
+
+
+def test_sources_add_refuses_a_url_without_a_host_and_a_collection_no_one_reads(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path
+) -> None:
+    hostless = cli("sources", "add", "web", "http://")
+    assert hostless.returncode != 0 and "names no website" in hostless.stderr
+    typo = cli("sources", "add", "folder", str(tmp_path), "--collection", "pubilc")
+    assert typo.returncode != 0 and "no one reads a collection 'pubilc'" in typo.stderr
+    assert _sources(cli) == {}
+    # what a platform reads (SLACK_COLLECTIONS has internal) is fine
+    assert (
+        cli("sources", "add", "folder", str(tmp_path), "--collection", "internal").returncode == 0
+    )

@@ -320,3 +320,73 @@ async def test_a_form_moved_to_an_internal_collection_is_not_offered_from_memory
     assert not any(f.get("name") == name for f in citizen.forms)
     staff = await plain.ask(asked, conversation="d", collections=["internal", "public"])
     assert url in staff.answer
+
+
+async def test_a_document_moved_to_another_collection_is_not_served_from_memory(
+    service: AnswerService, ingestion: IngestionService
+) -> None:
+    """The same text removed and added again elsewhere is another version: not served."""
+    first = await service.ask(ASKED, conversation="a")
+    assert (await service.ask(ASKED, conversation="b")).outcome == "memory"
+    assert await ingestion.delete("passport")
+    moved = await ingestion.ingest_bytes("passport.md", PASSPORT.encode(), collection="internal")
+    assert moved.status == "added"
+    again = await service.ask(ASKED, conversation="c")
+    assert again.outcome != "memory" and again.answer == first.answer
+    assert (await service.ask(ASKED, conversation="d")).outcome == "memory"  # the new one is
+
+
+async def test_a_document_replaced_between_the_lookups_steps_is_not_served(
+    service: AnswerService,
+    ingestion: IngestionService,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Valid when the candidates are listed, replaced before the answer is read: a miss."""
+    from storage.repositories import memory as memory_repo
+
+    await service.ask(ASKED, conversation="a")
+    listed = memory_repo.candidates
+
+    async def then_replaced(*args: object, **kwargs: object) -> list[tuple[int, bool]]:
+        found = await listed(*args, **kwargs)  # type: ignore[arg-type]
+        changed = PASSPORT.replace("1,300", "1,500")
+        assert (await ingestion.ingest_bytes("passport.md", changed.encode())).status == "replaced"
+        return found
+
+    monkeypatch.setattr(memory_repo, "candidates", then_replaced)
+    again = await service.ask(ASKED, conversation="b")
+    assert again.outcome != "memory" and "1,500" in again.answer
+
+
+async def test_a_synced_file_changed_on_disk_is_not_served_from_memory(
+    db: Database,
+    searcher: HybridSearcher,
+    embedder: Embedder,
+    ingestion: IngestionService,
+    fake: FakeOpenAI,
+    tmp_path: object,
+) -> None:
+    """Ask, the source's file changes, the source syncs, ask again: the new text answers."""
+    from pathlib import Path
+
+    from bot.core.admin.audit import Actor, AuditLog
+    from bot.core.admin.sources import Sources
+    from storage.sources.sync import SourceSyncer
+    from storage.sources.web import WebLimits
+
+    operator = Actor("cli", "operator", is_admin=True)
+    folder = Path(str(tmp_path)) / "kb"
+    folder.mkdir()
+    (folder / "passport.md").write_text(PASSPORT)
+    sources = Sources(db, AuditLog(db), SourceSyncer(db, ingestion, WebLimits()))
+    await sources.add(operator, "folder", str(folder), name="kb", collection="public", every_s=3600)
+    assert [r.status for _, r in await sources.sync(operator, "kb")] == ["ok"]
+    service = service_with(db, searcher, embedder, fake)
+    first = await service.ask(ASKED, conversation="a")
+    assert first.outcome == "answered" and "1,300" in first.answer
+    assert (await service.ask(ASKED, conversation="b")).outcome == "memory"
+    (folder / "passport.md").write_text(PASSPORT.replace("1,300", "1,500") + "\n")
+    [(_, report)] = await sources.sync(operator, "kb")
+    assert len(report.changed) == 1
+    again = await service.ask(ASKED, conversation="c")
+    assert again.outcome != "memory" and "1,500" in again.answer and "1,300" not in again.answer

@@ -8,6 +8,7 @@ from storage import db as dbmod
 
 EXPECTED = {
     "answer_memory",
+    "gap_reasks",
     "documents",
     "chunks",
     "keyword_terms",
@@ -44,7 +45,7 @@ def test_upgrade_downgrade_upgrade(make_database) -> None:  # type: ignore[no-un
     assert dbmod.current_revision(url) is None
     dbmod.upgrade(url)
     assert _tables(url) >= EXPECTED
-    assert dbmod.current_revision(url) == dbmod.head_revision() == "0021"
+    assert dbmod.current_revision(url) == dbmod.head_revision() == "0022"
     engine = create_engine(url)
     indexes = {i["name"] for i in inspect(engine).get_indexes("chunks")}
     with engine.connect() as conn:

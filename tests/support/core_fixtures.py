@@ -11,9 +11,11 @@ from typing import Any
 
 from sqlalchemy import text
 
-from bot.app.runtime import upload_policy
+from bot.app.runtime import asker_renderers, upload_policy
+from bot.core.admin.audit import AuditLog
 from bot.core.admin.jobs import JobQueue
 from bot.core.admin.service import AdminService
+from bot.core.admin.sources import Sources
 from bot.core.assembly import build_core
 from bot.core.messages import Audience, InboundMessage, Outbound, UploadOutcome
 from bot.core.serving import ServingCore
@@ -28,6 +30,8 @@ from storage.forms import FormFinder, FormService
 from storage.ingestion import IngestionService, IngestOptions
 from storage.memory import AnswerMemory
 from storage.search import HybridSearcher
+from storage.sources.sync import SourceSyncer
+from storage.sources.web import WebLimits
 
 DOCS = {
     "passport.md": (
@@ -90,7 +94,17 @@ async def make_worker(
     )
     remembered = AnswerMemory(db, embedder) if memory else None
     answers = AnswerService(db, context, telemetry=telemetry, memory=remembered)
-    jobs = JobQueue(url, db, ingestion, telemetry)
+    syncer = SourceSyncer(db, ingestion, WebLimits(requests_per_second=1000))
+    sources = Sources(db, AuditLog(db), syncer)  # as the runtime hands the queue its sources
+    jobs = JobQueue(
+        url,
+        db,
+        ingestion,
+        telemetry,
+        sources=sources,
+        answers=lambda: answers,
+        renderers=asker_renderers(),  # as the runtime: an asker offered a new answer
+    )
     if open_jobs:
         await jobs.open()
     forms = FormService(db, policy.max_bytes)
@@ -211,3 +225,10 @@ async def last_outcome(db: Database) -> str | None:
             )
         )
     return None if found is None else str(found)
+
+
+async def not_due(db: Database) -> None:
+    """A new source is due at once: put its schedule off, so that the queue's minute job
+    does not sync it before (or instead of) the sync asked for in chat."""
+    async with db.transaction() as session:
+        await session.execute(text("UPDATE sources SET next_sync_at = now() + interval '1 day'"))

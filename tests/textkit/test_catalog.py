@@ -44,6 +44,13 @@ SAID: dict[str, dict[str, object]] = {
     "send_file": {},
     "done": {"what": "deleted 'x'"},
     "not_found": {"kind": "form", "name": "x"},
+    # bot/core/admin/source_commands.py
+    "sources_sync_queued": {"name": "kb"},
+    "sources_not_here": {},
+    # bot/core/admin/source_jobs.py
+    "sources_sync_done": {"name": "kb", "result": "1 added"},
+    # bot/core/admin/gap_reask_jobs.py
+    "gaps_reasked": {"answered": 1, "asked": 2},
     # bot/core/admin/uploads.py and bot/core/admin/jobs.py (upload_<status>)
     "upload_received": {
         "name": "a.pdf",

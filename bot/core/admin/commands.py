@@ -13,6 +13,7 @@ from typing import Any
 
 from bot.core.admin.audit import Actor, NotAllowedError
 from bot.core.admin.service import AdminService
+from bot.core.admin.source_commands import SourceCommands
 from bot.core.admin.uploads import fetch_attachment, refused
 from bot.core.messages import Attachment, Reply
 from storage.forms import FormCollectionError, FormFile, InvalidFormError, SavedForm
@@ -21,7 +22,18 @@ from textkit.scripts import EN
 
 # `bot` hands a chat with an open hand-off case back to the bot (the desk takes it first)
 PUBLIC = ("help", "forms", "bot")
-ADMIN = ("docs", "delete", "addform", "delform", "stats", "jobs", "upload", "memory", "gaps")
+ADMIN = (
+    "docs",
+    "delete",
+    "addform",
+    "delform",
+    "stats",
+    "jobs",
+    "upload",
+    "memory",
+    "gaps",
+    "sources",
+)
 COMMANDS = PUBLIC + ADMIN
 _URL = re.compile(r"^https?://", re.IGNORECASE)
 USAGE = {
@@ -31,7 +43,7 @@ USAGE = {
 }
 MEMORY_USAGE = "memory [list] | memory forget <id|all>"
 # commands whose further words are arguments; the others are a command only as a bare word
-WITH_ARGUMENTS = frozenset(USAGE) | {"memory"}
+WITH_ARGUMENTS = frozenset(USAGE) | {"memory", "sources"}
 
 
 def is_exact_command(words: Sequence[str]) -> bool:
@@ -48,6 +60,8 @@ def is_exact_command(words: Sequence[str]) -> bool:
         return True
     if name == "memory":  # its arguments are keywords: anything else is prose
         return rest[0] in ("list", "forget")
+    if name == "sources":  # `sources sync kb`; "sources of funding" is a question
+        return rest == ["list"] or (rest[0] == "sync" and len(rest) > 1)
     if name == "gaps":  # `gaps 7`; "gaps between buses" is a question
         return len(rest) == 1 and rest[0].isdigit()
     return name in WITH_ARGUMENTS
@@ -69,6 +83,7 @@ class CommandRunner:
         self._knowledge = admin.knowledge
         self._reports = admin.reports
         self._remembered = admin.memory
+        self._sources = SourceCommands(admin.log, admin.sources, admin.knowledge.jobs)
 
     async def run(
         self,
@@ -78,10 +93,12 @@ class CommandRunner:
         language: str,
         collections: Sequence[str] | None,
         attachment: Attachment | None = None,
+        conversation_key: str | None = None,
     ) -> Reply:
         """The reply to `command args`; unknown commands get the help text.
 
         `addform` may come with a file (a document captioned `/addform <name> [url]`).
+        `conversation_key`: where a queued job's result is told (`sources sync`).
         """
         name = command.lower().lstrip("/")
         if name not in COMMANDS:
@@ -90,6 +107,8 @@ class CommandRunner:
             )
             return Reply(text, language, "unknown_command")
         try:
+            if name == "sources":
+                return await self._sources.run(actor, list(args), language, conversation_key)
             return await self._run(actor, name, list(args), language, collections, attachment)
         except NotAllowedError:
             return Reply(say("not_admin", language), language, "not_admin")
@@ -318,9 +337,11 @@ def gaps_text(report: dict[str, Any], limit: int = 10) -> str:
     for t in found[:limit]:
         languages = ", ".join(f"{k} {v}" for k, v in t["languages"].items())
         answered = "staff answered" if t["staff_answered"] else "no staff answer"
+        later = t.get("answered_later") or 0  # asked again after new documents came
         lines.append(
             f"• {t['count']}× ({languages}; {t['handed_off']} handed off, {answered};"
-            f" newest {t['newest']})"
+            + (f" {later} now answered;" if later else "")
+            + f" newest {t['newest']})"
         )
         lines += [f"    – {e}" for e in t["examples"]]
     return "\n".join(lines)

@@ -84,10 +84,10 @@ def topics(
     labels: Sequence[int],
     vectors: Sequence[Sequence[float]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One entry per topic: count, languages, example questions, newest time, hand-offs and
-    whether staff answered any; largest first, then newest. `label` is the topic's most
-    typical question (closest to its mean, given the `vectors`; else the newest), and
-    `questions` its distinct questions (up to QUESTIONS).
+    """One entry per topic: count, languages, example questions, newest time, hand-offs,
+    whether staff answered any and how many a later re-ask answered; largest first, then
+    newest. `label` is the topic's most typical question (closest to its mean, given the
+    `vectors`; else the newest), and `questions` its distinct questions (up to QUESTIONS).
 
     `items` are the gap questions newest first (question, language, at, case_id,
     staff_answered), `labels` their topics.
@@ -113,6 +113,8 @@ def topics(
                 "newest": max(m["at"] for m in members).isoformat(timespec="seconds"),
                 "handed_off": sum(1 for m in members if m.get("case_id") is not None),
                 "staff_answered": any(m.get("staff_answered") for m in members),
+                # asked again after an upload or a sync, and answered now
+                "answered_later": sum(1 for m in members if m.get("answered_later")),
             }
         )
     # largest first; among equals the newest first (ISO times in UTC sort as text)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -24,14 +25,17 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.core.admin.audit import Actor
+from bot.core.admin.gap_reask import GapReasker
+from bot.core.admin.gap_reask_jobs import GapReaskJobs
 from bot.core.admin.retention import purge_expired
+from bot.core.admin.source_jobs import SourceSyncJobs
 from bot.core.messages import Button, Notifier, UploadOutcome
 from bot.settings import ADMIN_PAGE, CONSOLE_PLATFORMS
 from bot.telemetry import Telemetry
 from storage import origins
 from storage.db import Database
 from storage.filenames import display_name
-from storage.ingestion import FAILED, HELD, IngestionService, IngestResult
+from storage.ingestion import ADDED, FAILED, HELD, REPLACED, IngestionService, IngestResult
 from storage.models import Upload
 from storage.repositories import audit as audit_repo
 from storage.repositories import corrections as corrections_repo
@@ -43,6 +47,8 @@ from textkit.personal_data import HEADING, KINDS, TITLE, Findings
 if TYPE_CHECKING:
     from bot.core.admin.sources import Sources
     from bot.core.answering.corrections import Corrections
+    from bot.core.answering.new_answers import AskerRenderer
+    from bot.turn.service import AnswerService
 
 logger = logging.getLogger(__name__)
 QUEUE = uploads_repo.INGEST_QUEUE
@@ -66,6 +72,9 @@ class JobQueue:
         retention_days: int | None = None,
         sources: Sources | None = None,
         corrections: Corrections | None = None,
+        answers: Callable[[], AnswerService] | None = None,
+        renderers: Mapping[str, AskerRenderer] | None = None,
+        timezone: str = "UTC",
     ) -> None:
         self._db = db
         self._sources = sources
@@ -97,6 +106,17 @@ class JobQueue:
             self._purge
         )
         self.app.periodic(cron="17 3 * * *", periodic_id="purge_expired")(purge)
+        self.source_syncs = (
+            SourceSyncJobs(self.app, sources, self._notify) if sources is not None else None
+        )
+        # `answers`: the answering path, for asking open questions again after an upload
+        # or a sync added documents (bot.core.admin.gap_reask)
+        self.gap_reasks = None
+        if answers is not None:
+            reasker = GapReasker(db, ingestion.embedder, answers, renderers, timezone)
+            self.gap_reasks = GapReaskJobs(self.app, db, reasker, self._notify)
+            if sources is not None:
+                sources.on_synced(self.gap_reasks.after_sync)
         if sources is not None:
             # every minute, the sources whose stored next sync time has come: a restart
             # or a worker down for a while loses no sync, it runs at the next minute.
@@ -108,6 +128,11 @@ class JobQueue:
                 lock="sync_due_sources",
             )(self.sync_due_sources)
             self.app.periodic(cron="* * * * *", periodic_id="sync_due_sources")(sync)
+
+    @property
+    def sources(self) -> Sources | None:
+        """The synced sources this queue runs the syncs of (None: no sources here)."""
+        return self._sources
 
     async def open(self) -> None:
         """Open the queue's connection pool."""
@@ -268,7 +293,10 @@ class JobQueue:
                 reason=result.reason,
             ),
         )
-        await self._notify(outcome)
+        # new documents: the notice waits for the open questions they answer (same message)
+        reasks = self.gap_reasks if result.status in (ADDED, REPLACED) else None
+        if reasks is None or not await reasks.after_upload(outcome, language):
+            await self._notify(outcome)
         return result.status
 
     async def _hold(

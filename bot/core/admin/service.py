@@ -8,6 +8,7 @@ A caller that needs one part is handed that part.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.core.admin.audit import AuditLog
 from bot.core.admin.jobs import JobQueue
@@ -20,15 +21,19 @@ from storage.ingestion import IngestionService
 from storage.memory import AnswerMemory
 from storage.upload_policy import UploadPolicy
 
+if TYPE_CHECKING:  # the sources' modules load with the job queue that runs them
+    from bot.core.admin.sources import Sources
+
 
 @dataclass(frozen=True)
 class AdminService:
-    """The audit log and the three admin parts that write it."""
+    """The audit log and the admin parts that write it."""
 
     log: AuditLog
     knowledge: Knowledge
     reports: Reports
     memory: RememberedAnswers
+    sources: Sources | None = None  # the synced sources (the job queue's, when it has them)
 
     @classmethod
     def build(
@@ -47,4 +52,5 @@ class AdminService:
             Knowledge(db, log, ingestion, forms, jobs, policy),
             Reports(db, log, ingestion.embedder),
             RememberedAnswers(log, memory),
+            jobs.sources if jobs is not None else None,
         )

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Awaitable, Callable, Collection
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import func
 
@@ -23,7 +25,7 @@ from storage.repositories import documents as docs_repo
 from storage.repositories import sources as sources_repo
 from storage.sources.confluence import confluence_location
 from storage.sources.sync import CONFLUENCE, FOLDER, WEB, SourceSyncer, SyncReport
-from storage.upload_policy import collection_problem
+from storage.upload_policy import DEFAULT_COLLECTION, collection_problem
 
 logger = logging.getLogger(__name__)
 _EVERY = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
@@ -53,10 +55,24 @@ def every_text(seconds: int) -> str:
 class Sources:
     """The admin part for sources (the operator's CLI and the scheduled job)."""
 
-    def __init__(self, db: Database, log: AuditLog, syncer: SourceSyncer) -> None:
+    def __init__(
+        self,
+        db: Database,
+        log: AuditLog,
+        syncer: SourceSyncer,
+        readable: Collection[str] = (),
+    ) -> None:
         self._db = db
         self.log = log
         self._syncer = syncer
+        # the collections the chat platforms are set to read: a source may fill one
+        self._readable = frozenset(readable) | {DEFAULT_COLLECTION}
+        self._after_sync: list[Callable[[int, SyncReport], Awaitable[None]]] = []
+
+    def on_synced(self, then: Callable[[int, SyncReport], Awaitable[None]]) -> None:
+        """Call `then(source id, report)` after each sync (the job queue asks open
+        questions again when it added or changed documents)."""
+        self._after_sync.append(then)
 
     async def add(
         self,
@@ -76,6 +92,8 @@ class Sources:
         if kind == WEB:
             if not location.startswith(("http://", "https://")):
                 raise AdminInputError("a web source's URL must start with http:// or https://")
+            if not urlsplit(location).hostname:
+                raise AdminInputError(f"{location!r} names no website (http://host/path)")
         elif kind == FOLDER:
             folder = Path(location).expanduser()
             if not folder.is_dir():
@@ -98,6 +116,14 @@ class Sources:
         if not name:
             raise AdminInputError("a source needs a name (--name)")
         async with self._db.transaction() as session:
+            if collection not in self._readable and not await sources_repo.collection_in_use(
+                session, collection
+            ):
+                raise AdminInputError(
+                    f"no one reads a collection {collection!r}: no platform is set to"
+                    " (SLACK_COLLECTIONS, TELEGRAM_COLLECTIONS, …), no API key and no document"
+                    " or form is in it; check its spelling"
+                )
             if await sources_repo.get_source(session, name) is not None:
                 raise AdminInputError(f"a source named {name!r} exists (`ragbot sources list`)")
             source = Source(
@@ -136,6 +162,8 @@ class Sources:
         for source in chosen:
             report = await self._syncer.sync(source)
             await self.log.audit(actor, "sources:sync", source.name, report.status, report.error)
+            for then in self._after_sync:
+                await then(source.id, report)
             done.append((source.name, report))
         return done
 
@@ -160,6 +188,9 @@ class Sources:
             source = await sources_repo.get_source(session, name)
             if source is None:
                 raise AdminInputError(f"no source named {name!r} (`ragbot sources list`)")
+            # the lock a sync holds: no removal under a sync that is adding documents
+            if not await sources_repo.lock_against_sync(session, source.id):
+                raise AdminInputError(f"{name!r} is syncing now: remove it once the sync is done")
             removed = 0
             if not keep_documents:
                 for document in await sources_repo.documents_of(session, source.id):

@@ -152,6 +152,7 @@ class Answerer:
                 language,
                 collections,
                 message.attachments[0] if message.attachments else None,
+                conversation_key=message.conversation_key,
             )
             yield self._audiences.refusal(message, reply, language)
             return

@@ -1,5 +1,8 @@
 """The one ASGI app `ragbot serve` and `ragbot worker` run: health, plus adapters' routes.
 
+`/healthz` says whether this process can serve (the database, its migrations,
+draining), with the queues' depth and the synced sources whose last sync failed.
+
 `WebhookBodyCap` stands in front of it: outside `/api/` (whose own gate sizes its
 bodies) a request's body is read here, up to the webhook cap, before any route
 parses a byte of it (bolt would `json.loads` an unsigned 150 MB body before
@@ -10,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -22,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from storage.db import UNAVAILABLE, Database
 from storage.repositories import inbox as inbox_repo
 from storage.repositories import outbox as outbox_repo
+from storage.repositories import sources as sources_repo
 
 HEALTH_TIMEOUT_S = 5.0
 # the errors of a database that is down: HTTP callers get 503 (adapters see them here)
@@ -31,13 +36,23 @@ WEBHOOK_BODY_LIMIT = 1024 * 1024  # WEBHOOK_MAX_BODY_KB's default: Slack's bodie
 API_PREFIX = "/api/"  # the HTTP API sizes its own bodies (uploads are larger)
 
 
-class QueueDetail:
-    """The inbox and outbox figures of `/healthz`, read at most every `ttl_s` seconds:
-    load balancers probe every few seconds each, and the detail counts table rows."""
+Figures = Callable[[AsyncSession], Awaitable[dict[str, object]]]
 
-    def __init__(self, ttl_s: float = QUEUE_DETAIL_TTL_S) -> None:
+
+async def queue_figures(session: AsyncSession) -> dict[str, object]:
+    """How deep the inbox and outbox are."""
+    return {**await inbox_repo.depth(session), **await outbox_repo.counts(session)}
+
+
+class QueueDetail:
+    """A detail of `/healthz` (by default the inbox and outbox figures), read at most
+    every `ttl_s` seconds: load balancers probe every few seconds each, and the detail
+    counts table rows."""
+
+    def __init__(self, ttl_s: float = QUEUE_DETAIL_TTL_S, figures: Figures = queue_figures) -> None:
         self._ttl_s = ttl_s
         self._read_at = -ttl_s
+        self._reader = figures
         self._figures: dict[str, object] | None = None
 
     async def read(self, db: Database) -> dict[str, object] | str:
@@ -47,10 +62,7 @@ class QueueDetail:
             return self._figures
         try:
             async with asyncio.timeout(HEALTH_TIMEOUT_S), db.sessions() as session:
-                figures: dict[str, object] = {
-                    **await inbox_repo.depth(session),
-                    **await outbox_repo.counts(session),
-                }
+                figures = await self._reader(session)
         except Exception as exc:  # the detail is a bonus: health stands on the other checks
             return f"unavailable ({type(exc).__name__})"
         self._figures, self._read_at = figures, now
@@ -58,10 +70,16 @@ class QueueDetail:
 
 
 async def health(
-    db: Database, head: str | None, draining: bool = False, queues: QueueDetail | None = None
+    db: Database,
+    head: str | None,
+    draining: bool = False,
+    queues: QueueDetail | None = None,
+    sources: QueueDetail | None = None,
 ) -> tuple[int, dict[str, object]]:
     """(HTTP status, body): 200 when the database answers, its migrations are current and
-    the process is not draining; the body also says how deep the inbox and outbox are."""
+    the process is not draining; the body also says how deep the inbox and outbox are,
+    and which synced sources failed their last sync (reported, never a 503: a website
+    that is down must not take the bot out of its load balancer)."""
     try:
         async with asyncio.timeout(HEALTH_TIMEOUT_S), db.engine.connect() as conn:
             revision = (
@@ -74,6 +92,7 @@ async def health(
         return 503, body
     body = {"status": "draining" if draining else "ok", "database": "ok", "revision": revision}
     body["queues"] = await (queues or QueueDetail(0.0)).read(db)
+    body["sources"] = await (sources or QueueDetail(0.0, sources_repo.health)).read(db)
     # draining: a load balancer must stop sending here at once (the body says why)
     return (503 if draining else 200), body
 
@@ -85,13 +104,13 @@ def build_app(
     draining: Callable[[], bool] = lambda: False,
 ) -> Starlette:
     """`GET /healthz` and whatever routes the running adapters need."""
-    queues = QueueDetail()
+    queues, sources = QueueDetail(), QueueDetail(figures=sources_repo.health)
 
     async def healthz(request: Request) -> JSONResponse:
         del request
         if draining():  # at once, without asking the database
             return JSONResponse({"status": "draining"}, status_code=503)
-        status, body = await health(db, head, queues=queues)
+        status, body = await health(db, head, queues=queues, sources=sources)
         return JSONResponse(body, status_code=status)
 
     return Starlette(routes=[Route("/healthz", healthz, methods=["GET"]), *routes])
