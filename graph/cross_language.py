@@ -97,6 +97,7 @@ import asyncio
 import re
 from typing import Any
 
+from graph.cross_sentences import COVERAGE_WEIGHT, sentence_scores
 from graph.faq_entry import entry_answer
 from storage.embeddings import LocalUSEEmbeddings
 from textkit.bilingual import available, coverage
@@ -106,8 +107,7 @@ from textkit.sentences import split_sentences
 MIN_PASSAGE = 0.6
 # the evidence test with the dictionary's word overlap and the lead over other documents
 # (see "Words and lead" in the module docstring)
-MIN_EVIDENCE = 1.0
-COVERAGE_WEIGHT = 0.5
+MIN_EVIDENCE = 0.86
 # with a model: a passage in another language this close is read by it too, as support
 # (the model says whether it answers; each claim must quote it and mean what the quote
 # says). At 0.5 the gold passage passed 0.56-0.76 of dev questions, against 0.40-0.56
@@ -142,10 +142,15 @@ def passage_sentences(item: dict[str, Any]) -> list[str]:
 
 
 def meaning_grounding(item: dict[str, Any]) -> float:
-    """A passage's evidence across languages: its best sentence's cosine (else the
-    passage's), plus half the passage's, plus half the share of the question's words its
-    best two sentences hold by the dictionary (`word_coverage`, textkit.bilingual)."""
+    """A passage's evidence across languages: its best sentence's score
+    (`sentence_support`, graph.cross_sentences: cosine, plus half the share of the
+    question's words it and the sentence before hold by the dictionary, less a penalty
+    when it lacks the kind of answer asked) plus half the passage's cosine. Set without
+    the dictionary: the best sentence's cosine (else the passage's) plus half the
+    passage's (`word_coverage` 0)."""
     cosine = float(item.get("cosine", 0.0))
+    if "sentence_support" in item:  # meaning, words and answer type of one sentence
+        return float(item["sentence_support"]) + PASSAGE_WEIGHT * cosine
     return (
         float(item.get("sentence_cosine", cosine))
         + PASSAGE_WEIGHT * cosine
@@ -312,9 +317,16 @@ async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[st
             item["sentence_cosine"] = round(max(scores), 4)
     if not await asyncio.to_thread(available):
         return  # no dictionary: meaning alone, judged by `MIN_PASSAGE`
-    covered = await asyncio.to_thread(lambda: [window_coverage(question, g) for g in per_item])
-    for item, share in zip(todo, covered, strict=True):
+    covered = await asyncio.to_thread(
+        lambda: [
+            (window_coverage(question, g), sentence_scores(question, g, by_sentence))
+            for g in per_item
+        ]
+    )
+    for item, (share, scores) in zip(todo, covered, strict=True):
         item["word_coverage"] = round(share, 4)
+        if scores:
+            item["sentence_support"] = round(max(scores.values()), 4)
 
 
 def window_coverage(question: str, sentences: list[str]) -> float:
