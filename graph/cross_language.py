@@ -303,7 +303,9 @@ async def similarities(
 async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
     """Set `sentence_cosine` on each passage in another language (its best sentence's
     cosine with `question`), and on an FAQ entry `question_cosine` (`add_entry_cosines`);
-    without an embedder the passage's cosine stands alone."""
+    without an embedder the passage's cosine stands alone. With the dictionary also
+    `word_coverage` and `sentence_support` (its best sentence's meaning, words and
+    answer type together, graph.cross_sentences)."""
     todo = [i for i in items if crosses(i) and "sentence_cosine" not in i]
     if embedder is None or not todo:
         return
@@ -323,10 +325,10 @@ async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[st
             for g in per_item
         ]
     )
-    for item, (share, scores) in zip(todo, covered, strict=True):
+    for item, (share, supports) in zip(todo, covered, strict=True):
         item["word_coverage"] = round(share, 4)
-        if scores:
-            item["sentence_support"] = round(max(scores.values()), 4)
+        if supports:
+            item["sentence_support"] = round(max(supports.values()), 4)
 
 
 def window_coverage(question: str, sentences: list[str]) -> float:

@@ -52,11 +52,12 @@ _DIGIT = re.compile(r"\d")
 _EN_DATE = re.compile(
     r"\b(?:1\d{3}|20\d{2}|\d{1,4}s|\d{1,2}(?:st|nd|rd|th) century|century|centuries|decade|"
     r"january|february|march|april|june|july|august|september|october|november|december|"
-    r"bc|bce|ad|ce)\b"
+    r"bc|bce|ad|ce|spring|summer|autumn|winter|dynasty|"
+    r"(?:same|that|following|next|previous) year)\b"
 )
 _ZH_NUMERAL = "0-9零〇一二三四五六七八九十百千两"
 _ZH_DATE = re.compile(
-    rf"[{_ZH_NUMERAL}]+\s*(?:年|月|日|号)|世纪|年代|公元|朝|[春夏秋冬]季|[早晚中末初]期|同年|当年|次年"
+    rf"[{_ZH_NUMERAL}]+\s*(?:年|月|日|号)|世纪|年代|公元|朝|[春夏秋冬]季?|同年|当年|次年|翌年|前一年"
 )
 # a capitalised word after the sentence's first: a proper name in English
 _EN_NAME = re.compile(r"(?<=[\s(\"“‘,;:])[A-Z][a-z]+")
