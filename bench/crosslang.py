@@ -13,7 +13,9 @@ articles of even index (in file order) are the dev half the thresholds of
 graph.cross_language were tuned on; odd ones are held out and only reported.
 
 Per direction and half: citation hit (the gold passage cited), the share of
-answerable questions refused, and the share of gold-removed questions refused.
+answerable questions refused, the share of gold-removed questions refused, and
+the share of answerable questions whose answer quotes the gold answer as the
+passage writes it (the sentence quoted holds it).
 With `--baseline ROOT` the same run first measures another checkout's code (this
 file run with PYTHONPATH=ROOT, in a process of its own). Prints Markdown tables
 and writes bench/results/crosslang.json. DRCD has no English questions: not used.
@@ -44,7 +46,7 @@ from bench.common import (
 )
 from bench.searching import corpus_database
 from bot.settings import Settings
-from textkit.scripts import to_traditional
+from textkit.scripts import to_simplified, to_traditional
 
 DIRECTIONS = ("en>zh-hans", "zh-hans>en", "en>zh-hant", "zh-hant>en")
 SEED = 20261128
@@ -90,12 +92,25 @@ def direction_sets(
     return {k: v for k, v in passages.items() if k not in gone}, halves
 
 
+def written_answers(direction: str) -> dict[str, list[str]]:
+    """Each question's gold answers as its passage's language writes them (by id: the
+    files are parallel), compared in Simplified and lower case."""
+    _, written = direction.split(">")
+    _, questions = load_squad(_file(written))
+    return {q.id: [_span(a) for a in q.answers if a.strip()] for q in questions}
+
+
+def _span(text: str) -> str:
+    return to_simplified(text).casefold()
+
+
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     """Every direction's turns with the code on PYTHONPATH: per direction and half, figures."""
     settings = Settings()
     out: dict[str, Any] = {}
     for direction in args.directions:
         passages, halves = direction_sets(direction, args.answerable, args.removed)
+        spans = written_answers(direction)
         db = await corpus_database("crosslang_", direction, passages, settings)
         service = service_for(db, settings)
         await service.ask("warm up")
@@ -114,6 +129,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                             "cited": [c["document"] for c in r.citations],
                             "refused": not r.citations,
                             "answer": r.answer,
+                            "span": any(a in _span(r.answer) for a in spans.get(q.id, [])),
                             "ms": round((time.perf_counter() - started) * 1000, 1),
                         }
                     )
@@ -124,6 +140,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 "citation_hit": mean([1.0 if t["gold"] in t["cited"] else 0.0 for t in ans]),
                 "refused_answerable": mean([1.0 if t["refused"] else 0.0 for t in ans]),
                 "refused_gold_removed": mean([1.0 if t["refused"] else 0.0 for t in una]),
+                # the answer quotes the gold answer's words (answerable turns)
+                "gold_span": mean([1.0 if t["span"] and not t["refused"] else 0.0 for t in ans]),
                 "turns": turns,
             }
             print(f"done {direction} {half}", file=sys.stderr, flush=True)
@@ -180,6 +198,7 @@ def main() -> None:
                         f["citation_hit"],
                         f["refused_answerable"],
                         f["refused_gold_removed"],
+                        f.get("gold_span", ""),
                     ]
                 )
         print(f"\n## Cross-language answers, no LLM ({half})\n")
@@ -192,6 +211,7 @@ def main() -> None:
                 "citation hit",
                 "refused (answerable)",
                 "refused (gold removed)",
+                "answer holds gold span",
             ],
             rows,
         )

@@ -3,8 +3,8 @@
 Without an LLM the answer is extractive: the evidence sentences that share the
 most keywords with the question, each with an inline [n] citation. Sentences of
 a passage in another language than the question's share no words with it: they
-are picked by their embedding similarity and the question's words they hold by
-the dictionary (graph.cross_language, textkit.bilingual), quoted as written,
+are picked by their embedding similarity, the question's words they hold by the
+dictionary and the kind of answer they hold (graph.cross_sentences), quoted as written,
 under a lead naming the document and its language.
 """
 
@@ -21,7 +21,6 @@ from langgraph.runtime import Runtime
 from graph.citations import citation_entry
 from graph.context import GraphContext
 from graph.cross_language import (
-    COVERAGE_WEIGHT,
     crosses,
     family,
     passage_sentences,
@@ -29,6 +28,7 @@ from graph.cross_language import (
     similarities,
     topic,
 )
+from graph.cross_sentences import sentence_scores
 from graph.events import Reset, Token
 from graph.grounding import is_grounded
 from graph.llm_answer import model_answer
@@ -38,7 +38,7 @@ from graph.part_grades import part_marks
 from graph.part_reply import answered_question, parts_reply, with_missing
 from graph.replies import refusal
 from graph.state import GraphState, Outcome
-from textkit.bilingual import coverage
+from textkit.bilingual import available
 from textkit.catalog import say
 from textkit.scripts import to_script
 from textkit.tokens import keyword_tokens
@@ -166,11 +166,25 @@ async def sentence_similarity(
             s: sum(a * b for a, b in zip(q, v, strict=True))
             for s, v in zip(sentences, vectors[1:], strict=True)
         }
-    # another language's sentences as the evidence test compared them (graph.cross_language),
-    # and the question's words each holds by the dictionary (textkit.bilingual)
+    # another language's sentences scored as the evidence test scored them
+    # (graph.cross_sentences: meaning, the question's words by the dictionary, answer type)
     meant = await similarities(embedder, question, others)
-    words = await asyncio.to_thread(lambda: {s: coverage(question, s) for s in meant})
-    return {**found, **{s: c + COVERAGE_WEIGHT * words[s] for s, c in meant.items()}}
+    passages = [[c[2] for c in candidates if c[0] == idx] for idx in sorted(cross)]
+    scored = await asyncio.to_thread(_cross_scores, question, passages, meant)
+    return {**found, **scored}
+
+
+def _cross_scores(
+    question: str, passages: list[list[str]], meant: dict[str, float]
+) -> dict[str, float]:
+    """Each other-language sentence's support score (graph.cross_sentences), passage by
+    passage (a sentence's window is its passage's sentence before)."""
+    words = available()
+    out: dict[str, float] = {}
+    for sentences in passages:
+        for sentence, score in sentence_scores(question, sentences, meant, words).items():
+            out[sentence] = max(out.get(sentence, score), score)
+    return out
 
 
 async def extractive_answer(

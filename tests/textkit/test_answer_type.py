@@ -1,0 +1,67 @@
+"""The kind of answer a question asks for, and whether a sentence holds one, in English and
+Chinese alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from textkit.answer_type import asked_type, carries, has_amount
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many works of art are in the collection?", "amount"),
+        ("收藏品中大约包含多少件艺术品？", "amount"),
+        ("收藏品中大約包含多少件藝術品？", "amount"),
+        ("How long did the war last?", "amount"),
+        ("When was the university founded?", "date"),
+        ("In what year did the treaty end the war?", "date"),
+        ("大学是哪一年成立的？", "date"),
+        ("大學是什麼時候成立的？", "date"),
+        ("Who wrote the poem?", "name"),
+        ("这首诗是谁写的？", "name"),
+        ("這首詩是誰寫的？", "name"),
+        ("Is the museum open on Sundays?", None),
+        ("博物馆周日开放吗？", None),
+        ("What is the capital of Poland?", None),
+        ("他几乎每天都去吗？", None),  # 几乎 is "almost", not "how many"
+    ],
+)
+def test_the_kind_of_answer_asked_is_read_in_either_language(
+    question: str, kind: str | None
+) -> None:
+    assert asked_type(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind", "holds"),
+    [
+        ("The collection holds over 70,000 works.", "amount", True),
+        ("超过70,000件来自东亚国家的艺术品。", "amount", True),
+        ("约有二十万平民被杀害。", "amount", True),
+        ("Hundreds of people came to the opening.", "amount", True),
+        ("数百人参加了开幕式。", "amount", True),
+        ("The collection is large and varied.", "amount", False),
+        ("这是一位作家的作品。", "amount", False),  # 一位 is "a", not a figure
+        ("The university was founded in 1891.", "date", True),
+        ("大学成立于1891年。", "date", True),
+        ("大學成立於十九世紀。", "date", True),
+        ("It was built in the 1920s.", "date", True),
+        ("The university was founded by merchants.", "date", False),
+        ("大学由商人创办。", "date", False),
+        ("The poem was written by Percy Shelley.", "name", True),
+        ("The poem was written in anger.", "name", False),
+        ("这首诗是雪莱写的。", "name", True),  # Chinese names follow no pattern: not judged
+        ("Anything at all.", None, True),
+    ],
+)
+def test_a_sentence_holds_the_kind_asked_or_not(sentence: str, kind: str, holds: bool) -> None:
+    assert carries(sentence, kind) is holds  # type: ignore[arg-type]
+
+
+def test_an_amount_is_a_figure_in_any_writing() -> None:
+    assert has_amount("The fee is 1,300 dollars.")
+    assert has_amount("费用是一千三百元。")
+    assert has_amount("It costs thirteen hundred dollars.")
+    assert not has_amount("这是一个问题。")

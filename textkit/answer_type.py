@@ -1,0 +1,100 @@
+"""What kind of answer a question asks for, and whether a sentence carries one.
+
+A support signal that holds in any language pair: "how many" / 多少 asks for an
+amount, "when" / 何时 / 哪一年 for a date, "who" / 谁 for a name. A sentence
+that answers carries a number, a year or a name whatever its language; one that
+carries none of the asked kind is about the topic but does not answer. Numbers
+are read with textkit.claims.numbers ("1,300", 一千三百 and "thirteen hundred"
+alike).
+
+Kept to what holds in both languages:
+- an amount: a number (a Chinese 一 alone is mostly "a", not a figure) or a
+  word for a vague amount ("hundreds", 数百, "half", 一半, "%");
+- a date: a year, a month, a day of a month, a century or a decade in either
+  language;
+- a name: capitalised words inside an English sentence. Chinese writes names in
+  no way a pattern tells from other words (a transliterated name's ·
+  aside), so a Chinese sentence is never judged to lack one (`carries` is True).
+Yes/no questions and any other kind ask for none (`asked_type` None).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from textkit.claims import numbers
+from textkit.scripts import plain
+
+AnswerType = Literal["amount", "date", "name"]
+
+# matched on `plain` text (lower-cased, Simplified): one spelling serves both scripts.
+# Dates first: "how many years ago" asks a duration, "what year" a date.
+_ASKS_DATE = re.compile(
+    r"\bwhen\b|\bwhat (?:year|century|decade|date|day|month|time period)\b|"
+    r"\b(?:which|in what|by what|since what|until what) (?:year|century|decade|date|month)\b|"
+    r"\bhow long ago\b|何时|何年|哪一?年|什么时候|什么时间|哪个世纪|哪一?个?年代|哪一天|"
+    r"什么年代|何日|几月|几号|几世纪"
+)
+_ASKS_AMOUNT = re.compile(
+    r"\bhow (?:many|much|long|old|far|large|big|high|tall|deep|wide|often|fast)\b|"
+    r"\bwhat (?:percentage|percent|proportion|number|amount|fraction|share)\b|"
+    r"多少|几(?!乎)|多久|多长|多大|多远|多高|多深|多宽|多重|多快|百分之|比例|数量|人数|数目"
+)
+_ASKS_NAME = re.compile(r"\bwho(?:m|se)?\b|谁|何人|哪位|哪一位|什么人")
+# vague amounts, written out
+_VAGUE_AMOUNT = re.compile(
+    r"\b(?:hundreds|thousands|millions|billions|dozens?|several|half|percent|majority|"
+    r"minority|twice|double|triple)\b|%|％|数[十百千万亿]|几[十百千万亿]|上[百千万]|"
+    r"成千上万|一半|大半|多半|半数|百分之|倍|大多数|少数"
+)
+_DIGIT = re.compile(r"\d")
+_EN_DATE = re.compile(
+    r"\b(?:1\d{3}|20\d{2}|\d{1,4}s|\d{1,2}(?:st|nd|rd|th) century|century|centuries|decade|"
+    r"january|february|march|april|june|july|august|september|october|november|december|"
+    r"bc|bce|ad|ce|spring|summer|autumn|winter|dynasty|"
+    r"(?:same|that|following|next|previous) year)\b"
+)
+_ZH_NUMERAL = "0-9零〇一二三四五六七八九十百千两"
+_ZH_DATE = re.compile(
+    rf"[{_ZH_NUMERAL}]+\s*(?:年|月|日|号)|世纪|年代|公元|朝|[春夏秋冬]季?|同年|当年|次年|翌年|前一年"
+)
+# a capitalised word after the sentence's first: a proper name in English
+_EN_NAME = re.compile(r"(?<=[\s(\"“‘,;:])[A-Z][a-z]+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def asked_type(question: str) -> AnswerType | None:
+    """The kind of answer `question` asks for (either language, either script): "date",
+    "amount" or "name"; None for a yes/no question or any other kind."""
+    text = plain(question)
+    if _ASKS_DATE.search(text):
+        return "date"
+    if _ASKS_AMOUNT.search(text):
+        return "amount"
+    if _ASKS_NAME.search(text):
+        return "name"
+    return None
+
+
+def carries(sentence: str, kind: AnswerType | None) -> bool:
+    """True when `sentence` holds an answer of the kind asked (any sentence does when
+    the question asks for no kind; a Chinese sentence is never judged to lack a name)."""
+    if kind is None:
+        return True
+    text = plain(sentence)
+    if kind == "amount":
+        return has_amount(text)
+    if kind == "date":
+        return bool(_EN_DATE.search(text) or _ZH_DATE.search(text))
+    # a name: capitalised words need the sentence's own case (not `plain`)
+    return bool(_CJK.search(sentence)) or bool(_EN_NAME.search(sentence))
+
+
+def has_amount(text: str) -> bool:
+    """True when a text states an amount: a figure (a Chinese 一 alone is "a", not one)
+    or a vague amount ("hundreds", 数百, "half")."""
+    found = numbers(text)
+    if _DIGIT.search(text) or found - {"1"}:
+        return True
+    return bool(_VAGUE_AMOUNT.search(plain(text)))
