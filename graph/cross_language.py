@@ -182,14 +182,21 @@ def is_grounded_by_meaning(item: dict[str, Any]) -> bool:
 def add_meaning_leads(items: list[dict[str, Any]]) -> None:
     """Set `meaning_lead` on each passage in another language than the question: its
     `meaning_grounding` minus the best of another document's such passages among `items`
-    (all of a turn's candidates; 0 when there is none). A relative test holds across
-    collections where an absolute cosine does not: the passage that answers stands out
-    from its article's neighbours, and with it gone no neighbour does. Only passages
+    (all of a turn's candidates; none set when no other document's is there). A
+    relative test holds across collections where an absolute cosine does not: the
+    passage that answers stands out from its article's neighbours, and with it gone no
+    neighbour does. Only passages
     whose words were compared (`word_coverage`: the dictionary is installed)."""
     others = [i for i in items if crosses(i) and "word_coverage" in i]
     for item in others:
         rivals = [meaning_grounding(o) for o in others if o.get("document") != item.get("document")]
-        item["meaning_lead"] = round(meaning_grounding(item) - max(rivals, default=0.0), 4)
+        if not rivals:
+            # nothing to stand out from (a collection with one document in that language):
+            # a lead over nothing would double any passage's evidence, so it is judged
+            # alone, by `MIN_PASSAGE`
+            item.pop("meaning_lead", None)
+            continue
+        item["meaning_lead"] = round(meaning_grounding(item) - max(rivals), 4)
 
 
 def readable_by_model(item: dict[str, Any]) -> bool:

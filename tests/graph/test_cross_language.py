@@ -113,3 +113,8 @@ def test_a_passage_in_another_language_must_lead_the_other_documents() -> None:
     twin = passage("Warsaw §5", 0.4, 0.2)
     add_meaning_leads([neighbour, twin])
     assert not is_grounded_by_meaning(neighbour)
+    # the only document in that language: no lead over nothing, judged by meaning alone
+    # (a collection's one Chinese page must not answer every English question)
+    alone = passage("parking permit", 0.39, 0.0)
+    add_meaning_leads([alone])
+    assert "meaning_lead" not in alone and not is_grounded_by_meaning(alone)
