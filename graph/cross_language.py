@@ -171,12 +171,22 @@ def is_grounded_by_meaning(item: dict[str, Any]) -> bool:
 
     With the lead over the other documents (`meaning_lead`, set on a turn's candidates
     by `add_meaning_leads`): `meaning_grounding + meaning_lead ≥ MIN_EVIDENCE`; a
-    passage judged alone (no lead set) by `meaning_grounding ≥ MIN_PASSAGE`."""
+    passage judged alone (no lead set) by `meaning_alone ≥ MIN_PASSAGE`."""
     if "meaning_lead" in item:
         grounded = meaning_grounding(item) + float(item["meaning_lead"]) >= MIN_EVIDENCE
     else:
-        grounded = meaning_grounding(item) >= MIN_PASSAGE
+        grounded = meaning_alone(item) >= MIN_PASSAGE
     return grounded and asks_entry_question(item)
+
+
+def meaning_alone(item: dict[str, Any]) -> float:
+    """A passage's evidence by meaning only (its best sentence's cosine, else the
+    passage's, plus half the passage's): the bar `MIN_PASSAGE` was set on it. A passage
+    with no other document's passage to lead is judged by it, words and answer type
+    left out: one shared word ("fee" for "cost") must not carry a collection's only
+    page in that language over the bar for a question about something else."""
+    cosine = float(item.get("cosine", 0.0))
+    return float(item.get("sentence_cosine", cosine)) + PASSAGE_WEIGHT * cosine
 
 
 def add_meaning_leads(items: list[dict[str, Any]]) -> None:
@@ -193,7 +203,7 @@ def add_meaning_leads(items: list[dict[str, Any]]) -> None:
         if not rivals:
             # nothing to stand out from (a collection with one document in that language):
             # a lead over nothing would double any passage's evidence, so it is judged
-            # alone, by `MIN_PASSAGE`
+            # alone, by `meaning_alone`
             item.pop("meaning_lead", None)
             continue
         item["meaning_lead"] = round(meaning_grounding(item) - max(rivals), 4)
@@ -334,8 +344,11 @@ async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[st
         return  # no dictionary: meaning alone, judged by `MIN_PASSAGE`
     covered = await asyncio.to_thread(
         lambda: [
-            (window_coverage(question, g), sentence_scores(question, g, by_sentence))
-            for g in per_item
+            (
+                window_coverage(question, g),
+                sentence_scores(question, g, by_sentence, about=topic(item)),
+            )
+            for item, g in zip(todo, per_item, strict=True)
         ]
     )
     for item, (share, supports) in zip(todo, covered, strict=True):

@@ -28,13 +28,22 @@ TYPE_PENALTY = 0.1
 
 
 def sentence_scores(
-    question: str, sentences: list[str], meaning: dict[str, float], words: bool = True
+    question: str,
+    sentences: list[str],
+    meaning: dict[str, float],
+    words: bool = True,
+    about: str = "",
 ) -> dict[str, float]:
     """Each of a passage's `sentences` (in order) that has a cosine in `meaning`: that
-    cosine, plus `COVERAGE_WEIGHT` times the share of the question's words it and the
-    sentence before hold (`words`: the dictionary is installed), minus `TYPE_PENALTY`
-    when it lacks the kind of answer the question asks for. CPU work: call it off the
-    event loop."""
+    cosine, plus `COVERAGE_WEIGHT` times the share of the question's words it, the
+    sentence before and what the passage is `about` (its title and heading) hold
+    (`words`: the dictionary is installed), minus `TYPE_PENALTY` when it lacks the kind
+    of answer the question asks for. CPU work: call it off the event loop.
+
+    The title and heading count as the sentence's words because an answer under a
+    heading seldom repeats its subject ("Fees: The fee is 1,300 dollars." under
+    "Passport renewal"): without them a sentence restating the subject and answering
+    nothing outscored it."""
     kind = asked_type(question)
     out: dict[str, float] = {}
     for i, sentence in enumerate(sentences):
@@ -42,7 +51,7 @@ def sentence_scores(
             continue
         score = meaning[sentence] - (0.0 if carries(sentence, kind) else TYPE_PENALTY)
         if words:
-            window = " ".join(sentences[max(0, i - 1) : i + 1])
+            window = " ".join([about, *sentences[max(0, i - 1) : i + 1]])
             score += COVERAGE_WEIGHT * coverage(question, window)
         out[sentence] = max(out.get(sentence, score), score)
     return out

@@ -169,20 +169,24 @@ async def sentence_similarity(
     # another language's sentences scored as the evidence test scored them
     # (graph.cross_sentences: meaning, the question's words by the dictionary, answer type)
     meant = await similarities(embedder, question, others)
-    passages = [[c[2] for c in candidates if c[0] == idx] for idx in sorted(cross)]
+    passages = [
+        ([c[2] for c in candidates if c[0] == idx], topics.get(idx, "")) for idx in sorted(cross)
+    ]
     scored = await asyncio.to_thread(_cross_scores, question, passages, meant)
     return {**found, **scored}
 
 
 def _cross_scores(
-    question: str, passages: list[list[str]], meant: dict[str, float]
+    question: str, passages: list[tuple[list[str], str]], meant: dict[str, float]
 ) -> dict[str, float]:
     """Each other-language sentence's support score (graph.cross_sentences), passage by
-    passage (a sentence's window is its passage's sentence before)."""
+    passage (a sentence's window is its passage's title and heading and the sentence
+    before)."""
     words = available()
     out: dict[str, float] = {}
-    for sentences in passages:
-        for sentence, score in sentence_scores(question, sentences, meant, words).items():
+    for sentences, about in passages:
+        scores = sentence_scores(question, sentences, meant, words, about)
+        for sentence, score in scores.items():
             out[sentence] = max(out.get(sentence, score), score)
     return out
 
