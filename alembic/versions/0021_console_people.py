@@ -5,7 +5,8 @@ provider, and published answers that can be withdrawn.
 session has no API key (`key_id` NULL) and reads every collection. A key's session
 keeps its key (and no email). `console_answers.withdrawn_at`/`withdrawn_by`: an
 answer withdrawn in the console (or whose document was deleted) is kept for the
-record but no longer rebuilt into the collection's FAQ document.
+record but no longer rebuilt into the collection's FAQ document; a downgrade deletes
+the withdrawn ones (the code before would rebuild them into the document again).
 
 Revision ID: 0021
 Revises: 0020
@@ -32,6 +33,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    # the code before rebuilds a collection's FAQ document from every row: a withdrawn
+    # answer kept for the record would be published again by the next publish
+    op.execute("DELETE FROM console_answers WHERE withdrawn_at IS NOT NULL")
     op.execute("ALTER TABLE console_answers DROP COLUMN withdrawn_by")
     op.execute("ALTER TABLE console_answers DROP COLUMN withdrawn_at")
     op.execute("DELETE FROM admin_sessions WHERE key_id IS NULL")

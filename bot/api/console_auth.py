@@ -1,9 +1,9 @@
 """Who is signed in to the admin console: the session cookie, its CSRF token, its origin.
 
 `POST /admin/session` takes an admin API key once and sets the session cookie
-(HttpOnly, SameSite=Strict, Secure over https, path /admin) holding a random id;
-the response carries the CSRF token, which the page sends back in
-`X-CSRF-Token` on every change (double submit: the cookie alone is not enough).
+(HttpOnly, SameSite=Strict, Secure over https or under an https PUBLIC_BASE_URL,
+path /admin) holding a random id; the response carries the CSRF token, which the
+page sends back in `X-CSRF-Token` on every change (double submit: the cookie alone is not enough).
 Every change must also come from this site (`Origin` is this host). A key that
 is not an admin key is refused (403 `not_admin`). `DELETE /admin/session` signs out.
 
@@ -138,9 +138,16 @@ def set_session_cookie(request: Request, response: Response, session_id: str) ->
         max_age=int(hours * 3600),
         path="/admin",
         httponly=True,
-        secure=request.url.scheme == "https",
+        secure=served_over_https(request),
         samesite="strict",
     )
+
+
+def served_over_https(request: Request) -> bool:
+    """Whether the console's cookies must be `Secure`: this request came over https, or
+    PUBLIC_BASE_URL says the site is served over https (a proxy in front ends TLS)."""
+    base = _limits(request).settings.public_base_url or ""
+    return request.url.scheme == "https" or base.lower().startswith("https://")
 
 
 @router.get("/session")

@@ -19,7 +19,13 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from bot.api.console_auth import console_of, failed, set_session_cookie, throttled
+from bot.api.console_auth import (
+    console_of,
+    failed,
+    served_over_https,
+    set_session_cookie,
+    throttled,
+)
 from bot.api.console_page import HEADERS
 from bot.api.errors import ApiError
 from bot.core.admin.console_oidc import (
@@ -100,7 +106,7 @@ async def start(request: Request) -> Response:
         max_age=PENDING_S,
         path="/admin/oidc",
         httponly=True,
-        secure=request.url.scheme == "https",
+        secure=served_over_https(request),
         samesite="lax",
     )
     return response

@@ -118,6 +118,11 @@ def server(app: ASGIApp, settings: Settings, host: str, port: int) -> uvicorn.Se
         access_log=False,
         log_config=None,  # uvicorn logs through our handlers (and their masking)
         limit_concurrency=settings.http_max_connections,
+        # X-Forwarded-For and X-Forwarded-Proto from the proxies API_TRUSTED_PROXIES lists
+        # only: uvicorn's default trusts 127.0.0.1, so a tunnel or a forwarder on this host
+        # would let any caller choose its address (the per-address limits) and scheme
+        proxy_headers=bool(settings.trusted_proxies()),
+        forwarded_allow_ips=settings.trusted_proxies() or None,
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         # open responses (an API stream) get this long once told to stop, not forever
         timeout_graceful_shutdown=max(1, int(settings.shutdown_grace_s)),

@@ -41,6 +41,15 @@ BOAT_ANSWER = "Register your boat at the Harbour Master's office by the pier."
 KITE = "Where do I fly my kite?"
 KITE_ANSWER = "Fly your kite on the meadow behind the Town Hall, away from the power lines."
 JOB_WAIT = 90  # seconds for a published answer's job
+QUEUES = (  # /healthz's queue figures, in its order
+    "inbox_depth",
+    "inbox_oldest_s",
+    "inbox_failed",
+    "outbox_pending",
+    "outbox_retrying",
+    "outbox_failed",
+    "outbox_oldest_s",
+)
 
 
 @pytest.fixture(scope="module")
@@ -318,6 +327,12 @@ def test_the_console_in_a_browser_signs_in_through_the_provider_and_fits_a_phone
     browser.find_element(By.CSS_SELECTOR, ".tab[data-page='cases']").click()
     heading = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".case .case-heading"))
     assert say("admin:case_open", "zh-hant") in heading.text and " open " not in heading.text
+    # the figures' queue health in words too, not the health check's field names
+    browser.find_element(By.CSS_SELECTOR, ".tab[data-page='figures']").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".queue-list dt"))
+    queues = [dt.text for dt in browser.find_elements(By.CSS_SELECTOR, ".queue-list dt")]
+    assert queues and not [q for q in queues if "_" in q], queues
+    assert queues == [say(f"admin:queue_{name}", "zh-hant") for name in QUEUES]
 
     # the cases list is a live region: a poll that finds nothing new changes nothing
     browser.execute_script(WATCH_CASES)

@@ -195,3 +195,27 @@ def test_0020_lets_a_source_be_a_confluence_space(make_database) -> None:  # typ
     finally:
         engine.dispose()
     assert kinds == ["web"]
+
+
+def test_withdrawn_console_answers_do_not_come_back_after_a_downgrade_past_0021(
+    make_database,
+) -> None:  # type: ignore[no-untyped-def]
+    # the code before 0021 rebuilds a collection's FAQ document from every row it finds:
+    # a withdrawn answer left behind would be published again by the next publish
+    url = make_database()
+    dbmod.upgrade(url)
+    engine = create_engine(url)
+    add = (
+        "INSERT INTO console_answers (collection, question, answer, written_by, withdrawn_at)"
+        " VALUES ('public', '{0}', 'a', 'ops', {1})"
+    )
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql(add.format("kept", "NULL"))
+            conn.exec_driver_sql(add.format("withdrawn", "now()"))
+        dbmod.downgrade(url, "0020")
+        with engine.connect() as conn:
+            questions = conn.exec_driver_sql("SELECT question FROM console_answers").scalars().all()
+    finally:
+        engine.dispose()
+    assert questions == ["kept"]

@@ -660,7 +660,10 @@
     queues.append(element("h3", "", word("queues")));
     const list = element("dl", "queue-list");
     for (const [name, value] of Object.entries(stats.queues || {})) {
-      list.append(element("dt", "", name), element("dd", "", plain(value)));
+      // each figure in words (the health check's field name when the page has none)
+      const label = word(`queue_${name}`);
+      list.append(element("dt", "", label === `queue_${name}` ? name : label));
+      list.append(element("dd", "", plain(value)));
     }
     queues.append(list);
     ui.figures.replaceChildren(...charts, queues);

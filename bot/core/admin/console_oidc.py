@@ -94,6 +94,17 @@ async def read_discovery(issuer: str, timeout: float = TIMEOUT_S) -> dict[str, A
     return document
 
 
+def _why(exc: Exception) -> str:
+    """Why the token endpoint refused, in a line the operator can act on: the error's type
+    and the provider's OAuth error code (never its body, the code or the secret)."""
+    error = getattr(exc, "error", None)
+    if not isinstance(error, str) or not error.replace("_", "").isalnum():
+        return type(exc).__name__
+    if error == "invalid_client":
+        return f"{type(exc).__name__} {error}: check OIDC_CLIENT_ID and OIDC_CLIENT_SECRET"
+    return f"{type(exc).__name__} {error}"
+
+
 class ConsoleOidc:
     """Starts and finishes the identity provider's sign-in; opens the admin's session."""
 
@@ -186,9 +197,7 @@ class ConsoleOidc:
                     code_verifier=pending.verifier,
                 )
         except Exception as exc:  # a refused code or an unreachable provider: no session
-            logger.warning(
-                "the identity provider did not exchange the code: %s", type(exc).__name__
-            )
+            logger.warning("the identity provider did not exchange the code: %s", _why(exc))
             raise OidcRefusedError("provider") from exc
         raw = token.get("id_token") if isinstance(token, dict) else None
         if not isinstance(raw, str):
