@@ -171,11 +171,14 @@ class GapReasker:
     async def offer_new_answers(self, answered: Sequence[NowAnswered]) -> None:
         """Offer each asker the answer their question has now, in the chat they asked in
         (`offer_new_answer`, kind "answered": once, at most one a day per person, never
-        for a deleted conversation); a case opened without a refused answer has no
-        answer to offer against."""
+        for a deleted conversation, only to the conversation's owner); a case opened
+        without a refused answer has no answer to offer against."""
         for found in answered:
             turn = asked_turn(found)
             if turn is None:
+                continue
+            if not self._is_owner(found):  # someone else's question in a shared conversation
+                logger.info("open question now answered: not its conversation owner's question")
                 continue
             status = await offer_new_answer(
                 self._db,
@@ -190,6 +193,15 @@ class GapReasker:
                 timezone=self._timezone,
             )
             logger.info("open question now answered: offer to its asker %s", status)
+
+    def _is_owner(self, found: NowAnswered) -> bool:
+        """The question was asked by its conversation's owner, the one person an offer in
+        that conversation reaches (in a group or a shared thread, others ask there too).
+        A case keeps its asker's platform id; a turn, the asker's pseudonym."""
+        if found.case_id is not None:
+            return found.asker == found.person
+        mine = self._answers().telemetry.pseudonyms.user(found.platform, found.person)
+        return found.asker is None or found.asker == mine
 
 
 def _readable(item: dict[str, Any], everything: Sequence[str]) -> list[str]:
