@@ -101,14 +101,20 @@ async def ask(
 
 
 async def change_document(
-    both: Both, db: Database, embedder: Embedder, body: str, collection: str = "public"
+    both: Both,
+    db: Database,
+    embedder: Embedder,
+    body: str,
+    collection: str = "public",
+    delivered: bool = True,
 ) -> None:
-    """A new version of the passport document; its corrections job run to the end."""
+    """A new version of the passport document; its corrections job run to the end (and
+    the outbox emptied, unless `delivered` is false: a web mailbox's rows wait here)."""
     ingestion = IngestionService(db, embedder, IngestOptions())
     before = await settled_count(db)
     result = await ingestion.ingest_bytes("passport.md", body.encode(), collection=collection)
     assert result.status == "replaced", result
-    await run_jobs(both, db, before)
+    await run_jobs(both, db, before, delivered)
 
 
 async def settled_count(db: Database) -> int:
@@ -116,8 +122,9 @@ async def settled_count(db: Database) -> int:
         return int(await session.scalar(text("SELECT count(*) FROM answer_corrections")) or 0)
 
 
-async def run_jobs(both: Both, db: Database, before: int) -> None:
-    """Run the queue until no corrections job waits or runs, and the outbox is empty."""
+async def run_jobs(both: Both, db: Database, before: int, delivered: bool = True) -> None:
+    """Run the queue until no corrections job waits or runs, and the outbox is empty
+    (when `delivered`)."""
 
     async def waiting() -> int:
         async with db.sessions() as session:
@@ -137,7 +144,8 @@ async def run_jobs(both: Both, db: Database, before: int) -> None:
                 break
             await _sleep()
         assert not await waiting()
-    await until_settled(db)
+    if delivered:
+        await until_settled(db)
 
 
 async def _sleep() -> None:
@@ -253,3 +261,21 @@ async def test_a_removed_document_is_a_refusal_now(
     async with db.sessions() as session:
         reason = await session.scalar(text("SELECT reason FROM answer_corrections"))
     assert reason == "refusal", json.dumps(await statuses(db))
+
+
+async def test_every_web_visitor_is_told_not_one_a_day_for_the_whole_site(
+    both: Both, db: Database, embedder: Embedder
+) -> None:
+    """A website's visitors all call with its one API key (the key's name is every
+    turn's user): each conversation is a visitor, and each one is told."""
+    answers = answer_service(db, embedder)
+    both.worker.jobs.corrections = corrections_for(both, answers)
+    await ask(answers, "api", "1/visitor-a", "webchat", ("public",))
+    await ask(answers, "api", "1/visitor-b", "webchat", ("public",))
+    await change_document(both, db, embedder, PASSPORT.format(fee="1,500"), delivered=False)
+    assert await statuses(db) == [("api", "sent"), ("api", "sent")]
+    async with db.sessions() as session:
+        chats = await session.scalars(
+            text("SELECT chat FROM outbox WHERE key LIKE 'correction:%' ORDER BY id")
+        )
+        assert list(chats) == ["1/visitor-a", "1/visitor-b"]

@@ -88,7 +88,7 @@ def asked_turn(found: NowAnswered) -> AskedTurn | None:
         conversation_id=found.conversation_id,
         platform=found.platform,
         conversation_key=found.conversation or "",
-        person=found.person,
+        person=new_answers.person_of(found.platform, found.person, found.conversation or ""),
         language=found.language or "en",
         question=found.question,
         answer=found.refused_answer or "",
