@@ -22,6 +22,9 @@ from storage.repositories.uploads import _DEFER, INGEST_QUEUE
 
 CORRECTION_TASK = "correct_answers"  # bot.core.admin.jobs registers the task under it
 MAX_DAYS = 90  # the longest CORRECTION_DAYS: no answer older than this is ever re-asked
+# answers re-asked for one change at most (the newest): each re-ask is a turn of the
+# model, and a much-cited document's change must not cost thousands of them
+MAX_REASKS = 200
 REPLACED, REMOVED = "replaced", "removed"
 SENT, UNCHANGED, LIMITED = "sent", "unchanged", "limited"
 ASKER_PLATFORMS = ("slack", "telegram", "api")  # where askers are (never a re-ask's own)
@@ -83,19 +86,26 @@ async def document_changed(session: AsyncSession, document: Document, change: st
 
 async def cited_turns(
     session: AsyncSession, title: str, before: datetime, days: int
-) -> list[dict[str, Any]]:
-    """The answered turns of the last `days` (before `before`) that cited `title`, oldest
-    first: the answer, its question and the conversation it was given in."""
+) -> tuple[list[dict[str, Any]], int]:
+    """The answered turns of the last `days` (before `before`) that cited `title`, the
+    newest MAX_REASKS of them oldest first (the answer, its question and the conversation
+    it was given in), and how many there are in all."""
     rows = await session.execute(
-        text(f"{_TURN} WHERE {_CITED} AND a.created_at < :before ORDER BY a.id"),
+        text(
+            f"SELECT * FROM ({_TURN.replace('SELECT ', 'SELECT count(*) OVER () AS total, ', 1)}"
+            f" WHERE {_CITED} AND a.created_at < :before ORDER BY a.id DESC LIMIT :most) t"
+            " ORDER BY answer_id"
+        ),
         {
             "cited": _cited(title),
             "days": days,
             "platforms": list(ASKER_PLATFORMS),
             "before": before,
+            "most": MAX_REASKS,
         },
     )
-    return [dict(r._mapping) for r in rows]
+    found = [dict(r._mapping) for r in rows]
+    return found, int(found[0]["total"]) if found else 0
 
 
 async def answered_turn(session: AsyncSession, answer_id: int) -> dict[str, Any] | None:

@@ -24,6 +24,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.forms import FormFinder
 from storage.ingestion import IngestionService, IngestOptions
+from storage.repositories import corrections as corrections_repo
 from storage.search import HybridSearcher
 from tests.handoff.harness import Both, handoff_settings, start_both, stop_both
 from tests.slack.test_slack import fake_slack
@@ -279,3 +280,24 @@ async def test_every_web_visitor_is_told_not_one_a_day_for_the_whole_site(
             text("SELECT chat FROM outbox WHERE key LIKE 'correction:%' ORDER BY id")
         )
         assert list(chats) == ["1/visitor-a", "1/visitor-b"]
+
+
+async def test_a_much_cited_document_re_asks_only_the_newest_answers(
+    both: Both,
+    db: Database,
+    embedder: Embedder,
+    fake_tg: FakeTelegram,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each re-ask is a turn of the model: one change re-asks at most MAX_REASKS answers,
+    the newest, however many cited the document (asking it a thousand times does not make
+    one change cost a thousand turns)."""
+    monkeypatch.setattr(corrections_repo, "MAX_REASKS", 2)
+    answers = answer_service(db, embedder)
+    both.worker.jobs.corrections = corrections_for(both, answers)
+    for chat in (7001, 7002, 7003):
+        await ask(answers, "telegram", str(chat), str(chat), ("public",))
+    await change_document(both, db, embedder, PASSPORT.format(fee="1,500"))
+    assert await statuses(db) == [("telegram", "sent"), ("telegram", "sent")]
+    assert corrections_sent(fake_tg, 7001) == []
+    assert len(corrections_sent(fake_tg, 7002)) == len(corrections_sent(fake_tg, 7003)) == 1

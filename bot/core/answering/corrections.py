@@ -70,13 +70,21 @@ class Corrections:
         key = f"doc:{change['document_id']}"
         before = datetime.fromisoformat(str(change["changed_at"]))
         async with self._db.sessions() as session:
-            rows = await corrections_repo.cited_turns(
+            rows, cited = await corrections_repo.cited_turns(
                 session, title, before, self._settings.correction_days
             )
             current = await docs_repo.find_by_title(session, title)
         # the new version, if any: its collection is what an asker must be able to read
         collection = current.collection if current is not None else None
         counts: dict[str, int] = {}
+        if cited > len(rows):
+            logger.warning(
+                "%d answers cited %r: only the newest %d are asked again",
+                cited,
+                title,
+                len(rows),
+            )
+            counts["not_reasked"] = cited - len(rows)
         for row in rows:
             try:
                 status = await self._settle(row, key, title, collection)
