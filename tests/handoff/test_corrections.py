@@ -301,3 +301,37 @@ async def test_a_much_cited_document_re_asks_only_the_newest_answers(
     assert await statuses(db) == [("telegram", "sent"), ("telegram", "sent")]
     assert corrections_sent(fake_tg, 7001) == []
     assert len(corrections_sent(fake_tg, 7002)) == len(corrections_sent(fake_tg, 7003)) == 1
+
+
+async def test_a_re_ask_that_failed_is_asked_again_by_the_jobs_retry(
+    both: Both, db: Database, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model down while a change's answers are re-asked: the job fails (the queue
+    retries it) and `stats` counts the failure; its retry asks again and tells the asker
+    (a failed re-ask is not settled for good)."""
+    answers = answer_service(db, embedder)
+    corrections = corrections_for(both, answers)
+    await ask(answers, "telegram", str(CITIZEN), str(CITIZEN), ("public",))
+    ingestion = IngestionService(db, embedder, IngestOptions())
+    await ingestion.ingest_bytes("passport.md", PASSPORT.format(fee="1,500").encode())
+    async with db.sessions() as session:
+        args = await session.scalar(
+            text("SELECT args FROM procrastinate_jobs WHERE task_name = 'correct_answers'")
+        )
+    assert args is not None
+
+    async def model_down(*_: Any, **__: Any) -> None:
+        raise RuntimeError("the model did not answer")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(corrections, "reask", model_down)
+        with pytest.raises(Exception, match="1 re-asks for 'passport' failed"):
+            await corrections.run(args)
+    assert await statuses(db) == [("telegram", "failed")]
+    async with db.sessions() as session:
+        since = await session.scalar(text("SELECT now() - interval '1 day'"))
+        summary = await corrections_repo.summary(session, since, None)
+    assert summary == {"reasked": 0, "sent": 0, "unchanged": 0, "failed": 1}
+
+    assert await corrections.run(args) == {"sent": 1}  # the retry
+    assert await statuses(db) == [("telegram", "sent")]

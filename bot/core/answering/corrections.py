@@ -12,7 +12,8 @@ changed in substance is offered the new one (`offer_new_answer`).
 
 Nobody is told who could not read the new version (its collection is not theirs),
 and no re-ask is spent on a person already told today. Every turn's outcome is
-recorded, so a retried job skips what it settled and `stats` counts them.
+recorded, so a retried job skips what it settled and `stats` counts them; a re-ask
+that failed (the model down) fails the job, whose retry asks it again.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ logger = logging.getLogger(__name__)
 REASK_PLATFORM = "correction"  # where re-asked turns are stored (never re-asked themselves)
 UNREADABLE, FAILED, OFF = "unreadable", "failed", "off"
 REFUSED_OUTCOMES = frozenset({"refused", "blocked"})
+
+
+class CorrectionsFailedError(Exception):
+    """Some re-asks of a change failed (the model did not answer): the job is retried."""
 
 
 class Corrections:
@@ -94,6 +99,8 @@ class Corrections:
                 await self._record(row, key, title, FAILED)
             counts[status] = counts.get(status, 0) + 1
         logger.info("corrections for %r (%s): %s", title, change.get("change"), counts)
+        if counts.get(FAILED):  # the job is retried: what it settled is skipped then
+            raise CorrectionsFailedError(f"{counts[FAILED]} re-asks for {title!r} failed")
         return counts
 
     async def _settle(
