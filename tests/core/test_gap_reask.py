@@ -167,3 +167,37 @@ async def test_a_question_asked_in_someone_elses_group_conversation_is_not_offer
         assert sent == []
     finally:
         await close_worker(worker)
+
+
+async def test_a_collection_the_platform_no_longer_reads_is_not_read_for_its_asker(
+    database_url: str, embedder: Embedder, db: Database
+) -> None:
+    """A Telegram question refused while TELEGRAM_COLLECTIONS still held `internal`: an
+    internal document added since does not answer it (Telegram reads `public` now), so
+    nothing of it is offered in that chat."""
+    worker = await make_worker(database_url, embedder, settings_for_tests(), corrections=True)
+    try:
+        answers = worker.core._answers
+        refused = await answers.ask(
+            ASKED,
+            conversation="903",
+            user="903",
+            platform="telegram",
+            collections=["public", "internal"],  # what Telegram read then
+        )
+        assert refused.outcome == "refused"
+        knowledge = worker.core.knowledge
+        await knowledge.upload(ADMIN, "fishing.md", FISHING.encode(), None, "internal", "42", "en")
+        async with jobs_running(worker):
+            await until(lambda: bool(worker.outcomes), 60)
+        [outcome] = worker.outcomes
+        assert outcome.text == "fishing.md was added as 'fishing' (1 passages)."
+        async with db.sessions() as session:
+            sent = (
+                await session.execute(
+                    text("SELECT payload FROM outbox WHERE key LIKE 'correction:%'")
+                )
+            ).all()
+        assert sent == []
+    finally:
+        await close_worker(worker)
