@@ -22,8 +22,11 @@ from storage.repositories.uploads import _DEFER, INGEST_QUEUE
 
 CORRECTION_TASK = "correct_answers"  # bot.core.admin.jobs registers the task under it
 MAX_DAYS = 90  # the longest CORRECTION_DAYS: no answer older than this is ever re-asked
+# answers re-asked for one change at most (the newest): each re-ask is a turn of the
+# model, and a much-cited document's change must not cost thousands of them
+MAX_REASKS = 200
 REPLACED, REMOVED = "replaced", "removed"
-SENT, UNCHANGED, LIMITED = "sent", "unchanged", "limited"
+SENT, UNCHANGED, LIMITED, FAILED = "sent", "unchanged", "limited", "failed"
 ASKER_PLATFORMS = ("slack", "telegram", "api")  # where askers are (never a re-ask's own)
 
 # an answer that cited `title` (its citations hold {"document": title}), given to an asker
@@ -83,19 +86,26 @@ async def document_changed(session: AsyncSession, document: Document, change: st
 
 async def cited_turns(
     session: AsyncSession, title: str, before: datetime, days: int
-) -> list[dict[str, Any]]:
-    """The answered turns of the last `days` (before `before`) that cited `title`, oldest
-    first: the answer, its question and the conversation it was given in."""
+) -> tuple[list[dict[str, Any]], int]:
+    """The answered turns of the last `days` (before `before`) that cited `title`, the
+    newest MAX_REASKS of them oldest first (the answer, its question and the conversation
+    it was given in), and how many there are in all."""
     rows = await session.execute(
-        text(f"{_TURN} WHERE {_CITED} AND a.created_at < :before ORDER BY a.id"),
+        text(
+            f"SELECT * FROM ({_TURN.replace('SELECT ', 'SELECT count(*) OVER () AS total, ', 1)}"
+            f" WHERE {_CITED} AND a.created_at < :before ORDER BY a.id DESC LIMIT :most) t"
+            " ORDER BY answer_id"
+        ),
         {
             "cited": _cited(title),
             "days": days,
             "platforms": list(ASKER_PLATFORMS),
             "before": before,
+            "most": MAX_REASKS,
         },
     )
-    return [dict(r._mapping) for r in rows]
+    found = [dict(r._mapping) for r in rows]
+    return found, int(found[0]["total"]) if found else 0
 
 
 async def answered_turn(session: AsyncSession, answer_id: int) -> dict[str, Any] | None:
@@ -126,9 +136,13 @@ async def history_before(
 
 
 async def settled(session: AsyncSession, answer_id: int, change: str) -> bool:
-    """Whether this change was already settled for this answer (a retried job skips it)."""
+    """Whether this change was already settled for this answer (a retried job skips it;
+    a re-ask that failed is not settled: the retry asks it again)."""
     found = await session.scalar(
-        text("SELECT 1 FROM answer_corrections WHERE answer_id = :a AND change = :c"),
+        text(
+            "SELECT 1 FROM answer_corrections WHERE answer_id = :a AND change = :c"
+            f" AND status <> '{FAILED}'"
+        ),
         {"a": answer_id, "c": change},
     )
     return found is not None
@@ -172,14 +186,18 @@ async def record(
     status: str,
     reason: str | None = None,
 ) -> bool:
-    """What became of one answer for one change; False when it was recorded already."""
+    """What became of one answer for one change; False when it was recorded already
+    (a failed re-ask's record is replaced by what its retry found)."""
     row = await session.execute(
         text(
             "INSERT INTO answer_corrections (answer_id, change, document, platform, person,"
             " status, reason, sent_day) VALUES (:answer, :change, :document, :platform,"
             " :person, :status, :reason,"
             " CASE WHEN CAST(:status AS text) = 'sent' THEN current_date END)"
-            " ON CONFLICT ON CONSTRAINT uq_answer_corrections_change DO NOTHING RETURNING id"
+            " ON CONFLICT ON CONSTRAINT uq_answer_corrections_change DO UPDATE SET"
+            " status = EXCLUDED.status, reason = EXCLUDED.reason, sent_day = EXCLUDED.sent_day,"
+            " created_at = EXCLUDED.created_at"
+            f" WHERE answer_corrections.status = '{FAILED}' RETURNING id"
         ),
         {
             "answer": turn["answer_id"],
@@ -196,17 +214,24 @@ async def record(
 
 async def summary(session: AsyncSession, since: datetime, platform: str | None) -> dict[str, int]:
     """Corrections since `since` (of `platform` only, when given): turns re-asked, people
-    told, turns whose new answer states the same facts."""
+    told, turns whose new answer states the same facts, re-asks that failed (after the
+    job's retries)."""
     row = (
         await session.execute(
             text(
                 "SELECT count(*) FILTER (WHERE status NOT IN ('gone', 'unreachable',"
-                " 'unreadable', 'limited')), count(*) FILTER (WHERE status = 'sent'),"
-                " count(*) FILTER (WHERE status = 'unchanged')"
+                " 'unreadable', 'limited', 'failed')), count(*) FILTER (WHERE status = 'sent'),"
+                " count(*) FILTER (WHERE status = 'unchanged'),"
+                " count(*) FILTER (WHERE status = 'failed')"
                 " FROM answer_corrections WHERE created_at >= :since"
                 " AND (CAST(:platform AS text) IS NULL OR platform = :platform)"
             ),
             {"since": since, "platform": platform},
         )
     ).one()
-    return {"reasked": int(row[0]), "sent": int(row[1]), "unchanged": int(row[2])}
+    return {
+        "reasked": int(row[0]),
+        "sent": int(row[1]),
+        "unchanged": int(row[2]),
+        "failed": int(row[3]),
+    }

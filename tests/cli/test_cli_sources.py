@@ -209,3 +209,22 @@ def test_sources_add_refuses_a_url_without_a_host_and_a_collection_no_one_reads(
     assert (
         cli("sources", "add", "folder", str(tmp_path), "--collection", "internal").returncode == 0
     )
+
+
+def test_sources_add_refuses_a_url_that_carries_a_password(cli) -> None:  # type: ignore[no-untyped-def]
+    """A login in the URL would be stored as the source's location, printed by `sources
+    list`, and (a website's) shown in every citation's link: refused, and nothing kept."""
+    web = cli("sources", "add", "web", "https://jane:s3cret@intranet.example.org/kb/")
+    assert web.returncode != 0 and "user name or password" in web.stderr
+    wiki = cli(
+        "sources",
+        "add",
+        "confluence",
+        "https://jane:s3cret@wiki.example.org",
+        "--space",
+        "HR",
+        extra_env={"CONFLUENCE_TOKEN": "a-token"},
+    )
+    assert wiki.returncode != 0 and "CONFLUENCE_USER" in wiki.stderr
+    assert "s3cret" not in web.stderr + wiki.stderr
+    assert _sources(cli) == {}

@@ -135,3 +135,69 @@ async def test_a_sync_that_answers_a_refused_question_records_it_with_the_sync(
         assert topic["answered_later"] == 1
     finally:
         await close_worker(worker)
+
+
+async def test_a_question_asked_in_someone_elses_group_conversation_is_not_offered(
+    database_url: str, embedder: Embedder, db: Database
+) -> None:
+    """In a group, a reply continues the conversation of whoever started it: a question
+    another member asked there is answered, but no offer goes to the group for it (the
+    owner did not ask it, and the offer would use up the owner's one message a day)."""
+    worker = await make_worker(database_url, embedder, settings_for_tests())
+    try:
+        answers = worker.core._answers
+        group = "-100500:77"  # a Telegram group's conversation, started by U1
+        await answers.ask("Hello", conversation=group, user="U1", platform="telegram")
+        refused = await answers.ask(
+            ASKED, conversation=group, user="U2", platform="telegram", collections=["public"]
+        )
+        assert refused.outcome == "refused"
+        knowledge = worker.core.knowledge
+        await knowledge.upload(ADMIN, "fishing.md", FISHING.encode(), None, "public", "42", "en")
+        async with jobs_running(worker):
+            await until(lambda: bool(worker.outcomes), 60)
+        [outcome] = worker.outcomes
+        assert outcome.text.endswith("1 of 1 open questions on this topic are now answered.")
+        async with db.sessions() as session:
+            sent = (
+                await session.execute(
+                    text("SELECT chat, payload FROM outbox WHERE key LIKE 'correction:%'")
+                )
+            ).all()
+        assert sent == []
+    finally:
+        await close_worker(worker)
+
+
+async def test_a_collection_the_platform_no_longer_reads_is_not_read_for_its_asker(
+    database_url: str, embedder: Embedder, db: Database
+) -> None:
+    """A Telegram question refused while TELEGRAM_COLLECTIONS still held `internal`: an
+    internal document added since does not answer it (Telegram reads `public` now), so
+    nothing of it is offered in that chat."""
+    worker = await make_worker(database_url, embedder, settings_for_tests(), corrections=True)
+    try:
+        answers = worker.core._answers
+        refused = await answers.ask(
+            ASKED,
+            conversation="903",
+            user="903",
+            platform="telegram",
+            collections=["public", "internal"],  # what Telegram read then
+        )
+        assert refused.outcome == "refused"
+        knowledge = worker.core.knowledge
+        await knowledge.upload(ADMIN, "fishing.md", FISHING.encode(), None, "internal", "42", "en")
+        async with jobs_running(worker):
+            await until(lambda: bool(worker.outcomes), 60)
+        [outcome] = worker.outcomes
+        assert outcome.text == "fishing.md was added as 'fishing' (1 passages)."
+        async with db.sessions() as session:
+            sent = (
+                await session.execute(
+                    text("SELECT payload FROM outbox WHERE key LIKE 'correction:%'")
+                )
+            ).all()
+        assert sent == []
+    finally:
+        await close_worker(worker)

@@ -24,6 +24,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.forms import FormFinder
 from storage.ingestion import IngestionService, IngestOptions
+from storage.repositories import corrections as corrections_repo
 from storage.search import HybridSearcher
 from tests.handoff.harness import Both, handoff_settings, start_both, stop_both
 from tests.slack.test_slack import fake_slack
@@ -101,14 +102,20 @@ async def ask(
 
 
 async def change_document(
-    both: Both, db: Database, embedder: Embedder, body: str, collection: str = "public"
+    both: Both,
+    db: Database,
+    embedder: Embedder,
+    body: str,
+    collection: str = "public",
+    delivered: bool = True,
 ) -> None:
-    """A new version of the passport document; its corrections job run to the end."""
+    """A new version of the passport document; its corrections job run to the end (and
+    the outbox emptied, unless `delivered` is false: a web mailbox's rows wait here)."""
     ingestion = IngestionService(db, embedder, IngestOptions())
     before = await settled_count(db)
     result = await ingestion.ingest_bytes("passport.md", body.encode(), collection=collection)
     assert result.status == "replaced", result
-    await run_jobs(both, db, before)
+    await run_jobs(both, db, before, delivered)
 
 
 async def settled_count(db: Database) -> int:
@@ -116,8 +123,9 @@ async def settled_count(db: Database) -> int:
         return int(await session.scalar(text("SELECT count(*) FROM answer_corrections")) or 0)
 
 
-async def run_jobs(both: Both, db: Database, before: int) -> None:
-    """Run the queue until no corrections job waits or runs, and the outbox is empty."""
+async def run_jobs(both: Both, db: Database, before: int, delivered: bool = True) -> None:
+    """Run the queue until no corrections job waits or runs, and the outbox is empty
+    (when `delivered`)."""
 
     async def waiting() -> int:
         async with db.sessions() as session:
@@ -137,7 +145,8 @@ async def run_jobs(both: Both, db: Database, before: int) -> None:
                 break
             await _sleep()
         assert not await waiting()
-    await until_settled(db)
+    if delivered:
+        await until_settled(db)
 
 
 async def _sleep() -> None:
@@ -253,3 +262,76 @@ async def test_a_removed_document_is_a_refusal_now(
     async with db.sessions() as session:
         reason = await session.scalar(text("SELECT reason FROM answer_corrections"))
     assert reason == "refusal", json.dumps(await statuses(db))
+
+
+async def test_every_web_visitor_is_told_not_one_a_day_for_the_whole_site(
+    both: Both, db: Database, embedder: Embedder
+) -> None:
+    """A website's visitors all call with its one API key (the key's name is every
+    turn's user): each conversation is a visitor, and each one is told."""
+    answers = answer_service(db, embedder)
+    both.worker.jobs.corrections = corrections_for(both, answers)
+    await ask(answers, "api", "1/visitor-a", "webchat", ("public",))
+    await ask(answers, "api", "1/visitor-b", "webchat", ("public",))
+    await change_document(both, db, embedder, PASSPORT.format(fee="1,500"), delivered=False)
+    assert await statuses(db) == [("api", "sent"), ("api", "sent")]
+    async with db.sessions() as session:
+        chats = await session.scalars(
+            text("SELECT chat FROM outbox WHERE key LIKE 'correction:%' ORDER BY id")
+        )
+        assert list(chats) == ["1/visitor-a", "1/visitor-b"]
+
+
+async def test_a_much_cited_document_re_asks_only_the_newest_answers(
+    both: Both,
+    db: Database,
+    embedder: Embedder,
+    fake_tg: FakeTelegram,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each re-ask is a turn of the model: one change re-asks at most MAX_REASKS answers,
+    the newest, however many cited the document (asking it a thousand times does not make
+    one change cost a thousand turns)."""
+    monkeypatch.setattr(corrections_repo, "MAX_REASKS", 2)
+    answers = answer_service(db, embedder)
+    both.worker.jobs.corrections = corrections_for(both, answers)
+    for chat in (7001, 7002, 7003):
+        await ask(answers, "telegram", str(chat), str(chat), ("public",))
+    await change_document(both, db, embedder, PASSPORT.format(fee="1,500"))
+    assert await statuses(db) == [("telegram", "sent"), ("telegram", "sent")]
+    assert corrections_sent(fake_tg, 7001) == []
+    assert len(corrections_sent(fake_tg, 7002)) == len(corrections_sent(fake_tg, 7003)) == 1
+
+
+async def test_a_re_ask_that_failed_is_asked_again_by_the_jobs_retry(
+    both: Both, db: Database, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model down while a change's answers are re-asked: the job fails (the queue
+    retries it) and `stats` counts the failure; its retry asks again and tells the asker
+    (a failed re-ask is not settled for good)."""
+    answers = answer_service(db, embedder)
+    corrections = corrections_for(both, answers)
+    await ask(answers, "telegram", str(CITIZEN), str(CITIZEN), ("public",))
+    ingestion = IngestionService(db, embedder, IngestOptions())
+    await ingestion.ingest_bytes("passport.md", PASSPORT.format(fee="1,500").encode())
+    async with db.sessions() as session:
+        args = await session.scalar(
+            text("SELECT args FROM procrastinate_jobs WHERE task_name = 'correct_answers'")
+        )
+    assert args is not None
+
+    async def model_down(*_: Any, **__: Any) -> None:
+        raise RuntimeError("the model did not answer")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(corrections, "reask", model_down)
+        with pytest.raises(Exception, match="1 re-asks for 'passport' failed"):
+            await corrections.run(args)
+    assert await statuses(db) == [("telegram", "failed")]
+    async with db.sessions() as session:
+        since = await session.scalar(text("SELECT now() - interval '1 day'"))
+        summary = await corrections_repo.summary(session, since, None)
+    assert summary == {"reasked": 0, "sent": 0, "unchanged": 0, "failed": 1}
+
+    assert await corrections.run(args) == {"sent": 1}  # the retry
+    assert await statuses(db) == [("telegram", "sent")]

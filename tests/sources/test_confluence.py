@@ -40,7 +40,9 @@ def wiki() -> Iterator[LocalConfluence]:
 async def _synced_once(
     db: Database, ingestion: IngestionService, wiki: LocalConfluence, limits: WebLimits = FAST
 ) -> tuple[Sources, SyncReport]:
-    sources = Sources(db, AuditLog(db), SourceSyncer(db, ingestion, limits, LOGIN))
+    syncer = SourceSyncer(db, ingestion, limits, LOGIN)
+    # `internal` is read (SLACK_COLLECTIONS' default), as the runtime hands it over
+    sources = Sources(db, AuditLog(db), syncer, readable=("internal",))
     await sources.add(
         OPERATOR, "confluence", wiki.base, space="OPS", name="ops", collection="internal",
         every_s=86400,

@@ -16,6 +16,7 @@ from bot.core.admin.audit import AuditLog
 from bot.core.admin.jobs import JobQueue
 from bot.core.admin.service import AdminService
 from bot.core.admin.sources import Sources
+from bot.core.answering.corrections import Corrections
 from bot.core.assembly import build_core
 from bot.core.messages import Audience, InboundMessage, Outbound, UploadOutcome
 from bot.core.serving import ServingCore
@@ -75,9 +76,11 @@ async def make_worker(
     llm: Any = None,
     telemetry: Telemetry | None = None,
     memory: bool = False,
+    corrections: bool = False,
 ) -> Worker:
     """A core with its own engine on `url`, like a second process would have (`llm`: a chat
-    model for the graph; None is no-LLM mode; `telemetry`: Langfuse tracing)."""
+    model for the graph; None is no-LLM mode; `telemetry`: Langfuse tracing;
+    `corrections`: the queue carries them, as the runtime's does)."""
     db = Database.connect(url)
     policy = upload_policy(settings)  # as the runtime builds it
     ingestion = IngestionService(db, embedder, IngestOptions(policy=policy))
@@ -104,6 +107,9 @@ async def make_worker(
         sources=sources,
         answers=lambda: answers,
         renderers=asker_renderers(),  # as the runtime: an asker offered a new answer
+        corrections=(
+            Corrections(db, settings, lambda: answers, asker_renderers()) if corrections else None
+        ),
     )
     if open_jobs:
         await jobs.open()

@@ -310,10 +310,11 @@ def stats_text(stats: dict[str, Any], language: str = EN) -> str:
             + f"; {handoffs['refusals_handed_off']:.0%} of refusals handed off"
         )
     corrections = stats.get("corrections")
-    if corrections and corrections["reasked"]:
+    if corrections and (corrections["reasked"] or corrections.get("failed")):
         lines.append(
             f"corrections: {corrections['sent']} sent, {corrections['reasked']} answers"
             f" re-asked, {corrections['unchanged']} unchanged"
+            + (f", {corrections['failed']} failed" if corrections.get("failed") else "")
         )
     queues = stats.get("queues")
     if queues:  # now, not over the period: what waits to be answered or sent

@@ -44,6 +44,8 @@ MAX_OPEN = 200  # open questions looked at per upload or sync (newest first)
 ANSWERED = frozenset({"answered", "forms", "memory"})  # turn outcomes that answer
 # a question with no record of what its asker could read: asked as the least audience
 LEAST_AUDIENCE = (DEFAULT_COLLECTION,)
+# (platform, the collections a turn read (None: all), recorded) -> what its asker reads now
+ReadableNow = Callable[[str, Sequence[str] | None, bool], Sequence[str] | None]
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,7 @@ def asked_turn(found: NowAnswered) -> AskedTurn | None:
         conversation_id=found.conversation_id,
         platform=found.platform,
         conversation_key=found.conversation or "",
-        person=found.person,
+        person=new_answers.person_of(found.platform, found.person, found.conversation or ""),
         language=found.language or "en",
         question=found.question,
         answer=found.refused_answer or "",
@@ -106,8 +108,12 @@ class GapReasker:
         answers: Callable[[], AnswerService],
         renderers: Mapping[str, AskerRenderer] | None = None,
         timezone: str = "UTC",
+        readable_now: ReadableNow | None = None,
     ) -> None:
         self._db = db
+        # what an asker reads now, of what their turn read (Corrections.readable_now):
+        # a collection the settings no longer give their platform is not read for them
+        self._readable_now = readable_now
         self._embedder = embedder
         self._renderers = renderers or {}  # how each platform reaches an asker
         self._timezone = timezone
@@ -134,7 +140,7 @@ class GapReasker:
         answers, new = self._service, set(titles)
         matching: set[int] = set()
         for item, label in zip(items, labels, strict=True):
-            readable = _readable(item, everything)
+            readable = self._readable(item, everything)
             if label not in matching and readable:
                 found = await answers.found_documents(str(item["question"]), readable)
                 if new & set(found):
@@ -147,7 +153,7 @@ class GapReasker:
                 str(item["question"]),
                 conversation=f"reask:{uuid.uuid4().hex}",  # alone: no history of its own
                 platform=gap_repo.REASK_PLATFORM,
-                collections=_readable(item, everything),
+                collections=self._readable(item, everything),
             )
             answered = turn.outcome in ANSWERED
             rows.append(
@@ -171,11 +177,14 @@ class GapReasker:
     async def offer_new_answers(self, answered: Sequence[NowAnswered]) -> None:
         """Offer each asker the answer their question has now, in the chat they asked in
         (`offer_new_answer`, kind "answered": once, at most one a day per person, never
-        for a deleted conversation); a case opened without a refused answer has no
-        answer to offer against."""
+        for a deleted conversation, only to the conversation's owner); a case opened
+        without a refused answer has no answer to offer against."""
         for found in answered:
             turn = asked_turn(found)
             if turn is None:
+                continue
+            if not self._is_owner(found):  # someone else's question in a shared conversation
+                logger.info("open question now answered: not its conversation owner's question")
                 continue
             status = await offer_new_answer(
                 self._db,
@@ -191,16 +200,27 @@ class GapReasker:
             )
             logger.info("open question now answered: offer to its asker %s", status)
 
+    def _readable(self, item: dict[str, Any], everything: Sequence[str]) -> list[str]:
+        """The collections the question's asker reads (all of the new documents' for an
+        asker who reads everything): what the refused answer kept, less what the
+        settings no longer give anyone on its platform."""
+        details = item.get("details") or {}
+        for kept in (details, details.get("trace") or {}):  # the answer's own, or its trace's
+            if "collections" in kept:
+                collections = kept["collections"]
+                if self._readable_now is not None:
+                    collections = self._readable_now(str(item["platform"]), collections, True)
+                return list(everything) if collections is None else list(collections)
+        return list(LEAST_AUDIENCE)
 
-def _readable(item: dict[str, Any], everything: Sequence[str]) -> list[str]:
-    """The collections the question's asker could read (all of the new documents' for
-    an asker who could read everything), as the refused answer kept them."""
-    details = item.get("details") or {}
-    for kept in (details, details.get("trace") or {}):  # the answer's own, or its trace's
-        if "collections" in kept:
-            collections = kept["collections"]
-            return list(everything) if collections is None else list(collections)
-    return list(LEAST_AUDIENCE)
+    def _is_owner(self, found: NowAnswered) -> bool:
+        """The question was asked by its conversation's owner, the one person an offer in
+        that conversation reaches (in a group or a shared thread, others ask there too).
+        A case keeps its asker's platform id; a turn, the asker's pseudonym."""
+        if found.case_id is not None:
+            return found.asker == found.person
+        mine = self._answers().telemetry.pseudonyms.user(found.platform, found.person)
+        return found.asker is None or found.asker == mine
 
 
 def _now_answered(item: dict[str, Any], turn: TurnResult) -> NowAnswered:

@@ -113,7 +113,8 @@ class JobQueue:
         # or a sync added documents (bot.core.admin.gap_reask)
         self.gap_reasks = None
         if answers is not None:
-            reasker = GapReasker(db, ingestion.embedder, answers, renderers, timezone)
+            narrow = corrections.readable_now if corrections is not None else None
+            reasker = GapReasker(db, ingestion.embedder, answers, renderers, timezone, narrow)
             self.gap_reasks = GapReaskJobs(self.app, db, reasker, self._notify)
             if sources is not None:
                 sources.on_synced(self.gap_reasks.after_sync)

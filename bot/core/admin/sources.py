@@ -92,6 +92,11 @@ class Sources:
         if kind == WEB:
             if not location.startswith(("http://", "https://")):
                 raise AdminInputError("a web source's URL must start with http:// or https://")
+            if _has_login(location):
+                raise AdminInputError(
+                    "a web source's URL must not hold a user name or password (user:…@host):"
+                    " it would show in `sources list` and in every citation's link"
+                )
             if not urlsplit(location).hostname:
                 raise AdminInputError(f"{location!r} names no website (http://host/path)")
         elif kind == FOLDER:
@@ -100,6 +105,12 @@ class Sources:
                 raise AdminInputError(f"{location}: no such folder")
             location = str(folder.resolve())
         elif kind == CONFLUENCE:
+            if _has_login(location):
+                raise AdminInputError(
+                    "a Confluence site's URL must not hold a user name or password:"
+                    " set CONFLUENCE_USER and CONFLUENCE_API_TOKEN (Cloud) or"
+                    " CONFLUENCE_TOKEN (Data Center) instead"
+                )
             try:
                 location = confluence_location(location, space)
             except ValueError as exc:
@@ -201,6 +212,14 @@ class Sources:
         detail = "documents kept" if keep_documents else f"{removed} documents removed"
         await self.log.audit(actor, "sources:remove", name, "ok", detail)
         return removed
+
+
+def _has_login(url: str) -> bool:
+    """The URL holds a user name or a password (`https://user:secret@host/`)."""
+    try:
+        return "@" in urlsplit(url).netloc
+    except ValueError:  # an unreadable URL is refused by the checks that follow
+        return False
 
 
 def _default_name(kind: str, location: str) -> str:

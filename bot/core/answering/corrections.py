@@ -12,7 +12,8 @@ changed in substance is offered the new one (`offer_new_answer`).
 
 Nobody is told who could not read the new version (its collection is not theirs),
 and no re-ask is spent on a person already told today. Every turn's outcome is
-recorded, so a retried job skips what it settled and `stats` counts them.
+recorded, so a retried job skips what it settled and `stats` counts them; a re-ask
+that failed (the model down) fails the job, whose retry asks it again.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ UNREADABLE, FAILED, OFF = "unreadable", "failed", "off"
 REFUSED_OUTCOMES = frozenset({"refused", "blocked"})
 
 
+class CorrectionsFailedError(Exception):
+    """Some re-asks of a change failed (the model did not answer): the job is retried."""
+
+
 class Corrections:
     """Re-asks the answers a changed document cited; tells askers whose answer changed."""
 
@@ -70,13 +75,21 @@ class Corrections:
         key = f"doc:{change['document_id']}"
         before = datetime.fromisoformat(str(change["changed_at"]))
         async with self._db.sessions() as session:
-            rows = await corrections_repo.cited_turns(
+            rows, cited = await corrections_repo.cited_turns(
                 session, title, before, self._settings.correction_days
             )
             current = await docs_repo.find_by_title(session, title)
         # the new version, if any: its collection is what an asker must be able to read
         collection = current.collection if current is not None else None
         counts: dict[str, int] = {}
+        if cited > len(rows):
+            logger.warning(
+                "%d answers cited %r: only the newest %d are asked again",
+                cited,
+                title,
+                len(rows),
+            )
+            counts["not_reasked"] = cited - len(rows)
         for row in rows:
             try:
                 status = await self._settle(row, key, title, collection)
@@ -86,6 +99,8 @@ class Corrections:
                 await self._record(row, key, title, FAILED)
             counts[status] = counts.get(status, 0) + 1
         logger.info("corrections for %r (%s): %s", title, change.get("change"), counts)
+        if counts.get(FAILED):  # the job is retried: what it settled is skipped then
+            raise CorrectionsFailedError(f"{counts[FAILED]} re-asks for {title!r} failed")
         return counts
 
     async def _settle(

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from bot.core.messages import Button
+from bot.settings import API_PLATFORM
 from graph.events import TurnResult
 from storage.db import Database
 from storage.repositories import corrections as corrections_repo
@@ -56,7 +57,7 @@ class AskedTurn:
     conversation_id: int
     platform: str
     conversation_key: str
-    person: str | None  # the asker's platform user id (the conversation's owner)
+    person: str | None  # whom the one-a-day limit counts: `person_of` the conversation's owner
     language: str
     question: str
     answer: str
@@ -70,7 +71,7 @@ class AskedTurn:
             conversation_id=int(row["conversation_id"]),
             platform=str(row["platform"]),
             conversation_key=str(row["external_id"]),
-            person=row["user_id"],
+            person=person_of(str(row["platform"]), row["user_id"], str(row["external_id"])),
             language=str(row["language"] or "en"),
             question=str(row["question"] or ""),
             answer=str(row["answer"] or ""),
@@ -80,6 +81,15 @@ class AskedTurn:
     def row(self) -> dict[str, Any]:
         """The fields `corrections_repo.record` keeps."""
         return {"answer_id": self.answer_id, "platform": self.platform, "user_id": self.person}
+
+
+def person_of(platform: str, user_id: str | None, conversation_key: str) -> str | None:
+    """The person a message to a conversation reaches, as the one-a-day limit counts them:
+    its owner's platform id; on the HTTP API the conversation itself (every visitor of a
+    website calls with its one key, whose name is every turn's user)."""
+    if platform == API_PLATFORM and user_id:
+        return conversation_key
+    return user_id
 
 
 def day_of(when: datetime, language: str, timezone: str) -> str:
