@@ -243,7 +243,8 @@ class Runtime:
             sources=self.admin_sources(),
             corrections=corrections,
             answers=self.answer_service,  # built when open questions are first asked again
-            renderers=renderers,  # how their askers are offered the answer
+            # how their askers are offered the answer (CORRECTIONS_ENABLED=false: never)
+            renderers=renderers if self.settings.corrections_enabled else None,
             timezone=self.settings.handoff_timezone,
         )
 

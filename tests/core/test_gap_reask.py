@@ -201,3 +201,28 @@ async def test_a_collection_the_platform_no_longer_reads_is_not_read_for_its_ask
         assert sent == []
     finally:
         await close_worker(worker)
+
+
+async def test_no_offer_reaches_an_asker_when_corrections_are_turned_off(
+    database_url: str, embedder: Embedder, db: Database
+) -> None:
+    """CORRECTIONS_ENABLED=false: the open question is still asked again and counted for
+    the uploader, but its asker gets no message."""
+    config = settings_for_tests().model_copy(update={"corrections_enabled": False})
+    worker = await make_worker(database_url, embedder, config)
+    try:
+        refused = await worker.core._answers.ask(
+            ASKED, conversation="902", user="U9", platform="telegram", collections=["public"]
+        )
+        assert refused.outcome == "refused"
+        knowledge = worker.core.knowledge
+        await knowledge.upload(ADMIN, "fishing.md", FISHING.encode(), None, "public", "42", "en")
+        async with jobs_running(worker):
+            await until(lambda: bool(worker.outcomes), 60)
+        [outcome] = worker.outcomes
+        assert outcome.text.endswith("1 of 1 open questions on this topic are now answered.")
+        async with db.sessions() as session:
+            sent = (await session.execute(text("SELECT 1 FROM outbox"))).all()
+        assert sent == []
+    finally:
+        await close_worker(worker)

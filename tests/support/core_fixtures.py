@@ -106,7 +106,8 @@ async def make_worker(
         telemetry,
         sources=sources,
         answers=lambda: answers,
-        renderers=asker_renderers(),  # as the runtime: an asker offered a new answer
+        # as the runtime: an asker offered a new answer, unless CORRECTIONS_ENABLED=false
+        renderers=asker_renderers() if settings.corrections_enabled else None,
         corrections=(
             Corrections(db, settings, lambda: answers, asker_renderers()) if corrections else None
         ),

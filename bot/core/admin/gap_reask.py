@@ -179,6 +179,8 @@ class GapReasker:
         (`offer_new_answer`, kind "answered": once, at most one a day per person, never
         for a deleted conversation, only to the conversation's owner); a case opened
         without a refused answer has no answer to offer against."""
+        if not self._renderers:
+            return  # offers turned off (CORRECTIONS_ENABLED=false), or no platform to reach
         for found in answered:
             turn = asked_turn(found)
             if turn is None:
