@@ -24,7 +24,7 @@ LINES = [
 ]
 
 
-def _distance(a: str, b: str) -> int:
+def distance(a: str, b: str) -> int:
     """Levenshtein distance of two strings."""
     row = list(range(len(b) + 1))
     for i, ca in enumerate(a, start=1):
@@ -73,7 +73,7 @@ def main() -> None:
         seconds = time.perf_counter() - t
         truth = " ".join(lines)
         got = " ".join(text.split())  # lines and a heading's blank lines alike
-        cer = _distance(got, truth) / len(truth)
+        cer = distance(got, truth) / len(truth)
         rows.append({"page": name, "chars": len(truth), "cer": round(cer, 4), "seconds": seconds})
     print(f"engine load: {load_s:.1f} s")
     print(f"{'page':<26}{'chars':>6}{'CER':>8}{'s/page':>8}")

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench.common import CORPORA, mean, print_table, write_json
+from bench.ocr import distance
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -165,16 +166,6 @@ def photo(text: str, script: str, rng: random.Random, distortion: str = "photo")
     else:
         shot.save(out, "PNG")
     return out.getvalue()
-
-
-def distance(a: str, b: str) -> int:
-    """Levenshtein distance of two strings."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, start=1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
 
 
 def comparable(text: str, script: str) -> str:
