@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from sqlalchemy import text
 
 from bot.app.runtime import asker_renderers
-from bot.core.answering.corrections import Corrections
+from bot.core.answering.corrections import MODEL_SILENT, Corrections
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
+from graph.events import FinalAnswer
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.forms import FormFinder
@@ -335,3 +337,34 @@ async def test_a_re_ask_that_failed_is_asked_again_by_the_jobs_retry(
 
     assert await corrections.run(args) == {"sent": 1}  # the retry
     assert await statuses(db) == [("telegram", "sent")]
+
+
+async def test_a_re_ask_the_model_gave_no_reply_to_tells_nobody_and_is_retried(
+    both: Both, db: Database, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model down or timed out: the fallback quotes other sentences than the model
+    wrote, which must not reach everyone as a changed answer; the re-ask fails instead
+    (the job's retry asks again) and nobody is told."""
+    answers = answer_service(db, embedder)
+    corrections = corrections_for(both, answers)
+    await ask(answers, "telegram", str(CITIZEN), str(CITIZEN), ("public",))
+    ingestion = IngestionService(db, embedder, IngestOptions())
+    await ingestion.ingest_bytes("passport.md", PASSPORT.format(fee="1,500").encode())
+    async with db.sessions() as session:
+        args = await session.scalar(
+            text("SELECT args FROM procrastinate_jobs WHERE task_name = 'correct_answers'")
+        )
+    stream = answers.stream
+
+    async def silent_model(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        async for event in stream(*args, **kwargs):
+            if isinstance(event, FinalAnswer):
+                path = [*event.result.decision_path, MODEL_SILENT]
+                event = replace(event, result=replace(event.result, decision_path=path))
+            yield event
+
+    with monkeypatch.context() as patched:
+        patched.setattr(answers, "stream", silent_model)
+        with pytest.raises(Exception, match="1 re-asks for 'passport' failed"):
+            await corrections.run(args)
+    assert await statuses(db) == [("telegram", "failed")]

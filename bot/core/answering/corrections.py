@@ -44,6 +44,10 @@ UNREADABLE, FAILED, OFF = "unreadable", "failed", "off"
 REFUSED_OUTCOMES = frozenset({"refused", "blocked"})
 
 
+# a turn whose model gave no reply (down, timed out) and fell back to quoting
+MODEL_SILENT = "response_synth:llm_discarded:no_reply"
+
+
 class CorrectionsFailedError(Exception):
     """Some re-asks of a change failed (the model did not answer): the job is retried."""
 
@@ -189,6 +193,11 @@ class Corrections:
                 raise RuntimeError(event.error or "the re-ask failed")
         if result is None:
             raise RuntimeError("the re-ask gave no answer")
+        if MODEL_SILENT in result.decision_path:
+            # the model did not answer: the fallback quotes other sentences than the model
+            # wrote, which would read as a changed answer to everyone at once during an
+            # outage; failed instead, so the job's retry asks again later
+            raise RuntimeError("the model gave no reply to the re-ask")
         return result
 
     async def _record(self, row: Mapping[str, Any], key: str, title: str, status: str) -> str:
