@@ -29,6 +29,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot.core.admin.commands import COMMANDS
 from bot.core.messages import Attachment, InboundMessage
 from bot.core.serving import ServingCore, ShuttingDownError
 from bot.settings import Settings
@@ -46,23 +47,9 @@ from textkit.catalog import say
 
 logger = logging.getLogger(__name__)
 Context = ContextTypes.DEFAULT_TYPE
-# run by the core (/delete: the core's own name of /deldoc, as its help text says)
-CORE_COMMANDS = [
-    "help",
-    "forms",
-    "docs",
-    "deldoc",
-    "delete",
-    "addform",
-    "delform",
-    "stats",
-    "jobs",
-    "upload",
-    "memory",
-    "gaps",
-    "sources",
-    "bot",  # hands a chat with a person back to the bot
-]
+# run by the core: its own command names, and Telegram's names for some of them
+# (/deldoc for /delete, as its help text says)
+CORE_COMMANDS = [*COMMANDS, *translate.CORE_COMMANDS]
 
 
 def register(

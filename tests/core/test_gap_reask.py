@@ -14,10 +14,12 @@ from bot.core.admin import gap_reask
 from bot.core.admin.audit import Actor
 from bot.core.admin.commands import gaps_text
 from bot.core.admin.gap_reask import NowAnswered
+from bot.core.messages import UploadOutcome
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.sources.report import result_text
 from tests.support.core_fixtures import (
+    Worker,
     close_worker,
     jobs_running,
     make_worker,
@@ -33,6 +35,26 @@ FISHING = (
 )
 ADMIN = Actor("telegram", "42", is_admin=True)
 OPERATOR = Actor("cli", "operator", is_admin=True)
+
+
+async def upload_fishing(worker: Worker, collection: str = "public") -> UploadOutcome:
+    """The admin uploads the fishing page into `collection`; the notice they are sent once
+    the queue has ingested it (and asked the open questions again)."""
+    body = FISHING.encode()
+    await worker.core.knowledge.upload(ADMIN, "fishing.md", body, None, collection, "42", "en")
+    async with jobs_running(worker):
+        await until(lambda: bool(worker.outcomes), 60)
+    [outcome] = worker.outcomes
+    return outcome
+
+
+async def offers(db: Database) -> list[tuple[str, object]]:
+    """(chat, payload) of every new answer offered to an asker (in the outbox)."""
+    async with db.sessions() as session:
+        rows = await session.execute(
+            text("SELECT chat, payload FROM outbox WHERE key LIKE 'correction:%'")
+        )
+        return [(str(chat), payload) for chat, payload in rows]
 
 
 async def test_an_upload_that_answers_a_refused_question_says_so_and_closes_the_gap(
@@ -55,11 +77,7 @@ async def test_an_upload_that_answers_a_refused_question_says_so_and_closes_the_
         assert refused.outcome == "refused"
         before = await worker.core.admin.reports.gaps(ADMIN)
         assert before["questions"] == 1
-        knowledge = worker.core.knowledge
-        await knowledge.upload(ADMIN, "fishing.md", FISHING.encode(), None, "public", "42", "en")
-        async with jobs_running(worker):
-            await until(lambda: bool(worker.outcomes), 60)
-        [outcome] = worker.outcomes
+        outcome = await upload_fishing(worker)
         assert outcome.text.startswith("fishing.md was added as 'fishing'")
         assert outcome.text.endswith("1 of 1 open questions on this topic are now answered.")
         after = await worker.core.admin.reports.gaps(ADMIN)  # listed, marked answered now
@@ -72,12 +90,8 @@ async def test_an_upload_that_answers_a_refused_question_says_so_and_closes_the_
                     text("SELECT trace_id, platform, conversation, answered FROM gap_reasks")
                 )
             ).one()
-            # the asker is offered the answer in the chat they asked in, once
-            sent = (
-                await session.execute(
-                    text("SELECT chat, payload FROM outbox WHERE key LIKE 'correction:%'")
-                )
-            ).all()
+        # the asker is offered the answer in the chat they asked in, once
+        sent = await offers(db)
         assert tuple(row) == (refused.trace_id, "telegram", "901", True)
         [now] = offered
         assert now.refused_answer_id == refused.message_id and now.trace_id == refused.trace_id
@@ -152,19 +166,9 @@ async def test_a_question_asked_in_someone_elses_group_conversation_is_not_offer
             ASKED, conversation=group, user="U2", platform="telegram", collections=["public"]
         )
         assert refused.outcome == "refused"
-        knowledge = worker.core.knowledge
-        await knowledge.upload(ADMIN, "fishing.md", FISHING.encode(), None, "public", "42", "en")
-        async with jobs_running(worker):
-            await until(lambda: bool(worker.outcomes), 60)
-        [outcome] = worker.outcomes
+        outcome = await upload_fishing(worker)
         assert outcome.text.endswith("1 of 1 open questions on this topic are now answered.")
-        async with db.sessions() as session:
-            sent = (
-                await session.execute(
-                    text("SELECT chat, payload FROM outbox WHERE key LIKE 'correction:%'")
-                )
-            ).all()
-        assert sent == []
+        assert await offers(db) == []
     finally:
         await close_worker(worker)
 
@@ -186,19 +190,9 @@ async def test_a_collection_the_platform_no_longer_reads_is_not_read_for_its_ask
             collections=["public", "internal"],  # what Telegram read then
         )
         assert refused.outcome == "refused"
-        knowledge = worker.core.knowledge
-        await knowledge.upload(ADMIN, "fishing.md", FISHING.encode(), None, "internal", "42", "en")
-        async with jobs_running(worker):
-            await until(lambda: bool(worker.outcomes), 60)
-        [outcome] = worker.outcomes
+        outcome = await upload_fishing(worker, "internal")
         assert outcome.text == "fishing.md was added as 'fishing' (1 passages)."
-        async with db.sessions() as session:
-            sent = (
-                await session.execute(
-                    text("SELECT payload FROM outbox WHERE key LIKE 'correction:%'")
-                )
-            ).all()
-        assert sent == []
+        assert await offers(db) == []
     finally:
         await close_worker(worker)
 
@@ -215,11 +209,7 @@ async def test_no_offer_reaches_an_asker_when_corrections_are_turned_off(
             ASKED, conversation="902", user="U9", platform="telegram", collections=["public"]
         )
         assert refused.outcome == "refused"
-        knowledge = worker.core.knowledge
-        await knowledge.upload(ADMIN, "fishing.md", FISHING.encode(), None, "public", "42", "en")
-        async with jobs_running(worker):
-            await until(lambda: bool(worker.outcomes), 60)
-        [outcome] = worker.outcomes
+        outcome = await upload_fishing(worker)
         assert outcome.text.endswith("1 of 1 open questions on this topic are now answered.")
         async with db.sessions() as session:
             sent = (await session.execute(text("SELECT 1 FROM outbox"))).all()

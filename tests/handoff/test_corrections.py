@@ -120,6 +120,19 @@ async def change_document(
     await run_jobs(both, db, before, delivered)
 
 
+async def fee_changed(db: Database, embedder: Embedder) -> dict[str, Any]:
+    """The passport fee changed (a new version ingested); the corrections job's arguments
+    it queued, for a test to run that job itself."""
+    ingestion = IngestionService(db, embedder, IngestOptions())
+    await ingestion.ingest_bytes("passport.md", PASSPORT.format(fee="1,500").encode())
+    async with db.sessions() as session:
+        args = await session.scalar(
+            text("SELECT args FROM procrastinate_jobs WHERE task_name = 'correct_answers'")
+        )
+    assert args is not None
+    return dict(args)
+
+
 async def settled_count(db: Database) -> int:
     async with db.sessions() as session:
         return int(await session.scalar(text("SELECT count(*) FROM answer_corrections")) or 0)
@@ -314,13 +327,7 @@ async def test_a_re_ask_that_failed_is_asked_again_by_the_jobs_retry(
     answers = answer_service(db, embedder)
     corrections = corrections_for(both, answers)
     await ask(answers, "telegram", str(CITIZEN), str(CITIZEN), ("public",))
-    ingestion = IngestionService(db, embedder, IngestOptions())
-    await ingestion.ingest_bytes("passport.md", PASSPORT.format(fee="1,500").encode())
-    async with db.sessions() as session:
-        args = await session.scalar(
-            text("SELECT args FROM procrastinate_jobs WHERE task_name = 'correct_answers'")
-        )
-    assert args is not None
+    args = await fee_changed(db, embedder)
 
     async def model_down(*_: Any, **__: Any) -> None:
         raise RuntimeError("the model did not answer")
@@ -348,12 +355,7 @@ async def test_a_re_ask_the_model_gave_no_reply_to_tells_nobody_and_is_retried(
     answers = answer_service(db, embedder)
     corrections = corrections_for(both, answers)
     await ask(answers, "telegram", str(CITIZEN), str(CITIZEN), ("public",))
-    ingestion = IngestionService(db, embedder, IngestOptions())
-    await ingestion.ingest_bytes("passport.md", PASSPORT.format(fee="1,500").encode())
-    async with db.sessions() as session:
-        args = await session.scalar(
-            text("SELECT args FROM procrastinate_jobs WHERE task_name = 'correct_answers'")
-        )
+    args = await fee_changed(db, embedder)
     stream = answers.stream
 
     async def silent_model(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
