@@ -27,14 +27,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.core.admin.audit import Actor
 from bot.core.admin.gap_reask import GapReasker
 from bot.core.admin.gap_reask_jobs import GapReaskJobs
+from bot.core.admin.held_uploads import held_outcome
 from bot.core.admin.retention import purge_expired
 from bot.core.admin.source_jobs import SourceSyncJobs
-from bot.core.messages import Button, Notifier, UploadOutcome
+from bot.core.messages import Notifier, UploadOutcome
 from bot.settings import ADMIN_PAGE, CONSOLE_PLATFORMS
 from bot.telemetry import Telemetry
 from storage import origins
 from storage.db import Database
-from storage.filenames import display_name
 from storage.ingestion import ADDED, FAILED, HELD, REPLACED, IngestionService, IngestResult
 from storage.models import Upload
 from storage.repositories import audit as audit_repo
@@ -42,7 +42,6 @@ from storage.repositories import corrections as corrections_repo
 from storage.repositories import handoff as cases_repo
 from storage.repositories import uploads as uploads_repo
 from textkit.catalog import say
-from textkit.personal_data import HEADING, KINDS, TITLE, Findings
 
 if TYPE_CHECKING:
     from bot.core.admin.sources import Sources
@@ -369,61 +368,6 @@ class JobQueue:
         for job in await self.app.job_manager.get_stalled_jobs():
             await self.app.job_manager.retry_job(job)
         await self.requeue_stranded()
-
-
-def findings_text(findings: Findings, language: str) -> str:
-    """What was found and where, masked: counts per kind, then the first few places."""
-    counts = ", ".join(
-        f"{say(f'personal_data:{kind}', language)} × {findings.counts[kind]}"
-        for kind in KINDS
-        if findings.counts.get(kind)
-    )
-    lines = [counts]
-    for found in findings.examples:
-        if found.part == TITLE:
-            where = say("personal_data_title", language)
-        else:
-            where = (
-                say("personal_data_page_line", language, page=found.page, line=found.line)
-                if found.page
-                else say("personal_data_line", language, line=found.line)
-            )
-            if found.part == HEADING:
-                where = say("personal_data_heading", language, where=where)
-        lines.append(f"• {where}: {say(f'personal_data:{found.kind}', language)} {found.value}")
-    if findings.total > len(findings.examples):
-        lines.append("• …")
-    return "\n".join(lines)
-
-
-def held_outcome(
-    upload: Any, result: IngestResult, findings: Findings, language: str
-) -> UploadOutcome:
-    """The message that tells the uploader a file is held, with publish / cancel buttons."""
-    text = say(
-        "upload_held",
-        language,
-        name=display_name(upload.file_name),
-        collection=upload.collection,
-        findings=findings_text(findings, language),
-    )
-    buttons = (
-        Button("held", f"{upload.id}:publish", say("upload_publish_anyway_button", language)),
-        Button("held", f"{upload.id}:cancel", say("upload_cancel_button", language)),
-    )
-    return UploadOutcome(
-        upload_id=upload.id,
-        platform=upload.platform,
-        user_id=upload.user_id,
-        conversation_key=upload.conversation_key,
-        file_name=upload.file_name,
-        title=upload.title,
-        status=HELD,
-        chunks=0,
-        reason=result.reason,
-        text=text,
-        buttons=buttons,
-    )
 
 
 async def _origin(session: AsyncSession, upload: Upload, file_name: str, title: str) -> str:
