@@ -98,6 +98,11 @@ def asked_turn(found: NowAnswered) -> AskedTurn | None:
     )
 
 
+def cited_titles(turn: TurnResult) -> str:
+    """The documents a new answer cites, named as a correction's record names its one."""
+    return ", ".join(sorted({str(c.get("document")) for c in turn.citations}))[:200]
+
+
 class GapReasker:
     """Finds the open questions new documents match and asks them again."""
 
@@ -194,9 +199,7 @@ class GapReasker:
                 turn,
                 found.new,
                 change=f"gap:{found.new.trace_id}",
-                document=", ".join(sorted({str(c.get("document")) for c in found.new.citations}))[
-                    :200
-                ],
+                document=cited_titles(found.new),
                 kind=new_answers.ANSWERED,
                 timezone=self._timezone,
             )
