@@ -9,6 +9,7 @@ from sqlalchemy import text
 from storage.embeddings import Embedder
 from tests.api.conftest import ApiHarness, api_harness
 from tests.api.test_stream import ANSWER
+from tests.support.core_fixtures import window_with_time_left
 
 
 def client_of(h: ApiHarness, key: str = "public") -> openai.AsyncOpenAI:
@@ -122,6 +123,7 @@ async def test_wrong_keys_bad_bodies_and_the_rate_limit_are_openai_errors(
         with pytest.raises(openai.NotFoundError):
             await public.chat.completions.create(model="gpt-4o", messages=ask)  # type: ignore[arg-type]
         staff = client_of(h, "staff")  # 3 calls a minute
+        await window_with_time_left(20)  # the 4 calls must share one calendar minute
         for _ in range(3):
             await staff.chat.completions.create(model="ragbot", messages=ask)  # type: ignore[arg-type]
         with pytest.raises(openai.RateLimitError) as limited:
