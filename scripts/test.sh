@@ -12,5 +12,5 @@ bash scripts/install-browser.sh || [ -z "${CI:-}" ]
 # four test processes, each with its own embedded Postgres: on two cores, as the tests
 # spend much of their time waiting on the processes and servers they start; a file's tests
 # stay together (they share module fixtures such as a running `ragbot serve`), the files
-# that start processes first (tests/conftest.py)
-.venv/bin/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder "$@"
+# that start processes first (tests/conftest.py); the slowest fifteen are listed at the end
+.venv/bin/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder --durations=15 "$@"
