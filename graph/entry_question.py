@@ -78,7 +78,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.cross_language import QUESTION_LEAD, add_entry_cosines, crosses
+from graph.cross_language import QUESTION_LEAD, add_entry_cosines, crosses, entry_question
+
+# The entries nearest the question in the whole collection (by the vector side) that
+# an entry found must also lead: the searches of a turn keep only the passages over
+# the relevance threshold, and an entry found alone led no one.
+RIVALS = 10
 
 
 async def add_question_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
@@ -90,6 +95,39 @@ async def add_question_cosines(embedder: Any, question: str, items: list[dict[st
     await add_entry_cosines(embedder, question, todo)
 
 
+async def add_rival_cosines(
+    embedder: Any, searcher: Any, question: str, items: list[dict[str, Any]], filters: Any = None
+) -> None:
+    """Set `rival_cosine` on each FAQ entry in the question's language that has a
+    `question_cosine`: the best such cosine of another entry among the `RIVALS`
+    entries nearest the question in the collection, found or not by the turn's
+    searches (one vector search; nothing when no item needs it)."""
+    judged = [i for i in items if i.get("question") and "question_cosine" in i and not crosses(i)]
+    if not judged:
+        return
+    hits = await searcher.search(
+        question, top_k=RIVALS, filters=filters, mode="vector", per_document=RIVALS
+    )
+    rivals = [
+        {
+            "document": h.document,
+            "heading": h.heading,
+            "text": h.text,
+            "question": h.question,
+        }
+        for h in hits
+        if getattr(h, "question", None) and not getattr(h, "cross_language", False)
+    ]
+    await add_entry_cosines(embedder, question, rivals)
+    for item in judged:
+        others = [
+            float(r["question_cosine"])
+            for r in rivals
+            if "question_cosine" in r and not _same_entry(r, item)
+        ]
+        item["rival_cosine"] = round(max(others, default=0.0), 4)
+
+
 def states_asked_question(item: dict[str, Any]) -> bool:
     """True unless the passage is an FAQ entry in the question's language whose
     question does not lead the other retrieved entries' questions by `QUESTION_LEAD`
@@ -99,4 +137,24 @@ def states_asked_question(item: dict[str, Any]) -> bool:
     or another than the local one)."""
     if not item.get("question") or "question_cosine" not in item or crosses(item):
         return True
-    return float(item.get("question_lead", item["question_cosine"])) >= QUESTION_LEAD
+    cosine = float(item["question_cosine"])
+    lead = min(
+        float(item.get("question_lead", cosine)), cosine - float(item.get("rival_cosine", 0.0))
+    )
+    return lead >= QUESTION_LEAD
+
+
+def _same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """One entry: its own chunk, another chunk of it, or a copy of it (same question in
+    the same context, or the same question and text)."""
+
+    def normal(text: object) -> str:
+        return " ".join(str(text or "").split()).casefold()
+
+    if (a.get("document"), a["question"]) == (b.get("document"), b["question"]):
+        return True
+    if normal(entry_question(a)) == normal(entry_question(b)):
+        return True
+    return normal(a["question"]) == normal(b["question"]) and normal(a.get("text")) == normal(
+        b.get("text")
+    )
