@@ -303,7 +303,8 @@ def baseline_figures(root: str, args: Any) -> dict[str, dict[str, float]]:
 
     from bench.common import RESULTS_DIR
 
-    target = RESULTS_DIR / "faq.baseline.json"  # kept: a later failure does not lose it
+    # kept (a later failure does not lose it), one file per choice of sets
+    target = RESULTS_DIR / f"{results_name(args)}.baseline.json"
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, str(Path(__file__).resolve()), "--measure-to", str(target)]
     command += ["--questions", str(args.questions), "--answerable", str(args.answerable)]
@@ -312,6 +313,11 @@ def baseline_figures(root: str, args: Any) -> dict[str, dict[str, float]]:
         command += ["--sets", *args.sets]
     subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": root})
     return dict(json.loads(target.read_text("utf-8")))
+
+
+def results_name(args: Any) -> str:
+    """bench/results' file name of a run: "faq", or "faq-<sets>" for some sets only."""
+    return "-".join(["faq", *(args.sets or [])])
 
 
 def main() -> None:
@@ -374,7 +380,8 @@ def main() -> None:
         ],
         rows,
     )
-    print(f"\nwrote {write_json('faq', {'this code': now, 'baseline': base, 'table': table})}")
+    payload = {"this code": now, "baseline": base, "table": table}
+    print(f"\nwrote {write_json(results_name(args), payload)}")
 
 
 if __name__ == "__main__":
