@@ -22,6 +22,13 @@
 
 A hit is a result from the gold entry: its document, and on a page the chunk
 whose text or heading holds the gold entry's question.
+
+Run on its own (`python -m bench.faq`, usage in `USAGE`), every set is measured
+per half: StackFAQ's halves alternate its entries (one per file) or a page's
+entries (ten per page), XQuAD-FAQ's are its articles of even and odd index.
+The questions (bench/data's `asked`) were written by hand to word the need
+as a user would: colloquial, misspelt or terse, and in the helpdesk, shop
+and banking sets often without any content word of the entry's question.
 """
 
 from __future__ import annotations

@@ -50,6 +50,21 @@ question with a citation is the worse failure. Table: docs/benchmarks.md (FAQ
 entries in the question's language). Passages that are no FAQ entry, and
 entries without an embedder to compare their questions, are not affected.
 
+The entries it must lead are not only those the turn's searches kept: the
+searches keep the passages over the relevance threshold (mostly keyword
+coverage), so a colloquial question often brings one entry alone, which then
+led no one ("六十五歲以後有什麼好康" brought only "如何預約成人健康檢查？",
+cosine 0.34, with the entry it asks removed). `add_rival_cosines` runs one
+vector search for the question (the `RIVALS` nearest entries of the whole
+collection, found or not) and an entry must also lead the best of those that
+are not itself by `QUESTION_LEAD` (`rival_cosine`). Whole turns (bench.faq,
+2026-11-29, 40 or fewer questions each; dev / held-out), gold-removed
+refused before → after: Traditional-Chinese citizen 0.81 → 0.93 / 1.00 →
+1.00, citizen 0.96 → 1.00 / 0.90 → 0.95, StackFAQ (one entry per file) 0.90 →
+0.93 / 0.80 → 0.93, the other sets unchanged; answerable refused 0.78 → 0.81
+(citizen dev), 0.59 → 0.63 / 0.86 → 0.95 (workplace), StackFAQ 0.48 → 0.50 /
+0.60 → 0.65, the others unchanged (docs/benchmarks.md, FAQ sets per half).
+
 An entry's question is compared as written and in its context, its
 document's title and its heading when that is not the question itself
 (graph.cross_language.entry_question: "Fishing licence. What does it
@@ -130,8 +145,8 @@ async def add_rival_cosines(
 
 def states_asked_question(item: dict[str, Any]) -> bool:
     """True unless the passage is an FAQ entry in the question's language whose
-    question does not lead the other retrieved entries' questions by `QUESTION_LEAD`
-    (see the module docstring).
+    question does not lead the other retrieved entries' questions, and its rivals'
+    (`add_rival_cosines`), by `QUESTION_LEAD` (see the module docstring).
 
     Not judged (True) for a passage that is no entry, or not compared (no embedder,
     or another than the local one)."""
