@@ -7,13 +7,14 @@ citizen's paraphrase of the question finds the entry, and every chunk of a
 long answer stays tied to it.
 
 Three fusions. The default, "adaptive" (storage.ranking.adaptive_fusion),
-weighs each side by how sure it is for this question: the keyword side by the
-best keyword coverage among the candidates, the vector side by how far the
-best cosine stands above the candidates' median, so extractive questions
-whose rare terms all occur are led by BM25 and paraphrases or other-language
-questions by the meaning. The SQL of each side is in storage.search_sides. "linear" (the
-default before FAQ paraphrases were measured) adds the max-normalised BM25 to
-`vector_weight` times the min-max cosine; "rrf" is weighted reciprocal-rank
+weighs each side by how sure it is for this question: how far its best
+candidate stands out from the next ones (the keyword side on coverage times
+relative BM25, the vector side on the cosine, held to its lead over the
+median), so extractive questions whose rare terms all occur are led by BM25
+and paraphrases or other-language questions by the meaning. The SQL of each
+side is in storage.search_sides. "linear" (the default before FAQ paraphrases
+were measured) adds the max-normalised BM25 to `vector_weight` times the
+min-max cosine; "rrf" is weighted reciprocal-rank
 fusion. Each result also carries `score`, a relevance estimate in [0, 1] that
 thresholds use: 0.8 × the keyword coverage (the share of the question's IDF
 mass that the passage contains) + 0.2 × the cosine similarity. The figures

@@ -28,7 +28,7 @@ from graph.cross_language import (
     add_sentence_cosines,
     crosses,
 )
-from graph.entry_question import add_question_cosines
+from graph.entry_question import add_question_cosines, add_rival_cosines
 from graph.grounding import is_grounded
 from graph.nodes.query_builder import rewrite_for_retry
 from graph.nodes.recording import Step, recorded
@@ -94,6 +94,10 @@ async def _retrieve(
     await add_sentence_cosines(context.embedder, question, kept)
     # an FAQ entry answers the question it states, not its page's topic
     await add_question_cosines(context.embedder, question, kept)
+    # and leads the entries nearest the question that this search left out
+    await add_rival_cosines(
+        context.embedder, context.searcher, question, kept, context.search_filters
+    )
     return kept
 
 
