@@ -29,6 +29,7 @@ from storage.cpu_work import cpu_work
 from storage.cross_language import mark_cross_language
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
+from storage.query_vector import query_vector
 from storage.ranking import (
     Evidence,
     adaptive_fusion,
@@ -132,7 +133,8 @@ class HybridSearcher:
             lambda: (
                 keyword_tokens(query),
                 support_tokens(asked),
-                self._embedder.model.embed_query(query),
+                # a Traditional question read in both scripts (storage.query_vector)
+                query_vector(self._embedder.model, query),
             ),
         )
         vec_literal = vector_literal(vector)
