@@ -33,18 +33,12 @@ ENGLISH = {
     ),
 }
 CHINESE = {
-    "垃圾收集.md": (
-        "# 垃圾收集\n\n一般垃圾每週一、三、五早上七點前收集，請放在指定的垃圾桶內。\n"
-    ),
-    "資源回收.md": (
-        "# 資源回收\n\n紙類、塑膠瓶和鋁罐每週二收集。回收物必須清洗乾淨並壓扁。\n"
-    ),
+    "垃圾收集.md": ("# 垃圾收集\n\n一般垃圾每週一、三、五早上七點前收集，請放在指定的垃圾桶內。\n"),
+    "資源回收.md": ("# 資源回收\n\n紙類、塑膠瓶和鋁罐每週二收集。回收物必須清洗乾淨並壓扁。\n"),
     "大型家具清運.md": (
         "# 大型家具清運\n\n舊沙發、床墊等大型家具須事先預約清運，每件收費新臺幣三百元。\n"
     ),
-    "廚餘處理.md": (
-        "# 廚餘處理\n\n廚餘請與一般垃圾分開，倒入社區的廚餘桶，每天晚上清運。\n"
-    ),
+    "廚餘處理.md": ("# 廚餘處理\n\n廚餘請與一般垃圾分開，倒入社區的廚餘桶，每天晚上清運。\n"),
     "垃圾袋.md": (
         "# 專用垃圾袋\n\n一般垃圾必須使用專用垃圾袋，每個大袋售價新臺幣十元，可在便利商店購買。\n"
     ),
@@ -64,7 +58,9 @@ async def _service(
     return AnswerService(db, context)
 
 
-@pytest.mark.parametrize("question", ["圖書館逾期還書每天罰多少錢？", "图书馆逾期还书每天罚多少钱？"])
+@pytest.mark.parametrize(
+    "question", ["圖書館逾期還書每天罰多少錢？", "图书馆逾期还书每天罚多少钱？"]
+)
 async def test_a_chinese_question_is_answered_from_the_english_page_that_answers(
     db: Database,
     ingestion: IngestionService,
@@ -85,7 +81,11 @@ async def test_an_english_question_is_answered_from_the_chinese_page_that_answer
     service = await _service(db, ingestion, searcher, embedder, CHINESE)
     # each page's neighbours are about rubbish too, and two of them about what it costs
     for question, page, quoted in (
-        ("How much does it cost to have an old sofa taken away?", "大型家具清運", "每件收費新臺幣三百元"),
+        (
+            "How much does it cost to have an old sofa taken away?",
+            "大型家具清運",
+            "每件收費新臺幣三百元",
+        ),
         ("How much is a bag for general waste?", "垃圾袋", "每個大袋售價新臺幣十元"),
         ("When is kitchen waste collected?", "廚餘處理", "每天晚上清運"),
     ):
