@@ -29,7 +29,6 @@ from storage.cpu_work import cpu_work
 from storage.cross_language import mark_cross_language
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
-from storage.query_vector import query_vector
 from storage.ranking import (
     Evidence,
     adaptive_fusion,
@@ -133,8 +132,7 @@ class HybridSearcher:
             lambda: (
                 keyword_tokens(query),
                 support_tokens(asked),
-                # a Traditional question read in both scripts (storage.query_vector)
-                query_vector(self._embedder.model, query),
+                self._embedder.model.embed_query(query),
             ),
         )
         vec_literal = vector_literal(vector)
