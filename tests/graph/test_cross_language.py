@@ -118,3 +118,25 @@ def test_a_passage_in_another_language_must_lead_the_other_documents() -> None:
     alone = passage("parking permit", 0.39, 0.0)
     add_meaning_leads([alone])
     assert "meaning_lead" not in alone and not is_grounded_by_meaning(alone)
+
+
+def test_a_passage_leads_the_median_of_the_other_documents_not_its_nearest_neighbour() -> None:
+    def passage(document: str, evidence: float) -> dict[str, object]:
+        # meaning_grounding = sentence_support + ½·cosine
+        return {
+            "document": document,
+            "cross_language": True,
+            "cosine": 0.4,
+            "sentence_support": evidence - 0.2,
+            "word_coverage": 0.5,
+        }
+
+    answer, neighbour = passage("Warsaw §3", 0.75), passage("Warsaw §4", 0.65)
+    far = [passage("Warsaw §7", 0.4), passage("Chopin §1", 0.35)]
+    add_meaning_leads([answer, neighbour, *far])
+    # the article's next paragraph close behind does not refuse the answer: the turn's
+    # other passages are far under it
+    assert is_grounded_by_meaning(answer) and not is_grounded_by_meaning(neighbour)
+    # with the answer gone, the neighbour does not stand out enough from the rest
+    add_meaning_leads([neighbour, *far])
+    assert not is_grounded_by_meaning(neighbour)
