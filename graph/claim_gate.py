@@ -156,6 +156,16 @@ def answers(item: dict[str, Any]) -> bool:
     return crosses(item) or bool(item["grounded"] if "grounded" in item else is_grounded(item))
 
 
+def readable(evidence: list[dict[str, Any]], embedder: Any) -> list[dict[str, Any]]:
+    """The passages a model's claim may be shown on, in their order: with the local
+    embedder (`embedder`) every reply shape is judged with `answers`, so those that
+    answer; without it a reply in the older shape is judged by its words alone, on any
+    passage, so all of them."""
+    if embedder is None:
+        return list(evidence)
+    return [e for e in evidence if answers(e)]
+
+
 def cited(text: str, n: int) -> str:
     """The claim with its citation before its closing stop ("costs $5 [1].", "五元[1]。")."""
     text = _TRAILING_BREAK.sub("", text)  # a clause cut off at its comma or semicolon

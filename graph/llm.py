@@ -31,10 +31,12 @@ _LABEL = re.compile(r"^(?:query|search|alternate|查询|查詢|搜索|搜尋)\s*
 T = TypeVar("T")
 # plan + answer: a turn's requests, retries after provider errors aside (docs/answering.md)
 CALLS_PER_TURN = 2
-# the answer's token cap (below LLM_MAX_TOKENS): two claims with their quotes take about
-# 250 tokens; a reply cut here keeps the claims it finished (graph.llm_answer), and on
-# one CPU thread each token written is a tenth of a second of the turn
-ANSWER_MAX_TOKENS = 320
+# the answer's token cap (below LLM_MAX_TOKENS): a claim cites its sentence by id (synth.v7),
+# so two claims and the JSON around them take about 60-150 tokens (a real 1.5B model's
+# replies: 30-45 tokens p50); a reply cut here keeps the claims it finished
+# (graph.llm_answer), and on one shared CPU thread each token written is a third of a
+# second of the turn, so a model running on past its answer is cut short
+ANSWER_MAX_TOKENS = 160
 _CAP_FIELDS = ("max_tokens", "max_completion_tokens")
 _FENCE = re.compile(r"</?\s*(?:sources|question)\s*>", re.IGNORECASE)
 
@@ -67,7 +69,7 @@ class CitedClaim(BaseModel):
 
 
 class SynthSentences(BaseModel):
-    """The synthesis call's structured output (synth.v6): whether the sources answer, and
+    """The synthesis call's structured output (synth.v6, v7): whether the sources answer, and
     the answer as claims, each citing a numbered source sentence."""
 
     answerable: bool
@@ -194,15 +196,23 @@ def _fenced(text: str) -> str:
     return _FENCE.sub(lambda m: m.group(0).replace("<", "(").replace(">", ")"), text)
 
 
-def context_message(question: str, evidence: list[dict[str, Any]]) -> str:
-    """The user message of a synthesis call: the sources as fenced data, then the question.
+def context_message(question: str, evidence: list[dict[str, Any]], language: str = "en") -> str:
+    """The user message of a synthesis call: the sources as fenced data, the question, then
+    the language the claims are written in.
 
-    Each source's sentences are numbered (synth.v6 cites them by id); those addressed
+    Each source's sentences are numbered (synth.v7 cites them by id); those addressed
     to the assistant are cut here too, whatever path the evidence came by (retrieval
-    cuts them first).
+    cuts them first). The language is said here, last, not in the system message: the
+    system message stays the same text every turn, so llama.cpp's server reuses its
+    evaluated tokens (a prefix match) whatever the asker's language, and a small model
+    heeds what it read last.
     """
     sources = "\n\n".join(_source(n, e) for n, e in enumerate(evidence, 1))
-    return f"<sources>\n{sources}\n</sources>\n\n<question>\n{_fenced(question)}\n</question>"
+    name = LANGUAGE_NAMES.get(language, "English")
+    return (
+        f"<sources>\n{sources}\n</sources>\n\n<question>\n{_fenced(question)}\n</question>"
+        f"\n\nWrite each claim in {name}."
+    )
 
 
 def _source(n: int, item: dict[str, Any]) -> str:
@@ -249,11 +259,11 @@ async def synthesise(
     requests the turn has left for this step (a refused format is asked
     again in a weaker one only within it).
     """
-    system = load("synth").text.format(language_name=LANGUAGE_NAMES.get(language, "English"))
+    # the fixed rules first, the same text every turn (the server's reused prefix)
     messages = [
-        SystemMessage(system),
+        SystemMessage(load("synth").text),
         *_history_messages(history[-4:]),
-        HumanMessage(context_message(question, evidence)),
+        HumanMessage(context_message(question, evidence, language)),
     ]
     shown = False
 

@@ -1,7 +1,9 @@
 """The model's answer for response_synth: streamed, checked claim by claim, or refused.
 
-The synthesis call (synth.v6) reads each source as numbered sentences
-(graph.focus.numbered: the ones bearing on the question) and returns JSON:
+The synthesis call (synth.v7) reads the passages a claim may rest on
+(graph.claim_gate.readable; with none the model is not asked), each as numbered
+sentences (graph.focus.numbered: the ones bearing on the
+question), and returns JSON:
 `answerable`, and `claims`, each with the id of the source sentence it rests
 on (`"sentence": "2.3"`) and the claim in the user's language (a reply in the
 older shape gives the source number and the sentence copied as `quote`).
@@ -30,7 +32,7 @@ from langgraph.runtime import Runtime
 
 from graph.answer_safety import allowed_links, leaks_prompt, strip_unknown_links
 from graph.citations import CITATION, CitationGate, citation_entry, cut_passages
-from graph.claim_gate import ClaimGate, judged_check
+from graph.claim_gate import ClaimGate, judged_check, readable
 from graph.claim_stream import ClaimParts, ClaimStream, claim_parts
 from graph.context import GraphContext
 from graph.events import Token
@@ -77,6 +79,14 @@ async def model_answer(
     """Ask the model once; its checked answer, refusal or discard, and the requests sent."""
     context = runtime.context
     question = state.get("standalone_question") or state.get("normalized_question", "")
+    # Only passages a claim may rest on are offered (graph.claim_gate.readable): a claim
+    # on any other is dropped whatever it says, so offering one costs its reading time
+    # on one CPU thread and invites the model to answer from it. With none, no request:
+    # nothing the model wrote could be shown, and the caller's fallback (the extractive
+    # answer needs a grounded passage) refuses as it would have after the call.
+    evidence = readable(evidence, context.screen_embedder)
+    if not evidence:
+        return ModelAnswer("discarded", reason="ungrounded"), 0
     # the model reads the best few passages, long ones cut to what bears on the question,
     # as numbered sentences (graph.focus); its source numbers, sentence ids and citations
     # are those passages'

@@ -32,6 +32,10 @@ _ZH_NOT_NEGATION = re.compile(
     r"|非常|非洲|未来|否则|是否|能否|可否|除非|莫过于|特别|区别|分别|类别|级别|别人|别的|没收"
     # "costs nothing" is "free", not "no"
     r"|不用钱|不用付费|不用付钱|不收费|不需付费|无需付费|不必付费|无须付费|不另收费"
+    # nouns and adjectives whose 不/无/非/未 is part of the word, as "in-" and "un-" are of
+    # "inequality" and "unfair" (an English claim on them holds no "not"): "reduced
+    # inequality" is what "减少了不平等" says
+    r"|不平等|不公|不良|不便|不幸|不法|不利|不稳定|无数|无限|非法|非正式|未成年"
 )
 # Chinese numerals: a run of them reads as one number ("一千三百" is 1300)
 _ZH_DIGITS = {
