@@ -121,8 +121,8 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
     pending = ""  # a clause cut at a semicolon, waiting for the rest of its sentence
     for raw in sentences:
         sentence = _flat(raw)
-        if plain(sentence) in titles:
-            section = sentence
+        if plain(_MARKDOWN_HEADING.sub("", sentence)) in titles:
+            section = _MARKDOWN_HEADING.sub("", sentence)
             continue
         for heading in headings:
             if sentence.startswith(heading + " ") and len(sentence) > len(heading) + 1:
