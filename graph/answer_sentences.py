@@ -39,6 +39,8 @@ _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
 _OPENS = re.compile(r"^[A-Z0-9\u3400-\u9fff\"“(（「]")
 _CLAUSE_CUT = re.compile(r"[;；]$")
 _SPACE = re.compile(r"\s+")
+# a line break inside Chinese text became a space: Chinese puts none between characters
+_CJK_GAP = re.compile(r"(?<=[\u3400-\u9fff，、；：（）「」])\s+(?=[\u3400-\u9fff（「])")
 
 # finer kinds of an amount: a price, a duration (matched on `plain` text)
 _ASKS_PRICE = re.compile(
@@ -80,7 +82,7 @@ class Quotable:
 
 
 def _flat(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
+    return _CJK_GAP.sub("", _SPACE.sub(" ", text)).strip()
 
 
 def heading_lines(text: str) -> list[str]:
@@ -191,21 +193,24 @@ def covered(wanted: set[str], text: str) -> int:
 
 def arrange(
     question: str,
-    picked: Sequence[tuple[str, float, str, bool]],
+    picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
     limit: int,
     context: str = "",
 ) -> list[int]:
     """Which of the `picked` sentences (sentence, score, what it sits under: its section
-    and document title, whether it is in another language than the question) the answer
-    quotes, best first, by their index in `picked`.
+    and document title, whether it is in another language than the question, where it
+    is: evidence index and position) the answer quotes, best first, by their index in
+    `picked`.
 
     A sentence holding the finest kind of answer asked that any holds comes first
     and the ones holding none are left out; the score orders them (their context
     names the topic for all of them alike). Without a kind asked (or none held),
     the sentences covering the most of the question's content words (`context`'s, a
     follow-up's earlier question, when it has none) with their section and title are
-    kept, by score: one covering fewer does not bear on the question (one in another
-    language shares no word: it stays)."""
+    kept, by score, and so is a sentence going on from a kept one (the next in its
+    passage, under the same section) that covers all but one of them: one covering
+    fewer does not bear on the question (one in another language shares no word: it
+    stays)."""
     if not picked:
         return []
     order = sorted(range(len(picked)), key=lambda i: -picked[i][1])
@@ -221,4 +226,12 @@ def arrange(
     }
     best = max(coverage.values(), default=0)
     kept = [i for i in order if coverage.get(i, best) == best]
-    return kept[:limit]
+    after = {(picked[i][4][0], picked[i][4][1] + 1, picked[i][2]) for i in kept}
+    going_on = [
+        i
+        for i in order
+        if i not in kept
+        and (picked[i][4][0], picked[i][4][1], picked[i][2]) in after
+        and coverage.get(i, 0) >= best - 1 > 0
+    ]
+    return [*kept, *going_on][:limit]

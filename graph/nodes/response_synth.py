@@ -127,7 +127,7 @@ def pick_sentences(
         best[i]
         for i in arrange(
             question,
-            [(s, score, about, cross[idx]) for score, idx, _, s, about in best],
+            [(s, score, about, cross[idx], (idx, pos)) for score, idx, pos, s, about in best],
             MAX_SENTENCES,
             context,
         )
