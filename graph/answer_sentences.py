@@ -39,8 +39,10 @@ _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
 _OPENS = re.compile(r"^[A-Z0-9\u3400-\u9fff\"“(（「]")
 _CLAUSE_CUT = re.compile(r"[;；]$")
 _SPACE = re.compile(r"\s+")
-# a line break inside Chinese text became a space: Chinese puts none between characters
-_CJK_GAP = re.compile(r"(?<=[\u3400-\u9fff，、；：（）「」])\s+(?=[\u3400-\u9fff（「])")
+# a line break inside Chinese text (a wrapped line): the sentence joins it with a space
+_CJK_BREAK = re.compile(
+    r"([\u3400-\u9fff，、；：（「]{1,3})[ \t]*\n[ \t]*([\u3400-\u9fff（「]{1,3})"
+)
 
 # finer kinds of an amount: a price, a duration (matched on `plain` text)
 _ASKS_PRICE = re.compile(
@@ -82,7 +84,16 @@ class Quotable:
 
 
 def _flat(text: str) -> str:
-    return _CJK_GAP.sub("", _SPACE.sub(" ", text)).strip()
+    return _SPACE.sub(" ", text).strip()
+
+
+def _rejoined(sentence: str, breaks: list[tuple[str, str]]) -> str:
+    """`sentence` with its wrapped Chinese lines joined as written: no space where the
+    text broke a line between two Chinese characters (Chinese puts none there; a
+    space the document wrote stays)."""
+    for spaced, joined in breaks:
+        sentence = sentence.replace(spaced, joined)
+    return sentence
 
 
 def heading_lines(text: str) -> list[str]:
@@ -118,11 +129,12 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
     into its sentence cut off, a clause ending at a semicolon joined with the next.
     `section` is the passage's own heading (the chunk's)."""
     headings = [_flat(h) for h in heading_lines(text) if _flat(h)]
+    breaks = [(f"{m[1]} {m[2]}", m[1] + m[2]) for m in _CJK_BREAK.finditer(text)]
     titles = {plain(h) for h in [*headings, section] if h}
     out: list[Quotable] = []
     pending = ""  # a clause cut at a semicolon, waiting for the rest of its sentence
     for raw in sentences:
-        sentence = _flat(raw)
+        sentence = _rejoined(_flat(raw), breaks)
         if plain(_MARKDOWN_HEADING.sub("", sentence)) in titles:
             section = _MARKDOWN_HEADING.sub("", sentence)
             continue
@@ -204,12 +216,12 @@ def arrange(
 
     A sentence holding the finest kind of answer asked that any holds comes first
     and the ones holding none are left out; the score orders them (their context
-    names the topic for all of them alike). Without a kind asked (or none held),
-    the sentences covering the most of the question's content words (`context`'s, a
-    follow-up's earlier question, when it has none) with their section and title are
-    kept, by score, and so is a sentence going on from a kept one (the next in its
-    passage, under the same section) that covers all but one of them: one covering
-    fewer does not bear on the question (one in another language shares no word: it
+    names the topic for all of them alike). Without a kind asked (or none held), the
+    sentences covering the most of the question's content words (`context`'s, a
+    follow-up's earlier question, when it has none), with their section and title,
+    come first, by score; the first one's passage may go on from it (its other
+    sentences follow, by score), and a sentence of another passage covering fewer
+    does not bear on the question (one in another language shares no word: it
     stays)."""
     if not picked:
         return []
@@ -225,13 +237,7 @@ def arrange(
         i: covered(wanted, f"{picked[i][0]} {picked[i][2]}") for i in order if not picked[i][3]
     }
     best = max(coverage.values(), default=0)
-    kept = [i for i in order if coverage.get(i, best) == best]
-    after = {(picked[i][4][0], picked[i][4][1] + 1, picked[i][2]) for i in kept}
-    going_on = [
-        i
-        for i in order
-        if i not in kept
-        and (picked[i][4][0], picked[i][4][1], picked[i][2]) in after
-        and coverage.get(i, 0) >= best - 1 > 0
-    ]
-    return [*kept, *going_on][:limit]
+    covering = [i for i in order if coverage.get(i, best) == best]  # by score
+    passage = picked[covering[0]][4][0]
+    rest = [i for i in order if i not in covering and picked[i][4][0] == passage]
+    return [*covering, *rest][:limit]

@@ -79,7 +79,7 @@ async def test_the_sample_passport_question_in_two_parts(service: AnswerService)
     assert all("dollars" in line for line in lines[fee + 1 : bring])
     assert lines[bring + 1].startswith("- Bring your old passport, one colour photo")
     assert lines[bring + 1].endswith("[1]")
-    assert not any("Residents can renew" in line for line in lines)
+    assert not any("Residents can renew" in line for line in lines[fee:bring])
     assert [c["document"] for c in result.citations] == ["passport-renewal"]
 
 
@@ -96,6 +96,8 @@ def test_headings_are_short_lines_above_their_text_and_wrapped_lines_are_not() -
     assert quoted[0].sentence == "The library is open from 9:00 to 20:00 on weekdays."
     assert quoted[0].section == "Opening hours"
     assert quoted[1].sentence == "Residents can renew a card at the City Library or by post."
+    # a wrapped Chinese line joins without a space
+    assert quoted[2].sentence == "請攜帶身分證、行車執照正本，以及填妥的申請表 PK-01。"
     assert quoted[-1].sentence == "每張收費 200 元。" and quoted[-1].section == "費用"
 
 
