@@ -8,12 +8,13 @@ the sentences under it, where it counts towards what they are about. A clause
 cut off at a semicolon is quoted with the rest of its sentence.
 
 The order and the cut (`arrange`): the sentences holding the kind of answer
-asked (a price for "how much does it cost", a duration for "how long", an
-amount, a date or a name: textkit.answer_type) come first and, when there is
-one, the others are left out: they are about the topic but do not answer.
-Without a kind asked, the sentences whose words (with their section's and
-their document's) cover the most of the question's content words come first,
-and a sentence covering fewer than the best one is left out.
+asked (a price for "how much does it cost", a duration for "how long", a time
+of day or weekday for "when is it open", an amount or a date:
+textkit.answer_type) come first and, when there is one, the others are left
+out: they are about the topic but do not answer. Without a kind asked, the
+sentences whose words (with their section's and their document's) cover the
+most of the question's content words come first; the first one's passage may go
+on from it, and another passage's sentence covering fewer is left out.
 """
 
 from __future__ import annotations
@@ -154,7 +155,8 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
 
 
 def answer_kinds(question: str) -> list[str]:
-    """The kinds of answer the question asks, the finest first ("price", then "amount")."""
+    """The kinds of answer the question asks that leave out sentences holding none, the
+    finest first ("price", then "amount")."""
     kind = asked_type(question)
     text = plain(question)
     finer: list[str] = []
@@ -164,7 +166,9 @@ def answer_kinds(question: str) -> list[str]:
         finer.append("duration")
     if kind in (None, "date") and _ASKS_TIME.search(text):
         finer.append("time")
-    return finer + ([kind] if kind else [])
+    # a name is no kind to leave sentences out by: "who" is often answered by a common
+    # noun ("only pharmacists"), and every Chinese sentence may hold one
+    return finer + ([kind] if kind in ("amount", "date") else [])
 
 
 def holds(sentence: str, kind: str) -> bool:

@@ -119,6 +119,7 @@ def test_a_clause_cut_at_a_semicolon_is_quoted_with_its_sentence() -> None:
         ("When is the service centre open on Saturday?", ["time", "date"]),
         ("When was the library founded?", ["date"]),
         ("What do I bring?", []),
+        ("Who may supply scheduled medicines?", []),
     ],
 )
 def test_the_kinds_of_answer_asked(question: str, kinds: list[str]) -> None:
