@@ -208,7 +208,9 @@ async def main() -> None:
             ("chit-chat", llm_chat),
         ):
             turn_calls = [float(r["llm_calls"]) for r in turns]
-            calls_rows.append([name, kind, len(turns), mean(turn_calls), max(turn_calls)])
+            # `--llm 0` runs no answerable nor gold-removed turns: their max is nan, as their mean
+            top = max(turn_calls, default=float("nan"))
+            calls_rows.append([name, kind, len(turns), mean(turn_calls), top])
         rows[-1] += [row["fake_llm_citation_hit"], row["fake_llm_refusal_gold_removed"]]
         calls = [float(r["llm_calls"]) for r in llm_results]
         answered = [r for r in llm_results if not r["refused"]]
@@ -219,7 +221,7 @@ async def main() -> None:
                 name,
                 len(sample),
                 mean(calls),
-                max(calls),
+                max(calls, default=float("nan")),
                 len(fake.requests) / max(len(sample), 1),
                 len(answered),
                 mean(within),

@@ -18,16 +18,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from graph.answer_sentences import arrange, quotable
 from graph.citations import citation_entry
 from graph.context import GraphContext
-from graph.cross_language import (
-    crosses,
-    family,
-    passage_sentences,
-    quotable,
-    similarities,
-    topic,
-)
+from graph.cross_language import crosses, family, passage_sentences, similarities, topic
+from graph.cross_language import quotable as quotable_across
 from graph.cross_sentences import sentence_scores
 from graph.events import Reset, Token
 from graph.grounding import is_grounded
@@ -38,12 +33,15 @@ from graph.part_grades import part_marks
 from graph.part_reply import answered_question, parts_reply, with_missing
 from graph.replies import refusal
 from graph.state import GraphState, Outcome
+from graph.titles import display_title, with_display_titles
 from textkit.bilingual import available
 from textkit.catalog import say
 from textkit.scripts import to_script
 from textkit.tokens import keyword_tokens
 
 MAX_SENTENCES = 3
+# the best-scored sentences the kind of answer asked and coverage choose from
+CONSIDERED = 2 * MAX_SENTENCES
 MAX_EVIDENCE = 3  # sentences are drawn from the best three passages
 SIMILARITY_WEIGHT = 4.0
 # A sentence from supporting evidence must clearly beat one from a passing passage:
@@ -67,16 +65,23 @@ OUTCOMES: dict[str, Outcome] = {
 }
 
 
-Candidate = tuple[int, int, str, frozenset[str]]  # evidence index, position, sentence, tokens
+# evidence index, position, sentence, its keyword tokens, its context (section and title)
+Candidate = tuple[int, int, str, frozenset[str], str]
 
 
 def candidate_sentences(evidence: list[dict[str, Any]]) -> list[Candidate]:
-    """The sentences an answer may quote, each with its keyword tokens (cut once)."""
+    """The sentences an answer may quote, each with its keyword tokens (cut once) and
+    what it sits under: its section's heading and its document's title.
+
+    An FAQ entry's own question line is never quoted as if it answered, nor is a
+    heading (graph.answer_sentences): it names the section of the sentences under it.
+    """
     out: list[Candidate] = []
     for idx, item in enumerate(evidence[:MAX_EVIDENCE]):
-        # an FAQ entry's own question line is never quoted as if it answered
-        for pos, sentence in enumerate(passage_sentences(item)):
-            out.append((idx, pos, sentence, frozenset(keyword_tokens(sentence))))
+        found = quotable(passage_sentences(item), str(item["text"]), str(item.get("heading") or ""))
+        for pos, q in enumerate(found):
+            context = f"{q.section} {item.get('document') or ''}"
+            out.append((idx, pos, q.sentence, frozenset(keyword_tokens(q.sentence)), context))
     return out
 
 
@@ -86,36 +91,51 @@ def pick_sentences(
     candidates: list[Candidate],
     context: str = "",
     similarity: dict[str, float] | None = None,
+    question: str = "",
 ) -> list[tuple[str, int]]:
     """(sentence, evidence index) pairs that best match the question (its keywords
-    `wanted`), in evidence order.
+    `wanted`): the one answering first, the others in evidence order.
 
     Shared keywords score; `similarity` (sentence → cosine with the question)
     lets "fee" answer "how much does it cost"; `context` (a follow-up's
     earlier question) counts a little: the sentence must answer what is asked now.
     A sentence of a passage in another language is scored by its similarity
     alone and only when it bears on the question (graph.cross_language.quotable).
+    Of the best-scored, the kind of answer `question` asks and its coverage decide
+    which are quoted and which answers first (graph.answer_sentences.arrange).
     """
     background = set(keyword_tokens(context)) - wanted
     similarity = similarity or {}
     support = [item.get("graded") == "support" for item in evidence[:MAX_EVIDENCE]]
     cross = [crosses(item) for item in evidence[:MAX_EVIDENCE]]
     best_cross = max((similarity.get(c[2], 0.0) for c in candidates if cross[c[0]]), default=0.0)
-    scored: list[tuple[float, int, int, str]] = []
-    for idx, pos, sentence, tokens in candidates:
+    scored: list[tuple[float, int, int, str, str]] = []
+    for idx, pos, sentence, tokens, about in candidates:
         if not tokens:
             continue
-        if cross[idx] and not quotable(similarity.get(sentence, 0.0), best_cross):
+        if cross[idx] and not quotable_across(similarity.get(sentence, 0.0), best_cross):
             continue
         hits = len(wanted & tokens) + 0.3 * len(background & tokens)
         score = hits / math.sqrt(len(tokens)) + SIMILARITY_WEIGHT * similarity.get(sentence, 0.0)
         if support[idx]:
             score -= SUPPORT_PENALTY
         # the best-ranked evidence breaks ties
-        scored.append((score - 0.01 * idx, idx, pos, sentence))
-    best = sorted(scored, key=lambda s: -s[0])[:MAX_SENTENCES]
+        scored.append((score - 0.01 * idx, idx, pos, sentence, about))
+    best = sorted(scored, key=lambda s: -s[0])[:CONSIDERED]
     best = [b for b in best if b[0] > 0] or best[:1]
-    return [(s, idx) for _, idx, _, s in sorted(best, key=lambda b: (b[1], b[2]))]
+    chosen = [
+        best[i]
+        for i in arrange(
+            question,
+            [(s, score, about, cross[idx], (idx, pos)) for score, idx, pos, s, about in best],
+            MAX_SENTENCES,
+            context,
+        )
+    ]
+    rest = sorted(chosen[1:], key=lambda b: (b[1], b[2]))
+    if all(_BULLET.match(b[3]) for b in chosen) and len({b[1] for b in chosen}) == 1:
+        chosen, rest = [], sorted(chosen, key=lambda b: b[2])  # one list: its own order
+    return [(b[3], b[1]) for b in [*chosen[:1], *rest]]
 
 
 def cite(evidence: list[dict[str, Any]], used: list[int]) -> tuple[dict[int, int], list[dict]]:
@@ -205,7 +225,7 @@ async def extractive_answer(
     topics = {i: topic(evidence[i]) for i in cross}
     similarity = await sentence_similarity(embedder, question, wanted, candidates, cross, topics)
     return await asyncio.to_thread(
-        _compose, wanted, evidence, candidates, context, similarity, language
+        _compose, wanted, evidence, candidates, context, similarity, language, question
     )
 
 
@@ -216,6 +236,7 @@ def _compose(
     context: str,
     similarity: dict[str, float],
     language: str,
+    question: str = "",
 ) -> tuple[str, list]:
     """Pick the sentences, number the citations and write them in the user's script.
 
@@ -225,7 +246,7 @@ def _compose(
     """
     if evidence and evidence[0].get("question"):
         candidates = [c for c in candidates if c[0] == 0] or candidates
-    picked = pick_sentences(wanted, evidence, candidates, context, similarity)
+    picked = pick_sentences(wanted, evidence, candidates, context, similarity, question)
     numbers, citations = cite(evidence, [idx for _, idx in picked])
     return "\n".join(answer_lines(evidence, picked, numbers, language)), citations
 
@@ -270,18 +291,6 @@ def answer_lines(
             lines.append(say("answer_intro", language))
         lines += [item(s, idx) for s, idx in group]
     return lines
-
-
-def display_title(title: str, language: str) -> str:
-    """A document's title as the reader sees it: in the reader's Chinese script
-    (停车许可证 for a Simplified reader of 停車許可證); the stored title is unchanged."""
-    return to_script(title, language)
-
-
-def with_display_titles(citations: list[dict[str, Any]], language: str) -> list[dict[str, Any]]:
-    """Each citation with `title`, its document's title in the reader's script
-    (`document` stays the stored title: links, memory and reports key on it)."""
-    return [{**c, "title": display_title(str(c["document"]), language)} for c in citations]
 
 
 def _prepare(question: str, evidence: list[dict]) -> tuple[set[str], list[Candidate]]:

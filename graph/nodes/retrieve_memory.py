@@ -3,7 +3,8 @@
 Runs before planning, so a remembered answer costs no LLM call. A message
 that leans on the conversation ("and for children?") is looked up only once
 followup_transform has made it stand alone (this node runs again after it).
-The remembered answer is converted to the asker's script and streamed whole.
+The remembered answer is converted to the asker's script and streamed whole; its
+sources' titles are shown in that script too (graph.titles).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from graph.events import Token
 from graph.nodes.planner import looks_like_followup
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
+from graph.titles import with_display_titles
 from textkit.scripts import to_script
 
 CHINESE = frozenset({"zh-hant", "zh-hans"})
@@ -49,7 +51,7 @@ async def retrieve_memory(state: GraphState, runtime: Runtime[GraphContext]) -> 
     runtime.stream_writer(Token(answer))  # whole, at once
     update: GraphState = {
         "answer": answer,
-        "citations": hit.citations,
+        "citations": with_display_titles(hit.citations, language),
         "forms": hit.forms,
         "memory_id": hit.id,
         "outcome": "memory",

@@ -34,7 +34,14 @@ from sqlalchemy import create_engine, text
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
-from tests.support.listed_answer import ITEMS, LEAD, LIST_BODY, LIST_DOCUMENT, LIST_QUESTION
+from tests.support.listed_answer import (
+    HEADINGS,
+    ITEMS,
+    LEAD,
+    LIST_BODY,
+    LIST_DOCUMENT,
+    LIST_QUESTION,
+)
 from textkit.catalog import LANGUAGES, entries
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -253,4 +260,5 @@ def test_an_extractive_answer_with_a_heading_and_a_list_shows_a_list(
     items = children[1].find_elements(By.XPATH, "./li")
     # document text shown as text (`<recent>` is no tag), citation marks kept in the items
     assert [li.text for li in items] == ITEMS
+    assert not any(heading in shown.text for heading in HEADINGS)
     assert "&lt;recent&gt;" in (items[0].get_attribute("innerHTML") or "")

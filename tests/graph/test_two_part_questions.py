@@ -65,6 +65,11 @@ async def test_english_two_part_question_answers_the_fee_and_the_documents(
     assert "planner:split:2" in result.decision_path
     assert "response_synth:parts:answered,answered" in result.decision_path
     assert 'On "what documents do I need to bring":' in result.answer
+    # each part's answering sentence comes first under its heading
+    lines = result.answer.splitlines()
+    fee = lines.index('On "How much does it cost to renew a passport":')
+    bring = lines.index('On "what documents do I need to bring":')
+    assert "1,300 dollars" in lines[fee + 1] and "colour photo" in lines[bring + 1]
 
 
 async def test_chinese_two_part_question_answers_both_parts(service: AnswerService) -> None:

@@ -33,7 +33,14 @@ from tests.support.core_fixtures import (
     until_settled,
 )
 from tests.support.fake_slack import BOT_USER, TOKEN, FakeSlack
-from tests.support.listed_answer import ITEMS, LEAD, LIST_BODY, LIST_DOCUMENT, LIST_QUESTION
+from tests.support.listed_answer import (
+    HEADINGS,
+    ITEMS,
+    LEAD,
+    LIST_BODY,
+    LIST_DOCUMENT,
+    LIST_QUESTION,
+)
 
 SECRET = "test-signing-secret"
 
@@ -570,6 +577,8 @@ async def test_an_extractive_answer_with_a_heading_and_a_list_shows_bullets(
     assert final["blocks"][0]["text"]["text"].splitlines() == expected
     assert final["text"].splitlines() == expected  # the notification's fallback text too
     assert "• your identity card &amp; a &lt;recent&gt; photo [1]" in expected
+    shown = final["blocks"][0]["text"]["text"]
+    assert not any(heading in shown for heading in HEADINGS)
 
 
 async def test_slash_command_answers_ephemerally(slack, fake_slack) -> None:  # type: ignore[no-untyped-def]

@@ -1,5 +1,6 @@
 """A document with a heading and a bulleted list, and a question whose extractive answer
-(no model) quotes three of its items: what each platform must show as a list."""
+(no model) quotes the list's three items, in the list's order, and nothing else: what
+each platform must show as a list, with no heading among its lines."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ LIST_BODY = (
 )
 LIST_QUESTION = "What do I bring to get a library card?"
 LEAD = say("answer_intro", "en")  # the answer's first line, above its items
-# the answer's items as written (`- ` dropped), each citing the document
+# the answer's items as written (`- ` dropped), each citing the document; the sentence
+# saying the card is free does not answer what to bring
 ITEMS = [
     "your identity card & a <recent> photo [1]",
+    "a bill from this month with your address [1]",
     "the signed library card form [1]",
-    "A library card is free for residents. [1]",
 ]
+# the document's headings: they name sections, never a line of the answer
+HEADINGS = ("Library cards", "What to bring for a library card")

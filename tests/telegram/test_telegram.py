@@ -46,7 +46,14 @@ from tests.support.fake_telegram import (
     private_document,
     private_text,
 )
-from tests.support.listed_answer import ITEMS, LEAD, LIST_BODY, LIST_DOCUMENT, LIST_QUESTION
+from tests.support.listed_answer import (
+    HEADINGS,
+    ITEMS,
+    LEAD,
+    LIST_BODY,
+    LIST_DOCUMENT,
+    LIST_QUESTION,
+)
 
 SECRET = "webhook-secret_1"
 ADMIN = 42  # settings_for_tests makes Telegram user 42 an admin
@@ -455,6 +462,7 @@ async def test_an_extractive_answer_with_a_heading_and_a_list_shows_bullets(
     # the lead stays a plain line (answers mark no heading); each item is a `• ` line
     assert body.splitlines() == [html.escape(LEAD)] + [f"• {html.escape(i)}" for i in ITEMS]
     assert "• your identity card &amp; a &lt;recent&gt; photo [1]" in body
+    assert not any(heading in body for heading in HEADINGS)
 
 
 def test_a_long_list_is_cut_between_its_items() -> None:

@@ -102,12 +102,13 @@ def day_of(when: datetime, language: str, timezone: str) -> str:
 
 def sources_text(citations: Sequence[Mapping[str, Any]], language: str) -> str:
     """The new answer's sources as its answers name them: titles, with links when known."""
-    shown: dict[str, str] = {}
+    shown: dict[str, str] = {}  # document → as named: its title in the reader's script
     for citation in citations:
-        title = str(citation.get("document") or "")
-        if title and title not in shown:
+        document = str(citation.get("document") or "")
+        if document and document not in shown:
+            title = str(citation.get("title") or document)
             url = citation.get("url")
-            shown[title] = f"{title} ({url})" if url else title
+            shown[document] = f"{title} ({url})" if url else title
     if not shown:
         return ""
     named = "; ".join(list(shown.values())[:SOURCES_SHOWN])

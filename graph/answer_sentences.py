@@ -1,0 +1,247 @@
+"""What an extractive answer may quote, and in what order: sentences, never headings.
+
+A passage's text keeps its headings as lines of their own ("City Service
+Centre opening hours" above its paragraph, or run straight into it when the
+document had no blank line). A heading names a section; it answers nothing, so
+it is never a candidate, nor the start of one: it is kept as the section of
+the sentences under it, where it counts towards what they are about. A clause
+cut off at a semicolon is quoted with the rest of its sentence.
+
+The order and the cut (`arrange`): the sentences holding the kind of answer
+asked (a price for "how much does it cost", a duration for "how long", a time
+of day or weekday for "when is it open", an amount or a date:
+textkit.answer_type) come first and, when there is one, the others are left
+out: they are about the topic but do not answer. Without a kind asked, the
+sentences whose words (with their section's and their document's) cover the
+most of the question's content words come first; the first one's passage may go
+on from it, and another passage's sentence covering fewer is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from textkit.answer_type import asked_type, carries
+from textkit.scripts import plain
+from textkit.tokens import keyword_tokens, stopwords
+
+# an English word matched as the start of a longer one is at least this long
+MIN_STEM = 4
+# a heading is a name, not a statement: one short line
+MAX_HEADING_CHARS = 80
+# a line that ends a statement or a clause (or continues after a clause mark)
+_ENDS = re.compile(r"[.!?。！？:：;；,，、…]$")
+_CLAUSE_MARK = re.compile(r"[。！？；;，,、]")
+_LIST_ITEM = re.compile(r"^(?:[-*•‧·]|\d{1,3}[.)、]|\([a-z0-9]\))\s")
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
+# a line starting a sentence (a capital, a figure, a CJK character, a quote or bracket)
+_OPENS = re.compile(r"^[A-Z0-9\u3400-\u9fff\"“(（「]")
+_CLAUSE_CUT = re.compile(r"[;；]$")
+_SPACE = re.compile(r"\s+")
+# a line break inside Chinese text (a wrapped line): the sentence joins it with a space
+_CJK_BREAK = re.compile(
+    r"([\u3400-\u9fff，、；：（「]{1,3})[ \t]*\n[ \t]*([\u3400-\u9fff（「]{1,3})"
+)
+
+# finer kinds of an amount: a price, a duration (matched on `plain` text)
+_ASKS_PRICE = re.compile(
+    r"\b(?:costs?|price[sd]?|fees?|charges?|pay|paid|fares?|tuition)\b|"
+    r"多少钱|几多钱|费用|收费|价格|价钱|票价|学费|要钱|付多少"
+)
+_HAS_PRICE = re.compile(
+    r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|free|"
+    r"no charge|free of charge)\b|[0-9零〇一二三四五六七八九十百千万两]\s*(?:元|块|圆)|免费|免收"
+)
+# "when is it open", "opening hours", "what time": a time of day or a day of the week
+_ASKS_TIME = re.compile(
+    r"\b(?:open|opens|opening|close|closes|closing|closed|hours|what time)\b|"
+    r"几点|开放时间|营业|办公时间|开门|关门|服务时间"
+)
+_HAS_TIME = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|weekdays?|weekends?|noon|midnight)s?\b|"
+    r"星期|周[一二三四五六日末]|礼拜|[0-9一二三四五六七八九十]+\s*[点時时]|上午|下午|中午|晚上"
+)
+_ASKS_DURATION = re.compile(r"\bhow long\b|多久|多长时间|多少天|几天|几个月|几年")
+_DURATION_UNITS = (
+    r"(?:second|minute|hour|day|week|fortnight|month|year)s?|"
+    r"秒|分钟|小时|天|日|周|星期|个月|月|年"
+)
+_HAS_DURATION = re.compile(
+    rf"(?:\d|[零〇一二三四五六七八九十百千两几数]|\b(?:a|an|one|two|three|four|five|six|seven|"
+    rf"eight|nine|ten|twelve|several|few)\b)\s*(?:个\s*)?(?:[a-z]+\s+|工作|营业)?"
+    rf"(?:{_DURATION_UNITS})",
+)
+
+
+@dataclass(frozen=True)
+class Quotable:
+    """A sentence an answer may quote, and the section heading it sits under ("")."""
+
+    sentence: str
+    section: str
+
+
+def _flat(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def _rejoined(sentence: str, breaks: list[tuple[str, str]]) -> str:
+    """`sentence` with its wrapped Chinese lines joined as written: no space where the
+    text broke a line between two Chinese characters (Chinese puts none there; a
+    space the document wrote stays)."""
+    for spaced, joined in breaks:
+        sentence = sentence.replace(spaced, joined)
+    return sentence
+
+
+def heading_lines(text: str) -> list[str]:
+    """The lines of `text` that are headings: a Markdown `#` line, or one short line that
+    ends no statement, holds no clause mark, follows a blank line or a finished sentence,
+    and is followed by a blank line or by a line opening a sentence (a line ending in a
+    function word is a sentence wrapped, not a heading)."""
+    lines = [line.strip() for line in text.splitlines()]
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if not line or _LIST_ITEM.match(line):
+            continue
+        if _MARKDOWN_HEADING.match(line):
+            out.append(_MARKDOWN_HEADING.sub("", line))
+            continue
+        if len(line) > MAX_HEADING_CHARS or _ENDS.search(line) or _CLAUSE_MARK.search(line):
+            continue
+        before = lines[i - 1] if i else ""
+        after = next((x for x in lines[i + 1 :] if x), "")
+        if not after or (before and not _ENDS.search(before)):
+            continue  # nothing under it, or the end of a wrapped sentence
+        blank_after = i + 1 < len(lines) and not lines[i + 1]
+        words = keyword_tokens(line)
+        if not blank_after and (not _OPENS.match(after) or (words and words[-1] in stopwords())):
+            continue
+        out.append(line)
+    return out
+
+
+def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quotable]:
+    """The passage's sentences (`sentences`, in order, from `text`) an answer may quote:
+    headings dropped (each becomes the section of the sentences after it), a heading run
+    into its sentence cut off, a clause ending at a semicolon joined with the next.
+    `section` is the passage's own heading (the chunk's)."""
+    headings = [_flat(h) for h in heading_lines(text) if _flat(h)]
+    breaks = [(f"{m[1]} {m[2]}", m[1] + m[2]) for m in _CJK_BREAK.finditer(text)]
+    titles = {plain(h) for h in [*headings, section] if h}
+    out: list[Quotable] = []
+    pending = ""  # a clause cut at a semicolon, waiting for the rest of its sentence
+    for raw in sentences:
+        sentence = _rejoined(_flat(raw), breaks)
+        if plain(_MARKDOWN_HEADING.sub("", sentence)) in titles:
+            section = _MARKDOWN_HEADING.sub("", sentence)
+            continue
+        for heading in headings:
+            if sentence.startswith(heading + " ") and len(sentence) > len(heading) + 1:
+                section, sentence = heading, sentence[len(heading) + 1 :].lstrip()
+                break
+        sentence = f"{pending} {sentence}" if pending and sentence.isascii() else pending + sentence
+        if _CLAUSE_CUT.search(sentence) and not _LIST_ITEM.match(sentence):
+            pending = sentence
+            continue
+        pending = ""
+        out.append(Quotable(sentence, section))
+    if pending:
+        out.append(Quotable(pending, section))
+    return out
+
+
+def answer_kinds(question: str) -> list[str]:
+    """The kinds of answer the question asks that leave out sentences holding none, the
+    finest first ("price", then "amount")."""
+    kind = asked_type(question)
+    text = plain(question)
+    finer: list[str] = []
+    if kind in (None, "amount") and _ASKS_PRICE.search(text):
+        finer.append("price")
+    if kind == "amount" and _ASKS_DURATION.search(text):
+        finer.append("duration")
+    if kind in (None, "date") and _ASKS_TIME.search(text):
+        finer.append("time")
+    # a name is no kind to leave sentences out by: "who" is often answered by a common
+    # noun ("only pharmacists"), and every Chinese sentence may hold one
+    return finer + ([kind] if kind in ("amount", "date") else [])
+
+
+def holds(sentence: str, kind: str) -> bool:
+    """True when `sentence` holds an answer of `kind` (a price, a duration, or
+    textkit.answer_type's amount, date or name)."""
+    if kind == "price":
+        return bool(_HAS_PRICE.search(plain(sentence)))
+    if kind == "duration":
+        return bool(_HAS_DURATION.search(plain(sentence)))
+    if kind == "time":
+        return bool(_HAS_TIME.search(plain(sentence)))
+    if kind in ("amount", "date", "name"):
+        return carries(sentence, kind)  # type: ignore[arg-type]
+    return False
+
+
+def content_words(text: str) -> set[str]:
+    """The text's keyword tokens less question and function words."""
+    return {t for t in keyword_tokens(text) if t not in stopwords()}
+
+
+def covered(wanted: set[str], text: str) -> int:
+    """How many of the `wanted` words `text` holds: an English word also as the start
+    of a longer one ("renew" in "renewal", "open" in "opening"), a Chinese word also
+    inside a longer one (带 in 携带): jieba cuts neither suffixes nor compounds."""
+    words = content_words(text)
+    flat = plain(text)
+    found = wanted & words
+    stems = [w for w in words if w.isascii() and len(w) >= MIN_STEM]
+    for word in wanted - found:
+        if not word.isascii():
+            if word in flat:
+                found.add(word)
+        elif len(word) >= MIN_STEM and any(w.startswith(word) or word.startswith(w) for w in stems):
+            found.add(word)
+    return len(found)
+
+
+def arrange(
+    question: str,
+    picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
+    limit: int,
+    context: str = "",
+) -> list[int]:
+    """Which of the `picked` sentences (sentence, score, what it sits under: its section
+    and document title, whether it is in another language than the question, where it
+    is: evidence index and position) the answer quotes, best first, by their index in
+    `picked`.
+
+    A sentence holding the finest kind of answer asked that any holds comes first
+    and the ones holding none are left out; the score orders them (their context
+    names the topic for all of them alike). Without a kind asked (or none held), the
+    sentences covering the most of the question's content words (`context`'s, a
+    follow-up's earlier question, when it has none), with their section and title,
+    come first, by score; the first one's passage may go on from it (its other
+    sentences follow, by score), and a sentence of another passage covering fewer
+    does not bear on the question (one in another language shares no word: it
+    stays)."""
+    if not picked:
+        return []
+    order = sorted(range(len(picked)), key=lambda i: -picked[i][1])
+    for kind in answer_kinds(question):
+        holding = [i for i in order if holds(picked[i][0], kind)]
+        if holding:
+            return holding[:limit]
+    wanted = content_words(question) or content_words(context)
+    if not wanted:
+        return order[:limit]
+    coverage = {
+        i: covered(wanted, f"{picked[i][0]} {picked[i][2]}") for i in order if not picked[i][3]
+    }
+    best = max(coverage.values(), default=0)
+    covering = [i for i in order if coverage.get(i, best) == best]  # by score
+    passage = picked[covering[0]][4][0]
+    rest = [i for i in order if i not in covering and picked[i][4][0] == passage]
+    return [*covering, *rest][:limit]

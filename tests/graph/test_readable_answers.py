@@ -1,0 +1,136 @@
+"""Extractive answers (no model) that read as written text, asked as a new user asks the
+sample documents: the sentence answering first, no heading quoted nor run into its
+sentence, nothing that does not bear on the question, titles in the reader's script,
+each part of a two-part question answered and cited (tests/graph/test_two_part_questions.py
+asks the same of a sample-like document)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import bot
+from bot.turn.service import AnswerService
+from graph.answer_sentences import answer_kinds, heading_lines, holds, quotable
+from graph.context import GraphContext
+from graph.cross_language import passage_sentences
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+
+SAMPLES = Path(bot.__file__).parent / "sample" / "docs"
+
+
+@pytest.fixture
+async def service(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> AnswerService:
+    for path in sorted(SAMPLES.iterdir()):
+        assert (await ingestion.ingest_bytes(path.name, path.read_bytes())).status == "added"
+    return AnswerService(db, GraphContext(searcher=searcher, embedder=embedder.model))
+
+
+def items(answer: str) -> list[str]:
+    """The answer's quoted sentences, without their `- ` and citation marks."""
+    return [line[2:].rsplit(" [", 1)[0] for line in answer.splitlines() if line.startswith("- ")]
+
+
+async def test_the_fee_sentence_answers_how_much_a_renewal_costs(service: AnswerService) -> None:
+    result = await service.ask("How much does it cost to renew a passport?")
+    assert result.outcome == "answered"
+    assert result.answer.splitlines()[1] == "- The fee is 1,300 dollars. [1]"
+    # the passport page's sentences that name no price do not answer it
+    assert not any("Residents can renew" in s or "colour photo" in s for s in items(result.answer))
+
+
+async def test_a_heading_is_never_a_line_of_the_answer(service: AnswerService) -> None:
+    result = await service.ask("What are the opening hours of the City Service Centre?")
+    assert result.outcome == "answered"
+    quoted = items(result.answer)
+    assert quoted[0].startswith("The City Service Centre at 1 Harbour Road is open Monday")
+    assert "City Service Centre opening hours" not in quoted
+    assert not any(s.startswith("City Service Centre opening hours") for s in quoted)
+    # the lost-passport page names the centre too, but says nothing of its hours
+    assert not any("police" in s for s in quoted)
+
+
+async def test_a_simplified_asker_sees_simplified_titles(service: AnswerService) -> None:
+    result = await service.ask("停车许可证要带什么文件？")
+    assert result.outcome == "answered" and result.language == "zh-hans"
+    assert [c["title"] for c in result.citations][:1] == ["停车许可证"]
+    assert [c["document"] for c in result.citations][:1] == ["停車許可證"]  # as stored
+    assert items(result.answer)[0].startswith("请携带身分证")
+    traditional = await service.ask("圖書館借書證可以借幾本書？")
+    assert [c["title"] for c in traditional.citations][:1] == ["圖書館借書證"]
+
+
+async def test_the_sample_passport_question_in_two_parts(service: AnswerService) -> None:
+    result = await service.ask(
+        "How much does it cost to renew a passport and what documents do I need to bring?"
+    )
+    assert "response_synth:parts:answered,answered" in result.decision_path
+    lines = result.answer.splitlines()
+    fee = lines.index('On "How much does it cost to renew a passport":')
+    bring = lines.index('On "what documents do I need to bring":')
+    # each part's answering sentence first, cited; the fee part quotes prices only
+    assert lines[fee + 1] == "- The fee is 1,300 dollars. [1]"
+    assert all("dollars" in line for line in lines[fee + 1 : bring])
+    assert lines[bring + 1].startswith("- Bring your old passport, one colour photo")
+    assert lines[bring + 1].endswith("[1]")
+    assert not any("Residents can renew" in line for line in lines[fee:bring])
+    assert [c["document"] for c in result.citations] == ["passport-renewal"]
+
+
+def test_headings_are_short_lines_above_their_text_and_wrapped_lines_are_not() -> None:
+    text = (
+        "Opening hours\nThe library is open from 9:00 to 20:00 on weekdays.\n\n"
+        "Residents can renew a card at the\nCity Library or by post.\n\n"
+        "請攜帶身分證、行車執照正本，以及填妥的\n申請表 PK-01。\n\n"
+        "## 費用\n\n每張收費 200 元。"
+    )
+    assert heading_lines(text) == ["Opening hours", "費用"]
+    quoted = quotable(passage_sentences({"text": text}), text)
+    # a heading run into its sentence is cut off and names the sentence's section
+    assert quoted[0].sentence == "The library is open from 9:00 to 20:00 on weekdays."
+    assert quoted[0].section == "Opening hours"
+    assert quoted[1].sentence == "Residents can renew a card at the City Library or by post."
+    # a wrapped Chinese line joins without a space
+    assert quoted[2].sentence == "請攜帶身分證、行車執照正本，以及填妥的申請表 PK-01。"
+    assert quoted[-1].sentence == "每張收費 200 元。" and quoted[-1].section == "費用"
+
+
+def test_a_clause_cut_at_a_semicolon_is_quoted_with_its_sentence() -> None:
+    text = "Bring the police report to the centre; the old passport is cancelled. It is free."
+    sentences = [q.sentence for q in quotable(passage_sentences({"text": text}), text)]
+    assert sentences == [
+        "Bring the police report to the centre; the old passport is cancelled.",
+        "It is free.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("How much does it cost to renew a passport?", ["price", "amount"]),
+        ("停車許可證多少錢？", ["price", "amount"]),
+        ("How long does it take?", ["duration", "amount"]),
+        ("When is the service centre open on Saturday?", ["time", "date"]),
+        ("When was the library founded?", ["date"]),
+        ("What do I bring?", []),
+        ("Who may supply scheduled medicines?", []),
+    ],
+)
+def test_the_kinds_of_answer_asked(question: str, kinds: list[str]) -> None:
+    assert answer_kinds(question) == kinds
+
+
+def test_what_holds_a_price_a_duration_and_a_time() -> None:
+    assert holds("The fee is 1,300 dollars.", "price")
+    assert holds("每張許可證每年收費新臺幣 1,200 元。", "price")
+    assert not holds("Bring a photo (4.5 cm × 3.5 cm).", "price")
+    assert holds("申請後約七個工作天核發。", "duration")
+    assert holds("Processing takes 4 working days.", "duration")
+    assert holds("It is open on Saturday mornings from 9:00 to 12:00.", "time")
+    assert not holds("Phone enquiries: 1999.", "time")
