@@ -19,6 +19,9 @@ LANGUAGES = (EN, ZH_HANT, ZH_HANS)
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _SPACES = re.compile(r"[ \t\u3000\xa0]+")
+# OpenCC's phrase table reads 换发 as a change of hairstyle (換髮); in the documents
+# a bot like this reads it is a renewal (換發護照). Hair stays hair before 型 or 色.
+_RENEWAL = re.compile("換髮(?![型色])")
 
 
 @lru_cache(maxsize=4)
@@ -45,7 +48,7 @@ def to_traditional(text: str) -> str:
     `s2tw` rather than `s2t`: readers expect today's standard glyphs (為, not
     OpenCC's default 爲); it converts characters only, never vocabulary.
     """
-    return str(_converter("s2tw").convert(text))
+    return _RENEWAL.sub("換發", str(_converter("s2tw").convert(text)))
 
 
 def to_script(text: str, language: str) -> str:

@@ -27,3 +27,9 @@ def test_width_and_script_conversion() -> None:
     assert to_script("补办费用为五十元", "zh-hant") == "補辦費用為五十元"  # not 爲
     assert to_script("護照", "zh-hans") == "护照"
     assert to_script("passport", "en") == "passport"
+
+
+def test_a_renewal_is_no_haircut() -> None:
+    # OpenCC alone writes 护照换发 as 護照換髮 (a change of hairstyle)
+    assert to_script("护照换发要多少钱？", "zh-hant") == "護照換發要多少錢？"
+    assert to_script("我想换发型，头发太长", "zh-hant") == "我想換髮型，頭髮太長"
