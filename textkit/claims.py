@@ -35,7 +35,11 @@ _ZH_NOT_NEGATION = re.compile(
     # nouns and adjectives whose 不/无/非/未 is part of the word, as "in-" and "un-" are of
     # "inequality" and "unfair" (an English claim on them holds no "not"): "reduced
     # inequality" is what "减少了不平等" says
-    r"|不平等|不公|不良|不便|不幸|不法|不利|不稳定|无数|无限|非法|非正式|未成年"
+    # — each only where it is that word: 不公 not in 不公开 ("not public"), 非法 not in 并非法定
+    # ("is not statutory"), 无限 not in 无限制 ("no limit"), 不利 not in 不利用 ("does not use"),
+    # 无数 not in 无数据 ("no data"), 不便 not in 不便宜 ("not cheap")
+    r"|不平等|不公(?=平|正|道)|不良|不便(?!宜)|不幸|不法(?!定)|不利(?!用)|不稳定"
+    r"|无数(?![据字码])|无限(?![制期])|(?<![并绝决亦])非法(?![定律人])|非正式|未成年"
 )
 # Chinese numerals: a run of them reads as one number ("一千三百" is 1300)
 _ZH_DIGITS = {

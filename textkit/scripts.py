@@ -21,7 +21,7 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _SPACES = re.compile(r"[ \t\u3000\xa0]+")
 # OpenCC's phrase table reads 换发 as a change of hairstyle (換髮); in the documents
 # a bot like this reads it is a renewal (換發護照). Hair stays hair before 型 or 色.
-_RENEWAL = re.compile("換髮(?![型色])")
+_RENEWAL = re.compile("換髮(?![型色夾圈])")
 
 
 @lru_cache(maxsize=4)

@@ -33,3 +33,4 @@ def test_a_renewal_is_no_haircut() -> None:
     # OpenCC alone writes 护照换发 as 護照換髮 (a change of hairstyle)
     assert to_script("护照换发要多少钱？", "zh-hant") == "護照換發要多少錢？"
     assert to_script("我想换发型，头发太长", "zh-hant") == "我想換髮型，頭髮太長"
+    assert to_script("换发夹", "zh-hant") == "換髮夾"
