@@ -20,7 +20,8 @@ LANGUAGES = (EN, ZH_HANT, ZH_HANS)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _SPACES = re.compile(r"[ \t\u3000\xa0]+")
 # OpenCC's phrase table reads 换发 as a change of hairstyle (換髮); in the documents
-# a bot like this reads it is a renewal (換發護照). Hair stays hair before 型 or 色.
+# a bot like this reads it is a renewal (換發護照). Hair stays hair before 型,
+# 色, 夾 or 圈 (a hairstyle, a hair colour, a hair clip, a hair tie).
 _RENEWAL = re.compile("換髮(?![型色夾圈])")
 
 
