@@ -96,12 +96,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.cross_language import QUESTION_LEAD, add_entry_cosines, crosses, entry_question
+from graph.answer_safety import redact_evidence
+from graph.cross_language import (
+    QUESTION_LEAD,
+    add_entry_cosines,
+    crosses,
+    entry_question,
+    judges_entries,
+)
 
 # The entries nearest the question in the whole collection (by the vector side) that
 # an entry found must also lead: the searches of a turn keep only the passages over
 # the relevance threshold, and an entry found alone led no one.
 RIVALS = 10
+# An entry whose question leads every other near the question by this much answers
+# by meaning alone, and not below this cosine (see the module docstring).
+MEANING_LEAD = 0.12
+MIN_MEANING = 0.3
 
 
 async def add_question_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
@@ -119,31 +130,59 @@ async def add_rival_cosines(
     """Set `rival_cosine` on each FAQ entry in the question's language that has a
     `question_cosine`: the best such cosine of another entry among the `RIVALS`
     entries nearest the question in the collection, found or not by the turn's
-    searches (one vector search; nothing when no item needs it)."""
-    judged = [i for i in items if i.get("question") and "question_cosine" in i and not crosses(i)]
-    if not judged:
+    searches (one vector search, with the local embedder only).
+
+    The nearest entry that the searches left out is added to `items` when its
+    question leads every other by `MEANING_LEAD` (`answers_by_meaning`): a question
+    sharing no word with its entry falls under the relevance threshold, and a search
+    may find nothing at all."""
+    if not judges_entries(embedder):
         return
+    judged = [i for i in items if i.get("question") and "question_cosine" in i and not crosses(i)]
     hits = await searcher.search(
         question, top_k=RIVALS, filters=filters, mode="vector", per_document=RIVALS
     )
-    rivals = [
-        {
-            "document": h.document,
-            "heading": h.heading,
-            "text": h.text,
-            "question": h.question,
-        }
-        for h in hits
-        if getattr(h, "question", None) and not getattr(h, "cross_language", False)
+    entries = [
+        h for h in hits if getattr(h, "question", None) and not getattr(h, "cross_language", False)
     ]
+    rivals = [_candidate(h, rank) for rank, h in enumerate(entries, len(items) + 1)]
     await add_entry_cosines(embedder, question, rivals)
+    rivals = [r for r in rivals if "question_cosine" in r]
+    left_out = [r for r in rivals if not any(_same_entry(r, i) for i in items)]
+    if left_out:
+        nearest = max(left_out, key=lambda r: float(r["question_cosine"]))
+        others = [r for r in [*rivals, *judged] if not _same_entry(r, nearest)]
+        lead = float(nearest["question_cosine"]) - max(
+            (float(o["question_cosine"]) for o in others), default=0.0
+        )
+        if lead >= MEANING_LEAD:
+            # a document's sentences addressed to the assistant are cut as the search's are
+            added = redact_evidence([nearest])[0]
+            items.extend(added)
+            judged.extend(added)
     for item in judged:
-        others = [
-            float(r["question_cosine"])
-            for r in rivals
-            if "question_cosine" in r and not _same_entry(r, item)
-        ]
-        item["rival_cosine"] = round(max(others, default=0.0), 4)
+        others_cosines = [float(r["question_cosine"]) for r in rivals if not _same_entry(r, item)]
+        item["rival_cosine"] = round(max(others_cosines, default=0.0), 4)
+
+
+def _candidate(hit: Any, rank: int) -> dict[str, Any]:
+    """A vector search's hit as a turn's candidate (graph.nodes.tool_executor's shape)."""
+    return {
+        "document": hit.document,
+        "chunk_id": hit.chunk_id,
+        "text": hit.text,
+        "score": hit.score,
+        "page": getattr(hit, "page", None),
+        "heading": hit.heading,
+        "url": getattr(hit, "url", None),
+        "support": getattr(hit, "support", 0.0),
+        "cosine": getattr(hit, "cosine", 0.0),
+        "lead": getattr(hit, "lead", 0.0),
+        "language": getattr(hit, "language", None),
+        "cross_language": False,
+        "question": hit.question,
+        "rank": rank,
+    }
 
 
 def states_asked_question(item: dict[str, Any]) -> bool:
@@ -160,6 +199,22 @@ def states_asked_question(item: dict[str, Any]) -> bool:
         float(item.get("question_lead", cosine)), cosine - float(item.get("rival_cosine", 0.0))
     )
     return lead >= QUESTION_LEAD
+
+
+def answers_by_meaning(item: dict[str, Any]) -> bool:
+    """True when the passage is an FAQ entry in the question's language whose question
+    leads every other entry near the question by `MEANING_LEAD` (those the turn found,
+    `question_lead`, and the collection's nearest, `rival_cosine`) with a cosine of at
+    least `MIN_MEANING`: its answer answers, whatever words it shares with the question.
+
+    Only once the collection was compared (`rival_cosine` set, the local embedder)."""
+    if not item.get("question") or crosses(item) or "rival_cosine" not in item:
+        return False
+    if "question_cosine" not in item:
+        return False
+    cosine = float(item["question_cosine"])
+    lead = min(float(item.get("question_lead", cosine)), cosine - float(item["rival_cosine"]))
+    return cosine >= MIN_MEANING and lead >= MEANING_LEAD
 
 
 def _same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
