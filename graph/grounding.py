@@ -34,7 +34,10 @@ A passage written in another language than the question (search marks it
 `cross_language`) shares none of its words: it is judged by meaning alone
 (graph.cross_language), with thresholds measured for the local embedder. An
 FAQ entry in the question's language answers only the question it states
-(graph.entry_question): a sibling entry holds the page's words too.
+(graph.entry_question): a sibling entry holds the page's words too. An entry
+whose question leads the collection's other entries near the question by a
+clear margin answers by meaning, whatever words it shares with the question
+(graph.entry_question.answers_by_meaning).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph.cross_language import crosses, is_grounded_by_meaning, meaning_grounding
-from graph.entry_question import states_asked_question
+from graph.entry_question import answers_by_meaning, states_asked_question
 
 COSINE_WEIGHT = 0.5
 LEAD_WEIGHT = 0.5
@@ -66,7 +69,10 @@ def grounding(item: dict[str, Any]) -> float:
 def is_grounded(item: dict[str, Any]) -> bool:
     """True when the passage holds the question's key terms together, or means the same
     (a passage in another language: by meaning alone); an FAQ entry only when it
-    states the question asked (graph.entry_question)."""
+    states the question asked, and then by its question's meaning alone when that
+    leads the collection's other entries clearly (graph.entry_question)."""
     if crosses(item):
         return is_grounded_by_meaning(item)
+    if answers_by_meaning(item):
+        return True
     return grounding(item) >= MIN_GROUNDING and states_asked_question(item)

@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
 from graph.cross_language import MAX_FOR_MODEL, crosses, meaning_grounding, readable_by_model
+from graph.entry_question import answers_by_meaning
 from graph.grounding import is_grounded
 from graph.nodes.recording import Step, recorded
 from graph.part_grades import grade_parts, or_whole, part_marks
@@ -37,8 +38,13 @@ def grade(
     evidence = state.get("evidence", [])
     # a passage in another language shares no words: its keyword score says nothing,
     # the evidence test judges it by meaning (graph.cross_language)
-    passed = [e for e in evidence if e["score"] >= threshold or crosses(e)]
-    if any(not crosses(e) and e["score"] >= floor and is_grounded(e) for e in evidence):
+    # an FAQ entry whose question leads the collection's answers by meaning, whatever
+    # its keyword score (graph.entry_question.answers_by_meaning)
+    passed = [e for e in evidence if e["score"] >= threshold or crosses(e) or answers_by_meaning(e)]
+    if any(
+        not crosses(e) and (e["score"] >= floor or answers_by_meaning(e)) and is_grounded(e)
+        for e in evidence
+    ):
         # a passage in the question's own language answers (at this loop or a later,
         # looser one): the turn goes as if no other language's passage had been found,
         # whose evidence (meaning alone) is the weaker
