@@ -181,17 +181,20 @@ async def add_rival_cosines(
     if left_out:
         nearest = max(left_out, key=lambda r: float(r["question_cosine"]))
         others = [r for r in [*rivals, *judged] if not _same_entry(r, nearest)]
+        # an entry with no other to lead leads nothing: a collection's one entry must not
+        # answer every question near it
         lead = float(nearest["question_cosine"]) - max(
-            (float(o["question_cosine"]) for o in others), default=0.0
+            (float(o["question_cosine"]) for o in others), default=1.0
         )
-        if lead >= MEANING_LEAD:
+        if others and lead >= MEANING_LEAD:
             # a document's sentences addressed to the assistant are cut as the search's are
             added = redact_evidence([nearest])[0]
             items.extend(added)
             judged.extend(added)
     for item in judged:
         others_cosines = [float(r["question_cosine"]) for r in rivals if not _same_entry(r, item)]
-        item["rival_cosine"] = round(max(others_cosines, default=0.0), 4)
+        if others_cosines:  # none: not compared, so never answered by meaning alone
+            item["rival_cosine"] = round(max(others_cosines), 4)
 
 
 def _candidate(hit: Any, rank: int) -> dict[str, Any]:

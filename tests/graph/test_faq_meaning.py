@@ -88,3 +88,16 @@ def test_an_entry_answers_by_meaning_only_when_it_leads_the_collection() -> None
     # another language's entry is judged by graph.cross_language
     crossing = {**_entry(0.45, rival_cosine=0.1, question_lead=0.45), "cross_language": True}
     assert not answers_by_meaning(crossing)
+
+
+async def test_a_collections_only_entry_leads_nothing_and_answers_no_paraphrase_by_meaning(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    # with no other entry to lead, meaning alone would let the one entry answer every
+    # question near it: only the word-based rule judges it
+    service = await answer_service(
+        {"it-help.txt": faq_page([SLOW])}, db, ingestion, searcher, embedder
+    )
+    result = await service.ask("my laptop screen is cracked")
+    assert result.outcome == "refused", result.answer
+    assert result.citations == []
