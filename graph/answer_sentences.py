@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from textkit.answer_type import asked_type, carries
+from textkit.claims import negated
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens, stopwords
 
@@ -31,11 +32,25 @@ from textkit.tokens import keyword_tokens, stopwords
 MIN_STEM = 4
 # a heading is a name, not a statement: one short line
 MAX_HEADING_CHARS = 80
+# ... of a few words: a longer line without a full stop is a statement left unfinished
+MAX_HEADING_WORDS = 8
+# the kinds of answer a line may hold; one that holds any is a statement, not a name
+LINE_KINDS = ("price", "time", "duration", "amount", "date")
+# the kinds a sentence's section line may hold for it
+SECTION_KINDS = ("price", "time", "duration")
 # a line that ends a statement or a clause (or continues after a clause mark)
 _ENDS = re.compile(r"[.!?。！？:：;；,，、…]$")
 _CLAUSE_MARK = re.compile(r"[。！？；;，,、]")
 _LIST_ITEM = re.compile(r"^(?:[-*•‧·]|\d{1,3}[.)、]|\([a-z0-9]\))\s")
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
+# "Fee: 80 dollars", "费用：1300元": a label and its value on one line
+_LABEL_VALUE = re.compile(r"[:：]\s*\S")
+# a verb that makes an English line a statement ("Parking is allowed", "Permits may ...")
+_STATEMENT_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|can|cannot|could|may|might|must|will|would|should|shall)\b"
+)
+# a title may ask ("How to apply", "Who can apply"): its verb does not make it a statement
+_ASKS = re.compile(r"^(?:how|what|who|whom|whose|when|where|which|why)\b")
 # a line starting a sentence (a capital, a figure, a CJK character, a quote or bracket)
 _OPENS = re.compile(r"^[A-Z0-9\u3400-\u9fff\"“(（「]")
 _CLAUSE_CUT = re.compile(r"[;；]$")
@@ -97,11 +112,27 @@ def _rejoined(sentence: str, breaks: list[tuple[str, str]]) -> str:
     return sentence
 
 
+def states(line: str) -> bool:
+    """True when a line without a full stop still says something, so is never a heading:
+    it holds a negation ("Parking is not allowed on Main Street", "Do not pay by gift
+    card"), an answer of any kind ("Open daily 9am to 5pm", "费用：1300元"), a label with
+    its value ("Fee: 80 dollars"), or reads as an English sentence (a verb "is", "can",
+    "must"..., or more words than a title has)."""
+    if negated(line) or _LABEL_VALUE.search(line):
+        return True
+    if any(holds(line, kind) for kind in LINE_KINDS):
+        return True
+    text = plain(line)
+    if text.isascii() and not _ASKS.match(text):
+        return bool(_STATEMENT_VERB.search(text)) or len(text.split()) > MAX_HEADING_WORDS
+    return False
+
+
 def heading_lines(text: str) -> list[str]:
     """The lines of `text` that are headings: a Markdown `#` line, or one short line that
-    ends no statement, holds no clause mark, follows a blank line or a finished sentence,
-    and is followed by a blank line or by a line opening a sentence (a line ending in a
-    function word is a sentence wrapped, not a heading)."""
+    ends no statement, holds no clause mark, says nothing (`states`), follows a blank
+    line or a finished sentence, and is followed by a blank line or by a line opening a
+    sentence (a line ending in a function word is a sentence wrapped, not a heading)."""
     lines = [line.strip() for line in text.splitlines()]
     out: list[str] = []
     for i, line in enumerate(lines):
@@ -111,6 +142,8 @@ def heading_lines(text: str) -> list[str]:
             out.append(_MARKDOWN_HEADING.sub("", line))
             continue
         if len(line) > MAX_HEADING_CHARS or _ENDS.search(line) or _CLAUSE_MARK.search(line):
+            continue
+        if states(line):
             continue
         before = lines[i - 1] if i else ""
         after = next((x for x in lines[i + 1 :] if x), "")
@@ -132,6 +165,11 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
     headings = [_flat(h) for h in heading_lines(text) if _flat(h)]
     breaks = [(f"{m[1]} {m[2]}", m[1] + m[2]) for m in _CJK_BREAK.finditer(text)]
     titles = {plain(h) for h in [*headings, section] if h}
+    # a heading with its text on the very next line runs into its first sentence; one
+    # above a blank line does not ("Parking" above "Parking is not allowed ...")
+    run_in = [
+        h for h in headings if re.search(rf"(?m)^[ \t#]*{re.escape(h)}[ \t]*\n[ \t]*\S", text)
+    ]
     out: list[Quotable] = []
     pending = ""  # a clause cut at a semicolon, waiting for the rest of its sentence
     for raw in sentences:
@@ -139,7 +177,7 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
         if plain(_MARKDOWN_HEADING.sub("", sentence)) in titles:
             section = _MARKDOWN_HEADING.sub("", sentence)
             continue
-        for heading in headings:
+        for heading in run_in:
             if sentence.startswith(heading + " ") and len(sentence) > len(heading) + 1:
                 section, sentence = heading, sentence[len(heading) + 1 :].lstrip()
                 break
@@ -231,7 +269,12 @@ def arrange(
         return []
     order = sorted(range(len(picked)), key=lambda i: -picked[i][1])
     for kind in answer_kinds(question):
-        holding = [i for i in order if holds(picked[i][0], kind)]
+        # a sentence's own words first; failing those, its section line's price, time
+        # or duration ("## Fee 80 dollars" above "Payable at the counter."): a bare
+        # figure there may be the document's name's ("form-2024")
+        holding = [i for i in order if holds(picked[i][0], kind)] or [
+            i for i in order if kind in SECTION_KINDS and holds(picked[i][2], kind)
+        ]
         if holding:
             return holding[:limit]
     wanted = content_words(question) or content_words(context)

@@ -18,7 +18,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.answer_sentences import arrange, quotable
+from graph.answer_sentences import answer_kinds, arrange, content_words, covered, holds, quotable
 from graph.citations import citation_entry
 from graph.context import GraphContext
 from graph.cross_language import crosses, family, passage_sentences, similarities, topic
@@ -122,7 +122,15 @@ def pick_sentences(
         # the best-ranked evidence breaks ties
         scored.append((score - 0.01 * idx, idx, pos, sentence, about))
     best = sorted(scored, key=lambda s: -s[0])[:CONSIDERED]
-    best = [b for b in best if b[0] > 0] or best[:1]
+    kinds = answer_kinds(question)
+    about_asked = content_words(question)
+    # a line holding the kind asked under a section naming the topic answers though it
+    # shares no word ("Monday to Friday 9:00 to 17:00" under "Opening hours")
+    best = [
+        b
+        for b in best
+        if b[0] > 0 or (any(holds(b[3], kind) for kind in kinds) and covered(about_asked, b[4]) > 0)
+    ] or best[:1]
     chosen = [
         best[i]
         for i in arrange(

@@ -7,6 +7,7 @@ asks the same of a sample-like document)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,7 @@ from bot.turn.service import AnswerService
 from graph.answer_sentences import answer_kinds, heading_lines, holds, quotable
 from graph.context import GraphContext
 from graph.cross_language import passage_sentences
+from graph.nodes.response_synth import _compose, _prepare
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
@@ -134,3 +136,34 @@ def test_what_holds_a_price_a_duration_and_a_time() -> None:
     assert holds("Processing takes 4 working days.", "duration")
     assert holds("It is open on Saturday mornings from 9:00 to 12:00.", "time")
     assert not holds("Phone enquiries: 1999.", "time")
+
+
+def extractive(question: str, *texts: str, language: str = "en") -> list[str]:
+    """The quoted sentences of the extractive answer to `question` from passages `texts`."""
+    evidence: list[dict[str, Any]] = [
+        {"text": t, "document": f"Doc{i}", "language": language, "graded": "answer", "heading": ""}
+        for i, t in enumerate(texts)
+    ]
+    wanted, candidates = _prepare(question, evidence)
+    answer, _ = _compose(wanted, evidence, candidates, "", {}, language, question)
+    return items(answer)
+
+
+def test_a_statement_line_without_a_full_stop_is_no_heading() -> None:
+    parking = (
+        "Parking\n\nParking is not allowed on Main Street\n\n"
+        "Residents can park on Main Street side roads with a permit. "
+        "Permits are issued by the centre."
+    )
+    assert heading_lines(parking) == ["Parking"]
+    assert "Parking is not allowed on Main Street" in extractive(
+        "Can I park on Main Street?", parking
+    )
+    for line in ("Do not pay by gift card", "Open daily 9am to 5pm", "Fee: 80 dollars"):
+        assert heading_lines(f"Passport\n\n{line}\n\nBring a photo.") == ["Passport"]
+    fee = "Passport renewal\n\nFee: 80 dollars\n\nBring your old passport. Apply at the centre."
+    assert extractive("How much is the passport fee?", fee) == ["Fee: 80 dollars"]
+    zh = "护照换发\n\n费用：1300元\n\n请携带旧护照及照片一张。"
+    assert extractive("护照费用多少？", zh, language="zh-hans") == ["费用：1300元"]
+    hours = "Opening hours\n\nMonday to Friday 9:00 to 17:00\n\nThe office is in the town hall."
+    assert extractive("When is the office open?", hours) == ["Monday to Friday 9:00 to 17:00"]
