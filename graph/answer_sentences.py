@@ -66,8 +66,12 @@ _ASKS_PRICE = re.compile(
     r"多少钱|几多钱|费用|收费|价格|价钱|票价|学费|要钱|付多少"
 )
 _HAS_PRICE = re.compile(
-    r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|free|"
-    r"no charge|free of charge)\b|[0-9零〇一二三四五六七八九十百千万两]\s*(?:元|块|圆)|免费|免收"
+    r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|"
+    r"no charge|free of charge)\b|[0-9零〇一二三四五六七八九十百千万两]\s*(?:元|块|圆)|免费|免收|"
+    # "free" as a price ("is free", "for free", "free for residents", "free to use"), not
+    # as a name's adjective ("toll-free", "free Wi-Fi", "a free bulky waste collection")
+    r"\b(?:is|are|be|was|were|remains?|stays?|it's|for)\s+free\b(?!-)|"
+    r"(?<![-\w])free\s+(?:for|to\s+\w+)\b"
 )
 # "when is it open", "opening hours", "what time": a time of day or a day of the week
 _ASKS_TIME = re.compile(
@@ -245,6 +249,24 @@ def covered(wanted: set[str], text: str) -> int:
     return len(found)
 
 
+def topical(
+    wanted: set[str], picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]]
+) -> set[int]:
+    """The passages (evidence indexes) of `picked` on the question's topic: those whose
+    sentences, sections and titles together cover as many of the `wanted` words as the
+    best passage's; a passage in another language shares no word with the question:
+    it is kept."""
+    text: dict[int, str] = {}
+    for sentence, _, about, _, (passage, _) in picked:
+        text[passage] = f"{text.get(passage, '')} {sentence} {about}"
+    across = {p[4][0] for p in picked if p[3]}
+    if not wanted:
+        return set(text)
+    coverage = {p: covered(wanted, t) for p, t in text.items() if p not in across}
+    best = max(coverage.values(), default=0)
+    return across | {p for p, c in coverage.items() if c == best}
+
+
 def arrange(
     question: str,
     picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
@@ -268,16 +290,19 @@ def arrange(
     if not picked:
         return []
     order = sorted(range(len(picked)), key=lambda i: -picked[i][1])
+    wanted = content_words(question) or content_words(context)
+    # the kind asked is looked for in the passages on the question's topic only: another
+    # document's "free" does not answer what a passport costs
+    on_topic = [i for i in order if picked[i][4][0] in topical(wanted, picked)]
     for kind in answer_kinds(question):
         # a sentence's own words first; failing those, its section line's price, time
         # or duration ("## Fee 80 dollars" above "Payable at the counter."): a bare
         # figure there may be the document's name's ("form-2024")
-        holding = [i for i in order if holds(picked[i][0], kind)] or [
-            i for i in order if kind in SECTION_KINDS and holds(picked[i][2], kind)
+        holding = [i for i in on_topic if holds(picked[i][0], kind)] or [
+            i for i in on_topic if kind in SECTION_KINDS and holds(picked[i][2], kind)
         ]
         if holding:
             return holding[:limit]
-    wanted = content_words(question) or content_words(context)
     if not wanted:
         return order[:limit]
     coverage = {

@@ -167,3 +167,23 @@ def test_a_statement_line_without_a_full_stop_is_no_heading() -> None:
     assert extractive("护照费用多少？", zh, language="zh-hans") == ["费用：1300元"]
     hours = "Opening hours\n\nMonday to Friday 9:00 to 17:00\n\nThe office is in the town hall."
     assert extractive("When is the office open?", hours) == ["Monday to Friday 9:00 to 17:00"]
+
+
+def test_another_documents_free_does_not_answer_a_price_question() -> None:
+    passport = (
+        "Passport renewal\n\nResidents can renew an adult passport at the City Service Centre "
+        "or by post. Bring your old passport and one colour photo."
+    )
+    for other in (
+        "Bulky waste\n\nResidents can book a free bulky waste collection twice a year.",
+        "Wi-Fi\n\nFree Wi-Fi is available in the waiting area.",
+    ):
+        quoted = extractive("How much is a passport renewal?", passport, other)
+        assert quoted and all("passport" in s for s in quoted)
+    # "free" names a price only where it is one
+    assert holds("Street parking is free on Sundays.", "price")
+    assert holds("Entry is free for residents.", "price")
+    assert holds("The app is free to download.", "price")
+    assert not holds("Call our toll-free hotline.", "price")
+    assert not holds("Free Wi-Fi is available in the waiting area.", "price")
+    assert not holds("Residents can book a free bulky waste collection twice a year.", "price")
