@@ -41,7 +41,17 @@ SECTION_KINDS = ("price", "time", "duration")
 # a line that ends a statement or a clause (or continues after a clause mark)
 _ENDS = re.compile(r"[.!?。！？:：;；,，、…]$")
 _CLAUSE_MARK = re.compile(r"[。！？；;，,、]")
-_LIST_ITEM = re.compile(r"^(?:[-*•‧·]|\d{1,3}[.)、]|\([a-z0-9]\))\s")
+# a list item: a bullet, "1." / "1)" / "(a)", or a Chinese "（一）" / "一、"
+_LIST_ITEM = re.compile(
+    r"^(?:(?:[-*•‧·]|\d{1,3}[.)、]|\([a-z0-9]\))\s|[（(][一二三四五六七八九十]{1,3}[）)]|"
+    r"[一二三四五六七八九十]{1,3}、)"
+)
+# a Chinese numbered item inside a sentence (its lines were joined): it starts one of its own
+_CJK_ITEM_INSIDE = re.compile(r"\s+(?=[（(][一二三四五六七八九十]{1,3}[）)])")
+# a line introducing a list: "You need:", "申請人需要："
+_INTRO = re.compile(r"[:：]$")
+# the items of a list quoted after its intro, beyond the answer's sentence cap
+MAX_LIST_ITEMS = 12
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
 # "Fee: 80 dollars", "费用：1300元": a label and its value on one line
 _LABEL_VALUE = re.compile(r"[:：]\s*\S")
@@ -176,7 +186,8 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
     ]
     out: list[Quotable] = []
     pending = ""  # a clause cut at a semicolon, waiting for the rest of its sentence
-    for raw in sentences:
+    pieces = [p for raw in sentences for p in _CJK_ITEM_INSIDE.split(raw) if p.strip()]
+    for raw in pieces:
         sentence = _rejoined(_flat(raw), breaks)
         if plain(_MARKDOWN_HEADING.sub("", sentence)) in titles:
             section = _MARKDOWN_HEADING.sub("", sentence)
@@ -193,6 +204,24 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
         out.append(Quotable(sentence, section))
     if pending:
         out.append(Quotable(pending, section))
+    return out
+
+
+def is_list_item(sentence: str) -> bool:
+    """True when `sentence` is an item of a list ("- proof of address", "2. 車輛登記證")."""
+    return bool(_LIST_ITEM.match(sentence))
+
+
+def list_items(sentences: Sequence[str], intro: int) -> list[int]:
+    """The positions of the items of the list `sentences[intro]` introduces ("You need:"),
+    in order (none when it introduces no list), at most `MAX_LIST_ITEMS`."""
+    if not _INTRO.search(sentences[intro]):
+        return []
+    out: list[int] = []
+    for pos in range(intro + 1, min(len(sentences), intro + 1 + MAX_LIST_ITEMS)):
+        if not is_list_item(sentences[pos]):
+            break
+        out.append(pos)
     return out
 
 

@@ -187,3 +187,34 @@ def test_another_documents_free_does_not_answer_a_price_question() -> None:
     assert not holds("Call our toll-free hotline.", "price")
     assert not holds("Free Wi-Fi is available in the waiting area.", "price")
     assert not holds("Residents can book a free bulky waste collection twice a year.", "price")
+
+
+def test_a_list_is_quoted_whole_after_its_intro() -> None:
+    bulky = (
+        "Bulky waste\n\nTo book a collection you need:\n- a reference number\n"
+        "- your address\n- a list of items\n\nCall 311 to book."
+    )
+    quoted = extractive("What do I need to book a bulky waste collection?", bulky)
+    start = quoted.index("To book a collection you need:")
+    assert quoted[start + 1 : start + 4] == [
+        "a reference number",
+        "your address",
+        "a list of items",
+    ]
+    # beyond the answer's sentence cap, and numbered items are items too
+    items_ = [f"- document {n}" for n in range(1, 6)]
+    long = "Permit\n\nYou need:\n" + "\n".join(items_) + "\n\nApply online."
+    quoted = extractive("What documents do I need for a permit?", long)
+    assert quoted[:6] == ["You need:", *(f"document {n}" for n in range(1, 6))]
+    for marks in (["1. ", "2. ", "3. "], ["（一）", "（二）", "（三）"]):
+        zh = (
+            f"停車許可證\n\n申請人需要：\n{marks[0]}住址證明\n{marks[1]}車輛登記證\n"
+            f"{marks[2]}身份證明文件\n\n可網上申請。"
+        )
+        quoted = extractive("停車許可證需要什麼文件？", zh, language="zh-hant")
+        assert quoted[:4] == [
+            "申請人需要：",
+            f"{marks[0]}住址證明",
+            f"{marks[1]}車輛登記證",
+            f"{marks[2]}身份證明文件",
+        ]
