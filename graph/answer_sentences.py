@@ -296,6 +296,36 @@ def topical(
     return across | {p for p, c in coverage.items() if c == best}
 
 
+# the words that name a kind of answer ("fee", "closed"): a sentence naming one without
+# holding it sets its terms ("The fee is waived for applicants over 65")
+_NAMES_KIND = {"price": _ASKS_PRICE, "time": _ASKS_TIME, "duration": _ASKS_DURATION}
+
+
+def conditions(
+    kind: str,
+    wanted: set[str],
+    picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
+    first: int,
+    candidates: Sequence[int],
+) -> list[int]:
+    """The `candidates` of the answering sentence's (`first`'s) passage that hold no answer
+    of `kind` yet bear on it: they name the kind ("The fee is waived for applicants over
+    65", "The office is closed on public holidays") or hold every one of the question's
+    content words (`wanted`). Dropping them would drop the answer's conditions."""
+    passage = picked[first][4][0]
+    names = _NAMES_KIND.get(kind)
+    out: list[int] = []
+    for i in candidates:
+        sentence = picked[i][0]
+        if picked[i][4][0] != passage or holds(sentence, kind):
+            continue
+        if (names and names.search(plain(sentence))) or (
+            wanted and covered(wanted, sentence) == len(wanted)
+        ):
+            out.append(i)
+    return out
+
+
 def arrange(
     question: str,
     picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
@@ -331,7 +361,9 @@ def arrange(
             i for i in on_topic if kind in SECTION_KINDS and holds(picked[i][2], kind)
         ]
         if holding:
-            return holding[:limit]
+            first = holding[0]
+            kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
+            return [first, *sorted(kept[1:], key=order.index)][:limit]
     if not wanted:
         return order[:limit]
     coverage = {

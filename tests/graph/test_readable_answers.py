@@ -218,3 +218,21 @@ def test_a_list_is_quoted_whole_after_its_intro() -> None:
             f"{marks[1]}車輛登記證",
             f"{marks[2]}身份證明文件",
         ]
+
+
+def test_a_sentence_setting_the_answers_terms_stays_without_the_kind() -> None:
+    hours = (
+        "Opening hours\n\nThe office is open Monday to Friday, 9:00 to 17:00. "
+        "The office is closed on public holidays."
+    )
+    assert "The office is closed on public holidays." in extractive(
+        "When is the office closed?", hours
+    )
+    fees = (
+        "Passport fees\n\nThe passport fee is $80. "
+        "The fee is waived for applicants over 65 and for refugees."
+    )
+    assert extractive("How much does a passport cost?", fees) == [
+        "The passport fee is $80.",
+        "The fee is waived for applicants over 65 and for refugees.",
+    ]
