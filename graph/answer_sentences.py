@@ -4,17 +4,23 @@ A passage's text keeps its headings as lines of their own ("City Service
 Centre opening hours" above its paragraph, or run straight into it when the
 document had no blank line). A heading names a section; it answers nothing, so
 it is never a candidate, nor the start of one: it is kept as the section of
-the sentences under it, where it counts towards what they are about. A clause
-cut off at a semicolon is quoted with the rest of its sentence.
+the sentences under it, where it counts towards what they are about. A short
+line without a full stop that still says something (a negation, an answer of
+any kind, "Fee: 80 dollars", an English verb) is a sentence, not a heading. A
+clause cut off at a semicolon is quoted with the rest of its sentence; a line
+introducing a list ("You need:") is quoted with its items (`list_items`).
 
-The order and the cut (`arrange`): the sentences holding the kind of answer
-asked (a price for "how much does it cost", a duration for "how long", a time
-of day or weekday for "when is it open", an amount or a date:
-textkit.answer_type) come first and, when there is one, the others are left
-out: they are about the topic but do not answer. Without a kind asked, the
-sentences whose words (with their section's and their document's) cover the
-most of the question's content words come first; the first one's passage may go
-on from it, and another passage's sentence covering fewer is left out.
+The order and the cut (`arrange`): among the passages on the question's topic
+(`topical`), the sentences holding the kind of answer asked (a price for "how
+much does it cost", a duration for "how long", a time of day or weekday for
+"when is it open", an amount or a date: textkit.answer_type) come first and,
+when there is one, the others are left out: they are about the topic but do not
+answer, save those of the answering passage that set its terms (`conditions`:
+"The fee is waived for applicants over 65"). Without a kind asked (or none held
+on the topic), the sentences whose words (with their section's and their
+document's) cover the most of the question's content words come first; the
+first one's passage may go on from it, and another passage's sentence covering
+fewer is left out.
 """
 
 from __future__ import annotations
@@ -337,9 +343,11 @@ def arrange(
     is: evidence index and position) the answer quotes, best first, by their index in
     `picked`.
 
-    A sentence holding the finest kind of answer asked that any holds comes first
-    and the ones holding none are left out; the score orders them (their context
-    names the topic for all of them alike). Without a kind asked (or none held), the
+    Of the passages on the question's topic (`topical`), a sentence holding the
+    finest kind of answer asked that any holds comes first (failing one, a sentence
+    whose section line holds it) and the ones holding none are left out, save the
+    answering passage's `conditions`; the score orders them (their context names the
+    topic for all of them alike). Without a kind asked (or none held), the
     sentences covering the most of the question's content words (`context`'s, a
     follow-up's earlier question, when it has none), with their section and title,
     come first, by score; the first one's passage may go on from it (its other
@@ -352,7 +360,8 @@ def arrange(
     wanted = content_words(question) or content_words(context)
     # the kind asked is looked for in the passages on the question's topic only: another
     # document's "free" does not answer what a passport costs
-    on_topic = [i for i in order if picked[i][4][0] in topical(wanted, picked)]
+    passages = topical(wanted, picked)
+    on_topic = [i for i in order if picked[i][4][0] in passages]
     for kind in answer_kinds(question):
         # a sentence's own words first; failing those, its section line's price, time
         # or duration ("## Fee 80 dollars" above "Payable at the counter."): a bare
