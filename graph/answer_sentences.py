@@ -4,17 +4,23 @@ A passage's text keeps its headings as lines of their own ("City Service
 Centre opening hours" above its paragraph, or run straight into it when the
 document had no blank line). A heading names a section; it answers nothing, so
 it is never a candidate, nor the start of one: it is kept as the section of
-the sentences under it, where it counts towards what they are about. A clause
-cut off at a semicolon is quoted with the rest of its sentence.
+the sentences under it, where it counts towards what they are about. A short
+line without a full stop that still says something (a negation, an answer of
+any kind, "Fee: 80 dollars", an English verb) is a sentence, not a heading. A
+clause cut off at a semicolon is quoted with the rest of its sentence; a line
+introducing a list ("You need:") is quoted with its items (`list_items`).
 
-The order and the cut (`arrange`): the sentences holding the kind of answer
-asked (a price for "how much does it cost", a duration for "how long", a time
-of day or weekday for "when is it open", an amount or a date:
-textkit.answer_type) come first and, when there is one, the others are left
-out: they are about the topic but do not answer. Without a kind asked, the
-sentences whose words (with their section's and their document's) cover the
-most of the question's content words come first; the first one's passage may go
-on from it, and another passage's sentence covering fewer is left out.
+The order and the cut (`arrange`): among the passages on the question's topic
+(`topical`), the sentences holding the kind of answer asked (a price for "how
+much does it cost", a duration for "how long", a time of day or weekday for
+"when is it open", an amount or a date: textkit.answer_type) come first and,
+when there is one, the others are left out: they are about the topic but do not
+answer, save those of the answering passage that set its terms (`conditions`:
+"The fee is waived for applicants over 65"). Without a kind asked (or none held
+on the topic), the sentences whose words (with their section's and their
+document's) cover the most of the question's content words come first; the
+first one's passage may go on from it, and another passage's sentence covering
+fewer is left out.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from textkit.answer_type import asked_type, carries
+from textkit.claims import negated
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens, stopwords
 
@@ -31,11 +38,35 @@ from textkit.tokens import keyword_tokens, stopwords
 MIN_STEM = 4
 # a heading is a name, not a statement: one short line
 MAX_HEADING_CHARS = 80
+# ... of a few words: a longer line without a full stop is a statement left unfinished
+MAX_HEADING_WORDS = 8
+# the kinds of answer a line may hold; one that holds any is a statement, not a name
+LINE_KINDS = ("price", "time", "duration", "amount", "date")
+# the kinds a sentence's section line may hold for it
+SECTION_KINDS = ("price", "time", "duration")
 # a line that ends a statement or a clause (or continues after a clause mark)
 _ENDS = re.compile(r"[.!?。！？:：;；,，、…]$")
 _CLAUSE_MARK = re.compile(r"[。！？；;，,、]")
-_LIST_ITEM = re.compile(r"^(?:[-*•‧·]|\d{1,3}[.)、]|\([a-z0-9]\))\s")
+# a list item: a bullet, "1." / "1)" / "(a)", or a Chinese "（一）" / "一、"
+_LIST_ITEM = re.compile(
+    r"^(?:(?:[-*•‧·]|\d{1,3}[.)、]|\([a-z0-9]\))\s|[（(][一二三四五六七八九十]{1,3}[）)]|"
+    r"[一二三四五六七八九十]{1,3}、)"
+)
+# a Chinese numbered item inside a sentence (its lines were joined): it starts one of its own
+_CJK_ITEM_INSIDE = re.compile(r"\s+(?=[（(][一二三四五六七八九十]{1,3}[）)])")
+# a line introducing a list: "You need:", "申請人需要："
+_INTRO = re.compile(r"[:：]$")
+# the items of a list quoted after its intro, beyond the answer's sentence cap
+MAX_LIST_ITEMS = 12
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
+# "Fee: 80 dollars", "费用：1300元": a label and its value on one line
+_LABEL_VALUE = re.compile(r"[:：]\s*\S")
+# a verb that makes an English line a statement ("Parking is allowed", "Permits may ...")
+_STATEMENT_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|can|cannot|could|may|might|must|will|would|should|shall)\b"
+)
+# a title may ask ("How to apply", "Who can apply"): its verb does not make it a statement
+_ASKS = re.compile(r"^(?:how|what|who|whom|whose|when|where|which|why)\b")
 # a line starting a sentence (a capital, a figure, a CJK character, a quote or bracket)
 _OPENS = re.compile(r"^[A-Z0-9\u3400-\u9fff\"“(（「]")
 _CLAUSE_CUT = re.compile(r"[;；]$")
@@ -51,8 +82,12 @@ _ASKS_PRICE = re.compile(
     r"多少钱|几多钱|费用|收费|价格|价钱|票价|学费|要钱|付多少"
 )
 _HAS_PRICE = re.compile(
-    r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|free|"
-    r"no charge|free of charge)\b|[0-9零〇一二三四五六七八九十百千万两]\s*(?:元|块|圆)|免费|免收"
+    r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|"
+    r"no charge|free of charge)\b|[0-9零〇一二三四五六七八九十百千万两]\s*(?:元|块|圆)|免费|免收|"
+    # "free" as a price ("is free", "for free", "free for residents", "free to use"), not
+    # as a name's adjective ("toll-free", "free Wi-Fi", "a free bulky waste collection")
+    r"\b(?:is|are|be|was|were|remains?|stays?|it's|for)\s+free\b(?!-)|"
+    r"(?<![-\w])free\s+(?:for|to\s+\w+)\b"
 )
 # "when is it open", "opening hours", "what time": a time of day or a day of the week
 _ASKS_TIME = re.compile(
@@ -97,11 +132,27 @@ def _rejoined(sentence: str, breaks: list[tuple[str, str]]) -> str:
     return sentence
 
 
+def states(line: str) -> bool:
+    """True when a line without a full stop still says something, so is never a heading:
+    it holds a negation ("Parking is not allowed on Main Street", "Do not pay by gift
+    card"), an answer of any kind ("Open daily 9am to 5pm", "费用：1300元"), a label with
+    its value ("Fee: 80 dollars"), or reads as an English sentence (a verb "is", "can",
+    "must"..., or more words than a title has)."""
+    if negated(line) or _LABEL_VALUE.search(line):
+        return True
+    if any(holds(line, kind) for kind in LINE_KINDS):
+        return True
+    text = plain(line)
+    if text.isascii() and not _ASKS.match(text):
+        return bool(_STATEMENT_VERB.search(text)) or len(text.split()) > MAX_HEADING_WORDS
+    return False
+
+
 def heading_lines(text: str) -> list[str]:
     """The lines of `text` that are headings: a Markdown `#` line, or one short line that
-    ends no statement, holds no clause mark, follows a blank line or a finished sentence,
-    and is followed by a blank line or by a line opening a sentence (a line ending in a
-    function word is a sentence wrapped, not a heading)."""
+    ends no statement, holds no clause mark, says nothing (`states`), follows a blank
+    line or a finished sentence, and is followed by a blank line or by a line opening a
+    sentence (a line ending in a function word is a sentence wrapped, not a heading)."""
     lines = [line.strip() for line in text.splitlines()]
     out: list[str] = []
     for i, line in enumerate(lines):
@@ -111,6 +162,8 @@ def heading_lines(text: str) -> list[str]:
             out.append(_MARKDOWN_HEADING.sub("", line))
             continue
         if len(line) > MAX_HEADING_CHARS or _ENDS.search(line) or _CLAUSE_MARK.search(line):
+            continue
+        if states(line):
             continue
         before = lines[i - 1] if i else ""
         after = next((x for x in lines[i + 1 :] if x), "")
@@ -132,14 +185,20 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
     headings = [_flat(h) for h in heading_lines(text) if _flat(h)]
     breaks = [(f"{m[1]} {m[2]}", m[1] + m[2]) for m in _CJK_BREAK.finditer(text)]
     titles = {plain(h) for h in [*headings, section] if h}
+    # a heading with its text on the very next line runs into its first sentence; one
+    # above a blank line does not ("Parking" above "Parking is not allowed ...")
+    run_in = [
+        h for h in headings if re.search(rf"(?m)^[ \t#]*{re.escape(h)}[ \t]*\n[ \t]*\S", text)
+    ]
     out: list[Quotable] = []
     pending = ""  # a clause cut at a semicolon, waiting for the rest of its sentence
-    for raw in sentences:
+    pieces = [p for raw in sentences for p in _CJK_ITEM_INSIDE.split(raw) if p.strip()]
+    for raw in pieces:
         sentence = _rejoined(_flat(raw), breaks)
         if plain(_MARKDOWN_HEADING.sub("", sentence)) in titles:
             section = _MARKDOWN_HEADING.sub("", sentence)
             continue
-        for heading in headings:
+        for heading in run_in:
             if sentence.startswith(heading + " ") and len(sentence) > len(heading) + 1:
                 section, sentence = heading, sentence[len(heading) + 1 :].lstrip()
                 break
@@ -151,6 +210,24 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
         out.append(Quotable(sentence, section))
     if pending:
         out.append(Quotable(pending, section))
+    return out
+
+
+def is_list_item(sentence: str) -> bool:
+    """True when `sentence` is an item of a list ("- proof of address", "2. 車輛登記證")."""
+    return bool(_LIST_ITEM.match(sentence))
+
+
+def list_items(sentences: Sequence[str], intro: int) -> list[int]:
+    """The positions of the items of the list `sentences[intro]` introduces ("You need:"),
+    in order (none when it introduces no list), at most `MAX_LIST_ITEMS`."""
+    if not _INTRO.search(sentences[intro]):
+        return []
+    out: list[int] = []
+    for pos in range(intro + 1, min(len(sentences), intro + 1 + MAX_LIST_ITEMS)):
+        if not is_list_item(sentences[pos]):
+            break
+        out.append(pos)
     return out
 
 
@@ -207,6 +284,54 @@ def covered(wanted: set[str], text: str) -> int:
     return len(found)
 
 
+def topical(
+    wanted: set[str], picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]]
+) -> set[int]:
+    """The passages (evidence indexes) of `picked` on the question's topic: those whose
+    sentences, sections and titles together cover as many of the `wanted` words as the
+    best passage's; a passage in another language shares no word with the question:
+    it is kept."""
+    text: dict[int, str] = {}
+    for sentence, _, about, _, (passage, _) in picked:
+        text[passage] = f"{text.get(passage, '')} {sentence} {about}"
+    across = {p[4][0] for p in picked if p[3]}
+    if not wanted:
+        return set(text)
+    coverage = {p: covered(wanted, t) for p, t in text.items() if p not in across}
+    best = max(coverage.values(), default=0)
+    return across | {p for p, c in coverage.items() if c == best}
+
+
+# the words that name a kind of answer ("fee", "closed"): a sentence naming one without
+# holding it sets its terms ("The fee is waived for applicants over 65")
+_NAMES_KIND = {"price": _ASKS_PRICE, "time": _ASKS_TIME, "duration": _ASKS_DURATION}
+
+
+def conditions(
+    kind: str,
+    wanted: set[str],
+    picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
+    first: int,
+    candidates: Sequence[int],
+) -> list[int]:
+    """The `candidates` of the answering sentence's (`first`'s) passage that hold no answer
+    of `kind` yet bear on it: they name the kind ("The fee is waived for applicants over
+    65", "The office is closed on public holidays") or hold every one of the question's
+    content words (`wanted`). Dropping them would drop the answer's conditions."""
+    passage = picked[first][4][0]
+    names = _NAMES_KIND.get(kind)
+    out: list[int] = []
+    for i in candidates:
+        sentence = picked[i][0]
+        if picked[i][4][0] != passage or holds(sentence, kind):
+            continue
+        if (names and names.search(plain(sentence))) or (
+            wanted and covered(wanted, sentence) == len(wanted)
+        ):
+            out.append(i)
+    return out
+
+
 def arrange(
     question: str,
     picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
@@ -218,9 +343,11 @@ def arrange(
     is: evidence index and position) the answer quotes, best first, by their index in
     `picked`.
 
-    A sentence holding the finest kind of answer asked that any holds comes first
-    and the ones holding none are left out; the score orders them (their context
-    names the topic for all of them alike). Without a kind asked (or none held), the
+    Of the passages on the question's topic (`topical`), a sentence holding the
+    finest kind of answer asked that any holds comes first (failing one, a sentence
+    whose section line holds it) and the ones holding none are left out, save the
+    answering passage's `conditions`; the score orders them (their context names the
+    topic for all of them alike). Without a kind asked (or none held), the
     sentences covering the most of the question's content words (`context`'s, a
     follow-up's earlier question, when it has none), with their section and title,
     come first, by score; the first one's passage may go on from it (its other
@@ -230,11 +357,22 @@ def arrange(
     if not picked:
         return []
     order = sorted(range(len(picked)), key=lambda i: -picked[i][1])
-    for kind in answer_kinds(question):
-        holding = [i for i in order if holds(picked[i][0], kind)]
-        if holding:
-            return holding[:limit]
     wanted = content_words(question) or content_words(context)
+    # the kind asked is looked for in the passages on the question's topic only: another
+    # document's "free" does not answer what a passport costs
+    passages = topical(wanted, picked)
+    on_topic = [i for i in order if picked[i][4][0] in passages]
+    for kind in answer_kinds(question):
+        # a sentence's own words first; failing those, its section line's price, time
+        # or duration ("## Fee 80 dollars" above "Payable at the counter."): a bare
+        # figure there may be the document's name's ("form-2024")
+        holding = [i for i in on_topic if holds(picked[i][0], kind)] or [
+            i for i in on_topic if kind in SECTION_KINDS and holds(picked[i][2], kind)
+        ]
+        if holding:
+            first = holding[0]
+            kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
+            return [first, *sorted(kept[1:], key=order.index)][:limit]
     if not wanted:
         return order[:limit]
     coverage = {

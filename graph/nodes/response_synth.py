@@ -18,7 +18,16 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.answer_sentences import arrange, quotable
+from graph.answer_sentences import (
+    answer_kinds,
+    arrange,
+    content_words,
+    covered,
+    holds,
+    is_list_item,
+    list_items,
+    quotable,
+)
 from graph.citations import citation_entry
 from graph.context import GraphContext
 from graph.cross_language import crosses, family, passage_sentences, similarities, topic
@@ -122,7 +131,15 @@ def pick_sentences(
         # the best-ranked evidence breaks ties
         scored.append((score - 0.01 * idx, idx, pos, sentence, about))
     best = sorted(scored, key=lambda s: -s[0])[:CONSIDERED]
-    best = [b for b in best if b[0] > 0] or best[:1]
+    kinds = answer_kinds(question)
+    about_asked = content_words(question)
+    # a line holding the kind asked under a section naming the topic answers though it
+    # shares no word ("Monday to Friday 9:00 to 17:00" under "Opening hours")
+    best = [
+        b
+        for b in best
+        if b[0] > 0 or (any(holds(b[3], kind) for kind in kinds) and covered(about_asked, b[4]) > 0)
+    ] or best[:1]
     chosen = [
         best[i]
         for i in arrange(
@@ -133,9 +150,37 @@ def pick_sentences(
         )
     ]
     rest = sorted(chosen[1:], key=lambda b: (b[1], b[2]))
-    if all(_BULLET.match(b[3]) for b in chosen) and len({b[1] for b in chosen}) == 1:
+    if all(is_list_item(b[3]) for b in chosen) and len({b[1] for b in chosen}) == 1:
         chosen, rest = [], sorted(chosen, key=lambda b: b[2])  # one list: its own order
-    return [(b[3], b[1]) for b in [*chosen[:1], *rest]]
+    return with_lists([(b[1], b[2]) for b in [*chosen[:1], *rest]], candidates)
+
+
+def with_lists(places: list[tuple[int, int]], candidates: list[Candidate]) -> list[tuple[str, int]]:
+    """(sentence, evidence index) pairs of the sentences at `places` (evidence index,
+    position), each line introducing a list ("You need:") followed by its whole list in
+    order, beyond the sentence cap: an intro with one of its items reads as if that item
+    were all. An item chosen on its own is quoted where its intro is."""
+    text = {(c[0], c[1]): c[2] for c in candidates}
+    passages: dict[int, list[str]] = {}
+    for idx, _pos, sentence, _, _ in sorted(candidates, key=lambda c: (c[0], c[1])):
+        passages.setdefault(idx, []).append(sentence)
+    lists = {
+        (idx, pos): [(idx, p) for p in list_items(passages[idx], pos)]
+        for idx, pos in places
+        if idx in passages and pos < len(passages[idx])
+    }
+    owner = {item: intro for intro, items in lists.items() for item in items}
+    out: list[tuple[str, int]] = []
+    seen: set[tuple[int, int]] = set()
+    for place in places:
+        head = owner.get(place, place) if owner.get(place) in places else place
+        if head in seen:
+            continue
+        seen.add(head)
+        for idx, pos in [head, *lists.get(head, [])]:
+            seen.add((idx, pos))
+            out.append((text[(idx, pos)], idx))
+    return out
 
 
 def cite(evidence: list[dict[str, Any]], used: list[int]) -> tuple[dict[int, int], list[dict]]:

@@ -7,6 +7,7 @@ asks the same of a sample-like document)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,7 @@ from bot.turn.service import AnswerService
 from graph.answer_sentences import answer_kinds, heading_lines, holds, quotable
 from graph.context import GraphContext
 from graph.cross_language import passage_sentences
+from graph.nodes.response_synth import _compose, _prepare
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
@@ -134,3 +136,103 @@ def test_what_holds_a_price_a_duration_and_a_time() -> None:
     assert holds("Processing takes 4 working days.", "duration")
     assert holds("It is open on Saturday mornings from 9:00 to 12:00.", "time")
     assert not holds("Phone enquiries: 1999.", "time")
+
+
+def extractive(question: str, *texts: str, language: str = "en") -> list[str]:
+    """The quoted sentences of the extractive answer to `question` from passages `texts`."""
+    evidence: list[dict[str, Any]] = [
+        {"text": t, "document": f"Doc{i}", "language": language, "graded": "answer", "heading": ""}
+        for i, t in enumerate(texts)
+    ]
+    wanted, candidates = _prepare(question, evidence)
+    answer, _ = _compose(wanted, evidence, candidates, "", {}, language, question)
+    return items(answer)
+
+
+def test_a_statement_line_without_a_full_stop_is_no_heading() -> None:
+    parking = (
+        "Parking\n\nParking is not allowed on Main Street\n\n"
+        "Residents can park on Main Street side roads with a permit. "
+        "Permits are issued by the centre."
+    )
+    assert heading_lines(parking) == ["Parking"]
+    assert "Parking is not allowed on Main Street" in extractive(
+        "Can I park on Main Street?", parking
+    )
+    for line in ("Do not pay by gift card", "Open daily 9am to 5pm", "Fee: 80 dollars"):
+        assert heading_lines(f"Passport\n\n{line}\n\nBring a photo.") == ["Passport"]
+    fee = "Passport renewal\n\nFee: 80 dollars\n\nBring your old passport. Apply at the centre."
+    assert extractive("How much is the passport fee?", fee) == ["Fee: 80 dollars"]
+    zh = "护照换发\n\n费用：1300元\n\n请携带旧护照及照片一张。"
+    assert extractive("护照费用多少？", zh, language="zh-hans") == ["费用：1300元"]
+    hours = "Opening hours\n\nMonday to Friday 9:00 to 17:00\n\nThe office is in the town hall."
+    assert extractive("When is the office open?", hours) == ["Monday to Friday 9:00 to 17:00"]
+
+
+def test_another_documents_free_does_not_answer_a_price_question() -> None:
+    passport = (
+        "Passport renewal\n\nResidents can renew an adult passport at the City Service Centre "
+        "or by post. Bring your old passport and one colour photo."
+    )
+    for other in (
+        "Bulky waste\n\nResidents can book a free bulky waste collection twice a year.",
+        "Wi-Fi\n\nFree Wi-Fi is available in the waiting area.",
+    ):
+        quoted = extractive("How much is a passport renewal?", passport, other)
+        assert quoted and all("passport" in s for s in quoted)
+    # "free" names a price only where it is one
+    assert holds("Street parking is free on Sundays.", "price")
+    assert holds("Entry is free for residents.", "price")
+    assert holds("The app is free to download.", "price")
+    assert not holds("Call our toll-free hotline.", "price")
+    assert not holds("Free Wi-Fi is available in the waiting area.", "price")
+    assert not holds("Residents can book a free bulky waste collection twice a year.", "price")
+
+
+def test_a_list_is_quoted_whole_after_its_intro() -> None:
+    bulky = (
+        "Bulky waste\n\nTo book a collection you need:\n- a reference number\n"
+        "- your address\n- a list of items\n\nCall 311 to book."
+    )
+    quoted = extractive("What do I need to book a bulky waste collection?", bulky)
+    start = quoted.index("To book a collection you need:")
+    assert quoted[start + 1 : start + 4] == [
+        "a reference number",
+        "your address",
+        "a list of items",
+    ]
+    # beyond the answer's sentence cap, and numbered items are items too
+    items_ = [f"- document {n}" for n in range(1, 6)]
+    long = "Permit\n\nYou need:\n" + "\n".join(items_) + "\n\nApply online."
+    quoted = extractive("What documents do I need for a permit?", long)
+    assert quoted[:6] == ["You need:", *(f"document {n}" for n in range(1, 6))]
+    for marks in (["1. ", "2. ", "3. "], ["（一）", "（二）", "（三）"]):
+        zh = (
+            f"停車許可證\n\n申請人需要：\n{marks[0]}住址證明\n{marks[1]}車輛登記證\n"
+            f"{marks[2]}身份證明文件\n\n可網上申請。"
+        )
+        quoted = extractive("停車許可證需要什麼文件？", zh, language="zh-hant")
+        assert quoted[:4] == [
+            "申請人需要：",
+            f"{marks[0]}住址證明",
+            f"{marks[1]}車輛登記證",
+            f"{marks[2]}身份證明文件",
+        ]
+
+
+def test_a_sentence_setting_the_answers_terms_stays_without_the_kind() -> None:
+    hours = (
+        "Opening hours\n\nThe office is open Monday to Friday, 9:00 to 17:00. "
+        "The office is closed on public holidays."
+    )
+    assert "The office is closed on public holidays." in extractive(
+        "When is the office closed?", hours
+    )
+    fees = (
+        "Passport fees\n\nThe passport fee is $80. "
+        "The fee is waived for applicants over 65 and for refugees."
+    )
+    assert extractive("How much does a passport cost?", fees) == [
+        "The passport fee is $80.",
+        "The fee is waived for applicants over 65 and for refugees.",
+    ]
