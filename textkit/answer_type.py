@@ -91,9 +91,15 @@ def carries(sentence: str, kind: AnswerType | None) -> bool:
     return bool(_CJK.search(sentence)) or bool(_EN_NAME.search(sentence))
 
 
+# figures that count nothing: a phone number ("0800-123-456", "+852 2345 6789") or a
+# form's code ("DL-2")
+_NOT_AMOUNT = re.compile(r"\+?\d[\d -]{6,}\d|\b[A-Za-z]{1,4}-\d+\b")
+
+
 def has_amount(text: str) -> bool:
     """True when a text states an amount: a figure (a Chinese 一 alone is "a", not one)
-    or a vague amount ("hundreds", 数百, "half")."""
+    or a vague amount ("hundreds", 数百, "half"); a phone number or a form code is none."""
+    text = _NOT_AMOUNT.sub(" ", text)
     found = numbers(text)
     if _DIGIT.search(text) or found - {"1"}:
         return True

@@ -65,3 +65,10 @@ def test_an_amount_is_a_figure_in_any_writing() -> None:
     assert has_amount("费用是一千三百元。")
     assert has_amount("It costs thirteen hundred dollars.")
     assert not has_amount("这是一个问题。")
+
+
+def test_a_phone_number_or_a_form_code_is_no_amount() -> None:
+    assert not has_amount("Call our toll-free hotline 0800-123-456.")
+    assert not has_amount("Call +852 2345 6789 for an appointment.")
+    assert not has_amount("Fill in form DL-2 and bring it to the counter.")
+    assert has_amount("Call 2345 6789; the fee is 1,300 dollars.")
