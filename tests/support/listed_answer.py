@@ -23,3 +23,14 @@ ITEMS = [
 ]
 # the document's headings: they name sections, never a line of the answer
 HEADINGS = ("Library cards", "What to bring for a library card")
+
+# a two-part reply as the answering step writes it: each part's heading, then its items
+TWO_PART = "\n".join(
+    [
+        "Here is what our documents say:",
+        'On "How much does it cost to renew a passport":',
+        "- The fee is 1,300 dollars. [1]",
+        'On "what documents do I need to bring":',
+        "- Bring your old passport & a photo. [1]",
+    ]
+)

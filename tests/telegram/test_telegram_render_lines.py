@@ -4,16 +4,7 @@ above their items, items are `• ` lines, sources are named in the reader's scr
 from __future__ import annotations
 
 from bot.telegram.render import html_messages, sources
-
-TWO_PART = "\n".join(
-    [
-        "Here is what our documents say:",
-        'On "How much does it cost to renew a passport":',
-        "- The fee is 1,300 dollars. [1]",
-        'On "what documents do I need to bring":',
-        "- Bring your old passport & a photo. [1]",
-    ]
-)
+from tests.support.listed_answer import TWO_PART
 
 
 def test_part_headings_stay_lines_above_their_bulleted_items() -> None:
