@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from graph.extractive import candidate_sentences
 from graph.faq_entry import entry_answer
-from graph.nodes.response_synth import candidate_sentences
 from graph.nodes.tool_executor import merge_candidates
 
 

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from graph.events import Reset, Token
-from graph.nodes.response_synth import cite, response_synth
+from graph.extractive import cite
+from graph.nodes.response_synth import response_synth
 from graph.nodes.retrieval_checker import retrieval_checker
 from graph.nodes.telemetry import telemetry
 from tests.support.node_fakes import FakeLLM, chunk, runtime

@@ -16,7 +16,7 @@ from bot.turn.service import AnswerService
 from graph.answer_sentences import answer_kinds, heading_lines, holds, quotable
 from graph.context import GraphContext
 from graph.cross_language import passage_sentences
-from graph.nodes.response_synth import _compose, _prepare
+from graph.extractive import _compose, _prepare
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
