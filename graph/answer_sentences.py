@@ -26,7 +26,7 @@ fewer is left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from textkit.answer_type import asked_type, carries
@@ -285,21 +285,29 @@ def covered(wanted: set[str], text: str) -> int:
 
 
 def topical(
-    wanted: set[str], picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]]
+    wanted: set[str],
+    picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
+    documents: Mapping[int, str] | None = None,
 ) -> set[int]:
-    """The passages (evidence indexes) of `picked` on the question's topic: those whose
+    """The passages (evidence indexes) of `picked` on the question's topic: those of the
+    documents (`documents`: a passage's document; each passage its own without) whose
     sentences, sections and titles together cover as many of the `wanted` words as the
-    best passage's; a passage in another language shares no word with the question:
-    it is kept."""
-    text: dict[int, str] = {}
+    best document's — a document's fee section is on its topic though it repeats no
+    word of it; a passage in another language shares no word with the question: it is
+    kept."""
+    documents = documents or {}
+    text: dict[object, str] = {}
     for sentence, _, about, _, (passage, _) in picked:
-        text[passage] = f"{text.get(passage, '')} {sentence} {about}"
+        key = documents.get(passage, passage)
+        text[key] = f"{text.get(key, '')} {sentence} {about}"
     across = {p[4][0] for p in picked if p[3]}
+    passages = {p[4][0] for p in picked}
     if not wanted:
-        return set(text)
-    coverage = {p: covered(wanted, t) for p, t in text.items() if p not in across}
+        return passages
+    native = {documents.get(p, p) for p in passages - across}
+    coverage = {key: covered(wanted, text[key]) for key in native}
     best = max(coverage.values(), default=0)
-    return across | {p for p, c in coverage.items() if c == best}
+    return across | {p for p in passages if coverage.get(documents.get(p, p)) == best}
 
 
 # the words that name a kind of answer ("fee", "closed"): a sentence naming one without
@@ -337,6 +345,7 @@ def arrange(
     picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
     limit: int,
     context: str = "",
+    documents: Mapping[int, str] | None = None,
 ) -> list[int]:
     """Which of the `picked` sentences (sentence, score, what it sits under: its section
     and document title, whether it is in another language than the question, where it
@@ -360,7 +369,7 @@ def arrange(
     wanted = content_words(question) or content_words(context)
     # the kind asked is looked for in the passages on the question's topic only: another
     # document's "free" does not answer what a passport costs
-    passages = topical(wanted, picked)
+    passages = topical(wanted, picked, documents)
     on_topic = [i for i in order if picked[i][4][0] in passages]
     for kind in answer_kinds(question):
         # a sentence's own words first; failing those, its section line's price, time

@@ -123,6 +123,7 @@ def pick_sentences(
             [(s, score, about, cross[idx], (idx, pos)) for score, idx, pos, s, about in best],
             MAX_SENTENCES,
             context,
+            {idx: str(item.get("document") or f"#{idx}") for idx, item in enumerate(evidence)},
         )
     ]
     rest = sorted(chosen[1:], key=lambda b: (b[1], b[2]))

@@ -13,7 +13,7 @@ import pytest
 
 import bot
 from bot.turn.service import AnswerService
-from graph.answer_sentences import answer_kinds, heading_lines, holds, quotable
+from graph.answer_sentences import answer_kinds, arrange, heading_lines, holds, quotable
 from graph.context import GraphContext
 from graph.cross_language import passage_sentences
 from graph.extractive import _compose, _prepare
@@ -236,3 +236,20 @@ def test_a_sentence_setting_the_answers_terms_stays_without_the_kind() -> None:
         "The passport fee is $80.",
         "The fee is waived for applicants over 65 and for refugees.",
     ]
+
+
+def test_a_documents_fee_section_is_on_its_topic_though_it_repeats_no_word_of_it() -> None:
+    question = "住宅區停車許可證一年多少錢？"
+    picked = [  # (sentence, score, section and title, other language, (passage, position))
+        (
+            "設籍本市的居民可以申請住宅區停車許可證，每戶最多兩張。",
+            2.0,
+            "住宅區停車許可證",
+            False,
+            (0, 0),
+        ),
+        ("每張許可證每年收費新臺幣一千二百元。", 1.0, "費用 停車許可證", False, (1, 0)),
+        ("Residents can book a free bulky waste collection.", 0.5, "Bulky waste", False, (2, 0)),
+    ]
+    documents = {0: "停車許可證", 1: "停車許可證", 2: "bulky-waste"}
+    assert arrange(question, picked, 3, documents=documents)[0] == 1
