@@ -17,11 +17,9 @@ import re
 from typing import Any
 
 from graph.answer_sentences import (
-    answer_kinds,
     arrange,
     content_words,
     covered,
-    holds,
     is_list_item,
     list_items,
     quotable,
@@ -31,6 +29,7 @@ from graph.cross_language import crosses, family, passage_sentences, similaritie
 from graph.cross_language import quotable as quotable_across
 from graph.cross_sentences import sentence_scores
 from graph.titles import display_title
+from textkit.answer_type import answer_kinds, holds
 from textkit.bilingual import available
 from textkit.catalog import say
 from textkit.scripts import to_script

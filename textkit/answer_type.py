@@ -16,6 +16,10 @@ Kept to what holds in both languages:
   no way a pattern tells from other words (a transliterated name's ·
   aside), so a Chinese sentence is never judged to lack one (`carries` is True).
 Yes/no questions and any other kind ask for none (`asked_type` None).
+
+Finer kinds, for choosing which sentences an extractive answer quotes
+(`answer_kinds`, `holds`): a price ("how much does it cost" / 多少钱), a duration
+("how long" / 多久) and a time of day or weekday ("when is it open" / 几点).
 """
 
 from __future__ import annotations
@@ -104,3 +108,81 @@ def has_amount(text: str) -> bool:
     if _DIGIT.search(text) or found - {"1"}:
         return True
     return bool(_VAGUE_AMOUNT.search(plain(text)))
+
+
+# finer kinds of an amount: a price, a duration (matched on `plain` text)
+_ASKS_PRICE = re.compile(
+    r"\b(?:costs?|price[sd]?|fees?|charges?|pay|paid|fares?|tuition)\b|"
+    r"多少钱|几多钱|费用|收费|价格|价钱|票价|学费|要钱|付多少"
+)
+_HAS_PRICE = re.compile(
+    r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|"
+    r"no charge|free of charge)\b|[0-9零〇一二三四五六七八九十百千万两]\s*(?:元|块|圆)|免费|免收|"
+    # "free" as a price ("is free", "for free", "free for residents", "free to use"), not
+    # as a name's adjective ("toll-free", "free Wi-Fi", "a free bulky waste collection")
+    r"\b(?:is|are|be|was|were|remains?|stays?|it's|for)\s+free\b(?!-)|"
+    r"(?<![-\w])free\s+(?:for|to\s+\w+)\b"
+)
+# "when is it open", "opening hours", "what time": a time of day or a day of the week
+_ASKS_TIME = re.compile(
+    r"\b(?:open|opens|opening|close|closes|closing|closed|hours|what time)\b|"
+    r"几点|开放时间|营业|办公时间|开门|关门|服务时间"
+)
+_HAS_TIME = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|weekdays?|weekends?|noon|midnight)s?\b|"
+    r"星期|周[一二三四五六日末]|礼拜|[0-9一二三四五六七八九十]+\s*[点時时]|上午|下午|中午|晚上"
+)
+_ASKS_DURATION = re.compile(r"\bhow long\b|多久|多长时间|多少天|几天|几个月|几年")
+_DURATION_UNITS = (
+    r"(?:second|minute|hour|day|week|fortnight|month|year)s?|"
+    r"秒|分钟|小时|天|日|周|星期|个月|月|年"
+)
+_HAS_DURATION = re.compile(
+    rf"(?:\d|[零〇一二三四五六七八九十百千两几数]|\b(?:a|an|one|two|three|four|five|six|seven|"
+    rf"eight|nine|ten|twelve|several|few)\b)\s*(?:个\s*)?(?:[a-z]+\s+|工作|营业)?"
+    rf"(?:{_DURATION_UNITS})",
+)
+
+# the words that name a kind of answer ("fee", "closed"): a sentence naming one without
+# holding it sets its terms ("The fee is waived for applicants over 65")
+_NAMES_KIND = {"price": _ASKS_PRICE, "time": _ASKS_TIME, "duration": _ASKS_DURATION}
+
+
+def answer_kinds(question: str) -> list[str]:
+    """The kinds of answer the question asks that leave out sentences holding none, the
+    finest first ("price", then "amount")."""
+    kind = asked_type(question)
+    text = plain(question)
+    finer: list[str] = []
+    if kind in (None, "amount") and _ASKS_PRICE.search(text):
+        finer.append("price")
+    if kind == "amount" and _ASKS_DURATION.search(text):
+        finer.append("duration")
+    if kind in (None, "date") and _ASKS_TIME.search(text):
+        finer.append("time")
+    # a name is no kind to leave sentences out by: "who" is often answered by a common
+    # noun ("only pharmacists"), and every Chinese sentence may hold one
+    return finer + ([kind] if kind in ("amount", "date") else [])
+
+
+def holds(sentence: str, kind: str) -> bool:
+    """True when `sentence` holds an answer of `kind` (a price, a duration, or
+    textkit.answer_type's amount, date or name)."""
+    if kind == "price":
+        return bool(_HAS_PRICE.search(plain(sentence)))
+    if kind == "duration":
+        return bool(_HAS_DURATION.search(plain(sentence)))
+    if kind == "time":
+        return bool(_HAS_TIME.search(plain(sentence)))
+    if kind in ("amount", "date", "name"):
+        return carries(sentence, kind)  # type: ignore[arg-type]
+    return False
+
+
+def names_kind(sentence: str, kind: str) -> bool:
+    """True when `sentence` names the kind of answer ("fee", "closed", "how long") without
+    necessarily holding one: it sets the answer's terms ("The fee is waived for
+    applicants over 65")."""
+    names = _NAMES_KIND.get(kind)
+    return bool(names and names.search(plain(sentence)))

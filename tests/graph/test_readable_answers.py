@@ -13,7 +13,7 @@ import pytest
 
 import bot
 from bot.turn.service import AnswerService
-from graph.answer_sentences import answer_kinds, arrange, heading_lines, holds, quotable
+from graph.answer_sentences import arrange, heading_lines, quotable
 from graph.context import GraphContext
 from graph.cross_language import passage_sentences
 from graph.extractive import _compose, _prepare
@@ -21,6 +21,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from textkit.answer_type import answer_kinds, holds
 
 SAMPLES = Path(bot.__file__).parent / "sample" / "docs"
 
