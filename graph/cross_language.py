@@ -256,12 +256,14 @@ def add_question_leads(items: list[dict[str, Any]]) -> None:
         others = [
             float(o["question_cosine"])
             for o in scored
-            if not _same_entry(o, item) and crosses(o) == crosses(item)
+            if not same_entry(o, item) and crosses(o) == crosses(item)
         ]
         item["question_lead"] = round(float(item["question_cosine"]) - max(others, default=0.0), 4)
 
 
-def _same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """One entry: its own chunk, another chunk of it, or a copy of it (same question in
+    the same context, or the same question and text)."""
     if (a.get("document"), a["question"]) == (b.get("document"), b["question"]):
         return True
     if _normal(entry_question(a)) == _normal(entry_question(b)):

@@ -130,8 +130,8 @@ from graph.cross_language import (
     QUESTION_LEAD,
     add_entry_cosines,
     crosses,
-    entry_question,
     judges_entries,
+    same_entry,
 )
 
 # The entries nearest the question in the whole collection (by the vector side) that
@@ -177,10 +177,10 @@ async def add_rival_cosines(
     rivals = [_candidate(h, rank) for rank, h in enumerate(entries, len(items) + 1)]
     await add_entry_cosines(embedder, question, rivals)
     rivals = [r for r in rivals if "question_cosine" in r]
-    left_out = [r for r in rivals if not any(_same_entry(r, i) for i in items)]
+    left_out = [r for r in rivals if not any(same_entry(r, i) for i in items)]
     if left_out:
         nearest = max(left_out, key=lambda r: float(r["question_cosine"]))
-        others = [r for r in [*rivals, *judged] if not _same_entry(r, nearest)]
+        others = [r for r in [*rivals, *judged] if not same_entry(r, nearest)]
         # an entry with no other to lead leads nothing: a collection's one entry must not
         # answer every question near it
         lead = float(nearest["question_cosine"]) - max(
@@ -192,7 +192,7 @@ async def add_rival_cosines(
             items.extend(added)
             judged.extend(added)
     for item in judged:
-        others_cosines = [float(r["question_cosine"]) for r in rivals if not _same_entry(r, item)]
+        others_cosines = [float(r["question_cosine"]) for r in rivals if not same_entry(r, item)]
         if others_cosines:  # none: not compared, so never answered by meaning alone
             item["rival_cosine"] = round(max(others_cosines), 4)
 
@@ -247,19 +247,3 @@ def answers_by_meaning(item: dict[str, Any]) -> bool:
     cosine = float(item["question_cosine"])
     lead = min(float(item.get("question_lead", cosine)), cosine - float(item["rival_cosine"]))
     return cosine >= MIN_MEANING and lead >= MEANING_LEAD
-
-
-def _same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """One entry: its own chunk, another chunk of it, or a copy of it (same question in
-    the same context, or the same question and text)."""
-
-    def normal(text: object) -> str:
-        return " ".join(str(text or "").split()).casefold()
-
-    if (a.get("document"), a["question"]) == (b.get("document"), b["question"]):
-        return True
-    if normal(entry_question(a)) == normal(entry_question(b)):
-        return True
-    return normal(a["question"]) == normal(b["question"]) and normal(a.get("text")) == normal(
-        b.get("text")
-    )
