@@ -268,13 +268,13 @@ def same_entry(a: dict[str, Any], b: dict[str, Any]) -> bool:
         return True
     if _normal(entry_question(a)) == _normal(entry_question(b)):
         return True
-    return _normal(a["question"]) == _normal(b["question"]) and _normal(
-        str(a.get("text") or "")
-    ) == _normal(str(b.get("text") or ""))
+    same_question = _normal(a["question"]) == _normal(b["question"])
+    return same_question and _normal(a.get("text")) == _normal(b.get("text"))
 
 
-def _normal(text: str) -> str:
-    return " ".join(text.split()).casefold()
+def _normal(text: object) -> str:
+    # a passage of a plain document has no question (None): it is no entry's copy
+    return " ".join(str(text or "").split()).casefold()
 
 
 def entry_question(item: dict[str, Any]) -> str:

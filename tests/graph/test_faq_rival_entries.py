@@ -96,3 +96,24 @@ def test_an_entry_must_lead_its_rivals_too() -> None:
     assert states_asked_question({**alone, "rival_cosine": 0.30})
     # the lead over the entries found still counts
     assert not states_asked_question({**alone, "question_lead": 0.02, "rival_cosine": 0.1})
+
+
+async def test_a_plain_document_beside_an_faq_is_answered(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    # a plain document's passages have no question: compared with the FAQ's entries as
+    # rivals, they are no entry's copy (and no error)
+    library = (
+        "# Library cards\n\nA library card is free for residents. Library cards are issued"
+        " at the Central Library counter on Harbour Road.\n"
+    )
+    service = await answer_service(
+        {"passports.txt": faq_page(ENTRIES), "library.md": library},
+        db,
+        ingestion,
+        searcher,
+        embedder,
+    )
+    result = await service.ask("Where are library cards issued?")
+    assert result.outcome == "answered", result.decision_path
+    assert "Central Library counter" in result.answer
