@@ -4,7 +4,8 @@ A passage's text keeps its headings as lines of their own ("City Service
 Centre opening hours" above its paragraph, or run straight into it when the
 document had no blank line). A heading names a section; it answers nothing, so
 it is never a candidate, nor the start of one: it is kept as the section of
-the sentences under it, where it counts towards what they are about. A short
+the sentences under it, where it counts towards what they are about; so does a
+sentence that asks ("How do I renew?" above its answer). A short
 line without a full stop that still says something (a negation, an answer of
 any kind, "Fee: 80 dollars", an English verb) is a sentence, not a heading. A
 clause cut off at a semicolon is quoted with the rest of its sentence; a line
@@ -13,10 +14,12 @@ introducing a list ("You need:") is quoted with its items (`list_items`).
 The order and the cut (`arrange`): among the passages on the question's topic
 (`topical`), the sentences holding the kind of answer asked (a price for "how
 much does it cost", a duration for "how long", a time of day or weekday for
-"when is it open", an amount or a date: textkit.answer_type) come first and,
+"when is it open", a count for "how many books", an amount or a date:
+textkit.answer_type) come first and,
 when there is one, the others are left out: they are about the topic but do not
 answer, save those of the answering passage that set its terms (`conditions`:
-"The fee is waived for applicants over 65"). Without a kind asked (or none held
+"The fee is waived for applicants over 65"); a duration or a count asked is
+answered by a sentence holding no price when one does. Without a kind asked (or none held
 on the topic), the sentences whose words (with their section's and their
 document's) cover the most of the question's content words come first; the
 first one's passage may go on from it, and another passage's sentence covering
@@ -41,9 +44,11 @@ MAX_HEADING_CHARS = 80
 # ... of a few words: a longer line without a full stop is a statement left unfinished
 MAX_HEADING_WORDS = 8
 # the kinds of answer a line may hold; one that holds any is a statement, not a name
-LINE_KINDS = ("price", "time", "duration", "amount", "date")
+LINE_KINDS = ("price", "time", "duration", "count", "amount", "date")
 # the kinds a sentence's section line may hold for it
 SECTION_KINDS = ("price", "time", "duration")
+# the kinds a sentence holding a price answers only when no other does
+PRICED_OUT = ("duration", "count")
 # a line that ends a statement or a clause (or continues after a clause mark)
 _ENDS = re.compile(r"[.!?。！？:：;；,，、…]$")
 _CLAUSE_MARK = re.compile(r"[。！？；;，,、]")
@@ -70,6 +75,8 @@ _ASKS = re.compile(r"^(?:how|what|who|whom|whose|when|where|which|why)\b")
 # a line starting a sentence (a capital, a figure, a CJK character, a quote or bracket)
 _OPENS = re.compile(r"^[A-Z0-9\u3400-\u9fff\"“(（「]")
 _CLAUSE_CUT = re.compile(r"[;；]$")
+# a question's end (a closing quote or bracket may follow its mark)
+_QUESTION_END = re.compile(r"[?？][\"”’」』)）]*$")
 _SPACE = re.compile(r"\s+")
 # a line break inside Chinese text (a wrapped line): the sentence joins it with a space
 _CJK_BREAK = re.compile(
@@ -112,6 +119,12 @@ def states(line: str) -> bool:
     if text.isascii() and not _ASKS.match(text):
         return bool(_STATEMENT_VERB.search(text)) or len(text.split()) > MAX_HEADING_WORDS
     return False
+
+
+def asks(sentence: str) -> bool:
+    """True when a sentence is a question ("How do I renew?" as a heading, "Lost your
+    card?"): it answers nothing, and names the section of the sentences after it."""
+    return bool(_QUESTION_END.search(sentence.strip()))
 
 
 def heading_lines(text: str) -> list[str]:
@@ -161,7 +174,7 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
     pieces = [p for raw in sentences for p in _CJK_ITEM_INSIDE.split(raw) if p.strip()]
     for raw in pieces:
         sentence = _rejoined(_flat(raw), breaks)
-        if plain(_MARKDOWN_HEADING.sub("", sentence)) in titles:
+        if plain(_MARKDOWN_HEADING.sub("", sentence)) in titles or asks(sentence):
             section = _MARKDOWN_HEADING.sub("", sentence)
             continue
         for heading in run_in:
@@ -305,6 +318,11 @@ def arrange(
         holding = [i for i in on_topic if holds(picked[i][0], kind)] or [
             i for i in on_topic if kind in SECTION_KINDS and holds(picked[i][2], kind)
         ]
+        # a price's term ("costs 900 dollars a year", "urgent processing (2 days) costs
+        # 900 dollars") answers what it costs: a duration or a count asked is answered by
+        # a sentence stating one without a price, when there is one
+        if kind in PRICED_OUT:
+            holding = [i for i in holding if not holds(picked[i][0], "price")] or holding
         if holding:
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
