@@ -225,3 +225,11 @@ def names_kind(sentence: str, kind: str) -> bool:
     applicants over 65")."""
     names = _NAMES_KIND.get(kind)
     return bool(names and names.search(plain(sentence)))
+
+
+def without_kind_words(text: str) -> str:
+    """`text` (`plain`) without the words that ask or name a kind of answer ("how much",
+    "cost", 多少钱, "how long", "open"): what is left names the thing asked about."""
+    for asks in (_ASKS_PRICE, _ASKS_DURATION, _ASKS_TIME, _ASKS_DATE, _ASKS_AMOUNT):
+        text = asks.sub(" ", text)
+    return text
