@@ -40,11 +40,11 @@ async def test_a_thing_with_no_document_is_not_answered_with_anothers_price(
     result = await service.ask("How much does a fishing licence cost?")
     assert result.outcome == "refused", result.answer
     assert "1,200" not in result.answer
-    # the permit asked of is still answered: by its fee in its own language
-    result = await service.ask("How much does a parking permit cost?")
-    assert result.outcome == "answered", result.answer
-    result = await service.ask("停車許可證多少錢？")
-    assert "1,200 元" in items(result.answer)[0], result.answer
+    # the permit asked of is still answered, in either language
+    for asked in ("How much does a parking permit cost?", "停車許可證多少錢？"):
+        result = await service.ask(asked)
+        assert result.outcome == "answered", (asked, result.answer)
+        assert result.citations[0]["document"] == "停車許可證", (asked, result.citations)
 
 
 async def test_another_things_price_in_the_same_language_is_no_answer(
