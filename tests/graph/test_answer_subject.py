@@ -11,10 +11,13 @@ import pytest
 
 import bot
 from bot.turn.service import AnswerService
+from graph.answer_sentences import quotable
+from graph.cross_language import passage_sentences
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from tests.graph.test_readable_answers import extractive
 from tests.support.passport_faq import answer_service
 
 SAMPLES = Path(bot.__file__).parent / "sample" / "docs"
@@ -96,3 +99,18 @@ async def test_a_heading_asked_as_a_question_is_never_quoted(
         quoted = items(result.answer)
         assert quoted and quoted[0].startswith(answer), (asked, quoted)
         assert not any(s.endswith("?") for s in quoted), (asked, quoted)
+
+
+def test_a_sentence_that_asks_is_the_section_of_its_answer_not_a_quote() -> None:
+    page = (
+        "Passport renewal\n\nHow do I renew?\nBring your old passport and one colour photo "
+        "to the City Service Centre.\n\nHow long does it take?\nProcessing takes 4 working days."
+    )
+    assert extractive("How do I renew my passport?", page) == [
+        "Bring your old passport and one colour photo to the City Service Centre."
+    ]
+    assert extractive("How long does it take to renew a passport?", page) == [
+        "Processing takes 4 working days."
+    ]
+    quoted = quotable(passage_sentences({"text": page}), page)
+    assert [q.section for q in quoted] == ["How do I renew?", "How long does it take?"]
