@@ -59,7 +59,17 @@ _ASKS = re.compile(r"^(?:how|what|who|whom|whose|when|where|which|why)\b")
 _OPENS = re.compile(r"^[A-Z0-9\u3400-\u9fff\"“(（「]")
 _CLAUSE_CUT = re.compile(r"[;；]$")
 # a question's end (a closing quote or bracket may follow its mark)
-_QUESTION_END = re.compile(r"[?？][\"”’」』)）]*$")
+_QUESTION_END = re.compile(r"[?？][\"”’」』)）》〉]*$")
+# quotation and title marks, opening and closing
+_QUOTES = (
+    ("《", "》"),
+    ("〈", "〉"),
+    ("「", "」"),
+    ("『", "』"),
+    ("“", "”"),
+    ("(", ")"),
+    ("（", "）"),
+)
 _SPACE = re.compile(r"\s+")
 # a line break inside Chinese text (a wrapped line): the sentence joins it with a space
 _CJK_BREAK = re.compile(
@@ -107,7 +117,11 @@ def states(line: str) -> bool:
 def asks(sentence: str) -> bool:
     """True when a sentence is a question ("How do I renew?" as a heading, "Lost your
     card?"): it answers nothing, and names the section of the sentences after it."""
-    return bool(_QUESTION_END.search(sentence.strip()))
+    if not _QUESTION_END.search(sentence.strip()):
+        return False
+    # a title quoted in a statement may end in a question mark (《…有關嗎?》): a sentence
+    # cut there, its quote left open, states something
+    return all(sentence.count(a) <= sentence.count(b) for a, b in _QUOTES)
 
 
 def heading_lines(text: str) -> list[str]:

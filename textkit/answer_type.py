@@ -159,7 +159,8 @@ _ASKS_COUNT = re.compile(
     r"\bhow many (?!seconds?\b|minutes?\b|hours?\b|days?\b|weeks?\b|months?\b|years?\b|"
     r"times? (?:a|per)\b)[a-z]+|"
     rf"几(?:个(?!月|小时|星期|钟头|工作)|[{_MEASURE.replace('个', '')}])|"
-    r"多少(?!钱|元|块|天|年|日|个?月|个?小时|分钟|时间|秒|岁|公[里斤尺]|米|度|倍|%)(?:个)?[\u4e00-\u9fff]"
+    r"多少(?!钱|元|块|天|年|日|个?月|个?小时|分钟|时间|秒|岁|公[里斤尺]|米|度|倍|%|百分|比例)"
+    r"(?:个)?[\u4e00-\u9fff]"
 )
 # units that make a figure no count of things: money, time, measures
 _NOT_COUNTED = (

@@ -11,7 +11,7 @@ import pytest
 
 import bot
 from bot.turn.service import AnswerService
-from graph.answer_sentences import quotable
+from graph.answer_sentences import asks, quotable
 from graph.cross_language import passage_sentences
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -19,6 +19,7 @@ from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
 from tests.graph.test_readable_answers import extractive
 from tests.support.passport_faq import answer_service
+from textkit.answer_type import answer_kinds
 
 SAMPLES = Path(bot.__file__).parent / "sample" / "docs"
 
@@ -114,3 +115,14 @@ def test_a_sentence_that_asks_is_the_section_of_its_answer_not_a_quote() -> None
     ]
     quoted = quotable(passage_sentences({"text": page}), page)
     assert [q.section for q in quoted] == ["How do I renew?", "How long does it take?"]
+
+
+def test_a_title_ending_in_a_question_mark_and_a_percentage_asked_are_no_question_nor_count() -> (
+    None
+):
+    # the sentence splitter cuts at a quoted title's question mark: the statement stays
+    assert not asks("他發表了四篇論文：《論運動物體的電動力學》、《物體慣性與其所含能量有關嗎?")
+    assert asks("How do I renew?") and asks("借書證遺失怎麼辦？")
+    assert answer_kinds("發動機的效率是多少百分比？") == ["amount"]
+    assert answer_kinds("發動機有多少個氣缸？") == ["count", "amount"]
+    assert answer_kinds("How many days does it take?") == ["duration", "amount"]
