@@ -1,35 +1,25 @@
-"""What an extractive answer may quote, and in what order: sentences, never headings.
+"""What an extractive answer may quote: sentences, never headings.
 
 A passage's text keeps its headings as lines of their own ("City Service
 Centre opening hours" above its paragraph, or run straight into it when the
 document had no blank line). A heading names a section; it answers nothing, so
 it is never a candidate, nor the start of one: it is kept as the section of
-the sentences under it, where it counts towards what they are about. A short
+the sentences under it, where it counts towards what they are about; so does a
+sentence that asks ("How do I renew?" above its answer). A short
 line without a full stop that still says something (a negation, an answer of
 any kind, "Fee: 80 dollars", an English verb) is a sentence, not a heading. A
 clause cut off at a semicolon is quoted with the rest of its sentence; a line
 introducing a list ("You need:") is quoted with its items (`list_items`).
-
-The order and the cut (`arrange`): among the passages on the question's topic
-(`topical`), the sentences holding the kind of answer asked (a price for "how
-much does it cost", a duration for "how long", a time of day or weekday for
-"when is it open", an amount or a date: textkit.answer_type) come first and,
-when there is one, the others are left out: they are about the topic but do not
-answer, save those of the answering passage that set its terms (`conditions`:
-"The fee is waived for applicants over 65"). Without a kind asked (or none held
-on the topic), the sentences whose words (with their section's and their
-document's) cover the most of the question's content words come first; the
-first one's passage may go on from it, and another passage's sentence covering
-fewer is left out.
+The order they are quoted in is graph.answer_order's.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from textkit.answer_type import answer_kinds, holds, names_kind
+from textkit.answer_type import holds
 from textkit.claims import negated
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens, stopwords
@@ -41,9 +31,7 @@ MAX_HEADING_CHARS = 80
 # ... of a few words: a longer line without a full stop is a statement left unfinished
 MAX_HEADING_WORDS = 8
 # the kinds of answer a line may hold; one that holds any is a statement, not a name
-LINE_KINDS = ("price", "time", "duration", "amount", "date")
-# the kinds a sentence's section line may hold for it
-SECTION_KINDS = ("price", "time", "duration")
+LINE_KINDS = ("price", "time", "duration", "count", "amount", "date")
 # a line that ends a statement or a clause (or continues after a clause mark)
 _ENDS = re.compile(r"[.!?。！？:：;；,，、…]$")
 _CLAUSE_MARK = re.compile(r"[。！？；;，,、]")
@@ -70,6 +58,18 @@ _ASKS = re.compile(r"^(?:how|what|who|whom|whose|when|where|which|why)\b")
 # a line starting a sentence (a capital, a figure, a CJK character, a quote or bracket)
 _OPENS = re.compile(r"^[A-Z0-9\u3400-\u9fff\"“(（「]")
 _CLAUSE_CUT = re.compile(r"[;；]$")
+# a question's end (a closing quote or bracket may follow its mark)
+_QUESTION_END = re.compile(r"[?？][\"”’」』)）》〉]*$")
+# quotation and title marks, opening and closing
+_QUOTES = (
+    ("《", "》"),
+    ("〈", "〉"),
+    ("「", "」"),
+    ("『", "』"),
+    ("“", "”"),
+    ("(", ")"),
+    ("（", "）"),
+)
 _SPACE = re.compile(r"\s+")
 # a line break inside Chinese text (a wrapped line): the sentence joins it with a space
 _CJK_BREAK = re.compile(
@@ -112,6 +112,16 @@ def states(line: str) -> bool:
     if text.isascii() and not _ASKS.match(text):
         return bool(_STATEMENT_VERB.search(text)) or len(text.split()) > MAX_HEADING_WORDS
     return False
+
+
+def asks(sentence: str) -> bool:
+    """True when a sentence is a question ("How do I renew?" as a heading, "Lost your
+    card?"): it answers nothing, and names the section of the sentences after it."""
+    if not _QUESTION_END.search(sentence.strip()):
+        return False
+    # a title quoted in a statement may end in a question mark (《…有關嗎?》): a sentence
+    # cut there, its quote left open, states something
+    return all(sentence.count(a) <= sentence.count(b) for a, b in _QUOTES)
 
 
 def heading_lines(text: str) -> list[str]:
@@ -161,7 +171,7 @@ def quotable(sentences: Sequence[str], text: str, section: str = "") -> list[Quo
     pieces = [p for raw in sentences for p in _CJK_ITEM_INSIDE.split(raw) if p.strip()]
     for raw in pieces:
         sentence = _rejoined(_flat(raw), breaks)
-        if plain(_MARKDOWN_HEADING.sub("", sentence)) in titles:
+        if plain(_MARKDOWN_HEADING.sub("", sentence)) in titles or asks(sentence):
             section = _MARKDOWN_HEADING.sub("", sentence)
             continue
         for heading in run_in:
@@ -217,105 +227,3 @@ def covered(wanted: set[str], text: str) -> int:
         elif len(word) >= MIN_STEM and any(w.startswith(word) or word.startswith(w) for w in stems):
             found.add(word)
     return len(found)
-
-
-def topical(
-    wanted: set[str],
-    picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
-    documents: Mapping[int, str] | None = None,
-) -> set[int]:
-    """The passages (evidence indexes) of `picked` on the question's topic: those of the
-    documents (`documents`: a passage's document; each passage its own without) whose
-    sentences, sections and titles together cover as many of the `wanted` words as the
-    best document's — a document's fee section is on its topic though it repeats no
-    word of it; a passage in another language shares no word with the question: it is
-    kept."""
-    documents = documents or {}
-    text: dict[object, str] = {}
-    for sentence, _, about, _, (passage, _) in picked:
-        key = documents.get(passage, passage)
-        text[key] = f"{text.get(key, '')} {sentence} {about}"
-    across = {p[4][0] for p in picked if p[3]}
-    passages = {p[4][0] for p in picked}
-    if not wanted:
-        return passages
-    native = {documents.get(p, p) for p in passages - across}
-    coverage = {key: covered(wanted, text[key]) for key in native}
-    best = max(coverage.values(), default=0)
-    return across | {p for p in passages if coverage.get(documents.get(p, p)) == best}
-
-
-def conditions(
-    kind: str,
-    wanted: set[str],
-    picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
-    first: int,
-    candidates: Sequence[int],
-) -> list[int]:
-    """The `candidates` of the answering sentence's (`first`'s) passage that hold no answer
-    of `kind` yet bear on it: they name the kind ("The fee is waived for applicants over
-    65", "The office is closed on public holidays") or hold every one of the question's
-    content words (`wanted`). Dropping them would drop the answer's conditions."""
-    passage = picked[first][4][0]
-    out: list[int] = []
-    for i in candidates:
-        sentence = picked[i][0]
-        if picked[i][4][0] != passage or holds(sentence, kind):
-            continue
-        if names_kind(sentence, kind) or (wanted and covered(wanted, sentence) == len(wanted)):
-            out.append(i)
-    return out
-
-
-def arrange(
-    question: str,
-    picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
-    limit: int,
-    context: str = "",
-    documents: Mapping[int, str] | None = None,
-) -> list[int]:
-    """Which of the `picked` sentences (sentence, score, what it sits under: its section
-    and document title, whether it is in another language than the question, where it
-    is: evidence index and position) the answer quotes, best first, by their index in
-    `picked`.
-
-    Of the passages on the question's topic (`topical`), a sentence holding the
-    finest kind of answer asked that any holds comes first (failing one, a sentence
-    whose section line holds it) and the ones holding none are left out, save the
-    answering passage's `conditions`; the score orders them (their context names the
-    topic for all of them alike). Without a kind asked (or none held), the
-    sentences covering the most of the question's content words (`context`'s, a
-    follow-up's earlier question, when it has none), with their section and title,
-    come first, by score; the first one's passage may go on from it (its other
-    sentences follow, by score), and a sentence of another passage covering fewer
-    does not bear on the question (one in another language shares no word: it
-    stays)."""
-    if not picked:
-        return []
-    order = sorted(range(len(picked)), key=lambda i: -picked[i][1])
-    wanted = content_words(question) or content_words(context)
-    # the kind asked is looked for in the passages on the question's topic only: another
-    # document's "free" does not answer what a passport costs
-    passages = topical(wanted, picked, documents)
-    on_topic = [i for i in order if picked[i][4][0] in passages]
-    for kind in answer_kinds(question):
-        # a sentence's own words first; failing those, its section line's price, time
-        # or duration ("## Fee 80 dollars" above "Payable at the counter."): a bare
-        # figure there may be the document's name's ("form-2024")
-        holding = [i for i in on_topic if holds(picked[i][0], kind)] or [
-            i for i in on_topic if kind in SECTION_KINDS and holds(picked[i][2], kind)
-        ]
-        if holding:
-            first = holding[0]
-            kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
-            return [first, *sorted(kept[1:], key=order.index)][:limit]
-    if not wanted:
-        return order[:limit]
-    coverage = {
-        i: covered(wanted, f"{picked[i][0]} {picked[i][2]}") for i in order if not picked[i][3]
-    }
-    best = max(coverage.values(), default=0)
-    covering = [i for i in order if coverage.get(i, best) == best]  # by score
-    passage = picked[covering[0]][4][0]
-    rest = [i for i in order if i not in covering and picked[i][4][0] == passage]
-    return [*covering, *rest][:limit]

@@ -5,8 +5,8 @@ The sentences that share the most keywords with the question, or, for a passage 
 another language than the question's, those picked by embedding similarity, the
 question's words they hold by the dictionary and the kind of answer they hold
 (graph.cross_sentences), quoted as written under a lead naming the document and its
-language; graph.answer_sentences orders them and leaves out headings and sentences
-that do not bear on the question.
+language; graph.answer_sentences leaves out headings, graph.answer_order orders them and
+leaves out sentences that do not bear on the question.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import math
 import re
 from typing import Any
 
+from graph.answer_order import arrange
 from graph.answer_sentences import (
-    arrange,
     content_words,
     covered,
     is_list_item,
@@ -86,7 +86,7 @@ def pick_sentences(
     A sentence of a passage in another language is scored by its similarity
     alone and only when it bears on the question (graph.cross_language.quotable).
     Of the best-scored, the kind of answer `question` asks and its coverage decide
-    which are quoted and which answers first (graph.answer_sentences.arrange).
+    which are quoted and which answers first (graph.answer_order.arrange).
     """
     background = set(keyword_tokens(context)) - wanted
     similarity = similarity or {}

@@ -19,7 +19,10 @@ Yes/no questions and any other kind ask for none (`asked_type` None).
 
 Finer kinds, for choosing which sentences an extractive answer quotes
 (`answer_kinds`, `holds`): a price ("how much does it cost" / 多少钱), a duration
-("how long" / 多久) and a time of day or weekday ("when is it open" / 几点).
+("how long" / 多久), a time of day or weekday ("when is it open" / 几点) and a
+count of things ("how many books" / 几本 / 多少人): a number of the thing counted
+(a measure word, or a noun that is no unit of money, time or measure), so a fine
+in dollars does not answer how many books a card borrows.
 """
 
 from __future__ import annotations
@@ -133,7 +136,10 @@ _HAS_TIME = re.compile(
     r"thursday|friday|saturday|sunday|weekdays?|weekends?|noon|midnight)s?\b|"
     r"星期|周[一二三四五六日末]|礼拜|[0-9一二三四五六七八九十]+\s*[点時时]|上午|下午|中午|晚上"
 )
-_ASKS_DURATION = re.compile(r"\bhow long\b|多久|多长时间|多少天|几天|几个月|几年")
+_ASKS_DURATION = re.compile(
+    r"\bhow long\b|\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b|"
+    r"多久|多长时间|多少天|几天|几个月|几年|几周|几个星期|几个小时|几小时|几分钟"
+)
 _DURATION_UNITS = (
     r"(?:second|minute|hour|day|week|fortnight|month|year)s?|"
     r"秒|分钟|小时|天|日|周|星期|个月|月|年"
@@ -142,6 +148,36 @@ _HAS_DURATION = re.compile(
     rf"(?:\d|[零〇一二三四五六七八九十百千两几数]|\b(?:a|an|one|two|three|four|five|six|seven|"
     rf"eight|nine|ten|twelve|several|few)\b)\s*(?:个\s*)?(?:[a-z]+\s+|工作|营业)?"
     rf"(?:{_DURATION_UNITS})",
+)
+
+# Chinese measure words of things counted (not of money, time or length): 本 books, 张
+# cards, 次 times, 位 / 名 / 人 people...
+_MEASURE = "本册张个次位名人件项份条台辆间所家种把只支部篇页门堂节场届盒包箱瓶杯袋双对套"
+# a count asked: "how many books" (not "how many days", a duration), 几本 / 几张 / 几个
+# (not 几个月), 多少人 / 多少本书 (not 多少钱 nor 多少天)
+_ASKS_COUNT = re.compile(
+    r"\bhow many (?!seconds?\b|minutes?\b|hours?\b|days?\b|weeks?\b|months?\b|years?\b|"
+    r"times? (?:a|per)\b)[a-z]+|"
+    rf"几(?:个(?!月|小时|星期|钟头|工作)|[{_MEASURE.replace('个', '')}])|"
+    r"多少(?!钱|元|块|天|年|日|个?月|个?小时|分钟|时间|秒|岁|公[里斤尺]|米|度|倍|%|百分|比例)"
+    r"(?:个)?[\u4e00-\u9fff]"
+)
+# units that make a figure no count of things: money, time, measures
+_NOT_COUNTED = (
+    r"(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|percent|per cent|"
+    r"seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|decades?|centur(?:y|ies)|"
+    r"am|pm|a\.m\.|p\.m\.|o'clock|[kmc]?m|km|kg|g|mm|cm|ml|l|st|nd|rd|th|and|or|to|of|"
+    r"in|at|on|by|for|per|a|an|the)\b"
+)
+_EN_NUMBER = (
+    r"(?:\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+    r"twenty|thirty|fifty|hundred|dozen)"
+)
+_HAS_COUNT = re.compile(
+    rf"\b{_EN_NUMBER}\s+(?:more\s+|additional\s+|other\s+)?"
+    rf"(?!(?:working\s+|business\s+|calendar\s+|full\s+|whole\s+|clear\s+)?{_NOT_COUNTED})"
+    r"[a-z]{2,}|"
+    rf"[0-9零〇一二两三四五六七八九十百千万几数]\s*[{_MEASURE}]"
 )
 
 # the words that name a kind of answer ("fee", "closed"): a sentence naming one without
@@ -159,6 +195,8 @@ def answer_kinds(question: str) -> list[str]:
         finer.append("price")
     if kind == "amount" and _ASKS_DURATION.search(text):
         finer.append("duration")
+    elif kind == "amount" and _ASKS_COUNT.search(text) and "price" not in finer:
+        finer.append("count")
     if kind in (None, "date") and _ASKS_TIME.search(text):
         finer.append("time")
     # a name is no kind to leave sentences out by: "who" is often answered by a common
@@ -167,14 +205,16 @@ def answer_kinds(question: str) -> list[str]:
 
 
 def holds(sentence: str, kind: str) -> bool:
-    """True when `sentence` holds an answer of `kind` (a price, a duration, or
-    textkit.answer_type's amount, date or name)."""
+    """True when `sentence` holds an answer of `kind` (a price, a duration, a time, a
+    count, or textkit.answer_type's amount, date or name)."""
     if kind == "price":
         return bool(_HAS_PRICE.search(plain(sentence)))
     if kind == "duration":
         return bool(_HAS_DURATION.search(plain(sentence)))
     if kind == "time":
         return bool(_HAS_TIME.search(plain(sentence)))
+    if kind == "count":
+        return bool(_HAS_COUNT.search(plain(sentence)))
     if kind in ("amount", "date", "name"):
         return carries(sentence, kind)  # type: ignore[arg-type]
     return False
@@ -186,3 +226,11 @@ def names_kind(sentence: str, kind: str) -> bool:
     applicants over 65")."""
     names = _NAMES_KIND.get(kind)
     return bool(names and names.search(plain(sentence)))
+
+
+def without_kind_words(text: str) -> str:
+    """`text` (`plain`) without the words that ask or name a kind of answer ("how much",
+    "cost", 多少钱, "how long", "open"): what is left names the thing asked about."""
+    for asks in (_ASKS_PRICE, _ASKS_DURATION, _ASKS_TIME, _ASKS_DATE, _ASKS_AMOUNT):
+        text = asks.sub(" ", text)
+    return text

@@ -24,6 +24,7 @@ from graph.part_grades import part_marks
 from graph.part_reply import answered_question, parts_reply, with_missing
 from graph.replies import refusal
 from graph.state import GraphState, Outcome
+from graph.subject import on_subject
 from graph.titles import with_display_titles
 from textkit.catalog import say
 
@@ -84,6 +85,16 @@ async def _answer(
         return refusal(language, runtime.context.handoff), [], kind, calls, waited
     question = state.get("normalized_question", "")
     context = state.get("standalone_question", "")
+    # a kind of answer found about another thing answers nothing (graph.subject)
+    about = await on_subject(question, evidence, runtime.context.embedder)
+    if not any(m and a for m, a in zip(marks, about, strict=True)):
+        notes.append("response_synth:off_subject")
+        kind = discarded or "refusal"
+        return refusal(language, runtime.context.handoff), [], kind, calls, waited
+    marks, evidence = (
+        [m for m, a in zip(marks, about, strict=True) if a],
+        [e for e, a in zip(evidence, about, strict=True) if a],
+    )
     marked = list(zip(marks, evidence, strict=True))
     grounded_first = [e for m, e in marked if m] + [e for m, e in marked if not m]
     answer, citations = await extractive_answer(

@@ -13,7 +13,8 @@ import pytest
 
 import bot
 from bot.turn.service import AnswerService
-from graph.answer_sentences import arrange, heading_lines, quotable
+from graph.answer_order import arrange
+from graph.answer_sentences import heading_lines, quotable
 from graph.context import GraphContext
 from graph.cross_language import passage_sentences
 from graph.extractive import _compose, _prepare

@@ -1,0 +1,128 @@
+"""Extractive answers (no model) that answer the question asked about the thing asked
+(real Postgres, the local embedder): another thing's price is no answer, a count of
+books is not money, a duration question quotes durations, and a heading asked as a
+question is never quoted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import bot
+from bot.turn.service import AnswerService
+from graph.answer_sentences import asks, quotable
+from graph.cross_language import passage_sentences
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+from tests.graph.test_readable_answers import extractive
+from tests.support.passport_faq import answer_service
+from textkit.answer_type import answer_kinds
+
+SAMPLES = Path(bot.__file__).parent / "sample" / "docs"
+
+
+def items(answer: str) -> list[str]:
+    """The answer's quoted sentences, without their `- ` and citation marks."""
+    return [line[2:].rsplit(" [", 1)[0] for line in answer.splitlines() if line.startswith("- ")]
+
+
+@pytest.fixture
+async def service(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> AnswerService:
+    files = {p.name: p.read_text() for p in sorted(SAMPLES.iterdir())}
+    return await answer_service(files, db, ingestion, searcher, embedder)
+
+
+async def test_a_thing_with_no_document_is_not_answered_with_anothers_price(
+    service: AnswerService,
+) -> None:
+    # the Chinese parking permit's fee is a price, of another thing
+    result = await service.ask("How much does a fishing licence cost?")
+    assert result.outcome == "refused", result.answer
+    assert "1,200" not in result.answer
+    # the permit asked of is still answered, in either language
+    for asked in ("How much does a parking permit cost?", "停車許可證多少錢？"):
+        result = await service.ask(asked)
+        assert result.outcome == "answered", (asked, result.answer)
+        assert result.citations[0]["document"] == "停車許可證", (asked, result.citations)
+
+
+async def test_another_things_price_in_the_same_language_is_no_answer(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    files = {
+        "dog_licence.md": "# Dog licence\n\nA dog licence costs 35 dollars a year.\n",
+        "parking_permit.md": "# Parking permit\n\nA parking permit costs 80 dollars a year.\n",
+    }
+    service = await answer_service(files, db, ingestion, searcher, embedder)
+    result = await service.ask("How much does a fishing licence cost?")
+    assert result.outcome == "refused", result.answer
+    result = await service.ask("How much does a dog licence cost?")
+    assert items(result.answer) == ["A dog licence costs 35 dollars a year."]
+
+
+async def test_how_many_books_is_a_count_not_a_fine(service: AnswerService) -> None:
+    result = await service.ask("圖書館借書證可以借幾本書？")
+    assert result.outcome == "answered", result.answer
+    quoted = items(result.answer)
+    assert quoted[0].startswith("每張借書證最多可借二十冊圖書"), quoted
+    # a fine or a fee is money, no number of books
+    assert not any("罰款" in s or "費用" in s for s in quoted), quoted
+
+
+async def test_how_long_after_a_price_question_quotes_durations(service: AnswerService) -> None:
+    first = await service.ask("How much does it cost to renew a passport?", conversation="c1")
+    assert items(first.answer)[0] == "The fee is 1,300 dollars."
+    result = await service.ask("And how long does it take?", conversation="c1")
+    assert result.outcome == "answered", result.answer
+    quoted = items(result.answer)
+    assert quoted[0].startswith("Processing takes 4 working days"), quoted
+    assert not any("dollars" in s for s in quoted), quoted
+
+
+async def test_a_heading_asked_as_a_question_is_never_quoted(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    page = (
+        "Passport renewal\n\nHow do I renew?\nBring your old passport and one colour photo "
+        "to the City Service Centre.\n\nHow long does it take?\nProcessing takes 4 working days."
+    )
+    service = await answer_service({"passport.txt": page}, db, ingestion, searcher, embedder)
+    for asked, answer in (
+        ("How do I renew my passport?", "Bring your old passport"),
+        ("How long does a passport renewal take?", "Processing takes 4 working days."),
+    ):
+        result = await service.ask(asked)
+        quoted = items(result.answer)
+        assert quoted and quoted[0].startswith(answer), (asked, quoted)
+        assert not any(s.endswith("?") for s in quoted), (asked, quoted)
+
+
+def test_a_sentence_that_asks_is_the_section_of_its_answer_not_a_quote() -> None:
+    page = (
+        "Passport renewal\n\nHow do I renew?\nBring your old passport and one colour photo "
+        "to the City Service Centre.\n\nHow long does it take?\nProcessing takes 4 working days."
+    )
+    assert extractive("How do I renew my passport?", page) == [
+        "Bring your old passport and one colour photo to the City Service Centre."
+    ]
+    assert extractive("How long does it take to renew a passport?", page) == [
+        "Processing takes 4 working days."
+    ]
+    quoted = quotable(passage_sentences({"text": page}), page)
+    assert [q.section for q in quoted] == ["How do I renew?", "How long does it take?"]
+
+
+def test_a_title_ending_in_a_question_mark_and_a_percentage_asked_are_no_question_nor_count() -> (
+    None
+):
+    # the sentence splitter cuts at a quoted title's question mark: the statement stays
+    assert not asks("他發表了四篇論文：《論運動物體的電動力學》、《物體慣性與其所含能量有關嗎?")
+    assert asks("How do I renew?") and asks("借書證遺失怎麼辦？")
+    assert answer_kinds("發動機的效率是多少百分比？") == ["amount"]
+    assert answer_kinds("發動機有多少個氣缸？") == ["count", "amount"]
+    assert answer_kinds("How many days does it take?") == ["duration", "amount"]
