@@ -20,7 +20,8 @@ passage writes it (the sentence quoted holds it).
 Each answerable turn that misses the gold passage is given its reason, from the
 candidates the turn's last grading (graph.nodes.retrieval_checker) judged: the
 gold passage not among them ("not retrieved"), among them but not grounded
-("under the bar": its evidence, lead and their sum against the bar are kept), or
+("under the bar": its evidence by meaning, its lead and the best other
+document's evidence are kept in the results), or
 grounded and still not cited ("grounded, not cited": another passage's sentences
 were quoted, or none). Printed as a count per direction and half.
 With `--baseline ROOT` the same run first measures another checkout's code (this
@@ -127,6 +128,8 @@ class LastGrading:
         self._grade = checker.grade
 
     def __enter__(self) -> LastGrading:
+        self.evidence = []  # a turn that never grades (blocked, forms only) judged nothing
+
         def grade(
             state: GraphState, max_loops: int, floor: float, has_llm: bool
         ) -> tuple[Retrieval, list[dict[str, Any]]]:
