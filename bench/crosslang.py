@@ -16,6 +16,14 @@ Per direction and half: citation hit (the gold passage cited), the share of
 answerable questions refused, the share of gold-removed questions refused, and
 the share of answerable questions whose answer quotes the gold answer as the
 passage writes it (the sentence quoted holds it).
+
+Each answerable turn that misses the gold passage is given its reason, from the
+candidates the turn's last grading (graph.nodes.retrieval_checker) judged: the
+gold passage not among them ("not retrieved"), among them but not grounded
+("under the bar": its evidence by meaning, its lead and the best other
+document's evidence are kept in the results), or
+grounded and still not cited ("grounded, not cited": another passage's sentences
+were quoted, or none). Printed as a count per direction and half.
 With `--baseline ROOT` the same run first measures another checkout's code (this
 file run with PYTHONPATH=ROOT, in a process of its own). Prints Markdown tables
 and writes bench/results/crosslang.json. DRCD has no English questions: not used.
@@ -34,6 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import graph.nodes.retrieval_checker as checker
 from bench.answers import service_for
 from bench.common import (
     EVAL_DIR,
@@ -46,6 +55,9 @@ from bench.common import (
 )
 from bench.searching import corpus_database
 from bot.settings import Settings
+from graph.cross_language import meaning_grounding
+from graph.grounding import is_grounded
+from graph.state import GraphState, Retrieval
 from textkit.scripts import to_simplified, to_traditional
 
 DIRECTIONS = ("en>zh-hans", "zh-hans>en", "en>zh-hant", "zh-hant>en")
@@ -104,6 +116,50 @@ def _span(text: str) -> str:
     return to_simplified(text).casefold()
 
 
+REASONS = ("not retrieved", "under the bar", "grounded, not cited")
+
+
+class LastGrading:
+    """Keeps the candidates of the turn's last grading: `graph.nodes.retrieval_checker`'s
+    `grade` wrapped while the context is open (the bench asks one question at a time)."""
+
+    def __init__(self) -> None:
+        self.evidence: list[dict[str, Any]] = []
+        self._grade = checker.grade
+
+    def __enter__(self) -> LastGrading:
+        self.evidence = []  # a turn that never grades (blocked, forms only) judged nothing
+
+        def grade(
+            state: GraphState, max_loops: int, floor: float, has_llm: bool
+        ) -> tuple[Retrieval, list[dict[str, Any]]]:
+            self.evidence = [dict(e) for e in state.get("evidence", [])]
+            return self._grade(state, max_loops, floor, has_llm)
+
+        checker.grade = grade
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        checker.grade = self._grade
+
+
+def why_missed(gold: str, evidence: list[dict[str, Any]]) -> dict[str, Any]:
+    """Why an answerable turn did not cite its gold passage (one of `REASONS`), with the
+    gold candidate's figures when it was judged: its evidence by meaning, its lead over
+    the other documents' candidates and the best other document's evidence."""
+    own = [e for e in evidence if e.get("document") == gold]
+    if not own:
+        return {"reason": REASONS[0]}
+    best = max(own, key=meaning_grounding)
+    rivals = [meaning_grounding(e) for e in evidence if e.get("document") != gold]
+    return {
+        "reason": REASONS[2] if any(is_grounded(e) for e in own) else REASONS[1],
+        "evidence": round(meaning_grounding(best), 4),
+        "lead": best.get("meaning_lead"),
+        "best_rival": round(max(rivals), 4) if rivals else None,
+    }
+
+
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     """Every direction's turns with the code on PYTHONPATH: per direction and half, figures."""
     settings = Settings()
@@ -114,23 +170,28 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         db = await corpus_database("crosslang_", direction, passages, settings)
         service = service_for(db, settings)
         await service.ask("warm up")
+        last = LastGrading()
         for half, sets in halves.items():
             turns: dict[str, list[dict[str, Any]]] = {}
             for kind, questions in sets.items():
                 turns[kind] = []
                 for q in questions:
                     started = time.perf_counter()
-                    r = await service.ask(q.text)
+                    with last:
+                        r = await service.ask(q.text)
+                    cited = [c["document"] for c in r.citations]
+                    missed = kind == "answerable" and q.passage not in cited
                     turns[kind].append(
                         {
                             "id": q.id,
                             "question": q.text,
                             "gold": q.passage,
-                            "cited": [c["document"] for c in r.citations],
+                            "cited": cited,
                             "refused": not r.citations,
                             "answer": r.answer,
                             "span": any(a in _span(r.answer) for a in spans.get(q.id, [])),
                             "ms": round((time.perf_counter() - started) * 1000, 1),
+                            "why": why_missed(q.passage, last.evidence) if missed else None,
                         }
                     )
             ans, una = turns["answerable"], turns["removed"]
@@ -142,6 +203,11 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 "refused_gold_removed": mean([1.0 if t["refused"] else 0.0 for t in una]),
                 # the answer quotes the gold answer's words (answerable turns)
                 "gold_span": mean([1.0 if t["span"] and not t["refused"] else 0.0 for t in ans]),
+                # answerable turns missing the gold passage, by reason (refused or not)
+                "missed": {
+                    reason: sum(1 for t in ans if (t["why"] or {}).get("reason") == reason)
+                    for reason in REASONS
+                },
                 "turns": turns,
             }
             print(f"done {direction} {half}", file=sys.stderr, flush=True)
@@ -215,6 +281,16 @@ def main() -> None:
             ],
             rows,
         )
+        missed = [
+            [code, direction, *figures[f"{direction} {half}"]["missed"].values()]
+            for code, figures in runs.items()
+            for direction in args.directions
+            if "missed" in figures[f"{direction} {half}"]  # kept by an earlier version
+        ]
+        if missed:
+            print(f"\n## Answerable questions whose gold passage was not cited ({half})\n")
+            headers = ["code", "question>documents", *REASONS]
+            results[f"missed {half}"] = print_table(headers, missed)
     print(f"\nwrote {write_json('crosslang', results)}")
 
 
