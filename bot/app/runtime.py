@@ -246,6 +246,7 @@ class Runtime:
             # how their askers are offered the answer (CORRECTIONS_ENABLED=false: never)
             renderers=renderers if self.settings.corrections_enabled else None,
             timezone=self.settings.handoff_timezone,
+            db_wait_s=self.settings.job_db_wait_s,
         )
 
 

@@ -36,7 +36,10 @@ def test_serve_stops_cleanly_on_sigterm_and_stops_its_embedded_postgres(
 def test_health_says_503_when_the_database_is_down(start, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     log = tmp_path / "serve.log"
     with log.open("w") as output:
-        proc, port = start("serve", _output=output, SHUTDOWN_GRACE_SECONDS="2")
+        # the job worker's queries give up on the lost database after 2 s (30 s by default)
+        proc, port = start(
+            "serve", _output=output, SHUTDOWN_GRACE_SECONDS="2", JOB_DB_WAIT_SECONDS="2"
+        )
         assert _health(port) == 200
         postmaster = _postmaster(tmp_path / "data")
         postmaster.send_signal(signal.SIGINT)  # Postgres "fast" shutdown: the database goes

@@ -74,6 +74,7 @@ class JobQueue:
         answers: Callable[[], AnswerService] | None = None,
         renderers: Mapping[str, AskerRenderer] | None = None,
         timezone: str = "UTC",
+        db_wait_s: float = 30.0,
     ) -> None:
         self._db = db
         self._sources = sources
@@ -82,7 +83,13 @@ class JobQueue:
         self._ingestion = ingestion
         self._telemetry = telemetry
         self.notifiers: dict[str, Notifier] = {}
-        self.app = App(connector=PsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=4))
+        # `db_wait_s`: a query waits this long for a connection, then fails; the worker
+        # stops on that failure (bot.app.lifecycle restarts it): how soon a lost database
+        # is noticed (procrastinate's listener alone takes up to a minute)
+        connector = PsycopgConnector(
+            conninfo=libpq_url(url), min_size=1, max_size=4, timeout=db_wait_s
+        )
+        self.app = App(connector=connector)
         # A job a stopped worker abandoned (shutdown grace exceeded) goes back to the
         # queue; the ingestion itself never raises, so retries are only for that.
         # deferred by storage.repositories.uploads.defer_ingestion under these names
