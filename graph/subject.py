@@ -30,7 +30,7 @@ from typing import Any
 from graph.answer_sentences import content_words, covered
 from graph.cross_language import cosines, crosses, passage_sentences, topic
 from textkit.answer_type import answer_kinds, holds, without_kind_words
-from textkit.question_words import QUESTION_WORDS
+from textkit.question_words import QUESTION_WORDS, REQUEST_WORDS
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens
 
@@ -46,6 +46,8 @@ def subject_words(question: str) -> set[str]:
     the words of the thing it asks about."""
     asked = without_kind_words(plain(question))
     asked = _ASKS_TAKE.sub(" ", asked)
+    # "help me with", "docs about": how one asks, not what about
+    asked = REQUEST_WORDS.sub(" ", asked)
     # "does" is cut to "doe", which no stopword list holds
     return {w for w in content_words(QUESTION_WORDS.sub(" ", asked)) if w != "doe"}
 
@@ -58,7 +60,7 @@ def split_question(question: str) -> tuple[str, str]:
     rest = text
     for token in sorted(words, key=len, reverse=True):
         rest = rest.replace(token, " ")
-    named = QUESTION_WORDS.sub(" ", without_kind_words(text))
+    named = REQUEST_WORDS.sub(" ", QUESTION_WORDS.sub(" ", without_kind_words(text)))
     # an English word is kept when it is a subject word; Chinese runs as they are left
     subject = [
         piece

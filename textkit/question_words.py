@@ -4,6 +4,9 @@ Two lists, one for each kind of text they are matched on, both kept here:
 - `QUESTION_WORDS` is matched on `plain` text (lower-cased, Simplified), so
   one spelling covers both scripts; it is the long list support scoring drops
   to find the words an answer shares with the question (哪一個, 誰, 多少…).
+- `REQUEST_WORDS` is matched on `plain` text too: the words of asking for
+  something ("help me with", "docs about", 想知道, 帮我查) rather than of the
+  thing asked; the subject of a question (graph.subject) is what is left.
 - `QUERY_FILLER` is matched on a query as the user or planner wrote it (either
   script, any case); a retry search drops these question words, pronouns,
   English function words and punctuation, and keeps everything else.
@@ -22,6 +25,14 @@ QUESTION_WORDS = re.compile(
     r"哪一个|哪一首|哪一位|哪一种|哪一年|哪一天|哪一|哪个|哪些|哪里|哪儿|哪|谁|何时|何年|何处|何种|"
     r"何人|何地|为何|如何|什么时候|什么|甚么|多少|多久|多长|多大|为什么|是因为|怎么|怎样|几|吗|呢|"
     r"请问|一个|一首|一位|一种"
+)
+# Matched on lower-cased Simplified text: how people ask, in chat, for any thing
+REQUEST_WORDS = re.compile(
+    r"\b(?:help|helps|docs?|documents?|documentation|info|information|details?|tell|know|"
+    r"need|needs|want|wants|like|please|pls|plz|asap|urgent|urgently|question|questions|"
+    r"find|look|looking|wondering|hi|hello|hey|thanks|thank|me|explain|show|give|check|"
+    r"quick|quickly|anyone|someone|somebody)\b|"
+    r"请问|想知道|想问|想了解|告诉我|帮我查|帮我|帮忙|麻烦|资料|文件|信息|相关|关于|一下|谢谢"
 )
 # Matched on raw text: both scripts spelled out.
 QUERY_FILLER = re.compile(

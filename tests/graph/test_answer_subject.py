@@ -13,6 +13,7 @@ import bot
 from bot.turn.service import AnswerService
 from graph.answer_sentences import asks, quotable
 from graph.cross_language import passage_sentences
+from graph.subject import subject_words
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
@@ -126,3 +127,12 @@ def test_a_title_ending_in_a_question_mark_and_a_percentage_asked_are_no_questio
     assert answer_kinds("發動機的效率是多少百分比？") == ["amount"]
     assert answer_kinds("發動機有多少個氣缸？") == ["count", "amount"]
     assert answer_kinds("How many days does it take?") == ["duration", "amount"]
+
+
+def test_the_words_of_asking_are_no_part_of_the_subject() -> None:
+    # "docs about the passport fee" asks of a passport: a passport page holds its subject
+    assert subject_words("docs about the passport fee") == {"passport"}
+    assert subject_words("help me with the passport renewal fee") == {"passport", "renewal"}
+    assert subject_words("I need to know the parking permit price asap") == {"parking", "permit"}
+    assert subject_words("幫我查一下護照換發要多少錢？") == {"护照", "换发"}
+    assert subject_words("How much does a fishing licence cost?") == {"fishing", "licence"}
