@@ -25,8 +25,8 @@ from graph.answer_sentences import (
     quotable,
 )
 from graph.citations import citation_entry
+from graph.cross_kinds import bearing
 from graph.cross_language import crosses, family, passage_sentences, similarities, topic
-from graph.cross_language import quotable as quotable_across
 from graph.cross_sentences import sentence_scores
 from graph.titles import display_title
 from textkit.answer_type import answer_kinds, holds
@@ -84,7 +84,8 @@ def pick_sentences(
     lets "fee" answer "how much does it cost"; `context` (a follow-up's
     earlier question) counts a little: the sentence must answer what is asked now.
     A sentence of a passage in another language is scored by its similarity
-    alone and only when it bears on the question (graph.cross_language.quotable).
+    alone and only when it bears on the question (graph.cross_kinds.bearing: close to
+    the best one's, or holding the kind of answer asked).
     Of the best-scored, the kind of answer `question` asks and its coverage decide
     which are quoted and which answers first (graph.answer_order.arrange).
     """
@@ -92,12 +93,19 @@ def pick_sentences(
     similarity = similarity or {}
     support = [item.get("graded") == "support" for item in evidence[:MAX_EVIDENCE]]
     cross = [crosses(item) for item in evidence[:MAX_EVIDENCE]]
-    best_cross = max((similarity.get(c[2], 0.0) for c in candidates if cross[c[0]]), default=0.0)
+    across = bearing(
+        question,
+        [
+            (c[2], similarity.get(c[2], 0.0), str(evidence[c[0]].get("document")))
+            for c in candidates
+            if cross[c[0]]
+        ],
+    )
     scored: list[tuple[float, int, int, str, str]] = []
     for idx, pos, sentence, tokens, about in candidates:
         if not tokens:
             continue
-        if cross[idx] and not quotable_across(similarity.get(sentence, 0.0), best_cross):
+        if cross[idx] and sentence not in across:
             continue
         hits = len(wanted & tokens) + 0.3 * len(background & tokens)
         score = hits / math.sqrt(len(tokens)) + SIMILARITY_WEIGHT * similarity.get(sentence, 0.0)
