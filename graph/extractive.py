@@ -4,9 +4,10 @@ each with its [n] citation.
 The sentences that share the most keywords with the question, or, for a passage in
 another language than the question's, those picked by embedding similarity, the
 question's words they hold by the dictionary and the kind of answer they hold
-(graph.cross_sentences), quoted as written under a lead naming the document and its
-language; graph.answer_sentences leaves out headings, graph.answer_order orders them and
-leaves out sentences that do not bear on the question.
+(graph.cross_sentences; graph.sentence_similarity scores them), quoted as written under
+a lead naming the document and its language; graph.answer_sentences leaves out
+headings, graph.cross_kinds the other language's sentences that do not bear on the
+question, graph.answer_order orders them and leaves out sentences that do not answer.
 """
 
 from __future__ import annotations
@@ -25,12 +26,11 @@ from graph.answer_sentences import (
     quotable,
 )
 from graph.citations import citation_entry
-from graph.cross_language import crosses, family, passage_sentences, similarities, topic
-from graph.cross_language import quotable as quotable_across
-from graph.cross_sentences import sentence_scores
+from graph.cross_kinds import bearing
+from graph.cross_language import crosses, family, passage_sentences, topic
+from graph.sentence_similarity import Candidate, sentence_similarity
 from graph.titles import display_title
 from textkit.answer_type import answer_kinds, holds
-from textkit.bilingual import available
 from textkit.catalog import say
 from textkit.scripts import to_script
 from textkit.tokens import keyword_tokens
@@ -43,14 +43,8 @@ SIMILARITY_WEIGHT = 4.0
 # A sentence from supporting evidence must clearly beat one from a passing passage:
 # without this, DRCD answers holding the gold span fell from 0.925 to 0.890.
 SUPPORT_PENALTY = 1.0
-MAX_EMBEDDED = 12  # sentences embedded per answer (~1.7 ms each on 2 CPU cores)
-# sentences of passages in another language share no word to rank them by: all of
-# them are embedded, up to this many
-MAX_EMBEDDED_CROSS = 30
 # a list item's marker: each answer line is an item already
 _BULLET = re.compile(r"^[-*•‧·]\s+")
-# evidence index, position, sentence, its keyword tokens, its context (section and title)
-Candidate = tuple[int, int, str, frozenset[str], str]
 
 
 def candidate_sentences(evidence: list[dict[str, Any]]) -> list[Candidate]:
@@ -84,7 +78,8 @@ def pick_sentences(
     lets "fee" answer "how much does it cost"; `context` (a follow-up's
     earlier question) counts a little: the sentence must answer what is asked now.
     A sentence of a passage in another language is scored by its similarity
-    alone and only when it bears on the question (graph.cross_language.quotable).
+    alone and only when it bears on the question (graph.cross_kinds.bearing: close to
+    the best one's, or holding the kind of answer asked).
     Of the best-scored, the kind of answer `question` asks and its coverage decide
     which are quoted and which answers first (graph.answer_order.arrange).
     """
@@ -92,12 +87,19 @@ def pick_sentences(
     similarity = similarity or {}
     support = [item.get("graded") == "support" for item in evidence[:MAX_EVIDENCE]]
     cross = [crosses(item) for item in evidence[:MAX_EVIDENCE]]
-    best_cross = max((similarity.get(c[2], 0.0) for c in candidates if cross[c[0]]), default=0.0)
+    across = bearing(
+        question,
+        [
+            (c[2], similarity.get(c[2], 0.0), str(evidence[c[0]].get("document")))
+            for c in candidates
+            if cross[c[0]]
+        ],
+    )
     scored: list[tuple[float, int, int, str, str]] = []
     for idx, pos, sentence, tokens, about in candidates:
         if not tokens:
             continue
-        if cross[idx] and not quotable_across(similarity.get(sentence, 0.0), best_cross):
+        if cross[idx] and sentence not in across:
             continue
         hits = len(wanted & tokens) + 0.3 * len(background & tokens)
         score = hits / math.sqrt(len(tokens)) + SIMILARITY_WEIGHT * similarity.get(sentence, 0.0)
@@ -172,64 +174,6 @@ def cite(evidence: list[dict[str, Any]], used: list[int]) -> tuple[dict[int, int
             citations.append(citation_entry(numbers[key], item))
         by_index[idx] = numbers[key]
     return by_index, citations
-
-
-async def sentence_similarity(
-    embedder: Any,
-    question: str,
-    wanted: set[str],
-    candidates: list[Candidate],
-    cross: frozenset[int] = frozenset(),
-    topics: dict[int, str] | None = None,
-) -> dict[str, float]:
-    """Cosine of candidate sentences with the question (one batched embedding call).
-
-    Only the `MAX_EMBEDDED` sentences sharing the most of the question's
-    keywords (`wanted`; then the best-ranked evidence first) are embedded: a sentence
-    with no shared word rarely beats them, and embedding every sentence of
-    three long passages doubled the turn's time. The sentences of passages in
-    another language (evidence indexes `cross`) share no word: up to
-    `MAX_EMBEDDED_CROSS` of them are embedded whatever their words. The
-    question's own vector comes from the embedder's cache (search embedded it).
-    """
-    if embedder is None:
-        return {}
-    topics = topics or {}
-    ranked = sorted(candidates, key=lambda c: (-len(wanted & c[3]), c[0], c[1]))
-    sentences = list(dict.fromkeys(c[2] for c in ranked if c[0] not in cross))[:MAX_EMBEDDED]
-    others = list(dict.fromkeys((c[2], topics[c[0]]) for c in candidates if c[0] in cross))
-    others = others[:MAX_EMBEDDED_CROSS]
-    found: dict[str, float] = {}
-    if sentences:
-        vectors = await asyncio.to_thread(embedder.embed_documents, [question, *sentences])
-        q = vectors[0]
-        found = {
-            s: sum(a * b for a, b in zip(q, v, strict=True))
-            for s, v in zip(sentences, vectors[1:], strict=True)
-        }
-    # another language's sentences scored as the evidence test scored them
-    # (graph.cross_sentences: meaning, the question's words by the dictionary, answer type)
-    meant = await similarities(embedder, question, others)
-    passages = [
-        ([c[2] for c in candidates if c[0] == idx], topics.get(idx, "")) for idx in sorted(cross)
-    ]
-    scored = await asyncio.to_thread(_cross_scores, question, passages, meant)
-    return {**found, **scored}
-
-
-def _cross_scores(
-    question: str, passages: list[tuple[list[str], str]], meant: dict[str, float]
-) -> dict[str, float]:
-    """Each other-language sentence's support score (graph.cross_sentences), passage by
-    passage (a sentence's window is its passage's title and heading and the sentence
-    before)."""
-    words = available()
-    out: dict[str, float] = {}
-    for sentences, about in passages:
-        scores = sentence_scores(question, sentences, meant, words, about)
-        for sentence, score in scores.items():
-            out[sentence] = max(out.get(sentence, score), score)
-    return out
 
 
 async def extractive_answer(

@@ -1,0 +1,47 @@
+"""Which sentences of passages in another language than the question an extractive answer
+may quote, the kind of answer asked honoured as for the question's own language.
+
+A sentence of another language's passage shares no word with the question: it bears on
+it when its score (graph.cross_sentences: meaning, the question's words by the
+dictionary, answer type) is close to the best one's (graph.cross_language.quotable).
+That margin alone lost the answer whenever a sentence restating the topic scored
+higher than the one holding what is asked ("每戶最多申請兩張" over the fee for "How
+much does a parking permit cost?"). So, as graph.answer_order does for the
+question's own language, when the question asks a kind of answer (a price, a
+duration, a count...: textkit.answer_type) and no sentence within the margin holds
+it, the sentences of the best sentence's document that hold it and still bear on
+the question (`MIN_SENTENCE`) may be quoted too; graph.answer_order then puts one
+first and leaves out those holding none, save the answering passage's conditions.
+Another document's figure is never brought in: it answers about something else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graph.cross_language import MIN_SENTENCE, quotable
+from textkit.answer_type import answer_kinds, holds
+
+
+def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[str]:
+    """The `sentences` (sentence, score, its document) of passages in another language
+    than `question` that an answer may quote: those within the margin of the best
+    (graph.cross_language.quotable) and, when none of them holds the finest kind of
+    answer asked that the best one's document holds, that document's sentences
+    holding it that reach `MIN_SENTENCE`."""
+    if not sentences:
+        return set()
+    best = max(score for _, score, _ in sentences)
+    out = {s for s, score, _ in sentences if quotable(score, best)}
+    document = max(sentences, key=lambda x: x[1])[2]
+    for kind in answer_kinds(question):
+        if any(holds(s, kind) for s in out):
+            break  # the margin already keeps an answer of the kind: nothing to add
+        holding = {
+            s
+            for s, score, doc in sentences
+            if doc == document and score >= MIN_SENTENCE and holds(s, kind)
+        }
+        if holding:
+            return out | holding
+    return out

@@ -1,0 +1,124 @@
+"""Cross-language extractive answers (no model) quote first the sentence holding the kind
+of answer asked, as same-language ones do (graph.cross_kinds, graph.answer_order): a price
+for "how much does it cost", a count for "how many", a duration for "how long", though a
+sentence restating the topic is closer in meaning (real Postgres, the local embedder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import bot
+from bot.turn.service import AnswerService
+from graph.context import GraphContext
+from graph.extractive import _prepare, pick_sentences
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+from textkit.answer_type import holds
+
+SAMPLES = Path(bot.__file__).parent / "sample" / "docs"
+DOCS = {
+    "游泳池.md": (
+        "# 市立游泳池\n\n本市共有 12 座市立游泳池，市立游泳池全年開放給所有市民使用。"
+        "成人每次入場需繳納新臺幣 60 元。每次入場最多可停留三小時。每位會員每次可帶兩位訪客。\n"
+    ),
+    "Swimming pools.md": (
+        "# Swimming pools\n\nThe city has 12 public swimming pools, and the public swimming "
+        "pools are open to all residents all year round. Adults pay 3 dollars per visit. "
+        "Each visit may last up to three hours.\n"
+    ),
+}
+
+
+@pytest.fixture
+async def service(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> AnswerService:
+    for path in sorted(SAMPLES.iterdir()):
+        assert (await ingestion.ingest_bytes(path.name, path.read_bytes())).status == "added"
+    return AnswerService(db, GraphContext(searcher=searcher, embedder=embedder.model))
+
+
+def first_item(answer: str) -> str:
+    """The answer's first quoted sentence, without its `- ` and citation mark."""
+    items = [line[2:] for line in answer.splitlines() if line.startswith("- ")]
+    return items[0].rsplit(" [", 1)[0]
+
+
+async def test_an_english_price_question_over_a_chinese_page_quotes_a_price_first(
+    service: AnswerService,
+) -> None:
+    result = await service.ask("How much does a parking permit cost?")
+    assert result.outcome == "answered" and result.llm_calls == 0, result.answer
+    assert [c["document"] for c in result.citations] == ["停車許可證"]
+    first = first_item(result.answer)
+    assert holds(first, "price"), result.answer
+    # "at most two per household" is about the permit, but names no price
+    assert "每戶最多申請兩張。" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("document", "question", "kind"),
+    [
+        ("游泳池.md", "How much does it cost to swim at a city swimming pool?", "price"),
+        ("游泳池.md", "How long can I stay at a city swimming pool?", "duration"),
+        ("游泳池.md", "How many visitors can a swimming pool member bring?", "count"),
+        ("Swimming pools.md", "市立游泳池每次要多少钱？", "price"),
+        ("Swimming pools.md", "在市立游泳池每次可以待多久？", "duration"),
+    ],
+)
+async def test_the_sentence_holding_the_kind_asked_comes_first_across_languages(
+    db: Database,
+    ingestion: IngestionService,
+    searcher: HybridSearcher,
+    embedder: Embedder,
+    document: str,
+    question: str,
+    kind: str,
+) -> None:
+    assert (await ingestion.ingest_bytes(document, DOCS[document].encode())).status == "added"
+    service = AnswerService(db, GraphContext(searcher=searcher, embedder=embedder.model))
+    result = await service.ask(question)
+    assert result.outcome == "answered" and result.llm_calls == 0, result.answer
+    assert holds(first_item(result.answer), kind), result.answer
+    # the sentence restating the topic holds no answer of the kind: it is left out
+    assert "12" not in result.answer, result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "answer"),
+    [
+        (
+            "How many visitors can a member bring?",
+            "本市共有十二座游泳池，全年開放。每位會員每次可帶兩位訪客。",
+            "每位會員每次可帶兩位訪客。",
+        ),
+        (
+            "How long can I stay at the pool?",
+            "本市共有十二座游泳池，全年開放。每次入場最多可停留三小時。",
+            "每次入場最多可停留三小時。",
+        ),
+        (
+            "游泳池每次要多少钱？",
+            "The city has 12 public swimming pools. Adults pay 3 dollars per visit.",
+            "Adults pay 3 dollars per visit.",
+        ),
+    ],
+)
+def test_a_sentence_holding_the_kind_asked_is_quoted_though_another_is_closer(
+    question: str, text: str, answer: str
+) -> None:
+    # scores as graph.cross_sentences gives them when the topic's sentence is far closer
+    # in meaning: beyond the margin a sentence of another language is quoted within
+    evidence = [
+        {"document": "Pools", "text": text, "cross_language": True, "graded": "pass"},
+    ]
+    wanted, candidates = _prepare(question, evidence)
+    topic_sentence, holding = (c[2] for c in candidates)
+    assert holding == answer
+    similarity = {topic_sentence: 0.8, holding: 0.6}
+    picked = pick_sentences(wanted, evidence, candidates, "", similarity, question)
+    assert [s for s, _ in picked] == [answer]
