@@ -30,6 +30,7 @@ from typing import Any
 from graph.citations import CITATION, Check, document_numbers
 from graph.claim_checks import Passage, Words
 from graph.claim_judge import ClaimJudge, SentenceId, bare, has_content
+from graph.claim_question import off_question
 from graph.cross_language import crosses, family
 from graph.grounding import is_grounded
 from textkit.catalog import say
@@ -50,8 +51,10 @@ class ClaimGate:
         embedder: Any,
         offered: set[SentenceId] | None = None,
         language: str | None = None,
+        question: str = "",
     ) -> None:
         self._evidence = evidence
+        self._question = question  # a claim must answer it (graph.claim_question)
         self._language = language  # the asker's: a claim left in another one gets a lead
         self._quoted: set[str] = set()  # documents whose lead was shown
         self._line_open = False  # the last piece was a quoted claim on its own line
@@ -87,12 +90,15 @@ class ClaimGate:
         if previous is not None:
             await previous
         text = claim[0]
-        verdict = await asyncio.to_thread(self._judged, *claim)
+        verdict, why = await asyncio.to_thread(self._answering, *claim)
         if verdict.source is None:
             self.dropped.append(f"{index}:{verdict.reason}")
             return
         if not answers(self._evidence[verdict.source - 1]):
             self.dropped.append(f"{index}:ungrounded")
+            return
+        if why is not None:  # true to its sentence, but no answer to the question
+            self.dropped.append(f"{index}:{why}")
             return
         piece = cited(bare(text), self._numbers.get(verdict.source, verdict.source))
         item = self._evidence[verdict.source - 1]
@@ -125,6 +131,21 @@ class ClaimGate:
             language_name=say(f"language_name:{family(item.get('language'))}", language),
             title=to_script(str(item.get("document", "")), language),
         )
+
+    def _answering(
+        self,
+        text: str,
+        source: int | None,
+        quote: str | None,
+        ids: list[SentenceId] | None,
+    ) -> tuple[Any, str | None]:
+        """The judge's verdict, and why the claim does not answer the question (None:
+        it does, or it was dropped already); CPU work, run in a thread."""
+        verdict = self._judged(text, source, quote, ids)
+        if verdict.source is None:
+            return verdict, None
+        item = self._evidence[verdict.source - 1]
+        return verdict, off_question(self._question, bare(text), verdict.quote, item)
 
     def _judged(
         self,
