@@ -196,11 +196,14 @@ def cited(text: str, n: int) -> str:
     return f"{body}{space}[{n}]{end or ('.' if is_latin(body) else '。')}"
 
 
-def judged_check(evidence: list[dict[str, Any]], embedder: Any, dropped: list[str]) -> Check:
+def judged_check(
+    evidence: list[dict[str, Any]], embedder: Any, dropped: list[str], asked: str = ""
+) -> Check:
     """A `CitationGate` check by the claim judge (meaning, facts; the best passage sentence
     as the quote) for answers without quotes; each dropped sentence's reason goes to
     `dropped`. A dropped sentence is held back, not a rejection of the whole answer. (Not
-    for clauses shown ahead of their sentence: a prefix not said yet is no drop.)"""
+    for clauses shown ahead of their sentence: a prefix not said yet is no drop.) A
+    sentence must answer the question `asked` too, as a claim must (ClaimGate)."""
     judge = ClaimJudge([str(e["text"]) for e in evidence], embedder)
 
     def check(
@@ -218,6 +221,10 @@ def judged_check(evidence: list[dict[str, Any]], embedder: Any, dropped: list[st
             return None, None
         if not answers(evidence[verdict.source - 1]):
             dropped.append("ungrounded")
+            return None, None
+        why = off_question(asked, bare(sentence), verdict.quote, evidence[verdict.source - 1])
+        if why is not None:
+            dropped.append(why)
             return None, None
         if numbers:
             return sentence, None

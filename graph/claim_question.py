@@ -14,8 +14,9 @@ answer. So a claim is shown only when:
   is not judged by kind) — `answer_kind`;
 - its sentence is about what the question asks about: in the question's own
   language it holds one of the question's content words, or the sentence
-  before it in the passage, or the passage's section or document title does
-  (a sentence saying "It opened in 2004" is about its paragraph's subject) —
+  before it in the passage when it names its subject there ("It opened in
+  2004"; a Chinese sentence often names none), or the passage's section or
+  document title does —
   `off_subject`. A sentence in another language shares no word with the
   question; its meaning was judged when retrieval found it, and the kind of
   answer is what is checked.
@@ -26,12 +27,19 @@ words and the kinds of answer textkit knows in English and Chinese.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from graph.answer_sentences import content_words, covered
 from graph.cross_language import crosses
 from graph.quotes import passage_sentences
 from textkit.answer_type import answer_kinds, holds
+from textkit.facts import is_latin
+
+# an English sentence whose subject is in the sentence before it
+_PRONOUN = re.compile(
+    r"\W*(?:it|its|they|their|them|this|these|that|those|he|his|she|her|there|such)\b", re.I
+)
 
 
 def kind_missing(question: str, claim: str, sentence: str) -> bool:
@@ -50,9 +58,10 @@ def about_question(question: str, sentence: str, item: dict[str, Any]) -> bool:
         return True
     parts = passage_sentences(str(item.get("text", "")))
     around = [sentence]
-    # the sentence before: a sentence saying "It opened in 2004" names its subject there
+    # the sentence before, when this one names its subject there: "It opened in 2004."
+    # (an English one opening with a pronoun; a Chinese one often has no subject word)
     at = next((i for i, part in enumerate(parts) if part and sentence.startswith(part)), 0)
-    if at > 0:
+    if at > 0 and (not is_latin(sentence) or _PRONOUN.match(sentence)):
         around.append(parts[at - 1])
     around += [str(item.get("heading") or ""), str(item.get("document") or "")]
     return covered(wanted, " ".join(around)) > 0

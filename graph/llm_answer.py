@@ -89,11 +89,14 @@ async def model_answer(
     if not evidence:
         return ModelAnswer("discarded", reason="ungrounded"), 0
     # A claim must answer the question (graph.claim_question): one on a sentence holding
-    # no answer of the kind asked (a date for "when") is dropped, so only the passages
-    # holding one are offered, and of those the sentences holding one and the sentence
-    # before each. A split question's parts ask kinds of their own: none is asked of it.
+    # no answer of the kind asked (a date for "when") is dropped. With the local embedder
+    # every reply shape is judged so, and only the passages holding one are offered, and
+    # of those the sentences holding one and the sentence before each (without it a reply
+    # in the older shape is judged by its words alone, on any sentence: all are offered).
+    # A split question's parts ask kinds of their own: none is asked of it.
     asked = "" if state.get("plan", {}).get("parts") else question
-    if asked:
+    by_kind = bool(asked) and context.screen_embedder is not None
+    if by_kind:
         evidence = await asyncio.to_thread(answering_passages, asked, evidence)
         if not evidence:
             return ModelAnswer("discarded", reason="answer_kind"), 0
@@ -101,7 +104,7 @@ async def model_answer(
     # as numbered sentences (graph.focus); its source numbers, sentence ids and citations
     # are those passages'
     evidence = evidence[:MAX_PASSAGES]
-    prompt_evidence = await numbered(question, evidence, context.embedder, by_kind=bool(asked))
+    prompt_evidence = await numbered(question, evidence, context.embedder, by_kind=by_kind)
     offered = {
         (n, int(sid.split(".")[1]))
         for n, item in enumerate(prompt_evidence, 1)
@@ -124,7 +127,7 @@ async def model_answer(
     # the judge's meaning threshold is the local embedder's: with another, words decide
     embedder = context.screen_embedder
     dropped: list[str] = []
-    check = judged_check(evidence, embedder, dropped) if embedder is not None else None
+    check = judged_check(evidence, embedder, dropped, asked) if embedder is not None else None
     gate = CitationGate(evidence, emit, question, passages=None, check=check)
     claims = ClaimStream()
     claim_gate = ClaimGate(evidence, emit, embedder, offered, language, asked)
