@@ -5,7 +5,10 @@ id of the source sentence it rests on, or, in the older shape, its source and
 quote), judges them in a thread in the order they came
 (graph.claim_judge) and emits each supported one with its citation; a claim
 that fails is dropped, never shown, and why is kept (`dropped`, said in the
-decision path). A claim resting on a passage in the question's own language
+decision path). A claim true to its sentence must still answer the question
+(graph.claim_question: its sentence holds the kind of answer asked and is
+about what the question asks about; else `answer_kind`, `off_subject`). A
+claim resting on a passage in the question's own language
 must rest on one that retrieval found grounded (graph.grounding: it holds the
 question's key terms together), as the extractive answer must: a sentence the
 model copies from a passage on the topic that does not answer says what the

@@ -12,14 +12,17 @@ answer. So a claim is shown only when:
   (textkit.answer_type.answer_kinds / holds: a price, a duration, a time of
   day, an amount, a date; a question asking none, a yes/no or a "what is",
   is not judged by kind) — `answer_kind`;
-- its sentence is about what the question asks about: in the question's own
-  language it holds one of the question's content words, or the sentence
-  before it in the passage when it names its subject there ("It opened in
-  2004"; a Chinese sentence often names none), or the passage's section or
-  document title does —
-  `off_subject`. A sentence in another language shares no word with the
-  question; its meaning was judged when retrieval found it, and the kind of
-  answer is what is checked.
+- its sentence is about what the question asks about: with the sentence
+  before it when it names its subject there ("It opened in 2004"; a Chinese
+  sentence often names none) and its passage's section and document title,
+  it holds at least half of the question's content words that the passage
+  holds ("approximately 16,000 objects from China" is not the answer to "how
+  many works are in the Far Eastern collections", though the passage holds
+  both); on a passage in another language, which shares no word with the
+  question, the claim written in the question's language must hold half of
+  the question's content words ("Newcastle ..." is no answer to "What is
+  Engineering News-Record?") — `off_subject`. A claim left in its passage's
+  language is not judged by words.
 
 Both hold for any collection and any phrasing: they read the question's own
 words and the kinds of answer textkit knows in English and Chinese.
@@ -49,22 +52,32 @@ def kind_missing(question: str, claim: str, sentence: str) -> bool:
     return bool(kinds) and not any(holds(sentence, k) and holds(claim, k) for k in kinds)
 
 
-def about_question(question: str, sentence: str, item: dict[str, Any]) -> bool:
-    """True when `sentence` of passage `item` is about what `question` asks about: it,
-    the sentence before it, or the passage's section or document title holds one of the
-    question's content words (always, for a passage in another language)."""
+def about_question(question: str, claim: str, sentence: str, item: dict[str, Any]) -> bool:
+    """True when `sentence` of passage `item`, on which `claim` rests, is about what
+    `question` asks about: with the sentence before it when it names its subject there,
+    and its passage's section and title, it holds at least half of the question's content
+    words that the passage holds. On a passage in another language the claim, when
+    written in the question's language, must hold half of them itself."""
     wanted = content_words(question)
-    if not wanted or crosses(item):
+    if not wanted:
         return True
-    parts = passage_sentences(str(item.get("text", "")))
-    around = [sentence]
+    if crosses(item):
+        if is_latin(claim) != is_latin(question):
+            return True  # left in its passage's language: words cannot tell
+        return 2 * covered(wanted, claim) >= len(wanted)
+    titles = [str(item.get(k) or "") for k in ("heading", "document", "question")]
+    text = str(item.get("text", ""))
+    held = {w for w in wanted if covered({w}, " ".join([text, *titles]))}
+    if not held:
+        return True  # the passage was found by meaning, not by the question's words
+    parts = passage_sentences(text)
+    around = [sentence, *titles]
     # the sentence before, when this one names its subject there: "It opened in 2004."
     # (an English one opening with a pronoun; a Chinese one often has no subject word)
     at = next((i for i, part in enumerate(parts) if part and sentence.startswith(part)), 0)
     if at > 0 and (not is_latin(sentence) or _PRONOUN.match(sentence)):
         around.append(parts[at - 1])
-    around += [str(item.get("heading") or ""), str(item.get("document") or "")]
-    return covered(wanted, " ".join(around)) > 0
+    return 2 * covered(held, " ".join(around)) >= len(held)
 
 
 def off_question(question: str, claim: str, sentence: str, item: dict[str, Any]) -> str | None:
@@ -74,6 +87,6 @@ def off_question(question: str, claim: str, sentence: str, item: dict[str, Any])
         return None
     if kind_missing(question, claim, sentence):
         return "answer_kind"
-    if not about_question(question, sentence, item):
+    if not about_question(question, claim, sentence, item):
         return "off_subject"
     return None

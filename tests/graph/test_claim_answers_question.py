@@ -126,21 +126,54 @@ def test_a_sentence_must_be_about_what_the_question_asks_about() -> None:
     item = {"text": "Members may borrow books for three weeks. The car park has 40 spaces."}
     item["document"] = "Library"
     question = "How many books can members borrow?"
-    assert not about_question(question, "The car park has 40 spaces.", item)
-    assert off_question(question, "It has 40 spaces.", "The car park has 40 spaces.", item) == (
-        "off_subject"
-    )
+    car_park = "The car park has 40 spaces."
+    assert not about_question(question, car_park, car_park, item)
+    assert off_question(question, "It has 40 spaces.", car_park, item) == "off_subject"
     # a sentence naming its subject in the sentence before it, or under its title
-    tower = {"text": "Taipei 101 was designed by C.Y. Lee. It was completed in 2004."}
+    tower = {"text": "Taipei 101 was designed by Lee Tsu-yue. It was completed in 2004."}
     tower["document"] = "Tower"
-    assert about_question("When was Taipei 101 completed?", "It was completed in 2004.", tower)
+    done = "It was completed in 2004."
+    assert about_question("When was Taipei 101 completed?", done, done, tower)
     titled = {"text": "Completed in 2004.", "document": "Taipei 101"}
-    assert about_question("When was Taipei 101 completed?", "Completed in 2004.", titled)
-    # a passage in another language shares no word with the question: its meaning decides
-    other = {"text": "於2004年完工。", "document": "台北101", "cross_language": True}
-    asked = "When was Taipei 101 completed?"
-    assert off_question(asked, "In 2004.", "於2004年完工。", other) is None
-    assert off_question(asked, "It is 508 metres tall.", "樓高508米。", other) == "answer_kind"
+    assert about_question("When was Taipei 101 completed?", done, "Completed in 2004.", titled)
+
+
+COLLECTIONS = (
+    "The Far Eastern collections include more than 70,000 works of art from East Asia. "
+    "The T. T. Tsui Gallery of Chinese art opened in 1991, displaying approximately "
+    "16,000 objects from China."
+)
+
+
+def test_a_figure_about_something_else_in_the_passage_is_no_answer() -> None:
+    # both sentences hold a figure, and both are on the passage's topic: only one is about
+    # what the question asks about
+    item = {"text": COLLECTIONS, "document": "Museum"}
+    asked = "Approximately how many works of art are included in the Far Eastern collections?"
+    right, other = COLLECTIONS.split(". ", 1)
+    assert off_question(asked, right, right, item) is None
+    wrong = "The gallery displays approximately 16,000 objects from China."
+    assert off_question(asked, wrong, other, item) == "off_subject"
+
+
+def test_a_claim_on_another_languages_passage_must_name_what_is_asked_about() -> None:
+    # the passage shares no word with the question: the claim, in the question's
+    # language, must hold what the question asks about
+    other = {"text": "新堡是英格蘭北部的城市。", "document": "新堡", "cross_language": True}
+    asked = "What is Engineering News-Record?"
+    newcastle = "Newcastle is a city in the north of England."
+    assert off_question(asked, newcastle, "新堡是英格蘭北部的城市。", other) == "off_subject"
+    magazine = "Engineering News-Record is a trade magazine for the construction industry."
+    assert off_question(asked, magazine, "《工程新闻记录》是建筑业的行业杂志。", other) is None
+    # a claim left in the passage's language: words cannot tell, its meaning was judged
+    city = "新堡是英格蘭北部的城市。"
+    assert off_question(asked, city, city, other) is None
+    # the kind of answer asked is checked whatever the language
+    when = "When was Taipei 101 completed?"
+    tower = {"text": "於2004年完工。樓高508米。", "document": "台北101", "cross_language": True}
+    assert off_question(when, "Taipei 101 was completed in 2004.", "於2004年完工。", tower) is None
+    tall = "Taipei 101 is 508 metres tall."
+    assert off_question(when, tall, "樓高508米。", tower) == "answer_kind"
 
 
 def test_only_passages_and_sentences_holding_the_kind_asked_are_offered() -> None:
