@@ -7,7 +7,8 @@ quote), judges them in a thread in the order they came
 that fails is dropped, never shown, and why is kept (`dropped`, said in the
 decision path). A claim true to its sentence must still answer the question
 (graph.claim_question: its sentence holds the kind of answer asked and is
-about what the question asks about; else `answer_kind`, `off_subject`). A
+about what the question asks about; else `answer_kind`, `off_subject`, or
+for a claim left in another language, `not_closest`). A
 claim resting on a passage in the question's own language
 must rest on one that retrieval found grounded (graph.grounding: it holds the
 question's key terms together), as the extractive answer must: a sentence the
@@ -33,7 +34,7 @@ from typing import Any
 from graph.citations import CITATION, Check, document_numbers
 from graph.claim_checks import Passage, Words
 from graph.claim_judge import ClaimJudge, SentenceId, bare, has_content
-from graph.claim_question import off_question
+from graph.claim_question import closest, off_question
 from graph.cross_language import crosses, family
 from graph.grounding import is_grounded
 from textkit.catalog import say
@@ -148,7 +149,22 @@ class ClaimGate:
         if verdict.source is None:
             return verdict, None
         item = self._evidence[verdict.source - 1]
-        return verdict, off_question(self._question, bare(text), verdict.quote, item)
+        why = off_question(self._question, bare(text), verdict.quote, item)
+        judge = self._judge
+        if why is None and judge is not None and self._by_meaning(text, item):
+            # words cannot tell what a claim left in another language is about: its
+            # sentence must be the one of its passage nearest the question in meaning
+            others = judge.offered_sentences(verdict.source)
+            if not closest(self._question, verdict.quote, others, judge.similarity):
+                why = "not_closest"
+        return verdict, why
+
+    def _by_meaning(self, text: str, item: dict[str, Any]) -> bool:
+        """Whether the claim's subject is judged by meaning: left in its passage's language,
+        with a question to compare and the local embedder to compare it by."""
+        if not self._question or self._embedder is None:
+            return False
+        return self._untranslated(text, item)
 
     def _judged(
         self,

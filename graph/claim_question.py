@@ -22,7 +22,11 @@ answer. So a claim is shown only when:
   question, the claim written in the question's language must hold half of
   the question's content words ("Newcastle ..." is no answer to "What is
   Engineering News-Record?") — `off_subject`. A claim left in its passage's
-  language is not judged by words.
+  language cannot be judged by words: its sentence must be, of its passage's
+  sentences offered to the model and holding the kind asked, the one closest
+  in meaning to the question (the local embedder's cosine; "approximately
+  16,000 objects from China" is further from "how many works from the Far
+  East" than "more than 70,000 works of art") — `not_closest`.
 
 Both hold for any collection and any phrasing: they read the question's own
 words and the kinds of answer textkit knows in English and Chinese.
@@ -31,6 +35,7 @@ words and the kinds of answer textkit knows in English and Chinese.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from graph.answer_sentences import content_words, covered
@@ -90,3 +95,17 @@ def off_question(question: str, claim: str, sentence: str, item: dict[str, Any])
     if not about_question(question, claim, sentence, item):
         return "off_subject"
     return None
+
+
+def closest(
+    question: str,
+    sentence: str,
+    others: Sequence[str],
+    similarity: Callable[[str, str], float],
+) -> bool:
+    """True when `sentence` is at least as close in meaning to `question` as each of the
+    `others` that hold the kind of answer asked (all of them when it asks none)."""
+    kinds = answer_kinds(question)
+    rivals = [o for o in others if not kinds or any(holds(o, k) for k in kinds)]
+    own = similarity(question, sentence)
+    return all(own >= similarity(question, o) for o in rivals if o != sentence)

@@ -16,10 +16,12 @@ from collections.abc import Iterator
 import pytest
 
 from bot.turn.service import AnswerService
-from graph.claim_question import about_question, kind_missing, off_question
+from graph.claim_gate import ClaimGate
+from graph.claim_question import about_question, closest, kind_missing, off_question
 from graph.focus import answering, answering_passages
 from graph.models import build_chat_model, warm_chat_model
 from graph.prompts import load
+from graph.quotes import passage_sentences
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
@@ -185,3 +187,35 @@ def test_only_passages_and_sentences_holding_the_kind_asked_are_offered() -> Non
     asked = "How much does an adult passport renewal cost?"
     assert answering_passages(asked, [place, fee]) == [fee]
     assert answering_passages("Where do adults renew passports?", [place, fee]) == [place, fee]
+
+
+def test_of_the_sentences_holding_the_kind_asked_the_closest_in_meaning_answers() -> None:
+    near = {"A has 5": 0.9, "B has 7": 0.5, "C has none": 0.95}
+
+    def similarity(question: str, sentence: str) -> float:
+        return near[sentence]
+
+    asked = "How many works are there?"
+    assert closest(asked, "A has 5", ["A has 5", "B has 7"], similarity)
+    assert not closest(asked, "B has 7", ["A has 5", "B has 7"], similarity)
+    # a sentence holding no figure is no rival for "how many"; for "what", every one is
+    assert closest(asked, "A has 5", ["A has 5", "C has none"], similarity)
+    assert not closest("What is there?", "A has 5", ["A has 5", "C has none"], similarity)
+
+
+async def test_a_claim_left_in_its_passages_language_must_rest_on_the_nearest_sentence(
+    embedder: Embedder,
+) -> None:
+    # the model copied an English sentence for a Chinese question: words cannot tell what
+    # it is about, so its sentence must be the passage's nearest to the question in meaning
+    item = {"text": COLLECTIONS, "document": "Museum", "cross_language": True}
+    item["grounded"] = False
+    asked = "收藏品中大约包含多少件来自远东的艺术品？"
+    right, other = passage_sentences(COLLECTIONS)[:2]
+    for claim, sid, shown in ((other, 2, False), (right, 1, True)):
+        seen: list[str] = []
+        gate = ClaimGate([item], seen.append, embedder.model, None, "zh-hans", asked)
+        gate.add(claim, None, None, [(1, sid)])
+        await gate.finish()
+        assert bool(seen) is shown, gate.dropped
+        assert gate.dropped == ([] if shown else ["1:not_closest"])
