@@ -5,7 +5,11 @@ id of the source sentence it rests on, or, in the older shape, its source and
 quote), judges them in a thread in the order they came
 (graph.claim_judge) and emits each supported one with its citation; a claim
 that fails is dropped, never shown, and why is kept (`dropped`, said in the
-decision path). A claim resting on a passage in the question's own language
+decision path). A claim true to its sentence must still answer the question
+(graph.claim_question: its sentence holds the kind of answer asked and is
+about what the question asks about; else `answer_kind`, `off_subject`, or
+for a claim left in another language, `not_closest`). A
+claim resting on a passage in the question's own language
 must rest on one that retrieval found grounded (graph.grounding: it holds the
 question's key terms together), as the extractive answer must: a sentence the
 model copies from a passage on the topic that does not answer says what the
@@ -30,6 +34,7 @@ from typing import Any
 from graph.citations import CITATION, Check, document_numbers
 from graph.claim_checks import Passage, Words
 from graph.claim_judge import ClaimJudge, SentenceId, bare, has_content
+from graph.claim_question import closest, off_question
 from graph.cross_language import crosses, family
 from graph.grounding import is_grounded
 from textkit.catalog import say
@@ -50,8 +55,10 @@ class ClaimGate:
         embedder: Any,
         offered: set[SentenceId] | None = None,
         language: str | None = None,
+        question: str = "",
     ) -> None:
         self._evidence = evidence
+        self._question = question  # a claim must answer it (graph.claim_question)
         self._language = language  # the asker's: a claim left in another one gets a lead
         self._quoted: set[str] = set()  # documents whose lead was shown
         self._line_open = False  # the last piece was a quoted claim on its own line
@@ -87,12 +94,15 @@ class ClaimGate:
         if previous is not None:
             await previous
         text = claim[0]
-        verdict = await asyncio.to_thread(self._judged, *claim)
+        verdict, why = await asyncio.to_thread(self._answering, *claim)
         if verdict.source is None:
             self.dropped.append(f"{index}:{verdict.reason}")
             return
         if not answers(self._evidence[verdict.source - 1]):
             self.dropped.append(f"{index}:ungrounded")
+            return
+        if why is not None:  # true to its sentence, but no answer to the question
+            self.dropped.append(f"{index}:{why}")
             return
         piece = cited(bare(text), self._numbers.get(verdict.source, verdict.source))
         item = self._evidence[verdict.source - 1]
@@ -125,6 +135,36 @@ class ClaimGate:
             language_name=say(f"language_name:{family(item.get('language'))}", language),
             title=to_script(str(item.get("document", "")), language),
         )
+
+    def _answering(
+        self,
+        text: str,
+        source: int | None,
+        quote: str | None,
+        ids: list[SentenceId] | None,
+    ) -> tuple[Any, str | None]:
+        """The judge's verdict, and why the claim does not answer the question (None:
+        it does, or it was dropped already); CPU work, run in a thread."""
+        verdict = self._judged(text, source, quote, ids)
+        if verdict.source is None:
+            return verdict, None
+        item = self._evidence[verdict.source - 1]
+        why = off_question(self._question, bare(text), verdict.quote, item)
+        judge = self._judge
+        if why is None and judge is not None and self._by_meaning(text, item):
+            # words cannot tell what a claim left in another language is about: its
+            # sentence must be the one of its passage nearest the question in meaning
+            others = judge.offered_sentences(verdict.source)
+            if not closest(self._question, verdict.quote, others, judge.similarity):
+                why = "not_closest"
+        return verdict, why
+
+    def _by_meaning(self, text: str, item: dict[str, Any]) -> bool:
+        """Whether the claim's subject is judged by meaning: left in its passage's language,
+        with a question to compare and the local embedder to compare it by."""
+        if not self._question or self._embedder is None:
+            return False
+        return self._untranslated(text, item)
 
     def _judged(
         self,
@@ -175,11 +215,14 @@ def cited(text: str, n: int) -> str:
     return f"{body}{space}[{n}]{end or ('.' if is_latin(body) else '。')}"
 
 
-def judged_check(evidence: list[dict[str, Any]], embedder: Any, dropped: list[str]) -> Check:
+def judged_check(
+    evidence: list[dict[str, Any]], embedder: Any, dropped: list[str], asked: str = ""
+) -> Check:
     """A `CitationGate` check by the claim judge (meaning, facts; the best passage sentence
     as the quote) for answers without quotes; each dropped sentence's reason goes to
     `dropped`. A dropped sentence is held back, not a rejection of the whole answer. (Not
-    for clauses shown ahead of their sentence: a prefix not said yet is no drop.)"""
+    for clauses shown ahead of their sentence: a prefix not said yet is no drop.) A
+    sentence must answer the question `asked` too, as a claim must (ClaimGate)."""
     judge = ClaimJudge([str(e["text"]) for e in evidence], embedder)
 
     def check(
@@ -197,6 +240,10 @@ def judged_check(evidence: list[dict[str, Any]], embedder: Any, dropped: list[st
             return None, None
         if not answers(evidence[verdict.source - 1]):
             dropped.append("ungrounded")
+            return None, None
+        why = off_question(asked, bare(sentence), verdict.quote, evidence[verdict.source - 1])
+        if why is not None:
+            dropped.append(why)
             return None, None
         if numbers:
             return sentence, None

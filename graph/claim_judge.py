@@ -187,6 +187,17 @@ class ClaimJudge:
         best = scored[0][0] if scored else 0.0
         return Verdict(None, reason=first_reason or "meaning", similarity=best)
 
+    def offered_sentences(self, n: int) -> list[str]:
+        """The sentences of passage n the model was offered (all of them when not told)."""
+        parts = self._parts[n - 1] if 1 <= n <= len(self._parts) else []
+        offered = self._offered
+        return [p for i, p in enumerate(parts, 1) if offered is None or (n, i) in offered]
+
+    def similarity(self, text: str, other: str) -> float:
+        """The local embedder's cosine of two texts (without it, the share of the first's
+        words the second holds)."""
+        return self._similarity(text, other)
+
     @property
     def _threshold(self) -> float:
         return MIN_MEANING if self._embedder is not None else MIN_SENTENCE_SUPPORT

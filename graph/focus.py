@@ -36,6 +36,7 @@ from typing import Any
 from graph.cross_language import similarities, topic
 from graph.injection import instruction_like
 from graph.quotes import passage_sentences
+from textkit.answer_type import answer_kinds, holds
 from textkit.tokens import keyword_tokens
 
 MAX_PASSAGES = 3
@@ -60,14 +61,20 @@ def _score(wanted: set[str], sentence: str, cosine: float) -> float:
     return hits + SIMILARITY_WEIGHT * cosine
 
 
-def kept(sentences: list[str], scores: list[float], budget: int) -> list[int]:
-    """The indexes of the best-scoring sentences within `budget` tokens, in their order."""
-    order = sorted(range(len(sentences)), key=lambda i: -scores[i])
+def kept(
+    sentences: list[str], scores: list[float], budget: int, allowed: list[int] | None = None
+) -> list[int]:
+    """The indexes of the best-scoring sentences within `budget` tokens, in their order
+    (of the `allowed` ones only, when given)."""
+    pool = range(len(sentences)) if allowed is None else allowed
+    order = sorted(pool, key=lambda i: -scores[i])
+    if not order:
+        return []
     best = order[0]
     keep = {best}
     used = estimate_tokens(sentences[best])
     # the sentence after the best first: an answer often runs on into it
-    follow = [best + 1] if best + 1 < len(sentences) else []
+    follow = [best + 1] if best + 1 in pool else []
     # a sentence well below the best bears on something else: it costs reading time only
     floor = KEEP_SHARE * scores[best]
     for i in follow + [i for i in order[1:] if i not in follow and scores[i] >= floor]:
@@ -83,20 +90,56 @@ def cut(sentences: list[str], scores: list[float], budget: int) -> str:
     return _joined(sentences, kept(sentences, scores, budget))
 
 
+def answering(parts: list[str], kinds: list[str]) -> list[int] | None:
+    """The indexes of the sentences that hold a kind of answer asked (`kinds`,
+    textkit.answer_type.answer_kinds), each with the sentence before it (where "It
+    opened in 2004" names what opened); None when no kind is asked (any may answer)."""
+    if not kinds:
+        return None
+    out: set[int] = set()
+    for i, part in enumerate(parts):
+        if any(holds(part, kind) for kind in kinds):
+            out.update({i - 1, i} if i else {i})
+    return sorted(out)
+
+
+def answering_passages(question: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The passages holding a sentence of the kind of answer `question` asks (a price, a
+    date, ...; all of them when it asks none): a claim on any other is dropped whatever
+    it says (graph.claim_question), so offering one costs its reading time only."""
+    kinds = answer_kinds(question)
+    if not kinds:
+        return list(evidence)
+    return [
+        e
+        for e in evidence
+        if any(holds(p, k) for p in passage_sentences(str(e["text"])) for k in kinds)
+    ]
+
+
+def _tokens(text: str, parts: list[str], allowed: list[int] | None) -> int:
+    """The estimated tokens of a passage's text, or of its `allowed` sentences."""
+    if allowed is None:
+        return estimate_tokens(text)
+    return estimate_tokens(" ".join(parts[j] for j in allowed))
+
+
 async def _selected(
-    question: str, items: list[dict[str, Any]], embedder: Any
+    question: str, items: list[dict[str, Any]], embedder: Any, kinds: list[str] | None = None
 ) -> tuple[list[list[str]], list[list[int]]]:
-    """Each passage's sentences, and the indexes of those kept (all of a short one)."""
+    """Each passage's sentences, and the indexes of those kept: all of a short one, or, when
+    `kinds` of answer are asked, those holding one and the sentence before each."""
     split = [passage_sentences(str(e["text"])) for e in items]
-    keep = [list(range(len(parts))) for parts in split]
+    allowed = [answering(parts, kinds or []) for parts in split]
+    keep = [list(range(len(p))) if a is None else a for p, a in zip(split, allowed, strict=True)]
     long = [
         i
         for i, (e, parts) in enumerate(zip(items, split, strict=True))
-        if estimate_tokens(str(e["text"])) > PASSAGE_TOKENS and len(parts) > 1
+        if _tokens(str(e["text"]), parts, allowed[i]) > PASSAGE_TOKENS and len(keep[i]) > 1
     ]
     if not long:
         return split, keep
-    pairs = [(s, topic(items[i])) for i in long for s in split[i]]
+    pairs = [(split[i][j], topic(items[i])) for i in long for j in keep[i]]
     cosines = await similarities(embedder, question, list(dict.fromkeys(pairs))[:MAX_EMBEDDED])
 
     def scored() -> list[list[float]]:
@@ -105,7 +148,7 @@ async def _selected(
 
     scores = await asyncio.to_thread(scored)
     for i, row in zip(long, scores, strict=True):
-        keep[i] = kept(split[i], row, PASSAGE_TOKENS)
+        keep[i] = kept(split[i], row, PASSAGE_TOKENS, allowed[i])
     return split, keep
 
 
@@ -134,14 +177,16 @@ def _joined(parts: list[str], indexes: list[int]) -> str:
 
 
 async def numbered(
-    question: str, evidence: list[dict[str, Any]], embedder: Any = None
+    question: str, evidence: list[dict[str, Any]], embedder: Any = None, by_kind: bool = False
 ) -> list[dict[str, Any]]:
     """The first `MAX_PASSAGES` passages, each with `sentences`: the (id, sentence) pairs the
     model reads, id `n.i` the i-th sentence of source n's stored text (graph.quotes.
     passage_sentences, as the claim judge resolves it); a long passage keeps the sentences
     bearing on `question`, and a sentence addressed to the assistant is never offered."""
     items = evidence[:MAX_PASSAGES]
-    split, keep = await _selected(question, items, embedder)
+    # by_kind: only the sentences holding the kind of answer asked, and those before them
+    kinds = answer_kinds(question) if by_kind else None
+    split, keep = await _selected(question, items, embedder, kinds)
     return [
         {**item, "sentences": offered(n, parts, indexes)}
         for n, (item, parts, indexes) in enumerate(zip(items, split, keep, strict=True), 1)

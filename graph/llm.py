@@ -31,12 +31,13 @@ _LABEL = re.compile(r"^(?:query|search|alternate|查询|查詢|搜索|搜尋)\s*
 T = TypeVar("T")
 # plan + answer: a turn's requests, retries after provider errors aside (docs/answering.md)
 CALLS_PER_TURN = 2
-# the answer's token cap (below LLM_MAX_TOKENS): a claim cites its sentence by id (synth.v7),
-# so two claims and the JSON around them take about 60-150 tokens (a real 1.5B model's
-# replies: 30-45 tokens p50); a reply cut here keeps the claims it finished
+# the answer's token cap (below LLM_MAX_TOKENS): a claim cites its sentence by id, and
+# synth.v8 asks for one claim (a second only when one sentence does not hold the answer),
+# so one claim and the JSON around it take about 30-70 tokens (a real 1.5B model's
+# replies: 30-60 tokens, 2026-11-29); a reply cut here keeps the claims it finished
 # (graph.llm_answer), and on one shared CPU thread each token written is a third of a
 # second of the turn, so a model running on past its answer is cut short
-ANSWER_MAX_TOKENS = 160
+ANSWER_MAX_TOKENS = 112
 _CAP_FIELDS = ("max_tokens", "max_completion_tokens")
 _FENCE = re.compile(r"</?\s*(?:sources|question)\s*>", re.IGNORECASE)
 
@@ -69,7 +70,7 @@ class CitedClaim(BaseModel):
 
 
 class SynthSentences(BaseModel):
-    """The synthesis call's structured output (synth.v6, v7): whether the sources answer, and
+    """The synthesis call's structured output (synth.v6 to v8): whether the sources answer, and
     the answer as claims, each citing a numbered source sentence."""
 
     answerable: bool
@@ -200,7 +201,7 @@ def context_message(question: str, evidence: list[dict[str, Any]], language: str
     """The user message of a synthesis call: the sources as fenced data, the question, then
     the language the claims are written in.
 
-    Each source's sentences are numbered (synth.v7 cites them by id); those addressed
+    Each source's sentences are numbered (synth.v7, v8 cite them by id); those addressed
     to the assistant are cut here too, whatever path the evidence came by (retrieval
     cuts them first). The language is said here, last, not in the system message: the
     system message stays the same text every turn, so llama.cpp's server reuses its

@@ -1,7 +1,8 @@
 """The model's answer for response_synth: streamed, checked claim by claim, or refused.
 
-The synthesis call (synth.v7) reads the passages a claim may rest on
-(graph.claim_gate.readable; with none the model is not asked), each as numbered
+The synthesis call (synth.v8) reads the passages a claim may rest on
+(graph.claim_gate.readable) that hold the kind of answer asked
+(graph.focus.answering_passages; with none the model is not asked), each as numbered
 sentences (graph.focus.numbered: the ones bearing on the
 question), and returns JSON:
 `answerable`, and `claims`, each with the id of the source sentence it rests
@@ -36,7 +37,7 @@ from graph.claim_gate import ClaimGate, judged_check, readable
 from graph.claim_stream import ClaimParts, ClaimStream, claim_parts
 from graph.context import GraphContext
 from graph.events import Token
-from graph.focus import MAX_PASSAGES, numbered
+from graph.focus import MAX_PASSAGES, answering_passages, numbered
 from graph.llm import CALLS_PER_TURN, synthesise
 from graph.state import GraphState
 from graph.structured import AnswerFieldStream, parse_json
@@ -55,7 +56,8 @@ class ModelAnswer:
     shown: bool = False  # something reached the screen (a discard must reset it)
     # why it was discarded: no_reply | prompt_leak | uncited, or why a citation did not
     # hold: unsupported | number | other_entity | polarity | currency | meaning |
-    # sentence_not_found | quote_not_found | empty
+    # sentence_not_found | quote_not_found | empty, or why a claim true to its sentence
+    # answers no question asked: answer_kind | off_subject (graph.claim_question)
     reason: str = ""
     # why each claim (or sentence) not shown was dropped, in order
     dropped: list[str] = field(default_factory=list)
@@ -87,11 +89,23 @@ async def model_answer(
     evidence = readable(evidence, context.screen_embedder)
     if not evidence:
         return ModelAnswer("discarded", reason="ungrounded"), 0
+    # A claim must answer the question (graph.claim_question): one on a sentence holding
+    # no answer of the kind asked (a date for "when") is dropped. With the local embedder
+    # every reply shape is judged so, and only the passages holding one are offered, and
+    # of those the sentences holding one and the sentence before each (without it a reply
+    # in the older shape is judged by its words alone, on any sentence: all are offered).
+    # A split question's parts ask kinds of their own: none is asked of it.
+    asked = "" if state.get("plan", {}).get("parts") else question
+    by_kind = bool(asked) and context.screen_embedder is not None
+    if by_kind:
+        evidence = await asyncio.to_thread(answering_passages, asked, evidence)
+        if not evidence:
+            return ModelAnswer("discarded", reason="answer_kind"), 0
     # the model reads the best few passages, long ones cut to what bears on the question,
     # as numbered sentences (graph.focus); its source numbers, sentence ids and citations
     # are those passages'
     evidence = evidence[:MAX_PASSAGES]
-    prompt_evidence = await numbered(question, evidence, context.embedder)
+    prompt_evidence = await numbered(question, evidence, context.embedder, by_kind=by_kind)
     offered = {
         (n, int(sid.split(".")[1]))
         for n, item in enumerate(prompt_evidence, 1)
@@ -114,10 +128,10 @@ async def model_answer(
     # the judge's meaning threshold is the local embedder's: with another, words decide
     embedder = context.screen_embedder
     dropped: list[str] = []
-    check = judged_check(evidence, embedder, dropped) if embedder is not None else None
+    check = judged_check(evidence, embedder, dropped, asked) if embedder is not None else None
     gate = CitationGate(evidence, emit, question, passages=None, check=check)
     claims = ClaimStream()
-    claim_gate = ClaimGate(evidence, emit, embedder, offered, language)
+    claim_gate = ClaimGate(evidence, emit, embedder, offered, language, asked)
     held: list[ClaimParts] = []  # claims before "answerable": true
     # The passages are cut (jieba: about 12 ms for five new ones) in a thread while the
     # request goes out and the model starts writing, not before the request: with many turns
