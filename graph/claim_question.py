@@ -15,12 +15,13 @@ answer. So a claim is shown only when:
 - its sentence is about what the question asks about: with the sentence
   before it when it names its subject there ("It opened in 2004"; a Chinese
   sentence often names none) and its passage's section and document title,
-  it holds at least half of the question's content words that the passage
+  it holds at least half of the question's subject words (graph.subject:
+  its content words less those of the kind and of asking) that the passage
   holds ("approximately 16,000 objects from China" is not the answer to "how
   many works are in the Far Eastern collections", though the passage holds
   both); on a passage in another language, which shares no word with the
   question, the claim written in the question's language must hold half of
-  the question's content words ("Newcastle ..." is no answer to "What is
+  the question's subject words ("Newcastle ..." is no answer to "What is
   Engineering News-Record?") — `off_subject`. A claim left in its passage's
   language cannot be judged by words: its sentence must be, of its passage's
   sentences offered to the model and holding the kind asked, the one closest
@@ -38,9 +39,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from graph.answer_sentences import content_words, covered
+from graph.answer_sentences import covered
 from graph.cross_language import crosses
 from graph.quotes import passage_sentences
+from graph.subject import subject_words
 from textkit.answer_type import answer_kinds, holds
 from textkit.facts import is_latin
 
@@ -60,10 +62,12 @@ def kind_missing(question: str, claim: str, sentence: str) -> bool:
 def about_question(question: str, claim: str, sentence: str, item: dict[str, Any]) -> bool:
     """True when `sentence` of passage `item`, on which `claim` rests, is about what
     `question` asks about: with the sentence before it when it names its subject there,
-    and its passage's section and title, it holds at least half of the question's content
-    words that the passage holds. On a passage in another language the claim, when
+    and its passage's section and title, it holds at least half of the question's subject
+    words (graph.subject) that the passage holds. On a passage in another language the claim, when
     written in the question's language, must hold half of them itself."""
-    wanted = content_words(question)
+    # the words of the thing asked: the kind's words ("cost", 多少钱) are judged by
+    # `kind_missing`, and the words of asking ("help me with") name nothing
+    wanted = subject_words(question)
     if not wanted:
         return True
     if crosses(item):
