@@ -321,7 +321,9 @@ class Settings(BaseSettings):
     worker_concurrency: int = Field(default=2, validation_alias="WORKER_CONCURRENCY")
     # how long a job-queue query waits for a database connection; with the database gone the
     # job worker stops after about this long and is started again (psycopg_pool's 30 s)
-    job_db_wait_s: float = Field(default=30.0, gt=0, validation_alias="JOB_DB_WAIT_SECONDS")
+    job_db_wait_s: float = Field(
+        default=30.0, ge=1, le=600, allow_inf_nan=False, validation_alias="JOB_DB_WAIT_SECONDS"
+    )
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
     telegram_bot_token: SecretStr | None = Field(
         default=None, validation_alias="TELEGRAM_BOT_TOKEN"

@@ -61,6 +61,9 @@ _CLAUSE_CUT = re.compile(r"[;；]$")
 # a question's end (a closing quote or bracket may follow its mark)
 _QUESTION_END = re.compile(r"[?？][\"”’」』)）》〉]*$")
 # quotation and title marks, opening and closing
+# a question mark inside closing quotes ends a quoted title, not a question of the
+# document's own: 'see the leaflet "Why renew early?"'
+_QUOTED_QUESTION_END = re.compile(r"[?？][\"”’」』)）》〉]+$")
 _QUOTES = (
     ("《", "》"),
     ("〈", "〉"),
@@ -121,7 +124,11 @@ def asks(sentence: str) -> bool:
         return False
     # a title quoted in a statement may end in a question mark (《…有關嗎?》): a sentence
     # cut there, its quote left open, states something
-    return all(sentence.count(a) <= sentence.count(b) for a, b in _QUOTES)
+    if any(sentence.count(a) > sentence.count(b) for a, b in _QUOTES):
+        return False
+    # a quote in straight marks ('the leaflet "Who needs a permit?" Apply…', cut at its
+    # mark) is open at an odd count; one closing after the mark is a title
+    return sentence.count('"') % 2 == 0 and not _QUOTED_QUESTION_END.search(sentence.strip())
 
 
 def heading_lines(text: str) -> list[str]:

@@ -19,7 +19,8 @@ document answered with the permit's fee. So, when a question asks a finer kind
   the thing asked than the way of asking.
 
 Questions asking no finer kind, or naming no subject ("And how long does it
-take?"), are not tested.
+take?"), are not tested; a two-part question is tested part by part (a passage
+about either part's subject stays).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 
 from graph.answer_sentences import content_words, covered
 from graph.cross_language import cosines, crosses, passage_sentences, topic
+from graph.question_parts import split_question as split_into_parts
 from textkit.answer_type import answer_kinds, holds, without_kind_words
 from textkit.question_words import QUESTION_WORDS, REQUEST_WORDS
 from textkit.scripts import plain
@@ -38,18 +40,22 @@ from textkit.tokens import keyword_tokens
 FINER = ("price", "duration", "time", "count")
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 # the verb of a duration asked ("how long does it take", "how long will it last")
+# "what's", "how long's", "isn't", "they're": the contraction's tail is no word of a thing
+_CONTRACTION = re.compile(r"(?<=[a-z])['’](?:s|re|ll|ve|d|m|t)\b|n['’]t\b")
 _ASKS_TAKE = re.compile(r"\b(?:take|takes|taking|last|lasts)\b|需要|要")
 
 
 def subject_words(question: str) -> set[str]:
     """The question's content words less those naming the kind asked ("cost", 多少钱):
     the words of the thing it asks about."""
-    asked = without_kind_words(plain(question))
+    asked = _CONTRACTION.sub(" ", without_kind_words(plain(question)))
     asked = _ASKS_TAKE.sub(" ", asked)
     # "help me with", "docs about": how one asks, not what about
     asked = REQUEST_WORDS.sub(" ", asked)
     # "does" is cut to "doe", which no stopword list holds
-    return {w for w in content_words(QUESTION_WORDS.sub(" ", asked)) if w != "doe"}
+    words = content_words(QUESTION_WORDS.sub(" ", asked))
+    # a lone Latin letter names nothing ("what's" leaves "s" where no contraction is known)
+    return {w for w in words if w != "doe" and not (len(w) == 1 and w.isascii())}
 
 
 def split_question(question: str) -> tuple[str, str]:
@@ -59,7 +65,9 @@ def split_question(question: str) -> tuple[str, str]:
     text = plain(question)
     rest = text
     for token in sorted(words, key=len, reverse=True):
-        rest = rest.replace(token, " ")
+        # an English word whole ("s" must not cut "does"); a Chinese run as it stands
+        pattern = rf"\b{re.escape(token)}\w*" if token.isascii() else re.escape(token)
+        rest = re.sub(pattern, " ", rest)
     named = REQUEST_WORDS.sub(" ", QUESTION_WORDS.sub(" ", without_kind_words(text)))
     # an English word is kept when it is a subject word; Chinese runs as they are left
     subject = [
@@ -103,7 +111,14 @@ async def on_subject(question: str, evidence: list[dict[str, Any]], embedder: An
     """For each passage of `evidence`, whether it is about the question's subject (see
     the module docstring); all True when the question asks no finer kind of a named
     thing. A passage in another language is kept when there is no embedder to judge it."""
-    if not evidence or not asks_of_subject(question):
+    if not evidence:
+        return []
+    parts = split_into_parts(question)
+    if parts:
+        # a two-part question asks of two things: a passage about either may answer
+        judged = [await on_subject(part.text, evidence, embedder) for part in parts]
+        return [any(column) for column in zip(*judged, strict=True)]
+    if not asks_of_subject(question):
         return [True] * len(evidence)
     documents = _same_language(question, evidence)
     out = [documents.get(str(item.get("document") or ""), True) for item in evidence]

@@ -31,7 +31,8 @@ REQUEST_WORDS = re.compile(
     r"\b(?:help|helps|docs?|documents?|documentation|info|information|details?|tell|know|"
     r"need|needs|want|wants|like|please|pls|plz|asap|urgent|urgently|question|questions|"
     r"find|look|looking|wondering|hi|hello|hey|thanks|thank|me|explain|show|give|check|"
-    r"quick|quickly|anyone|someone|somebody)\b|"
+    r"quick|quickly|anyone|someone|somebody|actually|exactly|roughly|approximately|really|"
+    r"basically|currently|just|also|still|now|today|again|ok|okay)\b|"
     r"请问|想知道|想问|想了解|告诉我|帮我查|帮我|帮忙|麻烦|资料|文件|信息|相关|关于|一下|谢谢"
 )
 # Matched on raw text: both scripts spelled out.

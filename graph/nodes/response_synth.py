@@ -64,9 +64,20 @@ async def _answer(
     calls = 0
     waited = 0.0
     discarded = ""  # the model's answer was discarded: why (said in the decision path)
+    question = state.get("normalized_question", "")
+    context = state.get("standalone_question", "")
+    # retrieval_checker marks each passage; evidence handed in unmarked is tested here
+    marks = [e["grounded"] if "grounded" in e else is_grounded(e) for e in evidence]
+    # a kind of answer found about another thing answers nothing (graph.subject), with
+    # a model or without: the model is never offered a passage about another thing
+    about = await on_subject(question, evidence, runtime.context.embedder)
+    marked = [(m, e) for m, e, a in zip(marks, evidence, about, strict=True) if a]
+    if any(marks) and not any(m for m, _ in marked):
+        notes.append("response_synth:off_subject")
     if runtime.context.llm is not None:
         asked = time.perf_counter()
-        generated, calls = await model_answer(state, runtime, evidence, language)
+        on_subject_evidence = [e for _, e in marked]
+        generated, calls = await model_answer(state, runtime, on_subject_evidence, language)
         waited = (time.perf_counter() - asked) * 1000
         # each claim of the model's dropped, and why (graph.claim_judge)
         notes.extend(f"response_synth:claim_dropped:{why}" for why in generated.dropped)
@@ -77,25 +88,11 @@ async def _answer(
         if generated.verdict == "refused":
             return refusal(language, runtime.context.handoff), [], "llm_refusal", calls, waited
         discarded = f"llm_discarded:{generated.reason or 'unknown'}"
-    # retrieval_checker marks each passage; evidence handed in unmarked is tested here
-    marks = [e["grounded"] if "grounded" in e else is_grounded(e) for e in evidence]
-    if not any(marks):
-        # passages on the topic, none answering: say so rather than guess
+    if not any(m for m, _ in marked):
+        # passages on the topic, none answering (or none about the thing asked): say so
+        # rather than guess
         kind = discarded or "refusal"
         return refusal(language, runtime.context.handoff), [], kind, calls, waited
-    question = state.get("normalized_question", "")
-    context = state.get("standalone_question", "")
-    # a kind of answer found about another thing answers nothing (graph.subject)
-    about = await on_subject(question, evidence, runtime.context.embedder)
-    if not any(m and a for m, a in zip(marks, about, strict=True)):
-        notes.append("response_synth:off_subject")
-        kind = discarded or "refusal"
-        return refusal(language, runtime.context.handoff), [], kind, calls, waited
-    marks, evidence = (
-        [m for m, a in zip(marks, about, strict=True) if a],
-        [e for e, a in zip(evidence, about, strict=True) if a],
-    )
-    marked = list(zip(marks, evidence, strict=True))
     grounded_first = [e for m, e in marked if m] + [e for m, e in marked if not m]
     answer, citations = await extractive_answer(
         question,

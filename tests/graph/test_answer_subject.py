@@ -13,7 +13,7 @@ import bot
 from bot.turn.service import AnswerService
 from graph.answer_sentences import asks, quotable
 from graph.cross_language import passage_sentences
-from graph.subject import subject_words
+from graph.subject import split_question, subject_words
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
@@ -136,3 +136,18 @@ def test_the_words_of_asking_are_no_part_of_the_subject() -> None:
     assert subject_words("I need to know the parking permit price asap") == {"parking", "permit"}
     assert subject_words("幫我查一下護照換發要多少錢？") == {"护照", "换发"}
     assert subject_words("How much does a fishing licence cost?") == {"fishing", "licence"}
+
+
+def test_a_contraction_names_no_subject() -> None:
+    # "what's" left "s", a subject word no document holds: "What's the fee?" was refused
+    assert subject_words("What's the passport fee?") == {"passport"}
+    assert subject_words("What's the fee?") == set()
+    assert subject_words("How much is the fee for the passport, actually?") == {"passport"}
+    # the rest of the question keeps its words whole
+    assert split_question("How much does a kid's passport cost?")[1].startswith("how much does a")
+
+
+def test_a_title_in_straight_quotes_that_asks_is_no_question() -> None:
+    assert not asks('The permit costs 120 dollars; details are in the leaflet "Who needs a permit?')
+    assert not asks('For details see the leaflet "Why renew early?"')
+    assert asks("Lost your card?") and asks("如何換發護照？")

@@ -219,3 +219,41 @@ async def test_a_claim_left_in_its_passages_language_must_rest_on_the_nearest_se
         await gate.finish()
         assert bool(seen) is shown, gate.dropped
         assert gate.dropped == ([] if shown else ["1:not_closest"])
+
+
+async def test_the_model_is_never_offered_another_things_price(
+    db: Database,
+    searcher: HybridSearcher,
+    ingestion: IngestionService,
+    embedder: Embedder,
+    fake: FakeOpenAI,
+) -> None:
+    # found by its words ("licence", "cost"), but about dogs
+    dogs = (
+        "# Dog licences\n\nEvery dog kept in the city needs a licence. A dog licence costs"
+        " 20 dollars a year.\n"
+    )
+    service = await answering_over(db, searcher, ingestion, embedder, fake, "dogs.md", dogs)
+    plan = Reply(
+        json.dumps(
+            {
+                "task_type": "simple_faq",
+                "should_retrieve": True,
+                "query": "licence cost",
+                "alternates": [],
+            }
+        )
+    )
+    # a model that would restate the dog licence's fee, true to its sentence
+    fake.script = [plan, resting_on("20 dollars", "A dog licence costs 20 dollars a year.")]
+    result = await service.ask("How much does a fishing licence cost?")
+    assert result.outcome == "refused", result.decision_path
+    assert "20 dollars" not in result.answer
+    assert "response_synth:off_subject" in result.decision_path
+    # the only request was the plan: no answer was asked for from a page about dogs
+    assert len(fake.requests) == 1
+    # the dog licence's own price is still answered from it by the model
+    fake.script = [plan, resting_on("20 dollars", "A dog licence costs 20 dollars a year.")]
+    result = await service.ask("How much does a dog licence cost?")
+    assert result.outcome == "answered" and "20 dollars" in result.answer, result.decision_path
+    assert "response_synth:llm" in result.decision_path
