@@ -4,8 +4,6 @@ error (retried, or explained), never a crash of the turn; connections reused."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import openai
 import pytest
 from langchain_core.messages import HumanMessage
@@ -13,13 +11,6 @@ from langchain_core.messages import HumanMessage
 from graph.llm_client import provider_errors, stream_text
 from graph.models import build_chat_model
 from tests.support.fake_openai import FakeOpenAI, Reply
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
 
 
 async def _stream(fake: FakeOpenAI, reply: Reply, shown: list[str] | None = None) -> str:

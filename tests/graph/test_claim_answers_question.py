@@ -11,7 +11,6 @@ that hold the kind of answer asked, and is not asked at all when none does.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -52,13 +51,6 @@ def resting_on(needle: str, claim: str) -> Reply:
     """A synth reply: one claim resting on the source sentence holding `needle`."""
     body = {"answerable": True, "claims": [{"sentence": "{id}", "claim": claim}]}
     return Reply(json.dumps(body, ensure_ascii=False), cite=needle)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

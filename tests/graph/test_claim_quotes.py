@@ -10,7 +10,6 @@ not say, is dropped and never shown with a citation.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -70,13 +69,6 @@ async def answering_over(
     )
     assert (await ingestion.ingest_bytes(name, document.encode())).status == "added"
     return AnswerService(db, context)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

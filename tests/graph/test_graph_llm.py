@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -39,13 +38,6 @@ def plan_reply(
 def citing(needle: str, answer: str) -> Reply:
     """A scripted model answer citing (as `{n}`) the numbered source that holds `needle`."""
     return Reply(answer, cite=needle)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 
 import pytest
 
@@ -25,13 +24,6 @@ PLAN = Reply(
         {"task_type": "simple_faq", "should_retrieve": True, "query": "passport renewal fee"}
     )
 )
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
 
 
 async def _service(

@@ -3,8 +3,6 @@ model in the turn's one synthesis call; a missing part is said missing after it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from bot.turn.service import AnswerService
@@ -16,13 +14,6 @@ from storage.search import HybridSearcher
 from tests.graph.test_graph_llm import citing, plan_reply
 from tests.graph.test_two_part_questions import DOCS
 from tests.support.fake_openai import FakeOpenAI, Reply
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

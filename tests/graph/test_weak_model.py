@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
-
-import pytest
 
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
@@ -83,13 +81,6 @@ def weak_model() -> Callable[[dict[str, Any]], Reply]:
         return Reply(json.dumps({"answerable": True, "answer": "Please see the website."}))
 
     return reply
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
 
 
 async def cited_documents(service: AnswerService) -> tuple[int, list[str], list[int]]:
