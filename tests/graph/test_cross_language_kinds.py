@@ -17,6 +17,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from tests.support.passport_faq import sample_service
 from textkit.answer_type import holds
 
 SAMPLES = Path(bot.__file__).parent / "sample" / "docs"
@@ -37,9 +38,7 @@ DOCS = {
 async def service(
     db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
 ) -> AnswerService:
-    for path in sorted(SAMPLES.iterdir()):
-        assert (await ingestion.ingest_bytes(path.name, path.read_bytes())).status == "added"
-    return AnswerService(db, GraphContext(searcher=searcher, embedder=embedder.model))
+    return await sample_service(db, ingestion, searcher, embedder)
 
 
 def first_item(answer: str) -> str:

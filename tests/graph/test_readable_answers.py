@@ -15,13 +15,13 @@ import bot
 from bot.turn.service import AnswerService
 from graph.answer_order import arrange
 from graph.answer_sentences import heading_lines, quotable
-from graph.context import GraphContext
 from graph.cross_language import passage_sentences
 from graph.extractive import _compose, _prepare
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from tests.support.passport_faq import sample_service
 from textkit.answer_type import answer_kinds, holds
 
 SAMPLES = Path(bot.__file__).parent / "sample" / "docs"
@@ -31,9 +31,7 @@ SAMPLES = Path(bot.__file__).parent / "sample" / "docs"
 async def service(
     db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
 ) -> AnswerService:
-    for path in sorted(SAMPLES.iterdir()):
-        assert (await ingestion.ingest_bytes(path.name, path.read_bytes())).status == "added"
-    return AnswerService(db, GraphContext(searcher=searcher, embedder=embedder.model))
+    return await sample_service(db, ingestion, searcher, embedder)
 
 
 def items(answer: str) -> list[str]:

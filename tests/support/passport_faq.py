@@ -3,6 +3,9 @@ over files ingested for one test (real Postgres, the local embedder)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import bot
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from storage.db import Database
@@ -43,4 +46,14 @@ async def answer_service(
     """`files` (name → text) ingested, and the graph without a model over them."""
     for name, text in files.items():
         assert (await ingestion.ingest_bytes(name, text.encode())).chunks
+    return AnswerService(db, GraphContext(searcher=searcher, embedder=embedder.model))
+
+
+async def sample_service(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> AnswerService:
+    """The shipped sample documents ingested, and the graph without a model over them."""
+    samples = Path(bot.__file__).parent / "sample" / "docs"
+    for path in sorted(samples.iterdir()):
+        assert (await ingestion.ingest_bytes(path.name, path.read_bytes())).status == "added"
     return AnswerService(db, GraphContext(searcher=searcher, embedder=embedder.model))
