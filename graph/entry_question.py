@@ -168,8 +168,9 @@ async def add_rival_cosines(
     if not judges_entries(embedder):
         return
     judged = [i for i in items if i.get("question") and "question_cosine" in i and not crosses(i)]
+    # distinct entries: a long answer's chunks would otherwise fill every place
     hits = await searcher.search(
-        question, top_k=RIVALS, filters=filters, mode="vector", per_document=RIVALS
+        question, top_k=RIVALS, filters=filters, mode="entries", per_document=RIVALS
     )
     entries = [
         h for h in hits if getattr(h, "question", None) and not getattr(h, "cross_language", False)
