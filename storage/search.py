@@ -149,9 +149,7 @@ class HybridSearcher:
             # not while the stored vectors are known to be another embedder's (each search
             # would run a query whose answer is thrown away)
             vector_side = (
-                asyncio.create_task(
-                    self._vector_in_own_session(vec_literal, filters, mode, top_k)
-                )
+                asyncio.create_task(self._vector_in_own_session(vec_literal, filters, mode, top_k))
                 if mode in ("hybrid", "vector", "entries") and self._vectors_known_usable
                 else None
             )
@@ -271,9 +269,7 @@ class HybridSearcher:
     ) -> list[tuple[int, float]]:
         async with self._db.autocommit() as session:
             if mode == "entries":
-                return await entry_ids(
-                    session, vec, filters, top_k, self._cosine == ENTRY_COSINE
-                )
+                return await entry_ids(session, vec, filters, top_k, self._cosine == ENTRY_COSINE)
             return await vector_ids(
                 session, vec, filters, self.candidates, self._cosine == ENTRY_COSINE
             )

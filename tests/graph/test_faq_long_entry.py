@@ -101,12 +101,14 @@ async def test_the_nearest_entries_are_distinct_entries(
     # the long answer's chunks are the nearest ten: a search by chunks finds one entry
     assert {h.question for h in chunks} == {LOST_QUESTION}
     entries = await searcher.search(ASKED, top_k=10, mode="entries", per_document=10)
-    assert [h.question for h in entries][0] == LOST_QUESTION
-    assert sorted(h.question for h in entries) == sorted(
-        [LOST_QUESTION, *(q for q, _ in OTHERS)]
-    )
+    assert entries[0].question == LOST_QUESTION
+    assert sorted(h.question for h in entries) == sorted([LOST_QUESTION, *(q for q, _ in OTHERS)])
     # each entry by its best chunk
     assert entries[0].chunk_id == chunks[0].chunk_id
+    # two entries: the chunks first read (four an entry) are all the long answer's, and
+    # more are read until another entry is among them
+    two = await searcher.search(ASKED, top_k=2, mode="entries", per_document=2)
+    assert [h.question for h in two] == [h.question for h in entries[:2]]
 
 
 async def test_a_paraphrase_of_the_long_entry_is_answered_from_it(
