@@ -13,6 +13,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from storage.search_types import SearchFilters
 from tests.support.passport_faq import answer_service, faq_page
 
 LOST_QUESTION = "What should I do if my passport is lost or stolen while I am abroad?"
@@ -109,6 +110,12 @@ async def test_the_nearest_entries_are_distinct_entries(
     # more are read until another entry is among them
     two = await searcher.search(ASKED, top_k=2, mode="entries", per_document=2)
     assert [h.question for h in two] == [h.question for h in entries[:2]]
+    # a collection's filter holds as in the other searches
+    kept = SearchFilters(collections=("public",))
+    public = await searcher.search(ASKED, top_k=10, mode="entries", filters=kept, per_document=10)
+    assert [h.chunk_id for h in public] == [h.chunk_id for h in entries]
+    elsewhere = SearchFilters(collections=("staff",))
+    assert await searcher.search(ASKED, top_k=10, mode="entries", filters=elsewhere) == []
 
 
 async def test_a_paraphrase_of_the_long_entry_is_answered_from_it(
