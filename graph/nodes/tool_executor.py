@@ -7,6 +7,11 @@ searches the planner's query and the user's own question at once. A split
 question (graph.question_parts) also searches each part's own query, its
 candidates kept per part (retrieval_checker grades each part on its own).
 
+A question asking a kind of answer (a price, a duration...) also reads its leading
+document's further passages holding it (graph.further_passages), and a Chinese
+question reads the documents in the other Chinese script by the question written in
+it (graph.other_script).
+
 With a reranker (RERANK_BASE_URL; graph.rerank) each search brings up to
 RERANK_CANDIDATES fused hits of each language group, the reranker reorders
 them, and the top_k of each group go on as without one; its decision
