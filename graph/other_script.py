@@ -7,7 +7,10 @@ Simplified question was refused where the Traditional one was answered. So a que
 in one Chinese script is searched a second time written in the other, and the
 passages of documents in that other script are taken from that search (their reader
 would have asked it so); every other document's passages come from the question as
-written. A question whose characters read the same in both scripts is searched once.
+written. The second search runs only when the first found no passage in the question's
+own language family, or only passages of documents in the other script: a passage
+written as asked was found, and the embedder read it as the asker wrote. A question
+whose characters read the same in both scripts is searched once.
 """
 
 from __future__ import annotations
@@ -26,6 +29,14 @@ def other_script(question: str) -> str | None:
         return None
     other = ZH_HANS if asked == ZH_HANT else ZH_HANT
     return other if to_script(question, other) != question else None
+
+
+def unread_script(hits: Sequence[Any], script: str) -> bool:
+    """True when the question's search (`hits`) found no passage in its own language
+    family, or only passages of documents in `script` (the other Chinese script): those
+    are read better by the question written in it."""
+    native = [h for h in hits if not getattr(h, "cross_language", False)]
+    return all(getattr(h, "language", None) == script for h in native)
 
 
 def in_script(text: str, script: str) -> str:

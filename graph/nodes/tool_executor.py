@@ -38,7 +38,7 @@ from graph.further_passages import FURTHER_KEPT, further_passages
 from graph.grounding import is_grounded
 from graph.nodes.query_builder import rewrite_for_retry
 from graph.nodes.recording import Step, recorded
-from graph.other_script import fold_scripts, in_script, other_script
+from graph.other_script import fold_scripts, in_script, other_script, unread_script
 from graph.rerank import RERANK_CANDIDATES, rerank_hits, turn_decision
 from graph.state import GraphState
 
@@ -83,15 +83,13 @@ async def _read(
 async def _retrieve(
     context: GraphContext, query: str, threshold: float, question: str, notes: list[str]
 ) -> list[dict[str, Any]]:
+    hits, further = await _read(context, query, threshold, question, notes)
     script = other_script(question or query)
-    if script is None:
-        hits, further = await _read(context, query, threshold, question, notes)
-    else:
+    if script is not None and unread_script(hits, script):
         # the documents in the other Chinese script are read by the question written in
         # it: the embedder keeps the scripts apart (graph.other_script)
-        (hits, further), (again, more) = await asyncio.gather(
-            _read(context, query, threshold, question, notes),
-            _read(context, in_script(query, script), threshold, in_script(question, script), notes),
+        again, more = await _read(
+            context, in_script(query, script), threshold, in_script(question, script), notes
         )
         hits = fold_scripts(hits, again, script)
         further = fold_scripts(further, more, script)
