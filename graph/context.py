@@ -60,7 +60,8 @@ class GraphContext:
     # for); None: the patterns alone
     screen_embedder: Any = None
     top_k: int = 5
-    # chunks per document a turn reads: a document's fee section may rank just below its intro
+    # chunks per document a turn reads: a document's fee section may rank just below its
+    # intro (a question asking a kind of answer reads further ones: graph.further_passages)
     chunks_per_document: int = 2
     thresholds: tuple[float, ...] = (0.65, 0.50, 0.35)
     max_loops: int = 3

@@ -7,6 +7,11 @@ searches the planner's query and the user's own question at once. A split
 question (graph.question_parts) also searches each part's own query, its
 candidates kept per part (retrieval_checker grades each part on its own).
 
+A question asking a kind of answer (a price, a duration...) also reads its leading
+document's further passages holding it (graph.further_passages), and a Chinese
+question reads the documents in the other Chinese script by the question written in
+it (graph.other_script).
+
 With a reranker (RERANK_BASE_URL; graph.rerank) each search brings up to
 RERANK_CANDIDATES fused hits of each language group, the reranker reorders
 them, and the top_k of each group go on as without one; its decision
@@ -29,9 +34,11 @@ from graph.cross_language import (
     crosses,
 )
 from graph.entry_question import add_question_cosines, add_rival_cosines
+from graph.further_passages import FURTHER_KEPT, further_passages
 from graph.grounding import is_grounded
 from graph.nodes.query_builder import rewrite_for_retry
 from graph.nodes.recording import Step, recorded
+from graph.other_script import fold_scripts, in_script, other_script, unread_script
 from graph.rerank import RERANK_CANDIDATES, rerank_hits, turn_decision
 from graph.state import GraphState
 
@@ -64,10 +71,30 @@ async def _search(
     return native[: context.top_k] + other[: context.top_k]
 
 
+async def _read(
+    context: GraphContext, query: str, threshold: float, question: str, notes: list[str]
+) -> tuple[list[Any], list[Any]]:
+    """The search's hits, and the leading documents' further passages holding the kind of
+    answer asked (graph.further_passages: it may rank below those a turn reads of them)."""
+    hits = await _search(context, query, threshold, question, notes)
+    return hits, await further_passages(context, query, threshold, question, hits)
+
+
 async def _retrieve(
     context: GraphContext, query: str, threshold: float, question: str, notes: list[str]
 ) -> list[dict[str, Any]]:
-    hits = await _search(context, query, threshold, question, notes)
+    hits, further = await _read(context, query, threshold, question, notes)
+    script = other_script(question or query)
+    if script is not None and unread_script(hits, script):
+        # the documents in the other Chinese script are read by the question written in
+        # it: the embedder keeps the scripts apart (graph.other_script)
+        again, more = await _read(
+            context, in_script(query, script), threshold, in_script(question, script), notes
+        )
+        hits = fold_scripts(hits, again, script)
+        further = fold_scripts(further, more, script)
+    hits = [*hits, *further]
+    ids = {h.chunk_id for h in further}
     found = [
         {
             "document": h.document,
@@ -85,6 +112,7 @@ async def _retrieve(
             "cross_language": getattr(h, "cross_language", False),
             "question": getattr(h, "question", None),
             "rank": rank,
+            "further": h.chunk_id in ids,
         }
         for rank, h in enumerate(hits, 1)
     ]
@@ -130,7 +158,15 @@ def merge_candidates(
     add_meaning_leads(merged)
     ordered = sorted(merged, key=lambda c: (not is_grounded(c), c.get("rank", limit), -c["score"]))
     native = [c for c in ordered if not crosses(c)]
-    return native[:limit] + [c for c in ordered if crosses(c)][:limit]
+    other = [c for c in ordered if crosses(c)]
+    return [*_with_further(native, limit), *_with_further(other, limit)]
+
+
+def _with_further(ordered: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The first `limit` of `ordered`, and the further passages holding the kind asked
+    (graph.further_passages) that come after them: read besides, never in place of one."""
+    beyond = [c for c in ordered[limit:] if c.get("further")]
+    return ordered[:limit] + beyond[: 2 * FURTHER_KEPT]
 
 
 def part_query(part: dict[str, str], loop: int) -> str | None:
