@@ -71,9 +71,7 @@ async def _answer(
     # a kind of answer found about another thing answers nothing (graph.subject), with
     # a model or without: the model is never offered a passage about another thing
     run = runtime.context
-    about = await on_subject(
-        question, evidence, run.embedder, run.searcher, run.search_filters
-    )
+    about = await on_subject(question, evidence, run.embedder, run.searcher, run.search_filters)
     marked = [(m, e) for m, e, a in zip(marks, evidence, about, strict=True) if a]
     if any(marks) and not any(m for m, _ in marked):
         notes.append("response_synth:off_subject")
