@@ -47,8 +47,8 @@ from textkit.tokens import keyword_tokens
 # the kinds a passage about another thing may hold and be picked for
 FINER = ("price", "duration", "time", "count")
 # English endings of one stem's forms, longest first ("renewal", "renewing", "renewed")
-_SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "als", "al")
-_SUFFIXES += ("ers", "er", "ed", "es", "ly", "e")
+_SUFFIXES: tuple[str, ...] = ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion")
+_SUFFIXES += ("als", "al", "ers", "er", "ed", "es", "ly", "e")
 # documents of each language group the subject's vector search returns: the nearest of
 # each group is all the comparison needs, a few more keep ties
 NEAREST = 3
