@@ -196,7 +196,7 @@ async def on_subject(
     to_rest = await cosines(embedder, rest, readings)
     for i, near, far in zip(across, to_subject, to_rest, strict=True):
         out[i] = near >= far
-    if searcher is not None and any(out[i] for i in across):
+    if searcher is not None and subject.strip() and any(out[i] for i in across):
         # a thing named in another language than its document's is told from its
         # siblings by which document is nearest it, not by one passage's cosine alone
         nearest = await _nearest_documents(searcher, subject, filters)
