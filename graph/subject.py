@@ -11,10 +11,13 @@ document answered with the permit's fee. So, when a question asks a finer kind
 - a passage in the question's language by its words: its section's passages
   found, their heading and the document's title together hold more than half of
   the subject's words ("dog licence" holds one of "fishing licence"'s two), an
-  English word in any form of its stem ("renewing" in "renewal"). Section by
-  section: a fishing page's fee does not become a boat licence's because its
-  section "Fishing from boats" speaks of boats (a document's text under no
-  heading, its opening, is read with every section);
+  English word in any form of its stem ("renewing" in "renewal"). The
+  document's other passages found lend a word their headings do not name: a
+  fishing page's fee does not become a boat licence's because its section
+  "Fishing from boats" speaks of boats, while "urgent passport service" is
+  answered from the passport page's fees though only its opening says "City
+  Service Centre" (a document's text under no heading is read with every
+  section);
 - a passage in another language by meaning (the local multilingual embedder):
   read under its topic (title and heading), its sentence holding the kind asked
   (failing one, its first) is closer to the subject alone ("fishing licence")
@@ -100,19 +103,23 @@ def asks_of_subject(question: str) -> bool:
 def _same_language(question: str, evidence: list[dict[str, Any]]) -> list[bool]:
     """Each passage (True for one in another language) whether its section — the passages
     found under its heading, the heading and its document's title together — holds more
-    than half of the subject's words. A heading names what its section is about; the
-    document's passages under no heading are read with every section."""
+    than half of the subject's words. The document's passages under no heading are read
+    with every section, and its other sections' passages found lend a word their heading
+    does not name: a heading names what its section is about, another thing than this
+    section's ("Fishing from boats" on a fishing licence page)."""
     words = subject_words(question)
     text: dict[tuple[str, str], str] = {}
     for item in evidence:
         if not crosses(item):
             key = _section(item)
             text[key] = f"{text.get(key, topic(item))} {item.get('text') or ''}"
-    # a document's text under no heading (its opening, before the first) is about all of it
-    held = {
-        key: 2 * _held(words, f"{body} {text.get((key[0], ''), '')}") > len(words)
-        for key, body in text.items()
-    }
+    held: dict[tuple[str, str], bool] = {}
+    for key, body in text.items():
+        found = _held(words, f"{body} {text.get((key[0], ''), '')}")
+        others = [k for k in text if k[0] == key[0] and k != key]
+        named = _held(words, " ".join(k[1] for k in others))
+        lent = _held(words - found, " ".join(text[k] for k in others)) - named
+        held[key] = 2 * (len(found) + len(lent)) > len(words)
     return [crosses(item) or held[_section(item)] for item in evidence]
 
 
@@ -132,11 +139,11 @@ def stem(word: str) -> str:
     return word
 
 
-def _held(words: set[str], text: str) -> int:
-    """How many of `words` the text holds (graph.answer_sentences.covered), an English
-    word also in another form of the same stem ("renewing" in "renewal")."""
+def _held(words: set[str], text: str) -> set[str]:
+    """Those of `words` the text holds (graph.answer_sentences.covered), an English word
+    also in another form of the same stem ("renewing" in "renewal")."""
     stems = {stem(w) for w in content_words(text) if w.isascii()}
-    return sum(1 for w in words if covered({w}, text) or stem(w) in stems)
+    return {w for w in words if covered({w}, text) or stem(w) in stems}
 
 
 async def _nearest_documents(searcher: Any, subject: str, filters: Any) -> set[str] | None:

@@ -39,7 +39,7 @@ async def service(
     return await answer_service(files, db, ingestion, searcher, embedder)
 
 
-async def test_a_passage_is_judged_alone_not_with_its_documents_other_passages(
+async def test_a_word_named_by_another_sections_heading_is_that_sections(
     service: AnswerService,
 ) -> None:
     # the fishing page speaks of boats in another section: its fee is no boat licence's
@@ -48,6 +48,10 @@ async def test_a_passage_is_judged_alone_not_with_its_documents_other_passages(
     result = await service.ask("How much does a fishing licence cost?")
     assert result.outcome == "answered", result.answer
     assert "20 dollars" in result.answer, result.answer
+    # a word another section holds under no heading naming it is still the page's
+    result = await service.ask("How much does urgent passport service cost?")
+    assert result.outcome == "answered", result.answer
+    assert "900 dollars" in result.answer, result.answer
 
 
 async def test_a_passage_in_another_language_must_be_of_the_document_nearest_the_thing(
