@@ -21,13 +21,13 @@ document answered with the permit's fee. So, when a question asks a finer kind
 - a passage in another language by meaning (the local multilingual embedder):
   read under its topic (title and heading), its sentence holding the kind asked
   (failing one, its first) is closer to the subject alone ("fishing licence")
-  than to the question without it ("How much does a cost?"), and its document
-  is the collection's nearest to the subject alone (a vector search of it, in
-  every language): a Chinese parking permit is nearer "taxi licence" than "How
-  much does a cost?" is, but an English fishing licence page is nearer still.
-  Both tests are relative, so they hold on any embedder's scale: the passage
-  must be nearer the thing asked than the way of asking, and nearer than any
-  other document is.
+  than to the question without it ("How much does a cost?"), and no document in
+  the question's language is nearer the subject alone (a vector search of it):
+  a Chinese parking permit is nearer "taxi licence" than "How much does a
+  cost?" is, but an English fishing licence page is nearer still. Documents in
+  the other language are not ranked against each other: at a phrase's scale
+  their cosines tell sibling sections apart no better than a coin. Both tests
+  are relative, so they hold on any embedder's scale.
 
 Questions asking no finer kind, or naming no subject ("And how long does it
 take?"), are not tested; a two-part question is tested part by part (a passage
@@ -53,8 +53,8 @@ FINER = ("price", "duration", "time", "count")
 _SUFFIXES: tuple[str, ...] = ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion")
 _SUFFIXES += ("als", "al", "ers", "er", "ed", "es", "ly", "e")
 # documents of each language group the subject's vector search returns: the nearest of
-# each group is all the comparison needs, a few more keep ties
-NEAREST = 3
+# the question's language is all the comparison needs, the other's few are looked up
+NEAREST = 5
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 # the verb of a duration asked ("how long does it take", "how long will it last")
 # "what's", "how long's", "isn't", "they're": the contraction's tail is no word of a thing
@@ -146,16 +146,21 @@ def _held(words: set[str], text: str) -> set[str]:
     return {w for w in words if covered({w}, text) or stem(w) in stems}
 
 
-async def _nearest_documents(searcher: Any, subject: str, filters: Any) -> set[str] | None:
-    """The documents nearest the subject alone by meaning, in any language (those at
-    the best cosine of a vector search); None when the search finds nothing."""
+async def _rivals(
+    searcher: Any, subject: str, filters: Any
+) -> tuple[float, dict[str, float]] | None:
+    """A vector search of the subject alone: the best cosine of a document in its own
+    language, and each document's in another language; None when none in its own
+    language is found."""
     hits = await searcher.search(
         subject, top_k=NEAREST, filters=filters, mode="vector", other_languages=True
     )
-    if not hits:
+    near = [(str(h.document), float(getattr(h, "cosine", 0.0))) for h in hits]
+    crossing = [bool(getattr(h, "cross_language", False)) for h in hits]
+    own = [cosine for (_, cosine), c in zip(near, crossing, strict=True) if not c]
+    if not own:
         return None
-    best = max(float(getattr(h, "cosine", 0.0)) for h in hits)
-    return {str(h.document) for h in hits if float(getattr(h, "cosine", 0.0)) >= best}
+    return max(own), {doc: cosine for (doc, cosine), c in zip(near, crossing, strict=True) if c}
 
 
 def _reading(item: dict[str, Any], kinds: list[str]) -> str:
@@ -204,10 +209,14 @@ async def on_subject(
     for i, near, far in zip(across, to_subject, to_rest, strict=True):
         out[i] = near >= far
     if searcher is not None and subject.strip() and any(out[i] for i in across):
-        # a thing named in another language than its document's is told from its
-        # siblings by which document is nearest it, not by one passage's cosine alone
-        nearest = await _nearest_documents(searcher, subject, filters)
-        for i in across:
-            if nearest is not None and str(evidence[i].get("document") or "") not in nearest:
-                out[i] = False
+        # a thing named in another language than its document's: when a document in the
+        # question's own language is nearer it, the thing is that document's
+        rivals = await _rivals(searcher, subject, filters)
+        if rivals is not None:
+            best, other = rivals
+            # a document below the search's last in its language is no nearer than that
+            floor = min(other.values(), default=best)
+            for i in across:
+                if other.get(str(evidence[i].get("document") or ""), floor) < best:
+                    out[i] = False
     return out
