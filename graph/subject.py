@@ -8,15 +8,26 @@ the kind asked first: without this test a collection with no fishing licence
 document answered with the permit's fee. So, when a question asks a finer kind
 (a price, a duration, a time, a count), each passage must be about its subject:
 
-- a passage in the question's language by its words: its document's passages
-  found, their headings and its title together hold more than half of the
-  subject's words ("dog licence" holds one of "fishing licence"'s two);
+- a passage in the question's language by its words: its section's passages
+  found, their heading and the document's title together hold more than half of
+  the subject's words ("dog licence" holds one of "fishing licence"'s two), an
+  English word in any form of its stem ("renewing" in "renewal"). The
+  document's other passages found lend a word their headings do not name: a
+  fishing page's fee does not become a boat licence's because its section
+  "Fishing from boats" speaks of boats, while "urgent passport service" is
+  answered from the passport page's fees though only its opening says "City
+  Service Centre" (a document's text under no heading is read with every
+  section);
 - a passage in another language by meaning (the local multilingual embedder):
   read under its topic (title and heading), its sentence holding the kind asked
   (failing one, its first) is closer to the subject alone ("fishing licence")
-  than to the question without it ("How much does a cost?"). The test is
-  relative, so it holds on any embedder's scale: the passage must be nearer
-  the thing asked than the way of asking.
+  than to the question without it ("How much does a cost?"), and no document in
+  the question's language is nearer the subject alone (a vector search of it):
+  a Chinese parking permit is nearer "taxi licence" than "How much does a
+  cost?" is, but an English fishing licence page is nearer still. Documents in
+  the other language are not ranked against each other: at a phrase's scale
+  their cosines tell sibling sections apart no better than a coin. Both tests
+  are relative, so they hold on any embedder's scale.
 
 Questions asking no finer kind, or naming no subject ("And how long does it
 take?"), are not tested; a two-part question is tested part by part (a passage
@@ -28,7 +39,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graph.answer_sentences import content_words, covered
+from graph.answer_sentences import MIN_STEM, content_words, covered
 from graph.cross_language import cosines, crosses, passage_sentences, topic
 from graph.question_parts import split_question as split_into_parts
 from textkit.answer_type import answer_kinds, holds, without_kind_words
@@ -38,6 +49,12 @@ from textkit.tokens import keyword_tokens
 
 # the kinds a passage about another thing may hold and be picked for
 FINER = ("price", "duration", "time", "count")
+# English endings of one stem's forms, longest first ("renewal", "renewing", "renewed")
+_SUFFIXES: tuple[str, ...] = ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion")
+_SUFFIXES += ("als", "al", "ers", "er", "ed", "es", "ly", "e")
+# documents of each language group the subject's vector search returns: the nearest of
+# the question's language is all the comparison needs, the other's few are looked up
+NEAREST = 5
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 # the verb of a duration asked ("how long does it take", "how long will it last")
 # "what's", "how long's", "isn't", "they're": the contraction's tail is no word of a thing
@@ -83,18 +100,67 @@ def asks_of_subject(question: str) -> bool:
     return any(k in FINER for k in answer_kinds(question)) and bool(subject_words(question))
 
 
-def _same_language(question: str, evidence: list[dict[str, Any]]) -> dict[str, bool]:
-    """Each document (of passages in the question's language) whether it holds more than
-    half of the subject's words, its passages found, headings and title together."""
+def _same_language(question: str, evidence: list[dict[str, Any]]) -> list[bool]:
+    """Each passage (True for one in another language) whether its section — the passages
+    found under its heading, the heading and its document's title together — holds more
+    than half of the subject's words. The document's passages under no heading are read
+    with every section, and its other sections' passages found lend a word their heading
+    does not name: a heading names what its section is about, another thing than this
+    section's ("Fishing from boats" on a fishing licence page)."""
     words = subject_words(question)
-    text: dict[str, str] = {}
+    text: dict[tuple[str, str], str] = {}
     for item in evidence:
-        if crosses(item):
-            continue
-        key = str(item.get("document") or "")
-        parts = (text.get(key, ""), topic(item), str(item.get("text") or ""))
-        text[key] = " ".join(parts)
-    return {key: 2 * covered(words, body) > len(words) for key, body in text.items()}
+        if not crosses(item):
+            key = _section(item)
+            text[key] = f"{text.get(key, topic(item))} {item.get('text') or ''}"
+    held: dict[tuple[str, str], bool] = {}
+    for key, body in text.items():
+        found = _held(words, f"{body} {text.get((key[0], ''), '')}")
+        others = [k for k in text if k[0] == key[0] and k != key]
+        named = _held(words, " ".join(k[1] for k in others))
+        lent = _held(words - found, " ".join(text[k] for k in others)) - named
+        held[key] = 2 * (len(found) + len(lent)) > len(words)
+    return [crosses(item) or held[_section(item)] for item in evidence]
+
+
+def _section(item: dict[str, Any]) -> tuple[str, str]:
+    """The passage's document and heading."""
+    return str(item.get("document") or ""), str(item.get("heading") or "")
+
+
+def stem(word: str) -> str:
+    """An English word without its inflection or derivation ("renewing", "renewal" and
+    "renewed" are "renew"); a word too short to cut, or not English, as it is."""
+    if not word.isascii() or len(word) <= MIN_STEM:
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM:
+            return word[: -len(suffix)]
+    return word
+
+
+def _held(words: set[str], text: str) -> set[str]:
+    """Those of `words` the text holds (graph.answer_sentences.covered), an English word
+    also in another form of the same stem ("renewing" in "renewal")."""
+    stems = {stem(w) for w in content_words(text) if w.isascii()}
+    return {w for w in words if covered({w}, text) or stem(w) in stems}
+
+
+async def _rivals(
+    searcher: Any, subject: str, filters: Any
+) -> tuple[float, dict[str, float]] | None:
+    """A vector search of the subject alone: the best cosine of a document in its own
+    language, and each document's in another language; None when none in its own
+    language is found."""
+    hits = await searcher.search(
+        subject, top_k=NEAREST, filters=filters, mode="vector", other_languages=True
+    )
+    near = [(str(h.document), float(getattr(h, "cosine", 0.0))) for h in hits]
+    crossing = [bool(getattr(h, "cross_language", False)) for h in hits]
+    own = [cosine for (_, cosine), c in zip(near, crossing, strict=True) if not c]
+    if not own:
+        return None
+    return max(own), {doc: cosine for (doc, cosine), c in zip(near, crossing, strict=True) if c}
 
 
 def _reading(item: dict[str, Any], kinds: list[str]) -> str:
@@ -107,21 +173,30 @@ def _reading(item: dict[str, Any], kinds: list[str]) -> str:
     return f"{about}. {sentence}" if about else sentence
 
 
-async def on_subject(question: str, evidence: list[dict[str, Any]], embedder: Any) -> list[bool]:
+async def on_subject(
+    question: str,
+    evidence: list[dict[str, Any]],
+    embedder: Any,
+    searcher: Any = None,
+    filters: Any = None,
+) -> list[bool]:
     """For each passage of `evidence`, whether it is about the question's subject (see
     the module docstring); all True when the question asks no finer kind of a named
-    thing. A passage in another language is kept when there is no embedder to judge it."""
+    thing. A passage in another language is kept when there is no embedder to judge it;
+    with no `searcher` (searched with `filters`) its document is not compared with the
+    collection's others."""
     if not evidence:
         return []
     parts = split_into_parts(question)
     if parts:
         # a two-part question asks of two things: a passage about either may answer
-        judged = [await on_subject(part.text, evidence, embedder) for part in parts]
+        judged = [
+            await on_subject(part.text, evidence, embedder, searcher, filters) for part in parts
+        ]
         return [any(column) for column in zip(*judged, strict=True)]
     if not asks_of_subject(question):
         return [True] * len(evidence)
-    documents = _same_language(question, evidence)
-    out = [documents.get(str(item.get("document") or ""), True) for item in evidence]
+    out = _same_language(question, evidence)
     across = [i for i, item in enumerate(evidence) if crosses(item)]
     if not across or embedder is None:
         return out
@@ -133,4 +208,15 @@ async def on_subject(question: str, evidence: list[dict[str, Any]], embedder: An
     to_rest = await cosines(embedder, rest, readings)
     for i, near, far in zip(across, to_subject, to_rest, strict=True):
         out[i] = near >= far
+    if searcher is not None and subject.strip() and any(out[i] for i in across):
+        # a thing named in another language than its document's: when a document in the
+        # question's own language is nearer it, the thing is that document's
+        rivals = await _rivals(searcher, subject, filters)
+        if rivals is not None:
+            best, other = rivals
+            # a document below the search's last in its language is no nearer than that
+            floor = min(other.values(), default=best)
+            for i in across:
+                if other.get(str(evidence[i].get("document") or ""), floor) < best:
+                    out[i] = False
     return out

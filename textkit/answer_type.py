@@ -22,7 +22,8 @@ Finer kinds, for choosing which sentences an extractive answer quotes
 ("how long" / 多久), a time of day or weekday ("when is it open" / 几点) and a
 count of things ("how many books" / 几本 / 多少人): a number of the thing counted
 (a measure word, or a noun that is no unit of money, time or measure), so a fine
-in dollars does not answer how many books a card borrows.
+in dollars does not answer how many books a card borrows; a figure before a
+capitalised word ("1 Harbour Road") numbers a name and counts nothing.
 """
 
 from __future__ import annotations
@@ -180,6 +181,10 @@ _HAS_COUNT = re.compile(
     rf"[0-9零〇一二两三四五六七八九十百千万几数]\s*[{_MEASURE}]"
 )
 
+# a figure before a capitalised word numbers a name ("1 Harbour Road", "2 Queen's
+# Street"), it counts no things: matched on the sentence's own case
+_NUMBERS_NAME = re.compile(r"\b\d[\d,]*\s+(?=[A-Z][a-z])")
+
 # the words that name a kind of answer ("fee", "closed"): a sentence naming one without
 # holding it sets its terms ("The fee is waived for applicants over 65")
 _NAMES_KIND = {"price": _ASKS_PRICE, "time": _ASKS_TIME, "duration": _ASKS_DURATION}
@@ -214,7 +219,7 @@ def holds(sentence: str, kind: str) -> bool:
     if kind == "time":
         return bool(_HAS_TIME.search(plain(sentence)))
     if kind == "count":
-        return bool(_HAS_COUNT.search(plain(sentence)))
+        return bool(_HAS_COUNT.search(plain(_NUMBERS_NAME.sub(" ", sentence))))
     if kind in ("amount", "date", "name"):
         return carries(sentence, kind)  # type: ignore[arg-type]
     return False

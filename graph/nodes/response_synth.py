@@ -70,7 +70,8 @@ async def _answer(
     marks = [e["grounded"] if "grounded" in e else is_grounded(e) for e in evidence]
     # a kind of answer found about another thing answers nothing (graph.subject), with
     # a model or without: the model is never offered a passage about another thing
-    about = await on_subject(question, evidence, runtime.context.embedder)
+    run = runtime.context
+    about = await on_subject(question, evidence, run.embedder, run.searcher, run.search_filters)
     marked = [(m, e) for m, e, a in zip(marks, evidence, about, strict=True) if a]
     if any(marks) and not any(m for m, _ in marked):
         notes.append("response_synth:off_subject")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from textkit.answer_type import asked_type, carries, has_amount
+from textkit.answer_type import asked_type, carries, has_amount, holds
 
 
 @pytest.mark.parametrize(
@@ -72,3 +72,10 @@ def test_a_phone_number_or_a_form_code_is_no_amount() -> None:
     assert not has_amount("Call +852 2345 6789 for an appointment.")
     assert not has_amount("Fill in form DL-2 and bring it to the counter.")
     assert has_amount("Call 2345 6789; the fee is 1,300 dollars.")
+
+
+def test_a_number_in_an_address_or_a_form_code_counts_nothing() -> None:
+    assert not holds("The City Service Centre at 1 Harbour Road is open Monday to Friday.", "count")
+    assert not holds("Bring the completed form PS-11 and your old passport.", "count")
+    assert holds("Each household may apply for 2 permits.", "count")
+    assert holds("每戶最多申請兩張。", "count")
