@@ -20,7 +20,10 @@ translate or reword that sentence, so it is judged by meaning, not by words:
   rewordings against unrelated sentences, en/繁/简: bench/claims.py), and
   `MIN_MEANING_SAME_LANGUAGE` for a claim in the sentence's own language. With no
   local embedder (the threshold is the local model's) the claim must share
-  most of its words with the sentence, as before.
+  most of its words with the sentence, as before. A claim that is a bare value
+  ("1996年", "30 days") has no meaning to compare besides its figure: on the
+  sentence its id or quote points to, it stands when it restates the one figure
+  that sentence states (graph.claim_values).
 
 `ClaimJudge.judge` says which passage supports the claim and on which sentence,
 or why none does: empty | sentence_not_found | quote_not_found | number |
@@ -36,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from graph.claim_checks import MIN_SENTENCE_SUPPORT, Passage, content_words, sentence_support
+from graph.claim_values import restates_value
 from graph.quotes import locate, passage_sentences, sentences_of
 from textkit import facts
 from textkit.claims import numbers
@@ -171,6 +175,12 @@ class ClaimJudge:
         else:
             self.warm(source if valid else None)
             candidates = [(n, s) for n in order for s in self._sentences[n - 1]]
+        if ids is not None or quote:
+            # a bare value ("1996年") means nothing besides its figure: it stands on a
+            # sentence it was pointed to that states that figure alone (graph.claim_values)
+            for n, sentence in candidates:
+                if facts.disagreement(body, sentence) is None and restates_value(body, sentence):
+                    return Verdict(n, sentence, "", self._similarity(body, sentence))
         scored = sorted(
             ((self._similarity(body, s), n, s) for n, s in candidates), key=lambda c: -c[0]
         )
