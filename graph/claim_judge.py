@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from graph.claim_checks import MIN_SENTENCE_SUPPORT, Passage, content_words, sentence_support
-from graph.claim_values import restates_value
+from graph.claim_values import bare_figure, restates_value
 from graph.quotes import locate, passage_sentences, sentences_of
 from textkit import facts
 from textkit.claims import numbers
@@ -145,7 +145,9 @@ class ClaimJudge:
         """The passage and sentence supporting `claim` (citing `source`, quoting `quote`,
         resting on the sentences `ids` name), or why none does."""
         body = bare(claim)
-        if not has_content(body):
+        pointed = ids is not None or bool(quote and quote.strip())
+        # a figure alone ("1996.") says something only of the sentence it points to
+        if not has_content(body) and not (pointed and bare_figure(body)):
             return Verdict(None, reason="empty")
         valid = source is not None and 1 <= source <= len(self._passages)
         order = [source] if valid and source is not None else range(1, len(self._passages) + 1)
@@ -175,7 +177,7 @@ class ClaimJudge:
         else:
             self.warm(source if valid else None)
             candidates = [(n, s) for n in order for s in self._sentences[n - 1]]
-        if ids is not None or quote:
+        if pointed:
             # a bare value ("1996年") means nothing besides its figure: it stands on a
             # sentence it was pointed to that states that figure alone (graph.claim_values)
             for n, sentence in candidates:

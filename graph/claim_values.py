@@ -11,7 +11,8 @@ its figure and unit, so it is judged by them instead (`restates_value`):
   each of them a word of the sentence (its unit "年", a hedge the sentence
   gives, "about") or a unit of time or measure the sentence gives in any
   language ("days" for "天"); a word of its own makes it no bare value, and
-  the meaning decides as before;
+  the meaning decides as before (a figure alone, "1996.", is something to judge
+  here, where the judge finds nothing to check in "1." — a list's marker);
 - the sentence states no figure the claim does not hold: with two figures in
   the sentence ("founded in 1990, enlarged in 1996") the sentence alone cannot
   tell which one answers, so the meaning decides (a bare value cannot pass it:
@@ -34,6 +35,7 @@ from textkit.tokens import stopwords
 MAX_OTHER_WORDS = 3
 # digits, their separators and ordinal endings, Chinese numerals: the figure itself
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*(?:st|nd|rd|th)?|[零〇一二三四五六七八九十百千万萬亿億两兩]+")
+_DIGITS = re.compile(r"\d+")
 _LATIN = re.compile(r"[a-z]+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _PUNCTUATION = re.compile(r"[^\w\u3400-\u9fff\uf900-\ufaff]+")
@@ -80,6 +82,12 @@ def other_words(claim: str) -> list[str]:
     chinese = _CJK_RUN.findall(text)
     signs = [s for s in _PUNCTUATION.findall(text) if s.strip() in ("%", "％")]
     return latin + chinese + [s.strip() for s in signs]
+
+
+def bare_figure(text: str) -> bool:
+    """True when `text` is a figure of two digits or more and nothing else but stopwords
+    ("1996.", "In 1996."): an answer, where "1." is a list's marker."""
+    return any(len(f) >= 2 for f in _DIGITS.findall(text)) and not other_words(text)
 
 
 def restates_value(claim: str, sentence: str) -> bool:
