@@ -10,7 +10,10 @@ translate or reword that sentence, so it is judged by meaning, not by words:
 - it has something to check: a word, not only punctuation, a list marker or a
   citation mark (`1. [1]`, `'] [1]` are never an answer);
 - its sentence id names a sentence the model was offered (else
-  `sentence_not_found`); a quote, when the reply gives one, is in the passage
+  `sentence_not_found`; an id naming a stored sentence the model was not
+  shown — a small model's slip, as a misnumbered source is — rests the
+  claim on the one offered sentence whose facts and meaning it states, when
+  exactly one does); a quote, when the reply gives one, is in the passage
   cited, else in another of the answer's passages (then that one is cited:
   small models misnumber their sources);
 - its facts agree with the sentence's (textkit.facts): numbers, dates,
@@ -125,6 +128,29 @@ class ClaimJudge:
         # sentences of two passages: the claim must rest on one of them
         return [(n, self._parts[n - 1][i - 1]) for n, i in ids]
 
+    def _exist(self, ids: list[SentenceId]) -> bool:
+        """True when every id names a stored sentence (offered or not)."""
+        return bool(ids) and all(
+            1 <= n <= len(self._parts) and 1 <= i <= len(self._parts[n - 1]) for n, i in ids
+        )
+
+    def _only_fitting(self, body: str) -> Verdict | None:
+        """The verdict on the one offered sentence whose facts the claim states and whose
+        meaning it says (graph.claim_judge's bar); None when none or several do."""
+        if self._offered is None:
+            return None
+        fitting = []
+        for n, i in sorted(self._offered):
+            if not (1 <= n <= len(self._parts) and 1 <= i <= len(self._parts[n - 1])):
+                continue
+            sentence = self._parts[n - 1][i - 1]
+            if facts.disagreement(body, sentence) is not None:
+                continue
+            similarity = self._similarity(body, sentence)
+            if similarity >= self._bar(body, sentence):
+                fitting.append(Verdict(n, sentence, "", similarity))
+        return fitting[0] if len(fitting) == 1 else None
+
     def _neighbours(self, ids: list[SentenceId]) -> list[tuple[int, str]]:
         """The offered sentences just before and after those `ids` name, in one passage: a
         small model's id is often one off, as its source numbers are (each is still a
@@ -156,7 +182,10 @@ class ClaimJudge:
             # the sentence is the passage's own by construction: facts and meaning decide
             candidates = self.resolve(ids)
             if not candidates:
-                return Verdict(None, reason="sentence_not_found")
+                # an id of a stored sentence the model was not shown: it wrote the claim
+                # from one it was shown, which stands only when it is the one that fits
+                hidden = self._only_fitting(body) if self._exist(ids) else None
+                return hidden or Verdict(None, reason="sentence_not_found")
             candidates += self._neighbours(ids)
             # a quote given besides must still be the passages' (never a made-up one)
             if quote and quote.strip() and not any(locate(quote, p) for p in self._passages):
