@@ -175,7 +175,7 @@ class ClaimGate:
     ) -> Any:
         if self._judge is None:  # built in the thread: it cuts the passages into sentences
             passages = [str(e["text"]) for e in self._evidence]
-            self._judge = ClaimJudge(passages, self._embedder, self._offered)
+            self._judge = ClaimJudge(passages, self._embedder, self._offered, self._question)
         return self._judge.judge(text, source, quote, ids)
 
     async def finish(self) -> str:

@@ -13,9 +13,11 @@ translate or reword that sentence, so it is judged by meaning, not by words:
   `sentence_not_found`; an id naming a stored sentence the model was not
   shown — a small model's slip, as a misnumbered source is — rests the
   claim on the one offered sentence whose facts and meaning it states, when
-  exactly one does); a quote, when the reply gives one, is in the passage
-  cited, else in another of the answer's passages (then that one is cited:
-  small models misnumber their sources);
+  exactly one does, and so does, with the local embedder, an id naming a
+  shown sentence the claim does not state: "2.3" for "1.3"; an id naming no
+  stored sentence is never read as another one); a quote, when the reply
+  gives one, is in the passage cited, else in another of the answer's
+  passages (then that one is cited: small models misnumber their sources);
 - its facts agree with the sentence's (textkit.facts): numbers, dates,
   currencies, yes/no polarity, names that can be compared without a dictionary;
 - it says what the sentence says: the local multilingual embedder's cosine of
@@ -103,9 +105,14 @@ class ClaimJudge:
     """Judges the claims of one answer against its passages (CPU work: call it in a thread)."""
 
     def __init__(
-        self, passages: list[str], embedder: Any = None, offered: set[SentenceId] | None = None
+        self,
+        passages: list[str],
+        embedder: Any = None,
+        offered: set[SentenceId] | None = None,
+        question: str = "",
     ) -> None:
         self._passages = passages
+        self._question = question  # what a bare value's clause must be about
         self._embedder = embedder
         self._sentences = [sentences_of(p) for p in passages]
         self._parts = [passage_sentences(p) for p in passages]  # what sentence ids number
@@ -210,7 +217,9 @@ class ClaimJudge:
             # a bare value ("1996年") means nothing besides its figure: it stands on a
             # sentence it was pointed to that states that figure alone (graph.claim_values)
             for n, sentence in candidates:
-                if facts.disagreement(body, sentence) is None and restates_value(body, sentence):
+                if facts.disagreement(body, sentence) is None and restates_value(
+                    body, sentence, self._question
+                ):
                     return Verdict(n, sentence, "", self._similarity(body, sentence))
         scored = sorted(
             ((self._similarity(body, s), n, s) for n, s in candidates), key=lambda c: -c[0]
@@ -225,6 +234,13 @@ class ClaimJudge:
             first_reason = first_reason or reason or "meaning"
             if similarity < self._threshold:
                 break
+        if ids is not None and self._embedder is not None:
+            # the id names a shown sentence the claim does not state (a small model's
+            # source number slips: "2.3" for "1.3"): it stands on the one shown sentence
+            # whose facts and meaning it states, as a claim with a slipped quote does
+            fitting = self._only_fitting(body)
+            if fitting is not None:
+                return fitting
         best = scored[0][0] if scored else 0.0
         return Verdict(None, reason=first_reason or "meaning", similarity=best)
 

@@ -13,10 +13,14 @@ its figure and unit, so it is judged by them instead (`restates_value`):
   language ("days" for "天"); a word of its own makes it no bare value, and
   the meaning decides as before (a figure alone, "1996.", is something to judge
   here, where the judge finds nothing to check in "1." — a list's marker);
-- the sentence states no figure the claim does not hold: with two figures in
-  the sentence ("founded in 1990, enlarged in 1996") the sentence alone cannot
-  tell which one answers, so the meaning decides (a bare value cannot pass it:
-  the extractive answer quotes the sentence instead).
+- the sentence states no figure the claim does not hold, or, when it states
+  several, the clause stating the claim's figures (all of them and no other) is
+  about what the question asks (half its subject words, graph.subject: "但2004年
+  11月19日發生了「奧本山皇宮事件」" for "「奧本山皇宮事件」於何年發生?" in a
+  sentence also giving a season and a score). With two figures and nothing to
+  tell which one answers ("founded in 1990, enlarged in 1996" for "when was it
+  founded", the clause naming no subject word) the meaning decides, and a bare
+  value cannot pass it: the extractive answer quotes the sentence instead.
 
 The claim's figures must also be the sentence's (textkit.facts.disagreement,
 checked by the judge first), and whether the figure answers the question asked
@@ -27,8 +31,10 @@ from __future__ import annotations
 
 import re
 
+from graph.answer_sentences import covered
 from graph.claim_checks import Passage
-from textkit.claims import numbers
+from graph.subject import subject_words
+from textkit.claims import clauses, numbers
 from textkit.scripts import plain
 from textkit.tokens import stopwords
 
@@ -90,12 +96,29 @@ def bare_figure(text: str) -> bool:
     return any(len(f) >= 2 for f in _DIGITS.findall(text)) and not other_words(text)
 
 
-def restates_value(claim: str, sentence: str) -> bool:
+def restates_value(claim: str, sentence: str, question: str = "") -> bool:
     """True when `claim` is a bare value ("1996年", "30 days") that restates the one
-    figure `sentence` states (see the module's rules; facts are checked by the judge)."""
+    figure `sentence` states, or, in a sentence stating several, the clause stating it
+    and about what `question` asks (see the module's rules; facts are checked by the
+    judge)."""
     wanted = numbers(claim)
-    if not wanted or not numbers(sentence) <= wanted:
+    if not wanted or not _bare(claim, sentence):
         return False
+    if numbers(sentence) <= wanted:
+        return True
+    return any(numbers(c) == wanted and _names_subject(c, question) for c in clauses(sentence))
+
+
+def _names_subject(clause: str, question: str) -> bool:
+    """True when `clause` holds at least half of `question`'s subject words (graph.subject),
+    as graph.claim_question asks of a claim's sentence."""
+    wanted = subject_words(question) if question.strip() else set()
+    return bool(wanted) and 2 * covered(wanted, clause) >= len(wanted)
+
+
+def _bare(claim: str, sentence: str) -> bool:
+    """True when the claim's words besides its figures are few and each is the sentence's
+    (or a unit the sentence gives in any language)."""
     words = other_words(claim)
     if len(words) > MAX_OTHER_WORDS:
         return False

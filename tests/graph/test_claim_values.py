@@ -114,3 +114,34 @@ def test_a_bare_value_stands_only_on_the_sentence_its_id_names_or_next_to_it() -
     # one off), or two sentences away: no sentence it may rest on holds it
     assert judge.judge("2020.", None, None, [(1, 2)]).source == 1
     assert judge.judge("2020.", None, None, [(1, 1)]).source is None
+
+
+SEASON = (
+    "2004-05年賽季，基本保持原有陣容的溜馬隊原本有希望再次衝冠，但2004年11月19日發生了臭名昭著的"
+    "「奧本山皇宮事件」，事件使球隊元氣大傷，例行賽結束時僅以44勝38負名列東區第六。"
+)
+
+
+def test_in_a_sentence_of_several_figures_the_clause_of_the_thing_asked_holds_the_value() -> None:
+    # a real 1.5B model's answer (DRCD, 2026-11-29): the date is the clause's that names
+    # the event asked about; the season and the score are other clauses'
+    asked = "「奧本山皇宮事件」於何年發生?"
+    assert restates_value("2004年11月19日", SEASON, asked)
+    assert not restates_value("44勝", SEASON, asked)  # the score: its clause names no event
+    assert not restates_value("2004年11月19日", SEASON, "溜馬隊在哪一年成立?")  # other subject
+    assert not restates_value("2004年11月19日", SEASON)  # no question: nothing tells
+
+
+def test_a_claim_whose_id_slipped_to_another_shown_sentence_rests_on_the_one_it_states(
+    embedder: Embedder,
+) -> None:
+    first = "圖書館於1996年開館。館內藏書十二萬冊。"
+    second = "閱覽室由建築師安娜設計。停車場有四十個車位。"
+    shown = {(1, 1), (1, 2), (2, 1), (2, 2)}
+    judge = ClaimJudge([first, second], embedder.model, shown)
+    # "2.1" for "1.1": the claim states sentence 1.1's facts and meaning, and no other's
+    verdict = judge.judge("The library opened in 1996.", None, None, [(2, 1)])
+    assert verdict.source == 1 and verdict.quote == "圖書館於1996年開館。"
+    # another figure: no shown sentence fits, and why is the named sentence's
+    wrong = judge.judge("The library opened in 1997.", None, None, [(2, 1)])
+    assert wrong.source is None and wrong.reason == "number"
