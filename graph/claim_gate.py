@@ -8,7 +8,8 @@ that fails is dropped, never shown, and why is kept (`dropped`, said in the
 decision path). A claim true to its sentence must still answer the question
 (graph.claim_question: its sentence holds the kind of answer asked and is
 about what the question asks about; else `answer_kind`, `off_subject`, or
-for a claim left in another language, `not_closest`). A
+for a claim left in another language, `not_closest`: its sentence is not
+the nearest the question in meaning of all the sentences the model read). A
 claim resting on a passage in the question's own language
 must rest on one that retrieval found grounded (graph.grounding: it holds the
 question's key terms together), as the extractive answer must: a sentence the
@@ -153,8 +154,13 @@ class ClaimGate:
         judge = self._judge
         if why is None and judge is not None and self._by_meaning(text, item):
             # words cannot tell what a claim left in another language is about: its
-            # sentence must be the one of its passage nearest the question in meaning
-            others = judge.offered_sentences(verdict.source)
+            # sentence must be the one nearest the question in meaning of all the model
+            # read, not only of its passage (a real 1.5B model copied "Joseph Stiglitz
+            # presented evidence in 2009 …", its passage's nearest, for a question on
+            # Piketty that another passage's sentence answers, 2026-11-29)
+            others = [
+                s for n in range(1, len(self._evidence) + 1) for s in judge.offered_sentences(n)
+            ]
             if not closest(self._question, verdict.quote, others, judge.similarity):
                 why = "not_closest"
         return verdict, why
@@ -175,7 +181,7 @@ class ClaimGate:
     ) -> Any:
         if self._judge is None:  # built in the thread: it cuts the passages into sentences
             passages = [str(e["text"]) for e in self._evidence]
-            self._judge = ClaimJudge(passages, self._embedder, self._offered)
+            self._judge = ClaimJudge(passages, self._embedder, self._offered, self._question)
         return self._judge.judge(text, source, quote, ids)
 
     async def finish(self) -> str:

@@ -10,9 +10,14 @@ translate or reword that sentence, so it is judged by meaning, not by words:
 - it has something to check: a word, not only punctuation, a list marker or a
   citation mark (`1. [1]`, `'] [1]` are never an answer);
 - its sentence id names a sentence the model was offered (else
-  `sentence_not_found`); a quote, when the reply gives one, is in the passage
-  cited, else in another of the answer's passages (then that one is cited:
-  small models misnumber their sources);
+  `sentence_not_found`; an id naming a stored sentence the model was not
+  shown — a small model's slip, as a misnumbered source is — rests the
+  claim on the one offered sentence whose facts and meaning it states, when
+  exactly one does, and so does, with the local embedder, an id naming a
+  shown sentence the claim does not state: "2.3" for "1.3"; an id naming no
+  stored sentence is never read as another one); a quote, when the reply
+  gives one, is in the passage cited, else in another of the answer's
+  passages (then that one is cited: small models misnumber their sources);
 - its facts agree with the sentence's (textkit.facts): numbers, dates,
   currencies, yes/no polarity, names that can be compared without a dictionary;
 - it says what the sentence says: the local multilingual embedder's cosine of
@@ -20,7 +25,10 @@ translate or reword that sentence, so it is judged by meaning, not by words:
   rewordings against unrelated sentences, en/繁/简: bench/claims.py), and
   `MIN_MEANING_SAME_LANGUAGE` for a claim in the sentence's own language. With no
   local embedder (the threshold is the local model's) the claim must share
-  most of its words with the sentence, as before.
+  most of its words with the sentence, as before. A claim that is a bare value
+  ("1996年", "30 days") has no meaning to compare besides its figure: on the
+  sentence its id or quote points to, it stands when it restates the one figure
+  that sentence states (graph.claim_values).
 
 `ClaimJudge.judge` says which passage supports the claim and on which sentence,
 or why none does: empty | sentence_not_found | quote_not_found | number |
@@ -36,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from graph.claim_checks import MIN_SENTENCE_SUPPORT, Passage, content_words, sentence_support
+from graph.claim_values import bare_figure, restates_value
 from graph.quotes import locate, passage_sentences, sentences_of
 from textkit import facts
 from textkit.claims import numbers
@@ -96,9 +105,14 @@ class ClaimJudge:
     """Judges the claims of one answer against its passages (CPU work: call it in a thread)."""
 
     def __init__(
-        self, passages: list[str], embedder: Any = None, offered: set[SentenceId] | None = None
+        self,
+        passages: list[str],
+        embedder: Any = None,
+        offered: set[SentenceId] | None = None,
+        question: str = "",
     ) -> None:
         self._passages = passages
+        self._question = question  # what a bare value's clause must be about
         self._embedder = embedder
         self._sentences = [sentences_of(p) for p in passages]
         self._parts = [passage_sentences(p) for p in passages]  # what sentence ids number
@@ -121,6 +135,29 @@ class ClaimJudge:
         # sentences of two passages: the claim must rest on one of them
         return [(n, self._parts[n - 1][i - 1]) for n, i in ids]
 
+    def _exist(self, ids: list[SentenceId]) -> bool:
+        """True when every id names a stored sentence (offered or not)."""
+        return bool(ids) and all(
+            1 <= n <= len(self._parts) and 1 <= i <= len(self._parts[n - 1]) for n, i in ids
+        )
+
+    def _only_fitting(self, body: str) -> Verdict | None:
+        """The verdict on the one offered sentence whose facts the claim states and whose
+        meaning it says (graph.claim_judge's bar); None when none or several do."""
+        if self._offered is None:
+            return None
+        fitting = []
+        for n, i in sorted(self._offered):
+            if not (1 <= n <= len(self._parts) and 1 <= i <= len(self._parts[n - 1])):
+                continue
+            sentence = self._parts[n - 1][i - 1]
+            if facts.disagreement(body, sentence) is not None:
+                continue
+            similarity = self._similarity(body, sentence)
+            if similarity >= self._bar(body, sentence):
+                fitting.append(Verdict(n, sentence, "", similarity))
+        return fitting[0] if len(fitting) == 1 else None
+
     def _neighbours(self, ids: list[SentenceId]) -> list[tuple[int, str]]:
         """The offered sentences just before and after those `ids` name, in one passage: a
         small model's id is often one off, as its source numbers are (each is still a
@@ -141,7 +178,9 @@ class ClaimJudge:
         """The passage and sentence supporting `claim` (citing `source`, quoting `quote`,
         resting on the sentences `ids` name), or why none does."""
         body = bare(claim)
-        if not has_content(body):
+        pointed = ids is not None or bool(quote and quote.strip())
+        # a figure alone ("1996.") says something only of the sentence it points to
+        if not has_content(body) and not (pointed and bare_figure(body)):
             return Verdict(None, reason="empty")
         valid = source is not None and 1 <= source <= len(self._passages)
         order = [source] if valid and source is not None else range(1, len(self._passages) + 1)
@@ -150,7 +189,10 @@ class ClaimJudge:
             # the sentence is the passage's own by construction: facts and meaning decide
             candidates = self.resolve(ids)
             if not candidates:
-                return Verdict(None, reason="sentence_not_found")
+                # an id of a stored sentence the model was not shown: it wrote the claim
+                # from one it was shown, which stands only when it is the one that fits
+                hidden = self._only_fitting(body) if self._exist(ids) else None
+                return hidden or Verdict(None, reason="sentence_not_found")
             candidates += self._neighbours(ids)
             # a quote given besides must still be the passages' (never a made-up one)
             if quote and quote.strip() and not any(locate(quote, p) for p in self._passages):
@@ -171,6 +213,14 @@ class ClaimJudge:
         else:
             self.warm(source if valid else None)
             candidates = [(n, s) for n in order for s in self._sentences[n - 1]]
+        if pointed:
+            # a bare value ("1996年") means nothing besides its figure: it stands on a
+            # sentence it was pointed to that states that figure alone (graph.claim_values)
+            for n, sentence in candidates:
+                if facts.disagreement(body, sentence) is None and restates_value(
+                    body, sentence, self._question
+                ):
+                    return Verdict(n, sentence, "", self._similarity(body, sentence))
         scored = sorted(
             ((self._similarity(body, s), n, s) for n, s in candidates), key=lambda c: -c[0]
         )
@@ -184,6 +234,13 @@ class ClaimJudge:
             first_reason = first_reason or reason or "meaning"
             if similarity < self._threshold:
                 break
+        if ids is not None and self._embedder is not None:
+            # the id names a shown sentence the claim does not state (a small model's
+            # source number slips: "2.3" for "1.3"): it stands on the one shown sentence
+            # whose facts and meaning it states, as a claim with a slipped quote does
+            fitting = self._only_fitting(body)
+            if fitting is not None:
+                return fitting
         best = scored[0][0] if scored else 0.0
         return Verdict(None, reason=first_reason or "meaning", similarity=best)
 

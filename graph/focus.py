@@ -182,15 +182,27 @@ async def numbered(
     """The first `MAX_PASSAGES` passages, each with `sentences`: the (id, sentence) pairs the
     model reads, id `n.i` the i-th sentence of source n's stored text (graph.quotes.
     passage_sentences, as the claim judge resolves it); a long passage keeps the sentences
-    bearing on `question`, and a sentence addressed to the assistant is never offered."""
+    bearing on `question`, a sentence addressed to the assistant is never offered, and
+    one an earlier passage offered already (chunks overlap) is not offered again."""
     items = evidence[:MAX_PASSAGES]
     # by_kind: only the sentences holding the kind of answer asked, and those before them
     kinds = answer_kinds(question) if by_kind else None
     split, keep = await _selected(question, items, embedder, kinds)
-    return [
-        {**item, "sentences": offered(n, parts, indexes)}
-        for n, (item, parts, indexes) in enumerate(zip(items, split, keep, strict=True), 1)
-    ]
+    out = []
+    seen: set[str] = set()  # the sentences offered already, as the model reads them
+    for n, (item, parts, indexes) in enumerate(zip(items, split, keep, strict=True), 1):
+        # overlapping chunks of one document repeat sentences: each is read once, under
+        # its first id (reading it twice costs prompt time, and two ids for one sentence
+        # leave a small model unsure which to cite)
+        sentences = [(sid, s) for sid, s in offered(n, parts, indexes) if _key(s) not in seen]
+        seen.update(_key(s) for _, s in sentences)
+        out.append({**item, "sentences": sentences})
+    return out
+
+
+def _key(sentence: str) -> str:
+    """A sentence as the prompt shows it (graph.llm puts each on one line)."""
+    return " ".join(sentence.split())
 
 
 def offered(n: int, parts: list[str], indexes: list[int] | None = None) -> list[tuple[str, str]]:

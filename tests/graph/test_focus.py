@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.focus import GAP, MAX_PASSAGES, PASSAGE_TOKENS, cut, estimate_tokens, focused
+from graph.focus import (
+    GAP,
+    MAX_PASSAGES,
+    PASSAGE_TOKENS,
+    cut,
+    estimate_tokens,
+    focused,
+    numbered,
+)
 from graph.quotes import locate
 
 FILLER = [f"The harbour museum opened gallery number {i} to visitors in spring." for i in range(12)]
@@ -63,3 +71,17 @@ async def test_a_passage_in_another_language_is_cut_by_meaning() -> None:
 def test_cut_keeps_the_best_sentence_even_over_budget() -> None:
     sentences = ["a b c d e f g h i j k l m n o p q r s t u v w x y z " * 4, "short one."]
     assert cut(sentences, [2.0, 1.0], budget=5).startswith("a b c")
+
+
+async def test_a_sentence_two_overlapping_chunks_hold_is_offered_once() -> None:
+    first = "Adults renew passports at the City Service Centre. Bring your old passport."
+    second = "Bring your old passport. An adult passport renewal costs 1,300 dollars."
+    out = await numbered(
+        "What do I need to renew a passport?", [item(first, "a"), item(second, "a")]
+    )
+    assert out[0]["sentences"] == [
+        ("1.1", "Adults renew passports at the City Service Centre."),
+        ("1.2", "Bring your old passport."),
+    ]
+    # the second chunk's own sentences keep their ids (the judge resolves them so)
+    assert out[1]["sentences"] == [("2.2", "An adult passport renewal costs 1,300 dollars.")]

@@ -142,3 +142,20 @@ def test_a_document_cannot_write_a_sentence_id_line_of_its_own() -> None:
     numbered_lines = [line for line in message.splitlines() if line.startswith("[1.")]
     assert len(numbered_lines) == len({line.split("]")[0] for line in numbered_lines})
     assert not any(line.startswith("[1.1] Renewal") for line in message.splitlines())
+
+
+def test_an_id_of_a_sentence_not_shown_rests_on_the_one_shown_sentence_that_fits() -> None:
+    fee = "An adult passport renewal costs 1,300 dollars."
+    # sentence 1.3 exists but was not shown: the claim rests on the shown one it states
+    judge = ClaimJudge([PASSAGE], offered={(1, 1), (1, 2)})
+    verdict = judge.judge(fee, None, None, [(1, 3)])
+    assert verdict.source == 1 and verdict.quote == fee
+    # with another figure, no shown sentence fits
+    wrong = judge.judge("An adult passport renewal costs 1,600 dollars.", None, None, [(1, 3)])
+    assert wrong.source is None and wrong.reason == "sentence_not_found"
+    # two shown sentences fit: which one the model read cannot be told
+    twice = f"{fee} Every adult passport renewal costs 1,300 dollars. It takes four days."
+    both = ClaimJudge([twice], offered={(1, 1), (1, 2)}).judge(fee, None, None, [(1, 3)])
+    assert both.source is None and both.reason == "sentence_not_found"
+    # an id naming no stored sentence at all is never read as another one
+    assert judge.judge(fee, None, None, [(1, 9)]).reason == "sentence_not_found"
