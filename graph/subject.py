@@ -103,10 +103,11 @@ def asks_of_subject(question: str) -> bool:
 def _same_language(question: str, evidence: list[dict[str, Any]]) -> list[bool]:
     """Each passage (True for one in another language) whether its section — the passages
     found under its heading, the heading and its document's title together — holds more
-    than half of the subject's words. The document's passages under no heading are read
-    with every section, and its other sections' passages found lend a word their heading
-    does not name: a heading names what its section is about, another thing than this
-    section's ("Fishing from boats" on a fishing licence page)."""
+    than half of the subject's words. The document's opening (its passages under no
+    heading or under the page's title, `_opening`) is read with every section, and its
+    other sections' passages found lend a word their heading does not name: a heading
+    names what its section is about, another thing than this section's ("Fishing from
+    boats" on a fishing licence page)."""
     words = subject_words(question)
     text: dict[tuple[str, str], str] = {}
     for item in evidence:
@@ -115,8 +116,10 @@ def _same_language(question: str, evidence: list[dict[str, Any]]) -> list[bool]:
             text[key] = f"{text.get(key, topic(item))} {item.get('text') or ''}"
     held: dict[tuple[str, str], bool] = {}
     for key, body in text.items():
-        found = _held(words, f"{body} {text.get((key[0], ''), '')}")
-        others = [k for k in text if k[0] == key[0] and k != key]
+        siblings = [k for k in text if k[0] == key[0] and k != key]
+        opening = " ".join(text[k] for k in siblings if _opening(k))
+        found = _held(words, f"{body} {opening}")
+        others = [k for k in siblings if not _opening(k)]
         named = _held(words, " ".join(k[1] for k in others))
         lent = _held(words - found, " ".join(text[k] for k in others)) - named
         held[key] = 2 * (len(found) + len(lent)) > len(words)
@@ -126,6 +129,18 @@ def _same_language(question: str, evidence: list[dict[str, Any]]) -> list[bool]:
 def _section(item: dict[str, Any]) -> tuple[str, str]:
     """The passage's document and heading."""
     return str(item.get("document") or ""), str(item.get("heading") or "")
+
+
+def _opening(section: tuple[str, str]) -> bool:
+    """True for a document's text under no heading, or under a heading that names the
+    document itself (the page's title as its first heading: "住宅區停車許可證" on
+    停車許可證.md): the page's opening, about what every section is about, not a
+    sibling section about another thing."""
+    document, heading = section
+    if not heading.strip():
+        return True
+    name = content_words(topic({"document": document}))
+    return bool(name) and covered(name, heading) == len(name)
 
 
 def stem(word: str) -> str:

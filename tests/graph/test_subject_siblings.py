@@ -15,6 +15,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from tests.support.core_fixtures import DOCS
 from tests.support.passport_faq import answer_service
 
 SAMPLES = Path(bot.__file__).parent / "sample" / "docs"
@@ -91,3 +92,15 @@ async def test_a_subject_word_is_held_in_another_form_of_its_stem(
     # a stem names no other thing: the dog licence's price is still no permit's
     result = await service.ask("What does renewing the fishing licence cost?")
     assert "35 dollars" not in result.answer, result.answer
+
+
+async def test_the_pages_title_as_its_first_heading_names_no_other_thing(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    # the permit page opens under a heading that is its own title (# 住宅區停車許可證):
+    # the words it names there are what every section of the page is about, not another
+    # section's thing, so the fee section answers the permit's price
+    service = await answer_service(DOCS, db, ingestion, searcher, embedder)
+    result = await service.ask("住宅區停車許可證一年多少錢？")
+    assert result.outcome == "answered", (result.answer, result.decision_path)
+    assert "一千二百" in result.answer, result.answer
