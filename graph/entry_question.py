@@ -68,16 +68,6 @@ answerable refused 0.78 → 0.81 (citizen dev), 0.59 → 0.63 / 0.86 → 0.95
 (workplace), 0.87 → 0.93 (shop held-out), StackFAQ 0.48 → 0.50 / 0.60 →
 0.65, the others unchanged (docs/benchmarks.md, FAQ sets per half).
 
-The `RIVALS` are distinct entries, each by its best chunk (the search's
-"entries" mode, storage.nearest_entries): every chunk of a long answer
-carries its entry's question, and the ten nearest chunks were often all one
-entry's, which then had no other entry to lead and never answered by
-meaning (2 of StackFAQ's 40 dev refusals; a test's twelve-chunk entry,
-tests/graph/test_faq_long_entry.py). Whole turns (bench.faq, 2026-11-29,
-against d26b301 in the same run): answerable refused 0.375 → 0.350 on both
-StackFAQ dev halves, every other half and every gold-removed refusal
-unchanged (docs/benchmarks.md).
-
 An entry's question is compared as written and in its context, its
 document's title and its heading when that is not the question itself
 (graph.cross_language.entry_question: "Fishing licence. What does it
@@ -178,9 +168,8 @@ async def add_rival_cosines(
     if not judges_entries(embedder):
         return
     judged = [i for i in items if i.get("question") and "question_cosine" in i and not crosses(i)]
-    # distinct entries: a long answer's chunks would otherwise fill every place
     hits = await searcher.search(
-        question, top_k=RIVALS, filters=filters, mode="entries", per_document=RIVALS
+        question, top_k=RIVALS, filters=filters, mode="vector", per_document=RIVALS
     )
     entries = [
         h for h in hits if getattr(h, "question", None) and not getattr(h, "cross_language", False)

@@ -30,7 +30,6 @@ from storage.cpu_work import cpu_work
 from storage.cross_language import mark_cross_language
 from storage.db import Database
 from storage.embeddings import Embedder, vector_literal
-from storage.nearest_entries import entry_ids
 from storage.ranking import (
     Evidence,
     adaptive_fusion,
@@ -113,9 +112,7 @@ class HybridSearcher:
 
         At most `per_document` chunks of a document (its best ones; the ids of
         its other matching chunks are in `more`), `top_k` results in all.
-        `mode` is "hybrid", or "keyword" / "vector" for one side alone (baselines), or
-        "entries": the vector side's `top_k` nearest FAQ entries, each once (its best
-        chunk; storage.nearest_entries), passages of no entry left out.
+        `mode` is "hybrid", or "keyword" / "vector" for one side alone (baselines).
         Each hit's `support` is measured against `question` (default: the
         query): a reworded retry query must not make a passage look like it
         answers what the user asked. With `other_languages`, passages in another
@@ -149,8 +146,8 @@ class HybridSearcher:
             # not while the stored vectors are known to be another embedder's (each search
             # would run a query whose answer is thrown away)
             vector_side = (
-                asyncio.create_task(self._vector_in_own_session(vec_literal, filters, mode, top_k))
-                if mode in ("hybrid", "vector", "entries") and self._vectors_known_usable
+                asyncio.create_task(self._vector_in_own_session(vec_literal, filters))
+                if mode in ("hybrid", "vector") and self._vectors_known_usable
                 else None
             )
             try:
@@ -179,7 +176,7 @@ class HybridSearcher:
                     if vector_side is not None
                     else None
                 )
-            if mode in ("hybrid", "vector", "entries"):
+            if mode in ("hybrid", "vector"):
                 if vector_side is None or not terms.vectors_usable:
                     # another embedder's vectors (a re-embedded index): not compared, and
                     # what the side ran into (vectors of another size) is not this search's
@@ -265,11 +262,9 @@ class HybridSearcher:
         return usable
 
     async def _vector_in_own_session(
-        self, vec: str, filters: SearchFilters, mode: str, top_k: int
+        self, vec: str, filters: SearchFilters
     ) -> list[tuple[int, float]]:
         async with self._db.autocommit() as session:
-            if mode == "entries":
-                return await entry_ids(session, vec, filters, top_k, self._cosine == ENTRY_COSINE)
             return await vector_ids(
                 session, vec, filters, self.candidates, self._cosine == ENTRY_COSINE
             )
