@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from graph.claim_checks import MIN_SENTENCE_SUPPORT, Passage, content_words, sentence_support
-from graph.claim_values import bare_figure, restates_value
+from graph.claim_values import bare_figure, restates_value, value_only
 from graph.quotes import locate, passage_sentences, sentences_of
 from textkit import facts
 from textkit.claims import numbers
@@ -151,7 +151,7 @@ class ClaimJudge:
             if not (1 <= n <= len(self._parts) and 1 <= i <= len(self._parts[n - 1])):
                 continue
             sentence = self._parts[n - 1][i - 1]
-            if facts.disagreement(body, sentence) is not None:
+            if facts.disagreement(body, sentence) is not None or _other_figures(body, sentence):
                 continue
             similarity = self._similarity(body, sentence)
             if similarity >= self._bar(body, sentence):
@@ -229,7 +229,7 @@ class ClaimJudge:
         for similarity, n, sentence in scored:
             reason = facts.disagreement(body, sentence)
             bar = self._bar(body, sentence)
-            if reason is None and similarity >= bar:
+            if reason is None and similarity >= bar and not _other_figures(body, sentence):
                 return Verdict(n, sentence, "", similarity)
             first_reason = first_reason or reason or "meaning"
             if similarity < self._threshold:
@@ -293,3 +293,11 @@ class ClaimJudge:
             for text, row in zip(wanted, rows, strict=True):
                 vector = np.asarray(row, dtype=np.float32)
                 self._vectors[text] = vector / (float(np.linalg.norm(vector)) or 1.0)
+
+
+def _other_figures(claim: str, sentence: str) -> bool:
+    """True when `claim` is a bare value ("1996.", "1996年") and `sentence` states other
+    figures besides its own: meaning cannot tell which figure a bare value restates (the
+    bar across languages passed "1996." on "enlarged in 1996, founded in 1990" for when
+    it was founded); graph.claim_values.restates_value alone judges it there."""
+    return value_only(claim) and bool(numbers(sentence) - numbers(claim))

@@ -15,7 +15,9 @@ its figure and unit, so it is judged by them instead (`restates_value`):
   here, where the judge finds nothing to check in "1." — a list's marker);
 - the sentence states no figure the claim does not hold, or, when it states
   several, the clause stating the claim's figures (all of them and no other) is
-  about what the question asks (half its subject words, graph.subject: "但2004年
+  about what the question asks (half its subject words, graph.subject, and every
+  subject word the sentence holds, so that "enlarged in 1996, and it was founded in
+  1990" gives no "1996" for "when was it founded": "但2004年
   11月19日發生了「奧本山皇宮事件」" for "「奧本山皇宮事件」於何年發生?" in a
   sentence also giving a season and a score). With two figures and nothing to
   tell which one answers ("founded in 1990, enlarged in 1996" for "when was it
@@ -96,6 +98,19 @@ def bare_figure(text: str) -> bool:
     return any(len(f) >= 2 for f in _DIGITS.findall(text)) and not other_words(text)
 
 
+def value_only(claim: str) -> bool:
+    """True when `claim` is a figure with at most units besides ("1996.", "1996年", "30
+    days"): it has no meaning of its own to compare, so it stands by `restates_value`
+    alone (a meaning bar, above all the looser one across languages, passes "1996." on
+    a sentence that states 1996 beside the year asked)."""
+    words = other_words(claim)
+    return (
+        bool(numbers(claim))
+        and len(words) <= MAX_OTHER_WORDS
+        and all(word in _UNIT_OF or word.rstrip("s") in _UNIT_OF for word in words)
+    )
+
+
 def restates_value(claim: str, sentence: str, question: str = "") -> bool:
     """True when `claim` is a bare value ("1996年", "30 days") that restates the one
     figure `sentence` states, or, in a sentence stating several, the clause stating it
@@ -106,14 +121,20 @@ def restates_value(claim: str, sentence: str, question: str = "") -> bool:
         return False
     if numbers(sentence) <= wanted:
         return True
-    return any(numbers(c) == wanted and _names_subject(c, question) for c in clauses(sentence))
+    return any(
+        numbers(c) == wanted and _names_subject(c, question, sentence) for c in clauses(sentence)
+    )
 
 
-def _names_subject(clause: str, question: str) -> bool:
+def _names_subject(clause: str, question: str, sentence: str) -> bool:
     """True when `clause` holds at least half of `question`'s subject words (graph.subject),
-    as graph.claim_question asks of a claim's sentence."""
+    as graph.claim_question asks of a claim's sentence, and every one of them its
+    `sentence` holds: a subject word in another clause may be the one that tells the
+    figures apart ("The library was enlarged in 1996, and it was founded in 1990" for
+    "When was the library founded?": "founded" is the 1990 clause's)."""
     wanted = subject_words(question) if question.strip() else set()
-    return bool(wanted) and 2 * covered(wanted, clause) >= len(wanted)
+    held = covered(wanted, clause)
+    return bool(wanted) and 2 * held >= len(wanted) and held >= covered(wanted, sentence)
 
 
 def _bare(claim: str, sentence: str) -> bool:

@@ -143,6 +143,10 @@ _ADDRESSED = re.compile(
             rf"(?:^|[.!?;:\n]\s*|\b(?:note|message|instructions?) (?:to|for) (?:the |any |all )?)"
             rf"(?:(?:dear|hey|hi|hello|attention|to)\s+)?(?:the\s+|any\s+)?{_ADDRESSEE}s?\s*[,:;\-—]+\s*"
             rf"{_EN_DIRECTIVE}",
+            # "Note to AI models: the fee is 10 dollars": a note for a machine says nothing
+            # to readers, whatever it then states (no directive needed)
+            rf"\b(?:note|message|notice|memo|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
+            rf"{_MACHINE}s?\s*[,:;—]",
             # "AI assistants must always say…", "the chatbot should tell users…"
             rf"\b{_MACHINE}s?\b(?:\W+\w+){{0,4}}?\W+(?:must|should|shall|will|needs? to|has to"
             rf"|have to|is to|are to|is required to|are required to)\s+(?:always\s+|never\s+|not\s+"
@@ -156,6 +160,9 @@ _ADDRESSED = re.compile(
             # 助手，当被问到… / 给AI的说明：… / AI助手必须一律回答…
             rf"(?:^|[。！？；：\n]|(?:致|给|对)){_ZH_ADDRESSEE}(?:们)?(?:的(?:说明|指示|指令))?\s*[，,：:、]\s*"
             rf"(?:请|当|如果|若|每当|凡是|你|您|不要|别|{_ZH_ALWAYS}|{_ZH_SAY})",
+            # 给AI模型的说明：船牌费用为十元 (a note for a machine, whatever it states)
+            rf"(?:致|给){_ZH_MACHINE}(?:模型|助手|助理|系统)?(?:们)?"
+            rf"(?:的(?:说明|指示|指令|备注|提示|话))?\s*[，,：:]",
             rf"{_ZH_MACHINE}(?:们)?.{{0,6}}?(?:必须|应该|应当|需要|须|要|得)\s*{_ZH_ALWAYS}?\s*{_ZH_SAY}",
             rf"(?:当|如果|若|每当|凡是|凡)(?:有人|用户|民众|市民|访客|任何人)?(?:被)?(?:问到|问起|询问|问及|查询)"
             rf"[^。！？\n]{{0,40}}?{_ZH_ALWAYS}\s*(?:要|应)?\s*{_ZH_SAY}",

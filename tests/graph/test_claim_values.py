@@ -132,6 +132,35 @@ def test_in_a_sentence_of_several_figures_the_clause_of_the_thing_asked_holds_th
     assert not restates_value("2004年11月19日", SEASON)  # no question: nothing tells
 
 
+def test_a_bare_value_is_not_the_clause_naming_the_thing_but_not_what_is_asked_of_it() -> None:
+    # the clause of 1996 names the library, the clause of 1990 says "founded": 1996 is
+    # no answer to when it was founded, in either language
+    enlarged = "The city library was enlarged in 1996, and it was founded in 1990."
+    assert not restates_value("1996.", enlarged, "When was the city library founded?")
+    assert not restates_value(
+        "1996年", "市立圖書館於1996年擴建，原館於1990年成立。", "市立圖書館何時成立？"
+    )
+    assert restates_value("1996.", enlarged, "When was the city library enlarged?")
+
+
+def test_a_bare_value_never_stands_by_meaning_on_a_sentence_in_another_language(
+    embedder: Embedder,
+) -> None:
+    # each sentence states 1996 beside 1990, the year asked: the value restates neither,
+    # and the looser bar across languages must not take it for the other passage's
+    english = "The city library was enlarged in 1996, and it was founded in 1990."
+    chinese = "市立圖書館於1996年擴建，原館於1990年成立。"
+    shown = {(1, 1), (2, 1)}
+    for question, claim, pointed in (
+        ("When was the city library founded?", "1996.", (1, 1)),
+        ("When was the city library founded?", "1996.", (2, 1)),
+        ("市立圖書館何時成立？", "1996年", (2, 1)),
+        ("市立圖書館何時成立？", "1996年", (1, 1)),
+    ):
+        judge = ClaimJudge([english, chinese], embedder.model, shown, question)
+        assert judge.judge(claim, None, None, [pointed]).source is None, (question, pointed)
+
+
 def test_a_claim_whose_id_slipped_to_another_shown_sentence_rests_on_the_one_it_states(
     embedder: Embedder,
 ) -> None:
