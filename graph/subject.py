@@ -16,8 +16,9 @@ document answered with the permit's fee. So, when a question asks a finer kind
   fishing page's fee does not become a boat licence's because its section
   "Fishing from boats" speaks of boats, while "urgent passport service" is
   answered from the passport page's fees though only its opening says "City
-  Service Centre" (a document's text under no heading is read with every
-  section);
+  Service Centre" (a document's text under no heading, or under a heading
+  naming the document itself — the page's title as its first heading — is
+  read with every section);
 - a passage in another language by meaning (the local multilingual embedder):
   read under its topic (title and heading), its sentence holding the kind asked
   (failing one, its first) is closer to the subject alone ("fishing licence")
