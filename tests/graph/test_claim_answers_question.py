@@ -25,7 +25,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
-from tests.graph.test_claim_quotes import answering_over
+from tests.graph.test_claim_quotes import answering_over, resting_on
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 LIBRARY = (
@@ -45,12 +45,6 @@ PLAN = Reply(
         }
     )
 )
-
-
-def resting_on(needle: str, claim: str) -> Reply:
-    """A synth reply: one claim resting on the source sentence holding `needle`."""
-    body = {"answerable": True, "claims": [{"sentence": "{id}", "claim": claim}]}
-    return Reply(json.dumps(body, ensure_ascii=False), cite=needle)
 
 
 @pytest.fixture

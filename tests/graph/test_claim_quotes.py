@@ -48,6 +48,12 @@ def claims(*items: tuple[str, str]) -> Reply:
     return Reply(text.replace('"source": 0', '"source": {n}'), cite="1,300")
 
 
+def resting_on(needle: str, claim: str) -> Reply:
+    """A synth reply: one claim resting on the source sentence holding `needle`."""
+    body = {"answerable": True, "claims": [{"sentence": "{id}", "claim": claim}]}
+    return Reply(json.dumps(body, ensure_ascii=False), cite=needle)
+
+
 async def answering_over(
     db: Database,
     searcher: HybridSearcher,
