@@ -18,7 +18,6 @@ from bot.turn.service import AnswerService
 from graph.claim_gate import ClaimGate
 from graph.claim_question import about_question, closest, kind_missing, off_question
 from graph.focus import answering, answering_passages
-from graph.models import build_chat_model, warm_chat_model
 from graph.prompts import load
 from graph.quotes import passage_sentences
 from storage.db import Database
@@ -55,7 +54,6 @@ async def service(
     embedder: Embedder,
     fake: FakeOpenAI,
 ) -> AnswerService:
-    warm_chat_model(build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0))
     return await answering_over(db, searcher, ingestion, embedder, fake, "library.md", LIBRARY)
 
 

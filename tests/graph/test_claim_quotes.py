@@ -63,8 +63,10 @@ async def answering_over(
     name: str,
     document: str,
 ) -> AnswerService:
-    """The answer service with the fake model, over one ingested document."""
+    """The answer service with the fake model (its client warmed), over one ingested
+    document."""
     llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0)
+    warm_chat_model(llm)  # its first request's imports, not inside a timed turn
     context = GraphContext(
         searcher=searcher,
         forms=FormFinder(db),
@@ -85,7 +87,6 @@ async def service(
     embedder: Embedder,
     fake: FakeOpenAI,
 ) -> AnswerService:
-    warm_chat_model(build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0))
     return await answering_over(db, searcher, ingestion, embedder, fake, "passport.md", PASSPORT)
 
 

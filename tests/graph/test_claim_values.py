@@ -16,7 +16,6 @@ import pytest
 from bot.turn.service import AnswerService
 from graph.claim_judge import ClaimJudge
 from graph.claim_values import other_words, restates_value
-from graph.models import build_chat_model, warm_chat_model
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
@@ -51,7 +50,6 @@ async def service(
     embedder: Embedder,
     fake: FakeOpenAI,
 ) -> AnswerService:
-    warm_chat_model(build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0))
     return await answering_over(db, searcher, ingestion, embedder, fake, "library.md", LIBRARY)
 
 
