@@ -23,7 +23,7 @@ from bot.core.admin.jobs import JobQueue
 from bot.core.messages import FinalAnswer
 from bot.settings import Settings
 from bot.telemetry import Pseudonyms, Telemetry, load_pseudonyms
-from bot.telemetry.tracer import SHUTDOWN_WAIT_S
+from bot.telemetry.tracer import EXPORT_TIMEOUT_S, SHUTDOWN_WAIT_S
 from graph.models import build_chat_model
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -308,7 +308,9 @@ async def test_a_broken_langfuse_neither_slows_turns_nor_floods_the_log(
                 traced_time = await median_turn(broken)
                 await asyncio.to_thread(telemetry.flush)
         assert langfuse.requests >= 1  # it did try
-        assert traced_time < baseline + 0.25, (baseline, traced_time)
+        # a turn held by the exporter would wait out its retries or the export timeout
+        # (seconds); a busy machine's noise between the two medians stays under one
+        assert traced_time < baseline + min(1.0, EXPORT_TIMEOUT_S / 2), (baseline, traced_time)
         failures = [r for r in caplog.records if "Langfuse" in r.getMessage()]
         assert len(failures) == 1, [r.getMessage() for r in caplog.records]
         # a process stopping does not wait on it longer than the shutdown bound
