@@ -23,7 +23,8 @@ Finer kinds, for choosing which sentences an extractive answer quotes
 count of things ("how many books" / 几本 / 多少人): a number of the thing counted
 (a measure word, or a noun that is no unit of money, time or measure), so a fine
 in dollars does not answer how many books a card borrows; a figure before a
-capitalised word ("1 Harbour Road") numbers a name and counts nothing.
+capitalised word ("1 Harbour Road") numbers a name and counts nothing, nor does
+"one" picked out by "any" or "each" ("at any one branch", 任何一間分館).
 """
 
 from __future__ import annotations
@@ -174,11 +175,14 @@ _EN_NUMBER = (
     r"(?:\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
     r"twenty|thirty|fifty|hundred|dozen)"
 )
+# "one" / 一 after "any", "each", 任何, 每, 同... picks a thing out, it counts nothing
+# ("at any one branch", 任何一间分馆, 每一位): a count is a number of things
+_PICKS_ONE = r"(?<!\bany )(?<!\beach )(?<!\bevery )(?<!\bno )(?<!任何)(?<![每同另哪这那某])"
 _HAS_COUNT = re.compile(
-    rf"\b{_EN_NUMBER}\s+(?:more\s+|additional\s+|other\s+)?"
+    rf"\b(?:{_EN_NUMBER.replace('one|', '')}|{_PICKS_ONE}one)\s+(?:more\s+|additional\s+|other\s+)?"
     rf"(?!(?:working\s+|business\s+|calendar\s+|full\s+|whole\s+|clear\s+)?{_NOT_COUNTED})"
     r"[a-z]{2,}|"
-    rf"[0-9零〇一二两三四五六七八九十百千万几数]\s*[{_MEASURE}]"
+    rf"(?:[0-9零〇二两三四五六七八九十百千万几数]|{_PICKS_ONE}一)\s*[{_MEASURE}]"
 )
 
 # a figure before a capitalised word numbers a name ("1 Harbour Road", "2 Queen's
