@@ -118,6 +118,8 @@ def has_amount(text: str) -> bool:
 # finer kinds of an amount: a price, a duration (matched on `plain` text)
 _ASKS_PRICE = re.compile(
     r"\b(?:costs?|price[sd]?|fees?|charges?|pay|paid|fares?|tuition)\b|"
+    # "how much is a parking permit?" asks its price ("how much of", "how much time" do not)
+    r"\bhow much (?:is|are|was|were|will|would)\b|"
     r"多少钱|几多钱|费用|收费|价格|价钱|票价|学费|要钱|付多少"
 )
 _HAS_PRICE = re.compile(

@@ -47,6 +47,14 @@ async def test_the_fee_sentence_answers_how_much_a_renewal_costs(service: Answer
     assert not any("Residents can renew" in s or "colour photo" in s for s in items(result.answer))
 
 
+async def test_how_much_is_a_thing_asks_its_price(service: AnswerService) -> None:
+    result = await service.ask("How much is a passport renewal?")
+    assert result.outcome == "answered"
+    assert result.answer.splitlines()[1] == "- The fee is 1,300 dollars. [1]"
+    # the photo's size is an amount, not a price
+    assert not any("colour photo" in s for s in items(result.answer))
+
+
 async def test_a_heading_is_never_a_line_of_the_answer(service: AnswerService) -> None:
     result = await service.ask("What are the opening hours of the City Service Centre?")
     assert result.outcome == "answered"
@@ -117,6 +125,8 @@ def test_a_clause_cut_at_a_semicolon_is_quoted_with_its_sentence() -> None:
     [
         ("How much does it cost to renew a passport?", ["price", "amount"]),
         ("停車許可證多少錢？", ["price", "amount"]),
+        ("How much is a passport renewal?", ["price", "amount"]),
+        ("How much of the budget goes to schools?", ["amount"]),
         ("How long does it take?", ["duration", "amount"]),
         ("When is the service centre open on Saturday?", ["time", "date"]),
         ("When was the library founded?", ["date"]),
