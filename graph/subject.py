@@ -42,14 +42,13 @@ from typing import Any
 
 from graph.answer_sentences import MIN_STEM, content_words, covered
 from graph.cross_language import cosines, crosses, passage_sentences, topic
+from graph.kind_held import FINER, finer_kinds, holds_kind
 from graph.question_parts import split_question as split_into_parts
 from textkit.answer_type import answer_kinds, holds, without_kind_words
 from textkit.question_words import QUESTION_WORDS, REQUEST_WORDS
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens
 
-# the kinds a passage about another thing may hold and be picked for
-FINER = ("price", "duration", "time", "count")
 # English endings of one stem's forms, longest first ("renewal", "renewing", "renewed")
 _SUFFIXES: tuple[str, ...] = ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion")
 _SUFFIXES += ("als", "al", "ers", "er", "ed", "es", "ly", "e")
@@ -163,20 +162,38 @@ def _held(words: set[str], text: str) -> set[str]:
 
 
 async def _rivals(
-    searcher: Any, subject: str, filters: Any
+    searcher: Any, subject: str, filters: Any, mute: set[str]
 ) -> tuple[float, dict[str, float]] | None:
     """A vector search of the subject alone: the best cosine of a document in its own
-    language, and each document's in another language; None when none in its own
-    language is found."""
+    language (not one of `mute`), and each document's in another language; None when
+    none in its own language is found."""
     hits = await searcher.search(
         subject, top_k=NEAREST, filters=filters, mode="vector", other_languages=True
     )
     near = [(str(h.document), float(getattr(h, "cosine", 0.0))) for h in hits]
     crossing = [bool(getattr(h, "cross_language", False)) for h in hits]
-    own = [cosine for (_, cosine), c in zip(near, crossing, strict=True) if not c]
+    own = [
+        cosine
+        for (document, cosine), c in zip(near, crossing, strict=True)
+        if not c and document not in mute
+    ]
     if not own:
         return None
     return max(own), {doc: cosine for (doc, cosine), c in zip(near, crossing, strict=True) if c}
+
+
+def _mute(evidence: list[dict[str, Any]], question: str) -> set[str]:
+    """The documents in the question's language whose passages found hold no answer of
+    the finer kind asked (graph.kind_held): about the same thing, perhaps, but saying
+    nothing of what is asked, so they take no answer away from a document in another
+    language that holds one."""
+    kinds = finer_kinds(question)
+    found: dict[str, bool] = {}
+    for item in evidence:
+        if not crosses(item):
+            document = str(item.get("document") or "")
+            found[document] = found.get(document, False) or holds_kind(item, kinds)
+    return {document for document, holding in found.items() if not holding}
 
 
 def _reading(item: dict[str, Any], kinds: list[str]) -> str:
@@ -227,7 +244,7 @@ async def on_subject(
     if searcher is not None and subject.strip() and any(out[i] for i in across):
         # a thing named in another language than its document's: when a document in the
         # question's own language is nearer it, the thing is that document's
-        rivals = await _rivals(searcher, subject, filters)
+        rivals = await _rivals(searcher, subject, filters, _mute(evidence, question))
         if rivals is not None:
             best, other = rivals
             # a document below the search's last in its language is no nearer than that

@@ -43,12 +43,12 @@ _ASKS_DATE = re.compile(
     r"\bwhen\b|\bwhat (?:year|century|decade|date|day|month|time period)\b|"
     r"\b(?:which|in what|by what|since what|until what) (?:year|century|decade|date|month)\b|"
     r"\bhow long ago\b|何时|何年|哪一?年|什么时候|什么时间|哪个世纪|哪一?个?年代|哪一天|"
-    r"什么年代|何日|几月|几号|几世纪"
+    r"什么年代|何日|几月|几号|几世纪|几时"
 )
 _ASKS_AMOUNT = re.compile(
     r"\bhow (?:many|much|long|old|far|large|big|high|tall|deep|wide|often|fast)\b|"
     r"\bwhat (?:percentage|percent|proportion|number|amount|fraction|share)\b|"
-    r"多少|几(?!乎)|多久|多长|多大|多远|多高|多深|多宽|多重|多快|百分之|比例|数量|人数|数目"
+    r"多少|几(?!乎|点|时)|多久|多长|多大|多远|多高|多深|多宽|多重|多快|百分之|比例|数量|人数|数目"
 )
 _ASKS_NAME = re.compile(r"\bwho(?:m|se)?\b|谁|何人|哪位|哪一位|什么人")
 # vague amounts, written out
@@ -86,12 +86,21 @@ def asked_type(question: str) -> AnswerType | None:
     return None
 
 
+# a number dialled is no year nor amount: "call 1999", 拨打 1999 (a short hotline number
+# is no phone number by its length)
+_DIALLED = re.compile(
+    r"(?:\b(?:call|dial|phone|ring|hotline|tel\.?)(?:\s+us)?(?:\s+on|\s+at)?|"
+    r"拨打|撥打|致电|致電|电话|電話|热线|熱線)\s*[:：]?\s*\+?\d[\d -]*\d|"
+    r"(?:\b(?:call|dial|ring)|拨打|撥打|致电|致電)\s*\d"
+)
+
+
 def carries(sentence: str, kind: AnswerType | None) -> bool:
     """True when `sentence` holds an answer of the kind asked (any sentence does when
     the question asks for no kind; a Chinese sentence is never judged to lack a name)."""
     if kind is None:
         return True
-    text = plain(sentence)
+    text = _DIALLED.sub(" ", plain(sentence))
     if kind == "amount":
         return has_amount(text)
     if kind == "date":

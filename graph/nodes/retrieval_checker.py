@@ -10,6 +10,7 @@ from graph.context import GraphContext
 from graph.cross_language import MAX_FOR_MODEL, crosses, meaning_grounding, readable_by_model
 from graph.entry_question import answers_by_meaning
 from graph.grounding import is_grounded
+from graph.kind_held import finer_kinds, holds_kind
 from graph.nodes.recording import Step, recorded
 from graph.part_grades import grade_parts, or_whole, part_marks
 from graph.state import GraphState, Retrieval
@@ -41,13 +42,18 @@ def grade(
     # an FAQ entry whose question leads the collection's answers by meaning, whatever
     # its keyword score (graph.entry_question.answers_by_meaning)
     passed = [e for e in evidence if e["score"] >= threshold or crosses(e) or answers_by_meaning(e)]
+    kinds = finer_kinds(state.get("normalized_question", ""))
     if any(
-        not crosses(e) and (e["score"] >= floor or answers_by_meaning(e)) and is_grounded(e)
+        not crosses(e)
+        and (e["score"] >= floor or answers_by_meaning(e))
+        and is_grounded(e)
+        and holds_kind(e, kinds)
         for e in evidence
     ):
         # a passage in the question's own language answers (at this loop or a later,
         # looser one): the turn goes as if no other language's passage had been found,
-        # whose evidence (meaning alone) is the weaker
+        # whose evidence (meaning alone) is the weaker. One holding no answer of the
+        # finer kind asked (a price, a time...) does not answer (graph.kind_held)
         evidence = [e for e in evidence if not crosses(e)]
         passed = [e for e in passed if not crosses(e)]
     grounded = [e for e in passed if is_grounded(e)]

@@ -52,6 +52,19 @@ async def test_a_thing_with_no_document_is_not_answered_with_anothers_price(
         assert result.citations[0]["document"] == "停車許可證", (asked, result.citations)
 
 
+async def test_a_page_naming_the_thing_but_not_the_time_asked_leaves_it_to_one_that_does(
+    service: AnswerService,
+) -> None:
+    # the Chinese centre page names the centre and a hotline, no hour; the English
+    # opening-hours page holds them
+    for asked in ("市民服务中心星期六几点开门？", "市民服務中心幾點開門？"):
+        result = await service.ask(asked)
+        assert result.outcome == "answered", (asked, result.answer)
+        assert [c["document"] for c in result.citations] == ["office-hours"], result.citations
+        assert any("Saturday mornings from 9:00 to 12:00" in s for s in items(result.answer))
+        assert "1999" not in result.answer
+
+
 async def test_another_things_price_in_the_same_language_is_no_answer(
     db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
 ) -> None:

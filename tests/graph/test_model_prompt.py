@@ -28,10 +28,14 @@ def claims(*pairs: tuple[str, str]) -> str:
     return json.dumps({"answerable": True, "claims": rows})
 
 
-def state(evidence: list[dict[str, Any]], language: str = "en") -> dict[str, Any]:
+def state(
+    evidence: list[dict[str, Any]],
+    language: str = "en",
+    question: str = "How much is a passport renewal?",
+) -> dict[str, Any]:
     return {
         "language": language,
-        "normalized_question": "How much is a passport renewal?",
+        "normalized_question": question,
         "plan": {"task_type": "simple_faq"},
         "evidence": evidence,
     }
@@ -67,11 +71,13 @@ async def test_no_request_when_no_passage_may_carry_a_claim() -> None:
 
 async def test_without_the_local_embedder_every_passage_is_read_as_before() -> None:
     # an answer in the older shape is then judged by its words alone, on any passage
+    # (a question asking no price: the opening hours are about the thing asked too)
     grounded = {**chunk(1, 0.9, FEE, "passport"), "grounded": True}
     on_topic = {**chunk(2, 0.8, HOURS, "opening hours", support=0.0), "grounded": False}
     llm = FakeLLM([claims(("1.1", "A renewal costs 1,300 dollars."))])
     rt, _ = runtime(llm=llm)
-    await response_synth(state([grounded, on_topic]), rt)  # type: ignore[arg-type]
+    asked = state([grounded, on_topic], question="Tell me about passport renewal.")
+    await response_synth(asked, rt)  # type: ignore[arg-type]
     assert "(opening hours)" in user_message(llm)
 
 

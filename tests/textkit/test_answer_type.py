@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from textkit.answer_type import asked_type, carries, has_amount, holds
+from textkit.answer_type import answer_kinds, asked_type, carries, has_amount, holds
 
 
 @pytest.mark.parametrize(
@@ -72,6 +72,15 @@ def test_a_phone_number_or_a_form_code_is_no_amount() -> None:
     assert not has_amount("Call +852 2345 6789 for an appointment.")
     assert not has_amount("Fill in form DL-2 and bring it to the counter.")
     assert has_amount("Call 2345 6789; the fee is 1,300 dollars.")
+
+
+def test_a_number_dialled_is_no_year_and_what_hour_asks_a_time() -> None:
+    assert not carries("民眾可以撥打 1999 預約臨櫃服務。", "date")
+    assert not carries("Call 1999 to book a visit.", "date")
+    assert carries("The library opened in 1999.", "date")
+    assert answer_kinds("市民服务中心星期六几点开门？") == ["time"]
+    assert answer_kinds("图书馆几时开放？") == ["date"]
+    assert answer_kinds("可以借几本书？") == ["count", "amount"]
 
 
 def test_a_number_in_an_address_or_a_form_code_counts_nothing() -> None:
