@@ -100,6 +100,15 @@ def asks_of_subject(question: str) -> bool:
     return any(k in FINER for k in answer_kinds(question)) and bool(subject_words(question))
 
 
+def about_by_words(question: str, evidence: list[dict[str, Any]]) -> list[bool]:
+    """For each passage, False when it is in the question's language and its section does
+    not name the thing the question asks a finer kind of (the word test of `on_subject`,
+    without its test by meaning of another language's passages)."""
+    if not asks_of_subject(question):
+        return [True] * len(evidence)
+    return _same_language(question, evidence)
+
+
 def _same_language(question: str, evidence: list[dict[str, Any]]) -> list[bool]:
     """Each passage (True for one in another language) whether its section — the passages
     found under its heading, the heading and its document's title together — holds more

@@ -14,6 +14,7 @@ from graph.kind_held import finer_kinds, holds_kind
 from graph.nodes.recording import Step, recorded
 from graph.part_grades import grade_parts, or_whole, part_marks
 from graph.state import GraphState, Retrieval
+from graph.subject import about_by_words
 
 
 def grade(
@@ -42,18 +43,22 @@ def grade(
     # an FAQ entry whose question leads the collection's answers by meaning, whatever
     # its keyword score (graph.entry_question.answers_by_meaning)
     passed = [e for e in evidence if e["score"] >= threshold or crosses(e) or answers_by_meaning(e)]
-    kinds = finer_kinds(state.get("normalized_question", ""))
+    question = state.get("normalized_question", "")
+    kinds = finer_kinds(question)
+    about = about_by_words(question, evidence)
     if any(
         not crosses(e)
         and (e["score"] >= floor or answers_by_meaning(e))
         and is_grounded(e)
         and holds_kind(e, kinds)
-        for e in evidence
+        and on_subject
+        for e, on_subject in zip(evidence, about, strict=True)
     ):
         # a passage in the question's own language answers (at this loop or a later,
         # looser one): the turn goes as if no other language's passage had been found,
         # whose evidence (meaning alone) is the weaker. One holding no answer of the
-        # finer kind asked (a price, a time...) does not answer (graph.kind_held)
+        # finer kind asked (a price, a time...: graph.kind_held), or about another thing
+        # than the one it is asked of (graph.subject), does not answer
         evidence = [e for e in evidence if not crosses(e)]
         passed = [e for e in passed if not crosses(e)]
     grounded = [e for e in passed if is_grounded(e)]

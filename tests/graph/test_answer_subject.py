@@ -65,6 +65,46 @@ async def test_a_page_naming_the_thing_but_not_the_time_asked_leaves_it_to_one_t
         assert "1999" not in result.answer
 
 
+MUSEUM_FAQ = """# City Museum FAQ
+
+## How much are tickets?
+
+Adult tickets cost 15 dollars; children under 12 and residents over 65 enter free. A family
+ticket for two adults and up to three children is 35 dollars.
+
+## When is the museum open?
+
+Tuesday to Sunday from 10:00 to 18:00, and until 21:00 on Thursdays. The museum is closed
+on Mondays.
+
+## Do you offer guided tours?
+
+Guided tours in English start at 11:00 every weekend and cost 5 dollars on top of the ticket.
+"""
+
+
+async def test_an_faq_page_beside_the_documents_answers_no_other_things_price(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    files = {p.name: p.read_text() for p in sorted(SAMPLES.iterdir())}
+    service = await answer_service(
+        {**files, "museum-faq.md": MUSEUM_FAQ}, db, ingestion, searcher, embedder
+    )
+    # "how much is" asks a price: the museum's tickets are another thing's, and an English
+    # page about another thing does not shut out the Chinese pages about the thing asked
+    for asked, page, quoted in (
+        ("how much is a parking permit per year", "停車許可證", "1,200"),
+        ("how much is a library card", "图书馆借书证", "免费"),
+    ):
+        result = await service.ask(asked)
+        assert result.outcome == "answered", (asked, result.answer)
+        assert result.citations[0]["document"] == page, (asked, result.citations)
+        assert quoted in result.answer and "dollars" not in result.answer, result.answer
+    result = await service.ask("How much are the museum tickets?")
+    assert result.citations[0]["document"] == "museum-faq", result.answer
+    assert "15 dollars" in result.answer
+
+
 async def test_another_things_price_in_the_same_language_is_no_answer(
     db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
 ) -> None:
