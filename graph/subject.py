@@ -171,24 +171,20 @@ def _held(words: set[str], text: str) -> set[str]:
 
 
 async def _rivals(
-    searcher: Any, subject: str, filters: Any, mute: set[str]
-) -> tuple[float, dict[str, float]] | None:
-    """A vector search of the subject alone: the best cosine of a document in its own
-    language (not one of `mute`), and each document's in another language; None when
-    none in its own language is found."""
+    searcher: Any, subject: str, filters: Any
+) -> tuple[dict[str, float], dict[str, float]]:
+    """A vector search of the subject alone: each document's best cosine, those in the
+    question's own language and those in another."""
     hits = await searcher.search(
         subject, top_k=NEAREST, filters=filters, mode="vector", other_languages=True
     )
-    near = [(str(h.document), float(getattr(h, "cosine", 0.0))) for h in hits]
-    crossing = [bool(getattr(h, "cross_language", False)) for h in hits]
-    own = [
-        cosine
-        for (document, cosine), c in zip(near, crossing, strict=True)
-        if not c and document not in mute
-    ]
-    if not own:
-        return None
-    return max(own), {doc: cosine for (doc, cosine), c in zip(near, crossing, strict=True) if c}
+    own: dict[str, float] = {}
+    other: dict[str, float] = {}
+    for hit in hits:
+        side = other if getattr(hit, "cross_language", False) else own
+        document = str(hit.document)
+        side[document] = max(side.get(document, -1.0), float(getattr(hit, "cosine", 0.0)))
+    return own, other
 
 
 def _mute(evidence: list[dict[str, Any]], question: str) -> set[str]:
@@ -253,12 +249,19 @@ async def on_subject(
     if searcher is not None and subject.strip() and any(out[i] for i in across):
         # a thing named in another language than its document's: when a document in the
         # question's own language is nearer it, the thing is that document's
-        rivals = await _rivals(searcher, subject, filters, _mute(evidence, question))
-        if rivals is not None:
-            best, other = rivals
+        own, other = await _rivals(searcher, subject, filters)
+        mute = _mute(evidence, question)
+        asked = finer_kinds(question)
+        for i in across:
+            # a document of the question's language holding no answer of the kind asked
+            # takes none away from a passage holding one (graph.kind_held)
+            holding = holds_kind(evidence[i], asked)
+            rivals = [c for d, c in own.items() if not (holding and d in mute)]
+            if not rivals:
+                continue
+            best = max(rivals)
             # a document below the search's last in its language is no nearer than that
             floor = min(other.values(), default=best)
-            for i in across:
-                if other.get(str(evidence[i].get("document") or ""), floor) < best:
-                    out[i] = False
+            if other.get(str(evidence[i].get("document") or ""), floor) < best:
+                out[i] = False
     return out

@@ -86,12 +86,12 @@ def asked_type(question: str) -> AnswerType | None:
     return None
 
 
-# a number dialled is no year nor amount: "call 1999", 拨打 1999 (a short hotline number
-# is no phone number by its length)
+# a number dialled is no year: "call 1999", 拨打 1999 (a short hotline number is no
+# phone number by its length); one number only, its parts joined by hyphens (the next
+# figure, "1823 2019年启用", is another)
 _DIALLED = re.compile(
     r"(?:\b(?:call|dial|phone|ring|hotline|tel\.?)(?:\s+us)?(?:\s+on|\s+at)?|"
-    r"拨打|撥打|致电|致電|电话|電話|热线|熱線)\s*[:：]?\s*\+?\d[\d -]*\d|"
-    r"(?:\b(?:call|dial|ring)|拨打|撥打|致电|致電)\s*\d"
+    r"拨打|撥打|致电|致電|电话|電話|热线|熱線)\s*[:：]?\s*\+?\d{3,}(?:-\d+)*(?![\d:.])"
 )
 
 
@@ -100,10 +100,11 @@ def carries(sentence: str, kind: AnswerType | None) -> bool:
     the question asks for no kind; a Chinese sentence is never judged to lack a name)."""
     if kind is None:
         return True
-    text = _DIALLED.sub(" ", plain(sentence))
+    text = plain(sentence)
     if kind == "amount":
         return has_amount(text)
     if kind == "date":
+        text = _DIALLED.sub(" ", text)  # "call 1999" asks for no year
         return bool(_EN_DATE.search(text) or _ZH_DATE.search(text))
     # a name: capitalised words need the sentence's own case (not `plain`)
     return bool(_CJK.search(sentence)) or bool(_EN_NAME.search(sentence))
@@ -127,8 +128,6 @@ def has_amount(text: str) -> bool:
 # finer kinds of an amount: a price, a duration (matched on `plain` text)
 _ASKS_PRICE = re.compile(
     r"\b(?:costs?|price[sd]?|fees?|charges?|pay|paid|fares?|tuition)\b|"
-    # "how much is a parking permit?" asks its price ("how much of", "how much time" do not)
-    r"\bhow much (?:is|are|was|were|will|would)\b|"
     r"多少钱|几多钱|费用|收费|价格|价钱|票价|学费|要钱|付多少"
 )
 _HAS_PRICE = re.compile(
@@ -138,6 +137,16 @@ _HAS_PRICE = re.compile(
     # as a name's adjective ("toll-free", "free Wi-Fi", "a free bulky waste collection")
     r"\b(?:is|are|be|was|were|remains?|stays?|it's|for)\s+free\b(?!-)|"
     r"(?<![-\w])free\s+(?:for|to\s+\w+)\b"
+)
+# "how much is a parking permit?" asks its price: "how much is/are" before the thing
+# named, in the present, and the thing no measure of another kind ("how much is the
+# processing time", "how much was the use cut", "how much is left": amounts)
+_ASKS_PRICE_OF_THING = re.compile(r"\bhow much (?:is|are) (?!left\b|there\b|it\b|that\b|this\b)")
+_MEASURE_NOUN = re.compile(
+    r"\b(?:time|times|period|periods|temperature|distance|weight|size|height|length|depth|"
+    r"limit|limits|allowance|quota|capacity|use|usage|space|storage|data|water|electricity|"
+    r"energy|power|speed|rate|rates|percentage|share|population|number|amount|volume|"
+    r"area|down|up|cut|left|saved|lost|raised|spent|grown|risen|fallen)\b"
 )
 # "when is it open", "opening hours", "what time": a time of day or a day of the week
 _ASKS_TIME = re.compile(
@@ -211,7 +220,10 @@ def answer_kinds(question: str) -> list[str]:
     kind = asked_type(question)
     text = plain(question)
     finer: list[str] = []
-    if kind in (None, "amount") and _ASKS_PRICE.search(text):
+    if kind in (None, "amount") and (
+        _ASKS_PRICE.search(text)
+        or (_ASKS_PRICE_OF_THING.search(text) and not _MEASURE_NOUN.search(text))
+    ):
         finer.append("price")
     if kind == "amount" and _ASKS_DURATION.search(text):
         finer.append("duration")

@@ -17,6 +17,7 @@ from graph.context import GraphContext
 from graph.events import Reset, Token
 from graph.extractive import extractive_answer
 from graph.grounding import is_grounded
+from graph.kind_held import finer_kinds, holds_kind
 from graph.llm_answer import model_answer
 from graph.nodes.planner import is_thanks
 from graph.nodes.recording import Step, recorded
@@ -75,6 +76,12 @@ async def _answer(
     marked = [(m, e) for m, e, a in zip(marks, evidence, about, strict=True) if a]
     if any(marks) and not any(m for m, _ in marked):
         notes.append("response_synth:off_subject")
+    kinds = finer_kinds(question)
+    if any(m for m, _ in marked) and not any(holds_kind(e, kinds) for _, e in marked):
+        # an hour, a price, a count or a duration asked, and no passage holds one: the
+        # passages say something else of the thing (its rules), not what is asked
+        notes.append("response_synth:kind_not_found")
+        marked = []
     if runtime.context.llm is not None:
         asked = time.perf_counter()
         on_subject_evidence = [e for _, e in marked]

@@ -45,20 +45,21 @@ def grade(
     passed = [e for e in evidence if e["score"] >= threshold or crosses(e) or answers_by_meaning(e)]
     question = state.get("normalized_question", "")
     kinds = finer_kinds(question)
-    about = about_by_words(question, evidence)
+    # the finer kind asked (a price, a time...) held by a passage in another language:
+    # then one in the question's own language answers only if it holds one as well, and
+    # is about the thing asked (graph.kind_held, graph.subject)
+    held_across = any(crosses(e) and holds_kind(e, kinds) for e in evidence) and bool(kinds)
+    about = about_by_words(question, evidence) if held_across else [True] * len(evidence)
     if any(
         not crosses(e)
         and (e["score"] >= floor or answers_by_meaning(e))
         and is_grounded(e)
-        and holds_kind(e, kinds)
-        and on_subject
+        and (not held_across or (holds_kind(e, kinds) and on_subject))
         for e, on_subject in zip(evidence, about, strict=True)
     ):
         # a passage in the question's own language answers (at this loop or a later,
         # looser one): the turn goes as if no other language's passage had been found,
-        # whose evidence (meaning alone) is the weaker. One holding no answer of the
-        # finer kind asked (a price, a time...: graph.kind_held), or about another thing
-        # than the one it is asked of (graph.subject), does not answer
+        # whose evidence (meaning alone) is the weaker
         evidence = [e for e in evidence if not crosses(e)]
         passed = [e for e in passed if not crosses(e)]
     grounded = [e for e in passed if is_grounded(e)]

@@ -79,6 +79,11 @@ async def test_without_the_local_embedder_every_passage_is_read_as_before() -> N
     asked = state([grounded, on_topic], question="Tell me about passport renewal.")
     await response_synth(asked, rt)  # type: ignore[arg-type]
     assert "(opening hours)" in user_message(llm)
+    # asked its price, the renewal is the thing asked of: the hours are another section's
+    llm = FakeLLM([claims(("1.1", "A renewal costs 1,300 dollars."))])
+    rt, _ = runtime(llm=llm)
+    await response_synth(state([grounded, on_topic]), rt)  # type: ignore[arg-type]
+    assert "(opening hours)" not in user_message(llm) and "(passport)" in user_message(llm)
 
 
 async def test_the_rules_are_one_text_in_every_language_and_the_language_comes_last() -> None:

@@ -127,6 +127,10 @@ def test_a_clause_cut_at_a_semicolon_is_quoted_with_its_sentence() -> None:
         ("停車許可證多少錢？", ["price", "amount"]),
         ("How much is a passport renewal?", ["price", "amount"]),
         ("How much of the budget goes to schools?", ["amount"]),
+        # "how much is" a measure of another kind, or what changed by how much: amounts
+        ("How much is the processing time for a passport by post?", ["amount"]),
+        ("How much was the city's electricity use cut?", ["amount"]),
+        ("How much is left in the fund?", ["amount"]),
         ("How long does it take?", ["duration", "amount"]),
         ("When is the service centre open on Saturday?", ["time", "date"]),
         ("When was the library founded?", ["date"]),

@@ -78,6 +78,10 @@ def test_a_number_dialled_is_no_year_and_what_hour_asks_a_time() -> None:
     assert not carries("民眾可以撥打 1999 預約臨櫃服務。", "date")
     assert not carries("Call 1999 to book a visit.", "date")
     assert carries("The library opened in 1999.", "date")
+    # the number dialled only: the year after it is one, and a number asked for stays
+    assert carries("环保热线 1823 2019年启用。", "date")
+    assert carries("請撥打 2025 查詢場地。", "amount")
+    assert carries("Call 2 hours ahead.", "amount")
     assert answer_kinds("市民服务中心星期六几点开门？") == ["time"]
     assert answer_kinds("图书馆几时开放？") == ["date"]
     assert answer_kinds("可以借几本书？") == ["count", "amount"]
