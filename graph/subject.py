@@ -25,7 +25,9 @@ document answered with the permit's fee. So, when a question asks a finer kind
   than to the question without it ("How much does a cost?"), and no document in
   the question's language is nearer the subject alone (a vector search of it):
   a Chinese parking permit is nearer "taxi licence" than "How much does a
-  cost?" is, but an English fishing licence page is nearer still. Documents in
+  cost?" is, but an English fishing licence page is nearer still (a document of
+  the question's language whose passages found hold no answer of the kind asked
+  takes nothing from a passage holding one: graph.kind_held). Documents in
   the other language are not ranked against each other: at a phrase's scale
   their cosines tell sibling sections apart no better than a coin. Both tests
   are relative, so they hold on any embedder's scale.
