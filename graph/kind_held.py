@@ -13,7 +13,7 @@ asks ("市民服務中心" names the centre, but no hour of it, for 市民服务
   `response_synth:kind_not_found` in the decision path).
 
 Measured 2026-11-29 (bench.answers, 60 answerable and 30 gold-removed questions
-a corpus, against 682132b in the same session): DRCD and XQuAD citation hit and
+a corpus, against 682132b measured the same day): DRCD and XQuAD citation hit and
 answerable refusal unchanged; XQuAD-en gold-removed refusal 0.867 → 0.900.
 """
 
