@@ -56,7 +56,17 @@ TABLES = ", ".join(
 
 # Fixtures that start real processes (`ragbot serve` and `worker`, a browser): their files
 # take the longest, mostly waiting on those processes
-PROCESS_FIXTURES = frozenset({"start", "served_api", "browser"})
+PROCESS_FIXTURES = frozenset({"start", "served_api", "browser", "cli_process"})
+# what a test module calls to start `ragbot serve` itself (a module fixture of its own)
+PROCESS_STARTERS = ("serving_api", "launch")
+
+
+def _starts_processes(item: pytest.Item) -> bool:
+    """Whether a test starts real processes: through a fixture, or its module's own."""
+    if PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    module = getattr(item, "module", None)
+    return any(callable(getattr(module, name, None)) for name in PROCESS_STARTERS)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -67,7 +77,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     one process busy alone while the others have finished.
     """
     tests_in = Counter(item.path for item in items)
-    starting = {item.path for item in items if PROCESS_FIXTURES & set(item.fixturenames)}
+    starting = {item.path for item in items if _starts_processes(item)}
     # a stable sort: each file's tests stay together and in their order
     items.sort(key=lambda item: (item.path not in starting, -tests_in[item.path]))
 

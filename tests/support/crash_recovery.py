@@ -1,4 +1,4 @@
-"""No question lost, with real `ragbot serve` processes: SIGKILL mid-turn, SIGTERM drains.
+"""No question lost, with real `ragbot serve` processes: the crash tests' model, chats, posts.
 
 Each test runs two (or three) `ragbot serve` processes on the session's
 database, with the fake Telegram or Slack and a fake model in this process.
@@ -6,7 +6,8 @@ The model "thinks" (holds its reply) while a worker is killed or told to
 stop; what is counted is what a user would see: the complete answers in the
 chat or thread, and that no half-made message of a dead worker is left behind.
 Leases are short (DELIVERY_LEASE_SECONDS=3) so a dead worker's message is
-taken by another within seconds.
+taken by another within seconds. The tests are in tests/core/crash_recovery/,
+one file each: each takes minutes, and files are what the test processes share out.
 """
 
 from __future__ import annotations
@@ -24,11 +25,9 @@ import httpx
 import pytest
 from slack_sdk.signature import SignatureVerifier
 
-from bot.core.delivery.inbox import LATE_AFTER_S
 from storage.ingestion import IngestionService
 from tests.support import fake_slack, fake_telegram
 from tests.support.fake_openai import FakeOpenAI, Reply
-from tests.support.processes import health, wait_for
 from tests.support.seen import slack_shown, telegram_shown
 from textkit.catalog import say
 
@@ -203,79 +202,3 @@ def slack() -> Iterator[fake_slack.FakeSlack]:
     fake = fake_slack.FakeSlack().start()
     yield fake
     fake.stop()
-
-
-# --- the tests -----------------------------------------------------------------------------
-
-
-def test_sigkill_while_the_model_thinks_another_worker_answers_once(
-    passport: None, database_url: str, tg, model, start, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
-    """Two workers behind one webhook; the one answering dies: the other answers, once."""
-    thinker = model([60.0])  # the first worker's answer never comes
-    env = common_env(database_url, thinker, **telegram_env(tg))
-    first, first_port = start("serve", _output=log_file(tmp_path, "first"), **env)
-    _, _ = start("serve", _output=log_file(tmp_path, "second"), **env)  # up before the crash
-    asked_at = time.monotonic()
-    assert telegram_post(first_port, fake_telegram.private_text(1, 701, "passport fee?")) == 200
-    assert thinker.asked.wait(30), logs(tmp_path)
-    kill(first)  # mid-turn: the model is still thinking
-    wait_for(lambda: telegram_answers(tg, 701), timeout=30)
-    waited = time.monotonic() - asked_at
-    time.sleep(4)  # more than a lease and a sweep: a second answer would have come by now
-    answers = telegram_answers(tg, 701)
-    assert len(answers) == 1, (answers, logs(tmp_path))
-    assert "1,300 dollars" in answers[0]
-    assert (LATE_NOTE in answers[0]) == (waited >= LATE_AFTER_S)  # short waits get no note
-    assert list(telegram_shown(tg, 701).values()) == answers  # nothing half-made left
-
-
-def test_sigkill_then_a_restarted_worker_finishes_the_dead_workers_message(
-    passport: None, database_url: str, slack, model, start, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
-    """Slack over HTTP: the dead worker had opened its stream; the restarted one answers in
-    the thread once, and the dead worker's "working…" message does not stay behind."""
-    thinker = model([60.0])
-    env = common_env(database_url, thinker, **slack_env(slack))
-    first, first_port = start("serve", _output=log_file(tmp_path, "first"), **env)
-    assert slack_post(first_port, "Ev1", "2.1", "passport fee?") == 200
-    assert thinker.asked.wait(30), logs(tmp_path)
-    assert slack_shown(slack, "C1", "2.1"), "the turn had shown that it started"
-    kill(first)
-    start("serve", _output=log_file(tmp_path, "restarted"), **env)
-    wait_for(lambda: slack_answers(slack, "2.1"), timeout=30)
-    time.sleep(4)  # more than a lease and a sweep
-    answers = slack_answers(slack, "2.1")
-    assert len(answers) == 1, (slack_shown(slack, "C1", "2.1"), logs(tmp_path))
-    assert "1,300 dollars" in answers[0]
-    left = slack_shown(slack, "C1", "2.1")
-    assert list(left.values()) == answers, ("a half-made message stayed", left)
-
-
-def test_sigterm_mid_turn_says_unhealthy_answers_the_turn_and_refuses_new_events(
-    passport: None, database_url: str, slack, model, start, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
-    """SIGTERM while a turn runs: /healthz stops saying 200 at once, the turn is answered,
-    an event posted during the drain is refused (Slack would redeliver it) and not lost."""
-    thinker = model([4.0])  # the turn in flight needs 4 more seconds when SIGTERM comes
-    env = common_env(database_url, thinker, **slack_env(slack))
-    first, first_port = start("serve", _output=log_file(tmp_path, "first"), **env)
-    assert slack_post(first_port, "Ev10", "3.1", "passport fee?") == 200
-    assert thinker.asked.wait(30), logs(tmp_path)
-    first.send_signal(signal.SIGTERM)
-    signalled = time.monotonic()
-    wait_for(lambda: health(first_port, timeout=1) != 200, timeout=1.0)
-    assert time.monotonic() - signalled < 1.0
-    status = slack_post(first_port, "Ev11", "3.2", "passport fee, again?")
-    assert not 200 <= status < 300, f"an event acknowledged while draining ({status})"
-    assert first.wait(timeout=40) == 0, logs(tmp_path)
-    answers = slack_answers(slack, "3.1")  # answered before the process ended
-    assert len(answers) == 1, (slack_shown(slack, "C1", "3.1"), logs(tmp_path))
-    assert "Traceback" not in logs(tmp_path)
-    # Slack redelivers the refused event; a live worker answers it, once
-    _, second_port = start("serve", _output=log_file(tmp_path, "second"), **env)
-    assert slack_post(second_port, "Ev11", "3.2", "passport fee, again?", retry=1) == 200
-    wait_for(lambda: slack_answers(slack, "3.2"), timeout=30)
-    time.sleep(4)  # more than a lease and a sweep
-    assert len(slack_answers(slack, "3.2")) == 1, (slack_shown(slack, "C1", "3.2"), logs(tmp_path))
-    assert len(slack_answers(slack, "3.1")) == 1
