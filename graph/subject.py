@@ -61,12 +61,25 @@ _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 # the verb of a duration asked ("how long does it take", "how long will it last")
 # "what's", "how long's", "isn't", "they're": the contraction's tail is no word of a thing
 _CONTRACTION = re.compile(r"(?<=[a-z])['’](?:s|re|ll|ve|d|m|t)\b|n['’]t\b")
+# where one sentence of a message ends and the next begins (its mark kept with it)
+_SENTENCE_END = re.compile(r"(?<=[?？!！。；;])\s*|\n+")
 _ASKS_TAKE = re.compile(r"\b(?:take|takes|taking|last|lasts)\b|需要|要")
+
+
+def asking_sentence(question: str) -> str:
+    """The sentence of the question that asks the finer kind (the whole question when
+    none does alone): "How much is a dog licence? mail me at [EMAIL]" asks of a dog
+    licence, and the words of what the asker adds name no part of the thing."""
+    for piece in _SENTENCE_END.split(question):
+        if any(k in FINER for k in answer_kinds(piece)):
+            return piece
+    return question
 
 
 def subject_words(question: str) -> set[str]:
     """The question's content words less those naming the kind asked ("cost", 多少钱):
     the words of the thing it asks about."""
+    question = asking_sentence(question)
     asked = _CONTRACTION.sub(" ", without_kind_words(plain(question)))
     asked = _ASKS_TAKE.sub(" ", asked)
     # "help me with", "docs about": how one asks, not what about
@@ -80,6 +93,7 @@ def subject_words(question: str) -> set[str]:
 def split_question(question: str) -> tuple[str, str]:
     """(the subject alone, the question without it): "fishing licence" and "how much
     does a cost"."""
+    question = asking_sentence(question)
     words = subject_words(question)
     text = plain(question)
     rest = text

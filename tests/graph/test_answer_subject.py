@@ -230,6 +230,9 @@ def test_the_words_of_asking_are_no_part_of_the_subject() -> None:
     assert subject_words("I need to know the parking permit price asap") == {"parking", "permit"}
     assert subject_words("幫我查一下護照換發要多少錢？") == {"护照", "换发"}
     assert subject_words("How much does a fishing licence cost?") == {"fishing", "licence"}
+    # what the asker adds in another sentence names no part of the thing
+    assert subject_words("How much is a dog licence? mail me at [EMAIL]") == {"dog", "licence"}
+    assert subject_words("Hi! How much does a passport cost? thanks") == {"passport"}
 
 
 def test_a_contraction_names_no_subject() -> None:
