@@ -39,7 +39,7 @@ async def test_serve_answers_telegram_webhook_over_real_http(
         def answered() -> bool:
             return any("1,300" in p.get("text", "") for p in fake.of("sendMessage", 77))
 
-        _wait_for(answered, timeout=60)
+        _wait_for(answered, timeout=150)  # a first turn, while other processes start
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=60)
         assert proc.returncode == 0 and "adapters: telegram" in out, out
