@@ -203,12 +203,11 @@ async def _rivals(
     return own, other
 
 
-def _mute(evidence: list[dict[str, Any]], question: str) -> set[str]:
+def _mute(evidence: list[dict[str, Any]], kinds: list[str]) -> set[str]:
     """The documents in the question's language whose passages found hold no answer of
-    the finer kind asked (graph.kind_held): about the same thing, perhaps, but saying
+    the finer `kinds` asked (graph.kind_held): about the same thing, perhaps, but saying
     nothing of what is asked, so they take no answer away from a document in another
     language that holds one."""
-    kinds = finer_kinds(question)
     found: dict[str, bool] = {}
     for item in evidence:
         if not crosses(item):
@@ -266,8 +265,8 @@ async def on_subject(
         # a thing named in another language than its document's: when a document in the
         # question's own language is nearer it, the thing is that document's
         own, other = await _rivals(searcher, subject, filters)
-        mute = _mute(evidence, question)
         asked = finer_kinds(question)
+        mute = _mute(evidence, asked)
         for i in across:
             # a document of the question's language holding no answer of the kind asked
             # takes none away from a passage holding one (graph.kind_held)

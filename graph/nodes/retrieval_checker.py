@@ -48,7 +48,7 @@ def grade(
     # the finer kind asked (a price, a time...) held by a passage in another language:
     # then one in the question's own language answers only if it holds one as well, and
     # is about the thing asked (graph.kind_held, graph.subject)
-    held_across = any(crosses(e) and holds_kind(e, kinds) for e in evidence) and bool(kinds)
+    held_across = bool(kinds) and any(crosses(e) and holds_kind(e, kinds) for e in evidence)
     about = about_by_words(question, evidence) if held_across else [True] * len(evidence)
     if any(
         not crosses(e)
