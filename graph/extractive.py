@@ -211,9 +211,27 @@ def _compose(
     """
     if evidence and evidence[0].get("question"):
         candidates = [c for c in candidates if c[0] == 0] or candidates
-    picked = pick_sentences(wanted, evidence, candidates, context, similarity, question)
+    picked = quoted_once(
+        pick_sentences(wanted, evidence, candidates, context, similarity, question), evidence
+    )
     numbers, citations = cite(evidence, [idx for _, idx in picked])
     return "\n".join(answer_lines(evidence, picked, numbers, language)), citations
+
+
+def quoted_once(
+    picked: list[tuple[str, int]], evidence: list[dict[str, Any]]
+) -> list[tuple[str, int]]:
+    """The picked sentences with each document's sentence once: two overlapping chunks of
+    one document hold the sentences where they overlap, and a reader is not told the
+    same sentence twice under one citation."""
+    seen: set[tuple[str, str]] = set()
+    out: list[tuple[str, int]] = []
+    for sentence, idx in picked:
+        key = (str(evidence[idx].get("document")), " ".join(sentence.split()))
+        if key not in seen:
+            seen.add(key)
+            out.append((sentence, idx))
+    return out
 
 
 def answer_lines(

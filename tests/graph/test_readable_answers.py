@@ -267,3 +267,22 @@ def test_a_documents_fee_section_is_on_its_topic_though_it_repeats_no_word_of_it
     ]
     documents = {0: "停車許可證", 1: "停車許可證", 2: "bulky-waste"}
     assert arrange(question, picked, 3, documents=documents)[0] == 1
+
+
+def test_a_sentence_two_overlapping_chunks_hold_is_quoted_once() -> None:
+    # a document cut into chunks that overlap: the sentence where they meet is in both
+    first = (
+        "Four Panthers defenders were selected to the Pro Bowl. "
+        "Fellow lineman Mario Addison added 6½ sacks."
+    )
+    second = "Fellow lineman Mario Addison added 6½ sacks. The team finished the season 15-1."
+    evidence: list[dict[str, Any]] = [
+        {"text": t, "document": "Super Bowl 50", "language": "en", "graded": "pass", "heading": ""}
+        for t in (first, second)
+    ]
+    question = "How many sacks did Mario Addison add?"
+    wanted, candidates = _prepare(question, evidence)
+    answer, citations = _compose(wanted, evidence, candidates, "", {}, "en", question)
+    quoted = items(answer)
+    assert quoted.count("Fellow lineman Mario Addison added 6½ sacks.") == 1
+    assert [c["document"] for c in citations] == ["Super Bowl 50"]
