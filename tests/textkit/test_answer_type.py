@@ -97,6 +97,8 @@ def test_a_number_in_an_address_or_a_form_code_counts_nothing() -> None:
 def test_one_picked_out_by_any_or_each_counts_nothing() -> None:
     # "any one branch" / 任何一間分館 names where, not how many
     assert not holds("請攜帶身份證件到任何一間分館的服務檯辦理。", "count")
+    assert not holds("請攜帶身份證件到任何 一間分館的服務檯辦理。", "count")
+    assert not holds("每 一位申請人須親身辦理。", "count")
     assert not holds("Apply in person at any one branch.", "count")
     assert not holds("每一位申請人須親身辦理。", "count")
     assert holds("可以在線續借一次。", "count")
