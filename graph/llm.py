@@ -32,7 +32,7 @@ T = TypeVar("T")
 # plan + answer: a turn's requests, retries after provider errors aside (docs/answering.md)
 CALLS_PER_TURN = 2
 # the answer's token cap (below LLM_MAX_TOKENS): a claim cites its sentence by id, and
-# synth.v9 asks for one claim (a second only when one sentence does not hold the answer),
+# synth.v10 asks for one claim (a second only when one sentence does not hold the answer),
 # so one claim and the JSON around it take about 30-70 tokens (a real 1.5B model's
 # replies: 30-60 tokens, 2026-11-29); a reply cut here keeps the claims it finished
 # (graph.llm_answer), and on one shared CPU thread each token written is a third of a

@@ -1,6 +1,6 @@
 """The model's answer for response_synth: streamed, checked claim by claim, or refused.
 
-The synthesis call (synth.v9) reads the passages a claim may rest on
+The synthesis call (synth.v10) reads the passages a claim may rest on
 (graph.claim_gate.readable) that hold the kind of answer asked
 (graph.focus.answering_passages; with none the model is not asked), each as numbered
 sentences (graph.focus.numbered: the ones bearing on the

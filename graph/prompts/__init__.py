@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 _DIR = Path(__file__).resolve().parent
-CURRENT = {"planner": "v2", "synth": "v9"}
+CURRENT = {"planner": "v2", "synth": "v10"}
 
 
 @dataclass(frozen=True)

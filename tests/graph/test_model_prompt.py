@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from graph.claim_judge import ClaimJudge
@@ -102,6 +103,14 @@ async def test_the_rules_are_one_text_in_every_language_and_the_language_comes_l
         assert tail.startswith("\n\nWrite each claim in ") and name in tail
     assert systems[0] == systems[1]
     assert ANSWER_MAX_TOKENS <= 200  # a short answer: two claims cited by id
+
+
+def test_the_rules_name_no_sentence_id_a_model_could_copy() -> None:
+    # a real 1.5B model cited the rules' example id ("2.3") in 6 of 14 replies, whatever
+    # sentence held its answer: the reply's shape is given with no id in it
+    rules = load("synth").text
+    assert '"sentence"' in rules
+    assert not re.search(r"\d+\.\d+", rules)
 
 
 def test_a_translated_claim_stands_and_a_changed_fact_still_falls() -> None:
