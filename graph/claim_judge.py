@@ -210,6 +210,11 @@ class ClaimJudge:
                     break
             if not candidates:
                 return Verdict(None, reason="quote_not_found")
+        elif self._offered is not None:
+            # no id given: only the sentences the model was shown can carry the claim, as
+            # with an id (a stored sentence it never read is not what it wrote from)
+            self.warm(source if valid else None)
+            candidates = [(n, s) for n in order for s in self.offered_sentences(n)]
         else:
             self.warm(source if valid else None)
             candidates = [(n, s) for n in order for s in self._sentences[n - 1]]

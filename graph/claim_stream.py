@@ -25,6 +25,8 @@ _BRACKETED_ID = re.compile(r"\[(\d{1,2})\s*\.\s*(\d{1,3})\]")
 # a longer "sentence" value is the sentence's text (a model copying its line): its own
 # figures ("3.5 dollars") are no ids, only an id in brackets before it is
 ID_CHARS = 16
+# a reply shape's placeholder a model copied instead of filling: "<id of the sentence …>"
+_PLACEHOLDER = re.compile(r"<[^<>]*>")
 MAX_IDS = 2  # a claim rests on one sentence, or two in a row; further ids are not read
 
 
@@ -106,6 +108,12 @@ def claim_parts(claim: dict[str, Any]) -> ClaimParts:
         number = None
     quote = claim.get("quote")
     given = claim.get("sentence", claim.get("sentences", claim.get("id")))
+    if _is_placeholder(given):
+        # the rules' placeholder copied ("<id of the sentence …>", synth.v10): an id written
+        # inside it counts; without one the claim gives none (judged against the sentences
+        # the model was shown), it is no quote
+        inside = [(int(a), int(b)) for a, b in _SENTENCE_ID.findall(str(given))]
+        given = [f"{a}.{b}" for a, b in inside] or None
     ids = None if given in (None, "", []) else sentence_ids(given, number)
     if ids == [] and not quote and isinstance(given, str) and len(given.strip()) > ID_CHARS:
         # the sentence copied instead of its id: judged as a quote (it must be the passage's)
@@ -113,6 +121,14 @@ def claim_parts(claim: dict[str, Any]) -> ClaimParts:
     if ids and number is None:
         number = ids[0][0]
     return str(text), number, (str(quote) if quote else None), ids
+
+
+def _is_placeholder(value: Any) -> bool:
+    """True when a claim's sentence field is a placeholder in angle brackets, alone or as a
+    one-item list."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return isinstance(value, str) and bool(_PLACEHOLDER.fullmatch(value.strip()))
 
 
 def sentence_ids(value: Any, source: int | None = None) -> list[SentenceId]:

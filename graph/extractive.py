@@ -96,9 +96,16 @@ def pick_sentences(
         ],
     )
     scored: list[tuple[float, int, int, str, str]] = []
+    # a sentence two overlapping chunks of one document hold competes once (the first
+    # chunk's): a copy must not take a place under the sentence cap
+    once: set[tuple[str, str]] = set()
     for idx, pos, sentence, tokens, about in candidates:
         if not tokens:
             continue
+        copy = (str(evidence[idx].get("document")), " ".join(sentence.split()))
+        if copy in once:
+            continue
+        once.add(copy)
         if cross[idx] and sentence not in across:
             continue
         hits = len(wanted & tokens) + 0.3 * len(background & tokens)

@@ -270,12 +270,13 @@ def test_a_documents_fee_section_is_on_its_topic_though_it_repeats_no_word_of_it
 
 
 def test_a_sentence_two_overlapping_chunks_hold_is_quoted_once() -> None:
-    # a document cut into chunks that overlap: the sentence where they meet is in both
-    first = (
-        "Four Panthers defenders were selected to the Pro Bowl. "
-        "Fellow lineman Mario Addison added 6½ sacks."
+    # a document cut into chunks that overlap: the sentence where they meet is in both,
+    # and its copy must not take the place of another sentence under the cap
+    first = "Mario Addison added 4 sacks in 2014. Fellow lineman Mario Addison added 6½ sacks."
+    second = (
+        "Fellow lineman Mario Addison added 6½ sacks. "
+        "In the playoffs Mario Addison added 2 more sacks."
     )
-    second = "Fellow lineman Mario Addison added 6½ sacks. The team finished the season 15-1."
     evidence: list[dict[str, Any]] = [
         {"text": t, "document": "Super Bowl 50", "language": "en", "graded": "pass", "heading": ""}
         for t in (first, second)
@@ -285,4 +286,6 @@ def test_a_sentence_two_overlapping_chunks_hold_is_quoted_once() -> None:
     answer, citations = _compose(wanted, evidence, candidates, "", {}, "en", question)
     quoted = items(answer)
     assert quoted.count("Fellow lineman Mario Addison added 6½ sacks.") == 1
+    assert "Mario Addison added 4 sacks in 2014." in quoted
+    assert "In the playoffs Mario Addison added 2 more sacks." in quoted
     assert [c["document"] for c in citations] == ["Super Bowl 50"]

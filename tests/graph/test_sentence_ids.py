@@ -41,6 +41,26 @@ def test_claim_parts_take_the_source_from_the_id() -> None:
     assert copied[2:] == ("An adult passport renewal costs 1,300 dollars.", None)
 
 
+def test_the_rules_placeholder_copied_is_no_id_and_no_quote() -> None:
+    # synth.v10 shows the reply's shape with a placeholder; a small model may copy it
+    placeholder = "<id of the sentence stating the answer>"
+    for given in (placeholder, [placeholder]):
+        text, source, quote, ids = claim_parts({"sentence": given, "claim": "It costs 5."})
+        assert (text, source, quote, ids) == ("It costs 5.", None, None, None)
+    # an id written inside it counts
+    assert claim_parts({"sentence": "<id of the sentence: 1.2>", "claim": "c"})[3] == [(1, 2)]
+    assert claim_parts({"sentence": "<1.2>", "claim": "c"})[1:] == (1, None, [(1, 2)])
+
+
+def test_a_claim_with_no_id_rests_only_on_a_sentence_the_model_was_shown() -> None:
+    claim = "An adult passport renewal costs 1,300 dollars."
+    shown = ClaimJudge([PASSAGE], offered={(1, 2)}).judge(claim, None, None, None)
+    assert shown.source == 1 and shown.quote == "An adult passport renewal costs 1,300 dollars."
+    # the sentence holding it was not offered: the model did not write from it
+    hidden = ClaimJudge([PASSAGE], offered={(1, 1), (1, 3)}).judge(claim, None, None, None)
+    assert hidden.source is None
+
+
 def test_an_id_resolves_to_the_sentence_the_judge_checks() -> None:
     parts = passage_sentences(PASSAGE)
     assert parts == sentences_of(PASSAGE)[: len(parts)]
