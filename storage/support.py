@@ -55,7 +55,9 @@ def window_support(
     best = 0.0
     for start in range(len(sentences)):
         end = start + WINDOW_SENTENCES
-        if asks_number and not any(_HAS_NUMBER.search(s) for s in sentences[start:end]):
+        # read in Simplified and half width: 兩張 and 一萬 are numbers as 两张 and 一万 are,
+        # and so are full-width digits
+        if asks_number and not any(_HAS_NUMBER.search(s) for s in normal[start:end]):
             continue
         tokens = head_tokens.union(*cut[start:end])
         stems = frozenset(stem(t) for t in tokens)

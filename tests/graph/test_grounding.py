@@ -34,6 +34,11 @@ def test_support_needs_the_terms_together_and_a_number_when_one_is_asked() -> No
     assert window_support(weights, together) == 1.0
     assert window_support(weights, apart) == 0.5
     assert window_support(weights, "The passport fee is posted online.", asks_number=True) == 0.0
+    # a number written in Traditional Chinese or in full width is a number too
+    permits = {"申请": 1.0}
+    assert window_support(permits, "每戶最多申請兩張。", asks_number=True) == 1.0
+    assert window_support(permits, "每戶可申請２張。", asks_number=True) == 1.0
+    assert window_support(permits, "每戶都可以申請。", asks_number=True) == 0.0
 
 
 def test_chinese_terms_are_found_without_cutting_the_passage(
