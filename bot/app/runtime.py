@@ -299,8 +299,8 @@ def warm_up(runtime: Runtime, *, answers: bool = True) -> None:
     `answers=False`: a process whose turns run elsewhere (a serving process with turn
     workers, `ragbot worker`) warms only OpenCC, which its source views use. Its searches
     (the API's, the answer memory's, a job's) load jieba and the embedder at the first
-    one, in a thread: a start about 1.2 CPU-s cheaper, and no copy of the model in memory
-    until then.
+    one, in a thread: a cheaper start (docs/operating.md, "Sizing turns"), and no copy of
+    the model in memory until then.
     """
     if answers:
         from graph.attack_similarity import attack_bank
