@@ -297,16 +297,18 @@ def warm_up(runtime: Runtime, *, answers: bool = True) -> None:
     the first answer, on the event loop every turn shares).
 
     `answers=False`: a process whose turns run elsewhere (a serving process with turn
-    workers, `ragbot worker`) warms only OpenCC, which its source views use. Its searches
-    (the API's, the answer memory's, a job's) load jieba and the embedder at the first
-    one, in a thread: a cheaper start (docs/operating.md, "Sizing turns"), and no copy of
-    the model in memory until then.
+    workers, `ragbot worker`) warms jieba and OpenCC, which it may call on its event loop
+    (form names, the answer memory's keys, source views), but neither the graph and model
+    client nor the embedder: its own searches (the API's, the answer memory's, a job's)
+    load the model at the first one, in a thread. A cheaper start (docs/operating.md,
+    "Sizing turns"), and no copy of the model in memory until then.
     """
+    if answers:
+        runtime.answer_service().warm()
+    keyword_tokens("暖機 warm up 测试")
     if answers:
         from graph.attack_similarity import attack_bank
 
-        runtime.answer_service().warm()
-        keyword_tokens("暖機 warm up 测试")
         runtime.embedder.model.embed_query("warm up")
         if runtime.embedder.is_local:  # the guard's similarity screen runs with it
             attack_bank().warm(runtime.embedder.model)
