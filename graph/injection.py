@@ -20,6 +20,10 @@ import unicodedata
 
 from textkit.scripts import to_simplified
 
+# the longest message a turn takes (the guard refuses longer ones); here, not in the
+# guard node, so the serving side reads it without importing the graph's runtime
+MAX_CHARS = 2000
+
 _CONTROLS = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
 )

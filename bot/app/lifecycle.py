@@ -115,7 +115,9 @@ async def _serve(
 ) -> None:
     settings = rt.settings
     host, port = sock.getsockname()[:2]
-    await asyncio.to_thread(warm_up, rt)
+    turns = TurnProcesses(settings, rt.url, settings.turn_process_count() if chat else 0)
+    # the answering side is warmed where the turns run: here only with no turn workers
+    await asyncio.to_thread(warm_up, rt, answers=chat and not turns.count)
     if chat:  # the first burst of webhooks would each open a connection before its ack
         try:
             await asyncio.wait_for(rt.db.warm(settings.db_pool_size), WARM_POOL_S)
@@ -124,7 +126,6 @@ async def _serve(
     jobs = rt.job_queue()
     await jobs.open()
     core: ServingCore | None = None
-    turns = TurnProcesses(settings, rt.url, settings.turn_process_count() if chat else 0)
     try:
         if chat and turns.count and not await _started(turns, stop):
             return  # stopped (SIGTERM, Ctrl-C) while the turn workers were starting

@@ -20,8 +20,7 @@ from bot.turn.settling import TurnRecord
 from bot.turn.stoppable import until_stopped
 from graph.context import GraphContext
 from graph.events import Progress, Token, TurnEvent, TurnResult
-from graph.injection import clean_message
-from graph.nodes.guard import MAX_CHARS
+from graph.injection import MAX_CHARS, clean_message
 from graph.privacy import mask_sensitive
 from graph.replies import progress_message
 from storage.db import Database

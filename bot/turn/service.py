@@ -19,7 +19,6 @@ from bot.turn.ending import Ending, Event, State
 from bot.turn.run import open_turn
 from bot.turn.settling import TurnStore
 from bot.turn.stoppable import StoppedError
-from graph.builder import build_graph
 from graph.context import GraphContext
 from graph.events import ErrorReply, FinalAnswer, TurnEvent, TurnResult
 from graph.models import warm_chat_model
@@ -53,7 +52,9 @@ class AnswerService:
         self._history = history_messages
         # without one (tests, benchmarks): nothing traced; pseudonyms under an empty key
         self._telemetry = telemetry or Telemetry(Pseudonyms(""))
-        self._graph = build_graph()
+        # built at the first turn, or by `warm`: a serving process whose turns run in
+        # worker processes never builds it, nor imports langgraph (0.5 CPU-s a start)
+        self._built: Any = None  # the compiled graph
 
     def without_memory(self) -> AnswerService:
         """This service answering without the answer memory (same search, forms, model):
@@ -63,8 +64,18 @@ class AnswerService:
         return AnswerService(self._db, context, self._history, self._telemetry)
 
     def warm(self) -> None:
-        """Load what the model client would load in the first turn (blocking: a thread)."""
+        """Build the graph and load what the model client would load in the first turn
+        (blocking: a thread)."""
+        self._graph()
         warm_chat_model(self._context.llm)
+
+    def _graph(self) -> Any:
+        """The compiled graph (built once, at first use)."""
+        if self._built is None:
+            from graph.builder import build_graph
+
+            self._built = build_graph()
+        return self._built
 
     @property
     def telemetry(self) -> Telemetry:
@@ -172,7 +183,7 @@ class AnswerService:
         try:
             try:
                 context = self._turn_context(collections, turn.user, top_k, threshold)
-                async for mode, chunk in run.steps(self._graph, context, stop):
+                async for mode, chunk in run.steps(self._graph(), context, stop):
                     for event in run.take(mode, chunk):
                         yield event
                 ending.report(Event.GRAPH_ENDED)

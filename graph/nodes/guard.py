@@ -17,14 +17,13 @@ from langgraph.runtime import Runtime
 
 from graph.attack_similarity import attack_bank
 from graph.context import GraphContext
-from graph.injection import clean_message, screen
+from graph.injection import MAX_CHARS, clean_message, screen
 from graph.nodes.recording import Step, recorded
 from graph.privacy import mask_sensitive
 from graph.state import GraphState
 from textkit.catalog import say
 from textkit.scripts import detect_language, normalise_width
 
-MAX_CHARS = 2000
 # The similarity screen's bound. A screen that has run once takes milliseconds (the
 # banks' vectors are kept, the question's is the embedder's cached one); the first in a
 # process also loads the model and embeds the banks: measured 10.7 s and 0.6 s on a

@@ -11,12 +11,15 @@ process's output is caught as it would be), no terminal; and it puts back what
 it changed. Tests whose point is the process itself (a closed pipe, `serve`,
 the script's exit) use `run_process`.
 
-One difference, for CPU: `ragbot ingest` does its chunking and embedding in
-threads of this process (the `--processes 0` path: the same functions, with the
-model this process has loaded) instead of starting a worker process per core
-that loads the model and jieba again (about 4 s of CPU each time). The worker
-processes are tested in tests/storage/test_ingest_work.py, and `ragbot ingest`
-with them by a real process in tests/cli/test_cli.py.
+One difference, for CPU: ingestion's chunking and embedding run in threads of
+this process (the `--processes 0` path of `ragbot ingest`, and INGEST_PROCESSES=0
+for the other commands that ingest, such as `ragbot sources sync`, unless the
+test sets it: the same functions, with the model this process has loaded)
+instead of starting worker processes that load the model and jieba again (about
+4 s of CPU each time, and at INGEST_NICE they wait behind every other test
+process). The worker processes are tested in tests/storage/test_ingest_work.py,
+and by real processes in tests/cli/test_cli.py (`ragbot ingest`) and
+tests/cli/test_cli_confluence.py (`ragbot sources sync`).
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ TIMEOUT_S = 120.0
 # (the same whether or not pytest itself runs in a terminal)
 NO_TERMINAL = {"COLUMNS": "80", "LINES": "25"}
 ENCODING = "utf-8"
+# what an in-process run has unless the test says otherwise: ingestion in threads (above)
+IN_PROCESS = {"INGEST_PROCESSES": "0"}
 
 
 def run_process(
@@ -147,7 +152,7 @@ def _process_state(env: dict[str, str], cwd: Path) -> Iterator[None]:
         script = types.ModuleType("__main__")
         script.__file__ = RAGBOT
         sys.modules["__main__"] = script
-        _replace_environ({**NO_TERMINAL, **env})
+        _replace_environ({**NO_TERMINAL, **IN_PROCESS, **env})
         os.chdir(cwd)
         root.handlers.clear()
         yield

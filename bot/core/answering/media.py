@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from bot.core.answering.speech import SpeechError, SpeechToText
 from bot.core.messages import Attachment, InboundMessage
 from bot.settings import Settings, reveal
-from graph.nodes.guard import MAX_CHARS
+from graph.injection import MAX_CHARS
 from textkit.catalog import say
 
 MEDIA_KINDS = ("voice", "photo")
