@@ -98,8 +98,11 @@ def _dictionary() -> dict[str, frozenset[str]]:
 
 def _gloss_stems(glosses: str) -> set[str]:
     out: set[str] = set()
-    for gloss in glosses.split("/"):
-        gloss = _PARENS.sub(" ", gloss.lower()).strip()
+    # "/" separates an entry's senses and ";" the glosses of one sense ("to lose; to leave
+    # behind"): each is a translation of its own, its length judged alone (a remark in
+    # brackets goes first: it may hold a ";" of its own)
+    for gloss in _PARENS.sub(" ", glosses.lower()).replace("/", ";").split(";"):
+        gloss = gloss.strip()
         if not gloss or _NO_MEANING.match(gloss):
             continue
         words = [w for w in _WORD.findall(gloss) if w not in _GLOSS_FILLER]
@@ -113,9 +116,113 @@ def _content(word: str) -> bool:
     return len(word) >= MIN_WORD and word not in stopwords() and word not in _GLOSS_FILLER
 
 
+# Irregular past forms and participles, read as their verb: a question asks "who built
+# it", "what was lost", "who won", and the dictionary glosses 建 "to build", 遗失 "to
+# lose", 赢 "to win" (a regular "killed" is folded by its suffix)
+_IRREGULAR = {
+    form: verb
+    for verb, forms in {
+        "arise": "arose arisen",
+        "bear": "bore born borne",
+        "beat": "beaten",
+        "become": "became",
+        "begin": "began begun",
+        "bend": "bent",
+        "bind": "bound",
+        "bite": "bit bitten",
+        "blow": "blew blown",
+        "break": "broke broken",
+        "bring": "brought",
+        "build": "built",
+        "burn": "burnt",
+        "buy": "bought",
+        "catch": "caught",
+        "choose": "chose chosen",
+        "come": "came",
+        "deal": "dealt",
+        "dig": "dug",
+        "draw": "drew drawn",
+        "drink": "drank drunk",
+        "drive": "drove driven",
+        "eat": "ate eaten",
+        "fall": "fell fallen",
+        "feed": "fed",
+        "feel": "felt",
+        "fight": "fought",
+        "find": "found",
+        "flee": "fled",
+        "fly": "flew flown",
+        "forbid": "forbade forbidden",
+        "forget": "forgot forgotten",
+        "forgive": "forgave forgiven",
+        "freeze": "froze frozen",
+        "give": "gave given",
+        "grow": "grew grown",
+        "hang": "hung",
+        "hear": "heard",
+        "hide": "hid hidden",
+        "hold": "held",
+        "keep": "kept",
+        "know": "knew known",
+        "lay": "laid",
+        "lead": "led",
+        "leave": "left",
+        "lend": "lent",
+        "lose": "lost",
+        "mean": "meant",
+        "meet": "met",
+        "pay": "paid",
+        "ride": "rode ridden",
+        "ring": "rang rung",
+        "rise": "rose risen",
+        "run": "ran",
+        "say": "said",
+        "see": "saw seen",
+        "seek": "sought",
+        "sell": "sold",
+        "send": "sent",
+        "shake": "shook shaken",
+        "shine": "shone",
+        "shoot": "shot",
+        "show": "shown",
+        "sing": "sang sung",
+        "sink": "sank sunk",
+        "sit": "sat",
+        "sleep": "slept",
+        "slide": "slid",
+        "speak": "spoke spoken",
+        "spend": "spent",
+        "spin": "spun",
+        "stand": "stood",
+        "steal": "stole stolen",
+        "stick": "stuck",
+        "strike": "struck stricken",
+        "swear": "swore sworn",
+        "sweep": "swept",
+        "swim": "swam swum",
+        "take": "took taken",
+        "teach": "taught",
+        "tear": "tore torn",
+        "tell": "told",
+        "think": "thought",
+        "throw": "threw thrown",
+        "understand": "understood",
+        "wake": "woke woken",
+        "wear": "wore worn",
+        "weep": "wept",
+        "win": "won",
+        "withdraw": "withdrew withdrawn",
+        "write": "wrote written",
+    }.items()
+    for form in forms.split()
+}
+
+
 def _english_stem(word: str) -> str:
-    """An English word's stem: its inflection dropped ("killed", "kills" → "kill"), then
-    its first `STEM` letters (textkit.overlap)."""
+    """An English word's stem: an irregular form read as its verb ("built" → "build"),
+    its inflection dropped ("killed", "kills" → "kill"), then its first `STEM` letters
+    (textkit.overlap)."""
+    word = _IRREGULAR.get(word, word)
     word = singular(word)
     for suffix in ("ing", "ed", "es"):
         if word.endswith(suffix) and len(word) - len(suffix) >= MIN_WORD:

@@ -27,3 +27,12 @@ def test_a_chinese_question_finds_its_words_in_an_english_sentence() -> None:
 def test_numbers_meet_as_written_alike() -> None:
     assert frozenset({"#1300"}) in units("The fee is 1,300 dollars.")
     assert coverage("費用是一千三百元嗎", "The fee is 1,300 dollars.") > 0.0
+
+
+def test_a_past_form_meets_its_verb_and_each_gloss_of_a_sense_counts() -> None:
+    # "lost" is "lose", the verb 遺失 glosses ("to lose; to leave behind": two glosses of
+    # one sense, each short enough to be a translation)
+    lost = "What should I do if my parking permit is lost?"
+    assert coverage(lost, "停車許可證遺失時，請填寫補發申請表。") == 1.0
+    assert coverage("Who wrote the report?", "这份报告由他撰写。") == 1.0
+    assert coverage("这份报告是谁写的？", "He wrote the report.") == 1.0
