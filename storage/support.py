@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from storage.search_types import SearchHit
 from textkit.overlap import has_chinese, presence, stem
 from textkit.question_words import content_query
-from textkit.scripts import plain
+from textkit.scripts import plain, to_simplified
 from textkit.sentences import split_sentences
 from textkit.tokens import keyword_tokens
 
@@ -30,6 +30,8 @@ _HAS_NUMBER = re.compile(
     r"march|april|may|june|july|august|september|october|november|december)\b",
     re.IGNORECASE,
 )
+
+_FULL_WIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 
 
 def window_support(
@@ -52,12 +54,16 @@ def window_support(
     # each sentence is cut and normalised once; a window is the union of its sentences'
     cut = [frozenset(keyword_tokens(s)) if cut_needed else frozenset() for s in sentences]
     normal = [plain(s) for s in sentences]
+    # numbers read in Simplified with full-width digits as digits: 兩張 and 一萬 are
+    # numbers as 两张 and 一万 are, ２張 as 2張; a list marker or a footnote mark (①, ¹)
+    # that width folding would turn into a digit is none
+    numerals = (
+        [to_simplified(s).translate(_FULL_WIDTH_DIGITS) for s in sentences] if asks_number else []
+    )
     best = 0.0
     for start in range(len(sentences)):
         end = start + WINDOW_SENTENCES
-        # read in Simplified and half width: 兩張 and 一萬 are numbers as 两张 and 一万 are,
-        # and so are full-width digits
-        if asks_number and not any(_HAS_NUMBER.search(s) for s in normal[start:end]):
+        if asks_number and not any(_HAS_NUMBER.search(s) for s in numerals[start:end]):
             continue
         tokens = head_tokens.union(*cut[start:end])
         stems = frozenset(stem(t) for t in tokens)

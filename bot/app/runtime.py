@@ -25,6 +25,7 @@ from storage.memory import AnswerMemory
 from storage.sandbox import ParseLimits
 from storage.search import HybridSearcher
 from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy
+from textkit.bilingual import available
 from textkit.scripts import to_script
 from textkit.tokens import keyword_tokens
 
@@ -293,8 +294,8 @@ def warm_up(runtime: Runtime, *, answers: bool = True) -> None:
     run in a thread).
 
     jieba's first cut takes over a second; paid at start, not by the first user (so are the
-    guard's attack banks, and the model client's imports: 0.6 s at start, 0.35 s more in
-    the first answer, on the event loop every turn shares).
+    guard's attack banks, the English-Chinese dictionary, and the model client's imports:
+    0.6 s at start, 0.35 s more in the first answer, on the event loop every turn shares).
 
     `answers=False`: a process whose turns run elsewhere (a serving process with turn
     workers, `ragbot worker`) warms jieba and OpenCC, which it may call on its event loop
@@ -312,6 +313,9 @@ def warm_up(runtime: Runtime, *, answers: bool = True) -> None:
         runtime.embedder.model.embed_query("warm up")
         if runtime.embedder.is_local:  # the guard's similarity screen runs with it
             attack_bank().warm(runtime.embedder.model)
+        # the English-Chinese dictionary a passage in another language is weighed with
+        # (1.2 s to read): else the first such question of each process pays it
+        available()
     to_script("测试", "zh-hant")
     to_script("測試", "zh-hans")
 

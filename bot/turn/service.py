@@ -52,22 +52,28 @@ class AnswerService:
         self._history = history_messages
         # without one (tests, benchmarks): nothing traced; pseudonyms under an empty key
         self._telemetry = telemetry or Telemetry(Pseudonyms(""))
-        # built at the first turn, or by `warm`: a serving process whose turns run in
-        # worker processes never builds it, nor imports langgraph (0.5 CPU-s a start)
+        # built by `warm`, at start where turns run, else in a thread at the first turn: a
+        # serving process whose turns run in worker processes builds it only for a job's
+        # re-ask, and imports no langgraph until then (0.5 CPU-s a start)
         self._built: Any = None  # the compiled graph
+        self._warmed = False  # graph built and model client loaded (`warm`)
 
     def without_memory(self) -> AnswerService:
         """This service answering without the answer memory (same search, forms, model):
         turns that are no person's question (open questions asked again) neither read
         nor write what people are served."""
         context = dataclasses.replace(self._context, memory=None)
-        return AnswerService(self._db, context, self._history, self._telemetry)
+        service = AnswerService(self._db, context, self._history, self._telemetry)
+        # the same graph and model client: built and loaded once
+        service._built, service._warmed = self._built, self._warmed
+        return service
 
     def warm(self) -> None:
         """Build the graph and load what the model client would load in the first turn
         (blocking: a thread)."""
         self._graph()
         warm_chat_model(self._context.llm)
+        self._warmed = True
 
     def _graph(self) -> Any:
         """The compiled graph (built once, at first use)."""
@@ -183,6 +189,11 @@ class AnswerService:
         try:
             try:
                 context = self._turn_context(collections, turn.user, top_k, threshold)
+                if not self._warmed:
+                    # a process that did not warm it at start (its turns run elsewhere:
+                    # this is a job's re-ask, or a command's first turn): built and loaded
+                    # in a thread, not on the event loop every request shares (~0.6 s)
+                    await asyncio.to_thread(self.warm)
                 async for mode, chunk in run.steps(self._graph(), context, stop):
                     for event in run.take(mode, chunk):
                         yield event

@@ -57,6 +57,7 @@ def cut(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(
         runtime_mod, "to_script", lambda text, script: seen.append(f"opencc:{script}")
     )
+    monkeypatch.setattr(runtime_mod, "available", lambda: seen.append("dictionary") or True)
     return seen
 
 
@@ -65,6 +66,7 @@ def test_a_process_that_runs_turns_warms_the_answering_side(cut: list[str]) -> N
     warm_up(cast(Runtime, rt))
     assert rt.built == 1 and rt.answers.warmed == 1
     assert rt.model.embedded == ["warm up"]
+    assert "dictionary" in cut  # the English-Chinese dictionary, read once at start
     assert any(seen.startswith("jieba:") for seen in cut)
     assert {"opencc:zh-hant", "opencc:zh-hans"} <= set(cut)
 
@@ -76,5 +78,6 @@ def test_a_process_whose_turns_run_elsewhere_warms_jieba_and_opencc_only(
     warm_up(cast(Runtime, rt), answers=False)
     assert rt.built == 0 and rt.answers.warmed == 0  # no graph, no model client
     assert rt.model.embedded == []  # the embedder not loaded
+    assert "dictionary" not in cut
     assert any(seen.startswith("jieba:") for seen in cut)
     assert {"opencc:zh-hant", "opencc:zh-hans"} <= set(cut)

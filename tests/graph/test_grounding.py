@@ -39,6 +39,9 @@ def test_support_needs_the_terms_together_and_a_number_when_one_is_asked() -> No
     assert window_support(permits, "每戶最多申請兩張。", asks_number=True) == 1.0
     assert window_support(permits, "每戶可申請２張。", asks_number=True) == 1.0
     assert window_support(permits, "每戶都可以申請。", asks_number=True) == 0.0
+    # a list marker or a footnote mark is no number
+    assert window_support(permits, "①每戶都可以申請。", asks_number=True) == 0.0
+    assert window_support(permits, "每戶都可以申請¹。", asks_number=True) == 0.0
 
 
 def test_chinese_terms_are_found_without_cutting_the_passage(
