@@ -96,16 +96,9 @@ def pick_sentences(
         ],
     )
     scored: list[tuple[float, int, int, str, str]] = []
-    # a sentence two overlapping chunks of one document hold competes once (the first
-    # chunk's): a copy must not take a place under the sentence cap
-    once: set[tuple[str, str]] = set()
     for idx, pos, sentence, tokens, about in candidates:
         if not tokens:
             continue
-        copy = (str(evidence[idx].get("document")), " ".join(sentence.split()))
-        if copy in once:
-            continue
-        once.add(copy)
         if cross[idx] and sentence not in across:
             continue
         hits = len(wanted & tokens) + 0.3 * len(background & tokens)
@@ -114,7 +107,16 @@ def pick_sentences(
             score -= SUPPORT_PENALTY
         # the best-ranked evidence breaks ties
         scored.append((score - 0.01 * idx, idx, pos, sentence, about))
-    best = sorted(scored, key=lambda s: -s[0])[:CONSIDERED]
+    # a sentence two overlapping chunks of one document hold competes once (its better
+    # scored copy): a copy must not take a place under the sentence cap
+    kept: set[tuple[str, str]] = set()
+    unique = []
+    for entry in sorted(scored, key=lambda s: -s[0]):
+        key = (str(evidence[entry[1]].get("document")), " ".join(entry[3].split()))
+        if key not in kept:
+            kept.add(key)
+            unique.append(entry)
+    best = unique[:CONSIDERED]
     kinds = answer_kinds(question)
     about_asked = content_words(question)
     # a line holding the kind asked under a section naming the topic answers though it
