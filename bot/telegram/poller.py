@@ -18,11 +18,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from telegram import Bot, Update
 from telegram.error import Conflict, TelegramError, TimedOut
+from telegram.warnings import PTBUserWarning
 
 from bot.telegram.intake import parsed
 
@@ -43,6 +45,12 @@ class Poller:
         allowed_updates: Sequence[str],
         timeout_s: int = POLL_TIMEOUT_S,
     ) -> None:
+        # getUpdates is asked as raw JSON on purpose (the library parses a batch whole, and
+        # one malformed update would lose the others): its "use Bot.getUpdates" warning
+        # says nothing an operator can act on
+        warnings.filterwarnings(
+            "ignore", message=r"Please use 'Bot\.getUpdates'", category=PTBUserWarning
+        )
         self._bot = bot
         self._process = process
         self._allowed = list(allowed_updates)
