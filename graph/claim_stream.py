@@ -112,9 +112,10 @@ def claim_parts(claim: dict[str, Any]) -> ClaimParts:
         # the rules' placeholder copied ("<id of the sentence …>", synth.v10): an id written
         # inside it counts; without one the claim gives none (judged against the sentences
         # the model was shown), it is no quote
-        inside = [(int(a), int(b)) for a, b in _SENTENCE_ID.findall(str(given))]
-        given = [f"{a}.{b}" for a, b in inside] or None
-    ids = None if given in (None, "", []) else sentence_ids(given, number)
+        found = [(int(a), int(b)) for a, b in _SENTENCE_ID.findall(str(given))]
+        ids = found[:MAX_IDS] or None
+    else:
+        ids = None if given in (None, "", []) else sentence_ids(given, number)
     if ids == [] and not quote and isinstance(given, str) and len(given.strip()) > ID_CHARS:
         # the sentence copied instead of its id: judged as a quote (it must be the passage's)
         quote, ids = given, None

@@ -109,14 +109,9 @@ def pick_sentences(
         scored.append((score - 0.01 * idx, idx, pos, sentence, about))
     # a sentence two overlapping chunks of one document hold competes once (its better
     # scored copy): a copy must not take a place under the sentence cap
-    kept: set[tuple[str, str]] = set()
-    unique = []
-    for entry in sorted(scored, key=lambda s: -s[0]):
-        key = (str(evidence[entry[1]].get("document")), " ".join(entry[3].split()))
-        if key not in kept:
-            kept.add(key)
-            unique.append(entry)
-    best = unique[:CONSIDERED]
+    ranked = sorted(scored, key=lambda s: -s[0])
+    best = [ranked[i] for i in _first_copies(evidence, [(s[3], s[1]) for s in ranked])]
+    best = best[:CONSIDERED]
     kinds = answer_kinds(question)
     about_asked = content_words(question)
     # a line holding the kind asked under a section naming the topic answers though it
@@ -232,14 +227,20 @@ def quoted_once(
 ) -> list[tuple[str, int]]:
     """The picked sentences with each document's sentence once: two overlapping chunks of
     one document hold the sentences where they overlap, and a reader is not told the
-    same sentence twice under one citation."""
+    same sentence twice under one citation (a list quoted whole may bring one back)."""
+    return [picked[i] for i in _first_copies(evidence, picked)]
+
+
+def _first_copies(evidence: list[dict[str, Any]], sentences: list[tuple[str, int]]) -> list[int]:
+    """The indexes of the (sentence, evidence index) pairs that are no copy of an earlier
+    one: the same sentence of the same document."""
     seen: set[tuple[str, str]] = set()
-    out: list[tuple[str, int]] = []
-    for sentence, idx in picked:
+    out: list[int] = []
+    for i, (sentence, idx) in enumerate(sentences):
         key = (str(evidence[idx].get("document")), " ".join(sentence.split()))
         if key not in seen:
             seen.add(key)
-            out.append((sentence, idx))
+            out.append(i)
     return out
 
 

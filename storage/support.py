@@ -19,19 +19,19 @@ from collections.abc import Sequence
 from storage.search_types import SearchHit
 from textkit.overlap import has_chinese, presence, stem
 from textkit.question_words import content_query
-from textkit.scripts import plain, to_simplified
+from textkit.scripts import plain
 from textkit.sentences import split_sentences
 from textkit.tokens import keyword_tokens
 
 WINDOW_SENTENCES = 2
+# a number in either Chinese script (兩張, 一萬 as 两张, 一万) or in full width; a list
+# marker or a footnote mark (①, ¹) is none
 _HAS_NUMBER = re.compile(
-    r"[0-9零一二三四五六七八九十百千万亿两半]|\b(?:one|two|three|four|five|six|seven|eight|nine|"
+    r"[0-9０-９零一二三四五六七八九十百千万萬亿億两兩半]|\b(?:one|two|three|four|five|six|seven|eight|nine|"
     r"ten|eleven|twelve|hundred|thousand|million|billion|dozen|several|century|january|february|"
     r"march|april|may|june|july|august|september|october|november|december)\b",
     re.IGNORECASE,
 )
-
-_FULL_WIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 
 
 def window_support(
@@ -54,16 +54,10 @@ def window_support(
     # each sentence is cut and normalised once; a window is the union of its sentences'
     cut = [frozenset(keyword_tokens(s)) if cut_needed else frozenset() for s in sentences]
     normal = [plain(s) for s in sentences]
-    # numbers read in Simplified with full-width digits as digits: 兩張 and 一萬 are
-    # numbers as 两张 and 一万 are, ２張 as 2張; a list marker or a footnote mark (①, ¹)
-    # that width folding would turn into a digit is none
-    numerals = (
-        [to_simplified(s).translate(_FULL_WIDTH_DIGITS) for s in sentences] if asks_number else []
-    )
     best = 0.0
     for start in range(len(sentences)):
         end = start + WINDOW_SENTENCES
-        if asks_number and not any(_HAS_NUMBER.search(s) for s in numerals[start:end]):
+        if asks_number and not any(_HAS_NUMBER.search(s) for s in sentences[start:end]):
             continue
         tokens = head_tokens.union(*cut[start:end])
         stems = frozenset(stem(t) for t in tokens)

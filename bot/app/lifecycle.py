@@ -19,8 +19,9 @@ from starlette.routing import BaseRoute
 
 from bot.app import http_server
 from bot.app.bridge import serving_app
-from bot.app.runtime import Runtime, open_runtime, warm_up
+from bot.app.runtime import Runtime, open_runtime
 from bot.app.turn_processes import TurnProcesses
+from bot.app.warming import warm_up
 from bot.core.admin.jobs import JobQueue
 from bot.core.serving import ServingCore
 from bot.settings import API_PLATFORM, Settings

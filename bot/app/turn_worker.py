@@ -59,7 +59,8 @@ def run_worker(settings: Settings, sock: socket.socket) -> None:
 
 async def _serve_turns(settings: Settings, sock: socket.socket) -> None:
     # here, not at the top: the serving process imports this module for the wire alone
-    from bot.app.runtime import open_runtime, warm_up
+    from bot.app.runtime import open_runtime
+    from bot.app.warming import warm_up
 
     reader, writer = await asyncio.open_unix_connection(sock=sock)
     try:

@@ -9,8 +9,9 @@ from typing import Any, cast
 
 import pytest
 
-from bot.app import runtime as runtime_mod
-from bot.app.runtime import Runtime, warm_up
+from bot.app import warming
+from bot.app.runtime import Runtime
+from bot.app.warming import warm_up
 
 
 @dataclass
@@ -53,11 +54,9 @@ class _Runtime:
 def cut(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The texts jieba and OpenCC were given."""
     seen: list[str] = []
-    monkeypatch.setattr(runtime_mod, "keyword_tokens", lambda text: seen.append(f"jieba:{text}"))
-    monkeypatch.setattr(
-        runtime_mod, "to_script", lambda text, script: seen.append(f"opencc:{script}")
-    )
-    monkeypatch.setattr(runtime_mod, "available", lambda: seen.append("dictionary") or True)
+    monkeypatch.setattr(warming, "keyword_tokens", lambda text: seen.append(f"jieba:{text}"))
+    monkeypatch.setattr(warming, "to_script", lambda text, script: seen.append(f"opencc:{script}"))
+    monkeypatch.setattr(warming, "available", lambda: seen.append("dictionary") or True)
     return seen
 
 
