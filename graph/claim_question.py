@@ -42,7 +42,7 @@ from typing import Any
 from graph.answer_sentences import covered
 from graph.cross_language import crosses
 from graph.quotes import passage_sentences
-from graph.subject import subject_words
+from graph.subject import held_words, subject_words
 from textkit.answer_type import answer_kinds, holds
 from textkit.facts import is_latin
 
@@ -73,7 +73,8 @@ def about_question(question: str, claim: str, sentence: str, item: dict[str, Any
     if crosses(item):
         if is_latin(claim) != is_latin(question):
             return True  # left in its passage's language: words cannot tell
-        return 2 * covered(wanted, claim) >= len(wanted)
+        # in another form of the word too: "reduced" states what "reducing" asks
+        return 2 * len(held_words(wanted, claim)) >= len(wanted)
     titles = [str(item.get(k) or "") for k in ("heading", "document", "question")]
     text = str(item.get("text", ""))
     held = {w for w in wanted if covered({w}, " ".join([text, *titles]))}

@@ -84,10 +84,9 @@ def subject_words(question: str) -> set[str]:
     asked = _ASKS_TAKE.sub(" ", asked)
     # "help me with", "docs about": how one asks, not what about
     asked = REQUEST_WORDS.sub(" ", asked)
-    # "does" is cut to "doe", which no stopword list holds
     words = content_words(QUESTION_WORDS.sub(" ", asked))
     # a lone Latin letter names nothing ("what's" leaves "s" where no contraction is known)
-    return {w for w in words if w != "doe" and not (len(w) == 1 and w.isascii())}
+    return {w for w in words if not (len(w) == 1 and w.isascii())}
 
 
 def split_question(question: str) -> tuple[str, str]:
@@ -143,10 +142,10 @@ def _same_language(question: str, evidence: list[dict[str, Any]]) -> list[bool]:
     for key, body in text.items():
         siblings = [k for k in text if k[0] == key[0] and k != key]
         opening = " ".join(text[k] for k in siblings if _opening(k))
-        found = _held(words, f"{body} {opening}")
+        found = held_words(words, f"{body} {opening}")
         others = [k for k in siblings if not _opening(k)]
-        named = _held(words, " ".join(k[1] for k in others))
-        lent = _held(words - found, " ".join(text[k] for k in others)) - named
+        named = held_words(words, " ".join(k[1] for k in others))
+        lent = held_words(words - found, " ".join(text[k] for k in others)) - named
         held[key] = 2 * (len(found) + len(lent)) > len(words)
     return [crosses(item) or held[_section(item)] for item in evidence]
 
@@ -179,7 +178,7 @@ def stem(word: str) -> str:
     return word
 
 
-def _held(words: set[str], text: str) -> set[str]:
+def held_words(words: set[str], text: str) -> set[str]:
     """Those of `words` the text holds (graph.answer_sentences.covered), an English word
     also in another form of the same stem ("renewing" in "renewal")."""
     stems = {stem(w) for w in content_words(text) if w.isascii()}

@@ -48,7 +48,8 @@ _ASKS_DATE = re.compile(
 _ASKS_AMOUNT = re.compile(
     r"\bhow (?:many|much|long|old|far|large|big|high|tall|deep|wide|often|fast)\b|"
     r"\bwhat (?:percentage|percent|proportion|number|amount|fraction|share)\b|"
-    r"多少|几(?!乎|点|时)|多久|多长|多大|多远|多高|多深|多宽|多重|多快|百分之|比例|数量|人数|数目"
+    # 第几 asks a rank ("second-largest"), an ordinal, not an amount
+    r"多少|(?<!第)几(?!乎|点|时)|多久|多长|多大|多远|多高|多深|多宽|多重|多快|百分之|比例|数量|人数|数目"
 )
 _ASKS_NAME = re.compile(r"\bwho(?:m|se)?\b|谁|何人|哪位|哪一位|什么人")
 # vague amounts, written out
@@ -180,7 +181,7 @@ _MEASURE = "本册张个次位名人件项份条台辆间所家种把只支部�
 _ASKS_COUNT = re.compile(
     r"\bhow many (?!seconds?\b|minutes?\b|hours?\b|days?\b|weeks?\b|months?\b|years?\b|"
     r"times? (?:a|per)\b)[a-z]+|"
-    rf"几(?:个(?!月|小时|星期|钟头|工作)|[{_MEASURE.replace('个', '')}])|"
+    rf"(?<!第)几(?:个(?!月|小时|星期|钟头|工作)|[{_MEASURE.replace('个', '')}])|"
     r"多少(?!钱|元|块|天|年|日|个?月|个?小时|分钟|时间|秒|岁|公[里斤尺]|米|度|倍|%|百分|比例)"
     r"(?:个)?[\u4e00-\u9fff]"
 )

@@ -10,7 +10,10 @@ of each English word, as textkit.overlap compares them). Numbers meet as
 written alike (textkit.claims: "1,300" = 一千三百; a year is a year in both).
 
 `coverage(question, text)`: the share of the question's content words (each
-Chinese word one unit, found when any of its glosses is; each number one unit)
+Chinese word one unit, found when any of its glosses or its parts' is — the
+search cut gives a word and its parts, and a name the dictionary lacks, 蒙特利尔,
+must not count as four words of its fragments' unrelated glosses; each number
+one unit, a lone 一 none, as a lone English "one" is none)
 that the text holds: a translate-the-query overlap, the same-language
 `support` signal's counterpart across languages. It knows no collection:
 only the dictionary and the two texts.
@@ -36,6 +39,9 @@ _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _WORD = re.compile(r"[a-z]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_NUMERAL = "〇零一二三四五六七八九十百千萬万億亿兩两壹貳贰參叁肆伍陸陆柒捌玖拾佰仟"
+# 一 with no numeral beside it
+_LONE_YI = re.compile(f"(?<![{_NUMERAL}\\d])一(?![{_NUMERAL}\\d])")
 # glosses that name no meaning of their own: a measure word, a cross-reference, a surname
 _NO_MEANING = re.compile(
     r"^(?:cl:|variant of|old variant|see |surname |abbr\. for|used in|also written|pr\. )"
@@ -147,20 +153,38 @@ def _glosses(word: str) -> frozenset[str]:
 
 def units(text: str) -> list[frozenset[str]]:
     """A text's content words in the shared vocabulary, one set of stems per word (its
-    alternatives: a Chinese word's glosses), numbers as `#n`."""
-    out: list[frozenset[str]] = [frozenset({f"#{n}"}) for n in sorted(numbers(text))]
-    seen: set[str] = set()
-    for token in keyword_tokens(text):
-        if token in seen or token in stopwords() or token.isdigit():
+    alternatives: a Chinese word's glosses, with those of the parts the search cut
+    gives besides it), numbers as `#n` (a lone 一, "a"/"one", is no figure, as a lone
+    English "one" is none)."""
+    out: list[frozenset[str]] = [frozenset({f"#{n}"}) for n in sorted(_figures(text))]
+    tokens = [t for t in dict.fromkeys(keyword_tokens(text)) if t not in stopwords()]
+    chinese = [t for t in tokens if _CJK.search(t)]
+    for token in tokens:
+        if token.isdigit():
             continue
-        seen.add(token)
         if _CJK.search(token):
-            glosses = _glosses(token)
+            if any(token != other and token in other for other in chinese):
+                continue  # a part of a longer word: read with it, not as a word of its own
+            # the search cut gives a word and its parts ("定居者": 定居, 居者): one word,
+            # any part's gloss an alternative. A name the dictionary lacks ("蒙特利尔")
+            # would otherwise count four times as its fragments' unrelated glosses
+            glosses = _glosses(token).union(
+                *(_glosses(part) for part in chinese if part != token and part in token)
+            )
             if glosses:
                 out.append(glosses)
         elif _content(token) and token.isalpha():
             out.append(frozenset({_english_stem(token)}))
     return out
+
+
+def _figures(text: str) -> set[str]:
+    found = numbers(text)
+    if "1" in found and _LONE_YI.search(text):
+        # 一 alone is "a" more often than "one" (一個, 哪一年, 統一): 1 only when written
+        # otherwise too
+        found = (found - {"1"}) | (numbers(_LONE_YI.sub(" ", text)) & {"1"})
+    return found
 
 
 def vocabulary(text: str) -> frozenset[str]:

@@ -63,6 +63,14 @@ _ZH_NUMERAL_RUN = re.compile(
     r"|[二两三四五六七八九十](?=[点时分秒小倍楼层题米只台辆名户成折星礼])"
     r"|(?<=第)[一二两三四五六七八九十]"  # an ordinal: 第二 is 2 ("Terminal 2")
 )
+# English ordinal words: no number of their own ("first, fill in the form"), but the
+# number a Chinese ordinal states (第二 is 2) when a claim translates one
+_EN_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+    "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
+}  # fmt: skip
+_EN_ORDINAL = re.compile(r"\b(" + "|".join(_EN_ORDINALS) + r")\b")
+_ZH_ORDINAL = re.compile(r"第\s*(\d+|[零〇一二两三四五六七八九十百千]+)")
 # "May" is a month when capitalised within a sentence ("filed in May"), a verb otherwise
 _MAY = re.compile(r"(?<=\w )May\b")
 _ONE_UNIT = re.compile(r"\bone-(?:year|month|week|day|hour|time|off|way)")
@@ -128,6 +136,19 @@ def numbers(text: str) -> set[str]:
             out.add(str(_en_number(words)))
     out |= {_MONTHS[m] for m in _MONTH.findall(norm)}
     out |= {_SHORT_MONTHS[a or b] for a, b in _SHORT_MONTH.findall(norm)}
+    return out
+
+
+def ordinals(text: str) -> set[str]:
+    """The numbers a text states as ordinals, written as `numbers` writes them: an English
+    ordinal word ("second-largest": 2) and a Chinese one (第二大, 第2名: 2). `numbers` reads
+    the Chinese one and not the English word, so a claim may translate one into the other."""
+    norm = plain(text).translate(_ZH_FINANCIAL)
+    out = {str(_EN_ORDINALS[w]) for w in _EN_ORDINAL.findall(norm)}
+    for run in _ZH_ORDINAL.findall(norm):
+        value = int(run) if run.isdigit() else _zh_number(run)
+        if value is not None:
+            out.add(str(value))
     return out
 
 

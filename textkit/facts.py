@@ -2,7 +2,8 @@
 
 A claim may translate or reword its quote, but not change what it states:
 its numbers (1,300 = 1300 = 一千三百 = 壹仟參佰; a date's day, month and
-year), the currency of an amount (NT$ = 新臺幣 = TWD), its yes/no polarity
+year; a Chinese ordinal, 第二大, as the English ordinal word it translates,
+"second-largest"), the currency of an amount (NT$ = 新臺幣 = TWD), its yes/no polarity
 (not/no/never = 不/沒有/無/未/否), and the names it gives that can be
 compared without a dictionary: a Latin-script name must be in a Latin-script
 quote, and a Latin word a Chinese claim keeps (Wi-Fi, MRT) or a name it puts
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from textkit.claims import negated, numbers
+from textkit.claims import negated, numbers, ordinals
 from textkit.scripts import plain
 
 # currency words → one code each; "$", "dollar" and "元" alone name none (the document's own)
@@ -95,7 +96,9 @@ def disagreement(claim: str, quote: str) -> str | None:
     """Why `claim` states other facts than `quote` (None: they agree): "number" (a number of
     the claim is not the quote's), "currency", "polarity" (one says no, the other yes) or
     "other_entity" (a name of the claim that the quote, in its script, does not give)."""
-    if not numbers(claim) <= numbers(quote):
+    # a Chinese ordinal is a number (第二 is 2), an English one a word: "第二大" stands on
+    # "second-largest", "两个" does not on "the second"
+    if numbers(claim) - numbers(quote) - (ordinals(claim) & ordinals(quote)):
         return "number"
     named = currencies(claim)
     stated = currencies(quote)

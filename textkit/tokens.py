@@ -104,7 +104,8 @@ def stopwords() -> frozenset[str]:
 
 def singular(token: str) -> str:
     """A light English plural folding ("costs" → "cost", "fees" → "fee", "cities" → "city")."""
-    if len(token) <= 3 or not token.isascii() or not token.isalpha():
+    if len(token) <= 3 or not token.isascii() or not token.isalpha() or token in stopwords():
+        # a stopword stays whole, so it is still known as one: "does" is no "doe"
         return token
     if token.endswith("ies") and len(token) > 4:
         return token[:-3] + "y"

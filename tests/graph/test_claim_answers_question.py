@@ -162,6 +162,19 @@ def test_a_claim_on_another_languages_passage_must_name_what_is_asked_about() ->
     assert off_question(when, tall, "樓高508米。", tower) == "answer_kind"
 
 
+def test_a_claim_on_another_languages_passage_may_name_the_subject_in_another_form() -> None:
+    # "reduced" states what "reducing" asks about: the claim was dropped as off the subject
+    other = {
+        "text": "皮凱蒂聲稱戰爭減少了不平等。",
+        "document": "經濟不平等",
+        "cross_language": True,
+    }
+    asked = "What was the biggest factor in reducing inequality according to Piketty?"
+    claim = "Piketty claims that wars reduced inequality."
+    assert off_question(asked, claim, other["text"], other) is None
+    assert off_question(asked, "Wars were common.", other["text"], other) == "off_subject"
+
+
 def test_only_passages_and_sentences_holding_the_kind_asked_are_offered() -> None:
     parts = ["The library lends books.", BORROW, DESIGN]
     assert answering(parts, ["amount"]) == [0, 1]

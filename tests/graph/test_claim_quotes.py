@@ -343,3 +343,35 @@ async def test_a_claim_citing_a_sentence_by_id_with_nothing_to_say_is_never_show
     assert "response_synth:claim_dropped:1:empty" in result.decision_path
     assert "response_synth:llm" not in result.decision_path
     assert not result.answer.startswith(marker or "[")
+
+
+SOYBEANS = (
+    "# Soybean farming\n\nSoybeans are grown across South America.\n\n"
+    "Brazil is the second-largest producer of soybeans in the world, after the United States.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "shown"),
+    [
+        ("巴西是全球第二大的大豆生產國，僅次於美國。", True),
+        ("巴西是全球第三大的大豆生產國。", False),
+    ],
+)
+async def test_a_chinese_ordinal_stands_on_the_english_ordinal_word_it_translates(
+    db: Database,
+    searcher: HybridSearcher,
+    ingestion: IngestionService,
+    embedder: Embedder,
+    fake: FakeOpenAI,
+    claim: str,
+    shown: bool,
+) -> None:
+    # 第二 is the number 2, "second" an English word: the claim was dropped as stating a
+    # number its sentence did not
+    english = await answering_over(db, searcher, ingestion, embedder, fake, "soybeans.md", SOYBEANS)
+    fake.script = [PLAN, resting_on("second-largest", claim)]
+    result = await english.ask("巴西的大豆產量在全球排第幾？")
+    assert (claim.rstrip("。") in result.answer) is shown, result.decision_path[5:]
+    dropped = "response_synth:claim_dropped:1:number" in result.decision_path
+    assert dropped is not shown

@@ -104,3 +104,11 @@ def test_one_picked_out_by_any_or_each_counts_nothing() -> None:
     assert holds("可以在線續借一次。", "count")
     assert holds("You may borrow one book at a time.", "count")
     assert holds("每張借書證最多可借二十冊圖書。", "count")
+
+
+def test_a_rank_asked_is_no_amount_nor_count() -> None:
+    # 第幾 asks an ordinal ("the second-largest"): no figure of the kind an amount or a
+    # count is, so a sentence stating the rank in words answers it
+    assert answer_kinds("巴西的大豆產量在全球排第幾？") == []
+    assert answer_kinds("巴西的大豆产量在全球排第几名？") == []
+    assert "count" in answer_kinds("停車證每戶可以申請幾張？")

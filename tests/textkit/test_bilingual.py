@@ -34,3 +34,26 @@ def test_each_gloss_of_a_sense_counts() -> None:
     # short enough to be a translation (read as one, it was too long and gave none)
     lose = "What should I do if I lose my parking permit?"
     assert coverage(lose, "停車許可證遺失時，請填寫補發申請表。") == 1.0
+
+
+def test_a_word_and_the_parts_the_search_cut_gives_are_one_word() -> None:
+    # the search cut gives 蒙特利尔 (a name the dictionary lacks) as 蒙特, 特利, 利尔,
+    # 蒙特利, 特利尔 and the whole: it was four words of "Terry" the answer never holds
+    question = "蒙特利爾什麼時候被佔領的？"
+    assert len(units(question)) == 3  # Montreal (unknown), when, captured
+    answer = "Montreal was captured by the British in September 1760."
+    assert coverage(question, answer) == 1 / 3  # captured (was 1 of 6)
+    # 定居者 and its part 定居 are one word, found by either's gloss
+    assert coverage("原來的定居者是誰", "The original settlers came from Norway.") == 1.0
+
+
+def test_a_lone_yi_is_no_figure_an_answer_must_hold() -> None:
+    # 哪一年: "which year", no number 1 asked
+    question = "南非學校法案是哪一年通過的？"
+    assert frozenset({"#1"}) not in units(question)
+    answer = "The bill on South African schools was passed in 1996."
+    assert coverage(question, answer) == 1.0
+    assert frozenset({"#1"}) not in units("每戶最多申請一張")
+    # written as a figure, or as part of a numeral, it is one
+    assert frozenset({"#1"}) in units("有效期1年")
+    assert frozenset({"#1300"}) in units("一千三百元")

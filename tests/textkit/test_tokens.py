@@ -113,3 +113,11 @@ def test_a_cache_file_not_safely_ours_is_left_to_jieba(
             file.truncate(CACHE_MAX_BYTES + 1)
     out = _fresh_cut(tmp_path)
     assert out["by_jieba"] and out["tokens"] == reference["tokens"]
+
+
+def test_a_stopword_is_not_folded_into_a_word_it_is_not() -> None:
+    # "does" was folded to "doe" like a plural, and no stopword list held "doe": every
+    # "What does ... ?" asked a word no answer holds
+    tokens = keyword_tokens("What does the renewal cost?")
+    assert "does" in tokens and "doe" not in tokens
+    assert keyword_tokens("costs fees cities") == ["cost", "fee", "city"]
