@@ -13,7 +13,7 @@ written alike (textkit.claims: "1,300" = 一千三百; a year is a year in both)
 Chinese word one unit, found when any of its glosses or its parts' is — the
 search cut gives a word and its parts, and a name the dictionary lacks, 蒙特利尔,
 must not count as four words of its fragments' unrelated glosses; each number
-one unit, a lone 一 none, as a lone English "one" is none)
+one unit, the 一 of 哪一年 none, as a lone English "one" is none)
 that the text holds: a translate-the-query overlap, the same-language
 `support` signal's counterpart across languages. It knows no collection:
 only the dictionary and the two texts.
@@ -32,16 +32,15 @@ from importlib import resources
 from textkit.claims import numbers
 from textkit.overlap import stem
 from textkit.scripts import to_simplified
-from textkit.tokens import keyword_tokens, singular, stopwords
+from textkit.tokens import keyword_spans, singular, stopwords
 
 _DATA = "cedict_1_0_ts_utf-8_mdbg.txt.gz"
 _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _WORD = re.compile(r"[a-z]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_NUMERAL = "〇零一二三四五六七八九十百千萬万億亿兩两壹貳贰參叁肆伍陸陆柒捌玖拾佰仟"
-# 一 with no numeral beside it
-_LONE_YI = re.compile(f"(?<![{_NUMERAL}\\d])一(?![{_NUMERAL}\\d])")
+# 一 that picks a thing rather than counts it (Simplified text): 哪一, 每一, 同一, 任何一
+_PICKED_YI = re.compile(r"(?:[哪每同另这那某唯]|任何)\s?一(?![十百千万亿〇零一二两三四五六七八九])")
 # glosses that name no meaning of their own: a measure word, a cross-reference, a surname
 _NO_MEANING = re.compile(
     r"^(?:cl:|variant of|old variant|see |surname |abbr\. for|used in|also written|pr\. )"
@@ -133,6 +132,7 @@ def _english_stem(word: str) -> str:
     return stem(word)
 
 
+@lru_cache(maxsize=8192)
 def _glosses(word: str) -> frozenset[str]:
     """A Chinese word's gloss stems; a word the dictionary lacks, its longest known parts'."""
     table = _dictionary()
@@ -154,36 +154,45 @@ def _glosses(word: str) -> frozenset[str]:
 def units(text: str) -> list[frozenset[str]]:
     """A text's content words in the shared vocabulary, one set of stems per word (its
     alternatives: a Chinese word's glosses, with those of the parts the search cut
-    gives besides it), numbers as `#n` (a lone 一, "a"/"one", is no figure, as a lone
-    English "one" is none)."""
+    gives of it), numbers as `#n` (一 after 哪, 每, 同 ... is no figure: 哪一年 asks
+    "which year", as a lone English "one" is none)."""
     out: list[frozenset[str]] = [frozenset({f"#{n}"}) for n in sorted(_figures(text))]
-    tokens = [t for t in dict.fromkeys(keyword_tokens(text)) if t not in stopwords()]
-    chinese = [t for t in tokens if _CJK.search(t)]
-    for token in tokens:
+    words: dict[str, set[str]] = {}  # a word → its glosses and its parts'
+    seen: set[str] = set()
+    reach = -1  # the end of the longest Chinese word seen so far
+    whole: set[str] | None = None  # the glosses of that word
+    # by start, the longer first: a word comes before the parts the search cut gives of it
+    for token, _start, end in sorted(keyword_spans(text), key=lambda s: (s[1], -s[2])):
         if token.isdigit():
             continue
-        if _CJK.search(token):
-            if any(token != other and token in other for other in chinese):
-                continue  # a part of a longer word: read with it, not as a word of its own
-            # the search cut gives a word and its parts ("定居者": 定居, 居者): one word,
-            # any part's gloss an alternative. A name the dictionary lacks ("蒙特利尔")
-            # would otherwise count four times as its fragments' unrelated glosses
-            glosses = _glosses(token).union(
-                *(_glosses(part) for part in chinese if part != token and part in token)
-            )
-            if glosses:
-                out.append(glosses)
-        elif _content(token) and token.isalpha():
-            out.append(frozenset({_english_stem(token)}))
+        if not _CJK.search(token):
+            if _content(token) and token.isalpha() and token not in seen:
+                seen.add(token)
+                out.append(frozenset({_english_stem(token)}))
+            continue
+        if end <= reach:
+            # a part of the word before (蒙特 of 蒙特利尔, a name the dictionary lacks):
+            # read with it, not as a word of its own counted again
+            if whole is not None:
+                whole |= _glosses(token)
+            continue
+        reach = end
+        if token in stopwords():
+            whole = None  # a question or function word: its parts are none either
+            continue
+        whole = words.setdefault(token, set())
+        whole |= _glosses(token)
+    out += [frozenset(glosses) for glosses in words.values() if glosses]
     return out
 
 
 def _figures(text: str) -> set[str]:
+    """`numbers`, less the 1 a picked 一 gives (哪一年, 每一位, 同一個: "which", "every",
+    "the same"), unless the text states a 1 besides."""
     found = numbers(text)
-    if "1" in found and _LONE_YI.search(text):
-        # 一 alone is "a" more often than "one" (一個, 哪一年, 統一): 1 only when written
-        # otherwise too
-        found = (found - {"1"}) | (numbers(_LONE_YI.sub(" ", text)) & {"1"})
+    simplified = to_simplified(text)
+    if "1" in found and _PICKED_YI.search(simplified):
+        found = (found - {"1"}) | (numbers(_PICKED_YI.sub(" ", simplified)) & {"1"})
     return found
 
 

@@ -69,8 +69,13 @@ _EN_ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
     "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
 }  # fmt: skip
-_EN_ORDINAL = re.compile(r"\b(" + "|".join(_EN_ORDINALS) + r")\b")
-_ZH_ORDINAL = re.compile(r"第\s*(\d+|[零〇一二两三四五六七八九十百千]+)")
+# ("a second", "per second", "seconds": the unit of time)
+_EN_ORDINAL = re.compile(
+    r"(?<!\ba )(?<!\bper )(?<!\bone )\b(" + "|".join(_EN_ORDINALS) + r")\b(?!s\b)"
+)
+_ZH_ORDINAL = re.compile(
+    r"第\s*(\d+|[零〇一二两兩三四五六七八九十百千壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]+)"
+)
 # "May" is a month when capitalised within a sentence ("filed in May"), a verb otherwise
 _MAY = re.compile(r"(?<=\w )May\b")
 _ONE_UNIT = re.compile(r"\bone-(?:year|month|week|day|hour|time|off|way)")
@@ -139,17 +144,24 @@ def numbers(text: str) -> set[str]:
     return out
 
 
-def ordinals(text: str) -> set[str]:
-    """The numbers a text states as ordinals, written as `numbers` writes them: an English
-    ordinal word ("second-largest": 2) and a Chinese one (第二大, 第2名: 2). `numbers` reads
-    the Chinese one and not the English word, so a claim may translate one into the other."""
-    norm = plain(text).translate(_ZH_FINANCIAL)
-    out = {str(_EN_ORDINALS[w]) for w in _EN_ORDINAL.findall(norm)}
-    for run in _ZH_ORDINAL.findall(norm):
+def chinese_ordinals(text: str) -> tuple[str, set[str]]:
+    """The text with its Chinese ordinals (第二大, 第2名) blanked, and their numbers
+    written as `numbers` writes them: `numbers` reads 第二 as 2, while the English
+    ordinal word it may be translated from ("second") is no number."""
+    found: set[str] = set()
+    for run in _ZH_ORDINAL.findall(text):
+        run = plain(run).translate(_ZH_FINANCIAL)
         value = int(run) if run.isdigit() else _zh_number(run)
         if value is not None:
-            out.add(str(value))
-    return out
+            found.add(str(value))
+    # blanked in the text as written: `numbers` reads a capitalised "May" as a month
+    return _ZH_ORDINAL.sub(" ", text), found
+
+
+def ordinal_words(text: str) -> set[str]:
+    """The numbers English ordinal words state ("second-largest", "ranks third": 2, 3;
+    "wait a second" none)."""
+    return {str(_EN_ORDINALS[w]) for w in _EN_ORDINAL.findall(plain(text))}
 
 
 def _zh_number(run: str) -> int | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from textkit.claims import negated, numbers, ordinals
+from textkit.claims import chinese_ordinals, negated, numbers, ordinal_words
 from textkit.scripts import plain
 
 # currency words → one code each; "$", "dollar" and "元" alone name none (the document's own)
@@ -94,11 +94,14 @@ def _has(name: str, quote: str) -> bool:
 
 def disagreement(claim: str, quote: str) -> str | None:
     """Why `claim` states other facts than `quote` (None: they agree): "number" (a number of
-    the claim is not the quote's), "currency", "polarity" (one says no, the other yes) or
+    the claim is not the quote's; a Chinese ordinal's may be the quote's English ordinal
+    word), "currency", "polarity" (one says no, the other yes) or
     "other_entity" (a name of the claim that the quote, in its script, does not give)."""
-    # a Chinese ordinal is a number (第二 is 2), an English one a word: "第二大" stands on
-    # "second-largest", "两个" does not on "the second"
-    if numbers(claim) - numbers(quote) - (ordinals(claim) & ordinals(quote)):
+    stated = numbers(quote)
+    # a Chinese ordinal is a number (第二 is 2), an English one a word: 第二大 stands on
+    # "second-largest"; every other number of the claim must be the quote's as it was
+    rest, ranks = chinese_ordinals(claim)
+    if not numbers(rest) <= stated or not ranks <= stated | ordinal_words(quote):
         return "number"
     named = currencies(claim)
     stated = currencies(quote)

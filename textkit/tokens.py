@@ -136,3 +136,27 @@ def _tokens(text: str) -> list[str]:
     norm = to_simplified(normalise_width(text).lower())
     tokens = _jieba().lcut_for_search(norm)
     return [singular(t) for t in (tok.strip() for tok in tokens) if t and _WORDLIKE.search(t)]
+
+
+def keyword_spans(text: str) -> list[tuple[str, int, int]]:
+    """`keyword_tokens` with where each lies in the normalised text (start, end): the
+    search cut gives a word and its parts (定居者: 定居, 居者, 定居者), and only the
+    spans tell a part from the same word standing alone elsewhere."""
+    if len(text) <= CACHED_MAX_CHARS:
+        return list(_cached_spans(text))
+    return _spans(text)
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
+def _cached_spans(text: str) -> tuple[tuple[str, int, int], ...]:
+    return tuple(_spans(text))
+
+
+def _spans(text: str) -> list[tuple[str, int, int]]:
+    norm = to_simplified(normalise_width(text).lower())
+    cut = _jieba().tokenize(norm, mode="search")
+    return [
+        (singular(token.strip()), start, end)
+        for token, start, end in cut
+        if token.strip() and _WORDLIKE.search(token)
+    ]

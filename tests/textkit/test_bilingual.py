@@ -47,13 +47,22 @@ def test_a_word_and_the_parts_the_search_cut_gives_are_one_word() -> None:
     assert coverage("原來的定居者是誰", "The original settlers came from Norway.") == 1.0
 
 
-def test_a_lone_yi_is_no_figure_an_answer_must_hold() -> None:
+def test_a_picked_yi_is_no_figure_an_answer_must_hold() -> None:
     # 哪一年: "which year", no number 1 asked
     question = "南非學校法案是哪一年通過的？"
     assert frozenset({"#1"}) not in units(question)
     answer = "The bill on South African schools was passed in 1996."
     assert coverage(question, answer) == 1.0
-    assert frozenset({"#1"}) not in units("每戶最多申請一張")
-    # written as a figure, or as part of a numeral, it is one
-    assert frozenset({"#1"}) in units("有效期1年")
+    assert frozenset({"#1"}) not in units("每一位申請人都要帶身分證")
+    # counted, or a name's number, it is one
+    assert frozenset({"#1"}) in units("每戶最多申請一張")
+    assert frozenset({"#1"}) in units("一號航廈在哪裡")
+    assert coverage("一號航廈在哪裡", "Terminal 2 is at the east end.") < coverage(
+        "一號航廈在哪裡", "Terminal 1 is at the west end."
+    )
     assert frozenset({"#1300"}) in units("一千三百元")
+
+
+def test_a_word_standing_alone_besides_inside_a_longer_one_counts() -> None:
+    # 学生 is a part of 学生证 here and a word of its own after 和
+    assert len(units("學生證和學生的區別")) == 3
