@@ -31,7 +31,8 @@ from importlib import resources
 
 from textkit.claims import numbers
 from textkit.overlap import stem
-from textkit.scripts import to_simplified
+from textkit.question_words import QUESTION_WORDS
+from textkit.scripts import plain, to_simplified
 from textkit.tokens import keyword_spans, singular, stopwords
 
 _DATA = "cedict_1_0_ts_utf-8_mdbg.txt.gz"
@@ -39,6 +40,7 @@ _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _WORD = re.compile(r"[a-z]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_DEFINITION = re.compile(r"\b(?:mean|means|meaning|stand for|stands for)\b")
 # 一 that picks a thing rather than counts it (Simplified text): 哪一, 每一, 同一, 任何一
 _PICKED_YI = re.compile(r"(?:[哪每同另这那某唯]|任何)\s?一(?![十百千万亿〇零一二两三四五六七八九])")
 # glosses that name no meaning of their own: a measure word, a cross-reference, a surname
@@ -196,14 +198,23 @@ def _figures(text: str) -> set[str]:
     return found
 
 
+def asked_words(question: str) -> str:
+    """The question without its words of asking (how it is asked, not what about): the
+    question words same-language support leaves out, and the "mean" of a definition asked
+    ("what does X mean", "the meaning of X")."""
+    return _DEFINITION.sub(" ", QUESTION_WORDS.sub(" ", plain(question)))
+
+
 def vocabulary(text: str) -> frozenset[str]:
     """Every stem a text holds in the shared vocabulary (a Chinese word: all its glosses)."""
     return frozenset().union(*units(to_simplified(text)))
 
 
 def coverage(question: str, text: str) -> float:
-    """The share of the question's content words `text` holds, across languages."""
-    asked = units(question)
+    """The share of the question's content words `text` holds, across languages: the
+    words of asking left out (`asked_words`: 哪一年, "what does X mean"), as the
+    same-language support leaves them out."""
+    asked = units(asked_words(question))
     if not asked or not available():
         return 0.0
     held = vocabulary(text)
