@@ -29,10 +29,10 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-from textkit.claims import numbers
+from textkit.claims import chinese_ordinals, numbers
 from textkit.overlap import stem
 from textkit.question_words import QUESTION_WORDS
-from textkit.scripts import plain, to_simplified
+from textkit.scripts import to_simplified
 from textkit.tokens import keyword_spans, singular, stopwords
 
 _DATA = "cedict_1_0_ts_utf-8_mdbg.txt.gz"
@@ -40,9 +40,23 @@ _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _WORD = re.compile(r"[a-z]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_DEFINITION = re.compile(r"\b(?:mean|means|meaning|stand for|stands for)\b")
+# question phrases the search cut gives as two words (什么 | 时候): "when", "where"
+_ASKING_PHRASE = re.compile(r"什么时候|什么时间|什么地方|多长时间|多少时间")
+# measure words a question word counts (几家, 几本, 多少条)
+_MEASURE_WORDS = frozenset(
+    "本册张个次位名人件项份条台辆间所家种把只支部篇页门堂节场届盒包箱瓶杯袋双对套"
+)
+# a definition asked: "what does X mean / stand for", "the meaning of X", X是什么意思,
+# X代表什么, X指的是什么 (matched on the question as written, Simplified)
+_DEFINITION = re.compile(
+    r"\b(?:mean|means|stands? for)\s*[?？.!]*\s*$|\bthe meaning of\b"
+    r"|(?:是)?什么意思|的意思是?|代表什么|指的是",
+    re.IGNORECASE,
+)
 # 一 that picks a thing rather than counts it (Simplified text): 哪一, 每一, 同一, 任何一
-_PICKED_YI = re.compile(r"(?:[哪每同另这那某唯]|任何)\s?一(?![十百千万亿〇零一二两三四五六七八九])")
+_PICKED_YI = re.compile(
+    r"(?:[哪每另这那某唯]|(?<![合陪连共协如相不])同|任何)\s?一(?![十百千万亿〇零一二两三四五六七八九])"
+)
 # glosses that name no meaning of their own: a measure word, a cross-reference, a surname
 _NO_MEANING = re.compile(
     r"^(?:cl:|variant of|old variant|see |surname |abbr\. for|used in|also written|pr\. )"
@@ -153,7 +167,7 @@ def _glosses(word: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def units(text: str) -> list[frozenset[str]]:
+def units(text: str, *, asking: bool = False) -> list[frozenset[str]]:
     """A text's content words in the shared vocabulary, one set of stems per word (its
     alternatives: a Chinese word's glosses, with those of the parts the search cut
     gives of it), numbers as `#n` (一 after 哪, 每, 同 ... is no figure: 哪一年 asks
@@ -179,7 +193,7 @@ def units(text: str) -> list[frozenset[str]]:
                 whole |= _glosses(token)
             continue
         reach = end
-        if token in stopwords():
+        if token in stopwords() or (asking and _asks(token)):
             whole = None  # a question or function word: its parts are none either
             continue
         whole = words.setdefault(token, set())
@@ -188,9 +202,22 @@ def units(text: str) -> list[frozenset[str]]:
     return out
 
 
+def _asks(word: str) -> bool:
+    """True when a Chinese word of a question is a question word (什么, 哪一年), or one
+    before a measure word (几家, 多少条): how it is asked, not what about. Matched
+    whole, never inside a word (多伦多大学 holds 多大, 几率 is "probability")."""
+    found = QUESTION_WORDS.match(word)
+    if found is None:
+        return False
+    rest = word[found.end() :]
+    return not rest or rest in _MEASURE_WORDS
+
+
 def _figures(text: str) -> set[str]:
     """`numbers`, less the 1 a picked 一 gives (哪一年, 每一位, 同一個: "which", "every",
     "the same"), unless the text states a 1 besides."""
+    # an ordinal (第一位) is read as its word, "first", as an English one is: not also as 1
+    text = chinese_ordinals(text)[0]
     found = numbers(text)
     simplified = to_simplified(text)
     if "1" in found and _PICKED_YI.search(simplified):
@@ -199,10 +226,11 @@ def _figures(text: str) -> set[str]:
 
 
 def asked_words(question: str) -> str:
-    """The question without its words of asking (how it is asked, not what about): the
-    question words same-language support leaves out, and the "mean" of a definition asked
-    ("what does X mean", "the meaning of X")."""
-    return _DEFINITION.sub(" ", QUESTION_WORDS.sub(" ", plain(question)))
+    """The question without the words of asking the search cut does not give as one
+    word: a definition's ("what does X mean", "the meaning of X", X是什么意思: X is
+    what it asks about) and 什么时候 ("when"). Case and script are kept (textkit.claims
+    reads a capitalised "May" as a month)."""
+    return _ASKING_PHRASE.sub(" ", _DEFINITION.sub(" ", to_simplified(question)))
 
 
 def vocabulary(text: str) -> frozenset[str]:
@@ -213,8 +241,10 @@ def vocabulary(text: str) -> frozenset[str]:
 def coverage(question: str, text: str) -> float:
     """The share of the question's content words `text` holds, across languages: the
     words of asking left out (`asked_words`: 哪一年, "what does X mean"), as the
-    same-language support leaves them out."""
-    asked = units(asked_words(question))
+    same-language support leaves them out: a question word the search cut gives as a
+    word of its own (什么, 哪一年), with its parts, and one that begins a word (几家: the
+    count asked of a measure word) with the word."""
+    asked = units(asked_words(question), asking=True)
     if not asked or not available():
         return 0.0
     held = vocabulary(text)

@@ -69,12 +69,13 @@ _EN_ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
     "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
 }  # fmt: skip
-# ("a second", "per second", "seconds": the unit of time)
-_EN_ORDINAL = re.compile(
-    r"(?<!\ba )(?<!\bper )(?<!\bone )\b(" + "|".join(_EN_ORDINALS) + r")\b(?!s\b)"
+_EN_ORDINAL = re.compile(r"\b(" + "|".join(_EN_ORDINALS) + r")\b")
+# the unit of time: "seconds", "per second", "wait a second", "a second later"
+_TIME_SECOND = re.compile(
+    r"\bseconds\b|\bper second\b|\b(?:a|one|each) second\b(?=\s*(?:[.,;:!?)]|$|later\b|ago\b|or\b))"
 )
 _ZH_ORDINAL = re.compile(
-    r"第\s*(\d+|[零〇一二两兩三四五六七八九十百千壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]+)"
+    r"第\s*(\d+(?:,\d{3})*|[零〇一二两兩三四五六七八九十百千壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]+)"
 )
 # "May" is a month when capitalised within a sentence ("filed in May"), a verb otherwise
 _MAY = re.compile(r"(?<=\w )May\b")
@@ -149,8 +150,8 @@ def chinese_ordinals(text: str) -> tuple[str, set[str]]:
     written as `numbers` writes them: `numbers` reads 第二 as 2, while the English
     ordinal word it may be translated from ("second") is no number."""
     found: set[str] = set()
-    for run in _ZH_ORDINAL.findall(text):
-        run = plain(run).translate(_ZH_FINANCIAL)
+    for written in _ZH_ORDINAL.findall(text):
+        run = plain(written).translate(_ZH_FINANCIAL).replace(",", "")
         value = int(run) if run.isdigit() else _zh_number(run)
         if value is not None:
             found.add(str(value))
@@ -160,8 +161,9 @@ def chinese_ordinals(text: str) -> tuple[str, set[str]]:
 
 def ordinal_words(text: str) -> set[str]:
     """The numbers English ordinal words state ("second-largest", "ranks third": 2, 3;
-    "wait a second" none)."""
-    return {str(_EN_ORDINALS[w]) for w in _EN_ORDINAL.findall(plain(text))}
+    "wait a second", "30 seconds" none)."""
+    norm = _TIME_SECOND.sub(" ", plain(text))
+    return {str(_EN_ORDINALS[w]) for w in _EN_ORDINAL.findall(norm)}
 
 
 def _zh_number(run: str) -> int | None:

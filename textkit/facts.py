@@ -97,11 +97,11 @@ def disagreement(claim: str, quote: str) -> str | None:
     the claim is not the quote's; a Chinese ordinal's may be the quote's English ordinal
     word), "currency", "polarity" (one says no, the other yes) or
     "other_entity" (a name of the claim that the quote, in its script, does not give)."""
-    stated = numbers(quote)
+    quoted = numbers(quote)
     # a Chinese ordinal is a number (第二 is 2), an English one a word: 第二大 stands on
     # "second-largest"; every other number of the claim must be the quote's as it was
     rest, ranks = chinese_ordinals(claim)
-    if not numbers(rest) <= stated or not ranks <= stated | ordinal_words(quote):
+    if not numbers(rest) <= quoted or not ranks <= quoted | ordinal_words(quote):
         return "number"
     named = currencies(claim)
     stated = currencies(quote)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from textkit.bilingual import available, coverage, units
+import pytest
+
+from textkit.bilingual import asked_words, available, coverage, units
 
 
 def test_the_dictionary_ships_with_its_package() -> None:
@@ -73,3 +75,26 @@ def test_the_words_of_asking_are_no_words_an_answer_must_hold() -> None:
     # "mean" asks for a definition; a passage holding a word for "mean" is not about it
     assert coverage("What does 'plastid' mean?", "这个词的意思是“城市”。") == 0.0
     assert coverage("What does 'plastid' mean?", "质体（plastid）是植物细胞中的细胞器。") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        # question words are words of their own, never cut out of a word: 多大 in 多伦多大学,
+        # 几 in 几率 ("probability")
+        ("多倫多大學的學費是多少？", "Tuition at the University of Toronto is 6,100 dollars."),
+        ("中獎幾率是多少？", "The odds of a prize are one in a thousand."),
+        ("有幾家分店？", "The company has three branches."),
+        ("第一位獲獎者是誰？", "The first winner of the award was Jane Smith."),
+    ],
+)
+def test_the_words_of_asking_are_told_by_the_cut(question: str, answer: str) -> None:
+    assert coverage(question, answer) == 1.0
+
+
+def test_a_question_keeps_its_case_and_its_content_words() -> None:
+    # a capitalised "May" is a month; "mean" in "the mean temperature" is asked about
+    assert frozenset({"#5"}) in units(asked_words("Was the form filed in May?"), asking=True)
+    assert frozenset({"mean"}) in units(asked_words("What is the mean temperature in July?"))
+    # 合同 holds 同: "a contract of one year" states a 1
+    assert frozenset({"#1"}) in units("合同一年")

@@ -40,6 +40,10 @@ from textkit.facts import disagreement
         ("有兩個機構。", "It is the second body.", "number"),
         # "a second" is a unit of time, no ordinal
         ("巴西是第二大出口國。", "Wait a second: Brazil is the largest exporter.", "number"),
+        # "a second factory" is an ordinal; a figure written with separators too
+        ("公司在2019年開設了第二家工廠。", "In 2019 the company opened a second factory.", None),
+        ("第1,000位客戶獲得獎品。", "The 1,000th customer won a prize.", None),
+        ("第三十秒時開始。", "It starts after thirty seconds.", None),
         # a month read in the claim as written
         ("It was filed in May 2020.", "It was filed in June 2020.", "number"),
     ],
