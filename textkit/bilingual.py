@@ -31,7 +31,6 @@ from importlib import resources
 
 from textkit.claims import chinese_ordinals, numbers
 from textkit.overlap import stem
-from textkit.question_words import QUESTION_WORDS
 from textkit.scripts import to_simplified
 from textkit.tokens import keyword_spans, singular, stopwords
 
@@ -40,12 +39,6 @@ _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _WORD = re.compile(r"[a-z]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-# question phrases the search cut gives as two words (什么 | 时候): "when", "where"
-_ASKING_PHRASE = re.compile(r"什么时候|什么时间|什么地方|多长时间|多少时间")
-# measure words a question word counts (几家, 几本, 多少条)
-_MEASURE_WORDS = frozenset(
-    "本册张个次位名人件项份条台辆间所家种把只支部篇页门堂节场届盒包箱瓶杯袋双对套"
-)
 # a definition asked: "what does X mean / stand for", "the meaning of X", X是什么意思,
 # X代表什么, X指的是什么 (matched on the question as written, Simplified)
 _DEFINITION = re.compile(
@@ -167,7 +160,7 @@ def _glosses(word: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def units(text: str, *, asking: bool = False) -> list[frozenset[str]]:
+def units(text: str) -> list[frozenset[str]]:
     """A text's content words in the shared vocabulary, one set of stems per word (its
     alternatives: a Chinese word's glosses, with those of the parts the search cut
     gives of it), numbers as `#n` (一 after 哪, 每, 同 ... is no figure: 哪一年 asks
@@ -193,24 +186,13 @@ def units(text: str, *, asking: bool = False) -> list[frozenset[str]]:
                 whole |= _glosses(token)
             continue
         reach = end
-        if token in stopwords() or (asking and _asks(token)):
+        if token in stopwords():
             whole = None  # a question or function word: its parts are none either
             continue
         whole = words.setdefault(token, set())
         whole |= _glosses(token)
     out += [frozenset(glosses) for glosses in words.values() if glosses]
     return out
-
-
-def _asks(word: str) -> bool:
-    """True when a Chinese word of a question is a question word (什么, 哪一年), or one
-    before a measure word (几家, 多少条): how it is asked, not what about. Matched
-    whole, never inside a word (多伦多大学 holds 多大, 几率 is "probability")."""
-    found = QUESTION_WORDS.match(word)
-    if found is None:
-        return False
-    rest = word[found.end() :]
-    return not rest or rest in _MEASURE_WORDS
 
 
 def _figures(text: str) -> set[str]:
@@ -226,11 +208,11 @@ def _figures(text: str) -> set[str]:
 
 
 def asked_words(question: str) -> str:
-    """The question without the words of asking the search cut does not give as one
-    word: a definition's ("what does X mean", "the meaning of X", X是什么意思: X is
-    what it asks about) and 什么时候 ("when"). Case and script are kept (textkit.claims
+    """The question without a definition's words of asking ("what does X mean", "the
+    meaning of X", X是什么意思): X is what it asks about, and "mean" or 意思 would meet
+    any passage holding a word for "mean". Case and script are kept (textkit.claims
     reads a capitalised "May" as a month)."""
-    return _ASKING_PHRASE.sub(" ", _DEFINITION.sub(" ", to_simplified(question)))
+    return _DEFINITION.sub(" ", to_simplified(question))
 
 
 def vocabulary(text: str) -> frozenset[str]:
@@ -239,12 +221,9 @@ def vocabulary(text: str) -> frozenset[str]:
 
 
 def coverage(question: str, text: str) -> float:
-    """The share of the question's content words `text` holds, across languages: the
-    words of asking left out (`asked_words`: 哪一年, "what does X mean"), as the
-    same-language support leaves them out: a question word the search cut gives as a
-    word of its own (什么, 哪一年), with its parts, and one that begins a word (几家: the
-    count asked of a measure word) with the word."""
-    asked = units(asked_words(question), asking=True)
+    """The share of the question's content words `text` holds, across languages (a
+    definition asked: the thing to define, `asked_words`)."""
+    asked = units(asked_words(question))
     if not asked or not available():
         return 0.0
     held = vocabulary(text)
