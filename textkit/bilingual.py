@@ -164,7 +164,8 @@ def units(text: str) -> list[frozenset[str]]:
     """A text's content words in the shared vocabulary, one set of stems per word (its
     alternatives: a Chinese word's glosses, with those of the parts the search cut
     gives of it), numbers as `#n` (一 after 哪, 每, 同 ... is no figure: 哪一年 asks
-    "which year", as a lone English "one" is none)."""
+    "which year", as a lone English "one" is none; a Chinese ordinal, 第一, is read as
+    its word, "first")."""
     out: list[frozenset[str]] = [frozenset({f"#{n}"}) for n in sorted(_figures(text))]
     words: dict[str, set[str]] = {}  # a word → its glosses and its parts'
     seen: set[str] = set()
