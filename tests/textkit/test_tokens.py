@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import pytest
 
-from textkit.tokens import CACHE_MAX_BYTES, keyword_tokens
+from textkit.tokens import CACHE_MAX_BYTES, keyword_spans, keyword_tokens
 
 
 def test_keyword_tokens_are_script_neutral() -> None:
@@ -121,3 +121,12 @@ def test_a_stopword_is_not_folded_into_a_word_it_is_not() -> None:
     tokens = keyword_tokens("What does the renewal cost?")
     assert "does" in tokens and "doe" not in tokens
     assert keyword_tokens("costs fees cities") == ["cost", "fee", "city"]
+
+
+def test_the_spans_are_the_tokens_with_where_they_lie() -> None:
+    text = "原來的定居者是誰？ Who were the original settlers?"
+    spans = keyword_spans(text)
+    assert [token for token, _, _ in spans] == keyword_tokens(text)
+    # the search cut's parts lie inside the word they are cut from
+    whole = next((s, e) for t, s, e in spans if t == "定居者")
+    assert all(whole[0] <= s and e <= whole[1] for t, s, e in spans if t in {"定居", "居者"})
