@@ -199,9 +199,10 @@ _EN_NUMBER = (
 # "one" / 一 after "any", "each", 任何, 每, 同... picks a thing out, it counts nothing
 # ("at any one branch", 任何一间分馆, 每一位): a count is a number of things
 # a space between the word and its 一 is common in text pasted from the web ("任何 一间")
+PICKING_WORDS = "每同另哪这那某"  # (Simplified) before a 一 that picks a thing: 每一位, 哪一年
 _PICKS_ONE = (
     r"(?<!\bany )(?<!\beach )(?<!\bevery )(?<!\bno )(?<!任何)(?<!任何 )"
-    r"(?<![每同另哪这那某])(?<![每同另哪这那某] )"
+    rf"(?<![{PICKING_WORDS}])(?<![{PICKING_WORDS}] )"
 )
 _HAS_COUNT = re.compile(
     rf"\b(?:{_EN_NUMBER.replace('one|', '')}|{_PICKS_ONE}one)\s+(?:more\s+|additional\s+|other\s+)?"

@@ -29,6 +29,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
+from textkit.answer_type import PICKING_WORDS
 from textkit.claims import chinese_ordinals, numbers
 from textkit.overlap import stem
 from textkit.scripts import to_simplified
@@ -46,9 +47,11 @@ _DEFINITION = re.compile(
     r"|(?:是)?什么意思|的意思是?|代表什么|指的是",
     re.IGNORECASE,
 )
-# 一 that picks a thing rather than counts it (Simplified text): 哪一, 每一, 同一, 任何一
+# 一 that picks a thing rather than counts it (Simplified text), as textkit.answer_type
+# reads it: 哪一, 每一, 同一 (not the 同 of 合同, 陪同), 任何一, and 唯一 ("only")
 _PICKED_YI = re.compile(
-    r"(?:[哪每另这那某唯]|(?<![合陪连共协如相不])同|任何)\s?一(?![十百千万亿〇零一二两三四五六七八九])"
+    rf"(?:(?<![合陪连共协如相不])[{PICKING_WORDS}唯]|任何)\s?一"
+    r"(?![十百千万亿〇零一二两三四五六七八九])"
 )
 # glosses that name no meaning of their own: a measure word, a cross-reference, a surname
 _NO_MEANING = re.compile(

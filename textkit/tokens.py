@@ -124,18 +124,7 @@ def keyword_tokens(text: str) -> list[str]:
     """Script-neutral keyword tokens: width-normalised, lower-cased, Simplified, jieba-cut."""
     if len(text) <= CACHED_MAX_CHARS:
         return list(_cached_tokens(text))
-    return _tokens(text)
-
-
-@lru_cache(maxsize=CACHED_TEXTS)
-def _cached_tokens(text: str) -> tuple[str, ...]:
-    return tuple(_tokens(text))
-
-
-def _tokens(text: str) -> list[str]:
-    norm = to_simplified(normalise_width(text).lower())
-    tokens = _jieba().lcut_for_search(norm)
-    return [singular(t) for t in (tok.strip() for tok in tokens) if t and _WORDLIKE.search(t)]
+    return [token for token, _, _ in _spans(text)]
 
 
 def keyword_spans(text: str) -> list[tuple[str, int, int]]:
@@ -148,12 +137,19 @@ def keyword_spans(text: str) -> list[tuple[str, int, int]]:
 
 
 @lru_cache(maxsize=CACHED_TEXTS)
+def _cached_tokens(text: str) -> tuple[str, ...]:
+    # read off the spans' cut: a text whose tokens and spans are both asked is cut once
+    return tuple(token for token, _, _ in _cached_spans(text))
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
 def _cached_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     return tuple(_spans(text))
 
 
 def _spans(text: str) -> list[tuple[str, int, int]]:
     norm = to_simplified(normalise_width(text).lower())
+    # the search cut with positions: the tokens `lcut_for_search` gives, in its order
     cut = _jieba().tokenize(norm, mode="search")
     return [
         (singular(token.strip()), start, end)
