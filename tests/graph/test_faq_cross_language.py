@@ -8,7 +8,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
-from tests.support.passport_faq import FEE, PLACE, TIME, answer_service, faq_page
+from tests.support.passport_faq import FEE, PHOTO, PLACE, TIME, answer_service, faq_page
 
 ASKED = "換發護照要多少錢？"  # "how much is a passport renewal?"
 
@@ -37,6 +37,47 @@ async def test_without_its_entry_the_question_is_refused_not_answered_by_a_sibli
     result = await service.ask(ASKED)
     assert result.outcome == "refused", result.answer
     assert result.citations == []
+
+
+SHORT = "護照更新費用"  # "passport renewal fee": no question, few words, all of them the entry's
+
+
+async def test_a_short_chinese_ask_is_answered_by_the_words_its_entry_shares_with_it(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    # the embedder puts the ask and "How much does it cost to renew a passport?" at a
+    # cosine of 0.55, as near as a sibling's question to a translation; the dictionary
+    # carries its three words (passport, renew, fee) to the entry's question and back
+    service = await answer_service(
+        {"passport-faq.txt": faq_page([FEE, TIME, PLACE])}, db, ingestion, searcher, embedder
+    )
+    result = await service.ask(SHORT)
+    assert result.outcome == "answered" and result.llm_calls == 0, result.answer
+    assert "1,300 dollars" in result.answer
+    assert TIME[1] not in result.answer and PLACE[1] not in result.answer
+
+
+async def test_a_short_chinese_ask_without_its_entry_is_refused(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    service = await answer_service(
+        {"passport-faq.txt": faq_page([TIME, PLACE, PHOTO])}, db, ingestion, searcher, embedder
+    )
+    result = await service.ask(SHORT)
+    assert result.outcome == "refused", result.answer
+    assert result.citations == []
+
+
+def test_shared_words_count_only_where_the_dictionary_scored_the_entry() -> None:
+    scored = {**_entry("fee?", 0.6), "question_score": 0.85}
+    sibling = {**_entry("time?", 0.55), "question_score": 0.7}
+    add_question_leads([scored, sibling])
+    assert scored["question_lead"] == 0.15
+    assert asks_entry_question(scored)  # under MIN_QUESTION by cosine, over by both
+    assert not asks_entry_question(sibling)  # under the bar with its words
+    close = {**_entry("fee?", 0.7), "question_score": 0.8}
+    add_question_leads([close, {**_entry("time?", 0.7), "question_score": 0.76}])
+    assert not asks_entry_question(close)  # leads by 0.04: a sibling's question is as near
 
 
 def _entry(question: str, cosine: float, document: str = "faq") -> dict[str, object]:
