@@ -245,7 +245,9 @@ def main() -> None:
         return
     runs: dict[str, dict[str, Any]] = {}
     if args.baseline_json:  # a baseline measured before with the same sizes
-        runs["baseline"] = dict(json.loads(Path(args.baseline_json).read_text("utf-8")))
+        kept = dict(json.loads(Path(args.baseline_json).read_text("utf-8")))
+        # a whole results file (bench/results/crosslang.json): the code it measured
+        runs["baseline"] = kept["runs"]["this code"] if "runs" in kept else kept
     elif args.baseline:
         runs["baseline"] = baseline_figures(args.baseline, args)
     runs["this code"] = asyncio.run(measure(args))

