@@ -30,7 +30,12 @@ document answered with the permit's fee. So, when a question asks a finer kind
   takes nothing from a passage holding one: graph.kind_held). Documents in
   the other language are not ranked against each other: at a phrase's scale
   their cosines tell sibling sections apart no better than a coin. Both tests
-  are relative, so they hold on any embedder's scale.
+  are relative, so they hold on any embedder's scale. Or by its words: a passage
+  whose title, heading and text hold more than half of the subject's words through
+  the dictionary (textkit.bilingual) is about it whatever the cosines say — an
+  opening-hours page is nearer "what time … open" than "service centre" by
+  meaning, and a Chinese page nearer the centre, yet the English page says "City
+  Service Centre" (a parking permit's page holds one of "taxi licence"'s two words).
 
 Questions asking no finer kind, or naming no subject ("And how long does it
 take?"), are not tested; a two-part question is tested part by part (a passage
@@ -47,6 +52,7 @@ from graph.cross_language import cosines, crosses, passage_sentences, topic
 from graph.kind_held import FINER, finer_kinds, holds_kind
 from graph.question_parts import split_question as split_into_parts
 from textkit.answer_type import answer_kinds, holds, without_kind_words
+from textkit.bilingual import available, coverage
 from textkit.question_words import QUESTION_WORDS, REQUEST_WORDS
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens
@@ -57,6 +63,8 @@ _SUFFIXES += ("als", "al", "ers", "er", "ed", "es", "ly", "e")
 # documents of each language group the subject's vector search returns: the nearest of
 # the question's language is all the comparison needs, the other's few are looked up
 NEAREST = 5
+# more than this share of the subject's words, held through the dictionary, names it
+MIN_SUBJECT_SHARE = 0.5
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 # the verb of a duration asked ("how long does it take", "how long will it last")
 # "what's", "how long's", "isn't", "they're": the contraction's tail is no word of a thing
@@ -202,6 +210,15 @@ async def _rivals(
     return own, other
 
 
+def names_subject(subject: str, item: dict[str, Any]) -> bool:
+    """True when a passage in another language holds more than half of the subject's
+    words through the dictionary (textkit.bilingual), its topic (title and heading)
+    read with it: 办公室 is the "office" of "office-hours"; a parking permit's page
+    holds one of "taxi licence"'s two words, not more."""
+    text = f"{topic(item)}. {item.get('text') or ''}"
+    return available() and coverage(subject, text) > MIN_SUBJECT_SHARE
+
+
 def _mute(evidence: list[dict[str, Any]], kinds: list[str]) -> set[str]:
     """The documents in the question's language whose passages found hold no answer of
     the finer `kinds` asked (graph.kind_held): about the same thing, perhaps, but saying
@@ -258,15 +275,20 @@ async def on_subject(
     # one batched call per side: each reading against the subject, then against the rest
     to_subject = await cosines(embedder, subject, readings)
     to_rest = await cosines(embedder, rest, readings)
+    # a passage whose words name the subject through the dictionary is about it: an
+    # opening-hours page is nearer "what time … open" than "office" by meaning, and
+    # a page in the question's language may be nearer "office" (cosines across
+    # languages run lower), yet "office-hours" names the office
+    named = {i for i in across if names_subject(subject, evidence[i])}
     for i, near, far in zip(across, to_subject, to_rest, strict=True):
-        out[i] = near >= far
+        out[i] = near >= far or i in named
     if searcher is not None and subject.strip() and any(out[i] for i in across):
         # a thing named in another language than its document's: when a document in the
         # question's own language is nearer it, the thing is that document's
         own, other = await _rivals(searcher, subject, filters)
         asked = finer_kinds(question)
         mute = _mute(evidence, asked)
-        for i in across:
+        for i in (i for i in across if i not in named):
             # a document of the question's language holding no answer of the kind asked
             # takes none away from a passage holding one (graph.kind_held)
             holding = holds_kind(evidence[i], asked)

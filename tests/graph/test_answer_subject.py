@@ -65,6 +65,22 @@ async def test_a_page_naming_the_thing_but_not_the_time_asked_leaves_it_to_one_t
         assert "1999" not in result.answer
 
 
+async def test_a_page_in_another_language_naming_the_thing_by_its_words_is_about_it(
+    service: AnswerService,
+) -> None:
+    # "服務中心" (service centre): the English hours page says "City Service Centre",
+    # yet by meaning alone it is nearer "what time … open" than "service centre", and the
+    # Chinese centre page nearer the centre; the dictionary reads the page's words
+    result = await service.ask("服務中心幾點開門？")
+    assert result.outcome == "answered", result.answer
+    assert [c["document"] for c in result.citations] == ["office-hours"], result.citations
+    assert any("Monday to Friday from 8:30 to 17:30" in s for s in items(result.answer))
+    # a thing the pages do not name stays unanswered: the library card page holds no
+    # hour, and the hours page names no library
+    result = await service.ask("圖書館幾點開門？")
+    assert result.outcome == "refused", result.answer
+
+
 MUSEUM_FAQ = """# City Museum FAQ
 
 ## How much are tickets?
