@@ -113,7 +113,11 @@ With the dictionary (textkit.bilingual) the two questions' words count too:
 of words each question holds of the other through the dictionary, the smaller of
 the two ways (`add_question_scores`, the better of the entry's question as
 written and in its context), against the bar `MIN_QUESTION_SCORE` 0.75 and the
-lead `QUESTION_SCORE_LEAD` 0.08. A translation holds the other's words both ways;
+lead `QUESTION_SCORE_LEAD` 0.08, the cosine still at least `MIN_QUESTION_WITH_WORDS`
+0.55 (question words are no content words: a bare topic, 更新護照, holds all of
+"Where can I renew my passport?"'s at a cosine of 0.51 and asks no place; the floor
+changes the figures below by under 0.3 points). A translation holds the other's
+words both ways;
 a sibling's question about the same paragraph shares the topic's words one way at
 most. Chosen on the same dev half (weights 0.2-0.7, bars, leads 0.03-0.1 swept,
 2026-11-29) at the dev gold-removed refusal of the cosine rule: single judgements
@@ -156,6 +160,9 @@ QUESTION_LEAD = 0.05
 QUESTION_WORD_WEIGHT = 0.3
 MIN_QUESTION_SCORE = 0.75
 QUESTION_SCORE_LEAD = 0.08
+# and the cosine at least this: a bare topic (更新護照, "renew passport") holds every
+# content word of "Where can I renew my passport?" and asks none of its questions
+MIN_QUESTION_WITH_WORDS = 0.55
 MAX_SENTENCES = 40  # sentences embedded per search's passages (~1.7 ms each)
 _LINE_BREAK = re.compile(r"\s*\n\s*")
 _NAME_JOINERS = re.compile(r"[-_]+")
@@ -258,7 +265,11 @@ def asks_entry_question(item: dict[str, Any]) -> bool:
     score = question_score(item)
     lead = float(item.get("question_lead", score))
     if "question_score" in item:
-        return score >= MIN_QUESTION_SCORE and lead >= QUESTION_SCORE_LEAD
+        return (
+            score >= MIN_QUESTION_SCORE
+            and lead >= QUESTION_SCORE_LEAD
+            and float(item["question_cosine"]) >= MIN_QUESTION_WITH_WORDS
+        )
     return score >= MIN_QUESTION and lead >= QUESTION_LEAD
 
 

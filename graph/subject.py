@@ -30,12 +30,14 @@ document answered with the permit's fee. So, when a question asks a finer kind
   takes nothing from a passage holding one: graph.kind_held). Documents in
   the other language are not ranked against each other: at a phrase's scale
   their cosines tell sibling sections apart no better than a coin. Both tests
-  are relative, so they hold on any embedder's scale. Or by its words: a passage
-  whose title, heading and text hold more than half of the subject's words through
-  the dictionary (textkit.bilingual) is about it whatever the cosines say — an
-  opening-hours page is nearer "what time … open" than "service centre" by
-  meaning, and a Chinese page nearer the centre, yet the English page says "City
-  Service Centre" (a parking permit's page holds one of "taxi licence"'s two words).
+  are relative, so they hold on any embedder's scale. A passage whose reading
+  (title, heading and that sentence) holds more than half of the subject's words
+  through the dictionary (textkit.bilingual) passes the first test whatever its
+  cosines: an opening-hours page is nearer "what time … open" than "service centre"
+  by meaning, yet says "City Service Centre" (a parking permit's fee holds one of
+  "taxi licence"'s two words). The second test still holds for it: a glossed word
+  is loose (停车场 has "work" among its glosses, 邮局 "office"), so a document in the
+  question's language nearer the thing takes it.
 
 Questions asking no finer kind, or naming no subject ("And how long does it
 take?"), are not tested; a two-part question is tested part by part (a passage
@@ -44,6 +46,7 @@ about either part's subject stays).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -52,7 +55,7 @@ from graph.cross_language import cosines, crosses, passage_sentences, topic
 from graph.kind_held import FINER, finer_kinds, holds_kind
 from graph.question_parts import split_question as split_into_parts
 from textkit.answer_type import answer_kinds, holds, without_kind_words
-from textkit.bilingual import available, coverage
+from textkit.bilingual import available, named_share
 from textkit.question_words import QUESTION_WORDS, REQUEST_WORDS
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens
@@ -210,13 +213,14 @@ async def _rivals(
     return own, other
 
 
-def names_subject(subject: str, item: dict[str, Any]) -> bool:
-    """True when a passage in another language holds more than half of the subject's
-    words through the dictionary (textkit.bilingual), its topic (title and heading)
-    read with it: 办公室 is the "office" of "office-hours"; a parking permit's page
-    holds one of "taxi licence"'s two words, not more."""
-    text = f"{topic(item)}. {item.get('text') or ''}"
-    return available() and coverage(subject, text) > MIN_SUBJECT_SHARE
+def names_subject(subject: str, reading: str) -> bool:
+    """True when a passage's reading (`_reading`: its title, heading and the sentence
+    compared) in another language holds more than half of the subject's words through
+    the dictionary, each by a word of its own (textkit.bilingual.named_share): 服务中心
+    is the "Service Centre" of "The City Service Centre … is open", 税务服务中心 is not
+    (one "Service" for two words); a parking permit's fee holds one of "taxi licence"'s
+    two words, not more. CPU work (the cut): call it off the event loop."""
+    return available() and named_share(subject, reading) > MIN_SUBJECT_SHARE
 
 
 def _mute(evidence: list[dict[str, Any]], kinds: list[str]) -> set[str]:
@@ -275,20 +279,22 @@ async def on_subject(
     # one batched call per side: each reading against the subject, then against the rest
     to_subject = await cosines(embedder, subject, readings)
     to_rest = await cosines(embedder, rest, readings)
-    # a passage whose words name the subject through the dictionary is about it: an
-    # opening-hours page is nearer "what time … open" than "office" by meaning, and
-    # a page in the question's language may be nearer "office" (cosines across
-    # languages run lower), yet "office-hours" names the office
-    named = {i for i in across if names_subject(subject, evidence[i])}
-    for i, near, far in zip(across, to_subject, to_rest, strict=True):
-        out[i] = near >= far or i in named
+    # or its reading names the subject through the dictionary: an opening-hours page
+    # is nearer "what time … open" than "service centre" by meaning, yet says "City
+    # Service Centre" (the nearer document in the question's language, below, still
+    # takes the thing away from it)
+    named = await asyncio.to_thread(
+        lambda: [names_subject(subject, readings[k]) for k in range(len(across))]
+    )
+    for i, near, far, says in zip(across, to_subject, to_rest, named, strict=True):
+        out[i] = near >= far or says
     if searcher is not None and subject.strip() and any(out[i] for i in across):
         # a thing named in another language than its document's: when a document in the
         # question's own language is nearer it, the thing is that document's
         own, other = await _rivals(searcher, subject, filters)
         asked = finer_kinds(question)
         mute = _mute(evidence, asked)
-        for i in (i for i in across if i not in named):
+        for i in across:
             # a document of the question's language holding no answer of the kind asked
             # takes none away from a passage holding one (graph.kind_held)
             holding = holds_kind(evidence[i], asked)

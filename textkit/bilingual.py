@@ -224,6 +224,25 @@ def vocabulary(text: str) -> frozenset[str]:
     return frozenset().union(*units(to_simplified(text)))
 
 
+def named_share(question: str, text: str) -> float:
+    """The share of the question's content words `text` holds, each by a word of its own:
+    one word of the text ("Service") stands for one of the question's (税务 or 服务中心,
+    both glossed "service"), not for both."""
+    asked = units(asked_words(question))
+    if not asked or not available():
+        return 0.0
+    held = vocabulary(text)
+    used: set[str] = set()
+    named = 0
+    # the words with the fewest ways to be held choose first
+    for unit in sorted(asked, key=lambda u: len(u & held)):
+        free = sorted((unit & held) - used)
+        if free:
+            used.add(free[0])
+            named += 1
+    return named / len(asked)
+
+
 def coverage(question: str, text: str) -> float:
     """The share of the question's content words `text` holds, across languages (a
     definition asked: the thing to define, `asked_words`)."""

@@ -39,15 +39,15 @@ async def test_without_its_entry_the_question_is_refused_not_answered_by_a_sibli
     assert result.citations == []
 
 
-SHORT = "護照更新費用"  # "passport renewal fee": no question, few words, all of them the entry's
+SHORT = "更新護照要付的費用"  # "the fee to pay to renew a passport": the entry's words
 
 
 async def test_a_short_chinese_ask_is_answered_by_the_words_its_entry_shares_with_it(
     db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
 ) -> None:
     # the embedder puts the ask and "How much does it cost to renew a passport?" at a
-    # cosine of 0.55, as near as a sibling's question to a translation; the dictionary
-    # carries its three words (passport, renew, fee) to the entry's question and back
+    # cosine of 0.58, as near as a sibling's question to a translation; the dictionary
+    # carries its three words (renew, passport, fee) to the entry's question and back
     service = await answer_service(
         {"passport-faq.txt": faq_page([FEE, TIME, PLACE])}, db, ingestion, searcher, embedder
     )
@@ -68,8 +68,23 @@ async def test_a_short_chinese_ask_without_its_entry_is_refused(
     assert result.citations == []
 
 
+async def test_a_bare_topic_is_no_question_an_entry_asks(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    # "renew passport": every content word of "Where can I renew my passport?" (where
+    # is a question word), none of its question
+    service = await answer_service(
+        {"passport-faq.txt": faq_page([FEE, TIME, PLACE])}, db, ingestion, searcher, embedder
+    )
+    result = await service.ask("更新護照")
+    assert PLACE[1] not in result.answer, result.answer
+
+
 def test_shared_words_count_only_where_the_dictionary_scored_the_entry() -> None:
     scored = {**_entry("fee?", 0.6), "question_score": 0.85}
+    bare = {**_entry("place?", 0.5), "question_score": 0.85}
+    add_question_leads([bare, {**_entry("time?", 0.4), "question_score": 0.5}])
+    assert not asks_entry_question(bare)  # leads with its words, too far by meaning
     sibling = {**_entry("time?", 0.55), "question_score": 0.7}
     add_question_leads([scored, sibling])
     assert scored["question_lead"] == 0.15

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textkit.bilingual import asked_words, available, coverage, units
+from textkit.bilingual import asked_words, available, coverage, named_share, units
 
 
 def test_the_dictionary_ships_with_its_package() -> None:
@@ -88,3 +88,12 @@ def test_a_first_is_read_as_its_word_not_also_as_a_number() -> None:
     assert coverage(question, "The first winner of the award was Jane Smith.") == 1.0
     # a definition asked in Chinese: 意思 ("meaning") is how it is asked
     assert coverage("KPI是什麼意思？", "KPI 是關鍵績效指標。") == 1.0
+
+
+def test_one_word_of_the_text_names_one_word_of_the_question() -> None:
+    hours = "office hours. The City Service Centre at 1 Harbour Road is open on Monday."
+    assert named_share("服务中心", hours) == 1.0
+    # 税务 ("taxation services") and 服务中心 both meet "Service": one of them is named
+    assert coverage("税务服务中心", hours) == 1.0
+    assert named_share("税务服务中心", hours) == 0.5
+    assert named_share("停车场", hours) == 0.0
