@@ -247,6 +247,8 @@ def main() -> None:
     if args.baseline_json:  # a baseline measured before with the same sizes
         kept = dict(json.loads(Path(args.baseline_json).read_text("utf-8")))
         # a whole results file (bench/results/crosslang.json): the code it measured
+        if "runs" in kept and "this code" not in kept["runs"]:
+            parser.error(f"{args.baseline_json} holds no figures of the code it measured")
         runs["baseline"] = kept["runs"]["this code"] if "runs" in kept else kept
     elif args.baseline:
         runs["baseline"] = baseline_figures(args.baseline, args)

@@ -42,10 +42,12 @@ class LocalUSEEmbeddings(Embeddings):
     turn embeds its question for the guard and again for the search, and a
     repeated question costs nothing the second time.
 
-    A text in Traditional Chinese is embedded as the mean of its vector as written
-    and its vector in Simplified script (`to_simplified`), normalised: the model
-    places Traditional text worse against English and against its own translations.
-    Measured 2026-11-29 (scratch probe, the gold paragraph's rank by cosine alone):
+    A text in Traditional Chinese (any text `to_simplified` changes) is embedded as
+    the mean of its vector as written and its vector in Simplified script, normalised:
+    the model places Traditional text worse against English and against its own
+    translations. Measured 2026-11-29 (the gold paragraph's rank by cosine alone over
+    all of a set's paragraphs; docs/benchmarks.md, "Traditional Chinese read through
+    both scripts"):
     XQuAD's Chinese questions in Traditional over its 240 English paragraphs R@1
     0.575 → 0.665, R@5 0.853 → 0.917 (in Simplified: 0.683 / 0.928); English
     questions over the paragraphs in Traditional R@1 0.645 → 0.727, R@5 0.923 →
