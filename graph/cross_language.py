@@ -116,10 +116,12 @@ written and in its context), against the bar `MIN_QUESTION_SCORE` 0.75 and the
 lead `QUESTION_SCORE_LEAD` 0.08, the cosine still at least `MIN_QUESTION_WITH_WORDS`
 0.55 (question words are no content words: a bare topic, 更新護照, holds all of
 "Where can I renew my passport?"'s at a cosine of 0.51 and asks no place; the floor
-changes the figures below by under 0.3 points). A translation holds the other's
-words both ways;
-a sibling's question about the same paragraph shares the topic's words one way at
-most. Chosen on the same dev half (weights 0.2-0.7, bars, leads 0.03-0.1 swept,
+changes the figures below by under 0.3 points), and under `MIN_QUESTION` every word
+asked held by the entry (its question, title or answer; `question_words_held`,
+textkit.bilingual.holds_every_word: 急件更新護照費用 asks of an urgent renewal the fee
+entry does not name). A translation holds the other's
+words both ways; a sibling's question about the same paragraph shares the topic's
+words one way at most. Chosen on the same dev half (weights 0.2-0.7, bars, leads 0.03-0.1 swept,
 2026-11-29) at the dev gold-removed refusal of the cosine rule: single judgements
 as above, dev 0.77 / 0.89 (cosine alone 0.71 / 0.89), held-out 0.81 / 0.89
 (0.75 / 0.88). Whole turns: docs/benchmarks.md (Cross-language answers, FAQ
@@ -136,7 +138,8 @@ from typing import Any
 from graph.cross_sentences import COVERAGE_WEIGHT, sentence_scores
 from graph.faq_entry import entry_answer
 from storage.embeddings import LocalUSEEmbeddings
-from textkit.bilingual import available, coverage
+from textkit.bilingual import available, coverage, holds_every_word
+from textkit.question_words import QUESTION_WORDS
 from textkit.scripts import to_simplified
 from textkit.sentences import split_sentences
 
@@ -155,8 +158,8 @@ MIN_SENTENCE = 0.3
 SENTENCE_MARGIN = 0.1
 MIN_QUESTION = 0.65
 QUESTION_LEAD = 0.05
-# with the dictionary: the question's cosine plus this much of the words the two
-# questions share both ways (`question_words`), its bar and its lead over the others'
+# with the dictionary: the question's cosine plus this much of the share of words the
+# two questions hold of each other (`question_score`), its bar and its lead
 QUESTION_WORD_WEIGHT = 0.3
 MIN_QUESTION_SCORE = 0.75
 QUESTION_SCORE_LEAD = 0.08
@@ -165,6 +168,11 @@ QUESTION_SCORE_LEAD = 0.08
 MIN_QUESTION_WITH_WORDS = 0.55
 MAX_SENTENCES = 40  # sentences embedded per search's passages (~1.7 ms each)
 _LINE_BREAK = re.compile(r"\s*\n\s*")
+_QUESTION_MARK = re.compile(r"[?？]")
+_ENGLISH_ASKING = re.compile(
+    r"\b(?:what|how|when|where|who|whom|whose|which|why|can|could|is|are|do|does|did|"
+    r"will|would|should|may)\b"
+)
 _NAME_JOINERS = re.compile(r"[-_]+")
 
 
@@ -269,6 +277,7 @@ def asks_entry_question(item: dict[str, Any]) -> bool:
             score >= MIN_QUESTION_SCORE
             and lead >= QUESTION_SCORE_LEAD
             and float(item["question_cosine"]) >= MIN_QUESTION_WITH_WORDS
+            and bool(item.get("question_words_held", True))
         )
     return score >= MIN_QUESTION and lead >= QUESTION_LEAD
 
@@ -429,6 +438,13 @@ def add_question_scores(
         ]
         if not texts:
             continue
+        # an ask that is a phrase, not a question, under the cosine a translation
+        # reaches: every word of it must be the entry's (its question, title or
+        # answer): 急件更新護照費用 asks of an urgent renewal, and the renewal fee's
+        # entry names none. Its score stands, as the others' lead is measured over it.
+        if max(by_text[t] for t in texts) < MIN_QUESTION and is_phrase(question):
+            whole = f"{entry_question(item)} {item.get('text') or ''}"
+            item["question_words_held"] = holds_every_word(question, whole)
         item["question_score"] = round(
             max(
                 by_text[t]
@@ -437,6 +453,15 @@ def add_question_scores(
             ),
             4,
         )
+
+
+def is_phrase(question: str) -> bool:
+    """True when a message asks by its words alone ("護照更新費用", "passport fee"): no
+    question mark and no question word, in either language."""
+    if _QUESTION_MARK.search(question):
+        return False
+    lowered = to_simplified(question).lower()
+    return not (QUESTION_WORDS.search(lowered) or _ENGLISH_ASKING.search(lowered))
 
 
 def window_coverage(question: str, sentences: list[str]) -> float:

@@ -35,9 +35,11 @@ document answered with the permit's fee. So, when a question asks a finer kind
   through the dictionary (textkit.bilingual) passes the first test whatever its
   cosines: an opening-hours page is nearer "what time … open" than "service centre"
   by meaning, yet says "City Service Centre" (a parking permit's fee holds one of
-  "taxi licence"'s two words). The second test still holds for it: a glossed word
-  is loose (停车场 has "work" among its glosses, 邮局 "office"), so a document in the
-  question's language nearer the thing takes it.
+  "taxi licence"'s two words), each of them by a word of its own and none that
+  the rest of the question holds (窗口 is glossed "opening"). The second test still
+  holds for it: a glossed word is loose (停车场 has "work" among its glosses, 邮局
+  "office"), so a document in the question's language nearer the thing takes it,
+  unless that document's passages hold no answer of the kind asked.
 
 Questions asking no finer kind, or naming no subject ("And how long does it
 take?"), are not tested; a two-part question is tested part by part (a passage
@@ -213,14 +215,16 @@ async def _rivals(
     return own, other
 
 
-def names_subject(subject: str, reading: str) -> bool:
+def names_subject(subject: str, rest: str, reading: str) -> bool:
     """True when a passage's reading (`_reading`: its title, heading and the sentence
     compared) in another language holds more than half of the subject's words through
     the dictionary, each by a word of its own (textkit.bilingual.named_share): 服务中心
     is the "Service Centre" of "The City Service Centre … is open", 税务服务中心 is not
     (one "Service" for two words); a parking permit's fee holds one of "taxi licence"'s
-    two words, not more. CPU work (the cut): call it off the event loop."""
-    return available() and named_share(subject, reading) > MIN_SUBJECT_SHARE
+    two words, not more. A word the `rest` of the question holds names nothing (窗口's
+    gloss "opening" meets a sentence saying when something opens). CPU work (the cut):
+    call it off the event loop."""
+    return available() and named_share(subject, reading, besides=rest) > MIN_SUBJECT_SHARE
 
 
 def _mute(evidence: list[dict[str, Any]], kinds: list[str]) -> set[str]:
@@ -284,7 +288,7 @@ async def on_subject(
     # Service Centre" (the nearer document in the question's language, below, still
     # takes the thing away from it)
     named = await asyncio.to_thread(
-        lambda: [names_subject(subject, readings[k]) for k in range(len(across))]
+        lambda: [names_subject(subject, rest, readings[k]) for k in range(len(across))]
     )
     for i, near, far, says in zip(across, to_subject, to_rest, named, strict=True):
         out[i] = near >= far or says

@@ -224,14 +224,16 @@ def vocabulary(text: str) -> frozenset[str]:
     return frozenset().union(*units(to_simplified(text)))
 
 
-def named_share(question: str, text: str) -> float:
+def named_share(question: str, text: str, besides: str = "") -> float:
     """The share of the question's content words `text` holds, each by a word of its own:
     one word of the text ("Service") stands for one of the question's (税务 or 服务中心,
-    both glossed "service"), not for both."""
+    both glossed "service"), not for both. A word `besides` holds counts for none (the
+    rest of the question: 窗口's gloss "opening" is no name of a window in a sentence
+    saying when something opens)."""
     asked = units(asked_words(question))
     if not asked or not available():
         return 0.0
-    held = vocabulary(text)
+    held = vocabulary(text) - vocabulary(besides)
     used: set[str] = set()
     named = 0
     # the words with the fewest ways to be held choose first
@@ -241,6 +243,28 @@ def named_share(question: str, text: str) -> float:
             used.add(free[0])
             named += 1
     return named / len(asked)
+
+
+def holds_every_word(question: str, text: str) -> bool:
+    """True when `text` holds every content word of the question through the dictionary,
+    a Chinese word the dictionary cannot read (急件, "urgent item") counting as not held
+    rather than as no word (but for one character after function words: 要付)."""
+    if not available():
+        return False
+    held = vocabulary(text)
+    simplified = to_simplified(asked_words(question))
+    reach = -1
+    # by start, the longer first: a word, not the parts the search cut gives of it
+    for token, _start, end in sorted(keyword_spans(simplified), key=lambda s: (s[1], -s[2])):
+        if end <= reach:
+            continue
+        reach = end
+        # a word of two characters or more besides function words (要付 is 付, "pay",
+        # after 要; 急件 is two of its own)
+        own = [c for c in token if _CJK.match(c) and c not in stopwords()]
+        if len(own) > 1 and token not in stopwords() and not _glosses(token):
+            return False
+    return all(unit & held for unit in units(simplified))
 
 
 def coverage(question: str, text: str) -> float:

@@ -78,6 +78,11 @@ async def test_a_bare_topic_is_no_question_an_entry_asks(
     )
     result = await service.ask("更新護照")
     assert PLACE[1] not in result.answer, result.answer
+    # an aspect no entry names (urgent, online, abroad) is no question the fee entry
+    # answers: 1,300 dollars is not what an urgent renewal costs
+    for asked in ("急件更新護照費用", "網上更新護照費用", "海外更新護照費用"):
+        result = await service.ask(asked)
+        assert "1,300" not in result.answer, (asked, result.answer)
 
 
 def test_shared_words_count_only_where_the_dictionary_scored_the_entry() -> None:

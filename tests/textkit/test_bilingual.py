@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from textkit.bilingual import asked_words, available, coverage, named_share, units
+from textkit.bilingual import (
+    asked_words,
+    available,
+    coverage,
+    holds_every_word,
+    named_share,
+    units,
+)
 
 
 def test_the_dictionary_ships_with_its_package() -> None:
@@ -97,3 +104,13 @@ def test_one_word_of_the_text_names_one_word_of_the_question() -> None:
     assert coverage("税务服务中心", hours) == 1.0
     assert named_share("税务服务中心", hours) == 0.5
     assert named_share("停车场", hours) == 0.0
+    # a word the rest of the question holds names nothing: 窗口 is glossed "opening"
+    assert named_share("窗口", hours) == 1.0
+    assert named_share("窗口", hours, besides="几点开门") == 0.0
+
+
+def test_every_word_asked_must_be_held_and_an_unread_word_is_not() -> None:
+    fee = "How much does it cost to renew a passport? The renewal fee is 1,300 dollars, paid."
+    assert holds_every_word("更新护照要付的费用", fee)
+    assert not holds_every_word("网上更新护照费用", fee)  # online
+    assert not holds_every_word("急件更新护照费用", fee)  # 急件: no gloss, not no word
