@@ -4,7 +4,7 @@ Each whole turn of bench.faq's halves (the answerable paraphrases and those
 whose entry was removed, bench.answers.faq_split) is run once without a model;
 the record keeps its outcome (refused, the documents cited) and every FAQ
 entry in the top ten of the keyword, vector and fused searches with its
-question's cosine (graph.cross_language.add_entry_cosines: as written or in
+question's cosine (graph.cross_entries.add_entry_cosines: as written or in
 its context), its answer's cosine (graph.faq_entry.entry_answer), and its rank
 on each side. From the record:
 
@@ -37,7 +37,8 @@ from bench.answers import default_searcher, faq_split, run_set, service_for
 from bench.faq import measured_sets
 from bench.searching import configured_embedder, corpus_database
 from bot.settings import Settings
-from graph.cross_language import add_entry_cosines, cosines
+from graph.cross_entries import add_entry_cosines
+from graph.cross_marks import cosines
 from graph.faq_entry import entry_answer
 
 Rule = Callable[[list[dict[str, Any]]], dict[str, Any] | None]

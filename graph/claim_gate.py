@@ -36,7 +36,7 @@ from graph.citations import CITATION, Check, document_numbers
 from graph.claim_checks import Passage, Words
 from graph.claim_judge import ClaimJudge, SentenceId, bare, has_content
 from graph.claim_question import closest, off_question
-from graph.cross_language import crosses, family
+from graph.cross_marks import crosses, family
 from graph.grounding import is_grounded
 from textkit.catalog import say
 from textkit.facts import is_latin

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from graph.answer_sentences import covered
-from graph.cross_language import crosses
+from graph.cross_marks import crosses
 from graph.quotes import passage_sentences
 from graph.subject import held_words, subject_words
 from textkit.answer_type import answer_kinds, holds

@@ -12,7 +12,7 @@ from its siblings is its question, as for entries in another language
 when, besides the word-based test, its question leads the other
 same-language entries' questions retrieved in the turn by `QUESTION_LEAD`
 (`question_lead`: the asked question's cosine with the entry's question minus
-the best other entry's, set by graph.cross_language.add_question_leads over
+the best other entry's, set by graph.cross_entries.add_question_leads over
 all of a turn's candidates).
 
 The lead, and no cosine floor as across languages: a user's colloquial
@@ -70,7 +70,7 @@ answerable refused 0.78 → 0.81 (citizen dev), 0.59 → 0.63 / 0.86 → 0.95
 
 An entry's question is compared as written and in its context, its
 document's title and its heading when that is not the question itself
-(graph.cross_language.entry_question: "Fishing licence. What does it
+(graph.cross_entries.entry_question: "Fishing licence. What does it
 cost?"), the better cosine counting: two documents' "## What does it cost?"
 tie as written (lead 0.0, both refused), while a question naming a licence
 matches its own document's in context; a title that is only a label ("FAQ
@@ -126,13 +126,8 @@ from __future__ import annotations
 from typing import Any
 
 from graph.answer_safety import redact_evidence
-from graph.cross_language import (
-    QUESTION_LEAD,
-    add_entry_cosines,
-    crosses,
-    judges_entries,
-    same_entry,
-)
+from graph.cross_entries import QUESTION_LEAD, add_entry_cosines, judges_entries, same_entry
+from graph.cross_marks import crosses
 
 # The entries nearest the question in the whole collection (by the vector side) that
 # an entry found must also lead: the searches of a turn keep only the passages over
@@ -147,8 +142,8 @@ MIN_MEANING = 0.3
 async def add_question_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
     """Set `question_cosine` on each FAQ entry in the question's language (the asked
     question's cosine with the entry's question under its title and heading,
-    graph.cross_language.entry_question; passages in another language get theirs
-    from graph.cross_language); nothing without the local embedder."""
+    graph.cross_entries.entry_question; passages in another language get theirs
+    from graph.cross_language.add_sentence_cosines); nothing without the local embedder."""
     todo = [i for i in items if i.get("question") and not crosses(i) and "question_cosine" not in i]
     await add_entry_cosines(embedder, question, todo)
 

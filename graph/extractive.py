@@ -27,7 +27,8 @@ from graph.answer_sentences import (
 )
 from graph.citations import citation_entry
 from graph.cross_kinds import bearing
-from graph.cross_language import crosses, family, passage_sentences, topic
+from graph.cross_language import passage_sentences, topic
+from graph.cross_marks import crosses, family
 from graph.sentence_similarity import Candidate, sentence_similarity
 from graph.titles import display_title
 from textkit.answer_type import answer_kinds, holds

@@ -44,7 +44,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.cross_language import crosses, is_grounded_by_meaning, meaning_grounding
+from graph.cross_language import is_grounded_by_meaning, meaning_grounding
+from graph.cross_marks import crosses
 from graph.entry_question import answers_by_meaning, states_asked_question
 
 COSINE_WEIGHT = 0.5

@@ -53,7 +53,8 @@ import re
 from typing import Any
 
 from graph.answer_sentences import MIN_STEM, content_words, covered
-from graph.cross_language import cosines, crosses, passage_sentences, topic
+from graph.cross_language import passage_sentences, topic
+from graph.cross_marks import cosines, crosses
 from graph.kind_held import FINER, finer_kinds, holds_kind
 from graph.question_parts import split_question as split_into_parts
 from textkit.answer_type import answer_kinds, holds, without_kind_words

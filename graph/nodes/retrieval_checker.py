@@ -7,7 +7,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
-from graph.cross_language import MAX_FOR_MODEL, crosses, meaning_grounding, readable_by_model
+from graph.cross_language import MAX_FOR_MODEL, meaning_grounding, readable_by_model
+from graph.cross_marks import crosses
 from graph.entry_question import answers_by_meaning
 from graph.grounding import is_grounded
 from graph.kind_held import finer_kinds, holds_kind

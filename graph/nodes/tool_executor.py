@@ -27,12 +27,9 @@ from langgraph.runtime import Runtime
 
 from graph.answer_safety import redact_evidence
 from graph.context import GraphContext
-from graph.cross_language import (
-    add_meaning_leads,
-    add_question_leads,
-    add_sentence_cosines,
-    crosses,
-)
+from graph.cross_entries import add_question_leads
+from graph.cross_language import add_meaning_leads, add_sentence_cosines
+from graph.cross_marks import crosses
 from graph.entry_question import add_question_cosines, add_rival_cosines
 from graph.further_passages import FURTHER_KEPT, further_passages
 from graph.grounding import is_grounded
@@ -149,7 +146,7 @@ def merge_candidates(
         if rank is not None:
             best[item["chunk_id"]] = {**best[item["chunk_id"]], "rank": rank}
     # an FAQ entry answers only when it leads the other entries retrieved for the
-    # question, in every search of the turn (graph.cross_language, graph.entry_question);
+    # question, in every search of the turn (graph.cross_entries, graph.entry_question);
     # set on copies: the earlier candidates are the previous state's
     merged = [{**c} for c in best.values()]
     add_question_leads(merged)

@@ -3,7 +3,7 @@ embedder): an entry answers only the question it states, never a sibling's."""
 
 from __future__ import annotations
 
-from graph.cross_language import add_question_leads, asks_entry_question
+from graph.cross_entries import add_question_leads, asks_entry_question
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService

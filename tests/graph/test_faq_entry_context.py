@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.cross_language import add_question_leads, add_sentence_cosines, entry_question
+from graph.cross_entries import add_question_leads, entry_question
+from graph.cross_language import add_sentence_cosines
 from graph.entry_question import add_question_cosines, states_asked_question
 from storage.db import Database
 from storage.embeddings import Embedder

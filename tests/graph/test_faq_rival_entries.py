@@ -9,7 +9,7 @@ entries nearest the question in the whole collection compete too
 
 from __future__ import annotations
 
-from graph.cross_language import add_entry_cosines
+from graph.cross_entries import add_entry_cosines
 from graph.entry_question import add_question_cosines, add_rival_cosines, states_asked_question
 from storage.db import Database
 from storage.embeddings import Embedder

@@ -4,7 +4,7 @@ removed, a sibling sharing the page's words does not answer in its place."""
 
 from __future__ import annotations
 
-from graph.cross_language import add_question_leads
+from graph.cross_entries import add_question_leads
 from graph.entry_question import states_asked_question
 from storage.db import Database
 from storage.embeddings import Embedder
