@@ -81,7 +81,11 @@ _ENGLISH_ASKING = re.compile(
 def asks_entry_question(item: dict[str, Any]) -> bool:
     """True unless the passage is an FAQ entry whose question is not the one asked: its
     question's cosine with the asked one under `MIN_QUESTION`, or not `QUESTION_LEAD`
-    above the other retrieved entries' questions (see the module docstring).
+    above the other retrieved entries' questions; with the dictionary (a
+    `question_score`), that score under `MIN_QUESTION_SCORE` or not
+    `QUESTION_SCORE_LEAD` above the others', its cosine under
+    `MIN_QUESTION_WITH_WORDS`, or an ask that is a phrase with a word the entry does
+    not hold (`question_words_held`; see the module docstring).
 
     Not judged (True) for a passage that is no entry, or not compared (no embedder,
     or another than the local one)."""
@@ -107,8 +111,8 @@ def question_score(item: dict[str, Any]) -> float:
 
 
 def add_question_leads(items: list[dict[str, Any]]) -> None:
-    """Set `question_lead` on each FAQ entry with a `question_cosine`: its question's
-    cosine minus the best of the other entries' in the same case (another language
+    """Set `question_lead` on each FAQ entry with a `question_cosine`: its
+    `question_score` minus the best of the other entries' in the same case (another language
     than the question, or its own: cosines across languages run lower) among `items`
     (all of a turn's candidates; its own cosine when no other entry was retrieved).
 
@@ -192,7 +196,8 @@ def add_question_scores(
     cosine plus `QUESTION_WORD_WEIGHT` times the share of words the two questions hold
     of each other through the dictionary (textkit.bilingual.coverage both ways, the
     smaller). A translation holds the other's words both ways; a sibling's question about
-    the same paragraph, some of them one way (see "FAQ entries" in the docstring)."""
+    the same paragraph, some of them one way (see the module docstring). An ask that is
+    a phrase (`is_phrase`) under `MIN_QUESTION` also gets `question_words_held`."""
     for item in entries:
         texts = [
             t for t in dict.fromkeys([str(item["question"]), entry_question(item)]) if t in by_text
