@@ -52,14 +52,12 @@ entries by their questions' words).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from graph.cross_marks import NAME_JOINERS, cosines, crosses
 from storage.embeddings import LocalUSEEmbeddings
 from textkit.bilingual import coverage, holds_every_word
-from textkit.question_words import QUESTION_WORDS
-from textkit.scripts import to_simplified
+from textkit.question_words import is_phrase
 
 MIN_QUESTION = 0.65
 QUESTION_LEAD = 0.05
@@ -71,11 +69,6 @@ QUESTION_SCORE_LEAD = 0.08
 # and the cosine at least this: a bare topic (更新護照, "renew passport") holds every
 # content word of "Where can I renew my passport?" and asks none of its questions
 MIN_QUESTION_WITH_WORDS = 0.55
-_QUESTION_MARK = re.compile(r"[?？]")
-_ENGLISH_ASKING = re.compile(
-    r"\b(?:what|how|when|where|who|whom|whose|which|why|can|could|is|are|do|does|did|"
-    r"will|would|should|may)\b"
-)
 
 
 def asks_entry_question(item: dict[str, Any]) -> bool:
@@ -208,7 +201,7 @@ def add_question_scores(
         # reaches: every word of it must be the entry's (its question, title or
         # answer): 急件更新護照費用 asks of an urgent renewal, and the renewal fee's
         # entry names none. Its score stands, as the others' lead is measured over it.
-        if max(by_text[t] for t in texts) < MIN_QUESTION and is_phrase(question):
+        if float(item["question_cosine"]) < MIN_QUESTION and is_phrase(question):
             whole = f"{entry_question(item)} {item.get('text') or ''}"
             item["question_words_held"] = holds_every_word(question, whole)
         item["question_score"] = round(
@@ -219,12 +212,3 @@ def add_question_scores(
             ),
             4,
         )
-
-
-def is_phrase(question: str) -> bool:
-    """True when a message asks by its words alone ("護照更新費用", "passport fee"): no
-    question mark and no question word, in either language."""
-    if _QUESTION_MARK.search(question):
-        return False
-    lowered = to_simplified(question).lower()
-    return not (QUESTION_WORDS.search(lowered) or _ENGLISH_ASKING.search(lowered))

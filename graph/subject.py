@@ -288,9 +288,7 @@ async def on_subject(
     # is nearer "what time … open" than "service centre" by meaning, yet says "City
     # Service Centre" (the nearer document in the question's language, below, still
     # takes the thing away from it)
-    named = await asyncio.to_thread(
-        lambda: [names_subject(subject, rest, readings[k]) for k in range(len(across))]
-    )
+    named = await asyncio.to_thread(lambda: [names_subject(subject, rest, r) for r in readings])
     for i, near, far, says in zip(across, to_subject, to_rest, named, strict=True):
         out[i] = near >= far or says
     if searcher is not None and subject.strip() and any(out[i] for i in across):

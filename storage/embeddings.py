@@ -88,7 +88,10 @@ class LocalUSEEmbeddings(Embeddings):
             simplified = {t: to_simplified(t) for t in missing}
             batch = list(dict.fromkeys([*missing, *simplified.values()]))
             encoded = dict(zip(batch, self._get().encode(batch), strict=True))
-            computed = [_mean(encoded[t], encoded[simplified[t]]) for t in missing]
+            computed = [
+                encoded[t] if simplified[t] == t else _mean(encoded[t], encoded[simplified[t]])
+                for t in missing
+            ]
             with self._lock:
                 for text, row in zip(missing, computed, strict=True):
                     rows[text] = row
@@ -104,9 +107,7 @@ class LocalUSEEmbeddings(Embeddings):
 
 
 def _mean(written: Any, simplified: Any) -> Any:
-    """One vector for a text and its Simplified form (the same text: its own vector)."""
-    if simplified is written:
-        return written
+    """One vector for a text as written and in Simplified script, normalised."""
     both = np.asarray(written, dtype=np.float32) + np.asarray(simplified, dtype=np.float32)
     return both / max(float(np.linalg.norm(both)), 1e-12)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gzip
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 
@@ -172,10 +173,8 @@ def units(text: str) -> list[frozenset[str]]:
     out: list[frozenset[str]] = [frozenset({f"#{n}"}) for n in sorted(_figures(text))]
     words: dict[str, set[str]] = {}  # a word → its glosses and its parts'
     seen: set[str] = set()
-    reach = -1  # the end of the longest Chinese word seen so far
-    whole: set[str] | None = None  # the glosses of that word
-    # by start, the longer first: a word comes before the parts the search cut gives of it
-    for token, _start, end in sorted(keyword_spans(text), key=lambda s: (s[1], -s[2])):
+    whole: set[str] | None = None  # the glosses of the last Chinese word
+    for token, part in _cut_words(text):
         if token.isdigit():
             continue
         if not _CJK.search(token):
@@ -183,13 +182,12 @@ def units(text: str) -> list[frozenset[str]]:
                 seen.add(token)
                 out.append(frozenset({_english_stem(token)}))
             continue
-        if end <= reach:
+        if part:
             # a part of the word before (蒙特 of 蒙特利尔, a name the dictionary lacks):
             # read with it, not as a word of its own counted again
             if whole is not None:
                 whole |= _glosses(token)
             continue
-        reach = end
         if token in stopwords():
             whole = None  # a question or function word: its parts are none either
             continue
@@ -197,6 +195,19 @@ def units(text: str) -> list[frozenset[str]]:
         whole |= _glosses(token)
     out += [frozenset(glosses) for glosses in words.values() if glosses]
     return out
+
+
+def _cut_words(text: str) -> Iterator[tuple[str, bool]]:
+    """The search cut's tokens of `text` by start, the longer first, each with whether it
+    is a part of the Chinese word before it (a word comes before the parts the cut gives
+    of it: 蒙特利尔, then 蒙特, 特利, 利尔)."""
+    reach = -1  # the end of the longest Chinese word seen so far
+    for token, _start, end in sorted(keyword_spans(text), key=lambda s: (s[1], -s[2])):
+        chinese = bool(_CJK.search(token))
+        part = chinese and end <= reach
+        if chinese and not part:
+            reach = end
+        yield token, part
 
 
 def _figures(text: str) -> set[str]:
@@ -253,16 +264,11 @@ def holds_every_word(question: str, text: str) -> bool:
         return False
     held = vocabulary(text)
     simplified = to_simplified(asked_words(question))
-    reach = -1
-    # by start, the longer first: a word, not the parts the search cut gives of it
-    for token, _start, end in sorted(keyword_spans(simplified), key=lambda s: (s[1], -s[2])):
-        if end <= reach:
-            continue
-        reach = end
-        # a word of two characters or more besides function words (要付 is 付, "pay",
-        # after 要; 急件 is two of its own)
+    for token, part in _cut_words(simplified):
+        # a word (not a part of one) of two characters or more besides function words
+        # (要付 is 付, "pay", after 要; 急件 is two of its own)
         own = [c for c in token if _CJK.match(c) and c not in stopwords()]
-        if len(own) > 1 and token not in stopwords() and not _glosses(token):
+        if not part and len(own) > 1 and token not in stopwords() and not _glosses(token):
             return False
     return all(unit & held for unit in units(simplified))
 

@@ -7,6 +7,9 @@ Two lists, one for each kind of text they are matched on, both kept here:
 - `REQUEST_WORDS` is matched on `plain` text too: the words of asking for
   something ("help me with", "docs about", 想知道, 帮我查) rather than of the
   thing asked; the subject of a question (graph.subject) is what is left.
+- `ENGLISH_ASKING` is matched on `plain` text: the English words that make a
+  message a question (`is_phrase`: a message with none, nor a question mark,
+  asks by its words alone).
 - `QUERY_FILLER` is matched on a query as the user or planner wrote it (either
   script, any case); a retry search drops these question words, pronouns,
   English function words and punctuation, and keeps everything else.
@@ -42,6 +45,12 @@ QUERY_FILLER = re.compile(
     r"可以|是否|嗎|吗|呢|我|你|的|[?？!！,，。.]",
     re.IGNORECASE,
 )
+# Matched on lower-cased text: English words that make a message a question
+ENGLISH_ASKING = re.compile(
+    r"\b(?:what|how|when|where|who|whom|whose|which|why|can|could|is|are|do|does|did|"
+    r"will|would|should|may)\b"
+)
+_QUESTION_MARK = re.compile(r"[?？]")
 _ASKS_NUMBER = re.compile(
     r"多少|几|多久|多长|多大|何年|哪一年|何时|什么时候|\bwhen\b|\bhow (?:many|much|long|old|far)\b|"
     r"\bwhat year\b",
@@ -52,6 +61,15 @@ _ASKS_NUMBER = re.compile(
 def content_query(query: str) -> str:
     """The query without its question words (the tokens left are what an answer shares)."""
     return QUESTION_WORDS.sub(" ", plain(query))
+
+
+def is_phrase(text: str) -> bool:
+    """True when a message asks by its words alone ("護照更新費用", "passport fee"): no
+    question mark and no question word, in either language."""
+    if _QUESTION_MARK.search(text):
+        return False
+    lowered = plain(text)
+    return not (QUESTION_WORDS.search(lowered) or ENGLISH_ASKING.search(lowered))
 
 
 def asks_number(query: str) -> bool:

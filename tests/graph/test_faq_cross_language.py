@@ -3,6 +3,8 @@ embedder): an entry answers only the question it states, never a sibling's."""
 
 from __future__ import annotations
 
+import pytest
+
 from graph.cross_entries import add_question_leads, asks_entry_question
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -11,59 +13,49 @@ from storage.search import HybridSearcher
 from tests.support.passport_faq import FEE, PHOTO, PLACE, TIME, answer_service, faq_page
 
 ASKED = "換發護照要多少錢？"  # "how much is a passport renewal?"
+# "the fee to pay to renew a passport": the embedder puts it and "How much does it cost
+# to renew a passport?" at a cosine of 0.58, as near as a sibling's question to a
+# translation; the dictionary carries its three words (renew, passport, fee) to the
+# entry's question and back
+SHORT = "更新護照要付的費用"
 
 
+@pytest.mark.parametrize("asked", [ASKED, SHORT])
 async def test_a_chinese_question_is_answered_from_the_entry_that_asks_it(
-    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+    asked: str,
+    db: Database,
+    ingestion: IngestionService,
+    searcher: HybridSearcher,
+    embedder: Embedder,
 ) -> None:
     service = await answer_service(
         {"passport-faq.txt": faq_page([FEE, TIME, PLACE])}, db, ingestion, searcher, embedder
     )
-    result = await service.ask(ASKED)
-    assert result.outcome == "answered" and result.llm_calls == 0
+    result = await service.ask(asked)
+    assert result.outcome == "answered" and result.llm_calls == 0, result.answer
     assert result.citations[0]["document"] == "passport-faq"
     assert "1,300 dollars" in result.answer
-    assert TIME[1] not in result.answer and FEE[0] not in result.answer
-
-
-async def test_without_its_entry_the_question_is_refused_not_answered_by_a_sibling(
-    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
-) -> None:
-    # the processing-time entry is on the topic (renewing a passport), and its
-    # answer would be quoted by meaning alone; it answers another question
-    service = await answer_service(
-        {"passport-faq.txt": faq_page([TIME, PLACE])}, db, ingestion, searcher, embedder
-    )
-    result = await service.ask(ASKED)
-    assert result.outcome == "refused", result.answer
-    assert result.citations == []
-
-
-SHORT = "更新護照要付的費用"  # "the fee to pay to renew a passport": the entry's words
-
-
-async def test_a_short_chinese_ask_is_answered_by_the_words_its_entry_shares_with_it(
-    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
-) -> None:
-    # the embedder puts the ask and "How much does it cost to renew a passport?" at a
-    # cosine of 0.58, as near as a sibling's question to a translation; the dictionary
-    # carries its three words (renew, passport, fee) to the entry's question and back
-    service = await answer_service(
-        {"passport-faq.txt": faq_page([FEE, TIME, PLACE])}, db, ingestion, searcher, embedder
-    )
-    result = await service.ask(SHORT)
-    assert result.outcome == "answered" and result.llm_calls == 0, result.answer
-    assert "1,300 dollars" in result.answer
     assert TIME[1] not in result.answer and PLACE[1] not in result.answer
+    assert FEE[0] not in result.answer
 
 
-async def test_a_short_chinese_ask_without_its_entry_is_refused(
-    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+# the processing-time entry is on the topic (renewing a passport), and its answer would
+# be quoted by meaning alone; it answers another question
+@pytest.mark.parametrize(
+    ("asked", "entries"), [(ASKED, [TIME, PLACE]), (SHORT, [TIME, PLACE, PHOTO])]
+)
+async def test_without_its_entry_the_question_is_refused_not_answered_by_a_sibling(
+    asked: str,
+    entries: list[tuple[str, str]],
+    db: Database,
+    ingestion: IngestionService,
+    searcher: HybridSearcher,
+    embedder: Embedder,
 ) -> None:
     service = await answer_service(
-        {"passport-faq.txt": faq_page([TIME, PLACE, PHOTO])}, db, ingestion, searcher, embedder
+        {"passport-faq.txt": faq_page(entries)}, db, ingestion, searcher, embedder
     )
-    result = await service.ask(SHORT)
+    result = await service.ask(asked)
     assert result.outcome == "refused", result.answer
     assert result.citations == []
 
