@@ -27,7 +27,8 @@ answer. So a claim is shown only when:
   states (a name the dictionary lacks not counted): a small model offered a
   sentence that does not answer writes the thing asked about into a claim on it
   ("Engineering News-Record is a British IT potential organization" on a sentence
-  about a university's award from an IT magazine) — `off_subject`. A claim left in its passage's
+  about a university's award from an IT magazine; a sentence on the question's
+  topic still passes) — `off_subject`. A claim left in its passage's
   language cannot be judged by words: its sentence must be, of its passage's
   sentences offered to the model and holding the kind asked, the one closest
   in meaning to the question (the local embedder's cosine; "approximately
