@@ -22,13 +22,7 @@ answer. So a claim is shown only when:
   both); on a passage in another language, which shares no word with the
   question, the claim written in the question's language must hold half of
   the question's subject words ("Newcastle ..." is no answer to "What is
-  Engineering News-Record?"), and its sentence, read with its section, title and
-  the sentence before it, must hold through the dictionary half of those the claim
-  states (a name the dictionary lacks not counted): a small model offered a
-  sentence that does not answer writes the thing asked about into a claim on it
-  ("Engineering News-Record is a British IT potential organization" on a sentence
-  about a university's award from an IT magazine; a sentence on the question's
-  topic still passes) — `off_subject`. A claim left in its passage's
+  Engineering News-Record?") — `off_subject`. A claim left in its passage's
   language cannot be judged by words: its sentence must be, of its passage's
   sentences offered to the model and holding the kind asked, the one closest
   in meaning to the question (the local embedder's cosine; "approximately
@@ -50,19 +44,8 @@ from graph.cross_marks import crosses
 from graph.quotes import passage_sentences
 from graph.subject import held_words, subject_words
 from textkit.answer_type import answer_kinds, holds
-from textkit.bilingual import readable_coverage
 from textkit.facts import is_latin
 
-# the share of the subject words a claim states that its sentence in another language
-# must hold through the dictionary (`names_across`). XQuAD's parallel answer sentences
-# (one language's as the claim, the other's as its sentence; 2026-11-30, 300 questions
-# each way, 600 others held out): a claim on a sentence of another article is dropped
-# 0.98-0.99 of the time (0.22-0.29 without the test), a true claim on its own sentence
-# passes 0.56-0.71 of the time (0.71-0.78 without); at 0.25, 0.94-0.95 and 0.66-0.76.
-# A claim dropped leaves the extractive answer, its sentences quoted: a true one lost
-# costs the model's wording, a false one shown misleads. On the real model's forty
-# questions no claim shown before was dropped (docs/benchmarks.md, Real model)
-MIN_NAMED_SHARE = 0.5
 # an English sentence whose subject is in the sentence before it
 _PRONOUN = re.compile(
     r"\W*(?:it|its|they|their|them|this|these|that|those|he|his|she|her|there|such)\b", re.I
@@ -87,45 +70,24 @@ def about_question(question: str, claim: str, sentence: str, item: dict[str, Any
     wanted = subject_words(question)
     if not wanted:
         return True
-    titles = [str(item.get(k) or "") for k in ("heading", "document", "question")]
-    text = str(item.get("text", ""))
-    around = " ".join(_reading(sentence, text, titles))
     if crosses(item):
         if is_latin(claim) != is_latin(question):
             return True  # left in its passage's language: words cannot tell
         # in another form of the word too: "reduced" states what "reducing" asks
-        stated = held_words(wanted, claim)
-        return 2 * len(stated) >= len(wanted) and names_across(stated, around)
+        return 2 * len(held_words(wanted, claim)) >= len(wanted)
+    titles = [str(item.get(k) or "") for k in ("heading", "document", "question")]
+    text = str(item.get("text", ""))
     held = {w for w in wanted if covered({w}, " ".join([text, *titles]))}
     if not held:
         return True  # the passage was found by meaning, not by the question's words
-    return 2 * covered(held, around) >= len(held)
-
-
-def _reading(sentence: str, text: str, titles: list[str]) -> list[str]:
-    """The sentence as read for its subject: with its passage's section and title, and
-    the sentence before it when this one names its subject there ("It opened in 2004.":
-    an English one opening with a pronoun; a Chinese one often has no subject word)."""
     parts = passage_sentences(text)
     around = [sentence, *titles]
+    # the sentence before, when this one names its subject there: "It opened in 2004."
+    # (an English one opening with a pronoun; a Chinese one often has no subject word)
     at = next((i for i, part in enumerate(parts) if part and sentence.startswith(part)), 0)
     if at > 0 and (not is_latin(sentence) or _PRONOUN.match(sentence)):
         around.append(parts[at - 1])
-    return around
-
-
-def names_across(stated: set[str], reading: str) -> bool:
-    """True when a sentence in another language (`reading`: with its section, title and
-    the sentence before it) holds, through the dictionary (textkit.bilingual), at least
-    `MIN_NAMED_SHARE` of the question's subject words a claim written in the question's
-    language states (`stated`). A small model offered a sentence that does not answer
-    writes the thing asked about into a claim on it ("Engineering News-Record is a
-    British IT potential organization" on a sentence about a university's award from an
-    IT magazine): the claim then holds the question's words, its sentence does not. A
-    name the dictionary lacks is not counted (textkit.bilingual.readable_coverage);
-    without the dictionary, or with no word it can tell, the claim is not judged so."""
-    share = readable_coverage(" ".join(sorted(stated)), reading) if stated else None
-    return share is None or share >= MIN_NAMED_SHARE
+    return 2 * covered(held, " ".join(around)) >= len(held)
 
 
 def off_question(question: str, claim: str, sentence: str, item: dict[str, Any]) -> str | None:

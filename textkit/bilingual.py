@@ -281,29 +281,3 @@ def coverage(question: str, text: str) -> float:
         return 0.0
     held = vocabulary(text)
     return sum(1 for unit in asked if unit & held) / len(asked)
-
-
-@lru_cache(maxsize=1)
-def _glossed() -> frozenset[str]:
-    """Every English stem some Chinese word of the dictionary is glossed with."""
-    return frozenset().union(*_dictionary().values()) if _dictionary() else frozenset()
-
-
-def readable_coverage(question: str, text: str) -> float | None:
-    """`coverage` over the question's words the dictionary can tell: a number, a Chinese
-    word it glosses, an English word some Chinese word is glossed with. A name it lacks
-    (Piketty, 皮凯蒂) could be written in the other language any way: it counts neither
-    as held nor as missing. None when no word can be told (or without the dictionary)."""
-    if not available():
-        return None
-    glossed = _glossed()
-    # a number is `#n`; a Chinese word's unit holds its glosses; an English word's, its stem
-    asked = [
-        unit
-        for unit in units(asked_words(question))
-        if not unit.isdisjoint(glossed) or any(word.startswith("#") for word in unit)
-    ]
-    if not asked:
-        return None
-    held = vocabulary(text)
-    return sum(1 for unit in asked if unit & held) / len(asked)

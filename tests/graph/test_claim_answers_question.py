@@ -162,34 +162,6 @@ def test_a_claim_on_another_languages_passage_must_name_what_is_asked_about() ->
     assert off_question(when, tall, "樓高508米。", tower) == "answer_kind"
 
 
-def test_a_claim_naming_what_is_asked_on_a_sentence_that_does_not_is_dropped() -> None:
-    # a real 1.5B model offered a sentence about a university's award from an IT magazine
-    # wrote the thing asked about into it (2026-11-30): the claim holds the question's
-    # words, the sentence none of them
-    award = (
-        "諾桑比亞大學在2005年被泰晤士報名校指引評選為「最佳新星大學」，"
-        "並且還被IT產業雜誌選出並獲得「英國IT潛能組織」的公司獎。"
-    )
-    newcastle = {"text": award, "document": "紐卡斯爾", "cross_language": True}
-    asked = "What is Engineering News-Record?"
-    invented = "Engineering News-Record is a British IT potential organization."
-    assert off_question(asked, invented, award, newcastle) == "off_subject"
-    # the sentence that names it, in its own words, holds the claim up
-    magazine = "《工程新聞記錄》是建築業的行業雜誌。"
-    record = {"text": magazine, "document": "建築", "cross_language": True}
-    claim = "Engineering News-Record is a trade magazine for the construction industry."
-    assert off_question(asked, claim, magazine, record) is None
-    # and the other way round: a Chinese claim on an English sentence
-    question = "《工程新聞記錄》是什麼？"
-    english = {"text": award, "document": "Construction", "cross_language": True}
-    english["text"] = "Engineering News-Record is a trade magazine for the construction industry."
-    translated = "《工程新聞記錄》是建築業的行業雜誌。"
-    assert off_question(question, translated, english["text"], english) is None
-    unrelated = "The university was named best new university by a newspaper in 2005."
-    elsewhere = {"text": unrelated, "document": "Newcastle", "cross_language": True}
-    assert off_question(question, translated, unrelated, elsewhere) == "off_subject"
-
-
 def test_a_claim_on_another_languages_passage_may_name_the_subject_in_another_form() -> None:
     # "reduced" states what "reducing" asks about: the claim was dropped as off the subject
     other = {
