@@ -7,8 +7,7 @@ count for "how many books", an amount or a date: textkit.answer_type) come first
 and, when there is one, the others are left out: they are about the topic but do
 not answer, save those of the answering passage that set its terms
 (`conditions`: "The fee is waived for applicants over 65"); a duration or a
-count asked is answered by a sentence holding no price when one does, unless the
-priced one holds more of the thing's words (`priced_out`). Without a
+count asked is answered by a sentence holding no price when one does. Without a
 kind asked (or none held on the topic), the sentences whose words (with their
 section's and their document's) cover the most of the question's content words
 come first; the first one's passage may go on from it, and another passage's
@@ -20,9 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from graph.answer_sentences import content_words, covered
-from graph.subject import subject_words
 from textkit.answer_type import answer_kinds, holds, names_kind
-from textkit.bilingual import coverage
 
 # the kinds a sentence's section line may hold for it
 SECTION_KINDS = ("price", "time", "duration")
@@ -78,32 +75,6 @@ def conditions(
     return out
 
 
-def priced_out(
-    question: str,
-    picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
-    holding: list[int],
-) -> list[int]:
-    """`holding` (sentences holding a duration or count asked) without those holding a
-    price too, when one holds none — unless a priced one holds more of the thing's words
-    (graph.subject.subject_words; another language's through the dictionary): "Urgent
-    processing (2 working days) costs 900 dollars" answers no "how long does processing
-    take" beside "Processing takes 4 working days", but "costs 1,200 a year, valid for
-    one year" answers how long a permit is valid beside "issued in 7 working days"."""
-    unpriced = [i for i in holding if not holds(picked[i][0], "price")]
-    if not unpriced or len(unpriced) == len(holding):
-        return holding
-    words = subject_words(question)
-
-    def named(i: int) -> float:
-        sentence = picked[i][0]
-        if picked[i][3]:  # another language: its words through the dictionary
-            return coverage(" ".join(sorted(words)), sentence) if words else 0.0
-        return covered(words, sentence) / len(words) if words else 0.0
-
-    best = max(named(i) for i in unpriced)
-    return [i for i in holding if i in unpriced or named(i) > best]
-
-
 def arrange(
     question: str,
     picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
@@ -144,9 +115,9 @@ def arrange(
         ]
         # a price's term ("costs 900 dollars a year", "urgent processing (2 days) costs
         # 900 dollars") answers what it costs: a duration or a count asked is answered by
-        # a sentence stating one without a price, when there is one (`priced_out`)
+        # a sentence stating one without a price, when there is one
         if kind in PRICED_OUT:
-            holding = priced_out(question, picked, holding)
+            holding = [i for i in holding if not holds(picked[i][0], "price")] or holding
         if holding:
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
