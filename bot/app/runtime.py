@@ -7,24 +7,22 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.engine import make_url
-
-from bot.settings import API_PLATFORM, Settings, reveal
+from bot.app.cases import asker_renderers, register_cases
+from bot.app.database import prepare_database
+from bot.app.uploads import chat_collections, ingest_options, upload_policy
+from bot.settings import Settings, reveal
 from bot.telemetry import Telemetry, load_pseudonyms
-from storage import db as dbmod
-from storage.db import Database, DatabaseUnavailableError
+from storage.db import Database
 from storage.embeddings import Embedder, build_embedder
 from storage.forms import FormFinder, FormService
 from storage.index import check_embedder
 from storage.ingest_work import IngestWork
-from storage.ingestion import IngestionService, IngestOptions
+from storage.ingestion import IngestionService
 from storage.memory import AnswerMemory
-from storage.sandbox import ParseLimits
 from storage.search import HybridSearcher
-from storage.upload_policy import DEFAULT_COLLECTION, UploadPolicy
+from storage.upload_policy import UploadPolicy
 
 if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported when built:
     # commands that only ingest or administer start a second sooner without it
@@ -34,7 +32,6 @@ if TYPE_CHECKING:  # the answering side (langgraph and the graph) is imported wh
     from bot.core.admin.reports import Reports
     from bot.core.admin.service import AdminService
     from bot.core.admin.sources import Sources
-    from bot.core.answering.new_answers import AskerRenderer
     from bot.core.serving import ServingCore
     from bot.turn.service import AnswerService, TurnStream
     from graph.rerank import Reranker
@@ -246,115 +243,6 @@ class Runtime:
             timezone=self.settings.handoff_timezone,
             db_wait_s=self.settings.job_db_wait_s,
         )
-
-
-def chat_collections(cfg: Settings) -> set[str]:
-    """The collections the chat platforms are set to read, guests' and channels' too, and
-    where their admins' uploads land."""
-    found: set[str] = set()
-    for platform in ("slack", "telegram"):
-        found |= set(cfg.collections(platform) or ())
-        found |= set(cfg.guest_collections(platform) or ())
-        found |= {c for extra in cfg.channel_collections(platform).values() for c in extra}
-        found.add(cfg.upload_collection(platform))
-    return found
-
-
-def register_cases(core: ServingCore) -> None:
-    """Every platform's case renderer, whatever adapters this process runs.
-
-    They only build outbox payloads, and a worker with the other adapter sends them,
-    so a case asked on one platform always gets its cards and relays on the others.
-    """
-    # here, not at the top: the command line's other commands need no chat library
-    from bot.api.cases import ApiCases
-    from bot.slack.cases import SlackCases
-    from bot.telegram.cases import TelegramCases
-
-    core.register_cases("slack", SlackCases())
-    core.register_cases("telegram", TelegramCases())
-    core.register_cases(API_PLATFORM, ApiCases())
-
-
-def asker_renderers() -> dict[str, AskerRenderer]:
-    """How each platform reaches an asker in their conversation (a correction, a new
-    answer): its case renderer, which builds the outbox payloads hand-off notices use."""
-    from bot.api.cases import ApiCases
-    from bot.slack.cases import SlackCases
-    from bot.telegram.cases import TelegramCases
-
-    return {"slack": SlackCases(), "telegram": TelegramCases(), API_PLATFORM: ApiCases()}
-
-
-def upload_policy(settings: Settings) -> UploadPolicy:
-    """What files from outside must be to get in: MAX_FILE_MB, where uploads land, and
-    which collections outside readers see (TELEGRAM_COLLECTIONS: citizens,
-    SLACK_GUEST_COLLECTIONS: guests), whose uploads are screened for personal data."""
-    platforms = ("slack", "telegram")
-    outside = (
-        ("citizens", settings.collections("telegram")),
-        ("guests", settings.guest_collections("slack")),
-    )
-    readers: dict[str, tuple[str, ...]] = {}
-    for audience, collections in outside:
-        for collection in collections or ():
-            readers[collection] = (*readers.get(collection, ()), audience)
-    readers.setdefault(DEFAULT_COLLECTION, ("citizens",))  # public by name: always screened
-    return UploadPolicy(
-        max_bytes=settings.max_file_bytes,
-        platform_collections=MappingProxyType(
-            {p: settings.upload_collection(p) for p in platforms}
-        ),
-        screened_collections=MappingProxyType(readers),
-    )
-
-
-def ingest_options(settings: Settings, policy: UploadPolicy) -> IngestOptions:
-    """Ingestion limits from settings, under the process's one upload policy."""
-    return IngestOptions(
-        policy=policy,
-        chunk_size=settings.chunk_size,
-        chunk_overlap=settings.chunk_overlap,
-        batch_size=settings.embedding_batch_size,
-        parse=ParseLimits(
-            settings.parse_memory_mb,
-            settings.parse_timeout_s,
-            settings.ingest_nice,
-            settings.ocr_memory_mb,
-            settings.ocr_timeout_s,
-        ),
-    )
-
-
-def prepare_database(settings: Settings) -> tuple[str, Any]:
-    """Resolve the URL (starting the embedded server if needed) and apply migrations."""
-    url, server = dbmod.resolve_database_url(
-        settings.database_dsn, settings.data_dir, settings.embedded_pg_shared_buffers_mb
-    )
-    try:
-        dbmod.upgrade(url, embedding_dim=settings.embedding_dim or 512)
-    except Exception as exc:
-        if "connect" in str(exc).lower() or "connection" in type(exc).__name__.lower():
-            raise DatabaseUnavailableError(_redacted(url, exc)) from exc
-        raise
-    return url, server
-
-
-def _redacted(url: str, exc: Exception) -> str:
-    safe = make_url(url).render_as_string(hide_password=True)
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return f"cannot reach the database at {safe}: {first_line}"
-
-
-@asynccontextmanager
-async def open_database(settings: Settings) -> AsyncIterator[Database]:
-    """The database alone (migrated), for commands that need no embedder or services."""
-    url, _server = await asyncio.to_thread(prepare_database, settings)
-    db = Database.connect(url, pool_size=2)
-    try:
-        yield db
-    finally:
-        await db.dispose()
 
 
 @asynccontextmanager

@@ -36,7 +36,7 @@ def operator() -> Actor:
 def db_upgrade() -> None:
     """Apply all migrations (also done automatically by every command)."""
 
-    from bot.app.runtime import prepare_database
+    from bot.app.database import prepare_database
     from storage import db as dbmod
 
     async def go() -> str | None:

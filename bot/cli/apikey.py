@@ -27,7 +27,7 @@ def create(
     ] = None,
 ) -> None:
     """Make a key and print it once (only its hash is kept: store it now)."""
-    from bot.app.runtime import open_database
+    from bot.app.database import open_database
     from bot.core.admin.api_keys import ApiKeys, KeyInputError
 
     async def go() -> tuple[Any, str] | str:
@@ -63,7 +63,7 @@ def list_keys(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Every key: name, first characters, collections, rights, last use, revoked or not."""
-    from bot.app.runtime import open_database
+    from bot.app.database import open_database
     from bot.core.admin.api_keys import ApiKeys
 
     async def go() -> list[Any]:
@@ -103,7 +103,7 @@ NAME_ARG = typer.Argument(help="The key's name (see `apikey list`).")
 @apikey_app.command()
 def revoke(name: Annotated[str, NAME_ARG]) -> None:
     """Revoke a key: calls with it fail within seconds (the name is not reused)."""
-    from bot.app.runtime import open_database
+    from bot.app.database import open_database
     from bot.core.admin.api_keys import ApiKeys
 
     async def go() -> bool:

@@ -41,7 +41,8 @@ def upload(
     """
     if not path.is_file():
         fail(f"no such file: {path}")
-    from bot.app.runtime import open_runtime, upload_policy
+    from bot.app.runtime import open_runtime
+    from bot.app.uploads import upload_policy
     from bot.core.admin.audit import AdminInputError  # with the admin parts, not at start
 
     found: list[Findings] = []

@@ -80,7 +80,8 @@ def ingest(
     SLACK_GUEST_COLLECTIONS) that hold personal data are refused (held, nothing
     stored) unless --allow-personal-data is given.
     """
-    from bot.app.runtime import open_runtime, upload_policy
+    from bot.app.runtime import open_runtime
+    from bot.app.uploads import upload_policy
     from storage.ingestion import FAILED, HELD, IngestResult, collect_files
     from textkit.scripts import LANGUAGES
 

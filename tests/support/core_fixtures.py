@@ -11,7 +11,8 @@ from typing import Any
 
 from sqlalchemy import text
 
-from bot.app.runtime import asker_renderers, upload_policy
+from bot.app.cases import asker_renderers
+from bot.app.uploads import upload_policy
 from bot.core.admin.audit import AuditLog
 from bot.core.admin.jobs import JobQueue
 from bot.core.admin.service import AdminService
