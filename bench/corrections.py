@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import text
 
 from bench.common import connect, fresh_database, print_table, write_json
-from bot.app.runtime import asker_renderers
+from bot.app.case_renderers import asker_renderers
 from bot.core.answering.corrections import Corrections
 from bot.settings import Settings
 from bot.turn.service import AnswerService

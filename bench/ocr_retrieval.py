@@ -42,7 +42,7 @@ from bench.common import (
 from bench.ocr_quality import SCRIPTS, error_rate, photo, render, require_font
 from bench.retrieval import metrics, run_queries
 from bench.searching import HYBRID, configured_embedder, searchers, vacuum
-from bot.app.runtime import ingest_options, upload_policy
+from bot.app.uploads import ingest_options, upload_policy
 from bot.settings import Settings
 from storage.db import Database
 from storage.index import check_embedder

@@ -9,7 +9,7 @@ import time
 from sqlalchemy import text
 
 from bench.common import connect, fresh_database
-from bot.app.runtime import ingest_options, upload_policy
+from bot.app.uploads import ingest_options, upload_policy
 from bot.settings import Settings
 from storage.db import Database
 from storage.embeddings import Embedder, build_embedder

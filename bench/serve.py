@@ -51,7 +51,8 @@ from bench.common import (
     write_json,
 )
 from bench.searching import ingest_corpus
-from bot.app.runtime import Runtime, open_runtime, warm_up
+from bot.app.runtime import Runtime, open_runtime
+from bot.app.warming import warm_up
 from bot.core.delivery.inbox import LATE_AFTER_S
 from bot.core.messages import Attachment, FinalAnswer, InboundMessage
 from bot.core.serving import ServingCore

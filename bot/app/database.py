@@ -16,7 +16,8 @@ from storage.db import Database, DatabaseUnavailableError
 
 
 def prepare_database(settings: Settings) -> tuple[str, Any]:
-    """Resolve the URL (starting the embedded server if needed) and apply migrations."""
+    """Resolve the URL (starting the embedded server if needed) and apply migrations:
+    (the URL, the embedded server's handle or None)."""
     url, server = dbmod.resolve_database_url(
         settings.database_dsn, settings.data_dir, settings.embedded_pg_shared_buffers_mb
     )

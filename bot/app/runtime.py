@@ -9,7 +9,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bot.app.cases import asker_renderers, register_cases
+from bot.app.case_renderers import asker_renderers, register_cases
 from bot.app.database import prepare_database
 from bot.app.uploads import chat_collections, ingest_options, upload_policy
 from bot.settings import Settings, reveal

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from bot.app.cases import register_cases
+from bot.app.case_renderers import register_cases
 from bot.slack.app import SlackAdapter
 from bot.telegram.app import TelegramAdapter
 from storage.embeddings import Embedder

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from bot.app.cases import asker_renderers
+from bot.app.case_renderers import asker_renderers
 from bot.core.answering.corrections import MODEL_SILENT, Corrections
 from bot.turn.service import AnswerService
 from graph.context import GraphContext

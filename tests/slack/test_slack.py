@@ -14,7 +14,7 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 from sqlalchemy import text
 
-from bot.app.cases import register_cases
+from bot.app.case_renderers import register_cases
 from bot.core.delivery.http import build_app
 from bot.settings import Settings
 from bot.slack.app import SlackAdapter

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from bot.app.cases import asker_renderers
+from bot.app.case_renderers import asker_renderers
 from bot.app.uploads import upload_policy
 from bot.core.admin.audit import AuditLog
 from bot.core.admin.jobs import JobQueue

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-from bot.app.cases import register_cases
+from bot.app.case_renderers import register_cases
 from bot.core.delivery.http import build_app
 from bot.telegram.app import TelegramAdapter
 from bot.telegram.render import MESSAGE_LIMIT, html_messages

@@ -31,6 +31,7 @@ def register_cases(core: ServingCore) -> None:
 def asker_renderers() -> dict[str, AskerRenderer]:
     """How each platform reaches an asker in their conversation (a correction, a new
     answer): its case renderer, which builds the outbox payloads hand-off notices use."""
+    # here, not at the top: the command line's other commands need no chat library
     from bot.api.cases import ApiCases
     from bot.slack.cases import SlackCases
     from bot.telegram.cases import TelegramCases
