@@ -7,7 +7,7 @@ import time
 
 import httpx
 
-from tests.support.processes import wait_for as _wait_for
+from tests.support.processes import wait_for_answer
 
 
 async def test_serve_answers_slack_over_real_http(start, database_url: str, ingestion) -> None:  # type: ignore[no-untyped-def]
@@ -54,7 +54,8 @@ async def test_serve_answers_slack_over_real_http(start, database_url: str, inge
         def answered() -> bool:
             return any("1,300" in json.dumps(p.get("blocks") or []) for p in fake.of("chat.update"))
 
-        _wait_for(answered, timeout=150)  # a first turn, while other processes start
+        # a first turn, while other processes start
+        wait_for_answer(proc, answered, timeout=150)
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=60)
         assert proc.returncode == 0 and "adapters: slack" in out, out

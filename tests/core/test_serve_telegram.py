@@ -6,7 +6,7 @@ import signal
 
 import httpx
 
-from tests.support.processes import wait_for as _wait_for
+from tests.support.processes import wait_for_answer
 
 
 async def test_serve_answers_telegram_webhook_over_real_http(
@@ -39,7 +39,8 @@ async def test_serve_answers_telegram_webhook_over_real_http(
         def answered() -> bool:
             return any("1,300" in p.get("text", "") for p in fake.of("sendMessage", 77))
 
-        _wait_for(answered, timeout=150)  # a first turn, while other processes start
+        # a first turn, while other processes start
+        wait_for_answer(proc, answered, timeout=150)
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=60)
         assert proc.returncode == 0 and "adapters: telegram" in out, out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -28,6 +29,23 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def wait_for_answer(proc: subprocess.Popen[str], check: Callable[[], Any], timeout: float) -> None:
+    """`wait_for` a running `ragbot` process's answer; when none comes in time, stop the
+    process and fail with the last of what it printed (the output is piped: without
+    this a slow or lost first turn leaves nothing to read)."""
+    try:
+        wait_for(check, timeout)
+    except AssertionError as late:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            out, _ = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+        said = (out or "")[-6000:]
+        raise AssertionError(f"no answer in {timeout:.0f} s; the process said:\n{said}") from late
 
 
 def health(port: int, timeout: float = 10) -> int | None:
