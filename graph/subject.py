@@ -58,7 +58,7 @@ from graph.cross_marks import cosines, crosses
 from graph.kind_held import FINER, finer_kinds, holds_kind
 from graph.question_parts import split_question as split_into_parts
 from textkit.answer_type import answer_kinds, holds, without_kind_words
-from textkit.bilingual import available, named_share
+from textkit.bilingual import named_share
 from textkit.question_words import QUESTION_WORDS, REQUEST_WORDS
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens
@@ -225,7 +225,7 @@ def names_subject(subject: str, rest: str, reading: str) -> bool:
     two words, not more. A word the `rest` of the question holds names nothing (窗口's
     gloss "opening" meets a sentence saying when something opens). CPU work (the cut):
     call it off the event loop."""
-    return available() and named_share(subject, reading, besides=rest) > MIN_SUBJECT_SHARE
+    return named_share(subject, reading, besides=rest) > MIN_SUBJECT_SHARE
 
 
 def _mute(evidence: list[dict[str, Any]], kinds: list[str]) -> set[str]:
