@@ -26,6 +26,7 @@ from sqlalchemy import create_engine, text
 from storage.embeddings import Embedder
 from tests.api.conftest import Served, serving_api
 from tests.api.test_web_chat import PAGE_WAIT, browser  # noqa: F401
+from tests.support.core_fixtures import wait_window_with_time_left
 from tests.support.fake_oidc import FakeIssuer, fake_issuer
 from textkit.catalog import say
 
@@ -195,6 +196,8 @@ def test_failed_sign_ins_are_throttled_per_address_without_more_audit_rows(
     site: Served, issuer: FakeIssuer
 ) -> None:
     here = {"Origin": site.url}
+    # the failures are counted per calendar minute: a run across its end counts afresh
+    wait_window_with_time_left(20)
     with _client(site, "10.2.0.1") as client:
         for _ in range(FAILURES):
             wrong = client.post("/admin/session", json={"key": "rbk_wrong"}, headers=here)

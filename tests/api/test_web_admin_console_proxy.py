@@ -21,6 +21,7 @@ import pytest
 
 from storage.embeddings import Embedder
 from tests.api.conftest import Served, serving_api
+from tests.support.core_fixtures import wait_window_with_time_left
 from tests.support.fake_oidc import FakeIssuer, fake_issuer
 
 FAILURES = 3  # ADMIN_SIGN_IN_FAILURES_PER_MINUTE here
@@ -55,19 +56,11 @@ def site(
         yield s
 
 
-def _early_in_a_minute() -> None:
-    """Wait for the next minute when this one is nearly over (the throttle counts per
-    calendar minute: a turn mid-test would start the count again)."""
-    left = 60 - time.time() % 60
-    if left < 15:
-        time.sleep(left + 0.5)
-
-
 def test_a_forwarded_for_header_from_an_unlisted_peer_does_not_escape_the_throttle(
     site: Served,
 ) -> None:
     here = {"Origin": site.url}
-    _early_in_a_minute()
+    wait_window_with_time_left(15)  # the throttle counts per calendar minute
     with httpx.Client(base_url=site.url, timeout=30) as client:  # from 127.0.0.1
         for n in range(FAILURES):
             spoofed = {**here, "X-Forwarded-For": f"203.0.113.{n + 1}"}

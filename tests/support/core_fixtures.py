@@ -214,13 +214,23 @@ async def until_settled(db: Database, timeout: float = 30) -> None:
         await asyncio.sleep(0.05)
 
 
+def minute_left_for(seconds: float) -> float:
+    """How long to wait for a rate-limit window (a calendar minute) with `seconds` left:
+    0 when this one has them."""
+    left = 60 - time.time() % 60
+    return left + 0.2 if left < seconds else 0.0
+
+
+def wait_window_with_time_left(seconds: float) -> None:
+    """`window_with_time_left` for a test without an event loop (a sync HTTP client)."""
+    time.sleep(minute_left_for(seconds))
+
+
 async def window_with_time_left(seconds: float) -> None:
     """Wait, if need be, for a rate-limit window (a calendar minute) with `seconds` left:
     a phase counting one sender's messages must not straddle two windows (a slow run
     once let /start through as the first message of the next minute)."""
-    left = 60 - time.time() % 60
-    if left < seconds:
-        await asyncio.sleep(left + 0.2)
+    await asyncio.sleep(minute_left_for(seconds))
 
 
 async def last_outcome(db: Database) -> str | None:
