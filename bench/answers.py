@@ -107,6 +107,7 @@ async def run_set(service: AnswerService, questions: list[Question]) -> list[dic
                 "answers": q.answers,
                 "wall_ms": (time.perf_counter() - t0) * 1000,
                 "cited": [c["document"] for c in r.citations],
+                "cited_passages": [str(c.get("passage") or "") for c in r.citations],
                 "answer": r.answer,
                 "refused": not r.citations and r.intent != "form_download",
                 "llm_calls": r.llm_calls,
