@@ -201,7 +201,11 @@ def add_question_scores(
         # reaches: every word of it must be the entry's (its question, title or
         # answer): 急件更新護照費用 asks of an urgent renewal, and the renewal fee's
         # entry names none. Its score stands, as the others' lead is measured over it.
-        if float(item["question_cosine"]) < MIN_QUESTION and is_phrase(question):
+        phrase = is_phrase(question)
+        # graph.entry_question reads it: a phrase answered by meaning alone must come as
+        # near as a question naming only the topic does not
+        item["asked_phrase"] = phrase
+        if float(item["question_cosine"]) < MIN_QUESTION and phrase:
             whole = f"{entry_question(item)} {item.get('text') or ''}"
             item["question_words_held"] = holds_every_word(question, whole)
         item["question_score"] = round(

@@ -72,8 +72,8 @@ def is_grounded(item: dict[str, Any]) -> bool:
     (a passage in another language: by meaning alone); an FAQ entry only when it
     states the question asked, and then by its question's meaning alone when that
     leads the collection's other entries clearly (graph.entry_question)."""
-    if crosses(item):
-        return is_grounded_by_meaning(item)
     if answers_by_meaning(item):
         return True
+    if crosses(item):
+        return is_grounded_by_meaning(item)
     return grounding(item) >= MIN_GROUNDING and states_asked_question(item)

@@ -1,0 +1,126 @@
+"""An FAQ page in Chinese asked in colloquial English, without a model (real Postgres, the
+local embedder): an entry whose question clearly leads every other near the question
+answers by meaning, as one in the question's language does; with it gone, the question
+is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+import graph.entry_question as entry_question
+from graph.entry_question import answers_by_meaning
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+from tests.support.passport_faq import answer_service, faq_page
+
+# a bank's deposits page (Simplified Chinese), one entry asked in English words it
+# shares with none of them
+RATES = ("定期存款的利率是多少？", "一年期定期存款年利率1.45%，三年期1.95%，五年期2.0%。")
+EARLY = (
+    "定期存款可以提前取出吗？",
+    "可以，提前支取部分按活期利率0.2%计息，其余部分仍按原定期利率计息。",
+)
+INSURED = (
+    "存款有保险保障吗？",
+    "本行已参加存款保险，同一存款人在本行所有存款账户的本金和利息合计50万元以内全额赔付。",
+)
+ACCOUNT = ("怎样开立储蓄账户？", "本人携带身份证到任一网点办理，或在手机银行开立电子账户。")
+CASH = (
+    "大额取现需要预约吗？",
+    "单笔取现5万元以上需提前一天通过电话或手机银行预约，并携带本人身份证到预约网点办理。",
+)
+ASKED = "is my money safe if the bank goes bust"
+
+
+async def test_a_colloquial_english_question_is_answered_from_the_chinese_entry_it_asks(
+    db: Database,
+    ingestion: IngestionService,
+    searcher: HybridSearcher,
+    embedder: Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = {"存款.txt": faq_page([RATES, EARLY, INSURED, ACCOUNT, CASH])}
+    service = await answer_service(page, db, ingestion, searcher, embedder)
+    result = await service.ask(ASKED)
+    assert result.outcome == "answered" and result.llm_calls == 0, result.answer
+    assert "50万元" in result.answer
+    assert all(a not in result.answer for _, a in (RATES, EARLY, ACCOUNT, CASH))
+    assert [c["document"] for c in result.citations] == ["存款"]
+    # the test of a translated question (graph.cross_entries: an absolute score) refuses
+    # it: without answering by the lead it was refused
+    monkeypatch.setattr(entry_question, "CROSS_MEANING_LEAD", 10.0)
+    assert (await service.ask(ASKED)).outcome == "refused"
+
+
+async def test_with_its_entry_gone_no_sibling_answers_it(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    page = {"存款.txt": faq_page([RATES, EARLY, ACCOUNT, CASH])}
+    service = await answer_service(page, db, ingestion, searcher, embedder)
+    result = await service.ask(ASKED)
+    assert result.outcome == "refused", result.answer
+    assert result.citations == []
+
+
+def entry(**figures: float | bool) -> dict[str, object]:
+    """A cross-language FAQ entry as a turn's candidate, with its judged figures."""
+    return {"question": "存款有保险保障吗？", "cross_language": True, **figures}
+
+
+@pytest.mark.parametrize(
+    ("figures", "answers"),
+    [
+        # leads the collection's nearest other entry and the turn's by the lead
+        ({"question_cosine": 0.45, "question_score": 0.6, "rival_score": 0.4}, True),
+        # too close to another entry near the question
+        ({"question_cosine": 0.45, "question_score": 0.6, "rival_score": 0.48}, False),
+        (
+            {
+                "question_cosine": 0.45,
+                "question_score": 0.6,
+                "rival_score": 0.4,
+                "question_lead": 0.05,
+            },
+            False,
+        ),
+        # far from the question whatever the others
+        ({"question_cosine": 0.25, "question_score": 0.4, "rival_score": 0.1}, False),
+        # the collection was not compared: no rival, never by meaning alone
+        ({"question_cosine": 0.7, "question_score": 0.9}, False),
+        # a phrase under the cosine a question naming only the topic reaches
+        (
+            {
+                "question_cosine": 0.5,
+                "question_score": 0.8,
+                "rival_score": 0.4,
+                "asked_phrase": True,
+            },
+            False,
+        ),
+        (
+            {
+                "question_cosine": 0.6,
+                "question_score": 0.8,
+                "rival_score": 0.4,
+                "asked_phrase": True,
+            },
+            True,
+        ),
+        (
+            {
+                "question_cosine": 0.6,
+                "question_score": 0.8,
+                "rival_score": 0.4,
+                "asked_phrase": True,
+                "question_words_held": False,
+            },
+            False,
+        ),
+    ],
+)
+def test_an_entry_in_another_language_answers_by_meaning_only_when_it_leads(
+    figures: dict[str, float | bool], answers: bool
+) -> None:
+    assert answers_by_meaning(entry(**figures)) is answers
