@@ -113,7 +113,8 @@ def main(args: argparse.Namespace) -> None:
         "stackfaq (en paraphrases)": stackfaq(args.entries),
         "xquad (en + zh, one question)": xquad(args.pairs),
     }
-    rows, results = [], {}
+    rows: list[list[Any]] = []
+    results: dict[str, dict[str, Any]] = {}
     for name, (texts, labels) in sets.items():
         order = list(range(len(texts)))
         random.Random(3).shuffle(order)  # questions arrive mixed, not topic by topic

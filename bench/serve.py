@@ -160,7 +160,11 @@ async def main(args: argparse.Namespace) -> None:
     first = True
     for mode in args.modes:
         for processes in args.ingest_processes:
-            llm_env = {"LLM_BASE_URL": fake.url, "LLM_MODEL": "fake", "LLM_API_KEY": "bench"}
+            llm_env: dict[str, Any] = {
+                "LLM_BASE_URL": fake.url,
+                "LLM_MODEL": "fake",
+                "LLM_API_KEY": "bench",
+            }
             settings = Settings(
                 _env_file=None,
                 DATABASE_URL=url,

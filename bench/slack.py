@@ -42,6 +42,7 @@ SECRET = "bench-signing-secret"
 def signed(body: bytes) -> dict[str, str]:
     stamp = str(int(time.time()))
     signature = SignatureVerifier(SECRET).generate_signature(timestamp=stamp, body=body)
+    assert signature is not None  # None only without a timestamp
     return {
         "Content-Type": "application/json",
         "X-Slack-Request-Timestamp": stamp,
@@ -59,9 +60,10 @@ class Watch:
     def __init__(self, fake: FakeSlack) -> None:
         self._fake = fake
         self._seen = 0
-        self._thread_of: dict[str, str] = {}  # message ts → thread ts
-        self.finals: Counter[str] = Counter()  # thread → final answers posted
-        self.first: dict[str, float] = {}  # thread → first visible update (monotonic)
+        # keyed as the fake saw them: a call or reply without a ts or thread_ts counts under None
+        self._thread_of: dict[str | None, str | None] = {}  # message ts → thread ts
+        self.finals: Counter[str | None] = Counter()  # thread → final answers posted
+        self.first: dict[str | None, float] = {}  # thread → first visible update (monotonic)
 
     def update(self) -> None:
         fake = self._fake

@@ -150,7 +150,9 @@ def measure(fake: FakeTelegram, posted: list[tuple[int, float]]) -> dict[str, An
     for chat_id, at in posted:
         by_chat[chat_id].append(at)
     typing, visible, working, previews, per_update, busiest = [], [], [], [], [], 0
-    opening, later = [], []  # first text of each chat's first question (all chats at once), rest
+    # first text of each chat's first question (all chats at once), rest
+    opening: list[float] = []
+    later: list[float] = []
     for chat_id, starts in by_chat.items():
         starts.sort()
         calls = log.calls[chat_id]

@@ -8,7 +8,7 @@ bash scripts/setup.sh
 bash scripts/install-browser.sh || [ -z "${CI:-}" ]
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-.venv/bin/mypy bot graph storage textkit
+.venv/bin/mypy bot graph storage textkit bench tests
 # four test processes, each with its own embedded Postgres: on two cores, as the tests
 # spend much of their time waiting on the processes and servers they start; a file's tests
 # stay together (they share module fixtures such as a running `ragbot serve`), the files

@@ -210,9 +210,9 @@ def test_an_admin_answers_a_case_publishes_a_gap_answer_uploads_and_reads_feedba
     overflow = "return document.documentElement.scrollWidth - window.innerWidth"
     assert browser.execute_script(overflow) <= 0
     # read in one script: the page may re-render the section between two WebDriver calls
-    shown = "const b = document.querySelector('.group .publish-send');"
-    shown += " return !!b && b.getClientRects().length > 0"
-    wait.until(lambda d: d.execute_script(shown))
+    visible = "const b = document.querySelector('.group .publish-send');"
+    visible += " return !!b && b.getClientRects().length > 0"
+    wait.until(lambda d: d.execute_script(visible))
 
     # sign-in and the published answer are audited under the key's name
     assert ("admin", "ops", "ok") in _audited(site.database_url, "console:sign_in")

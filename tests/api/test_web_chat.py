@@ -16,7 +16,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 from urllib.request import urlopen
 
 import pytest
@@ -247,11 +247,11 @@ def test_an_extractive_answer_with_a_heading_and_a_list_shows_a_list(
     browser.find_element(By.ID, "question").send_keys(LIST_QUESTION)
     browser.find_element(By.ID, "send").click()
 
-    def finished(driver: WebDriver) -> WebElement | None:
+    def finished(driver: WebDriver) -> WebElement | Literal[False]:
         for failed in driver.find_elements(By.CSS_SELECTOR, ".answer.failed"):
             raise AssertionError(f"the chat showed an error: {failed.text!r}")
         done = driver.find_elements(By.CSS_SELECTOR, ".answer:not([aria-busy]) .answer-text")
-        return done[0] if done else None
+        return done[0] if done else False
 
     shown = WebDriverWait(browser, ANSWER_WAIT).until(finished, "no finished answer")
     children = shown.find_elements(By.XPATH, "./*")

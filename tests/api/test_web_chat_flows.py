@@ -14,7 +14,7 @@ import contextlib
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from selenium.webdriver.chrome.webdriver import WebDriver
@@ -89,11 +89,11 @@ def _ask(driver: WebDriver, question: str) -> None:
 def _finished(driver: WebDriver, count: int = 1) -> list[WebElement]:
     """The finished answers, once there are `count` of them (fails on an error shown)."""
 
-    def done(d: WebDriver) -> list[WebElement] | None:
+    def done(d: WebDriver) -> list[WebElement] | Literal[False]:
         for failed in d.find_elements(By.CSS_SELECTOR, ".answer.failed"):
             raise AssertionError(f"the chat showed an error: {failed.text!r}")
         found = d.find_elements(By.CSS_SELECTOR, ".answer:not([aria-busy])")
-        return found if len(found) >= count else None
+        return found if len(found) >= count else False
 
     return WebDriverWait(driver, ANSWER_WAIT).until(done, f"not {count} finished answers")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 from urllib.request import urlopen
 
 import pytest
@@ -63,12 +64,12 @@ def microphone(tmp_path: Path) -> Iterator[WebDriver]:
 def _answer(driver: WebDriver, wait: float) -> WebElement:
     """The finished answer, which must name the fee and link its document."""
 
-    def finished(d: WebDriver) -> WebElement | None:
+    def finished(d: WebDriver) -> WebElement | Literal[False]:
         for failed in d.find_elements(By.CSS_SELECTOR, ".answer.failed"):
             raise AssertionError(f"the chat showed an error: {failed.text!r}")
         for answer in d.find_elements(By.CSS_SELECTOR, ".answer:not([aria-busy])"):
             return answer
-        return None
+        return False
 
     try:
         answer: WebElement = WebDriverWait(driver, wait).until(finished)

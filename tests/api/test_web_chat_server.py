@@ -58,19 +58,17 @@ async def test_a_conversations_history_is_its_own_keys_and_its_own_ids_only(
 async def test_the_config_carries_suggestions_per_language_and_the_operators_look(
     database_url: str, embedder: Embedder
 ) -> None:
-    look = {
-        "WEB_CHAT_TITLE": "City Help",
-        "WEB_CHAT_COLOR": "#116633",
-        "WEB_CHAT_LOGO_URL": "https://cdn.example.org/logo.png",
-        "WEB_CHAT_GREETING": "Ask about city services.",
-    }
     async with api_harness(
         database_url,
         embedder,
         web_chat=True,
         SUGGESTED_QUESTIONS_EN="How much is a passport?|Where do I park?",
         SUGGESTED_QUESTIONS_ZH_HANT="護照多少錢？",
-        **look,
+        # the operator's look
+        WEB_CHAT_TITLE="City Help",
+        WEB_CHAT_COLOR="#116633",
+        WEB_CHAT_LOGO_URL="https://cdn.example.org/logo.png",
+        WEB_CHAT_GREETING="Ask about city services.",
     ) as h:
         client = h.client(None)
         config = (await client.get("/chat/config.json")).json()

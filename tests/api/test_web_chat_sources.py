@@ -9,6 +9,7 @@ Needs /usr/bin/chromium and /usr/bin/chromedriver (see tests/api/test_web_chat.p
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
 from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.action_chains import ActionChains
@@ -44,11 +45,11 @@ def _ask(driver: WebDriver, served: ServedApi) -> WebElement:
     driver.find_element(By.ID, "question").send_keys(LIBRARY_QUESTION)
     driver.find_element(By.ID, "send").click()
 
-    def finished(d: WebDriver) -> WebElement | None:
+    def finished(d: WebDriver) -> WebElement | Literal[False]:
         for failed in d.find_elements(By.CSS_SELECTOR, ".answer.failed"):
             raise AssertionError(f"the chat showed an error: {failed.text!r}")
         done = d.find_elements(By.CSS_SELECTOR, ".answer:not([aria-busy])")
-        return done[0] if done and done[0].find_elements(By.CSS_SELECTOR, ".sources") else None
+        return done[0] if done and done[0].find_elements(By.CSS_SELECTOR, ".sources") else False
 
     answer: WebElement = WebDriverWait(driver, ANSWER_WAIT).until(finished, "no finished answer")
     return answer

@@ -56,7 +56,12 @@ def cut(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     monkeypatch.setattr(warming, "keyword_tokens", lambda text: seen.append(f"jieba:{text}"))
     monkeypatch.setattr(warming, "to_script", lambda text, script: seen.append(f"opencc:{script}"))
-    monkeypatch.setattr(warming, "available", lambda: seen.append("dictionary") or True)
+
+    def available() -> bool:
+        seen.append("dictionary")
+        return True
+
+    monkeypatch.setattr(warming, "available", available)
     return seen
 
 

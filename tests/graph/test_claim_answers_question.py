@@ -11,6 +11,7 @@ that hold the kind of answer asked, and is not asked at all when none does.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -164,7 +165,7 @@ def test_a_claim_on_another_languages_passage_must_name_what_is_asked_about() ->
 
 def test_a_claim_on_another_languages_passage_may_name_the_subject_in_another_form() -> None:
     # "reduced" states what "reducing" asks about: the claim was dropped as off the subject
-    other = {
+    other: dict[str, Any] = {
         "text": "皮凱蒂聲稱戰爭減少了不平等。",
         "document": "經濟不平等",
         "cross_language": True,

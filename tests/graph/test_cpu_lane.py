@@ -12,10 +12,11 @@ import pytest
 
 from graph.cpu_lane import CpuLane
 from graph.nodes.tool_executor import tool_executor
+from graph.state import GraphState, Plan
 from storage.cpu_work import INLINE_MAX_CHARS, cpu_work
 from tests.support.node_fakes import Hit, runtime
 
-PLAN = {"tool_calls": [{"name": "retrieve_documents", "args": {}}]}
+PLAN: Plan = {"tool_calls": [{"name": "retrieve_documents", "args": {}}]}
 
 
 @dataclass
@@ -26,7 +27,7 @@ class WorkingSearcher:
     done: list[float] = field(default_factory=list)
 
     async def search(self, query: str, top_k: int = 5, **_: Any) -> list[Hit]:
-        for _ in range(5):
+        for _piece in range(5):
             end = time.perf_counter() + self.piece_s
             while time.perf_counter() < end:  # the interpreter busy: embedding, ranking
                 pass
@@ -40,8 +41,10 @@ async def _searches_at_once(lane: CpuLane | None, turns: int) -> list[float]:
     searcher = WorkingSearcher()
     rt, _ = runtime(searcher=searcher, cpu_lane=lane)
     start = time.perf_counter()
-    states: list[Any] = [{"plan": PLAN, "retrieval": {"query": f"q{n}"}} for n in range(turns)]
-    outs = await asyncio.gather(*(tool_executor(s, rt) for s in states))  # type: ignore[arg-type]
+    states: list[GraphState] = [
+        {"plan": PLAN, "retrieval": {"query": f"q{n}"}} for n in range(turns)
+    ]
+    outs = await asyncio.gather(*(tool_executor(s, rt) for s in states))
     assert all(o["candidates"] for o in outs)
     return sorted(t - start for t in searcher.done)
 
@@ -59,8 +62,8 @@ async def test_searches_arriving_together_finish_one_after_another_not_all_late(
 async def test_the_wait_for_the_lane_is_recorded_apart_from_the_steps_own_time() -> None:
     lane = CpuLane()
     rt, _ = runtime(searcher=WorkingSearcher(), cpu_lane=lane)
-    states: list[Any] = [{"plan": PLAN, "retrieval": {"query": f"q{n}"}} for n in range(2)]
-    first, second = await asyncio.gather(*(tool_executor(s, rt) for s in states))  # type: ignore[arg-type]
+    states: list[GraphState] = [{"plan": PLAN, "retrieval": {"query": f"q{n}"}} for n in range(2)]
+    first, second = await asyncio.gather(*(tool_executor(s, rt) for s in states))
     assert first["timings_ms"]["lane"] < second["timings_ms"]["lane"]
     assert second["timings_ms"]["lane"] >= 40  # the first one's five 10 ms pieces
     assert second["timings_ms"]["tool_executor"] >= 40  # its own five, not the wait
@@ -77,12 +80,12 @@ async def test_a_turn_that_waited_its_patience_waits_no_more_in_its_later_steps(
     held = asyncio.create_task(holder())
     await asyncio.sleep(0)
     rt, _ = runtime(searcher=WorkingSearcher(piece_s=0.0), cpu_lane=lane)
-    state: dict[str, Any] = {"plan": PLAN, "retrieval": {"query": "q"}}
+    state: GraphState = {"plan": PLAN, "retrieval": {"query": "q"}}
     started = time.perf_counter()
-    out = await tool_executor(state, rt)  # type: ignore[arg-type]
+    out = await tool_executor(state, rt)
     assert 280 <= out["timings_ms"]["lane"] < 1000  # went on once out of patience
     state["timings_ms"] = out["timings_ms"]  # the turn's later search (another loop)
-    again = await tool_executor(state, rt)  # type: ignore[arg-type]
+    again = await tool_executor(state, rt)
     assert again["timings_ms"]["lane"] < 50  # no patience left: no wait
     assert time.perf_counter() - started < 1.5
     release.set()
@@ -163,12 +166,12 @@ async def test_the_lane_holders_cpu_work_runs_on_the_loops_thread() -> None:
     loop_thread = threading.get_ident()
     laned = ThreadNotingSearcher()
     rt, _ = runtime(searcher=laned, cpu_lane=CpuLane())
-    await tool_executor({"plan": PLAN, "retrieval": {"query": "q"}}, rt)  # type: ignore[arg-type]
+    await tool_executor({"plan": PLAN, "retrieval": {"query": "q"}}, rt)
     assert laned.threads == [loop_thread]
 
     plain = ThreadNotingSearcher()
     rt, _ = runtime(searcher=plain, cpu_lane=None)
-    await tool_executor({"plan": PLAN, "retrieval": {"query": "q"}}, rt)  # type: ignore[arg-type]
+    await tool_executor({"plan": PLAN, "retrieval": {"query": "q"}}, rt)
     assert plain.threads and plain.threads[0] != loop_thread
 
 
@@ -177,8 +180,8 @@ async def test_a_turn_that_goes_on_without_the_lane_keeps_its_cpu_work_in_a_thre
     loop_thread = threading.get_ident()
     searcher = ThreadNotingSearcher(hold_s=0.3)
     rt, _ = runtime(searcher=searcher, cpu_lane=CpuLane(patience_s=0.05))
-    states: list[Any] = [{"plan": PLAN, "retrieval": {"query": f"q{n}"}} for n in range(2)]
-    await asyncio.gather(*(tool_executor(s, rt) for s in states))  # type: ignore[arg-type]
+    states: list[GraphState] = [{"plan": PLAN, "retrieval": {"query": f"q{n}"}} for n in range(2)]
+    await asyncio.gather(*(tool_executor(s, rt) for s in states))
     holder, impatient = searcher.threads
     assert holder == loop_thread and impatient != loop_thread
 
@@ -190,5 +193,5 @@ async def test_the_holders_work_on_a_long_text_still_goes_to_a_thread() -> None:
     searcher = ThreadNotingSearcher()
     rt, _ = runtime(searcher=searcher, cpu_lane=CpuLane())
     long_query = "x" * (INLINE_MAX_CHARS + 1)
-    await tool_executor({"plan": PLAN, "retrieval": {"query": long_query}}, rt)  # type: ignore[arg-type]
+    await tool_executor({"plan": PLAN, "retrieval": {"query": long_query}}, rt)
     assert searcher.threads and searcher.threads[0] != loop_thread

@@ -3,6 +3,8 @@ of answer asked, alike for English and Chinese questions."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from graph.cross_language import add_meaning_leads, is_grounded_by_meaning, meaning_grounding
@@ -61,7 +63,7 @@ def test_a_passage_whose_best_sentence_lacks_the_kind_does_not_lead_one_that_has
     question = "How many works of art are in the Far Eastern collections?"
     figure, topic = "远东藏品中有超过70,000件艺术品。", "远东藏品以瓷器和漆器闻名，深受喜爱。"
 
-    def passage(document: str, sentence: str) -> dict[str, object]:
+    def passage(document: str, sentence: str) -> dict[str, Any]:
         score = sentence_scores(question, [sentence], {sentence: 0.45})[sentence]
         return {
             "document": document,

@@ -101,11 +101,12 @@ async def test_answer_tokens_stream_before_done(service: AnswerService, fake: Fa
     events = [e async for e in service.stream("passport renewal fee?")]
     tokens = [e.text for e in events if isinstance(e, Token)]
     steps = [e.step for e in events if isinstance(e, Progress)]
+    final = events[-1]
+    assert isinstance(final, FinalAnswer)
     # checked sentences are shown one by one as they complete
     assert len(tokens) == 2 and tokens[0].startswith("Renewal costs 1,300 dollars [")
-    assert "".join(tokens).strip() == events[-1].result.answer
+    assert "".join(tokens).strip() == final.result.answer
     assert steps.index("tool_executor") < steps.index("response_synth")
-    assert isinstance(events[-1], FinalAnswer)
 
 
 FAILURES = [

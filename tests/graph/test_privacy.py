@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import logging
+from typing import Any
 
 import pytest
 
@@ -164,7 +165,7 @@ def test_tokens_are_masked_in_tracebacks_and_stacks() -> None:
 
 
 def test_secret_settings_never_print() -> None:
-    values = {
+    values: dict[str, Any] = {
         "LLM_API_KEY": "sk-llm-secret-value",
         "EMBEDDING_API_KEY": "emb-secret-value",
         "LANGFUSE_SECRET_KEY": "sk-lf-secret-value",
@@ -172,7 +173,7 @@ def test_secret_settings_never_print() -> None:
         "DATABASE_URL": "postgresql+psycopg://ragbot:db-secret-value@db/ragbot",
         "TELEGRAM_BOT_TOKEN": "123:tg-secret-value-AAHdqTcvCH1vGWJxfSeofSAs",
     }
-    settings = Settings(_env_file=None, **values)  # type: ignore[arg-type]
+    settings = Settings(_env_file=None, **values)  # type: ignore[call-arg]
     shown = repr(settings) + str(settings) + str(settings.model_dump())
     assert "secret-value" not in shown
     assert settings.database_dsn == values["DATABASE_URL"]
@@ -180,7 +181,8 @@ def test_secret_settings_never_print() -> None:
 
 @pytest.mark.parametrize("name", ["LANGFUSE_BASE_URL", "LANGFUSE_HOST"])
 def test_langfuse_host_under_either_name(name: str) -> None:
-    settings = Settings(_env_file=None, **{name: "http://langfuse.local:3000"})  # type: ignore[arg-type]
+    host: dict[str, Any] = {name: "http://langfuse.local:3000"}
+    settings = Settings(_env_file=None, **host)  # type: ignore[call-arg]
     assert settings.langfuse_host == "http://langfuse.local:3000"
     assert not settings.tracing_enabled
     keyed = Settings(

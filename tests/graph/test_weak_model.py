@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
-from graph.events import Token
+from graph.events import FinalAnswer, Token
 from graph.models import build_chat_model
 from storage.db import Database
 from storage.forms import FormFinder
@@ -89,7 +89,9 @@ async def cited_documents(service: AnswerService) -> tuple[int, list[str], list[
     for question, document in QUESTIONS.items():
         events = [e async for e in service.stream(question)]
         shown += [e.text for e in events if isinstance(e, Token)]
-        result = events[-1].result
+        final = events[-1]
+        assert isinstance(final, FinalAnswer)
+        result = final.result
         shown.append(result.answer)
         calls.append(result.llm_calls)
         hits += document in [c["document"] for c in result.citations]

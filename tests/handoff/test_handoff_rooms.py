@@ -280,7 +280,7 @@ async def test_a_knowledge_base_claim_is_taken_once_and_freed_when_its_worker_di
 ) -> None:
     from storage.repositories import handoff as cases
 
-    values = {
+    values: dict[str, Any] = {
         "platform": "telegram",
         "conversation_key": "9",
         "asker": "9",

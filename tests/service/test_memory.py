@@ -11,7 +11,7 @@ import pytest
 
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
-from graph.events import Token
+from graph.events import FinalAnswer, Token
 from graph.models import build_chat_model
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -85,7 +85,9 @@ async def test_a_repeat_in_a_new_conversation_is_answered_from_memory_without_th
     assert first.llm_calls == 2 and first.outcome == "answered"
     fake.requests.clear()
     events = [e async for e in service.stream(ASKED.upper(), conversation="bob")]
-    again = events[-1].result
+    final = events[-1]
+    assert isinstance(final, FinalAnswer)
+    again = final.result
     assert again.llm_calls == 0 and fake.requests == []
     assert "memory:hit" in again.decision_path and again.outcome == "memory"
     assert again.answer == first.answer and again.citations == first.citations

@@ -179,6 +179,7 @@ async def test_feedback_votes_become_scores_on_the_answers_trace(
 ) -> None:
     worker, telemetry = traced
     answer = await ask(worker, "passport renewal fee?", platform="slack", user="U1")
+    assert answer.message_id is not None  # stored: the buttons point at it
     assert await worker.core.feedback("slack", "U1", answer.message_id, helpful=True, where="C1")
     assert await worker.core.feedback("slack", "U1", answer.message_id, helpful=False, where="C1")
     assert await worker.core.feedback("slack", "U2", answer.message_id, helpful=True, where="C1")
@@ -268,6 +269,7 @@ async def test_without_keys_nothing_is_sent_and_turns_work(
     try:
         answer = await ask(worker, "passport renewal fee?")
         assert answer.citations
+        assert answer.message_id is not None
         assert await worker.core.feedback(
             "slack", "U1", answer.message_id, helpful=True, where="C1"
         )

@@ -6,7 +6,7 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
@@ -46,9 +46,9 @@ SECRET = "test-signing-secret"
 
 
 @pytest.fixture
-def fake_slack() -> AsyncIterator[FakeSlack]:
+def fake_slack() -> Iterator[FakeSlack]:
     fake = FakeSlack().start()
-    yield fake  # type: ignore[misc]
+    yield fake
     fake.stop()
 
 
@@ -72,6 +72,7 @@ class SlackHarness:
     ) -> httpx.Response:
         stamp = str(int(time.time()) - age)
         signature = SignatureVerifier(secret).generate_signature(timestamp=stamp, body=body)
+        assert signature is not None  # None only without a timestamp
         return await self.http.post(
             "/slack/events",
             content=body,

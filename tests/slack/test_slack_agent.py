@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +36,9 @@ ZH_USER = {"team_id": "T1", "is_restricted": False, "is_ultra_restricted": False
 
 
 @pytest.fixture
-def fake_slack() -> AsyncIterator[FakeSlack]:
+def fake_slack() -> Iterator[FakeSlack]:
     fake = FakeSlack().start()
-    yield fake  # type: ignore[misc]
+    yield fake
     fake.stop()
 
 

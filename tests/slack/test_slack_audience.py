@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -47,12 +47,12 @@ OUTSIDER = {"team_id": "T2", "is_restricted": False, "is_ultra_restricted": Fals
 
 
 @pytest.fixture
-def fake_slack() -> AsyncIterator[FakeSlack]:
+def fake_slack() -> Iterator[FakeSlack]:
     fake = FakeSlack().start()
     fake.users.update(
         {"UGUEST": GUEST, "UONE": SINGLE_CHANNEL_GUEST, "UEXT": OUTSIDER, "U-GUESTADMIN": GUEST}
     )
-    yield fake  # type: ignore[misc]
+    yield fake
     fake.stop()
 
 

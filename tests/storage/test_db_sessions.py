@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 from sqlalchemy import event, text
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import OperationalError
 
 from storage.db import Database
@@ -136,7 +137,7 @@ async def test_a_connection_used_moments_ago_is_not_pinged(db: Database) -> None
     pings: list[object] = []
     real_ping = victim.engine.sync_engine.dialect.do_ping
 
-    def counted(dbapi_connection: object) -> bool:
+    def counted(dbapi_connection: DBAPIConnection) -> bool:
         pings.append(dbapi_connection)
         return real_ping(dbapi_connection)
 

@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.db import Database
 from storage.embeddings import Embedder, EmbeddingMismatchError
-from storage.index import check_embedder, reindex
-from storage.ingestion import ADDED, REPLACED, UNCHANGED, IngestionService
+from storage.index import ReindexResult, check_embedder, reindex
+from storage.ingestion import ADDED, REPLACED, UNCHANGED, IngestionService, IngestResult
 from storage.rechunk import rechunk
 from storage.repositories import documents as docs_repo
 
@@ -116,8 +116,10 @@ async def test_a_reindex_swap_waits_for_an_ingest_under_way_and_embeds_its_chunk
         )
     failed = [d for d in done if isinstance(d, BaseException)]
     assert not failed, failed  # no deadlock error on either side
-    assert done[0].status == ADDED
-    assert done[1].chunks == 2  # the late document's chunk re-embedded too
+    ingested, swapped = done[0], done[1]
+    assert isinstance(ingested, IngestResult) and isinstance(swapped, ReindexResult)
+    assert ingested.status == ADDED
+    assert swapped.chunks == 2  # the late document's chunk re-embedded too
     async with db.sessions() as s:
         assert (await s.execute(text("SELECT count(*) FROM chunks"))).scalar_one() == 2
 

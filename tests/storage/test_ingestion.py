@@ -80,7 +80,9 @@ async def test_every_format_is_ingested(
         pages = (
             await s.execute(text("SELECT DISTINCT page FROM chunks WHERE page IS NOT NULL"))
         ).all()
-        langs = dict((await s.execute(text("SELECT title, language FROM documents"))).all())
+        langs: dict[str, str] = dict(
+            (await s.execute(text("SELECT title, language FROM documents"))).all()
+        )
     assert sorted(p[0] for p in pages) == [1, 2]
     assert langs["垃圾分類"] == "zh-hant" and langs["dogs"] == "en"
     assert await _stats_consistent(db)
@@ -141,7 +143,11 @@ async def test_bad_files_are_reported_and_others_still_go_in(
         for r in [await ingestion.ingest_path(p) for p in collect_files([tmp_path])]
     }
     assert results["good.txt"].status == ADDED
-    reasons = {name: r.reason for name, r in results.items() if r.status == FAILED}
+    reasons: dict[str, str] = {}
+    for name, r in results.items():
+        if r.status == FAILED:
+            assert r.reason is not None, name  # a failure says why
+            reasons[name] = r.reason
     failed = {"broken.pdf", "locked.pdf", "empty.md", "image.png", "photo.heic", "huge.txt"}
     assert set(reasons) == failed
     assert "corrupt" in reasons["broken.pdf"]

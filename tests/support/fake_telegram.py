@@ -268,6 +268,7 @@ def parse_body(content_type: str, body: bytes) -> dict[str, Any]:
         for part in parsed.iter_parts():
             name = part.get_param("name", header="content-disposition")
             payload = part.get_payload(decode=True) or b""
+            assert isinstance(payload, bytes)  # a form field's decoded body
             if part.get_filename():
                 params[str(name)] = {"filename": part.get_filename(), "data": payload}
             else:

@@ -56,8 +56,8 @@ class FakeLLM:
         return AIMessage(self._next(messages))
 
     async def astream(self, messages: list[Any], **_: Any) -> Any:
-        yield AIMessageChunk(self._next(messages))
-        yield AIMessageChunk("", response_metadata={"finish_reason": "stop"})
+        yield AIMessageChunk(content=self._next(messages))
+        yield AIMessageChunk(content="", response_metadata={"finish_reason": "stop"})
 
 
 def runtime(**kwargs: Any) -> tuple[Runtime[GraphContext], list[TurnEvent]]:

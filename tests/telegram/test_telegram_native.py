@@ -176,7 +176,11 @@ async def test_refused_new_methods_fall_back_with_one_warning_each(
             for n in range(2):  # one after the other: the second comes after the refusal
                 text_ = f"@{BOT_USERNAME} passport renewal fee?"
                 await h.post(group_text(9651 + n, -100778, 78, text_))
-                await until(lambda n=n: len(fake_tg.of("sendMessage", -100778)) > n)
+
+                def answered(n: int = n) -> bool:
+                    return len(fake_tg.of("sendMessage", -100778)) > n
+
+                await until(answered)
             await asyncio.sleep(0.5)
         finally:
             await stop_harness(h)

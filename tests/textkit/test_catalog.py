@@ -161,8 +161,10 @@ def test_refusal_names_the_handoff_contact() -> None:
 
 def test_sources_headings_share_one_word() -> None:
     assert sources(CITED, "zh-hant").startswith("<b>資料來源</b>\n")
-    assert sources_block(CITED, "zh-hans")["elements"][0]["text"].startswith("*资料来源：*\n")
-    assert sources_block(CITED, "en")["elements"][0]["text"].startswith("*Sources:*\n")
+    hans, en = sources_block(CITED, "zh-hans"), sources_block(CITED, "en")
+    assert hans is not None and en is not None
+    assert hans["elements"][0]["text"].startswith("*资料来源：*\n")
+    assert en["elements"][0]["text"].startswith("*Sources:*\n")
 
 
 def test_telegram_menus_and_language_buttons() -> None:
