@@ -23,8 +23,8 @@
   languages (`across-…`, bench/data's `asked_across`, 2026-11-30): two asks an
   entry written by hand in the other language, for the English sets one in
   Traditional and one in Simplified Chinese, for the Chinese sets in English;
-  colloquial, often worded unlike the entry. Written by another hand than the
-  one that set the cross-language thresholds; halves as the sets'.
+  colloquial, often worded unlike the entry. Written before the cross-language
+  thresholds were measured on them and not edited after; halves as the sets'.
 
 A hit is a result from the gold entry: its document, and on a page the chunk
 whose text or heading holds the gold entry's question. In whole turns, "citation
@@ -64,7 +64,7 @@ OWN_SETS = {
 }
 # the same sets asked in the other language: each entry's `asked_across` (two asks, by
 # hand, 2026-11-30: Chinese ones in both scripts for the English sets, English ones for
-# the Chinese sets), written by another hand than the code's thresholds were tuned by
+# the Chinese sets), written before any threshold was measured on them
 ACROSS_SETS = {
     "across-citizen (en entries, zh asks)": "faq_citizen.en.json",
     "across-shop (en entries, zh asks)": "faq_shop.en.json",

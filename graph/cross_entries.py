@@ -202,8 +202,8 @@ def add_question_scores(
         # answer): 急件更新護照費用 asks of an urgent renewal, and the renewal fee's
         # entry names none. Its score stands, as the others' lead is measured over it.
         phrase = is_phrase(question)
-        # graph.entry_question reads it: a phrase answered by meaning alone must come as
-        # near as a question naming only the topic does not
+        # kept for graph.entry_question: a phrase names a topic, and it answers by
+        # meaning alone only when as near as this module asks of any entry
         item["asked_phrase"] = phrase
         if float(item["question_cosine"]) < MIN_QUESTION and phrase:
             whole = f"{entry_question(item)} {item.get('text') or ''}"

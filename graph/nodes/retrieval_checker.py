@@ -125,7 +125,11 @@ def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -> Step
     retrieval, passed = grade(
         state, context.max_loops, min(context.thresholds), context.llm is not None
     )
+    # FAQ entries grounded by their question's lead alone (graph.entry_question): an
+    # operator reading the path sees which answers rest on it
+    by_meaning = sum(1 for e in passed if e.get("graded") == "pass" and answers_by_meaning(e))
     return Step(
         {"retrieval": retrieval, "evidence": passed},
-        f"retrieval_checker:{retrieval['status']}:pass_rate={retrieval['pass_rate']}",
+        f"retrieval_checker:{retrieval['status']}:pass_rate={retrieval['pass_rate']}"
+        + (f":by_meaning={by_meaning}" if by_meaning else ""),
     )

@@ -5,6 +5,8 @@ is refused."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import graph.entry_question as entry_question
@@ -31,6 +33,7 @@ CASH = (
     "大额取现需要预约吗？",
     "单笔取现5万元以上需提前一天通过电话或手机银行预约，并携带本人身份证到预约网点办理。",
 )
+# one of bench/data's hand-written asks for this entry
 ASKED = "is my money safe if the bank goes bust"
 
 
@@ -62,6 +65,38 @@ async def test_with_its_entry_gone_no_sibling_answers_it(
     result = await service.ask(ASKED)
     assert result.outcome == "refused", result.answer
     assert result.citations == []
+
+
+async def test_an_entry_with_no_other_to_lead_answers_nothing_by_meaning(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    # the page's only entry is the one asked, and leads no one: a collection's only entry
+    # must not answer every question near it
+    service = await answer_service(
+        {"存款.txt": faq_page([INSURED])}, db, ingestion, searcher, embedder
+    )
+    result = await service.ask(ASKED)
+    assert result.outcome == "refused", result.answer
+
+
+async def test_asked_whether_something_is_free_an_entry_without_a_price_answers_nothing(
+    db: Database,
+    ingestion: IngestionService,
+    searcher: HybridSearcher,
+    embedder: Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the account-opening entry leads the others for "is a savings account free" but says
+    # nothing of a fee: another question's answer
+    page = {"存款.txt": faq_page([RATES, EARLY, INSURED, ACCOUNT, CASH])}
+    service = await answer_service(page, db, ingestion, searcher, embedder)
+    result = await service.ask("is a savings account free")
+    assert result.outcome == "refused", result.answer
+    # read as no price asked, the same entry was quoted by its lead
+    monkeypatch.setattr(entry_question, "_ASKS_IF_FREE", re.compile(r"(?!)"))
+    result = await service.ask("is a savings account free")
+    assert ACCOUNT[1] in result.answer, result.answer
+    assert any(step.endswith(":by_meaning=1") for step in result.decision_path)
 
 
 def entry(**figures: float | bool) -> dict[str, object]:
