@@ -132,7 +132,7 @@ bare topic, 更新護照, leads with "Where can I renew my passport?", whose que
 all topic words, and asks none of it); an ask for a price, a time, a duration or a
 count, or whether something is free, needs an entry whose answer holds one
 (graph.kind_held: "is a savings account free" led with the account-opening entry).
-An entry the searches left out is not added, as it is in the question's language.
+Unlike in the question's language, an entry the searches left out is not added.
 
 The lead is 0.15, not the same-language 0.12: at 0.12 (whole turns, bench.faq,
 2026-11-30) the shop's dev half answered two asks for a payment method with the
@@ -268,8 +268,8 @@ async def _add_rival_scores(
     if not judged or not found:
         return
     # a price, a time... asked: an entry whose answer holds none answers another question
-    # ("is a birth certificate free?" is not answered by the registration deadline)
-    # (the finer kind itself: a count of witnesses is no price)
+    # ("is a birth certificate free?" is not answered by the registration deadline); the
+    # finer kind itself, not the coarser one it refines (two witnesses are no price)
     kinds = [k for k in finer_kinds(question) if k in FINER]
     kinds = kinds or (["price"] if _ASKS_IF_FREE.search(question) else [])
     for item in judged:

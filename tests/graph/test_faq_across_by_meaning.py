@@ -120,6 +120,16 @@ def entry(**figures: float | bool) -> dict[str, object]:
             },
             False,
         ),
+        # a price asked of an entry whose answer holds none
+        (
+            {
+                "question_cosine": 0.45,
+                "question_score": 0.6,
+                "rival_score": 0.4,
+                "kind_held": False,
+            },
+            False,
+        ),
         # far from the question whatever the others
         ({"question_cosine": 0.25, "question_score": 0.4, "rival_score": 0.1}, False),
         # the collection was not compared: no rival, never by meaning alone
