@@ -6,10 +6,12 @@ is refused."""
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 
 import pytest
 
 import graph.entry_question as entry_question
+from bot.turn.service import AnswerService
 from graph.entry_question import answers_by_meaning
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -36,16 +38,26 @@ CASH = (
 # one of bench/data's hand-written asks for this entry
 ASKED = "is my money safe if the bank goes bust"
 
+Page = Callable[[list[tuple[str, str]]], Awaitable[AnswerService]]
+
+
+@pytest.fixture
+def deposits(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> Page:
+    """The deposits page with the given entries ingested, and a no-model service over it."""
+
+    async def build(entries: list[tuple[str, str]]) -> AnswerService:
+        page = {"存款.txt": faq_page(entries)}
+        return await answer_service(page, db, ingestion, searcher, embedder)
+
+    return build
+
 
 async def test_a_colloquial_english_question_is_answered_from_the_chinese_entry_it_asks(
-    db: Database,
-    ingestion: IngestionService,
-    searcher: HybridSearcher,
-    embedder: Embedder,
-    monkeypatch: pytest.MonkeyPatch,
+    deposits: Page, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    page = {"存款.txt": faq_page([RATES, EARLY, INSURED, ACCOUNT, CASH])}
-    service = await answer_service(page, db, ingestion, searcher, embedder)
+    service = await deposits([RATES, EARLY, INSURED, ACCOUNT, CASH])
     result = await service.ask(ASKED)
     assert result.outcome == "answered" and result.llm_calls == 0, result.answer
     assert "50万元" in result.answer
@@ -57,39 +69,27 @@ async def test_a_colloquial_english_question_is_answered_from_the_chinese_entry_
     assert (await service.ask(ASKED)).outcome == "refused"
 
 
-async def test_with_its_entry_gone_no_sibling_answers_it(
-    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
-) -> None:
-    page = {"存款.txt": faq_page([RATES, EARLY, ACCOUNT, CASH])}
-    service = await answer_service(page, db, ingestion, searcher, embedder)
+async def test_with_its_entry_gone_no_sibling_answers_it(deposits: Page) -> None:
+    service = await deposits([RATES, EARLY, ACCOUNT, CASH])
     result = await service.ask(ASKED)
     assert result.outcome == "refused", result.answer
     assert result.citations == []
 
 
-async def test_an_entry_with_no_other_to_lead_answers_nothing_by_meaning(
-    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
-) -> None:
+async def test_an_entry_with_no_other_to_lead_answers_nothing_by_meaning(deposits: Page) -> None:
     # the page's only entry is the one asked, and leads no one: a collection's only entry
     # must not answer every question near it
-    service = await answer_service(
-        {"存款.txt": faq_page([INSURED])}, db, ingestion, searcher, embedder
-    )
+    service = await deposits([INSURED])
     result = await service.ask(ASKED)
     assert result.outcome == "refused", result.answer
 
 
 async def test_asked_whether_something_is_free_an_entry_without_a_price_answers_nothing(
-    db: Database,
-    ingestion: IngestionService,
-    searcher: HybridSearcher,
-    embedder: Embedder,
-    monkeypatch: pytest.MonkeyPatch,
+    deposits: Page, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the account-opening entry leads the others for "is a savings account free" but says
     # nothing of a fee: another question's answer
-    page = {"存款.txt": faq_page([RATES, EARLY, INSURED, ACCOUNT, CASH])}
-    service = await answer_service(page, db, ingestion, searcher, embedder)
+    service = await deposits([RATES, EARLY, INSURED, ACCOUNT, CASH])
     result = await service.ask("is a savings account free")
     assert result.outcome == "refused", result.answer
     # read as no price asked, the same entry was quoted by its lead
