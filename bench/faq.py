@@ -323,8 +323,6 @@ async def measure(args: Any) -> dict[str, dict[str, float]]:
                     for q, r in zip(answerable, ans, strict=True)
                 ]
             ),
-            # an entry quoted once its own is removed: another question's answer
-            "answered_removed": mean([0.0 if r["refused"] else 1.0 for r in una]),
         }
         print(f"done {name}: {out[name]}", flush=True)
     return out

@@ -191,6 +191,9 @@ def add_question_scores(
     smaller). A translation holds the other's words both ways; a sibling's question about
     the same paragraph, some of them one way (see the module docstring). An ask that is
     a phrase (`is_phrase`) under `MIN_QUESTION` also gets `question_words_held`."""
+    # kept on each entry for graph.entry_across: a phrase names a topic, and it answers
+    # by its lead only when as near as this module asks of any entry
+    phrase = is_phrase(question)
     for item in entries:
         texts = [
             t for t in dict.fromkeys([str(item["question"]), entry_question(item)]) if t in by_text
@@ -201,9 +204,6 @@ def add_question_scores(
         # reaches: every word of it must be the entry's (its question, title or
         # answer): 急件更新護照費用 asks of an urgent renewal, and the renewal fee's
         # entry names none. Its score stands, as the others' lead is measured over it.
-        phrase = is_phrase(question)
-        # kept for graph.entry_question: a phrase names a topic, and it answers by
-        # meaning alone only when as near as this module asks of any entry
         item["asked_phrase"] = phrase
         if float(item["question_cosine"]) < MIN_QUESTION and phrase:
             whole = f"{entry_question(item)} {item.get('text') or ''}"

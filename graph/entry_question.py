@@ -116,47 +116,8 @@ to the runner-up (a ratio) did no better at the same gold-removed refusal.
 `MIN_MEANING` (0.3) keeps a question far from every entry from being
 answered by a collection's only entry (one helpdesk dev paraphrase lost).
 
-Across languages (with the dictionary installed): an FAQ entry in another language than
-the question is judged by graph.cross_entries, whose absolute bars were set on
-translated questions (XQuAD-FAQ) and refuse most colloquial asks: on the project's FAQ
-sets asked by hand in the other language (bench.faq's `across-…` sets, written
-2026-11-30, before any threshold was measured on them), 50-94% of answerable asks were
-refused.
-An entry whose `question_score` (cosine plus the two questions' shared words,
-graph.cross_entries) leads every other entry in another language near the question
-(those the turn found, `question_lead`, and the collection's `RIVALS` nearest,
-`rival_score`) by `CROSS_MEANING_LEAD` answers by meaning too (`answers_by_meaning`),
-its cosine at least `MIN_MEANING`; an ask that is a phrase must also reach
-graph.cross_entries.MIN_QUESTION_WITH_WORDS and have every word held by the entry (a
-bare topic, 更新護照, leads with "Where can I renew my passport?", whose question is
-all topic words, and asks none of it); an ask for a price, a time, a duration or a
-count, or whether something is free, needs an entry whose answer holds one
-(graph.kind_held: "is a savings account free" led with the account-opening entry).
-Unlike in the question's language, an entry the searches left out is not added.
-
-The lead is 0.15, not the same-language 0.12: at 0.12 (whole turns, bench.faq,
-2026-11-30) the shop's dev half answered two asks for a payment method with the
-instalments entry (gold-removed refused 0.857 → 0.786) and XQuAD-FAQ's halves lost
-0-4 of 40 gold-removed refusals; at 0.15 every `across-…` half refused its
-gold-removed asks as before (the shop's dev half narrowly: one such ask leads by
-0.1504) and XQuAD-FAQ's dev halves lost 1 and 0 of 40 (chosen on the dev halves;
-0.18 refused no more and answered less). Entry hit (the entry asked quoted), before
-→ after, dev / held-out: citizen 0.33 → 0.61 / 0.06 → 0.25, shop 0.14 → 0.43 / 0.10 →
-0.40, Traditional-Chinese citizen 0.17 → 0.33 / 0.08 → 0.58, banking 0.50 → 0.57 /
-0.40 → 0.40; XQuAD-FAQ 0.58 → 0.70 and 0.68 → 0.75 / 0.80 → 0.85 and 0.83 → 0.90
-(docs/benchmarks.md, "FAQ entries across languages by their lead"). What a lead
-cannot tell, here as in the question's language: an ask about an aspect or a thing
-no entry covers, near one entry's topic (可以打新冠疫苗嗎？ on a page whose flu-vaccine
-entry says "Yes, the seasonal flu vaccine is given…"), is answered with that entry
-when it leads the others. Asks written to probe this over four small pages of eight
-entries (a registry office and a school in Chinese asked in English, a clinic and a
-telephone shop in English asked in Chinese; the pages whole and with entries removed;
-2026-11-30) gained 8 right answers against the code before and 6 such wrong ones (8
-before the kind test: the cost of a marriage registration, whether a birth
-certificate is free): 可以打新冠疫苗嗎？, 打流感针有副作用吗？, 验尿前要空腹吗？ (the
-blood test's fasting entry), 换号码要钱吗？ (number porting is free), 新开一张SIM卡要什么证件？
-(the top-up entry) and, with the lost-ID entry removed, "I lost my ID card" (the
-card-renewal entry).
+Entries in another language than the question answer by their lead too, by their
+own score and bar: graph.entry_across.
 
 All of this only with the local embedder the thresholds were measured on:
 with another (`EMBEDDING_*`) entries are not compared and are judged as any
@@ -165,21 +126,12 @@ passage.
 
 from __future__ import annotations
 
-import asyncio
-import re
 from typing import Any
 
 from graph.answer_safety import redact_evidence
-from graph.cross_entries import (
-    MIN_QUESTION_WITH_WORDS,
-    QUESTION_LEAD,
-    add_entry_cosines,
-    add_question_scores,
-    judges_entries,
-    same_entry,
-)
+from graph.cross_entries import QUESTION_LEAD, add_entry_cosines, judges_entries, same_entry
 from graph.cross_marks import crosses
-from graph.kind_held import FINER, finer_kinds, holds_kind
+from graph.entry_across import add_rival_scores, leads_across
 
 # The entries nearest the question in the whole collection (by the vector side) that
 # an entry found must also lead: the searches of a turn keep only the passages over
@@ -189,14 +141,6 @@ RIVALS = 10
 # by meaning alone, and not below this cosine (see the module docstring).
 MEANING_LEAD = 0.12
 MIN_MEANING = 0.3
-# An entry in another language answers by meaning when its question's score (cosine and
-# the words the two questions hold of each other through the dictionary,
-# graph.cross_entries.question_score) leads every other such entry's near the question
-# by this much (see "Across languages" in the module docstring).
-CROSS_MEANING_LEAD = 0.15
-# whether a thing is free asks its price ("is a savings account free", 借书证免费吗):
-# textkit.answer_type reads "free" and 免费 as a price held, not as one asked
-_ASKS_IF_FREE = re.compile(r"\bfree\b|免[費费]|不用錢|不用钱", re.IGNORECASE)
 
 
 async def add_question_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
@@ -226,11 +170,14 @@ async def add_rival_cosines(
     hits = await searcher.search(
         question, top_k=RIVALS, filters=filters, mode="vector", per_document=RIVALS
     )
-    await _add_rival_scores(embedder, question, hits, items)
-    entries = [
-        h for h in hits if getattr(h, "question", None) and not getattr(h, "cross_language", False)
-    ]
-    rivals = [_candidate(h, rank) for rank, h in enumerate(entries, len(items) + 1)]
+    entries = [h for h in hits if getattr(h, "question", None)]
+    across = [h for h in entries if getattr(h, "cross_language", False)]
+    # entries in another language are judged against their own (graph.entry_across)
+    await add_rival_scores(
+        embedder, question, [_candidate(h, rank) for rank, h in enumerate(across, 1)], items
+    )
+    same = [h for h in entries if not getattr(h, "cross_language", False)]
+    rivals = [_candidate(h, rank) for rank, h in enumerate(same, len(items) + 1)]
     await add_entry_cosines(embedder, question, rivals)
     rivals = [r for r in rivals if "question_cosine" in r]
     left_out = [r for r in rivals if not any(same_entry(r, i) for i in items)]
@@ -253,37 +200,6 @@ async def add_rival_cosines(
             item["rival_cosine"] = round(max(others_cosines), 4)
 
 
-async def _add_rival_scores(
-    embedder: Any, question: str, hits: list[Any], items: list[dict[str, Any]]
-) -> None:
-    """Set `rival_score` on each FAQ entry in another language than the question that has
-    a `question_score` (the dictionary is installed): the best such score of another
-    entry in another language among `hits`, the entries nearest the question in the
-    collection (`add_rival_cosines`' search). None is set when no other is there: such
-    an entry leads no one and is never answered by meaning alone."""
-    judged = [i for i in items if i.get("question") and crosses(i) and "question_score" in i]
-    found = [
-        h for h in hits if getattr(h, "question", None) and getattr(h, "cross_language", False)
-    ]
-    if not judged or not found:
-        return
-    # a price, a time... asked: an entry whose answer holds none answers another question
-    # ("is a birth certificate free?" is not answered by the registration deadline); the
-    # finer kind itself, not the coarser one it refines (two witnesses are no price)
-    kinds = [k for k in finer_kinds(question) if k in FINER]
-    kinds = kinds or (["price"] if _ASKS_IF_FREE.search(question) else [])
-    for item in judged:
-        item["kind_held"] = holds_kind(item, kinds)
-    rivals = [{**_candidate(h, rank), "cross_language": True} for rank, h in enumerate(found, 1)]
-    by_text = await add_entry_cosines(embedder, question, rivals)
-    await asyncio.to_thread(add_question_scores, question, rivals, by_text)
-    scored = [r for r in rivals if "question_score" in r]
-    for item in judged:
-        others = [float(r["question_score"]) for r in scored if not same_entry(r, item)]
-        if others:
-            item["rival_score"] = round(max(others), 4)
-
-
 def _candidate(hit: Any, rank: int) -> dict[str, Any]:
     """A vector search's hit as a turn's candidate (graph.nodes.tool_executor's shape)."""
     return {
@@ -298,7 +214,7 @@ def _candidate(hit: Any, rank: int) -> dict[str, Any]:
         "cosine": getattr(hit, "cosine", 0.0),
         "lead": getattr(hit, "lead", 0.0),
         "language": getattr(hit, "language", None),
-        "cross_language": False,
+        "cross_language": getattr(hit, "cross_language", False),
         "question": hit.question,
         "rank": rank,
     }
@@ -325,39 +241,18 @@ def answers_by_meaning(item: dict[str, Any]) -> bool:
     leads every other entry near the question by `MEANING_LEAD` (those the turn found,
     `question_lead`, and the collection's nearest, `rival_cosine`) with a cosine of at
     least `MIN_MEANING`: its answer answers, whatever words it shares with the question.
+    An entry in another language: by its own score and bar (graph.entry_across), the
+    cosine floor the same.
 
-    Only once the collection was compared (`rival_cosine` set, the local embedder). An
-    entry in another language: by its `question_score` (cosine and the two questions'
-    words through the dictionary) over the other such entries' (the turn's,
-    `question_lead`, and the collection's nearest, `rival_score`), by
-    `CROSS_MEANING_LEAD`, its cosine at least `MIN_MEANING`."""
-    if not item.get("question"):
+    Only once the collection was compared (`rival_cosine` set, the local embedder)."""
+    if not item.get("question") or "question_cosine" not in item:
+        return False
+    cosine = float(item["question_cosine"])
+    if cosine < MIN_MEANING:
         return False
     if crosses(item):
-        return _answers_across(item)
+        return leads_across(item)
     if "rival_cosine" not in item:
         return False
-    if "question_cosine" not in item:
-        return False
-    cosine = float(item["question_cosine"])
     lead = min(float(item.get("question_lead", cosine)), cosine - float(item["rival_cosine"]))
-    return cosine >= MIN_MEANING and lead >= MEANING_LEAD
-
-
-def _answers_across(item: dict[str, Any]) -> bool:
-    """`answers_by_meaning` for an FAQ entry in another language than the question."""
-    if "rival_score" not in item or "question_score" not in item:
-        return False
-    score = float(item["question_score"])
-    lead = min(float(item.get("question_lead", score)), score - float(item["rival_score"]))
-    cosine = float(item["question_cosine"])
-    # a phrase names a topic: every entry on it holds its words, and the one whose
-    # question is all topic words ("Where can I renew my passport?" for 更新護照) leads
-    # the others without being asked; it must name nothing the entry does not and come
-    # as near as graph.cross_entries asks of any entry
-    phrase_unasked = item.get("asked_phrase") and (
-        cosine < MIN_QUESTION_WITH_WORDS or not item.get("question_words_held", True)
-    )
-    if phrase_unasked or not item.get("kind_held", True):
-        return False
-    return cosine >= MIN_MEANING and lead >= CROSS_MEANING_LEAD
+    return lead >= MEANING_LEAD

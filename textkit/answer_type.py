@@ -139,6 +139,9 @@ _HAS_PRICE = re.compile(
     r"\b(?:is|are|be|was|were|remains?|stays?|it's|for)\s+free\b(?!-)|"
     r"(?<![-\w])free\s+(?:for|to\s+\w+)\b"
 )
+# whether a thing is free asks its price ("is a savings account free", 借书证免费吗);
+# not one of `answer_kinds`: "free" often names a thing there ("free Wi-Fi", "toll-free")
+_ASKS_IF_FREE = re.compile(r"\bfree\b|免费|不用钱")
 # "how much is a parking permit?" asks its price: "how much is/are" before the thing
 # named, in the present, and the thing no measure of another kind ("how much is the
 # processing time", "how much was the use cut", "how much is left": amounts)
@@ -240,6 +243,12 @@ def answer_kinds(question: str) -> list[str]:
     # a name is no kind to leave sentences out by: "who" is often answered by a common
     # noun ("only pharmacists"), and every Chinese sentence may hold one
     return finer + ([kind] if kind in ("amount", "date") else [])
+
+
+def asks_if_free(question: str) -> bool:
+    """True when the question asks whether something is free (a price asked, though not
+    one of `answer_kinds`: graph.entry_across reads it so)."""
+    return bool(_ASKS_IF_FREE.search(plain(question)))
 
 
 def holds(sentence: str, kind: str) -> bool:

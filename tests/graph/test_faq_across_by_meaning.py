@@ -5,12 +5,11 @@ is refused."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 
 import pytest
 
-import graph.entry_question as entry_question
+import graph.entry_across as entry_across
 from bot.turn.service import AnswerService
 from graph.entry_question import answers_by_meaning
 from storage.db import Database
@@ -65,7 +64,7 @@ async def test_a_colloquial_english_question_is_answered_from_the_chinese_entry_
     assert [c["document"] for c in result.citations] == ["存款"]
     # the test of a translated question (graph.cross_entries: an absolute score) refuses
     # it: without answering by the lead it was refused
-    monkeypatch.setattr(entry_question, "CROSS_MEANING_LEAD", 10.0)
+    monkeypatch.setattr(entry_across, "CROSS_MEANING_LEAD", 10.0)
     assert (await service.ask(ASKED)).outcome == "refused"
 
 
@@ -93,7 +92,7 @@ async def test_asked_whether_something_is_free_an_entry_without_a_price_answers_
     result = await service.ask("is a savings account free")
     assert result.outcome == "refused", result.answer
     # read as no price asked, the same entry was quoted by its lead
-    monkeypatch.setattr(entry_question, "_ASKS_IF_FREE", re.compile(r"(?!)"))
+    monkeypatch.setattr(entry_across, "asks_if_free", lambda question: False)
     result = await service.ask("is a savings account free")
     assert ACCOUNT[1] in result.answer, result.answer
     assert any(step.endswith(":by_meaning=1") for step in result.decision_path)
