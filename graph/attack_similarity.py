@@ -4,9 +4,9 @@ The patterns of `graph.injection` catch the shapes of instructions aimed at
 the assistant; attackers reword. This screen embeds the message (and each of
 its sentences, so benign padding around an attack does not dilute it) with the
 local multilingual embedder and compares it with two banks in English, 繁體
-and 简体: known attacks (`graph/screens/attacks.v1.txt`) and ordinary requests
+and 简体: known attacks (`graph/screens/attacks.v2.txt`) and ordinary requests
 that share their words ("please ignore my earlier email", "who is the
-administrator", `graph/screens/ordinary.v1.txt`). A piece is an attack when its
+administrator", `graph/screens/ordinary.v2.txt`). A piece is an attack when its
 similarity to the nearest attack is at least `THRESHOLD` and higher than to
 any ordinary request.
 
@@ -126,7 +126,7 @@ def _lines(body: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def attack_bank() -> AttackBank:
     """The banks of the current version (read once, on first use)."""
-    attacks = (SCREENS / "attacks.v1.txt").read_text("utf-8")
-    ordinary = (SCREENS / "ordinary.v1.txt").read_text("utf-8")
+    attacks = (SCREENS / "attacks.v2.txt").read_text("utf-8")
+    ordinary = (SCREENS / "ordinary.v2.txt").read_text("utf-8")
     digest = hashlib.sha256((attacks + ordinary).encode()).hexdigest()[:8]
-    return AttackBank(_lines(attacks), _lines(ordinary), f"v1-{digest}")
+    return AttackBank(_lines(attacks), _lines(ordinary), f"v2-{digest}")
