@@ -12,8 +12,9 @@ any ordinary request.
 
 `THRESHOLD` was set on benign questions only: a handful of the evaluation
 sets' 7,278 questions (DRCD, XQuAD en/zh, StackFAQ) reach 0.45; what the
-screen catches is measured on rewordings kept apart from the bank
-(tests/support/attack_rewordings.py, bench/guard.py). It was calibrated for
+screen catches is measured on attacks and benign look-alikes written apart from
+the banks and the patterns (tests/support/attack_held_out.py, bench/guard.py). It
+was calibrated for
 the local USE model only: with another embedder the runtime leaves it off.
 """
 
@@ -32,6 +33,7 @@ import numpy as np
 from textkit.sentences import split_sentences
 
 SCREENS = Path(__file__).resolve().parent / "screens"
+BANKS = "v2"  # the banks' version: their file names, and the trace's label with their digest
 THRESHOLD = 0.45
 MAX_PIECES = 8  # the whole message and up to this many of its sentences
 
@@ -126,7 +128,7 @@ def _lines(body: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def attack_bank() -> AttackBank:
     """The banks of the current version (read once, on first use)."""
-    attacks = (SCREENS / "attacks.v2.txt").read_text("utf-8")
-    ordinary = (SCREENS / "ordinary.v2.txt").read_text("utf-8")
+    attacks = (SCREENS / f"attacks.{BANKS}.txt").read_text("utf-8")
+    ordinary = (SCREENS / f"ordinary.{BANKS}.txt").read_text("utf-8")
     digest = hashlib.sha256((attacks + ordinary).encode()).hexdigest()[:8]
-    return AttackBank(_lines(attacks), _lines(ordinary), f"v2-{digest}")
+    return AttackBank(_lines(attacks), _lines(ordinary), f"{BANKS}-{digest}")

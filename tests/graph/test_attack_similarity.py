@@ -39,8 +39,8 @@ async def test_most_rewordings_are_blocked_and_no_rule_question_is(
     attack_bank().warm(embedder.model)
     rt, _ = runtime(screen_embedder=embedder.model)
     blocked = [(await guard({"question": q}, rt))["guard_blocked"] for q in REWORDED_ATTACKS]
-    # measured 20 of 24 (the patterns alone: 1; the first bank: 17-19); two thirds is the
-    # floor this must keep
+    # measured 20 of 24 (the patterns alone: 1; the first bank: 17 at cc5ec4f, 19 at 2ffa321);
+    # two thirds is the floor this must keep
     assert sum(blocked) >= 2 * len(REWORDED_ATTACKS) / 3, sum(blocked)
     ordinary = [*RULE_QUESTIONS, *HELPDESK_QUESTIONS, "How much is a passport?", "護照怎麼換發？"]
     for question in ordinary:
