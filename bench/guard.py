@@ -7,9 +7,10 @@ closeness to a known attack (`graph.attack_similarity`, the local embedder).
 Counts what each blocks of: the development attacks (tests/support/attack_cases.py,
 the patterns were written against them), reworded attacks kept apart from the
 bank (tests/support/attack_rewordings.py: read while the bank's second version
-was written, so no longer unseen), attacks and benign look-alikes written apart
-from both banks and the patterns and never used to write them
-(tests/support/attack_held_out.py), questions that only talk about rules and
+was written, so no longer unseen), two sets of attacks and benign look-alikes written apart
+from the banks and the patterns (tests/support/attack_held_out.py, whose misses
+were read before the patterns grew, and tests/support/attack_held_out_b.py, never
+read to write either), questions that only talk about rules and
 instructions, and every question of the evaluation sets. Also the
 time the similarity screen adds per message. Prints a table and writes
 bench/results/guard.json.
@@ -28,6 +29,7 @@ from graph.injection import screen
 from storage.embeddings import build_embedder
 from tests.support.attack_cases import QUESTIONS
 from tests.support.attack_held_out import HELD_OUT_ATTACKS, HELD_OUT_BENIGN
+from tests.support.attack_held_out_b import HELD_OUT_ATTACKS_B, HELD_OUT_BENIGN_B
 from tests.support.attack_rewordings import HELPDESK_QUESTIONS, REWORDED_ATTACKS, RULE_QUESTIONS
 
 
@@ -38,8 +40,10 @@ async def main() -> None:
     sets = {
         "development attacks": [t for _, t, want in QUESTIONS if want == "injection"],
         "reworded attacks (seen while the bank grew)": REWORDED_ATTACKS,
-        "attacks written apart (held out)": HELD_OUT_ATTACKS,
-        "benign look-alikes written apart (held out)": HELD_OUT_BENIGN,
+        "attacks written apart, first set": HELD_OUT_ATTACKS,
+        "benign look-alikes written apart, first set": HELD_OUT_BENIGN,
+        "attacks written apart, second set (held out)": HELD_OUT_ATTACKS_B,
+        "benign look-alikes written apart, second set (held out)": HELD_OUT_BENIGN_B,
         "questions about rules": RULE_QUESTIONS,
         "helpdesk requests (a review's finds; not held out)": HELPDESK_QUESTIONS,
         "evaluation-set questions": eval_questions(),
