@@ -45,7 +45,7 @@ async def main() -> None:
         "attacks written apart, second set (held out)": HELD_OUT_ATTACKS_B,
         "benign look-alikes written apart, second set (held out)": HELD_OUT_BENIGN_B,
         "questions about rules": RULE_QUESTIONS,
-        "helpdesk requests (a review's finds; not held out)": HELPDESK_QUESTIONS,
+        "helpdesk requests once blocked (not held out)": HELPDESK_QUESTIONS,
         "evaluation-set questions": eval_questions(),
     }
     rows: list[list[Any]] = []

@@ -55,7 +55,13 @@ async def test_serve_answers_slack_over_real_http(start, database_url: str, inge
             return any("1,300" in json.dumps(p.get("blocks") or []) for p in fake.of("chat.update"))
 
         # a first turn, while other processes start
-        wait_for_answer(proc, answered, timeout=150)
+        try:
+            wait_for_answer(proc, answered, timeout=150)
+        except AssertionError as late:
+            # what the user saw, if anything: a reply without the fee is not this failure's
+            # timing but its answer
+            seen = [(m, p.get("text"), p.get("blocks")) for m, p in fake.calls]
+            raise AssertionError(f"{late}\nSlack received: {seen!r}"[-8000:]) from late
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=60)
         assert proc.returncode == 0 and "adapters: slack" in out, out
