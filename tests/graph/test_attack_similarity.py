@@ -52,10 +52,10 @@ async def test_most_rewordings_are_blocked_and_no_rule_question_is(
 @pytest.mark.parametrize(
     ("attacks", "look_alikes", "floor"),
     [
-        # measured 49 of 54 (the first bank and patterns: 28); its misses were read before
+        # measured 47 of 54 (the first bank and patterns: 28); its misses were read before
         # the patterns grew, so it is no longer unseen
         (HELD_OUT_ATTACKS, HELD_OUT_BENIGN, 0.8),
-        # measured 28 of 60 (the first bank and patterns: 19), never read to write either
+        # measured 27 of 60 (the first bank and patterns: 19), never read to write either
         (HELD_OUT_ATTACKS_B, HELD_OUT_BENIGN_B, 0.4),
     ],
 )
