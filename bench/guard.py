@@ -6,13 +6,13 @@ Screens, in one run: the patterns alone (the baseline) and the patterns plus
 closeness to a known attack (`graph.attack_similarity`, the local embedder).
 Counts what each blocks of: the development attacks (tests/support/attack_cases.py,
 the patterns were written against them), reworded attacks kept apart from the
-bank (tests/support/attack_rewordings.py: read while the bank's second version
-was written, so no longer unseen), two sets of attacks and benign look-alikes written apart
-from the banks and the patterns (tests/support/attack_held_out.py, whose misses
-were read before the patterns grew, and tests/support/attack_held_out_b.py, never
-read to write either), questions that only talk about rules and
-instructions, and every question of the evaluation sets. Also the
-time the similarity screen adds per message. Prints a table and writes
+bank (tests/support/attack_rewordings.py: read while the bank's second version was
+written, so no longer unseen), two sets of attacks and benign look-alikes written
+apart from the banks and the patterns (tests/support/attack_held_out.py, whose
+misses were read before the patterns grew, and tests/support/attack_held_out_b.py,
+never read to write either), questions that only talk about rules and
+instructions, and every question of the evaluation sets. Also the time the
+similarity screen adds per message. Prints a table and writes
 bench/results/guard.json.
 """
 

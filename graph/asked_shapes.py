@@ -13,28 +13,34 @@ from __future__ import annotations
 
 import re
 
-# Each asks for "your" answers or rules, a quoted payload, or an order given from now on,
-# so a question about one's own replies or a fraud warning ("有人编造规定当作官方政策")
-# passes.
+# An English order needs "your" answers or a quoted payload, a Chinese one a quoted
+# payload; the rules asked for translated must be named as the assistant's own (system,
+# hidden, original …, or "you received"); an invented rule must be asked for and passed
+# off as real. So a question about one's own replies ("From now on, do I have to include
+# my case number in every reply?", 以后我每个回答的开头都要写学号吗), the steps the bot
+# just gave ("Could you translate your instructions into Chinese?") or a fraud warning
+# ("有人编造规定当作官方政策") passes.
 _ANSWERS = r"(?:answers?|repl(?:y|ies)|responses?|messages?)"
+_EVERY_YOUR = rf"(?:every|each|all)\s+(?:single\s+|one\s+)?(?:of\s+)?your\s+{_ANSWERS}"
 _FROM_NOW = (
     r"(?:from now on|from here on|for the rest of (?:this|the) (?:chat|conversation)|henceforth)"
 )
 _PAYLOAD = r"\s*[:：]?\s*[\"'“‘「『]"
 _EN_TAKEOVER = (
     r"\brepeat (?:this |these words |it )?after me\b"
-    rf"|\b(?:start|begin|end|finish|close|sign off)\s+(?:every|each|all)\s+(?:single\s+)?(?:of\s+)?"
-    rf"(?:your\s+{_ANSWERS}\s+(?:with|by)\b|{_ANSWERS}\s+(?:with|by){_PAYLOAD})"
-    rf"|\b{_FROM_NOW}\b[^.!?\n]{{0,30}}\b(?:start|begin|end|finish|close|sign off|add|append"
-    rf"|include)\b[^.!?\n]{{0,30}}\b(?:every|each|all)\s+(?:of\s+)?(?:your\s+)?{_ANSWERS}\b"
-    rf"|\b(?:append|add)\b[^.!?\n]{{0,40}}\bto (?:the (?:start|end) of )?"
-    rf"(?:every|each|all)\s+(?:one\s+)?(?:of\s+)?your\s+{_ANSWERS}\b"
+    rf"|\b(?:start|begin|end|finish|close|sign off)\s+(?:{_EVERY_YOUR}\s+(?:with|by)\b"
+    rf"|(?:every|each|all)\s+(?:single\s+|one\s+)?(?:of\s+)?{_ANSWERS}\s+(?:with|by){_PAYLOAD})"
+    rf"|\b{_FROM_NOW}\b[^!?\n]{{0,40}}\b(?:start|begin|end|finish|close|sign off|add|append"
+    rf"|include)\b[^!?\n]{{0,60}}?\b{_EVERY_YOUR}\b"
+    rf"|\b(?:append|add|include)\b[^!?\n]{{0,60}}?\b(?:to|at|in) (?:the (?:start|end|beginning) "
+    rf"of )?{_EVERY_YOUR}\b"
 )
+_ZH_PAYLOAD = r"[^。！？\n]{0,6}?[「“\"『:：]"
 _ZH_TAKEOVER = (
-    r"跟[着著]?我(?:说|念|讲|复述)(?![的明过])\s*[:：「“\"]|照[着著]我(?:说|念)(?![的明过])\s*[:：「“\"]"
-    r"|(?:以后|之后|今后|从现在起|从现在开始|接下来|你)[^。！？\n]{0,6}?(?:每|所有)(?:一)?"
+    rf"跟[着著]?我(?:说|念|讲|复述)(?![的明过])\s*[:：「“\"]|照[着著]我(?:说|念)(?![的明过])\s*[:：「“\"]"
+    r"|(?:以后|之后|今后|从现在起|从现在开始|接下来|你)[^。！？\n我]{0,6}?(?:每|所有)(?:一)?"
     r"(?:个|条|则|次|句)?(?:回答|回复|答复)[^。！？\n]{0,8}?(?:开头|结尾|最后|末尾)"
-    r"[^。！？\n]{0,4}?(?:加上|加|写上|写|附上|都要)"
+    rf"[^。！？\n]{{0,4}}?(?:加上|加|写上|写|附上){_ZH_PAYLOAD}"
 )
 _EN_INVENT = (
     r"(?:^|[.!?:]\s*|\bplease\s+|\byou\s+(?:should|must|can|could|will|need to)\s+"
@@ -45,19 +51,23 @@ _EN_INVENT = (
 )
 _ZH_INVENT = (
     r"(?:^|[，,。！？\n]|帮我|替我|给我|请|你)(?:就)?(?:自己)?(?:编造|捏造|虚构|假造|瞎编|编(?=一|个|几|条))"
-    r"[^。！？\n]{0,16}?(?:规定|政策|规则|法规|公告|条例)[^。！？\n]{0,20}?(?:当作|当成|作为|说成|假装|就说是)"
+    r"[^。！？\n]{0,16}?(?:规定|政策|规则|法规|公告|条例)[^。！？\n]{0,20}?"
+    r"(?:(?:当作|当成|作为|说成|假装)[^。！？\n]{0,4}?(?:真|正式|官方|公司|政府|单位|机关)|就说是)"
 )
+_OWN = r"(?:system|initial|original|hidden|secret|internal)"
 # the assistant's own rules asked for translated, summed up or read out
 _EN_RETOLD = (
     r"\b(?:translate|summari[sz]e|sum up|paraphrase|restate|quote|read out)\b(?:\W+\w+){0,3}?\W+"
-    r"your\s+(?:(?:system|initial|original|full|exact|hidden|secret|internal)\s+)?"
-    r"(?:prompt|instructions|configuration|guidelines|rules|system message)"
-    r"(?!\s+(?:for|on|about|regarding|when|if|of)\b)"
+    rf"your\s+(?:(?:full\s+|exact\s+)?{_OWN}\s+(?:prompt|instructions|configuration|guidelines"
+    r"|rules|message)|prompt|configuration|system message)"
+    r"(?!\s+(?:for|on|about|regarding|when|if|of)\b(?!\s+(?:me|us)\b))"
 )
 _ZH_RETOLD_VERB = r"(?:翻译|翻成|总结|概括|归纳|念出|念给|复述)"
 _ZH_RETOLD_TARGET = (
-    r"(?:你的|你收到的|你被要求遵守的|你被设定的)(?:全部|完整的?|所有)?(?:系统)?"
+    r"(?:(?:你收到的|你被要求遵守的|你被设定的)(?:全部|完整的?|所有)?(?:系统)?"
     r"(?:指令|指示|规则|设定|设置|提示词|提示|配置)"
+    r"|你的(?:全部|完整的?|所有)?(?:(?:系统|隐藏|原始|内部|初始)(?:指令|指示|规则|设定|提示词|提示)"
+    r"|提示词|设定|配置))"
 )
 _ONLY_ASKED = re.compile(
     "|".join(
@@ -67,8 +77,8 @@ _ONLY_ASKED = re.compile(
             _EN_INVENT,
             _ZH_INVENT,
             _EN_RETOLD,
-            rf"{_ZH_RETOLD_VERB}.{{0,8}}?{_ZH_RETOLD_TARGET}",
-            rf"{_ZH_RETOLD_TARGET}.{{0,10}}?{_ZH_RETOLD_VERB}",
+            rf"{_ZH_RETOLD_VERB}[^。！？\n]{{0,8}}?{_ZH_RETOLD_TARGET}",
+            rf"{_ZH_RETOLD_TARGET}[^。！？\n]{{0,10}}?{_ZH_RETOLD_VERB}",
         ]
     ),
     re.IGNORECASE | re.MULTILINE,

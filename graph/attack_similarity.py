@@ -13,9 +13,9 @@ any ordinary request.
 `THRESHOLD` was set on benign questions only: a handful of the evaluation
 sets' 7,278 questions (DRCD, XQuAD en/zh, StackFAQ) reach 0.45; what the
 screen catches is measured on attacks and benign look-alikes written apart from
-the banks and the patterns (tests/support/attack_held_out.py, bench/guard.py). It
-was calibrated for
-the local USE model only: with another embedder the runtime leaves it off.
+the banks and the patterns (tests/support/attack_held_out.py and
+attack_held_out_b.py, bench/guard.py). It was calibrated for the local USE model
+only: with another embedder the runtime leaves it off.
 """
 
 from __future__ import annotations
