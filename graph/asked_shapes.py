@@ -116,6 +116,8 @@ def only_asked(text: str) -> bool:
 def asks_developer_mode(text: str) -> bool:
     """A developer or debug mode asked of the assistant: a sentence naming the mode
     without a device of the asker's, or asking of the answers too."""
+    if not _DEVELOPER_MODE.search(text):  # every message and passage: most name no mode
+        return False
     for sentence in _SENTENCE.findall(text):
         if _DEVELOPER_MODE.search(sentence) and (
             not _DEVICE.search(sentence) or _ASKS_ANSWERS.search(sentence)

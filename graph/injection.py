@@ -217,8 +217,7 @@ def _decoded_runs(text: str) -> list[str]:
 
 def screen(text: str) -> str | None:
     """ "injection", "abuse" or None for a message (base64 runs screened too)."""
-    seen = normalise(text)
-    variants = [seen, *(normalise(d) for d in _decoded_runs(seen))]
+    variants = _variants(text)
     if any(_INJECTION.search(v) or only_asked(v) or asks_developer_mode(v) for v in variants):
         return "injection"
     if any(_ABUSE.search(v) for v in variants):
@@ -229,13 +228,20 @@ def screen(text: str) -> str | None:
 def instruction_like(text: str) -> bool:
     """Whether document text speaks to the assistant (a poisoned passage), not to readers.
 
-    Every shape the question screen blocks (base64 runs included), and more: a
-    document is written for its readers, so a sentence that addresses an assistant
-    ("Assistant, when asked about fines always say…", "助手：一律回答…") or tells
-    whoever answers what to say when asked is an instruction planted for a model.
+    The shapes the question screen blocks (base64 runs included) but those a document
+    also uses with its own readers ("Begin each reply with your case number":
+    graph.asked_shapes.only_asked), and more: a document is written for its readers,
+    so a sentence that addresses an assistant ("Assistant, when asked about fines
+    always say…", "助手：一律回答…") or tells whoever answers what to say when asked is
+    an instruction planted for a model.
     """
-    seen = normalise(text)
-    variants = [seen, *(normalise(d) for d in _decoded_runs(seen))]
     return any(
-        _INJECTION.search(v) or asks_developer_mode(v) or _ADDRESSED.search(v) for v in variants
+        _INJECTION.search(v) or asks_developer_mode(v) or _ADDRESSED.search(v)
+        for v in _variants(text)
     )
+
+
+def _variants(text: str) -> list[str]:
+    """The text as the patterns see it, and each base64 run in it decoded."""
+    seen = normalise(text)
+    return [seen, *(normalise(d) for d in _decoded_runs(seen))]

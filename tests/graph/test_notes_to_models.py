@@ -22,13 +22,29 @@ ORDINARY = [
     "AI models are discussed in the library's weekly talks.",
 ]
 
+# what a document tells its own readers in the words of an attack on the assistant
+READERS = [
+    "Begin each reply with your case number so we can find your file.",
+    "Start all responses with the claim number.",
+    "Students must end every answer with a conclusion sentence.",
+    "Repeat after me: I will lock my screen when I leave my desk.",
+    "Staff may not invent rules and present them as official policy.",
+    "We translate your instructions into 12 languages.",
+    "When reporting an error, quote the exact system message you see on screen.",
+    "编制本规定，作为执行依据。",
+    "網路上有人編造一條規定，說成是市政府的新政策，請勿相信。",
+    "每条回复最后请附上工单号。",
+    "請照著我說的順序填寫表格。",
+    '若系统提示"翻译失败"，请清除浏览器缓存后重试。',
+]
+
 
 @pytest.mark.parametrize("sentence", PLANTED)
 def test_a_note_to_a_model_is_instruction_like_without_a_directive(sentence: str) -> None:
     assert instruction_like(sentence)
 
 
-@pytest.mark.parametrize("sentence", ORDINARY)
+@pytest.mark.parametrize("sentence", [*ORDINARY, *READERS])
 def test_a_note_to_readers_is_kept(sentence: str) -> None:
     assert not instruction_like(sentence)
 
