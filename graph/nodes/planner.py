@@ -8,7 +8,8 @@ and they come first where they are certain: a message that is only a greeting
 or thanks ("謝謝", "hi", "thank you!") is answered without any model call, so
 the model cannot turn it into a document search; so is a clear request to make
 something that is not an answer from documents ("write me a poem",
-"幫我寫一首詩"): out of scope, at no model call. With `LLM_PLANNER=unsure` (the
+"幫我寫一首詩"), or to reach a person ("Can I talk to a real person?", 轉人工):
+out of scope, at no model call. With `LLM_PLANNER=unsure` (the
 default setting) a message without history is planned by the rules too: nothing
 to resolve, the user's question is the query (tool_executor searches it beside
 any planner query anyway), and the retries' rewrite is the rules'; the turn's
@@ -26,6 +27,7 @@ from graph.context import GraphContext
 from graph.llm import PlannerOutput
 from graph.llm import plan as plan_with_llm
 from graph.nodes.recording import Step, recorded
+from graph.person_asked import asks_for_person
 from graph.question_parts import split_question
 from graph.state import GraphState, Plan, TaskType, ToolCall
 
@@ -76,9 +78,10 @@ def is_thanks(text: str) -> bool:
 
 
 def is_out_of_scope(text: str) -> bool:
-    """True for a request to make something (a poem, a story, a joke, code): not a
-    question the documents answer, whatever the model would make of it."""
-    return bool(_MAKE_SOMETHING.search(text))
+    """True for a request to make something (a poem, a story, a joke, code) or to reach
+    a person (graph.person_asked): not a question the documents answer, whatever the
+    model would make of it."""
+    return bool(_MAKE_SOMETHING.search(text)) or asks_for_person(text)
 
 
 def certain(question: str) -> bool:

@@ -23,7 +23,8 @@ from graph.nodes.planner import is_thanks
 from graph.nodes.recording import Step, recorded
 from graph.part_grades import part_marks
 from graph.part_reply import answered_question, parts_reply, with_missing
-from graph.replies import refusal
+from graph.person_asked import asks_for_person
+from graph.replies import contact_for, refusal
 from graph.state import GraphState, Outcome
 from graph.subject import on_subject
 from graph.titles import with_display_titles
@@ -33,6 +34,7 @@ from textkit.catalog import say
 OUTCOMES: dict[str, Outcome] = {
     "greeting": "smalltalk",
     "out_of_scope": "refused",
+    "person": "refused",
     "forms": "forms",
     "llm": "answered",
     "extractive": "answered",
@@ -157,6 +159,11 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
     if task == "greeting":
         thanks = is_thanks(state.get("normalized_question", ""))
         answer, kind = say("thanks" if thanks else "greeting", language), "greeting"
+    elif task == "out_of_scope" and asks_for_person(state.get("normalized_question", "")):
+        # no answer to look up: who to contact (the core offers "Ask a person" besides,
+        # as with a refusal, where staff can take over)
+        contact = contact_for(language, runtime.context.handoff)
+        answer, kind = say("person_asked", language, contact=contact), "person"
     elif task == "out_of_scope":
         answer, kind = say("out_of_scope", language), "out_of_scope"
     elif task == "form_download" and forms:

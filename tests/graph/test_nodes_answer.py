@@ -90,6 +90,31 @@ async def test_response_synth_extractive_answer_cites_in_the_users_script() -> N
 
 
 @pytest.mark.parametrize(
+    ("question", "language", "fragment"),
+    [
+        ("I want to talk to a real person", "en", "a colleague can help you"),
+        ("我要找真人客服", "zh-hant", "將由專人為您服務"),
+        ("转人工", "zh-hans", "将由专人为您服务"),
+    ],
+)
+async def test_a_person_asked_for_is_sent_to_the_contact_not_told_the_documents_lack_it(
+    question: str, language: str, fragment: str
+) -> None:
+    rt, _ = runtime()
+    rt.context.handoff = {"": "the help desk (phone 1999)"}
+    state = {
+        "language": language,
+        "normalized_question": question,
+        "plan": {"task_type": "out_of_scope"},
+        "evidence": [],
+    }
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert fragment in out["answer"] and "the help desk (phone 1999)" in out["answer"]
+    assert "documents" not in out["answer"] and "文件" not in out["answer"]
+    assert out["outcome"] == "refused" and out["decision_path"] == ["response_synth:person"]
+
+
+@pytest.mark.parametrize(
     ("task", "language", "evidence", "fragment"),
     [
         ("greeting", "en", [], "Hello"),

@@ -96,6 +96,23 @@ async def relayed_to_citizen(fake_tg: FakeTelegram, count: int) -> list[str]:
     )
 
 
+async def test_a_citizen_typing_that_they_want_a_person_is_offered_one_and_reaches_staff(
+    both: Both, fake_tg: FakeTelegram, fake_slack: FakeSlack, db: Database
+) -> None:
+    await both.tg.post(private_text(600, CITIZEN, "我要找真人客服", language="zh-hant"))
+    reply = (await eventually(lambda: answers(fake_tg, CITIZEN)))[-1]
+    # no "the documents do not answer this": who to contact, and the button
+    assert "將由專人為您服務" in reply["text"] and "轉給專人" in reply["text"]
+    assert "文件中沒有" not in reply["text"]
+    ask = next(b for b in keyboard(reply) if b["callback_data"].startswith("cb:handoff:"))
+    shown = next(m for m in fake_tg.sent if m["chat"]["id"] == CITIZEN)
+    shown = {**shown, "reply_markup": reply["reply_markup"]}
+    await both.tg.post(callback(601, CITIZEN, ask["callback_data"], shown))
+    card, _ = (await eventually(lambda: staff_posts(fake_slack)))[0]
+    assert "我要找真人客服" in card["text"] and "telegram" in card["text"]
+    await eventually(lambda: any("專人" in t and "/bot" in t for t in sent_to(fake_tg, CITIZEN)))
+
+
 async def test_telegram_citizen_to_slack_staff_and_back(
     both: Both, fake_tg: FakeTelegram, fake_slack: FakeSlack, db: Database
 ) -> None:

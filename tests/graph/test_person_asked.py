@@ -1,0 +1,55 @@
+"""Which messages ask for a person as a whole, in English and Chinese, and which ask the
+documents something about people."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.person_asked import asks_for_person
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Can I talk to a real person?",
+        "I want to speak with a human",
+        "I'd like to chat with an agent please",
+        "hi, can I talk to a human?",
+        "Could you transfer me to a human?",
+        "connect me to an agent",
+        "I need a real person",
+        "real person please",
+        "Human",
+        "Can I speak to someone about my passport renewal?",
+        "我要找真人客服",
+        "可以轉人工嗎？",
+        "你好，我要转人工",
+        "請幫我轉接專人",
+        "我想跟真人說話",
+        "有真人嗎？",
+        "找客服人员",
+    ],
+)
+def test_a_request_for_a_person_is_recognised(message: str) -> None:
+    assert asks_for_person(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "How do I contact a person at the tax office?",
+        "Is the counter staffed by a real person on Saturday?",
+        "Can a person renew a passport for someone else?",
+        "What does a human resources officer do?",
+        "How much does a real estate agent cost?",
+        "agent fees for passport renewal",
+        "客服電話是多少？",
+        "人工湖開放時間",
+        "工作人員幾點上班？",
+        "請問人工費用多少錢？",
+        "",
+        "Can I talk to a person " + "about the many forms I have to fill in " * 3,
+    ],
+)
+def test_a_question_about_people_is_no_request_for_one(message: str) -> None:
+    assert not asks_for_person(message)
