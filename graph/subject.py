@@ -67,7 +67,7 @@ from graph.cross_marks import cosines, crosses
 from graph.kind_held import FINER, finer_kinds, holds_kind
 from graph.question_parts import split_question as split_into_parts
 from textkit.answer_type import answer_kinds, holds, without_kind_words
-from textkit.bilingual import named_share, names_another_thing
+from textkit.bilingual import named_share, names_another_thing, same_thing_narrowed
 from textkit.question_words import QUESTION_WORDS, REQUEST_WORDS
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens
@@ -192,8 +192,15 @@ def _names_another(question: str, section: tuple[str, str]) -> bool:
     # kind of answer, not two things
     asked = without_kind_words(plain(asking_sentence(question)))
     document, heading = section
-    names = (without_kind_words(plain(n)) for n in (topic({"document": document}), heading))
-    return any(names_another_thing(asked, name) for name in names if name.strip())
+    title = without_kind_words(plain(topic({"document": document})))
+    heading = without_kind_words(plain(heading))
+    if title.strip() and names_another_thing(asked, title):
+        return True
+    # a heading naming a kind of the title's thing ("Adult card" under "Library card")
+    # is read under the title: a library card question's answer may be in it
+    if not heading.strip() or same_thing_narrowed(title, heading):
+        return False
+    return names_another_thing(asked, heading)
 
 
 def _section(item: dict[str, Any]) -> tuple[str, str]:

@@ -232,31 +232,51 @@ def _sequence(text: str, naming: bool = False) -> list[tuple[str, frozenset[str]
 
 def names_another_thing(question: str, name: str) -> bool:
     """True when `name` (a document's title or a heading, in either language) names a
-    thing of the kind the question asks of, by another word: the question names the
-    name's last word (its head: "permit", 許可證) with words just before it (no function
-    word between), and each of the two says a word before the head the other does not
-    ("a work permit" against 停車許可證, "student card" against 图书馆借书证). Then the name
-    is of another thing; "a car parking permit" and 停車許可證 (every word of the name
-    held), or "renewing the permit" and "Parking permit" (the permit named alone), name
-    one. Read as `named_share` reads (a verb's gloss by its verb alone); False without
-    the dictionary."""
+    thing of the kind the question asks of, by another word. The question's last word
+    the name holds is the thing both name ("permit", 許可證); the word just before it in
+    each (no function word between, in the question) is what kind of it: when the name
+    does not hold the question's and the question holds none of the name's, they are two
+    things ("a work permit" and 停車許可證 or "Parking permit application", "student
+    card" and 图书馆借书证). "A car parking permit" and "Resident parking permit" share
+    "parking" and name one; "renewing the permit" names the permit alone, and a name
+    opening with the word held ("Permit for parking") is not judged. Only the nearest
+    word is compared: "tax service centre" and "City Service Centre" share "service"
+    and pass, as "car" and "resident" would not. Read as `named_share` reads (a verb's
+    gloss by its verb alone); False without the dictionary."""
     if not available():
         return False
-    words = _sequence(to_simplified(asked_words(question)), naming=True)
+    words = [stems for _, stems in _sequence(to_simplified(asked_words(question)), naming=True)]
     named = [stems for _, stems in _word_units(to_simplified(name), naming=True)]
     if len(named) < 2:
         return False
-    head, before = named[-1], named[:-1]
-    at = max((i for i, (_, stems) in enumerate(words) if stems & head), default=0)
-    run: list[frozenset[str]] = []
-    for _, stems in reversed(words[:at]):
-        if not stems:
-            break
-        run.append(stems)
-    held_by_name = frozenset().union(*named)
-    held_by_question = frozenset().union(*(stems for _, stems in words))
-    says_more = any(not (stems & held_by_name) for stems in run)
-    return says_more and any(not (stems & held_by_question) for stems in before)
+    found = next(
+        (
+            (i, j)
+            for i in reversed(range(len(words)))
+            for j, unit in enumerate(named)
+            if words[i] & unit
+        ),
+        None,
+    )
+    if found is None or min(found) == 0:
+        return False
+    i, j = found
+    kind_asked, kind_named = words[i - 1], named[j - 1]
+    if not kind_asked:
+        return False
+    question_holds = frozenset().union(*words)
+    return not (kind_asked & frozenset().union(*named)) and not (kind_named & question_holds)
+
+
+def same_thing_narrowed(title: str, heading: str) -> bool:
+    """True when a heading names a kind of the thing its title names: both end on one word
+    and the title says which thing ("Library card" → "Adult card", "Children's card").
+    Such a heading is read under its title, not as a thing of its own."""
+    if not available():
+        return False
+    top = [stems for _, stems in _word_units(to_simplified(title), naming=True)]
+    under = [stems for _, stems in _word_units(to_simplified(heading), naming=True)]
+    return len(top) >= 2 and bool(under) and bool(top[-1] & under[-1])
 
 
 def _cut_words(text: str) -> Iterator[tuple[str, bool]]:
@@ -317,17 +337,6 @@ def named_share(question: str, text: str, besides: str = "") -> float:
             used.add(free[0])
             named += 1
     return named / len(asked)
-
-
-def unnamed_words(question: str, text: str) -> list[str]:
-    """The question's English content words `text` does not hold through the dictionary
-    (as `named_share` reads a text: a verb's gloss by its verb alone); none without the
-    dictionary or for a Chinese question (its words are read by their glosses)."""
-    if not available() or _CJK.search(question):
-        return []
-    held = vocabulary(text, naming=True)
-    words = [w for w in _WORD.findall(question.lower()) if _content(w)]
-    return [w for w in dict.fromkeys(words) if _english_stem(w) not in held]
 
 
 def holds_every_word(question: str, text: str) -> bool:

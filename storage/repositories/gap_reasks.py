@@ -13,6 +13,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 REASK_PLATFORM = "gap_reask"  # the re-asked turns' conversations: never gaps themselves
 
 # a refused turn or a case whose question a later re-ask answered is no longer open
+# a refused turn the documents could have answered: not a request to make something
+# (a poem) or to reach a person, which no document is missing (intent out_of_scope)
+REFUSED_GAP = (
+    "(a.details -> 'trace' ->> 'is_out_of_scope')::boolean"
+    " AND coalesce(a.details -> 'trace' ->> 'intent', '') <> 'out_of_scope'"
+)
 ANSWERED_TURN = "EXISTS (SELECT 1 FROM gap_reasks g WHERE g.trace_id = {} AND g.answered)"
 ANSWERED_CASE = "EXISTS (SELECT 1 FROM gap_reasks g WHERE g.case_id = {} AND g.answered)"
 
@@ -33,7 +39,7 @@ async def open_questions(
             " FROM messages a JOIN messages q ON q.trace_id = a.trace_id AND q.role = 'user'"
             " JOIN conversations c ON c.id = a.conversation_id"
             " WHERE a.role = 'assistant' AND a.created_at >= :since AND NOT q.blocked"
-            " AND c.platform <> :reask AND (a.details -> 'trace' ->> 'is_out_of_scope')::boolean"
+            f" AND c.platform <> :reask AND {REFUSED_GAP}"
             " AND NOT EXISTS (SELECT 1 FROM handoff_cases h WHERE h.answer_message_id = a.id)"
             f" AND NOT {ANSWERED_TURN.format('a.trace_id')}"
             " UNION ALL"

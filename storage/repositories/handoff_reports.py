@@ -8,7 +8,12 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from storage.repositories.gap_reasks import ANSWERED_CASE, ANSWERED_TURN, REASK_PLATFORM
+from storage.repositories.gap_reasks import (
+    ANSWERED_CASE,
+    ANSWERED_TURN,
+    REASK_PLATFORM,
+    REFUSED_GAP,
+)
 
 
 async def gap_questions(
@@ -27,7 +32,7 @@ async def gap_questions(
             " JOIN conversations c ON c.id = a.conversation_id"
             " WHERE a.role = 'assistant' AND a.created_at >= :since AND NOT q.blocked"
             " AND (CAST(:platform AS text) IS NULL OR c.platform = :platform)"
-            " AND (a.details -> 'trace' ->> 'is_out_of_scope')::boolean"
+            f" AND {REFUSED_GAP}"
             " AND NOT EXISTS (SELECT 1 FROM handoff_cases h WHERE h.answer_message_id = a.id)"
             f" AND c.platform <> '{REASK_PLATFORM}'"
             " UNION ALL"

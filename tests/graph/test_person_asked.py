@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graph.person_asked import asks_for_person
+from textkit.scripts import normalise_width
 
 
 @pytest.mark.parametrize(
@@ -28,10 +29,22 @@ from graph.person_asked import asks_for_person
         "我想跟真人說話",
         "有真人嗎？",
         "找客服人员",
+        "Is there a real person I can talk to?",
+        "Can I get a human?",
+        "I'd rather talk to a person",
+        "I don't want a bot, give me a human",
+        "I want to talk to a human, not a bot",
+        "connect me to customer support",
+        "representative",
+        "能不能找個真人",
+        "幫我轉一下人工",
+        "有人在嗎",
+        "我要聯繫客服",
     ],
 )
 def test_a_request_for_a_person_is_recognised(message: str) -> None:
-    assert asks_for_person(message)
+    # as the pipeline reads it (full-width forms folded)
+    assert asks_for_person(normalise_width(message))
 
 
 @pytest.mark.parametrize(
@@ -47,9 +60,16 @@ def test_a_request_for_a_person_is_recognised(message: str) -> None:
         "人工湖開放時間",
         "工作人員幾點上班？",
         "請問人工費用多少錢？",
+        # manual processing, and questions about reaching one
+        "要人工處理嗎",
+        "需要工作人员处理吗",
+        "轉人工需要多久？",
+        "客服專線轉接真人要按幾號？",
+        "Can I chat with an agent on WhatsApp?",
+        "Is there a person at the desk on Sunday?",
         "",
         "Can I talk to a person " + "about the many forms I have to fill in " * 3,
     ],
 )
 def test_a_question_about_people_is_no_request_for_one(message: str) -> None:
-    assert not asks_for_person(message)
+    assert not asks_for_person(normalise_width(message))

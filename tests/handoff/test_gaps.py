@@ -40,6 +40,9 @@ async def test_gaps_group_paraphrases_of_one_missing_topic_apart_from_another(
     try:
         for i, question in enumerate([*DOG, *POOL]):  # no documents: every one is refused
             await collect(worker.core.handle(message(question, platform="console", conv=f"g{i}")))
+        # refused too, but no document is missing: a person asked for, a poem
+        for i, asked in enumerate(["Can I talk to a real person?", "幫我寫一首詩"]):
+            await collect(worker.core.handle(message(asked, platform="console", conv=f"o{i}")))
     finally:
         await close_worker(worker)
     result = cli("gaps", "--json")
