@@ -43,12 +43,13 @@ document answered with the permit's fee. So, when a question asks a finer kind
 
 For a price, a time or a duration, in either language, a passage is not about
 the subject when its document's title or its heading names another thing of
-that kind (textkit.bilingual.names_another_thing: the question names the
-title's last word with a word before it the title lacks, and the title has a
-word before it the question lacks: "work permit" and 停車許可證, "student card"
-and 图书馆借书证), however near it comes by meaning; the words of the kind asked
-("hours", 收費) name no thing. A count is not tested so: it counts the thing
-after "how many", not one the question names besides.
+that kind (textkit.bilingual.names_another_thing: the question's last word the
+title holds, and the word just before it in each that the other lacks: "work
+permit" and 停車許可證, "student card" and 图书馆借书证), however near it comes
+by meaning; the words of the kind asked ("hours", 收費) name no thing, and a
+heading naming a kind of its title's thing ("Adult card" under "Library card")
+is read under the title. A count is not tested so: it counts the thing after
+"how many", not one the question names besides.
 
 Questions asking no finer kind, or naming no subject ("And how long does it
 take?"), are not tested; a two-part question is tested part by part (a passage

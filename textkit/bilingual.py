@@ -144,10 +144,10 @@ def _gloss_stems(glosses: str, naming: bool = False) -> set[str]:
         words = [w for w in _WORD.findall(gloss) if w not in _GLOSS_FILLER]
         if len(words) > MAX_GLOSS_WORDS:
             continue
-        kept = [w for w in words if _content(w)]
         if naming and gloss.startswith("to "):
-            kept = kept[:1]
-        out |= {_english_stem(w) for w in kept}
+            # the verb is the word after "to" ("to go to work": "go", no content word)
+            words = words[1:2]
+        out |= {_english_stem(w) for w in words if _content(w)}
     return out
 
 
