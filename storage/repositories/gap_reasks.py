@@ -13,12 +13,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 REASK_PLATFORM = "gap_reask"  # the re-asked turns' conversations: never gaps themselves
 
 # a refused turn or a case whose question a later re-ask answered is no longer open
-# a refused turn the documents could have answered: not a request to make something
-# (a poem) or to reach a person, which no document is missing (intent out_of_scope)
-REFUSED_GAP = (
-    "(a.details -> 'trace' ->> 'is_out_of_scope')::boolean"
-    " AND coalesce(a.details -> 'trace' ->> 'intent', '') <> 'out_of_scope'"
+# a turn the rules saw ask to make something (a poem) or to reach a person: no document
+# is missing for it (a turn the model's planner called out of scope stays a gap: the model
+# may be wrong)
+NO_DOCUMENT_ASKED = (
+    "(coalesce({0}.details -> 'trace' ->> 'intent', '') = 'out_of_scope'"
+    " AND coalesce({0}.details -> 'trace' ->> 'plan_source', '') = 'rules')"
 )
+# a refused turn the documents could have answered
+REFUSED_GAP = "(a.details -> 'trace' ->> 'is_out_of_scope')::boolean AND NOT " + (
+    NO_DOCUMENT_ASKED.format("a")
+)
+# a hand-off case not opened from such a turn ({0}: its answer message, if any)
+CASE_GAP = "NOT coalesce(" + NO_DOCUMENT_ASKED + ", false)"
 ANSWERED_TURN = "EXISTS (SELECT 1 FROM gap_reasks g WHERE g.trace_id = {} AND g.answered)"
 ANSWERED_CASE = "EXISTS (SELECT 1 FROM gap_reasks g WHERE g.case_id = {} AND g.answered)"
 
@@ -48,6 +55,7 @@ async def open_questions(
             " FROM handoff_cases h LEFT JOIN messages m ON m.id = h.answer_message_id"
             " LEFT JOIN conversations mc ON mc.id = m.conversation_id"
             f" WHERE h.created_at >= :since AND NOT {ANSWERED_CASE.format('h.id')}"
+            f" AND {CASE_GAP.format('m')}"
             " ORDER BY at DESC LIMIT :limit"
         ),
         {"since": since, "reask": REASK_PLATFORM, "limit": limit},

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from storage.repositories.gap_reasks import (
     ANSWERED_CASE,
     ANSWERED_TURN,
+    CASE_GAP,
     REASK_PLATFORM,
     REFUSED_GAP,
 )
@@ -40,8 +41,10 @@ async def gap_questions(
             " EXISTS (SELECT 1 FROM handoff_messages m WHERE m.case_id = h.id"
             "  AND m.direction = 'to_asker'),"
             f" {ANSWERED_CASE.format('h.id')}"
-            " FROM handoff_cases h WHERE h.created_at >= :since"
+            " FROM handoff_cases h LEFT JOIN messages opened ON opened.id = h.answer_message_id"
+            " WHERE h.created_at >= :since"
             " AND (CAST(:platform AS text) IS NULL OR h.platform = :platform)"
+            f" AND {CASE_GAP.format('opened')}"
             " ORDER BY at DESC LIMIT 5000"
         ),
         {"since": since, "platform": platform},

@@ -12,6 +12,7 @@ next citizen, in the other script.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from sqlalchemy import text
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
+from storage.repositories import gap_reasks, handoff_reports
 from tests.handoff.harness import (
     STAFF,
     STAFF_ROOM,
@@ -111,6 +113,17 @@ async def test_a_citizen_typing_that_they_want_a_person_is_offered_one_and_reach
     card, _ = (await eventually(lambda: staff_posts(fake_slack)))[0]
     assert "我要找真人客服" in card["text"] and "telegram" in card["text"]
     await eventually(lambda: any("專人" in t and "/bot" in t for t in sent_to(fake_tg, CITIZEN)))
+    # no document is missing for it: neither the gaps report nor the re-asks list it,
+    # while a refused question handed off stays a gap
+    # (another citizen: this one's messages go to the open case now)
+    await both.tg.post(private_text(602, OTHER_CITIZEN, MISSING, language="zh-hant"))
+    await eventually(lambda: answers(fake_tg, OTHER_CITIZEN))
+    since = datetime.now(UTC) - timedelta(hours=1)
+    async with db.sessions() as session:
+        gaps = [g["question"] for g in await handoff_reports.gap_questions(session, since)]
+        reasks = [g["question"] for g in await gap_reasks.open_questions(session, since, 50)]
+    assert MISSING in gaps and MISSING in reasks
+    assert not any("真人" in q for q in gaps + reasks), (gaps, reasks)
 
 
 async def test_telegram_citizen_to_slack_staff_and_back(

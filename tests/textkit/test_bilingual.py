@@ -8,8 +8,6 @@ from textkit.bilingual import (
     coverage,
     holds_every_word,
     named_share,
-    names_another_thing,
-    same_thing_narrowed,
     units,
 )
 
@@ -116,51 +114,3 @@ def test_every_word_asked_must_be_held_and_an_unread_word_is_not() -> None:
     assert holds_every_word("更新护照要付的费用", fee)
     assert not holds_every_word("网上更新护照费用", fee)  # online
     assert not holds_every_word("急件更新护照费用", fee)  # 急件: no gloss, not no word
-
-
-def test_a_verb_names_by_its_verb_not_by_what_it_does() -> None:
-    # 停車 is glossed "to stop working" among its senses: no "work" permit is named by it
-    fee = "停車許可證. 每張許可證每年收費新臺幣 1,200 元。"
-    assert named_share("work permit", fee) == 0.5
-    assert named_share("parking permit", fee) == 1.0
-    # read for overlap, every gloss still counts
-    assert coverage("work", fee) == 1.0
-
-
-def test_a_name_with_another_word_before_the_same_thing_is_another_thing() -> None:
-    for question, name in [
-        ("How much is a work permit?", "停車許可證"),
-        # the thing held anywhere in the name, not only at its end
-        ("How much is a work permit?", "住宅區停車許可證申請"),
-        ("How much is a work permit?", "Parking permit application"),
-        ("How much does a driving licence cost?", "停車許可證"),
-        ("How much does a student card cost?", "图书馆借书证"),
-        ("工作许可证要多少钱？", "Residential parking permit"),
-    ]:
-        assert names_another_thing(question, name), (question, name)
-    for question, name in [
-        # the word just before the thing is the name's: the same thing
-        ("What's the yearly fee for a car parking permit?", "停車許可證"),
-        ("How much is a car parking permit?", "Resident parking permit"),
-        ("How much does it cost to replace a lost library card?", "图书馆借书证"),
-        ("停车许可证一年多少钱？", "Residential parking permit"),
-        # only the nearest word is compared: "service" is shared
-        ("When does the tax service centre open?", "City Service Centre"),
-        # the thing named alone, after a function word, or opening the name
-        ("What does renewing the permit cost?", "Parking permit"),
-        ("我的许可证要多少钱？", "Residential parking permit"),
-        ("How much is a work permit?", "Permit for parking"),
-        # no shared thing, or a name of one word: nothing to tell apart
-        ("How much does a resident parking sticker cost?", "停車許可證"),
-        ("How much is the passport fee?", "Passports"),
-        ("When does the City Service Centre open?", "市民服務中心"),
-    ]:
-        assert not names_another_thing(question, name), (question, name)
-
-
-def test_a_heading_naming_a_kind_of_its_titles_thing_narrows_it() -> None:
-    assert same_thing_narrowed("Library card", "Adult card")
-    assert same_thing_narrowed("图书馆借书证", "Children's card")
-    # a one-word title says no thing its headings narrow: each heading is a thing
-    assert not same_thing_narrowed("Permits", "Work permit")
-    assert not same_thing_narrowed("Library card", "Opening hours")
