@@ -103,10 +103,7 @@ def asks_for_person(text: str) -> bool:
         return True
     if _NEEDED.search(message):
         return False
-    if _PERSON_ZH.match(message):
-        return True
-    transfer = _TRANSFER_ZH.match(message)
-    return bool(transfer and transfer.group(0).strip()) and _transfer_named(message)
+    return bool(_PERSON_ZH.match(message)) or _transfer_named(message)
 
 
 def _transfer_named(message: str) -> bool:

@@ -12,7 +12,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 REASK_PLATFORM = "gap_reask"  # the re-asked turns' conversations: never gaps themselves
 
-# a refused turn or a case whose question a later re-ask answered is no longer open
 # a turn the rules saw ask to make something (a poem) or to reach a person: no document
 # is missing for it (a turn the model's planner called out of scope stays a gap: the model
 # may be wrong)
@@ -26,6 +25,7 @@ REFUSED_GAP = "(a.details -> 'trace' ->> 'is_out_of_scope')::boolean AND NOT " +
 )
 # a hand-off case not opened from such a turn ({0}: its answer message, if any)
 CASE_GAP = "NOT coalesce(" + NO_DOCUMENT_ASKED + ", false)"
+# a refused turn or a case whose question a later re-ask answered is no longer open
 ANSWERED_TURN = "EXISTS (SELECT 1 FROM gap_reasks g WHERE g.trace_id = {} AND g.answered)"
 ANSWERED_CASE = "EXISTS (SELECT 1 FROM gap_reasks g WHERE g.case_id = {} AND g.answered)"
 
