@@ -37,4 +37,50 @@ def presence(term: str, text: str, tokens: frozenset[str], stems: frozenset[str]
             return 1.0
         pairs = [term[i : i + 2] for i in range(len(term) - 1)]
         return 0.5 * sum(p in text for p in pairs) / len(pairs) if pairs else 0.0
-    return 1.0 if stem(term) in stems else 0.0
+    return 1.0 if any(stem(form) in stems for form in verb_forms(term)) else 0.0
+
+
+# English verbs whose past forms share no first letters with them ("lose" / "lost"): a
+# question asking "if I lose my passport" is held by "A lost passport ..." Only forms
+# that are no other common word ("left", "found", "saw" are left out).
+_IRREGULAR = {
+    "lose": ("lost",),
+    "pay": ("paid",),
+    "take": ("took", "taken"),
+    "bring": ("brought",),
+    "buy": ("bought",),
+    "send": ("sent",),
+    "spend": ("spent",),
+    "keep": ("kept",),
+    "give": ("gave", "given"),
+    "get": ("got", "gotten"),
+    "go": ("went", "gone"),
+    "make": ("made",),
+    "tell": ("told",),
+    "sell": ("sold",),
+    "steal": ("stole", "stolen"),
+    "write": ("wrote", "written"),
+    "choose": ("chose", "chosen"),
+    "forget": ("forgot", "forgotten"),
+    "begin": ("began", "begun"),
+    "break": ("broke", "broken"),
+    "drive": ("drove", "driven"),
+    "hold": ("held",),
+    "build": ("built",),
+    "lend": ("lent",),
+    "mean": ("meant",),
+    "teach": ("taught",),
+    "think": ("thought",),
+    "catch": ("caught",),
+    "seek": ("sought",),
+}
+_FORMS: dict[str, tuple[str, ...]] = {}
+for _base, _past in _IRREGULAR.items():
+    for _word in (_base, *_past):
+        _FORMS[_word] = (_base, *_past)
+
+
+def verb_forms(word: str) -> tuple[str, ...]:
+    """The word and, for an irregular English verb, its other forms ("lost": "lose",
+    "lost"); any other word alone."""
+    return _FORMS.get(word, (word,))

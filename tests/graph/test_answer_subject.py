@@ -91,6 +91,17 @@ async def test_a_page_in_another_language_naming_the_thing_by_its_words_is_about
         assert result.outcome == "refused", (asked, result.answer)
 
 
+async def test_a_question_in_the_present_finds_its_page_in_the_past(
+    service: AnswerService,
+) -> None:
+    # "lose" is the passport page's "A lost passport": the page answers, and the Chinese
+    # library card's "遗失" (to lose) is no answer about a passport
+    result = await service.ask("What should I do if I lose my passport?")
+    assert result.outcome == "answered", result.answer
+    assert {c["document"] for c in result.citations} == {"passport-renewal"}, result.citations
+    assert "A lost passport must be reported to the police first." in items(result.answer)
+
+
 MUSEUM_FAQ = """# City Museum FAQ
 
 ## How much are tickets?
