@@ -21,7 +21,18 @@ def test_an_irregular_verb_is_held_in_its_past_forms_and_back() -> None:
 
 
 def test_a_past_form_that_is_another_word_is_not_read_as_a_verb() -> None:
-    # "left" (the side), "found" (to establish) and "saw" (the tool) stay themselves
-    assert verb_forms("left") == ("left",)
+    # "left" (the side), "found" (to establish), "sold" out, a "given" name stay themselves
+    for form in ("left", "found", "sold", "given", "made", "broken", "stole"):
+        assert verb_forms(form) == (form,)
     assert not holds("leave", "Turn left at the library.")
-    assert not holds("lose", "The passport office is on Harbour Road.")
+    assert not holds("sell", "Tickets are sold out at the counter.")
+
+
+def test_another_form_is_held_only_as_a_whole_word() -> None:
+    # its first five letters would meet other words: "bought" / "boughs", "forgotten" /
+    # "forgo"
+    assert not holds("buy", "The boughs of the old tree are cut in spring.")
+    assert not holds("forget", "You may forgo the refund.")
+    assert holds("buy", "Tickets bought online are not refunded.")
+    # a past form that is a noun as well is no verb's: "thoughts"
+    assert not holds("think", "Send us your thoughts on the new library.")
