@@ -155,12 +155,20 @@ _MEASURE_NOUN = re.compile(
 # "when is it open", "opening hours", "what time": a time of day or a day of the week
 _ASKS_TIME = re.compile(
     r"\b(?:open|opens|opening|close|closes|closing|closed|hours|what time)\b|"
-    r"几点|开放时间|营业|办公时间|开门|关门|服务时间"
+    r"几点|开放时间|营业|办公时间|开门|关门|服务时间|"
+    # "is it open (on Sunday)?": 开吗, 开放吗, 有开, 开不开
+    r"开(?:放)?吗|有开|开不开|开放不开放"
 )
 _HAS_TIME = re.compile(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:monday|tuesday|wednesday|"
     r"thursday|friday|saturday|sunday|weekdays?|weekends?|noon|midnight)s?\b|"
     r"星期|周[一二三四五六日末]|礼拜|[0-9一二三四五六七八九十]+\s*[点時时]|上午|下午|中午|晚上"
+)
+# the day a time is asked for ("open on Sunday", 星期天开吗): part of the time asked, no
+# word of the thing it is asked of (text as `plain` gives it: lower case, Simplified)
+_DAY_ASKED = re.compile(
+    r"\b(?:on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?)\b|"
+    r"(?:星期|礼拜)[一二三四五六日天]|礼拜|周[一二三四五六日末]|(?:这|下|上)?周末"
 )
 _ASKS_DURATION = re.compile(
     r"\bhow long\b|\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b|"
@@ -278,6 +286,6 @@ def names_kind(sentence: str, kind: str) -> bool:
 def without_kind_words(text: str) -> str:
     """`text` (`plain`) without the words that ask or name a kind of answer ("how much",
     "cost", 多少钱, "how long", "open"): what is left names the thing asked about."""
-    for asks in (_ASKS_PRICE, _ASKS_DURATION, _ASKS_TIME, _ASKS_DATE, _ASKS_AMOUNT):
+    for asks in (_ASKS_PRICE, _ASKS_DURATION, _ASKS_TIME, _ASKS_DATE, _ASKS_AMOUNT, _DAY_ASKED):
         text = asks.sub(" ", text)
     return text

@@ -102,6 +102,22 @@ async def test_a_question_in_the_present_finds_its_page_in_the_past(
     assert "A lost passport must be reported to the police first." in items(result.answer)
 
 
+async def test_is_it_open_on_a_day_is_a_time_asked_of_the_thing_named(
+    service: AnswerService,
+) -> None:
+    # 開嗎 asks whether it is open: the English hours page answers for the centre, and
+    # the day asked (星期天, 週一) names no part of the thing
+    for asked in ("市民服务中心星期天开吗？", "市民服務中心星期日有開嗎？"):
+        result = await service.ask(asked)
+        assert result.outcome == "answered", (asked, result.answer)
+        assert [c["document"] for c in result.citations] == ["office-hours"], result.citations
+        assert "It is closed on Sundays and public holidays." in items(result.answer)
+    # no page gives the library's hours: a day named is no library's
+    for asked in ("圖書館週一有開嗎？", "图书馆星期一开门吗？", "Is the library open on Mondays?"):
+        result = await service.ask(asked)
+        assert result.outcome == "refused", (asked, result.answer)
+
+
 MUSEUM_FAQ = """# City Museum FAQ
 
 ## How much are tickets?

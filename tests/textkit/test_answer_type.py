@@ -112,3 +112,21 @@ def test_a_rank_asked_is_no_amount_nor_count() -> None:
     assert answer_kinds("巴西的大豆產量在全球排第幾？") == []
     assert answer_kinds("巴西的大豆产量在全球排第几名？") == []
     assert "count" in answer_kinds("停車證每戶可以申請幾張？")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "博物馆周日开放吗？",
+        "市民服務中心星期日有開嗎？",
+        "圖書館週一有開嗎？",
+        "Is the museum open on Sundays?",
+    ],
+)
+def test_whether_it_is_open_asks_a_time(question: str) -> None:
+    assert "time" in answer_kinds(question)
+
+
+@pytest.mark.parametrize("question", ["可以开发票吗？", "能开证明吗", "开车要带什么？"])
+def test_opening_an_invoice_or_a_car_asks_no_time(question: str) -> None:
+    assert "time" not in answer_kinds(question)
