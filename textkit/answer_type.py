@@ -153,22 +153,25 @@ _MEASURE_NOUN = re.compile(
     r"area|down|up|cut|left|saved|lost|raised|spent|grown|risen|fallen)\b"
 )
 # "when is it open", "opening hours", "what time": a time of day or a day of the week
+_DAYS_ZH = r"(?:星期|礼拜)[一二三四五六日天]|周[一二三四五六日末]"
 _ASKS_TIME = re.compile(
     r"\b(?:open|opens|opening|close|closes|closing|closed|hours|what time)\b|"
     r"几点|开放时间|营业|办公时间|开门|关门|服务时间|"
-    # "is it open (on Sunday)?": 开吗, 开放吗, 有开, 开不开
-    r"开(?:放)?吗|有开|开不开|开放不开放"
+    # "is it open on Sunday?": a day right before 开吗 / 有开吗 / 开放吗 (公开吗, 有开通
+    # and 开发票 name no day)
+    r"(?:" + _DAYS_ZH + r")有?开(?:放)?(?:吗|嘛|不)"
 )
 _HAS_TIME = re.compile(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:monday|tuesday|wednesday|"
     r"thursday|friday|saturday|sunday|weekdays?|weekends?|noon|midnight)s?\b|"
     r"星期|周[一二三四五六日末]|礼拜|[0-9一二三四五六七八九十]+\s*[点時时]|上午|下午|中午|晚上"
 )
-# the day a time is asked for ("open on Sunday", 星期天开吗): part of the time asked, no
-# word of the thing it is asked of (text as `plain` gives it: lower case, Simplified)
+# the day a time is asked for, next to the asking ("open on Sundays", 星期天开吗): part of
+# the time asked, no word of the thing ("Sunday school", 礼拜堂, 周末市集 keep theirs;
+# text as `plain` gives it: lower case, Simplified)
 _DAY_ASKED = re.compile(
-    r"\b(?:on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?)\b|"
-    r"(?:星期|礼拜)[一二三四五六日天]|礼拜|周[一二三四五六日末]|(?:这|下|上)?周末"
+    r"\bon\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?)\b|"
+    r"(?:" + _DAYS_ZH + r")(?:有?开(?:放)?(?:吗|嘛|不)|(?=有?(?:开|关门|营业|上班|几点)))"
 )
 _ASKS_DURATION = re.compile(
     r"\bhow long\b|\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b|"
@@ -286,6 +289,7 @@ def names_kind(sentence: str, kind: str) -> bool:
 def without_kind_words(text: str) -> str:
     """`text` (`plain`) without the words that ask or name a kind of answer ("how much",
     "cost", 多少钱, "how long", "open"): what is left names the thing asked about."""
-    for asks in (_ASKS_PRICE, _ASKS_DURATION, _ASKS_TIME, _ASKS_DATE, _ASKS_AMOUNT, _DAY_ASKED):
+    # the day first: it is known by the asking words after it
+    for asks in (_DAY_ASKED, _ASKS_PRICE, _ASKS_DURATION, _ASKS_TIME, _ASKS_DATE, _ASKS_AMOUNT):
         text = asks.sub(" ", text)
     return text

@@ -301,3 +301,11 @@ def test_a_title_in_straight_quotes_that_asks_is_no_question() -> None:
     assert not asks('The permit costs 120 dollars; details are in the leaflet "Who needs a permit?')
     assert not asks('For details see the leaflet "Why renew early?"')
     assert asks("Lost your card?") and asks("如何換發護照？")
+
+
+def test_a_day_next_to_the_asking_names_no_thing_and_one_naming_a_thing_stays() -> None:
+    assert split_question("圖書館週一有開嗎？")[0] == "图书馆"
+    assert split_question("Is the library open on Mondays?")[0] == "library"
+    assert split_question("When does Sunday school open?")[0] == "sunday school"
+    assert split_question("When does the weekend market open?")[0] == "weekend market"
+    assert split_question("礼拜堂几点开门")[0] == "礼拜堂"
