@@ -154,12 +154,13 @@ _MEASURE_NOUN = re.compile(
 )
 # "when is it open", "opening hours", "what time": a time of day or a day of the week
 _DAYS_ZH = r"(?:星期|礼拜)[一二三四五六日天]|周[一二三四五六日末]"
+_IS_OPEN_ZH = r"有?开(?:放)?(?:吗|嘛|不)"  # 开吗, 有开吗, 开放吗, 开不开
 _ASKS_TIME = re.compile(
     r"\b(?:open|opens|opening|close|closes|closing|closed|hours|what time)\b|"
     r"几点|开放时间|营业|办公时间|开门|关门|服务时间|"
     # "is it open on Sunday?": a day right before 开吗 / 有开吗 / 开放吗 (公开吗, 有开通
     # and 开发票 name no day)
-    r"(?:" + _DAYS_ZH + r")有?开(?:放)?(?:吗|嘛|不)"
+    r"(?:" + _DAYS_ZH + r")" + _IS_OPEN_ZH
 )
 _HAS_TIME = re.compile(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:monday|tuesday|wednesday|"
@@ -171,7 +172,7 @@ _HAS_TIME = re.compile(
 # text as `plain` gives it: lower case, Simplified)
 _DAY_ASKED = re.compile(
     r"\bon\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?)\b|"
-    r"(?:" + _DAYS_ZH + r")(?:有?开(?:放)?(?:吗|嘛|不)|(?=有?(?:开|关门|营业|上班|几点)))"
+    r"(?:" + _DAYS_ZH + r")(?:" + _IS_OPEN_ZH + r"|(?=有?(?:开|关门|营业|上班|几点)))"
 )
 _ASKS_DURATION = re.compile(
     r"\bhow long\b|\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b|"
