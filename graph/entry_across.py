@@ -100,6 +100,7 @@ async def add_rival_scores(
         others = [float(r["question_score"]) for r in scored if not same_entry(r, item)]
         if others:
             item["rival_score"] = round(max(others), 4)
+            item["rival_entries"] = len(others)
 
 
 def leads_across(item: dict[str, Any]) -> bool:

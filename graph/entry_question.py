@@ -115,6 +115,10 @@ StackFAQ's 40; a lead on the chunk's own cosine, on their sum, or relative
 to the runner-up (a ratio) did no better at the same gold-removed refusal.
 `MIN_MEANING` (0.3) keeps a question far from every entry from being
 answered by a collection's only entry (one helpdesk dev paraphrase lost).
+Where fewer than `RIVALS` other entries were there to lead (a small FAQ), a
+question's shape alone can lead them ("Can kids swim alone?" led five rubbish
+entries with "Can I put batteries in the bin?"): everyday questions about other
+things stand in for the missing ones (graph.everyday_questions).
 
 Entries in another language than the question answer by their lead too, by their
 own score and bar: graph.entry_across.
@@ -132,6 +136,7 @@ from graph.answer_safety import redact_evidence
 from graph.cross_entries import QUESTION_LEAD, add_entry_cosines, judges_entries, same_entry
 from graph.cross_marks import crosses
 from graph.entry_across import add_rival_scores, leads_across
+from graph.everyday_questions import near_as_everyday
 
 # The entries nearest the question in the whole collection (by the vector side) that
 # an entry found must also lead: the searches of a turn keep only the passages over
@@ -198,6 +203,7 @@ async def add_rival_cosines(
         others_cosines = [float(r["question_cosine"]) for r in rivals if not same_entry(r, item)]
         if others_cosines:  # none: not compared, so never answered by meaning alone
             item["rival_cosine"] = round(max(others_cosines), 4)
+            item["rival_entries"] = len(others_cosines)
 
 
 def _candidate(hit: Any, rank: int) -> dict[str, Any]:
@@ -242,7 +248,10 @@ def answers_by_meaning(item: dict[str, Any]) -> bool:
     `question_lead`, and the collection's nearest, `rival_cosine`) with a cosine of at
     least `MIN_MEANING`: its answer answers, whatever words it shares with the question.
     An entry in another language: by its own score and bar (graph.entry_across), the
-    cosine floor the same.
+    cosine floor the same. Where the collection had fewer than `RIVALS` other entries
+    near the question to lead (`rival_entries`), either must also be nearer the question
+    than every everyday question about another thing (graph.everyday_questions): on a
+    small collection a question's shape alone can lead the other entries.
 
     Only once the collection was compared (`rival_cosine` set, the local embedder)."""
     if not item.get("question") or "question_cosine" not in item:
@@ -250,6 +259,8 @@ def answers_by_meaning(item: dict[str, Any]) -> bool:
     cosine = float(item["question_cosine"])
     if cosine < MIN_MEANING:
         return False
+    if int(item.get("rival_entries", 0)) < RIVALS - 1 and not near_as_everyday(item):
+        return False  # few entries to lead: everyday questions stand in for the others
     if crosses(item):
         return leads_across(item)
     if "rival_cosine" not in item:

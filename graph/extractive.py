@@ -188,7 +188,8 @@ async def extractive_answer(
     context: str = "",
     embedder: Any = None,
 ) -> tuple[str, list]:
-    """An answer made of cited evidence sentences, in the user's script."""
+    """An answer made of cited evidence sentences, in the user's script; ("", []) when no
+    sentence of the evidence bears on the question."""
     # jieba, sentence scoring and OpenCC are CPU work: off the event loop
     wanted, candidates = await asyncio.to_thread(_prepare, question, evidence)
     cross = frozenset(i for i, item in enumerate(evidence[:MAX_EVIDENCE]) if crosses(item))
@@ -219,6 +220,8 @@ def _compose(
     picked = quoted_once(
         pick_sentences(wanted, evidence, candidates, context, similarity, question), evidence
     )
+    if not picked:
+        return "", []  # no sentence bears on the question: no answer, not a bare lead
     numbers, citations = cite(evidence, [idx for _, idx in picked])
     return "\n".join(answer_lines(evidence, picked, numbers, language)), citations
 

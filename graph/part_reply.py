@@ -50,6 +50,9 @@ async def parts_reply(
             lines.append(say("part_missing", language))
             continue
         text, local = await answer_one(part["query"], grounded_first(evidence))
+        if not local:  # no sentence of its evidence bears on the part
+            lines.append(say("part_missing", language))
+            continue
         renumber: dict[int, int] = {}
         for citation in local:
             key = str(citation["document"])

@@ -111,6 +111,10 @@ async def _answer(
         context,
         runtime.context.embedder,
     )
+    if not citations:
+        # grounded passages, and no sentence of theirs bears on the question
+        notes.append("response_synth:nothing_quoted")
+        return refusal(language, runtime.context.handoff), [], discarded or "refusal", calls, waited
     return answer, citations, (discarded or "extractive"), calls, waited
 
 

@@ -12,6 +12,7 @@ from graph.nodes.response_synth import response_synth
 from graph.nodes.retrieval_checker import retrieval_checker
 from graph.nodes.telemetry import telemetry
 from tests.support.node_fakes import FakeLLM, chunk, runtime
+from textkit.catalog import say
 from textkit.scripts import detect_language
 
 
@@ -450,3 +451,47 @@ def test_retrieval_checker_does_not_retry_a_forms_only_plan(forms: list, status:
     state = {"retrieval": {"loop": 1, "threshold": 0.65}, "plan": plan, "forms": forms}
     out = retrieval_checker(state, rt)  # type: ignore[arg-type]
     assert out["retrieval"]["status"] == status and out["evidence"] == []
+
+
+def _battery_entry() -> dict:
+    # an English passage marked grounded for a Chinese question, none of whose sentences
+    # can be quoted for it (no embedder to read them across languages)
+    return {**chunk(1, 0.1, "No. Batteries can start fires in the truck.", "recycling-faq"),
+            "cross_language": True, "language": "en", "grounded": True}  # fmt: skip
+
+
+async def test_grounded_evidence_with_no_sentence_to_quote_is_a_refusal_not_a_bare_lead() -> None:
+    rt, _ = runtime()
+    state = {
+        "language": "zh-hant",
+        "normalized_question": "可以帶狗嗎？",
+        "plan": {"task_type": "simple_faq"},
+        "evidence": [_battery_entry()],
+    }
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert out["outcome"] == "refused" and out["citations"] == []
+    assert "沒有這個問題的答案" in out["answer"] and out["answer"] != "根據文件內容："
+    assert "response_synth:nothing_quoted" in out["decision_path"]
+
+
+async def test_a_part_with_no_sentence_to_quote_is_said_missing() -> None:
+    rt, _ = runtime()
+    fee = chunk(2, 0.8, "停車許可證每年收費新臺幣一千二百元。", "停車許可證")
+    state = {
+        "language": "zh-hant",
+        "normalized_question": "停車許可證多少錢？可以帶狗嗎？",
+        "plan": {
+            "task_type": "simple_faq",
+            "parts": [
+                {"text": "停車許可證多少錢？", "query": "停車許可證多少錢"},
+                {"text": "可以帶狗嗎？", "query": "可以帶狗嗎"},
+            ],
+        },
+        "part_evidence": [[fee], [_battery_entry()]],
+        "evidence": [fee, _battery_entry()],
+    }
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert "一千二百元" in out["answer"]
+    assert "Batteries" not in out["answer"]
+    assert [c["document"] for c in out["citations"]] == ["停車許可證"]
+    assert say("part_missing", "zh-hant") in out["answer"]
