@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from graph.text_banks import bank_lines, unit_rows
 from textkit.sentences import split_sentences
 
 SCREENS = Path(__file__).resolve().parent / "screens"
@@ -76,7 +77,7 @@ class AttackBank:
         # in a thread even for the lane's holder: a long message is many pieces, and the
         # guard's time limit around this screen can only fire while it waits
         rows = await asyncio.to_thread(embedder.embed_documents, pieces)
-        vectors = _unit(np.asarray(rows))
+        vectors = unit_rows(np.asarray(rows))
         near_attack = (vectors @ attacks.T).max(axis=1)
         near_ordinary = (vectors @ ordinary.T).max(axis=1) if len(ordinary) else near_attack * 0
         found = [
@@ -89,7 +90,7 @@ class AttackBank:
         """Embed the banks now (blocking: at start-up, in a thread), so the first message
         is not the one to pay for it, nor to pass unscreened if that takes long."""
         if embedder not in self._vectors:
-            rows = _unit(np.asarray(embedder.embed_documents([*self.attacks, *self.ordinary])))
+            rows = unit_rows(np.asarray(embedder.embed_documents([*self.attacks, *self.ordinary])))
             self._vectors[embedder] = (rows[: len(self.attacks)], rows[len(self.attacks) :])
 
     async def _banks(self, embedder: Any) -> tuple[Any, Any]:
@@ -106,23 +107,12 @@ class AttackBank:
     async def _embed_banks(self, embedder: Any) -> tuple[Any, Any]:
         texts = [*self.attacks, *self.ordinary]
         try:
-            rows = _unit(np.asarray(await asyncio.to_thread(embedder.embed_documents, texts)))
+            rows = unit_rows(np.asarray(await asyncio.to_thread(embedder.embed_documents, texts)))
         finally:
             self._pending.pop(embedder, None)  # a failure is tried again by a later turn
         banks = (rows[: len(self.attacks)], rows[len(self.attacks) :])
         self._vectors[embedder] = banks
         return banks
-
-
-def _unit(rows: Any) -> Any:
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    return rows / np.where(norms == 0, 1.0, norms)
-
-
-def _lines(body: str) -> tuple[str, ...]:
-    return tuple(
-        line.strip() for line in body.splitlines() if line.strip() and not line.startswith("#")
-    )
 
 
 @lru_cache(maxsize=1)
@@ -131,4 +121,4 @@ def attack_bank() -> AttackBank:
     attacks = (SCREENS / f"attacks.{BANKS}.txt").read_text("utf-8")
     ordinary = (SCREENS / f"ordinary.{BANKS}.txt").read_text("utf-8")
     digest = hashlib.sha256((attacks + ordinary).encode()).hexdigest()[:8]
-    return AttackBank(_lines(attacks), _lines(ordinary), f"{BANKS}-{digest}")
+    return AttackBank(bank_lines(attacks), bank_lines(ordinary), f"{BANKS}-{digest}")

@@ -242,16 +242,26 @@ def states_asked_question(item: dict[str, Any]) -> bool:
     return lead >= QUESTION_LEAD
 
 
+def few_rivals(item: dict[str, Any]) -> bool:
+    """True when the rival search found fewer than `RIVALS` - 1 other FAQ entries to
+    lead (`rival_entries`: of the question's language, or of another for an entry in
+    another; none counted when it did not run): a small FAQ, or the nearest passages
+    mostly no entries. An entry answers by meaning there only when the asked question
+    is about as near it as to any everyday question about another thing
+    (graph.everyday_questions)."""
+    return int(item.get("rival_entries", 0)) < RIVALS - 1
+
+
 def answers_by_meaning(item: dict[str, Any]) -> bool:
     """True when the passage is an FAQ entry in the question's language whose question
     leads every other entry near the question by `MEANING_LEAD` (those the turn found,
     `question_lead`, and the collection's nearest, `rival_cosine`) with a cosine of at
     least `MIN_MEANING`: its answer answers, whatever words it shares with the question.
     An entry in another language: by its own score and bar (graph.entry_across), the
-    cosine floor the same. Where the collection had fewer than `RIVALS` other entries
-    near the question to lead (`rival_entries`), either must also be nearer the question
-    than every everyday question about another thing (graph.everyday_questions): on a
-    small collection a question's shape alone can lead the other entries.
+    cosine floor the same. With few entries to lead (`few_rivals`), either must also
+    come about as near the question as any everyday question about another thing
+    (graph.everyday_questions): on a small FAQ a question's shape alone can lead the
+    other entries.
 
     Only once the collection was compared (`rival_cosine` set, the local embedder)."""
     if not item.get("question") or "question_cosine" not in item:
@@ -259,7 +269,7 @@ def answers_by_meaning(item: dict[str, Any]) -> bool:
     cosine = float(item["question_cosine"])
     if cosine < MIN_MEANING:
         return False
-    if int(item.get("rival_entries", 0)) < RIVALS - 1 and not near_as_everyday(item):
+    if few_rivals(item) and not near_as_everyday(item):
         return False  # few entries to lead: everyday questions stand in for the others
     if crosses(item):
         return leads_across(item)

@@ -146,6 +146,9 @@ async def _parts_answer(
         return await extractive_answer(question, found, language, "", runtime.context.embedder)
 
     answer, citations = await parts_reply(parts, by_part, language, answer_one)
+    if not citations:  # no part had a sentence to quote: no reply of parts all missing
+        notes.append("response_synth:nothing_quoted")
+        return refusal(language, runtime.context.handoff), [], "refusal", calls, waited
     return answer, citations, "parts", calls, waited
 
 

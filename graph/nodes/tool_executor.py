@@ -30,7 +30,7 @@ from graph.context import GraphContext
 from graph.cross_entries import add_question_leads
 from graph.cross_language import add_meaning_leads, add_sentence_cosines
 from graph.cross_marks import crosses
-from graph.entry_question import add_question_cosines, add_rival_cosines
+from graph.entry_question import add_question_cosines, add_rival_cosines, few_rivals
 from graph.everyday_questions import add_everyday_cosines
 from graph.further_passages import FURTHER_KEPT, further_passages
 from graph.grounding import is_grounded
@@ -124,8 +124,9 @@ async def _retrieve(
     await add_rival_cosines(
         context.embedder, context.searcher, question, kept, context.search_filters
     )
-    # and is nearer the question than everyday questions about other things
-    await add_everyday_cosines(context.embedder, question, kept)
+    # and, on a small FAQ, comes about as near the question as everyday questions about
+    # other things do
+    await add_everyday_cosines(context.embedder, question, [i for i in kept if few_rivals(i)])
     return kept
 
 

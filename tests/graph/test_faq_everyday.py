@@ -29,6 +29,7 @@ from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
 from tests.support.passport_faq import answer_service, faq_page
+from textkit.scripts import to_simplified
 
 COLLECTED = ("When is my rubbish collected?", "General waste is collected every Tuesday morning.")
 BLUE_BIN = (
@@ -52,6 +53,25 @@ POOL = (
     "# 市立游泳池使用須知\n\n## 開放時間\n週二至週日上午六點至晚上十點開放，每週一休館清潔。\n\n"
     "## 注意事項\n入池前請先淋浴，並須戴泳帽。孩童未滿一百二十公分須由成人陪同。\n"
 )
+
+
+CLINIC = """# 仁愛診所常見問題
+
+## 看診時間是什麼時候？
+週一至週五上午九點至十二點、下午兩點至五點看診。
+
+## 需要預約嗎？
+建議先以電話預約，現場掛號需等候。
+
+## 小孩可以打流感疫苗嗎？
+可以，六個月以上的孩童即可接種流感疫苗。
+
+## 停車方便嗎？
+診所後方有十個免費停車位。
+
+## 掛號費多少錢？
+掛號費為新臺幣一百五十元。
+"""
 
 
 @pytest.mark.parametrize("asked", ["Can my kids swim without me?", "Can I bring my cat along?"])
@@ -147,5 +167,33 @@ def test_everyday_questions_stand_in_only_where_few_entries_were_there_to_lead()
 
 def test_the_everyday_questions_come_in_both_language_families() -> None:
     questions = everyday_questions()
-    assert len(questions["en"]) >= 100 and len(questions["zh"]) >= 100
+    # Chinese ones once each in Simplified, as the embedder compares them
+    assert len(questions["en"]) >= 100 and len(questions["zh"]) >= 80
+    assert all(q == to_simplified(q) for q in questions["zh"])
     assert 0 < SAME_THING < 1
+
+
+@pytest.mark.parametrize(
+    ("asked", "answered"),
+    [
+        ("幾歲可以打流感疫苗？", "六個月以上"),  # the vaccine entry, in other words
+        ("剪頭髮要多少錢？", None),  # a haircut's price: the fee entry's shape only
+        ("How much is a haircut?", None),
+    ],
+)
+async def test_a_small_chinese_faq_answers_its_things_and_not_another_things_price(
+    db: Database,
+    ingestion: IngestionService,
+    searcher: HybridSearcher,
+    embedder: Embedder,
+    asked: str,
+    answered: str | None,
+) -> None:
+    service = await answer_service({"診所常見問題.md": CLINIC}, db, ingestion, searcher, embedder)
+    result = await service.ask(asked)
+    if answered is None:
+        assert result.outcome == "refused", result.answer
+        assert "一百五十元" not in result.answer
+    else:
+        assert result.outcome == "answered", result.decision_path
+        assert answered in result.answer

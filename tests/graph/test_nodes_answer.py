@@ -495,3 +495,24 @@ async def test_a_part_with_no_sentence_to_quote_is_said_missing() -> None:
     assert "Batteries" not in out["answer"]
     assert [c["document"] for c in out["citations"]] == ["停車許可證"]
     assert say("part_missing", "zh-hant") in out["answer"]
+
+
+async def test_a_split_question_with_nothing_to_quote_in_any_part_is_the_refusal() -> None:
+    rt, _ = runtime()
+    state = {
+        "language": "zh-hant",
+        "normalized_question": "可以帶狗嗎？可以帶貓嗎？",
+        "plan": {
+            "task_type": "simple_faq",
+            "parts": [
+                {"text": "可以帶狗嗎？", "query": "可以帶狗嗎"},
+                {"text": "可以帶貓嗎？", "query": "可以帶貓嗎"},
+            ],
+        },
+        "part_evidence": [[_battery_entry()], [_battery_entry()]],
+        "evidence": [_battery_entry()],
+    }
+    out = await response_synth(state, rt)  # type: ignore[arg-type]
+    assert out["outcome"] == "refused" and out["citations"] == []
+    assert out["answer"].startswith("抱歉") and say("answer_intro", "zh-hant") not in out["answer"]
+    assert "response_synth:nothing_quoted" in out["decision_path"]
