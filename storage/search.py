@@ -55,6 +55,7 @@ from storage.search_types import (
     set_leads,
 )
 from storage.support import set_supports, support_tokens
+from textkit.answer_type import price_words
 from textkit.cantonese import written_chinese
 from textkit.question_words import asks_number
 from textkit.tokens import keyword_tokens
@@ -163,7 +164,7 @@ class HybridSearcher:
                     )
                 else:
                     stats = await index_stats(session, sorted(set(tokens) | set(content)))
-                terms = self._terms(stats, tokens, content)
+                terms = self._terms(stats, tokens, content, asked)
             except BaseException:
                 if vector_side is not None:  # cancelled, or the keyword side failed
                     vector_side.cancel()
@@ -232,15 +233,21 @@ class HybridSearcher:
             out = per_document_hits(passing, top_k, per_document, by_score=by_score)
         # jieba over each passage's sentences is CPU work. Sized by the question: the
         # passages are at most top_k (≤ 20) chunks, most already cut (cached tokens)
-        await cpu_work(len(asked), set_supports, out, terms.support, asks_number(asked))
+        await cpu_work(
+            len(asked), set_supports, out, terms.support, asks_number(asked), terms.price
+        )
         return out
 
-    def _terms(self, stats: IndexStats, tokens: list[str], support_tokens: list[str]) -> QueryTerms:
-        """IDF and document frequency of each distinct query token, and the mean chunk length."""
+    def _terms(
+        self, stats: IndexStats, tokens: list[str], support_tokens: list[str], asked: str
+    ) -> QueryTerms:
+        """IDF and document frequency of each distinct query token, and the mean chunk
+        length; the tokens naming the price `asked` asks (textkit.answer_type.price_words)."""
         usable = self._vectors_usable(stats.embedding_model)
         query_idf = {t: stats.idf(t) for t in set(tokens)}
         support = coverage_weights({t: stats.idf(t) for t in set(support_tokens)})
-        return QueryTerms(query_idf, stats.avgdl, usable, support)
+        price = price_words(asked, [*tokens, *support_tokens])
+        return QueryTerms(query_idf, stats.avgdl, usable, support, price)
 
     def _vectors_usable(self, stored_model: str | None) -> bool:
         """False once another process re-embedded the index with another embedder.

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.ranking import coverage_weights, relevance
 from storage.search_types import QueryTerms, SearchFilters, SearchHit, filter_sql
+from textkit.answer_type import holds
 from textkit.tokens import stopwords
 
 K1, B = 1.2, 0.75
@@ -246,16 +247,19 @@ async def chunk_details(
             "SELECT c.id, d.title, c.text, c.page, c.heading, c.language, d.url,"
             " c.entry_question,"
             f" {cosine},"
-            " (SELECT coalesce(sum(q.idf), 0) FROM unnest(CAST(:terms AS text[]),"
-            " CAST(:idfs AS float8[])) AS q(term, idf) JOIN chunk_terms p ON p.term ="
-            " q.term AND p.chunk_id = c.id)"
+            " ARRAY(SELECT p.term FROM chunk_terms p WHERE p.chunk_id = c.id"
+            " AND p.term = ANY(CAST(:terms AS text[])))"
             " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(:ids)"
         ),
-        {"terms": terms, "idfs": [weights[t] for t in terms], "vec": vec, "ids": ids},
+        {"terms": terms, "vec": vec, "ids": ids},
     )
     hits: dict[int, SearchHit] = {}
-    for cid, title, body, page, heading, lang, url, question, raw_cos, matched in rows:
-        coverage = float(matched) / total_idf
+    priced = frozenset(t for t in query.price if t in weights)
+    for cid, title, body, page, heading, lang, url, question, raw_cos, found in rows:
+        held = set(found)
+        if priced and holds(body, "price"):
+            held |= priced  # "The yearly rent is 40 euros" says what a plot costs
+        coverage = sum(weights[t] for t in held) / total_idf
         cos = finite(raw_cos)
         hits[cid] = SearchHit(
             document=title,

@@ -28,6 +28,8 @@ class QueryTerms:
     avgdl: float
     vectors_usable: bool = True  # the stored vectors come from this process's embedder
     support: dict[str, float] = field(default_factory=dict)  # content term → weight, for support
+    # the terms naming the price asked ("cost", 钱): a passage holding a price holds them
+    price: frozenset[str] = frozenset()
 
 
 @dataclass

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from storage.search_types import SearchHit
+from textkit.answer_type import holds
 from textkit.overlap import has_chinese, presence, stem
 from textkit.question_words import content_query
 from textkit.scripts import plain
@@ -35,11 +36,17 @@ _HAS_NUMBER = re.compile(
 
 
 def window_support(
-    weights: dict[str, float], body: str, context: str = "", asks_number: bool = False
+    weights: dict[str, float],
+    body: str,
+    context: str = "",
+    asks_number: bool = False,
+    price_terms: frozenset[str] = frozenset(),
 ) -> float:
     """The best share of `weights` (term → IDF) covered by a short window of `body`.
 
-    `context` (title, heading) counts in every window.
+    `context` (title, heading) counts in every window. `price_terms`, the words naming
+    the price asked ("cost", 钱: textkit.answer_type.price_words), are held by a window
+    holding a price: "The yearly rent is 40 euros" says what a plot costs.
     """
     total = sum(weights.values())
     if total <= 0:
@@ -62,7 +69,14 @@ def window_support(
         tokens = head_tokens.union(*cut[start:end])
         stems = frozenset(stem(t) for t in tokens)
         text = " ".join([*normal[start:end], head])
-        share = sum(w * presence(t, text, tokens, stems) for t, w in weights.items()) / total
+        priced = bool(price_terms) and holds(" ".join(normal[start:end]), "price")
+        share = (
+            sum(
+                w * (1.0 if priced and t in price_terms else presence(t, text, tokens, stems))
+                for t, w in weights.items()
+            )
+            / total
+        )
         best = max(best, share)
         if end >= len(sentences):
             break  # later windows are parts of this one
@@ -74,8 +88,13 @@ def support_tokens(question: str) -> list[str]:
     return keyword_tokens(content_query(question))
 
 
-def set_supports(hits: Sequence[SearchHit], weights: dict[str, float], number: bool) -> None:
+def set_supports(
+    hits: Sequence[SearchHit],
+    weights: dict[str, float],
+    number: bool,
+    price_terms: frozenset[str] = frozenset(),
+) -> None:
     """Each hit's `support` for the question whose content-term `weights` are given."""
     for hit in hits:
         context = f"{hit.document}\n{hit.heading or ''}"
-        hit.support = window_support(weights, hit.text, context, number)
+        hit.support = window_support(weights, hit.text, context, number, price_terms)

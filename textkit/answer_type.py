@@ -30,6 +30,7 @@ capitalised word ("1 Harbour Road") numbers a name and counts nothing, nor does
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 from textkit.claims import numbers
@@ -128,8 +129,15 @@ def has_amount(text: str) -> bool:
 
 # finer kinds of an amount: a price, a duration (matched on `plain` text)
 _ASKS_PRICE = re.compile(
-    r"\b(?:costs?|price[sd]?|fees?|charges?|pay|paid|fares?|tuition)\b|"
+    r"\b(?:costs?|price[sd]?|fees?|charges?|fares?|tuition)\b|"
+    # "how much do I pay", not how ("can I pay with my phone", "paid by card")
+    r"\b(?:pay|paid)\b(?!\s+(?:with|by|using|via|through|online|at|in\s+(?:cash|instal|install)))|"
     r"多少钱|几多钱|费用|收费|价格|价钱|票价|学费|要钱|付多少"
+)
+# a question's words that name the price it asks ("cost", 钱 of 多少钱): a window holding
+# a price holds them (storage.support)
+_PRICE_WORD = re.compile(
+    r"(?:costs?|price[sd]?|fees?|charges?|fares?|tuition|钱|费用|收费|价格|价钱|票价|学费)"
 )
 _HAS_PRICE = re.compile(
     r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|"
@@ -285,6 +293,16 @@ def names_kind(sentence: str, kind: str) -> bool:
     applicants over 65")."""
     names = _NAMES_KIND.get(kind)
     return bool(names and names.search(plain(sentence)))
+
+
+def price_words(question: str, terms: Iterable[str]) -> frozenset[str]:
+    """The `terms` (a question's keyword tokens) that name the price it asks ("cost",
+    "fee", 钱 of 多少钱): none unless it asks a price. A sentence giving a price says
+    them without their word ("The yearly rent is 40 euros" for "how much does a plot
+    cost"; 罚一千二百元 for 罚多少钱)."""
+    if "price" not in answer_kinds(question):
+        return frozenset()
+    return frozenset(t for t in terms if _PRICE_WORD.fullmatch(t))
 
 
 def without_kind_words(text: str) -> str:
