@@ -11,14 +11,14 @@ count asked is answered by a sentence holding no price when one does. Without a
 kind asked (or none held on the topic), the sentences whose words (with their
 section's and their document's) cover the most of the question's content words
 come first; the first one's passage may go on from it, and another passage's
-sentence covering fewer is left out.
+sentence covering fewer is left out, as is a list item beside the answering item.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from graph.answer_sentences import content_words, covered
+from graph.answer_sentences import content_words, covered, is_list_item
 from textkit.answer_type import answer_kinds, holds, names_kind
 
 # the kinds a sentence's section line may hold for it
@@ -130,5 +130,15 @@ def arrange(
     best = max(coverage.values(), default=0)
     covering = [i for i in order if coverage.get(i, best) == best]  # by score
     passage = picked[covering[0]][4][0]
-    rest = [i for i in order if i not in covering and picked[i][4][0] == passage]
+    # a list's items are statements of their own: the answering item's siblings that
+    # cover less ("No pesticides." beside "Dogs must be kept on a lead.") do not go on
+    # from it
+    in_list = is_list_item(picked[covering[0]][0])
+    rest = [
+        i
+        for i in order
+        if i not in covering
+        and picked[i][4][0] == passage
+        and not (in_list and is_list_item(picked[i][0]))
+    ]
     return [*covering, *rest][:limit]

@@ -19,6 +19,7 @@ from typing import Any
 
 from graph.answer_order import arrange
 from graph.answer_sentences import (
+    MAX_LIST_ITEMS,
     content_words,
     covered,
     is_list_item,
@@ -133,9 +134,29 @@ def pick_sentences(
         )
     ]
     rest = sorted(chosen[1:], key=lambda b: (b[1], b[2]))
+    places = [(b[1], b[2]) for b in [*chosen[:1], *rest]]
     if all(is_list_item(b[3]) for b in chosen) and len({b[1] for b in chosen}) == 1:
-        chosen, rest = [], sorted(chosen, key=lambda b: b[2])  # one list: its own order
-    return with_lists([(b[1], b[2]) for b in [*chosen[:1], *rest]], candidates)
+        # items of one list: its own order; several of them answering alike (the
+        # question asks the list: "what are the rules?"), the whole list
+        places = sorted(places, key=lambda p: p[1])
+        if len(chosen) > 1:
+            places = whole_list(places, candidates)
+    return with_lists(places, candidates)
+
+
+def whole_list(places: list[tuple[int, int]], candidates: list[Candidate]) -> list[tuple[int, int]]:
+    """The places (evidence index, position) of the list the items at `places` (of one
+    passage, in order) belong to: the run of list items around them, at most
+    `MAX_LIST_ITEMS`; a list cut at the sentence cap reads as if it were all."""
+    idx = places[0][0]
+    items = {c[1] for c in candidates if c[0] == idx and is_list_item(c[2])}
+    first, last = places[0][1], places[-1][1]
+    while first - 1 in items:
+        first -= 1
+    while last + 1 in items:
+        last += 1
+    run = [(idx, p) for p in range(first, last + 1) if p in items]
+    return run[:MAX_LIST_ITEMS] if len(run) >= len(places) else places
 
 
 def with_lists(places: list[tuple[int, int]], candidates: list[Candidate]) -> list[tuple[str, int]]:

@@ -1,0 +1,146 @@
+"""A few short documents of a kind the project was not tuned on, asked as residents ask.
+
+Real Postgres and the local embedder, no model: a community garden's page (a list of
+rules, a plot's rent), a Simplified-Chinese transit-card FAQ and a Traditional-Chinese
+page on sorting rubbish (HTML). What a user notices: a rule asked about is quoted
+alone, the rules asked for are quoted whole, a price is found under another word than
+the question's ("rent" for "cost", 罰鍰 for 罚多少钱), and "can I pay with my phone"
+is no price question.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.turn.service import AnswerService
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+from tests.support.passport_faq import answer_service
+from textkit.answer_type import answer_kinds, price_words
+
+GARDEN = """# Riverside Community Garden
+
+The Riverside Community Garden is run by volunteers on land leased from the council.
+
+## Plots
+
+A standard plot measures 3 by 5 metres. The yearly rent is 40 euros, or 20 euros for
+students and pensioners. Plots are allocated in March from the waiting list.
+
+## Rules
+
+- No pesticides or chemical fertilisers.
+- Dogs must be kept on a lead.
+- Bonfires are not allowed at any time.
+- Water from the taps is for watering only and is not drinkable.
+"""
+TRANSIT = """# 公交卡常见问题
+
+## 公交卡在哪里办理？
+可以在各地铁站客服中心或指定便利店办理，需缴纳押金二十元。
+
+## 学生卡有什么优惠？
+全日制学生凭学生证办理学生卡，乘车享受五折优惠。
+
+## 可以用手机支付吗？
+可以，所有公交和地铁都支持手机扫码乘车。
+"""
+SORTING = """<html><head><title>垃圾分類說明</title></head><body>
+<h1>垃圾分類說明</h1>
+<p>本市自二〇二四年起實施強制垃圾分類，分為一般垃圾、資源回收和廚餘三類。</p>
+<h2>資源回收</h2>
+<p>紙類、塑膠瓶、鐵鋁罐及玻璃瓶請清洗後放入資源回收袋。每週二、四、六回收。</p>
+<h2>罰則</h2>
+<p>未依規定分類者，第一次勸導，第二次起處新臺幣一千二百元以上六千元以下罰鍰。</p>
+</body></html>
+"""
+RULES = [
+    "No pesticides or chemical fertilisers.",
+    "Dogs must be kept on a lead.",
+    "Bonfires are not allowed at any time.",
+    "Water from the taps is for watering only and is not drinkable.",
+]
+
+
+@pytest.fixture
+async def service(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> AnswerService:
+    files = {"community-garden.md": GARDEN, "公交卡常见问题.md": TRANSIT, "垃圾分類.html": SORTING}
+    return await answer_service(files, db, ingestion, searcher, embedder)
+
+
+def quoted(answer: str) -> list[str]:
+    return [line[2:].rsplit(" [", 1)[0] for line in answer.splitlines() if line.startswith("- ")]
+
+
+async def test_a_rule_asked_about_is_quoted_without_its_sibling_rules(
+    service: AnswerService,
+) -> None:
+    result = await service.ask("Can I bring my dog to the garden?")
+    assert result.outcome == "answered", result.decision_path
+    assert quoted(result.answer) == ["Dogs must be kept on a lead."]
+
+
+async def test_the_rules_asked_for_are_quoted_whole_in_their_order(service: AnswerService) -> None:
+    result = await service.ask("What are the garden rules?")
+    assert result.outcome == "answered", result.decision_path
+    assert quoted(result.answer) == RULES
+
+
+@pytest.mark.parametrize("asked", ["How much does a plot cost", "How much does a plot cost?"])
+async def test_a_price_under_another_word_answers_what_a_plot_costs(
+    service: AnswerService, asked: str
+) -> None:
+    result = await service.ask(asked)
+    assert result.outcome == "answered", result.decision_path
+    assert any("40 euros" in s for s in quoted(result.answer))
+
+
+async def test_each_part_finds_its_answer_under_other_words(service: AnswerService) -> None:
+    result = await service.ask("How much does a plot cost and when are plots allocated?")
+    assert result.outcome == "answered", result.decision_path
+    assert "40 euros" in result.answer and "allocated in March" in result.answer
+    assert "don't say" not in result.answer
+
+
+async def test_a_fine_asked_in_simplified_is_found_on_a_traditional_page(
+    service: AnswerService,
+) -> None:
+    result = await service.ask("垃圾不分类要罚多少钱？")
+    assert result.outcome == "answered", result.decision_path
+    assert "一千二百元" in result.answer  # in the asker's script: 罚锾
+    assert [c["document"] for c in result.citations] == ["垃圾分類"]
+
+
+async def test_paying_with_a_phone_is_answered_not_read_as_a_price_question(
+    service: AnswerService,
+) -> None:
+    result = await service.ask("Can I pay with my phone on the metro?")
+    assert result.outcome == "answered", result.decision_path
+    assert "手机扫码乘车" in result.answer
+    assert "response_synth:kind_not_found" not in result.decision_path
+
+
+@pytest.mark.parametrize(
+    ("question", "price"),
+    [
+        ("Can I pay with my phone on the metro?", False),
+        ("Can I pay by card?", False),
+        ("Can it be paid in cash?", False),
+        ("How much do I pay for parking?", True),
+        ("What is the fee?", True),
+        ("垃圾不分类要罚多少钱？", True),
+    ],
+)
+def test_pay_asks_a_price_only_when_it_asks_how_much(question: str, price: bool) -> None:
+    assert ("price" in answer_kinds(question)) is price
+
+
+def test_the_words_naming_the_price_asked() -> None:
+    assert price_words("How much does a plot cost", ["plot", "cost"]) == {"cost"}
+    assert price_words("垃圾不分类要罚多少钱？", ["垃圾", "分类", "钱"]) == {"钱"}
+    # no price asked: no word stands for one
+    assert price_words("When are plots allocated?", ["plots", "allocated"]) == frozenset()
