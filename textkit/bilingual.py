@@ -32,7 +32,7 @@ from importlib import resources
 
 from textkit.answer_type import PICKING_WORDS
 from textkit.claims import chinese_ordinals, numbers
-from textkit.overlap import stem
+from textkit.overlap import stem, verb_forms
 from textkit.scripts import to_simplified
 from textkit.tokens import keyword_spans, singular, stopwords
 
@@ -135,9 +135,10 @@ def _content(word: str) -> bool:
 
 
 def _english_stem(word: str) -> str:
-    """An English word's stem: its inflection dropped ("killed", "kills" → "kill"), then
-    its first `STEM` letters (textkit.overlap)."""
-    word = singular(word)
+    """An English word's stem: its inflection dropped ("killed", "kills" → "kill"; an
+    irregular verb's past form, "lost", its base, "lose": textkit.overlap.verb_forms),
+    then its first `STEM` letters (textkit.overlap)."""
+    word = singular(verb_forms(word)[0])
     for suffix in ("ing", "ed", "es"):
         if word.endswith(suffix) and len(word) - len(suffix) >= MIN_WORD:
             word = word[: -len(suffix)]

@@ -44,6 +44,12 @@ TRANSIT = """# 公交卡常见问题
 ## 学生卡有什么优惠？
 全日制学生凭学生证办理学生卡，乘车享受五折优惠。
 
+## 卡丢了怎么办？
+记名卡可凭身份证到客服中心挂失，挂失后七个工作日内可补办新卡，卡内余额转入新卡。不记名卡无法挂失。
+
+## 怎么退卡？
+到地铁站客服中心办理退卡，退还押金和卡内余额，使用不满一年的收取五元手续费。
+
 ## 可以用手机支付吗？
 可以，所有公交和地铁都支持手机扫码乘车。
 """
@@ -144,3 +150,13 @@ def test_the_words_naming_the_price_asked() -> None:
     assert price_words("垃圾不分类要罚多少钱？", ["垃圾", "分类", "钱"]) == {"钱"}
     # no price asked: no word stands for one
     assert price_words("When are plots allocated?", ["plots", "allocated"]) == frozenset()
+
+
+async def test_a_lost_card_asked_in_english_finds_the_chinese_entry_on_losing_it(
+    service: AnswerService,
+) -> None:
+    # "lost" is read as "lose" through the dictionary (丢: to lose), so the entry on a
+    # lost card leads the one on returning it (怎么退卡？), which the embedder puts as near
+    result = await service.ask("I lost my transit card, what should I do?")
+    assert result.outcome == "answered", result.decision_path
+    assert "挂失" in result.answer and "退卡" not in result.answer

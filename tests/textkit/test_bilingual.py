@@ -114,3 +114,11 @@ def test_every_word_asked_must_be_held_and_an_unread_word_is_not() -> None:
     assert holds_every_word("更新护照要付的费用", fee)
     assert not holds_every_word("网上更新护照费用", fee)  # online
     assert not holds_every_word("急件更新护照费用", fee)  # 急件: no gloss, not no word
+
+
+def test_an_irregular_verbs_past_form_meets_the_dictionarys_base_form() -> None:
+    # 丢: "to lose"; "lost" is read as "lose", as the word test reads it in one language
+    assert frozenset({"lose"}) in units("I lost my card")
+    assert coverage("I lost my transit card", "卡丢了怎么办？") > coverage(
+        "I misplaced my transit card", "卡丢了怎么办？"
+    )
