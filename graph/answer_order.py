@@ -106,7 +106,8 @@ def arrange(
     # document's "free" does not answer what a passport costs
     passages = topical(wanted, picked, documents)
     on_topic = [i for i in order if picked[i][4][0] in passages]
-    for kind in answer_kinds(question):
+    # a follow-up asking no kind of its own ("and for students?") asks the earlier one's
+    for kind in answer_kinds(question) or answer_kinds(context):
         # a sentence's own words first; failing those, its section line's price, time
         # or duration ("## Fee 80 dollars" above "Payable at the counter."): a bare
         # figure there may be the document's name's ("form-2024")

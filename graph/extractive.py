@@ -114,7 +114,7 @@ def pick_sentences(
     ranked = sorted(scored, key=lambda s: -s[0])
     best = [ranked[i] for i in _first_copies(evidence, [(s[3], s[1]) for s in ranked])]
     best = best[:CONSIDERED]
-    kinds = answer_kinds(question)
+    kinds = answer_kinds(question) or answer_kinds(context)
     about_asked = content_words(question)
     # a line holding the kind asked under a section naming the topic answers though it
     # shares no word ("Monday to Friday 9:00 to 17:00" under "Opening hours")

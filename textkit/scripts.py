@@ -66,14 +66,24 @@ def plain(text: str) -> str:
     return to_simplified(normalise_width(text)).lower()
 
 
-def detect_language(text: str) -> str:
-    """en, zh-hant or zh-hans: the script matters, the answer goes back in it."""
+def detect_language(text: str, shared: str = ZH_HANT) -> str:
+    """en, zh-hant or zh-hans: the script matters, the answer goes back in it. Chinese
+    written only in characters both scripts share (押金多少？) is `shared`: Traditional,
+    this bot's home, unless the caller knows better (the conversation's script)."""
     cjk = _CJK.findall(text)
     letters = sum(1 for ch in text if ch.isalpha())
     if not cjk or len(cjk) < 0.2 * max(letters, 1):
         return EN
-    sample = "".join(cjk)
-    verdict = hanzidentifier.identify(sample)
+    return chinese_script(text) or shared
+
+
+def chinese_script(text: str) -> str | None:
+    """zh-hant or zh-hans by the text's Chinese characters; None when it has none or only
+    characters both scripts share."""
+    cjk = _CJK.findall(text)
+    if not cjk:
+        return None
+    verdict = hanzidentifier.identify("".join(cjk))
     if verdict == hanzidentifier.SIMPLIFIED:
         return ZH_HANS
     if verdict == hanzidentifier.TRADITIONAL:
@@ -82,4 +92,15 @@ def detect_language(text: str) -> str:
         trad = sum(1 for ch in cjk if hanzidentifier.is_traditional(ch))
         simp = sum(1 for ch in cjk if hanzidentifier.is_simplified(ch))
         return ZH_HANS if simp > trad else ZH_HANT
-    return ZH_HANT  # characters shared by both scripts: Traditional is this bot's home
+    return None
+
+
+def conversation_script(history: list[dict[str, str]]) -> str:
+    """The Chinese script the user last wrote in (their latest message whose characters
+    tell), Traditional when none does: what a message in shared characters is read in."""
+    for message in reversed(history):
+        if message.get("role") == "user":
+            script = chinese_script(message.get("content", ""))
+            if script:
+                return script
+    return ZH_HANT

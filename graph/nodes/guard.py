@@ -22,7 +22,7 @@ from graph.nodes.recording import Step, recorded
 from graph.privacy import mask_sensitive
 from graph.state import GraphState
 from textkit.catalog import say
-from textkit.scripts import detect_language, normalise_width
+from textkit.scripts import conversation_script, detect_language, normalise_width
 
 # The similarity screen's bound. A screen that has run once takes milliseconds (the
 # banks' vectors are kept, the question's is the embedder's cached one); the first in a
@@ -44,7 +44,10 @@ async def guard(state: GraphState, runtime: Runtime[GraphContext] | None = None)
     question = clean_message(state.get("question") or "").strip()
     # the service caps what it keeps of a long message; the length it received decides
     length = max(len(question), state.get("question_chars") or 0)
-    language = state.get("reply_language") or (detect_language(question) if question else "en")
+    shared = conversation_script(state.get("history", []))
+    language = state.get("reply_language") or (
+        detect_language(question, shared) if question else "en"
+    )
     reason: str | None = None
     how = ""  # a block by closeness in meaning says so in the decision path
     if not question:

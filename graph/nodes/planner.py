@@ -62,9 +62,11 @@ _FORM = re.compile(
     re.IGNORECASE,
 )
 _FOLLOWUP = re.compile(
-    r"^\s*(and|what about|how about|also|then)\b|\b(it|that|this one|those|the (first|second|"
-    r"third|last) one)\b|^(那|那麼|那么|還有|还有|然後|然后)|(那個|那个|這個|这个|第[一二三四五]個|"
-    r"第[一二三四五]个|上面|剛才|刚才|它)",
+    r"^\s*(and|what about|how about|also|then)\b|\b(it|that|this one|those|they|them|their|"
+    r"the (first|second|third|last) one)\b|^(那|那麼|那么|還有|还有|然後|然后)|(那個|那个|這個|"
+    r"这个|第[一二三四五]個|第[一二三四五]个|上面|剛才|刚才|它|他們|它們|他们|它们)|"
+    # a short "X呢？" asks the last question again of X ("学生呢？": and for students?)
+    r"^\s*\S{1,6}呢\s*[?？]?\s*$",
     re.IGNORECASE,
 )
 

@@ -174,6 +174,24 @@ def test_language_normalizer(question: str, language: str) -> None:
     assert "？" not in out["normalized_question"]  # full-width punctuation folded
 
 
+@pytest.mark.parametrize(
+    ("earlier", "language"),
+    [
+        ([], "zh-hant"),  # no earlier message: Traditional, the bot's home
+        ([{"role": "user", "content": "公交卡在哪里办？"}], "zh-hans"),
+        ([{"role": "user", "content": "公車卡在哪裡辦？"}], "zh-hant"),
+        # the latest message whose characters tell, the bot's own replies not counted
+        ([{"role": "user", "content": "公交卡在哪里办？"}, {"role": "user", "content": "好"},
+          {"role": "assistant", "content": "請聯絡服務台"}], "zh-hans"),
+    ],
+)  # fmt: skip
+def test_chinese_in_characters_both_scripts_share_is_read_in_the_conversations_script(
+    earlier: list[dict[str, str]], language: str
+) -> None:
+    out = language_normalizer({"safe_question": "押金多少？", "history": earlier})
+    assert out["language"] == language
+
+
 def test_a_document_explaining_a_phones_developer_mode_is_no_planted_instruction() -> None:
     # an IT help page is written for readers; the same words aimed at the assistant are not
     page = "To install the staff app, turn on developer mode in your phone's settings."

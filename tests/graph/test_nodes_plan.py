@@ -32,6 +32,12 @@ from tests.support.node_fakes import FakeLLM, FakeSearcher, Hit, chunk, runtime
         ("And how much is it?", [{"role": "user", "content": "passport?"}],
          "conversation_followup", ["retrieve_documents"]),
         ("And how much is it?", [], "simple_faq", ["retrieve_documents"]),
+        ("When are they allocated?", [{"role": "user", "content": "garden plots?"}],
+         "conversation_followup", ["retrieve_documents"]),
+        ("学生呢？", [{"role": "user", "content": "公交卡多少钱？"}],
+         "conversation_followup", ["retrieve_documents"]),
+        ("你们周末营业的时间是几点到几点呢？", [{"role": "user", "content": "公交卡多少钱？"}],
+         "simple_faq", ["retrieve_documents"]),
         ("停车许可证多少钱", [], "simple_faq", ["retrieve_documents"]),
     ],
 )  # fmt: skip

@@ -160,3 +160,23 @@ async def test_a_lost_card_asked_in_english_finds_the_chinese_entry_on_losing_it
     result = await service.ask("I lost my transit card, what should I do?")
     assert result.outcome == "answered", result.decision_path
     assert "挂失" in result.answer and "退卡" not in result.answer
+
+
+async def test_a_conversation_keeps_its_script_and_its_follow_ups_their_question(
+    service: AnswerService,
+) -> None:
+    first = await service.ask("How much is a garden plot?", conversation="c1")
+    assert first.outcome == "answered"
+    # "and for students?" asks the price again: the rent alone, not the plot's size
+    again = await service.ask("and for students?", conversation="c1")
+    assert quoted(again.answer) == [
+        "The yearly rent is 40 euros, or 20 euros for students and pensioners."
+    ]
+    # "they" leans on the plots asked about
+    when = await service.ask("when are they allocated?", conversation="c1")
+    assert "allocated in March" in when.answer
+    await service.ask("公交卡在哪里办？", conversation="c2")
+    # 押金多少？ is written in characters both scripts share: the reply stays Simplified
+    deposit = await service.ask("押金多少？", conversation="c2")
+    assert deposit.language == "zh-hans"
+    assert "将由专人" in deposit.answer or "根据文件内容" in deposit.answer
