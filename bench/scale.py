@@ -112,9 +112,14 @@ async def keyword_ids_before(
 
 
 def window_support_before(
-    weights: dict[str, float], body: str, context: str = "", asks_number: bool = False
+    weights: dict[str, float],
+    body: str,
+    context: str = "",
+    asks_number: bool = False,
+    price_terms: frozenset[str] = frozenset(),
 ) -> float:
-    """storage.support.window_support as it was at revision 0012 (every sentence cut)."""
+    """storage.support.window_support as it was at revision 0012 (every sentence cut; no
+    price held for the words naming it: `price_terms` is not read)."""
     total = sum(weights.values())
     if total <= 0:
         return 0.0
