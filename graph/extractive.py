@@ -136,27 +136,32 @@ def pick_sentences(
     rest = sorted(chosen[1:], key=lambda b: (b[1], b[2]))
     places = [(b[1], b[2]) for b in [*chosen[:1], *rest]]
     if all(is_list_item(b[3]) for b in chosen) and len({b[1] for b in chosen}) == 1:
-        # items of one list: its own order; several of them answering alike (the
-        # question asks the list: "what are the rules?"), the whole list
+        # items of one list: its own order; several of them chosen for their section's
+        # and title's words alone, none holding a word of the question itself (it asks
+        # the list: "what are the garden rules?"), the whole list
         places = sorted(places, key=lambda p: p[1])
-        if len(chosen) > 1:
+        if len(chosen) > 1 and not any(covered(about_asked, b[3]) for b in chosen):
             places = whole_list(places, candidates)
     return with_lists(places, candidates)
 
 
 def whole_list(places: list[tuple[int, int]], candidates: list[Candidate]) -> list[tuple[int, int]]:
     """The places (evidence index, position) of the list the items at `places` (of one
-    passage, in order) belong to: the run of list items around them, at most
-    `MAX_LIST_ITEMS`; a list cut at the sentence cap reads as if it were all."""
+    passage, in order) belong to: the unbroken run of list items around them, when it
+    holds at most `MAX_LIST_ITEMS`; a list cut at the sentence cap reads as if it were
+    all. Items of two lists (a line between them), or of a longer list, stay as picked."""
     idx = places[0][0]
     items = {c[1] for c in candidates if c[0] == idx and is_list_item(c[2])}
     first, last = places[0][1], places[-1][1]
+    if any(p not in items for p in range(first, last + 1)):
+        return places  # not one list
     while first - 1 in items:
         first -= 1
     while last + 1 in items:
         last += 1
-    run = [(idx, p) for p in range(first, last + 1) if p in items]
-    return run[:MAX_LIST_ITEMS] if len(run) >= len(places) else places
+    if last - first + 1 > MAX_LIST_ITEMS:
+        return places
+    return [(idx, p) for p in range(first, last + 1)]
 
 
 def with_lists(places: list[tuple[int, int]], candidates: list[Candidate]) -> list[tuple[str, int]]:

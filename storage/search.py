@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from storage.cpu_work import cpu_work
 from storage.cross_language import mark_cross_language
@@ -54,7 +55,7 @@ from storage.search_types import (
     per_document_hits,
     set_leads,
 )
-from storage.support import set_supports, support_tokens
+from storage.support import credit_prices, set_supports, support_tokens
 from textkit.answer_type import price_words
 from textkit.cantonese import written_chinese
 from textkit.question_words import asks_number
@@ -193,7 +194,7 @@ class HybridSearcher:
             if adaptive:
                 # the fusion weighs coverage and cosine: every candidate's are read
                 pool = list(dict.fromkeys(c for ranked in rankings.values() for c, _ in ranked))
-                hits = await chunk_details(session, pool, vec_literal, terms, self._cosine)
+                hits = await self._details(session, pool, vec_literal, terms, asked)
                 bm25 = dict(rankings.get("keyword", []))
                 fused = adaptive_fusion(
                     {c: Evidence(bm25.get(c), h.coverage, h.cosine) for c, h in hits.items()}
@@ -204,7 +205,7 @@ class HybridSearcher:
                 fused = fuse(rankings, self.weights)
                 order = sorted(fused, key=lambda i: -fused[i])
                 pool = order[: max(POOL_FACTOR * top_k, MIN_POOL)]
-                hits = await chunk_details(session, pool, vec_literal, terms, self._cosine)
+                hits = await self._details(session, pool, vec_literal, terms, asked)
         # passages in another language: `other_languages` lets them past the threshold
         mark_cross_language(hits.values(), asked)
         for chunk_id, hit in hits.items():
@@ -237,6 +238,20 @@ class HybridSearcher:
             len(asked), set_supports, out, terms.support, asks_number(asked), terms.price
         )
         return out
+
+    async def _details(
+        self, session: Any, pool: list[int], vec: str, terms: QueryTerms, asked: str
+    ) -> dict[int, SearchHit]:
+        """`chunk_details` of the pool; a price asked is held by a chunk giving one of what
+        the question names (storage.support.credit_prices: CPU work, off the loop)."""
+        matched: dict[int, frozenset[str]] = {}
+        hits = await chunk_details(session, pool, vec, terms, self._cosine, matched)
+        if terms.price:
+            weights = coverage_weights(terms.idf)
+            await cpu_work(
+                len(asked), credit_prices, list(hits.values()), weights, matched, terms.price
+            )
+        return hits
 
     def _terms(
         self, stats: IndexStats, tokens: list[str], support_tokens: list[str], asked: str

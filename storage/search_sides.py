@@ -16,7 +16,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.ranking import coverage_weights, relevance
 from storage.search_types import QueryTerms, SearchFilters, SearchHit, filter_sql
-from textkit.answer_type import holds
 from textkit.tokens import stopwords
 
 K1, B = 1.2, 0.75
@@ -232,9 +231,15 @@ async def keyword_side(
 
 
 async def chunk_details(
-    session: AsyncSession, ids: list[int], vec: str, query: QueryTerms, cosine_sql: str
+    session: AsyncSession,
+    ids: list[int],
+    vec: str,
+    query: QueryTerms,
+    cosine_sql: str,
+    matched: dict[int, frozenset[str]] | None = None,
 ) -> dict[int, SearchHit]:
-    """Each chunk of `ids` as a hit: text and place, cosine, keyword coverage, relevance."""
+    """Each chunk of `ids` as a hit: text and place, cosine, keyword coverage, relevance;
+    into `matched`, the query's weighted terms each chunk holds."""
     if not ids:
         return {}
     weights = coverage_weights(query.idf)
@@ -254,11 +259,10 @@ async def chunk_details(
         {"terms": terms, "vec": vec, "ids": ids},
     )
     hits: dict[int, SearchHit] = {}
-    priced = frozenset(t for t in query.price if t in weights)
     for cid, title, body, page, heading, lang, url, question, raw_cos, found in rows:
-        held = set(found)
-        if priced and holds(body, "price"):
-            held |= priced  # "The yearly rent is 40 euros" says what a plot costs
+        held = frozenset(found)
+        if matched is not None:
+            matched[cid] = held
         coverage = sum(weights[t] for t in held) / total_idf
         cos = finite(raw_cos)
         hits[cid] = SearchHit(

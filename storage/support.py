@@ -14,8 +14,9 @@ never appear in the answer. Questions asking for a number or a date ("多少",
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from storage.ranking import relevance
 from storage.search_types import SearchHit
 from textkit.answer_type import holds
 from textkit.overlap import has_chinese, presence, stem
@@ -46,7 +47,8 @@ def window_support(
 
     `context` (title, heading) counts in every window. `price_terms`, the words naming
     the price asked ("cost", 钱: textkit.answer_type.price_words), are held by a window
-    holding a price: "The yearly rent is 40 euros" says what a plot costs.
+    with a sentence giving a price of what the question names (`price_held`): "The
+    yearly rent is 40 euros" under "Plots" says what a plot costs.
     """
     total = sum(weights.values())
     if total <= 0:
@@ -61,6 +63,12 @@ def window_support(
     # each sentence is cut and normalised once; a window is the union of its sentences'
     cut = [frozenset(keyword_tokens(s)) if cut_needed else frozenset() for s in sentences]
     normal = [plain(s) for s in sentences]
+    others = [t for t in weights if t not in price_terms]
+    held_price = (
+        [price_held(s, context, others) for s in sentences]
+        if price_terms and others
+        else [False] * len(sentences)
+    )
     best = 0.0
     for start in range(len(sentences)):
         end = start + WINDOW_SENTENCES
@@ -69,7 +77,7 @@ def window_support(
         tokens = head_tokens.union(*cut[start:end])
         stems = frozenset(stem(t) for t in tokens)
         text = " ".join([*normal[start:end], head])
-        priced = bool(price_terms) and holds(" ".join(normal[start:end]), "price")
+        priced = any(held_price[start:end])
         share = (
             sum(
                 w * (1.0 if priced and t in price_terms else presence(t, text, tokens, stems))
@@ -81,6 +89,45 @@ def window_support(
         if end >= len(sentences):
             break  # later windows are parts of this one
     return round(best, 4)
+
+
+def price_held(sentence: str, context: str, terms: Sequence[str]) -> bool:
+    """True when `sentence` gives a price and it or its `context` (title, heading) holds
+    one of `terms` (the question's words besides those naming the price): the price is
+    of what the question asks about ("The yearly rent is 40 euros" under "Plots" for a
+    plot; under "Plots", nothing for "joining the waiting list")."""
+    if not holds(sentence, "price"):
+        return False
+    return any(_holds_term(t, sentence) or _holds_term(t, context) for t in terms)
+
+
+def _holds_term(term: str, text: str) -> bool:
+    tokens = frozenset(keyword_tokens(text))
+    return presence(term, plain(text), tokens, frozenset(stem(t) for t in tokens)) > 0
+
+
+def credit_prices(
+    hits: Iterable[SearchHit],
+    weights: dict[str, float],
+    matched: dict[int, frozenset[str]],
+    price_terms: frozenset[str],
+) -> None:
+    """Raise the keyword coverage (and the relevance) of each hit whose text gives a price
+    of what the question names (`price_held`) by the weight of the price words it lacks
+    (`matched`: the weighted terms each chunk holds, by chunk id)."""
+    total = sum(weights.values()) or 1.0
+    others = [t for t in weights if t not in price_terms]
+    for hit in hits:
+        found = matched.get(hit.chunk_id, frozenset())
+        lacking = [t for t in price_terms if t in weights and t not in found]
+        if not lacking or not others:
+            continue
+        context = f"{hit.document}\n{hit.heading or ''}"
+        if any(price_held(s, context, others) for s in split_sentences(hit.text) or [hit.text]):
+            hit.coverage = round(
+                min(1.0, hit.coverage + sum(weights[t] for t in lacking) / total), 4
+            )
+            hit.score = relevance(hit.cosine, hit.coverage, entry=hit.question is not None)
 
 
 def support_tokens(question: str) -> list[str]:

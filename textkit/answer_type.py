@@ -129,10 +129,14 @@ def has_amount(text: str) -> bool:
 
 # finer kinds of an amount: a price, a duration (matched on `plain` text)
 _ASKS_PRICE = re.compile(
-    r"\b(?:costs?|price[sd]?|fees?|charges?|fares?|tuition)\b|"
-    # "how much do I pay", not how ("can I pay with my phone", "paid by card")
-    r"\b(?:pay|paid)\b(?!\s+(?:with|by|using|via|through|online|at|in\s+(?:cash|instal|install)))|"
+    r"\b(?:costs?|price[sd]?|fees?|charges?|pay|paid|fares?|tuition)\b|"
     r"多少钱|几多钱|费用|收费|价格|价钱|票价|学费|要钱|付多少"
+)
+# "can I pay with my phone?", "is it paid by card?": a yes-or-no question on how one pays
+# asks no price ("how much do I pay by card?", "what do I pay at the counter?" do)
+_YES_OR_NO = re.compile(r"^\s*(?:can|could|may|do|does|is|are|will)\b")
+_PAYS_HOW = re.compile(
+    r"\b(?:pay|paid)\s+(?:with|by|using|via|through|online|at|in\s+(?:cash|instal\w*|install\w*))\b"
 )
 # a question's words that name the price it asks ("cost", 钱 of 多少钱): a window holding
 # a price holds them (storage.support)
@@ -250,7 +254,7 @@ def answer_kinds(question: str) -> list[str]:
     text = plain(question)
     finer: list[str] = []
     if kind in (None, "amount") and (
-        _ASKS_PRICE.search(text)
+        _ASKS_PRICE.search(_PAYS_HOW.sub(" ", text) if _YES_OR_NO.match(text) else text)
         or (_ASKS_PRICE_OF_THING.search(text) and not _MEASURE_NOUN.search(text))
     ):
         finer.append("price")

@@ -23,6 +23,7 @@ import time
 
 from langgraph.runtime import Runtime
 
+from graph.answer_sentences import content_words
 from graph.context import GraphContext
 from graph.llm import PlannerOutput
 from graph.llm import plan as plan_with_llm
@@ -62,13 +63,19 @@ _FORM = re.compile(
     re.IGNORECASE,
 )
 _FOLLOWUP = re.compile(
-    r"^\s*(and|what about|how about|also|then)\b|\b(it|that|this one|those|they|them|their|"
-    r"the (first|second|third|last) one)\b|^(那|那麼|那么|還有|还有|然後|然后)|(那個|那个|這個|"
-    r"这个|第[一二三四五]個|第[一二三四五]个|上面|剛才|刚才|它|他們|它們|他们|它们)|"
-    # a short "X呢？" asks the last question again of X ("学生呢？": and for students?)
-    r"^\s*\S{1,6}呢\s*[?？]?\s*$",
+    r"^\s*(and|what about|how about|also|then)\b|\b(it|that|this one|those|the (first|second|"
+    r"third|last) one)\b|^(那|那麼|那么|還有|还有|然後|然后)|(那個|那个|這個|这个|第[一二三四五]個|"
+    r"第[一二三四五]个|上面|剛才|刚才|它)|"
+    # a short "X呢？" asks the last question again of X ("学生呢？": and for students?); X
+    # asking something itself ("退卡要多少钱呢？", "为什么呢？") is a question of its own
+    r"^\s*(?!\S*(?:多少|怎|哪|什么|什麼|几|幾|吗|嗎|谁|誰|为|為))\S{1,6}呢\s*[?？]?\s*$",
     re.IGNORECASE,
 )
+# "they", "them", 他们 lean on the earlier question only in a message naming little of its
+# own ("when are they allocated?"); "Do they allow dogs in the garden?" stands alone
+_PRONOUN = re.compile(r"\b(they|them|their)\b|他們|它們|他们|它们", re.IGNORECASE)
+_PRONOUNS = frozenset({"they", "them", "their", "他们", "它们"})
+PRONOUN_MAX_WORDS = 1  # content words of its own besides the pronoun
 
 
 _THANKS = re.compile(r"thank|thx|謝謝|谢谢|感謝|感谢|多謝|多谢", re.IGNORECASE)
@@ -101,8 +108,12 @@ def rules_sure(question: str, has_history: bool, mode: str = "always") -> bool:
 
 
 def looks_like_followup(question: str) -> bool:
-    """True when the message leans on an earlier one ("and for children?", "那個呢")."""
-    return bool(_FOLLOWUP.search(question))
+    """True when the message leans on an earlier one ("and for children?", "那個呢", "when
+    are they allocated?")."""
+    if _FOLLOWUP.search(question):
+        return True
+    own = content_words(question) - _PRONOUNS
+    return bool(_PRONOUN.search(question)) and len(own) <= PRONOUN_MAX_WORDS
 
 
 def rule_plan(question: str, has_history: bool) -> Plan:

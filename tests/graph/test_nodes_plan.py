@@ -38,6 +38,11 @@ from tests.support.node_fakes import FakeLLM, FakeSearcher, Hit, chunk, runtime
          "conversation_followup", ["retrieve_documents"]),
         ("你们周末营业的时间是几点到几点呢？", [{"role": "user", "content": "公交卡多少钱？"}],
          "simple_faq", ["retrieve_documents"]),
+        # a short question of its own ending in 呢, and a "they" naming things of its own
+        ("退卡要多少钱呢？", [{"role": "user", "content": "卡丢了怎么办？"}],
+         "simple_faq", ["retrieve_documents"]),
+        ("Do they allow dogs in the garden?", [{"role": "user", "content": "garden plots?"}],
+         "simple_faq", ["retrieve_documents"]),
         ("停车许可证多少钱", [], "simple_faq", ["retrieve_documents"]),
     ],
 )  # fmt: skip

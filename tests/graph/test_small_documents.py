@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 
 from bot.turn.service import AnswerService
+from graph.extractive import whole_list
+from graph.sentence_similarity import Candidate
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
@@ -138,6 +140,10 @@ async def test_paying_with_a_phone_is_answered_not_read_as_a_price_question(
         ("Can it be paid in cash?", False),
         ("How much do I pay for parking?", True),
         ("What is the fee?", True),
+        ("How much do I pay by card?", True),
+        ("What do I have to pay at registration?", True),
+        ("How much do I pay within 30 days?", True),
+        ("Is there a fee to pay by card?", True),
         ("垃圾不分类要罚多少钱？", True),
     ],
 )
@@ -180,3 +186,36 @@ async def test_a_conversation_keeps_its_script_and_its_follow_ups_their_question
     deposit = await service.ask("押金多少？", conversation="c2")
     assert deposit.language == "zh-hans"
     assert "将由专人" in deposit.answer or "根据文件内容" in deposit.answer
+
+
+async def test_a_price_of_another_thing_on_the_page_does_not_answer(
+    service: AnswerService,
+) -> None:
+    # the page names the waiting list and gives a plot's rent: joining it costs nothing said
+    result = await service.ask("How much does it cost to join the waiting list?")
+    assert "40 euros" not in result.answer
+    assert result.outcome == "refused", result.answer
+
+
+async def test_a_they_question_naming_its_own_things_stands_alone(
+    service: AnswerService,
+) -> None:
+    await service.ask("How much is a garden plot?", conversation="c3")
+    result = await service.ask("Do they allow dogs in the garden?", conversation="c3")
+    # the rules naming a word of its own ("allowed" too), not the plot's rent
+    assert "Dogs must be kept on a lead." in quoted(result.answer)
+    assert "No pesticides or chemical fertilisers." not in quoted(result.answer)
+    assert "40 euros" not in result.answer
+
+
+def test_items_of_two_lists_or_of_a_long_list_stay_as_picked() -> None:
+    def candidates(lines: list[str]) -> list[Candidate]:
+        return [(0, i, line, frozenset(), "") for i, line in enumerate(lines)]
+
+    two = candidates(["Bring:", "- a towel", "- a cap", "Not allowed:", "- glass", "- food"])
+    assert whole_list([(0, 1), (0, 4)], two) == [(0, 1), (0, 4)]
+    assert whole_list([(0, 1), (0, 2)], two) == [(0, 1), (0, 2)]
+    one = candidates(["Rules:", "- a", "- b", "- c", "- d"])
+    assert whole_list([(0, 2), (0, 3)], one) == [(0, 1), (0, 2), (0, 3), (0, 4)]
+    long = candidates(["Steps:", *[f"- step {i}" for i in range(20)]])
+    assert whole_list([(0, 15), (0, 17)], long) == [(0, 15), (0, 17)]
