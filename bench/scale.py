@@ -117,9 +117,10 @@ def window_support_before(
     context: str = "",
     asks_number: bool = False,
     price_terms: frozenset[str] = frozenset(),
+    heading: str = "",
 ) -> float:
     """storage.support.window_support as it was at revision 0012 (every sentence cut; no
-    price held for the words naming it: `price_terms` is not read)."""
+    price held for the words naming it: `price_terms` and `heading` are not read)."""
     total = sum(weights.values())
     if total <= 0:
         return 0.0

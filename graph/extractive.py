@@ -150,6 +150,7 @@ def whole_list(places: list[tuple[int, int]], candidates: list[Candidate]) -> li
     passage, in order) belong to: the unbroken run of list items around them, when it
     holds at most `MAX_LIST_ITEMS`; a list cut at the sentence cap reads as if it were
     all. Items of two lists (a line between them), or of a longer list, stay as picked."""
+    places = sorted(places)
     idx = places[0][0]
     items = {c[1] for c in candidates if c[0] == idx and is_list_item(c[2])}
     first, last = places[0][1], places[-1][1]

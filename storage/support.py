@@ -42,13 +42,15 @@ def window_support(
     context: str = "",
     asks_number: bool = False,
     price_terms: frozenset[str] = frozenset(),
+    heading: str = "",
 ) -> float:
     """The best share of `weights` (term → IDF) covered by a short window of `body`.
 
     `context` (title, heading) counts in every window. `price_terms`, the words naming
     the price asked ("cost", 钱: textkit.answer_type.price_words), are held by a window
-    with a sentence giving a price of what the question names (`price_held`): "The
-    yearly rent is 40 euros" under "Plots" says what a plot costs.
+    with a sentence giving a price of what the question names, it or its section
+    `heading` (`price_held`): "The yearly rent is 40 euros" under "Plots" says what a
+    plot costs.
     """
     total = sum(weights.values())
     if total <= 0:
@@ -65,7 +67,7 @@ def window_support(
     normal = [plain(s) for s in sentences]
     others = [t for t in weights if t not in price_terms]
     held_price = (
-        [price_held(s, context, others) for s in sentences]
+        [price_held(s, heading, others) for s in sentences]
         if price_terms and others
         else [False] * len(sentences)
     )
@@ -91,19 +93,24 @@ def window_support(
     return round(best, 4)
 
 
-def price_held(sentence: str, context: str, terms: Sequence[str]) -> bool:
-    """True when `sentence` gives a price and it or its `context` (title, heading) holds
-    one of `terms` (the question's words besides those naming the price): the price is
-    of what the question asks about ("The yearly rent is 40 euros" under "Plots" for a
-    plot; under "Plots", nothing for "joining the waiting list")."""
+def price_held(sentence: str, heading: str, terms: Sequence[str]) -> bool:
+    """True when `sentence` gives a price and it or its section `heading` holds one of
+    `terms` (the question's words besides those naming the price) whole: the price is of
+    what the question asks about ("The yearly rent is 40 euros" under "Plots" for a plot;
+    under "Plots", nothing for "joining the waiting list"). Not the document's title: it
+    names what every sentence of the document is about, a price of another thing too. A
+    one-character Chinese word (不, 要) names nothing."""
     if not holds(sentence, "price"):
         return False
-    return any(_holds_term(t, sentence) or _holds_term(t, context) for t in terms)
+    named = [t for t in terms if len(t) > 1 or not has_chinese(t)]
+    return any(_holds_term(t, sentence) or _holds_term(t, heading) for t in named)
 
 
 def _holds_term(term: str, text: str) -> bool:
+    if not text:
+        return False
     tokens = frozenset(keyword_tokens(text))
-    return presence(term, plain(text), tokens, frozenset(stem(t) for t in tokens)) > 0
+    return presence(term, plain(text), tokens, frozenset(stem(t) for t in tokens)) >= 1.0
 
 
 def credit_prices(
@@ -122,8 +129,8 @@ def credit_prices(
         lacking = [t for t in price_terms if t in weights and t not in found]
         if not lacking or not others:
             continue
-        context = f"{hit.document}\n{hit.heading or ''}"
-        if any(price_held(s, context, others) for s in split_sentences(hit.text) or [hit.text]):
+        heading = hit.heading or ""
+        if any(price_held(s, heading, others) for s in split_sentences(hit.text) or [hit.text]):
             hit.coverage = round(
                 min(1.0, hit.coverage + sum(weights[t] for t in lacking) / total), 4
             )
@@ -144,4 +151,6 @@ def set_supports(
     """Each hit's `support` for the question whose content-term `weights` are given."""
     for hit in hits:
         context = f"{hit.document}\n{hit.heading or ''}"
-        hit.support = window_support(weights, hit.text, context, number, price_terms)
+        hit.support = window_support(
+            weights, hit.text, context, number, price_terms, hit.heading or ""
+        )

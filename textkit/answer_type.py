@@ -134,9 +134,12 @@ _ASKS_PRICE = re.compile(
 )
 # "can I pay with my phone?", "is it paid by card?": a yes-or-no question on how one pays
 # asks no price ("how much do I pay by card?", "what do I pay at the counter?" do)
-_YES_OR_NO = re.compile(r"^\s*(?:can|could|may|do|does|is|are|will)\b")
+_YES_OR_NO = re.compile(
+    r"^\s*(?:\w+,\s*)?(?:can|could|may|might|do|does|is|are|will|would|should|shall|must|"
+    r"need|have|has)\b"
+)
 _PAYS_HOW = re.compile(
-    r"\b(?:pay|paid)\s+(?:with|by|using|via|through|online|at|in\s+(?:cash|instal\w*|install\w*))\b"
+    r"\b(?:pay|paid)\s+(?:\w+\s+){0,2}?(?:with|by|using|via|through|online|at|on|later|in\s+\w+)\b"
 )
 # a question's words that name the price it asks ("cost", 钱 of 多少钱): a window holding
 # a price holds them (storage.support)

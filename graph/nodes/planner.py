@@ -31,6 +31,8 @@ from graph.nodes.recording import Step, recorded
 from graph.person_asked import asks_for_person
 from graph.question_parts import split_question
 from graph.state import GraphState, Plan, TaskType, ToolCall
+from textkit.question_words import QUESTION_WORDS, content_query
+from textkit.scripts import plain
 
 # the whole message is a greeting or thanks (a question after "thanks, ..." is not)
 _GREETING = re.compile(
@@ -65,12 +67,14 @@ _FORM = re.compile(
 _FOLLOWUP = re.compile(
     r"^\s*(and|what about|how about|also|then)\b|\b(it|that|this one|those|the (first|second|"
     r"third|last) one)\b|^(那|那麼|那么|還有|还有|然後|然后)|(那個|那个|這個|这个|第[一二三四五]個|"
-    r"第[一二三四五]个|上面|剛才|刚才|它)|"
-    # a short "X呢？" asks the last question again of X ("学生呢？": and for students?); X
-    # asking something itself ("退卡要多少钱呢？", "为什么呢？") is a question of its own
-    r"^\s*(?!\S*(?:多少|怎|哪|什么|什麼|几|幾|吗|嗎|谁|誰|为|為))\S{1,6}呢\s*[?？]?\s*$",
+    r"第[一二三四五]个|上面|剛才|刚才|它)",
     re.IGNORECASE,
 )
+# a short "X呢？" leans on the last question: "学生呢？" (and for students?), "多少钱呢？"
+# (and what does it cost?); unless X both asks and names a thing of its own
+# ("退卡要多少钱呢？", "押金多少呢？"): a question of its own
+_SHORT_NE = re.compile(r"^\s*(\S{1,6})呢\s*[?？]?\s*$")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}|[a-z]{2,}")
 # "they", "them", 他们 lean on the earlier question only in a message naming little of its
 # own ("when are they allocated?"); "Do they allow dogs in the garden?" stands alone
 _PRONOUN = re.compile(r"\b(they|them|their)\b|他們|它們|他们|它们", re.IGNORECASE)
@@ -112,8 +116,18 @@ def looks_like_followup(question: str) -> bool:
     are they allocated?")."""
     if _FOLLOWUP.search(question):
         return True
-    own = content_words(question) - _PRONOUNS
-    return bool(_PRONOUN.search(question)) and len(own) <= PRONOUN_MAX_WORDS
+    short = _SHORT_NE.match(question)
+    if short:
+        asked = short.group(1)
+        return not (QUESTION_WORDS.search(plain(asked)) and _CJK_RUN.search(content_query(asked)))
+    return bool(_PRONOUN.search(question)) and len(_own_words(question)) <= PRONOUN_MAX_WORDS
+
+
+def _own_words(question: str) -> set[str]:
+    """The content words a message names itself: no question word, no pronoun, no
+    lone Chinese character left of one (点 of 几点)."""
+    words = content_words(content_query(question)) - _PRONOUNS
+    return {w for w in words if len(w) > 1 or w.isascii()}
 
 
 def rule_plan(question: str, has_history: bool) -> Plan:

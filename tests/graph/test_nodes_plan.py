@@ -38,6 +38,10 @@ from tests.support.node_fakes import FakeLLM, FakeSearcher, Hit, chunk, runtime
          "conversation_followup", ["retrieve_documents"]),
         ("你们周末营业的时间是几点到几点呢？", [{"role": "user", "content": "公交卡多少钱？"}],
          "simple_faq", ["retrieve_documents"]),
+        ("多少钱呢？", [{"role": "user", "content": "公交卡在哪里办理？"}],
+         "conversation_followup", ["retrieve_documents"]),
+        ("他们几点开门？", [{"role": "user", "content": "市民中心在哪里？"}],
+         "conversation_followup", ["retrieve_documents"]),
         # a short question of its own ending in 呢, and a "they" naming things of its own
         ("退卡要多少钱呢？", [{"role": "user", "content": "卡丢了怎么办？"}],
          "simple_faq", ["retrieve_documents"]),

@@ -19,6 +19,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from storage.support import price_held
 from tests.support.passport_faq import answer_service
 from textkit.answer_type import answer_kinds, price_words
 
@@ -144,6 +145,9 @@ async def test_paying_with_a_phone_is_answered_not_read_as_a_price_question(
         ("What do I have to pay at registration?", True),
         ("How much do I pay within 30 days?", True),
         ("Is there a fee to pay by card?", True),
+        ("Should I pay in cash?", False),
+        ("So, can I pay for parking with my phone?", False),
+        ("Do I have to pay for parking?", True),
         ("垃圾不分类要罚多少钱？", True),
     ],
 )
@@ -219,3 +223,21 @@ def test_items_of_two_lists_or_of_a_long_list_stay_as_picked() -> None:
     assert whole_list([(0, 2), (0, 3)], one) == [(0, 1), (0, 2), (0, 3), (0, 4)]
     long = candidates(["Steps:", *[f"- step {i}" for i in range(20)]])
     assert whole_list([(0, 15), (0, 17)], long) == [(0, 15), (0, 17)]
+    assert whole_list([(0, 4), (0, 1)], two) == [(0, 1), (0, 4)]  # in any order
+
+
+@pytest.mark.parametrize(
+    ("sentence", "heading", "terms", "held"),
+    [
+        ("The yearly rent is 40 euros.", "Plots", ["plot"], True),
+        ("The yearly rent is 40 euros.", "Plots", ["waiting", "list"], False),
+        ("Plots are allocated from the waiting list.", "Plots", ["plot"], False),  # no price
+        # a one-character Chinese word names nothing: 不 of 不分类 in a fee sentence
+        ("使用不满一年的收取五元手续费。", "怎么退卡？", ["垃圾", "不", "分类"], False),
+        ("未依規定分類者，處新臺幣一千二百元罰鍰。", "罰則", ["垃圾", "分类"], True),
+    ],
+)
+def test_a_price_is_of_what_its_sentence_or_heading_names(
+    sentence: str, heading: str, terms: list[str], held: bool
+) -> None:
+    assert price_held(sentence, heading, terms) is held
