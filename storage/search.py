@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.cpu_work import cpu_work
 from storage.cross_language import mark_cross_language
@@ -240,7 +241,7 @@ class HybridSearcher:
         return out
 
     async def _details(
-        self, session: Any, pool: list[int], vec: str, terms: QueryTerms, asked: str
+        self, session: AsyncSession, pool: list[int], vec: str, terms: QueryTerms, asked: str
     ) -> dict[int, SearchHit]:
         """`chunk_details` of the pool; a price asked is held by a chunk giving one of what
         the question names (storage.support.credit_prices: CPU work, off the loop)."""
