@@ -149,6 +149,8 @@ _PRICE_WORD = re.compile(
 _HAS_PRICE = re.compile(
     r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|"
     r"no charge|free of charge)\b|[0-9零〇一二三四五六七八九十百千万两]\s*(?:元|块|圆)|免费|免收|"
+    # no fee at all is a price too ("There are no late fees for children's items")
+    r"\bno\s+(?:\w+\s+)?(?:fees?|charges?|costs?)\b|不收费|不用钱|"
     # "free" as a price ("is free", "for free", "free for residents", "free to use"), not
     # as a name's adjective ("toll-free", "free Wi-Fi", "a free bulky waste collection")
     r"\b(?:is|are|be|was|were|remains?|stays?|it's|for)\s+free\b(?!-)|"
