@@ -65,6 +65,21 @@ SORTING = """<html><head><title>垃圾分類說明</title></head><body>
 <p>未依規定分類者，第一次勸導，第二次起處新臺幣一千二百元以上六千元以下罰鍰。</p>
 </body></html>
 """
+LIBRARY = """# Central Library services
+
+## Borrowing
+Adults may borrow up to 15 items at a time for three weeks. Children's cards allow 10 items.
+
+## Late returns
+There are no late fees for children's items. Adult items cost 20 cents per day late, up to a
+maximum of 5 euros per item.
+
+## Printing and copying
+Black-and-white prints cost 10 cents a page; colour prints cost 50 cents a page.
+
+## Study rooms
+Study rooms for up to six people can be booked for two hours a day. There are no booking fees.
+"""
 RULES = [
     "No pesticides or chemical fertilisers.",
     "Dogs must be kept on a lead.",
@@ -77,7 +92,12 @@ RULES = [
 async def service(
     db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
 ) -> AnswerService:
-    files = {"community-garden.md": GARDEN, "公交卡常见问题.md": TRANSIT, "垃圾分類.html": SORTING}
+    files = {
+        "community-garden.md": GARDEN,
+        "公交卡常见问题.md": TRANSIT,
+        "垃圾分類.html": SORTING,
+        "library-services.md": LIBRARY,
+    }
     return await answer_service(files, db, ingestion, searcher, embedder)
 
 
@@ -241,3 +261,15 @@ def test_a_price_is_of_what_its_sentence_or_heading_names(
     sentence: str, heading: str, terms: list[str], held: bool
 ) -> None:
     assert price_held(sentence, heading, terms) is held
+
+
+async def test_what_happens_if_asks_no_word_the_answer_must_hold(service: AnswerService) -> None:
+    result = await service.ask("What happens if I return a book late?")
+    assert result.outcome == "answered", result.decision_path
+    assert "20 cents per day late" in result.answer
+
+
+async def test_no_fee_at_all_is_the_price_asked(service: AnswerService) -> None:
+    result = await service.ask("How much are the booking fees for a study room?")
+    assert result.outcome == "answered", result.decision_path
+    assert "There are no booking fees." in result.answer
