@@ -153,6 +153,26 @@ def test_followup_transform_joins_the_previous_question() -> None:
     assert out["plan"]["tool_calls"][0]["args"]["query"] == out["standalone_question"]
 
 
+def test_a_follow_up_on_a_follow_up_reaches_back_to_the_question_they_lean_on() -> None:
+    state = {
+        "normalized_question": "when are they allocated?",
+        "history": [
+            {"role": "user", "content": "How do I renew a passport?"},
+            {"role": "assistant", "content": "At the centre [1]."},
+            {"role": "user", "content": "How much is a garden plot?"},
+            {"role": "assistant", "content": "40 euros a year [1]."},
+            {"role": "user", "content": "and for students?"},
+            {"role": "assistant", "content": "20 euros [1]."},
+        ],
+        "plan": {"task_type": "conversation_followup", "source": "rules"},
+    }
+    out = followup_transform(state)  # type: ignore[arg-type]
+    # the passport question, which the plot question did not lean on, stays out
+    assert out["standalone_question"] == (
+        "How much is a garden plot? and for students? when are they allocated?"
+    )
+
+
 def test_followup_transform_keeps_the_llm_planners_query() -> None:
     state = {
         "normalized_question": "how much is it?",
