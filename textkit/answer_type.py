@@ -149,8 +149,11 @@ _PRICE_WORD = re.compile(
 _HAS_PRICE = re.compile(
     r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|"
     r"no charge|free of charge)\b|[0-9零〇一二三四五六七八九十百千万两]\s*(?:元|块|圆)|免费|免收|"
-    # no fee at all is a price too ("There are no late fees for children's items")
-    r"\bno\s+(?:\w+\s+)?(?:fees?|charges?|costs?)\b|不收费|不用钱|"
+    # no fee at all is a price too ("There are no late fees for children's items"), the
+    # fee word ending its phrase ("no cost estimate", "no charges were filed" are none)
+    r"\bno\s+(?!one\b)(?:[a-z]+\s+)?(?:fees?|charges?|costs?)\b(?=\s*(?:[.,;:!)]|$)|"
+    r"\s+(?:or|and)\s+(?:fees?|charges?|costs?|fines?)\b|\s+(?:for|on|to|apply|applies|are|is|"
+    r"will|when|if|at|payable|charged|levied|involved)\b)|不收费|"
     # "free" as a price ("is free", "for free", "free for residents", "free to use"), not
     # as a name's adjective ("toll-free", "free Wi-Fi", "a free bulky waste collection")
     r"\b(?:is|are|be|was|were|remains?|stays?|it's|for)\s+free\b(?!-)|"

@@ -58,9 +58,14 @@ _ASKS_NUMBER = re.compile(
 )
 
 
+# "what happens if …" asks what follows; its "happens" is no word the answer holds (the
+# answer says what does: "Adult items cost 20 cents per day late")
+_WHAT_HAPPENS = re.compile(r"\bwhat\s+(?:happens|will\s+happen|would\s+happen)\b")
+
+
 def content_query(query: str) -> str:
     """The query without its question words (the tokens left are what an answer shares)."""
-    return QUESTION_WORDS.sub(" ", plain(query))
+    return QUESTION_WORDS.sub(" ", _WHAT_HAPPENS.sub("what", plain(query)))
 
 
 def is_phrase(text: str) -> bool:

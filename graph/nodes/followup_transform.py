@@ -7,23 +7,28 @@ question that was itself a follow-up brings the one it leaned on.
 
 from __future__ import annotations
 
-from graph.nodes.planner import looks_like_followup
+from graph.nodes.planner import is_greeting, looks_like_followup, names_little
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
 
-# earlier messages a follow-up reaches back through, when they lean on their own earlier
-# one ("How much is a plot?" → "and for students?" → "when are they allocated?")
+# the messages joined at most, the follow-up's own included ("How much is a plot?" →
+# "and for students?" → "when are they allocated?")
 MAX_CHAIN = 3
 
 
 def standalone_question(question: str, history: list[dict[str, str]]) -> str:
-    """The follow-up joined with the last question the user asked; when that one was a
-    follow-up too, with the question it leaned on as well (`MAX_CHAIN` messages at most)."""
-    asked = [m["content"] for m in history if m.get("role") == "user"]
+    """The follow-up joined with the last question the user asked (a greeting or thanks
+    is none); when that one was a follow-up naming little of its own, with the question
+    it leaned on as well (`MAX_CHAIN` messages at most). A follow-up naming things of its
+    own ("Then how do I get a library card?") starts a topic: the chain stops there."""
+    asked = [
+        m["content"] for m in history if m.get("role") == "user" and not is_greeting(m["content"])
+    ]
     chain: list[str] = []
     for previous in reversed(asked):
         chain.insert(0, previous)
-        if len(chain) >= MAX_CHAIN or not looks_like_followup(previous):
+        leans = looks_like_followup(previous) and names_little(previous)
+        if len(chain) >= MAX_CHAIN - 1 or not leans:
             break
     return " ".join([*chain, question]).strip()
 

@@ -120,7 +120,18 @@ def looks_like_followup(question: str) -> bool:
     if short:
         asked = short.group(1)
         return not (QUESTION_WORDS.search(plain(asked)) and _CJK_RUN.search(content_query(asked)))
-    return bool(_PRONOUN.search(question)) and len(_own_words(question)) <= PRONOUN_MAX_WORDS
+    return bool(_PRONOUN.search(question)) and names_little(question)
+
+
+def names_little(question: str) -> bool:
+    """True when the message names at most `PRONOUN_MAX_WORDS` things of its own (its
+    question words and pronouns aside): it leans on what was asked before."""
+    return len(_own_words(question)) <= PRONOUN_MAX_WORDS
+
+
+def is_greeting(text: str) -> bool:
+    """True when the whole message is a greeting or thanks ("hi", "謝謝")."""
+    return bool(_GREETING.match(text))
 
 
 def _own_words(question: str) -> set[str]:

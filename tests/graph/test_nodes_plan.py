@@ -173,6 +173,31 @@ def test_a_follow_up_on_a_follow_up_reaches_back_to_the_question_they_lean_on() 
     )
 
 
+@pytest.mark.parametrize(
+    ("earlier", "standalone"),
+    [
+        # a follow-up naming a thing of its own starts a topic: the garden stays out
+        (["How much is a garden plot?", "Then how do I get a library card?"],
+         "Then how do I get a library card? and what does it cost?"),
+        # thanks is no question to lean on
+        (["How much is a library card?", "thanks"],
+         "How much is a library card? and what does it cost?"),
+    ],
+)  # fmt: skip
+def test_a_follow_up_leans_on_the_question_it_follows(earlier: list[str], standalone: str) -> None:
+    history = [
+        m for q in earlier for m in ({"role": "user", "content": q},
+                                     {"role": "assistant", "content": "…"})
+    ]  # fmt: skip
+    state = {
+        "normalized_question": "and what does it cost?",
+        "history": history,
+        "plan": {"task_type": "conversation_followup", "source": "rules"},
+    }
+    out = followup_transform(state)  # type: ignore[arg-type]
+    assert out["standalone_question"] == standalone
+
+
 def test_followup_transform_keeps_the_llm_planners_query() -> None:
     state = {
         "normalized_question": "how much is it?",

@@ -21,7 +21,7 @@ from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
 from storage.support import price_held
 from tests.support.passport_faq import answer_service
-from textkit.answer_type import answer_kinds, price_words
+from textkit.answer_type import answer_kinds, holds, price_words
 
 GARDEN = """# Riverside Community Garden
 
@@ -273,3 +273,18 @@ async def test_no_fee_at_all_is_the_price_asked(service: AnswerService) -> None:
     result = await service.ask("How much are the booking fees for a study room?")
     assert result.outcome == "answered", result.decision_path
     assert "There are no booking fees." in result.answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "price"),
+    [
+        ("There are no late fees for children's items.", True),
+        ("There are no booking fees.", True),
+        ("No hidden costs.", True),
+        ("No charges were filed against the captain.", False),
+        ("There is no cost estimate yet.", False),
+        ("There is no fee waiver for replacing a lost card.", False),
+    ],
+)
+def test_no_fee_is_a_price_only_where_the_fee_ends_its_phrase(sentence: str, price: bool) -> None:
+    assert holds(sentence, "price") is price
