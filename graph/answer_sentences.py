@@ -234,3 +234,25 @@ def covered(wanted: set[str], text: str) -> int:
         elif len(word) >= MIN_STEM and any(w.startswith(word) or word.startswith(w) for w in stems):
             found.add(word)
     return len(found)
+
+
+def whole_list(
+    places: list[tuple[int, int]], candidates: Sequence[tuple[int, int, str, frozenset[str], str]]
+) -> list[tuple[int, int]]:
+    """The places (evidence index, position) of the list the items at `places` (of one
+    passage, in order) belong to: the unbroken run of list items around them, when it
+    holds at most `MAX_LIST_ITEMS`; a list cut at the sentence cap reads as if it were
+    all. Items of two lists (a line between them), or of a longer list, stay as picked."""
+    places = sorted(places)
+    idx = places[0][0]
+    items = {c[1] for c in candidates if c[0] == idx and is_list_item(c[2])}
+    first, last = places[0][1], places[-1][1]
+    if any(p not in items for p in range(first, last + 1)):
+        return places  # not one list
+    while first - 1 in items:
+        first -= 1
+    while last + 1 in items:
+        last += 1
+    if last - first + 1 > MAX_LIST_ITEMS:
+        return places
+    return [(idx, p) for p in range(first, last + 1)]

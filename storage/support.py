@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from storage.ranking import relevance
 from storage.search_types import SearchHit
@@ -109,8 +110,15 @@ def price_held(sentence: str, heading: str, terms: Sequence[str]) -> bool:
 def _holds_term(term: str, text: str) -> bool:
     if not text:
         return False
+    return presence(term, *_analysed(text)) >= 1.0
+
+
+@lru_cache(maxsize=4096)
+def _analysed(text: str) -> tuple[str, frozenset[str], frozenset[str]]:
+    """A sentence or heading as `presence` reads it (normalised text, tokens, stems), once:
+    the price test asks it of every term, in the pool's credit and the support alike."""
     tokens = frozenset(keyword_tokens(text))
-    return presence(term, plain(text), tokens, frozenset(stem(t) for t in tokens)) >= 1.0
+    return plain(text), tokens, frozenset(stem(t) for t in tokens)
 
 
 def credit_prices(

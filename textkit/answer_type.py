@@ -128,9 +128,12 @@ def has_amount(text: str) -> bool:
 
 
 # finer kinds of an amount: a price, a duration (matched on `plain` text)
+# the nouns naming a price, in either language: a question holding one asks a price, and
+# they are the words a sentence giving a price holds without writing them (`price_words`)
+_PRICE_NOUNS_EN = r"costs?|price[sd]?|fees?|charges?|fares?|tuition"
+_PRICE_NOUNS_ZH = r"费用|收费|价格|价钱|票价|学费"
 _ASKS_PRICE = re.compile(
-    r"\b(?:costs?|price[sd]?|fees?|charges?|pay|paid|fares?|tuition)\b|"
-    r"多少钱|几多钱|费用|收费|价格|价钱|票价|学费|要钱|付多少"
+    rf"\b(?:{_PRICE_NOUNS_EN}|pay|paid)\b|多少钱|几多钱|{_PRICE_NOUNS_ZH}|要钱|付多少"
 )
 # "can I pay with my phone?", "is it paid by card?": a yes-or-no question on how one pays
 # asks no price ("how much do I pay by card?", "what do I pay at the counter?" do)
@@ -143,9 +146,7 @@ _PAYS_HOW = re.compile(
 )
 # a question's words that name the price it asks ("cost", 钱 of 多少钱): a window holding
 # a price holds them (storage.support)
-_PRICE_WORD = re.compile(
-    r"(?:costs?|price[sd]?|fees?|charges?|fares?|tuition|钱|费用|收费|价格|价钱|票价|学费)"
-)
+_PRICE_WORD = re.compile(rf"(?:{_PRICE_NOUNS_EN}|钱|{_PRICE_NOUNS_ZH})")
 _HAS_PRICE = re.compile(
     r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|"
     r"no charge|free of charge)\b|[0-9零〇一二三四五六七八九十百千万两]\s*(?:元|块|圆)|免费|免收|"
