@@ -120,12 +120,38 @@ def make_database(admin_url: str) -> Iterator[object]:
     engine.dispose()
 
 
+_SESSION_DATABASE: list[str] = []  # the session database's URL, once made
+
+
 @pytest.fixture(scope="session")
 def database_url(make_database) -> str:  # type: ignore[no-untyped-def]
     """The session's migrated database."""
     url: str = make_database()
     dbmod.upgrade(url)
+    _SESSION_DATABASE.append(url)
     return url
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _empty_database_after_module(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Empty the session database after a file whose tests used it, once its own module
+    fixtures (served processes) are gone: tests that only hand `database_url` to a process
+    never pass through `db`'s emptying, and what their processes stored (an answered Slack
+    message, a lease) would meet the next file's tests on this test process as a duplicate."""
+    yield
+    used = any(
+        "database_url" in getattr(item, "fixturenames", ())
+        for item in request.session.items
+        if item.path == request.path
+    )
+    if used and _SESSION_DATABASE:
+        engine = create_engine(_SESSION_DATABASE[0], isolation_level="AUTOCOMMIT")
+        try:
+            with engine.connect() as conn:
+                conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+                conn.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
+        finally:
+            engine.dispose()
 
 
 @pytest.fixture(scope="session")
