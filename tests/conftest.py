@@ -1,4 +1,5 @@
-"""Fixtures: one embedded Postgres per test session, a throwaway database, clean tables per test."""
+"""Fixtures: one embedded Postgres per test session, a throwaway database, clean tables per
+test and after each file."""
 
 from __future__ import annotations
 
@@ -52,6 +53,24 @@ TABLES = ", ".join(
         "documents",
     ]
 )
+# what empties the session database (the index's counts with its chunks)
+EMPTYING = (
+    f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE",
+    "UPDATE index_meta SET chunk_count = 0, token_total = 0",
+)
+
+
+def empty_database(url: str) -> None:
+    """Empty the database at `url` (blocking); a lock held by a connection left open fails
+    it after 30 s, said, rather than hanging the test process."""
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SET lock_timeout = '30s'"))
+            for statement in EMPTYING:
+                conn.execute(text(statement))
+    finally:
+        engine.dispose()
 
 
 # Fixtures that start real processes (`ragbot serve` and `worker`, a browser): their files
@@ -145,13 +164,7 @@ def _empty_database_after_module(request: pytest.FixtureRequest) -> Iterator[Non
         if item.path == request.path
     )
     if used and _SESSION_DATABASE:
-        engine = create_engine(_SESSION_DATABASE[0], isolation_level="AUTOCOMMIT")
-        try:
-            with engine.connect() as conn:
-                conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
-                conn.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
-        finally:
-            engine.dispose()
+        empty_database(_SESSION_DATABASE[0])
 
 
 @pytest.fixture(scope="session")
@@ -169,8 +182,8 @@ async def db(database_url: str, embedder: Embedder) -> AsyncIterator[Database]:
         yield database
     finally:
         async with database.transaction() as session:
-            await session.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
-            await session.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
+            for statement in EMPTYING:
+                await session.execute(text(statement))
         await database.dispose()
 
 

@@ -17,7 +17,7 @@ import httpx
 import pytest
 import uvicorn
 from pydantic import SecretStr
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from bot.api.app import ApiAdapter
 from bot.app.bridge import serving_app
@@ -27,7 +27,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.index import check_embedder
 from storage.ingestion import IngestionService, IngestOptions
-from tests.conftest import TABLES
+from tests.conftest import EMPTYING, empty_database
 from tests.slack.test_slack import SlackHarness, serve_slack, slack_settings
 from tests.support.core_fixtures import DOCS, Worker, close_worker, make_worker, settings_for_tests
 from tests.support.fake_openai import FakeOpenAI, Reply
@@ -146,8 +146,8 @@ async def api_harness(
         if slack_side is not None:
             await slack_side.adapter.close()
         async with worker.db.transaction() as session:  # as the `db` fixture leaves it
-            await session.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
-            await session.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
+            for statement in EMPTYING:
+                await session.execute(text(statement))
         await close_worker(worker)
         if fake is not None:
             fake.stop()
@@ -202,11 +202,7 @@ def serving_api(
             if proc.poll() is None:
                 proc.kill()
         # emptied even when the server never came up: the keys made above stay otherwise
-        engine = create_engine(database_url)
-        with engine.begin() as conn:
-            conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
-            conn.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
-        engine.dispose()
+        empty_database(database_url)
 
 
 @pytest.fixture(scope="module")

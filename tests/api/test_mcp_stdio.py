@@ -14,7 +14,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.index import check_embedder
 from tests.api.conftest import _documents, _keys
-from tests.conftest import TABLES
+from tests.conftest import EMPTYING
 from tests.support.processes import RAGBOT
 
 
@@ -49,6 +49,6 @@ async def test_ragbot_mcp_answers_over_stdio_from_its_keys_collections(
             assert all(p["document"] != "travel" for p in passages)  # a public key
     finally:
         async with db.transaction() as session:  # as the `db` fixture leaves it
-            await session.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
-            await session.execute(text("UPDATE index_meta SET chunk_count = 0, token_total = 0"))
+            for statement in EMPTYING:
+                await session.execute(text(statement))
         await db.dispose()
