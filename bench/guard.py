@@ -10,10 +10,12 @@ bank (tests/support/attack_rewordings.py: read while the bank's second version w
 written, so no longer unseen), two sets of attacks and benign look-alikes written
 apart from the banks and the patterns (tests/support/attack_held_out.py, whose
 misses were read before the patterns grew, and tests/support/attack_held_out_b.py,
-never read to write either), questions that only talk about rules and
-instructions, and every question of the evaluation sets. Also the time the
-similarity screen adds per message. Prints a table and writes
-bench/results/guard.json.
+never read to write either), three more (tests/support/attack_held_out_c.py: a
+third set whose misses were read while the third banks were written, a fourth never
+read, and a reviewer's attacks and look-alikes),
+questions that only talk about rules and instructions, and every question of the
+evaluation sets. Also the time the similarity screen adds per message. Prints a
+table and writes bench/results/guard.json.
 """
 
 from __future__ import annotations
@@ -30,6 +32,13 @@ from storage.embeddings import build_embedder
 from tests.support.attack_cases import QUESTIONS
 from tests.support.attack_held_out import HELD_OUT_ATTACKS, HELD_OUT_BENIGN
 from tests.support.attack_held_out_b import HELD_OUT_ATTACKS_B, HELD_OUT_BENIGN_B
+from tests.support.attack_held_out_c import (
+    HELD_OUT_ATTACKS_C,
+    HELD_OUT_ATTACKS_D,
+    HELD_OUT_ATTACKS_E,
+    HELD_OUT_BENIGN_D,
+    HELD_OUT_BENIGN_E,
+)
 from tests.support.attack_rewordings import HELPDESK_QUESTIONS, REWORDED_ATTACKS, RULE_QUESTIONS
 
 
@@ -44,6 +53,11 @@ async def main() -> None:
         "benign look-alikes written apart, first set": HELD_OUT_BENIGN,
         "attacks written apart, second set (held out)": HELD_OUT_ATTACKS_B,
         "benign look-alikes written apart, second set (held out)": HELD_OUT_BENIGN_B,
+        "attacks written apart, third set (read while the third banks grew)": HELD_OUT_ATTACKS_C,
+        "attacks written apart, fourth set (held out)": HELD_OUT_ATTACKS_D,
+        "benign look-alikes written apart, fourth set (held out)": HELD_OUT_BENIGN_D,
+        "attacks a reviewer wrote (misses read)": HELD_OUT_ATTACKS_E,
+        "benign look-alikes a reviewer wrote (those once blocked read)": HELD_OUT_BENIGN_E,
         "questions about rules": RULE_QUESTIONS,
         "helpdesk requests once blocked (not held out)": HELPDESK_QUESTIONS,
         "evaluation-set questions": eval_questions(),

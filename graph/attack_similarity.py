@@ -4,18 +4,18 @@ The patterns of `graph.injection` catch the shapes of instructions aimed at
 the assistant; attackers reword. This screen embeds the message (and each of
 its sentences, so benign padding around an attack does not dilute it) with the
 local multilingual embedder and compares it with two banks in English, 繁體
-and 简体: known attacks (`graph/screens/attacks.v2.txt`) and ordinary requests
+and 简体: known attacks (`graph/screens/attacks.v3.txt`) and ordinary requests
 that share their words ("please ignore my earlier email", "who is the
-administrator", `graph/screens/ordinary.v2.txt`). A piece is an attack when its
+administrator", `graph/screens/ordinary.v3.txt`). A piece is an attack when its
 similarity to the nearest attack is at least `THRESHOLD` and higher than to
 any ordinary request.
 
 `THRESHOLD` was set on benign questions only: a handful of the evaluation
 sets' 7,278 questions (DRCD, XQuAD en/zh, StackFAQ) reach 0.45; what the
 screen catches is measured on attacks and benign look-alikes written apart from
-the banks and the patterns (tests/support/attack_held_out.py and
-attack_held_out_b.py, bench/guard.py). It was calibrated for the local USE model
-only: with another embedder the runtime leaves it off.
+the banks and the patterns (tests/support/attack_held_out.py,
+attack_held_out_b.py and attack_held_out_c.py, bench/guard.py). It was calibrated
+for the local USE model only: with another embedder the runtime leaves it off.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from graph.text_banks import bank_lines, unit_rows
 from textkit.sentences import split_sentences
 
 SCREENS = Path(__file__).resolve().parent / "screens"
-BANKS = "v2"  # the banks' version: their file names, and the trace's label with their digest
+BANKS = "v3"  # the banks' version: their file names, and the trace's label with their digest
 THRESHOLD = 0.45
 MAX_PIECES = 8  # the whole message and up to this many of its sentences
 

@@ -23,9 +23,7 @@ translate or reword that sentence, so it is judged by meaning, not by words:
 - it says what the sentence says: the local multilingual embedder's cosine of
   claim and sentence is at least `MIN_MEANING` (measured on translations and
   rewordings against unrelated sentences, en/繁/简: bench/claims.py), and
-  `MIN_MEANING_SAME_LANGUAGE` for a claim in the sentence's own language (but
-  `MIN_MEANING` for a stretch of the sentence word for word, which a short piece
-  of a long sentence seldom reaches by meaning: graph.claim_verbatim). With no
+  `MIN_MEANING_SAME_LANGUAGE` for a claim in the sentence's own language. With no
   local embedder (the threshold is the local model's) the claim must share
   most of its words with the sentence, as before. A claim that is a bare value
   ("1996年", "30 days") has no meaning to compare besides its figure: on the
@@ -47,7 +45,6 @@ import numpy as np
 
 from graph.claim_checks import MIN_SENTENCE_SUPPORT, Passage, content_words, sentence_support
 from graph.claim_values import bare_figure, restates_value, value_only
-from graph.claim_verbatim import verbatim_part
 from graph.quotes import locate, passage_sentences, sentences_of
 from textkit import facts
 from textkit.claims import numbers
@@ -236,11 +233,7 @@ class ClaimJudge:
         first_reason = ""
         for similarity, n, sentence in scored:
             reason = facts.disagreement(body, sentence)
-            # a claim that is a stretch of the sentence word for word says what it says
-            # (a short piece embeds far from a long sentence): the cross-language bar
             bar = self._bar(body, sentence)
-            if bar > self._threshold and verbatim_part(body, sentence):
-                bar = self._threshold
             if reason is None and similarity >= bar and not _other_figures(body, sentence):
                 return Verdict(n, sentence, "", similarity)
             first_reason = first_reason or reason or "meaning"

@@ -205,11 +205,6 @@ def _cues(text: str) -> int:
     return len(_EN_NEGATION.findall(norm)) + len(_ZH_NEGATION.findall(chinese))
 
 
-def has_negation(text: str) -> bool:
-    """True when `text` holds a negation cue, however many (`negated` reads their parity)."""
-    return _cues(text) > 0
-
-
 def is_polarity_word(word: str) -> bool:
     """True for a word that only says yes or no: "yes", "not", "不", "没有", "是的"."""
     return _cues(word) > 0 or plain(word) in _YES_WORDS

@@ -16,6 +16,13 @@ from graph.nodes.guard import guard
 from storage.embeddings import Embedder
 from tests.support.attack_held_out import HELD_OUT_ATTACKS, HELD_OUT_BENIGN
 from tests.support.attack_held_out_b import HELD_OUT_ATTACKS_B, HELD_OUT_BENIGN_B
+from tests.support.attack_held_out_c import (
+    HELD_OUT_ATTACKS_C,
+    HELD_OUT_ATTACKS_D,
+    HELD_OUT_ATTACKS_E,
+    HELD_OUT_BENIGN_D,
+    HELD_OUT_BENIGN_E,
+)
 from tests.support.attack_rewordings import HELPDESK_QUESTIONS, REWORDED_ATTACKS, RULE_QUESTIONS
 from tests.support.node_fakes import runtime
 
@@ -55,8 +62,17 @@ async def test_most_rewordings_are_blocked_and_no_rule_question_is(
         # measured 47 of 54 (the first bank and patterns: 28); its misses were read before
         # the patterns grew, so it is no longer unseen
         (HELD_OUT_ATTACKS, HELD_OUT_BENIGN, 0.8),
-        # measured 27 of 60 (the first bank and patterns: 19), never read to write either
+        # measured 28 of 60 (the second banks: 27; the first bank and patterns: 19), never
+        # read to write either
         (HELD_OUT_ATTACKS_B, HELD_OUT_BENIGN_B, 0.4),
+        # measured 18 of 30 (the second banks: 17); its misses were read while the third
+        # banks were written
+        (HELD_OUT_ATTACKS_C, [], 0.5),
+        # measured 18 of 30 (the second banks: 16), never read to write the third
+        (HELD_OUT_ATTACKS_D, HELD_OUT_BENIGN_D, 0.5),
+        # a reviewer's: measured 5 of 20 (the second banks: 3); none of the 96 look-alikes
+        # (the second banks blocked 2)
+        (HELD_OUT_ATTACKS_E, HELD_OUT_BENIGN_E, 0.2),
     ],
 )
 async def test_attacks_written_apart_from_the_banks_are_blocked_their_look_alikes_never(

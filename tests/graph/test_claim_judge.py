@@ -43,38 +43,3 @@ def test_a_claim_in_the_quotes_own_language_must_say_what_it_says(
     verdict = judge.judge(claim, 1, ARCHIVE)
     assert (verdict.source == 1) is held, verdict
     assert held or verdict.reason == "meaning"
-
-
-SLOPES = "大高加索山脈北坡多為森林。有些海拔較低的位置或斜坡則被草原和沙地覆蓋。"
-BARE_SLOPES = "大高加索山脈北坡多為森林。有些海拔較低的位置或斜坡則沒有被草原和沙地覆蓋。"
-PAYING = (
-    "Fees are due on arrival. Payments should be made by bank transfer rather than by cash"
-    " at the counter."
-)
-
-
-@pytest.mark.parametrize(
-    ("passage", "claim", "reason"),
-    [
-        # a real 1.5B model's answer to what covers the slopes: a stretch of the sentence
-        # word for word, far from the whole sentence by meaning (0.43)
-        (SLOPES, "草原和沙地覆蓋。", ""),
-        (SLOPES, "草原和沙地覆盖。", ""),  # in the reader's script
-        (BARE_SLOPES, "被草原和沙地覆蓋。", "polarity"),  # its "not" left behind
-        (SLOPES, "沙地。", "meaning"),  # a word names a topic, it states nothing
-        (PAYING, "by cash at the counter.", "meaning"),  # its "rather than" left behind
-    ],
-    ids=[
-        "a piece",
-        "a piece in the reader's script",
-        "its not left behind",
-        "one word",
-        "its rather than left behind",
-    ],
-)
-def test_a_claim_that_is_the_sentences_own_words_stands_on_its_facts(
-    embedder: Embedder, passage: str, claim: str, reason: str
-) -> None:
-    verdict = ClaimJudge([passage], embedder.model).judge(claim, 1, None, [(1, 2)])
-    assert verdict.reason == reason, verdict
-    assert (verdict.source == 1) is (reason == ""), verdict

@@ -2,8 +2,8 @@
 
 Used only to measure whether the screen generalises (tests and bench/guard.py):
 nothing here was used to write the first bank or its threshold; the misses were read
-while `graph/screens/attacks.v2.txt` was written, so these are no longer unseen
-(tests/support/attack_held_out.py is).
+while the banks' second version (`graph/screens/attacks.v2.txt`, since replaced) was
+written, so these are no longer unseen (tests/support/attack_held_out.py is).
 Questions that merely talk about rules and instructions must pass.
 """
 
