@@ -199,8 +199,13 @@ def _en_number(words: list[str]) -> int:
     return total + current
 
 
+# typographic apostrophes as the ASCII one: "can’t" is "can't" (a model, an editor or a
+# word processor writes the curly one)
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+
 def _cues(text: str) -> int:
-    norm = _EN_NOT_NEGATION.sub(" ", plain(text))
+    norm = _EN_NOT_NEGATION.sub(" ", plain(text).translate(_APOSTROPHES))
     chinese = _ZH_NOT_NEGATION.sub("", norm)
     return len(_EN_NEGATION.findall(norm)) + len(_ZH_NEGATION.findall(chinese))
 
@@ -213,7 +218,7 @@ def is_polarity_word(word: str) -> bool:
 def negated(text: str) -> bool:
     """True when `text` says no: an odd number of negation cues in its body, or, with none,
     a leading "No," (a leading "Yes,"/"No," only echoes the body when the body says it)."""
-    norm = plain(text)
+    norm = plain(text).translate(_APOSTROPHES)
     match = _LEADING_ANSWER.match(norm)
     body = norm[match.end() :] if match else norm
     cues = _cues(body)

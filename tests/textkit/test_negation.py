@@ -1,5 +1,5 @@
-"""Chinese negation: words that hold 不/无/非 without saying no, and the negations that
-contain those words."""
+"""Negation: Chinese words that hold 不/无/非 without saying no, the negations that
+contain those words, and English negations written with any apostrophe."""
 
 from __future__ import annotations
 
@@ -32,3 +32,18 @@ def test_a_word_holding_a_negation_character_says_no_no(words: str) -> None:
 def test_a_negation_containing_such_a_word_still_flips_a_claim(passage: str, claim: str) -> None:
     assert negated(passage) and not negated(claim)
     assert disagreement(claim, Passage.of(passage)) == "polarity"
+
+
+@pytest.mark.parametrize(
+    "passage",
+    [
+        "Visitors can\u2019t park for free in the car park.",  # the typographic apostrophe
+        "Visitors can\u02bct park for free in the car park.",  # the modifier letter
+        "Visitors can't park for free in the car park.",
+    ],
+)
+def test_a_negation_written_with_any_apostrophe_flips_a_claim(passage: str) -> None:
+    assert negated(passage)
+    claim = "Visitors park for free in the car park."
+    assert disagreement(claim, Passage.of(passage)) == "polarity"
+    assert not negated("It\u2019s free for visitors.")  # an apostrophe alone says no no
