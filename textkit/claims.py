@@ -204,21 +204,28 @@ def _en_number(words: list[str]) -> int:
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
-def _cues(text: str) -> int:
-    norm = _EN_NOT_NEGATION.sub(" ", plain(text).translate(_APOSTROPHES))
+def _normal(text: str) -> str:
+    """The text as the negation cues are read in: `plain`, any apostrophe as "'"."""
+    return plain(text).translate(_APOSTROPHES)
+
+
+def _cues(norm: str) -> int:
+    """The negation cues of text already `_normal`."""
+    norm = _EN_NOT_NEGATION.sub(" ", norm)
     chinese = _ZH_NOT_NEGATION.sub("", norm)
     return len(_EN_NEGATION.findall(norm)) + len(_ZH_NEGATION.findall(chinese))
 
 
 def is_polarity_word(word: str) -> bool:
     """True for a word that only says yes or no: "yes", "not", "不", "没有", "是的"."""
-    return _cues(word) > 0 or plain(word) in _YES_WORDS
+    norm = _normal(word)
+    return _cues(norm) > 0 or norm in _YES_WORDS
 
 
 def negated(text: str) -> bool:
     """True when `text` says no: an odd number of negation cues in its body, or, with none,
     a leading "No," (a leading "Yes,"/"No," only echoes the body when the body says it)."""
-    norm = plain(text).translate(_APOSTROPHES)
+    norm = _normal(text)
     match = _LEADING_ANSWER.match(norm)
     body = norm[match.end() :] if match else norm
     cues = _cues(body)

@@ -74,13 +74,16 @@ def detect_language(text: str, shared: str = ZH_HANT) -> str:
     letters = sum(1 for ch in text if ch.isalpha())
     if not cjk or len(cjk) < 0.2 * max(letters, 1):
         return EN
-    return chinese_script(text) or shared
+    return _script_of(cjk) or shared
 
 
 def chinese_script(text: str) -> str | None:
     """zh-hant or zh-hans by the text's Chinese characters; None when it has none or only
     characters both scripts share."""
-    cjk = _CJK.findall(text)
+    return _script_of(_CJK.findall(text))
+
+
+def _script_of(cjk: list[str]) -> str | None:
     if not cjk:
         return None
     verdict = hanzidentifier.identify("".join(cjk))

@@ -14,7 +14,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
-from graph.nodes.planner import looks_like_followup
+from graph.message_shapes import looks_like_followup
 from graph.nodes.recording import Step, recorded
 from graph.privacy import PLACEHOLDERS
 from graph.state import GraphState

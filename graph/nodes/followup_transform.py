@@ -7,7 +7,7 @@ question that was itself a follow-up brings the one it leaned on.
 
 from __future__ import annotations
 
-from graph.nodes.planner import is_greeting, looks_like_followup, names_little
+from graph.message_shapes import is_greeting, looks_like_followup, names_little
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
 

@@ -23,25 +23,15 @@ import time
 
 from langgraph.runtime import Runtime
 
-from graph.answer_sentences import content_words
 from graph.context import GraphContext
 from graph.llm import PlannerOutput
 from graph.llm import plan as plan_with_llm
+from graph.message_shapes import is_greeting, looks_like_followup
 from graph.nodes.recording import Step, recorded
 from graph.person_asked import asks_for_person
 from graph.question_parts import split_question
 from graph.state import GraphState, Plan, TaskType, ToolCall
-from textkit.question_words import QUESTION_WORDS, content_query
-from textkit.scripts import plain
 
-# the whole message is a greeting or thanks (a question after "thanks, ..." is not)
-_GREETING = re.compile(
-    r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks?( you)?|thank you|"
-    r"thanks a lot|thank you (very|so) much|many thanks|thx|"
-    r"你好|您好|哈囉|哈啰|嗨|早安|午安|晚安|謝謝|谢谢|感謝|感谢|多謝|多谢|謝謝你|谢谢你|"
-    r"謝謝您|谢谢您)[\s!！.。~～,，]*$",
-    re.IGNORECASE,
-)
 # The whole message is a request to make something that is not an answer from documents:
 # a poem, a story, a joke ("can you write me a short poem about the harbour?",
 # "幫我寫一首詩"). Only the whole message: "作文比賽要寫一篇作文多少字？" and "Write a
@@ -64,30 +54,6 @@ _FORM = re.compile(
     r"\b(forms?|download|application form)\b|表單|表单|表格|申請書|申请书|申請表|申请表|下載|下载",
     re.IGNORECASE,
 )
-_FOLLOWUP = re.compile(
-    r"^\s*(and|what about|how about|also|then)\b|\b(it|that|this one|those|the (first|second|"
-    r"third|last) one)\b|^(那|那麼|那么|還有|还有|然後|然后)|(那個|那个|這個|这个|第[一二三四五]個|"
-    r"第[一二三四五]个|上面|剛才|刚才|它)",
-    re.IGNORECASE,
-)
-# a short "X呢？" leans on the last question: "学生呢？" (and for students?), "多少钱呢？"
-# (and what does it cost?); unless X both asks and names a thing of its own
-# ("退卡要多少钱呢？", "押金多少呢？"): a question of its own
-_SHORT_NE = re.compile(r"^\s*(\S{1,6})呢\s*[?？]?\s*$")
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}|[a-z]{2,}")
-# "they", "them", 他们 lean on the earlier question only in a message naming little of its
-# own ("when are they allocated?"); "Do they allow dogs in the garden?" stands alone
-_PRONOUN = re.compile(r"\b(they|them|their)\b|他們|它們|他们|它们", re.IGNORECASE)
-_PRONOUNS = frozenset({"they", "them", "their", "他们", "它们"})
-PRONOUN_MAX_WORDS = 1  # content words of its own besides the pronoun
-
-
-_THANKS = re.compile(r"thank|thx|謝謝|谢谢|感謝|感谢|多謝|多谢", re.IGNORECASE)
-
-
-def is_thanks(text: str) -> bool:
-    """True when the message thanks us (the greeting reply should say "you're welcome")."""
-    return bool(_THANKS.search(text))
 
 
 def is_out_of_scope(text: str) -> bool:
@@ -100,7 +66,7 @@ def is_out_of_scope(text: str) -> bool:
 def certain(question: str) -> bool:
     """True when the rules alone decide the turn (greeting, thanks, a clear out-of-scope
     request): no model is asked, so it cannot turn them into document searches."""
-    return bool(_GREETING.match(question)) or is_out_of_scope(question)
+    return is_greeting(question) or is_out_of_scope(question)
 
 
 def rules_sure(question: str, has_history: bool, mode: str = "always") -> bool:
@@ -111,40 +77,10 @@ def rules_sure(question: str, has_history: bool, mode: str = "always") -> bool:
     return certain(question) or (mode == "unsure" and not has_history)
 
 
-def looks_like_followup(question: str) -> bool:
-    """True when the message leans on an earlier one ("and for children?", "那個呢", "when
-    are they allocated?")."""
-    if _FOLLOWUP.search(question):
-        return True
-    short = _SHORT_NE.match(question)
-    if short:
-        asked = short.group(1)
-        return not (QUESTION_WORDS.search(plain(asked)) and _CJK_RUN.search(content_query(asked)))
-    return bool(_PRONOUN.search(question)) and names_little(question)
-
-
-def names_little(question: str) -> bool:
-    """True when the message names at most `PRONOUN_MAX_WORDS` things of its own (its
-    question words and pronouns aside): it leans on what was asked before."""
-    return len(_own_words(question)) <= PRONOUN_MAX_WORDS
-
-
-def is_greeting(text: str) -> bool:
-    """True when the whole message is a greeting or thanks ("hi", "謝謝")."""
-    return bool(_GREETING.match(text))
-
-
-def _own_words(question: str) -> set[str]:
-    """The content words a message names itself: no question word, no pronoun, no
-    lone Chinese character left of one (点 of 几点)."""
-    words = content_words(content_query(question)) - _PRONOUNS
-    return {w for w in words if len(w) > 1 or w.isascii()}
-
-
 def rule_plan(question: str, has_history: bool) -> Plan:
     """The deterministic plan: greeting, form request, follow-up or a question to look up."""
     task: TaskType
-    if _GREETING.match(question):
+    if is_greeting(question):
         task = "greeting"
     elif is_out_of_scope(question):
         task = "out_of_scope"

@@ -19,7 +19,7 @@ from graph.extractive import extractive_answer
 from graph.grounding import is_grounded
 from graph.kind_held import finer_kinds, holds_kind
 from graph.llm_answer import model_answer
-from graph.nodes.planner import is_thanks
+from graph.message_shapes import is_thanks
 from graph.nodes.recording import Step, recorded
 from graph.part_grades import part_marks
 from graph.part_reply import answered_question, parts_reply, with_missing

@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
 from graph.events import Token
-from graph.nodes.planner import looks_like_followup
+from graph.message_shapes import looks_like_followup
 from graph.nodes.recording import Step, recorded
 from graph.state import GraphState
 from graph.titles import with_display_titles
