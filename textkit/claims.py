@@ -23,13 +23,27 @@ _EN_NOT_NEGATION = re.compile(
     r"|nothing but|no matter|(?:at |for |with )?no (?:extra |additional )?(?:charge|cost|fee)s?"
     r"|free of charge)\b"
 )
-# Chinese negation characters (the text is Simplified by `plain`) ...
-_ZH_NEGATION = re.compile(r"[不没无未非别勿否莫]")
+# Chinese negations (the text is Simplified by `plain`): 不 无 未 勿 and 没 (not the 没 of
+# 淹没 "flooded", 沉没 "sunk"); 否 "no" (not 否决 "veto", 否认 "deny", 否定: words that
+# English says without a "not"); 非 only after a word making it "is not" (并非, 绝非,
+# 而非) and as 非经, "without" (elsewhere it is a prefix, "non-" as in 非营利, or a name's
+# sound, 北非, 索非亚); 莫 "do not" only as 切莫, 请莫, 莫要, 莫再 (elsewhere a name:
+# 莫斯科, 莫高窟); 别 "don't" only opening a clause or after a subject or adverb (not
+# 性别 "sex", 别称 "alias", 别无 "no other", 乌兹别克) ...
+_ZH_NEGATION = re.compile(
+    r"[不无未勿]|(?<![淹埋沉出覆吞湮隐])没|否(?![决认定])|(?<=[并绝决亦而实皆均既])非|非(?=经)"
+    r"|(?<=[切请])莫|莫(?=[要再])"
+    r"|(?:^|(?<=[\s，。；：、！？,.;:!?请千万你您们就也都再还可]))别(?![人的处称名号墅具致针字样无儿失])"
+)
 # ... minus words that hold one without negating ("different", "very", "future", "special",
-# "whether", "wireless", "barrier-free", "not bad", "real estate", "Africa")
+# "whether", "wireless", "barrier-free", "not bad", "real estate", "Africa", "regardless")
 _ZH_NOT_NEGATION = re.compile(
-    r"不同|不但|不仅|不论|不管|不过|不久|不少|不断|不停|不错|不然|不动产|无论|无线|无障碍"
+    r"不同|不分|不但|不仅|不论|不管|不过|不久|不少|不断|不停|不错|不然|不动产|无论|无线|无障碍"
     r"|非常|非洲|未来|否则|是否|能否|可否|除非|莫过于|特别|区别|分别|类别|级别|别人|别的|没收"
+    # "unprecedented", "attempted" (murder), a year of the sexagenary cycle (乙未)
+    r"|前所未有|前所未见|未遂|(?<=[乙丁己辛癸])未"
+    # "whether or not" (成功与否), "whether" (会否)
+    r"|与否|会否|有否"
     # "costs nothing" is "free", not "no"
     r"|不用钱|不用付费|不用付钱|不收费|不需付费|无需付费|不必付费|无须付费|不另收费"
     # nouns and adjectives whose 不/无/非/未 is part of the word, as "in-" and "un-" are of
@@ -216,6 +230,36 @@ def _cues(norm: str) -> int:
     return len(_EN_NEGATION.findall(norm)) + len(_ZH_NEGATION.findall(chinese))
 
 
+# Negations joined by "and", "or", "nor", 也, 又, 亦, 且, 或 say one "no", not two that
+# cancel: "Neither residents nor visitors may park", "Refunds are not given and exchanges
+# are not possible", 既不收现金也不收支票. A text is cut before each such word and two
+# negated pieces in a row count once, unless either negates a modifier ("without a
+# ticket", "sites that don't have a map", 非会员, 没有预约的人): with the predicate's "no"
+# that makes a requirement, which says yes ("No one may enter without a permit": a
+# permit lets you in).
+_CONJUNCT = re.compile(r"(?=\b(?:and|or|nor)\b)|(?=[也又亦且或])")
+_MODIFIER_NEGATION = re.compile(
+    r"\bwithout\b|\b(?:that|who|which)\b[^,.;:!?]{0,25}?(?:\b(?:not|no|never)\b|n't\b)"
+    r"|(?<![并绝决亦而是])非|[没无未不][^，。；、,.;:!?的]{0,8}的"
+)
+
+
+def _negations(norm: str) -> int:
+    """The negations of text already `_normal`: its cues, a run of negated conjuncts
+    counted as one (see `_CONJUNCT`)."""
+    pieces = [p for p in _CONJUNCT.split(norm) if p]
+    counts = [_cues(p) for p in pieces]
+    joined = sum(
+        1
+        for i in range(1, len(pieces))
+        if counts[i - 1] % 2
+        and counts[i] % 2
+        and not _MODIFIER_NEGATION.search(pieces[i - 1])
+        and not _MODIFIER_NEGATION.search(pieces[i])
+    )
+    return sum(counts) - joined
+
+
 def is_polarity_word(word: str) -> bool:
     """True for a word that only says yes or no: "yes", "not", "不", "没有", "是的"."""
     norm = _normal(word)
@@ -223,12 +267,14 @@ def is_polarity_word(word: str) -> bool:
 
 
 def negated(text: str) -> bool:
-    """True when `text` says no: an odd number of negation cues in its body, or, with none,
-    a leading "No," (a leading "Yes,"/"No," only echoes the body when the body says it)."""
+    """True when `text` says no: an odd number of negations in its body (two that cancel
+    make a yes: "not impossible", 不得不; coordinated ones count once: "neither A nor
+    B"), or, with none, a leading "No," (a leading "Yes,"/"No," only echoes the body when
+    the body says it)."""
     norm = _normal(text)
     match = _LEADING_ANSWER.match(norm)
     body = norm[match.end() :] if match else norm
-    cues = _cues(body)
+    cues = _negations(body)
     if cues:
         return cues % 2 == 1
     return match is not None and match.group(1) in _NEGATIVE_ANSWERS

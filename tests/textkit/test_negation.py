@@ -1,5 +1,7 @@
 """Negation: Chinese words that hold 不/无/非 without saying no, the negations that
-contain those words, and English negations written with any apostrophe."""
+contain those words, English negations written with any apostrophe, negations joined
+by "and"/"nor"/也 (one "no", not two that cancel), and names and prefixes that hold a
+negation character."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import pytest
 
 from graph.claim_checks import Passage, disagreement
 from textkit.claims import negated
+from textkit.facts import disagreement as facts_disagreement
 
 
 @pytest.mark.parametrize(
@@ -47,3 +50,78 @@ def test_a_negation_written_with_any_apostrophe_flips_a_claim(passage: str) -> N
     claim = "Visitors park for free in the car park."
     assert disagreement(claim, Passage.of(passage)) == "polarity"
     assert not negated("It\u2019s free for visitors.")  # an apostrophe alone says no no
+
+
+@pytest.mark.parametrize(
+    ("passage", "claim"),
+    [
+        ("Neither residents nor visitors may park on Main Road.", "Residents may park there."),
+        (
+            "Refunds are not given and exchanges are not possible after 30 days.",
+            "Exchanges are possible after 30 days.",
+        ),
+        ("No pets and no smoking are allowed in the flat.", "Pets are allowed in the flat."),
+        ("The office does not open on Sundays or holidays.", "The office opens on Sundays."),
+        ("本店既不收现金也不收支票。", "本店收现金。"),
+        ("停車場沒有充電樁也沒有洗手間。", "停車場有充電樁。"),
+    ],
+)
+def test_negations_joined_by_and_nor_or_ye_say_no_once(passage: str, claim: str) -> None:
+    # read by parity, two "no"s cancelled: "Residents may park" passed against "Neither
+    # residents nor visitors may park"
+    assert negated(passage) and not negated(claim)
+    assert disagreement(claim, Passage.of(passage)) == "polarity"
+    assert facts_disagreement(claim, passage) == "polarity"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "No one may enter without a permit.",
+        "You cannot apply without an ID card.",
+        "Visitors without a ticket and a pass cannot enter.",
+        "Sites that don't have a site map and need a login might not be indexed.",
+        "沒有預約的人也不能進入。",
+        "你不能不去。",
+        "非經許可不得進入。",
+        "不是不可以。",
+    ],
+)
+def test_two_negations_making_a_requirement_still_say_yes(text: str) -> None:
+    # "without a permit … may not enter" says a permit is needed, as "You need a permit
+    # to enter" does: both read alike, so the translation passes
+    assert not negated(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "他去年搬到莫斯科。",
+        "北非的夏天炎熱乾燥。",
+        "索非亞是保加利亞的首都。",
+        "非營利組織提供免費課程。",
+        "請在表格上填寫性別。",
+        "該法案被參議院否決。",
+        "計畫成功與否取決於天氣。",
+        "這是前所未有的成就。",
+        "淹沒的道路已重新開放。",
+    ],
+)
+def test_names_prefixes_and_words_holding_a_negation_character_say_no_no(text: str) -> None:
+    assert not negated(text)
+
+
+@pytest.mark.parametrize(
+    ("passage", "claim"),
+    [
+        ("非營利組織不收取會費。", "The non-profit charges a membership fee."),
+        ("他沒有搬到莫斯科。", "He moved to Moscow."),
+        ("北非的診所不提供這項疫苗。", "Clinics in North Africa offer this vaccine."),
+        ("他別無選擇。", "He had a choice."),
+    ],
+)
+def test_a_negation_beside_such_a_word_flips_a_translated_claim(passage: str, claim: str) -> None:
+    # with 非/莫/别 counted wherever they stood, 非營利 … 不 made two "no"s that cancelled,
+    # and the English claim saying yes passed
+    assert negated(passage)
+    assert facts_disagreement(claim, passage) == "polarity"
