@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from textkit.claims import clauses, is_polarity_word, negated, numbers
+from textkit.claims import clauses, is_polarity_word, negated, numbers, statements
 from textkit.overlap import presence, stem
 from textkit.scripts import plain
 from textkit.sentences import split_sentences
@@ -131,6 +131,15 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
     if sentence_support(claim, passage) < MIN_SENTENCE_SUPPORT:
         return "unsupported"
     whole = _clause_reason(claim, passage, question)
+    said = statements(claim)
+    if (
+        whole is None
+        and len(said) > 1
+        and any(_polarity_differs(s, words, passage) for s in said if (words := _words(s)))
+    ):
+        # "Refunds are not given; exchanges are possible" against "… not given and …
+        # not possible": each statement says yes or no of its own words
+        return "polarity"
     parts = clauses(claim)
     if whole in (None, "unsupported") or len(parts) < 2:
         return whole

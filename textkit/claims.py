@@ -24,24 +24,30 @@ _EN_NOT_NEGATION = re.compile(
     r"|free of charge)\b"
 )
 # Chinese negations (the text is Simplified by `plain`): 不 无 未 勿 and 没 (not the 没 of
-# 淹没 "flooded", 沉没 "sunk"); 否 "no" (not 否决 "veto", 否认 "deny", 否定: words that
-# English says without a "not"); 非 only after a word making it "is not" (并非, 绝非,
-# 而非) and as 非经, "without" (elsewhere it is a prefix, "non-" as in 非营利, or a name's
-# sound, 北非, 索非亚); 莫 "do not" only as 切莫, 请莫, 莫要, 莫再 (elsewhere a name:
-# 莫斯科, 莫高窟); 别 "don't" only opening a clause or after a subject or adverb (not
-# 性别 "sex", 别称 "alias", 别无 "no other", 乌兹别克) ...
+# 淹没 "flooded", 沉没 "sunk", nor 出没 "haunt" but 出没有); 否 "no" (not 否决 "veto",
+# 否认 "deny", 否定: words that English says without a "not"); 非 as "is not" (并非, 绝非,
+# 而非, 此非, 非必填, 非免费) and "without" (非经), not as a prefix, "non-" (非营利), or
+# a name's sound (北非, 索非亚); 莫 "do not" only as 切莫, 请莫, 莫要, 莫入 (not in
+# 莫斯科, 莫高窟); 别 "don't" opening a clause, after a subject or adverb, or before the
+# verb it forbids (别在, 别插队), not in 性别 "sex", 别称 "alias", 别无 "no other" ...
 _ZH_NEGATION = re.compile(
-    r"[不无未勿]|(?<![淹埋沉出覆吞湮隐])没|否(?![决认定])|(?<=[并绝决亦而实皆均既])非|非(?=经)"
-    r"|(?<=[切请])莫|莫(?=[要再])"
+    r"[不无未勿]|(?<![淹埋沉覆吞湮隐出])没|(?<=出)没(?=有)|否(?![决认定])"
+    r"|(?<=[并绝决亦而实皆均既此这该乃即])非|非(?=经|必[填需须要]|强制|免费|官方)"
+    r"|(?<=[切请])莫|莫(?=[要再入进忘碰停])"
     r"|(?:^|(?<=[\s，。；：、！？,.;:!?请千万你您们就也都再还可]))别(?![人的处称名号墅具致针字样无儿失])"
+    r"|别(?=[在把让乱随忘停碰吸插带喝吃拍])"
 )
 # ... minus words that hold one without negating ("different", "very", "future", "special",
-# "whether", "wireless", "barrier-free", "not bad", "real estate", "Africa", "regardless")
+# "whether", "wireless", "barrier-free", "not bad", "real estate", "Africa", "regardless",
+# "sex", "individual", "identify", "indispensable")
 _ZH_NOT_NEGATION = re.compile(
-    r"不同|不分|不但|不仅|不论|不管|不过|不久|不少|不断|不停|不错|不然|不动产|无论|无线|无障碍"
+    r"不同|不但|不仅|不论|不管|不过|不久|不少|不断|不停|不错|不然|不动产|无论|无线|无障碍"
     r"|非常|非洲|未来|否则|是否|能否|可否|除非|莫过于|特别|区别|分别|类别|级别|别人|别的|没收"
-    # "unprecedented", "attempted" (murder), a year of the sexagenary cycle (乙未)
-    r"|前所未有|前所未见|未遂|(?<=[乙丁己辛癸])未"
+    r"|性别|个别|识别|辨别|差别|派别|告别|鉴别|有别|不可或缺"
+    # "regardless of" sex, age, day or night (not 不分享 "does not share")
+    r"|不分(?=[男女老幼昼夜日夜先后大小国籍年龄种族宗教贵贱性])"
+    # "unprecedented", "attempted" (murder), a year of the sexagenary cycle (乙未年)
+    r"|前所未有|前所未见|未遂|(?<=[甲乙丙丁戊己庚辛壬癸])未(?=年|战)"
     # "whether or not" (成功与否), "whether" (会否)
     r"|与否|会否|有否"
     # "costs nothing" is "free", not "no"
@@ -223,40 +229,73 @@ def _normal(text: str) -> str:
     return plain(text).translate(_APOSTROPHES)
 
 
+# 非…不可 "must": two negations that make a yes whatever stands between them
+_MUST = re.compile(r"非([^，。；！？,.;!?]{1,12})不可")
+
+
 def _cues(norm: str) -> int:
     """The negation cues of text already `_normal`."""
-    norm = _EN_NOT_NEGATION.sub(" ", norm)
-    chinese = _ZH_NOT_NEGATION.sub("", norm)
-    return len(_EN_NEGATION.findall(norm)) + len(_ZH_NEGATION.findall(chinese))
+    return _count(_without_false_cues(norm))
+
+
+def _without_false_cues(norm: str) -> str:
+    """Text already `_normal` less the phrases holding a cue without saying no ("no later
+    than", 不同, 非…不可)."""
+    return _ZH_NOT_NEGATION.sub("", _MUST.sub(r"\1", _EN_NOT_NEGATION.sub(" ", norm)))
+
+
+def _count(cleaned: str) -> int:
+    return len(_EN_NEGATION.findall(cleaned)) + len(_ZH_NEGATION.findall(cleaned))
 
 
 # Negations joined by "and", "or", "nor", 也, 又, 亦, 且, 或 say one "no", not two that
 # cancel: "Neither residents nor visitors may park", "Refunds are not given and exchanges
-# are not possible", 既不收现金也不收支票. A text is cut before each such word and two
-# negated pieces in a row count once, unless either negates a modifier ("without a
-# ticket", "sites that don't have a map", 非会员, 没有预约的人): with the predicate's "no"
-# that makes a requirement, which says yes ("No one may enter without a permit": a
-# permit lets you in).
+# are not possible", 既不收现金也不收支票. A text is cut before each such word and negated
+# pieces with only pieces saying nothing either way between them count once, unless one
+# negates a modifier or a condition ("without a ticket", "sites that don't have a map",
+# 非会员, 没有预约的人, 即使没有预约, a bare 没有预约 before 也) or is a bare "and not"
+# (a requirement, which says yes: "No one may enter without a permit", "You cannot park
+# here and not pay": a permit lets you in, parking costs).
 _CONJUNCT = re.compile(r"(?=\b(?:and|or|nor)\b)|(?=[也又亦且或])")
 _MODIFIER_NEGATION = re.compile(
-    r"\bwithout\b|\b(?:that|who|which)\b[^,.;:!?]{0,25}?(?:\b(?:not|no|never)\b|n't\b)"
-    r"|(?<![并绝决亦而是])非|[没无未不][^，。；、,.;:!?的]{0,8}的"
+    r"\bwithout\b|\b(?<!note )(?<!sure )(?<!ensure )(?:that|who|which)\b[^,.;:!?]{0,25}?"
+    r"(?:\b(?:not|no|never)\b|n't\b)|^\s*(?:and|or)\s+(?:not|never)\b"
+    r"|(?<![并绝决亦而是此这该乃即])非(?!经|必|强制|免费|官方)"
+    r"|(?<!是)[没无未][^，。；、,.;:!?的]{0,8}的(?=[\u4e00-\u9fff])"
+    r"|即使|就算|哪怕|即便|纵使"
 )
+# a piece that is only a lack ("没有预约" before "也不能进入": without one, you cannot), not
+# one of a list of lacks (没有停车位也没有洗手间)
+_BARE_LACK = re.compile(r"^[，,\s]*(没有|没|无|未)[^，。；！？,.;!?]{0,8}[，,\s]*$")
+
+
+def _blocks_join(before: str, after: str) -> bool:
+    """True when two negated pieces do not say one "no" together (see `_CONJUNCT`)."""
+    if _MODIFIER_NEGATION.search(before) or _MODIFIER_NEGATION.search(after):
+        return True
+    lack = _BARE_LACK.match(before)
+    return lack is not None and not after.lstrip("也又亦且 ").startswith(lack.group(1))
 
 
 def _negations(norm: str) -> int:
     """The negations of text already `_normal`: its cues, a run of negated conjuncts
     counted as one (see `_CONJUNCT`)."""
-    pieces = [p for p in _CONJUNCT.split(norm) if p]
-    counts = [_cues(p) for p in pieces]
-    joined = sum(
-        1
-        for i in range(1, len(pieces))
-        if counts[i - 1] % 2
-        and counts[i] % 2
-        and not _MODIFIER_NEGATION.search(pieces[i - 1])
-        and not _MODIFIER_NEGATION.search(pieces[i])
-    )
+    # the phrases go first: 不可或缺 ("indispensable") is no 不可 cut before its 或
+    pieces = [p for p in _CONJUNCT.split(_without_false_cues(norm)) if p]
+    counts = [_count(p) for p in pieces]
+    joined = 0
+    previous = -1  # the last negated piece, pieces without a cue between
+    for i, count in enumerate(counts):
+        if not count:
+            continue
+        if (
+            previous >= 0
+            and count % 2
+            and counts[previous] % 2
+            and not _blocks_join(pieces[previous], pieces[i])
+        ):
+            joined += 1
+        previous = i
     return sum(counts) - joined
 
 
@@ -285,3 +324,26 @@ def clauses(text: str) -> list[str]:
     # a comma between digits ("1,300") is part of a number, not a clause break
     parts = re.split(r"(?<!\d),|,(?!\d)|[;:，；：、]|\bbut\b|\bhowever\b|但是|然而", text)
     return [p.strip() for p in parts if p.strip()]
+
+
+# where one statement ends and another begins: a semicolon, or a contrast ("but", 但, 却)
+# ("while" and "yet" are left out: "not while driving", "not yet"; 但 is not 不但's)
+_STATEMENT_BREAK = re.compile(
+    r"[;；]|[,，]?\s*\b(?:but|however|whereas)\b|[,，]?\s*(?:(?<!不)但是?|然而|却)"
+)
+
+
+def statements(text: str) -> list[str]:
+    """`text` cut where one statement ends and another begins (a semicolon, a contrast:
+    "Refunds are not given, but exchanges are possible"), not at a comma that only sets
+    off a phrase ("After 30 days, refunds are not given")."""
+    parts = _STATEMENT_BREAK.split(text)
+    return [p.strip(" ,，.。") for p in parts if p.strip(" ,，.。")]
+
+
+def mixes_polarity(claim: str, quote: str) -> bool:
+    """True when `claim` sets a statement saying yes against one saying no ("takes cash
+    but not cheques") while every clause of `quote` says the same (既不收现金也不收支票):
+    the quote cannot hold both. Read as wholes, the two agree (each says no once)."""
+    said = {negated(s) for s in statements(claim)}
+    return len(said) > 1 and len({negated(c) for c in clauses(quote)}) == 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from textkit.claims import chinese_ordinals, negated, numbers, ordinal_words
+from textkit.claims import chinese_ordinals, mixes_polarity, negated, numbers, ordinal_words
 from textkit.scripts import plain
 
 # currency words → one code each; "$", "dollar" and "元" alone name none (the document's own)
@@ -107,7 +107,7 @@ def disagreement(claim: str, quote: str) -> str | None:
     stated = currencies(quote)
     if named and stated and not named <= stated:
         return "currency"
-    if negated(claim) != negated(quote):
+    if negated(claim) != negated(quote) or mixes_polarity(claim, quote):
         return "polarity"
     norm = plain(quote)
     latin_quote = is_latin(quote)

@@ -85,6 +85,10 @@ def test_negations_joined_by_and_nor_or_ye_say_no_once(passage: str, claim: str)
         "你不能不去。",
         "非經許可不得進入。",
         "不是不可以。",
+        "此證件非本人親自領取不可。",
+        "沒有預約也不能進入。",
+        "即使沒有預約，也不會被拒絕。",
+        "You cannot park here and not pay.",
     ],
 )
 def test_two_negations_making_a_requirement_still_say_yes(text: str) -> None:
@@ -105,6 +109,9 @@ def test_two_negations_making_a_requirement_still_say_yes(text: str) -> None:
         "計畫成功與否取決於天氣。",
         "這是前所未有的成就。",
         "淹沒的道路已重新開放。",
+        "不分男女老幼都可以參加。",
+        "這是不可或缺的文件。",
+        "乙未戰爭爆發於1895年。",
     ],
 )
 def test_names_prefixes_and_words_holding_a_negation_character_say_no_no(text: str) -> None:
@@ -118,6 +125,12 @@ def test_names_prefixes_and_words_holding_a_negation_character_say_no_no(text: s
         ("他沒有搬到莫斯科。", "He moved to Moscow."),
         ("北非的診所不提供這項疫苗。", "Clinics in North Africa offer this vaccine."),
         ("他別無選擇。", "He had a choice."),
+        ("此欄非必填。", "This field is required."),
+        ("閒人莫入。", "Members of the public may enter."),
+        ("乘客別在車廂內飲食。", "Passengers may eat in the carriage."),
+        ("會員中途退出沒有退款。", "Members who leave early get a refund."),
+        ("我們不分享您的個人資料。", "We share your personal data."),
+        ("申請人自己未能到場。", "The applicant attends in person."),
     ],
 )
 def test_a_negation_beside_such_a_word_flips_a_translated_claim(passage: str, claim: str) -> None:
@@ -125,3 +138,61 @@ def test_a_negation_beside_such_a_word_flips_a_translated_claim(passage: str, cl
     # and the English claim saying yes passed
     assert negated(passage)
     assert facts_disagreement(claim, passage) == "polarity"
+
+
+@pytest.mark.parametrize(
+    ("passage", "claim"),
+    [
+        ("30天後不退款也不換貨。", "Refunds are not given, but exchanges are possible."),
+        ("本店既不收现金也不收支票。", "The shop takes cash but not cheques."),
+        ("Neither residents nor visitors may park here.", "居民不可在此停車，但訪客可以。"),
+    ],
+)
+def test_a_claim_setting_yes_against_no_needs_a_sentence_saying_both(
+    passage: str, claim: str
+) -> None:
+    # read whole, each says no once; the claim's "but … possible" is no part of the quote
+    assert negated(passage) and negated(claim)
+    assert facts_disagreement(claim, passage) == "polarity"
+
+
+@pytest.mark.parametrize(
+    ("passage", "claim"),
+    [
+        (
+            "Refunds are not given and exchanges are not possible after 30 days.",
+            "Refunds are not given; exchanges are possible after 30 days.",
+        ),
+        (
+            "Pets are not allowed and smoking is not permitted in the flat.",
+            "Pets are not allowed; smoking is permitted in the flat.",
+        ),
+    ],
+)
+def test_each_statement_of_a_claim_says_its_own_yes_or_no(passage: str, claim: str) -> None:
+    assert disagreement(claim, Passage.of(passage)) == "polarity"
+
+
+@pytest.mark.parametrize(
+    ("passage", "claim", "checked_by_words"),
+    [
+        ("No refunds are given after 30 days.", "After 30 days, refunds are not given.", True),
+        ("No refunds after 30 days.", "After 30 days, refunds are not given.", False),
+        (
+            "Residents can park free, visitors cannot.",
+            "Residents can park free, but visitors cannot.",
+            False,
+        ),
+        ("開車時不得使用手機。", "You may not use your phone while driving.", False),
+        ("他不但會說英語，而且會說中文。", "He speaks not only English but also Chinese.", False),
+        ("The permit has not yet been issued.", "許可證尚未核發。", False),
+        ("Neither residents nor visitors may park here.", "居民和訪客都不可在此停車。", False),
+    ],
+)
+def test_a_faithful_claim_keeps_its_yes_or_no(
+    passage: str, claim: str, checked_by_words: bool
+) -> None:
+    if checked_by_words:
+        assert disagreement(claim, Passage.of(passage)) is None
+    else:
+        assert facts_disagreement(claim, passage) is None
