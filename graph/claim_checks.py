@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from textkit.claims import clauses, is_polarity_word, negated, numbers, statements
+from textkit.claims import clauses, is_polarity_word, mixes_polarity, negated, numbers
 from textkit.overlap import presence, stem
 from textkit.scripts import plain
 from textkit.sentences import split_sentences
@@ -131,14 +131,7 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
     if sentence_support(claim, passage) < MIN_SENTENCE_SUPPORT:
         return "unsupported"
     whole = _clause_reason(claim, passage, question)
-    said = statements(claim)
-    if (
-        whole is None
-        and len(said) > 1
-        and any(_polarity_differs(s, words, passage) for s in said if (words := _words(s)))
-    ):
-        # "Refunds are not given; exchanges are possible" against "… not given and …
-        # not possible": each statement says yes or no of its own words
+    if whole is None and _mixes_polarity(claim, passage):
         return "polarity"
     parts = clauses(claim)
     if whole in (None, "unsupported") or len(parts) < 2:
@@ -151,6 +144,14 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
         if _clause_reason(part, passage, question) is not None or not _restates(part, passage):
             return whole
     return None
+
+
+def _mixes_polarity(claim: str, passage: Passage) -> bool:
+    """True when the claim sets yes against no ("Refunds are not given; exchanges are
+    possible") where the passage clause it rests on joins negations and says nothing but
+    no ("… not given and … not possible"): textkit.claims.mixes_polarity."""
+    place = _place(passage.clauses, _words(claim), [])
+    return any(mixes_polarity(claim, passage.clauses[i].raw) for i in place)
 
 
 def _restates(part: str, passage: Passage) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from textkit.scripts import plain
+from textkit.tokens import keyword_tokens, stopwords
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # English negation cues (whole words; "No. 5" is a number), and "n't" as in "isn't" ...
@@ -25,17 +26,17 @@ _EN_NOT_NEGATION = re.compile(
 )
 # Chinese negations (the text is Simplified by `plain`): 不 无 未 勿 and 没 (not the 没 of
 # 淹没 "flooded", 沉没 "sunk", nor 出没 "haunt" but 出没有); 否 "no" (not 否决 "veto",
-# 否认 "deny", 否定: words that English says without a "not"); 非 as "is not" (并非, 绝非,
-# 而非, 此非, 非必填, 非免费) and "without" (非经), not as a prefix, "non-" (非营利), or
-# a name's sound (北非, 索非亚); 莫 "do not" only as 切莫, 请莫, 莫要, 莫入 (not in
-# 莫斯科, 莫高窟); 别 "don't" opening a clause, after a subject or adverb, or before the
-# verb it forbids (别在, 别插队), not in 性别 "sex", 别称 "alias", 别无 "no other" ...
+# 否认 "deny", 否定: words that English says without a "not"); 非 (not in a name, 北非,
+# 索非亚, 非裔, nor as the prefix "non-" of 非营利, 非会员, 非居民 …: English says
+# "non-members" with no "not"); 别 "don't" (not in 性别 "sex", 区别, 别称 "alias", 别无
+# "no other" …); 莫 "do not" only as 切莫, 请莫, 莫要, 莫入 … (elsewhere a name: 莫斯科,
+# 莫高窟) ...
 _ZH_NEGATION = re.compile(
     r"[不无未勿]|(?<![淹埋沉覆吞湮隐出])没|(?<=出)没(?=有)|否(?![决认定])"
-    r"|(?<=[并绝决亦而实皆均既此这该乃即])非|非(?=经|必[填需须要]|强制|免费|官方)"
+    r"|(?<![北南东西])非(?!洲|裔|营利|盈利|政府|会员|居民|本[校市国地]|工作日|上班|紧急|必要"
+    r"|专业|商业|住宅|典型|自愿|暴力|理性|正规|金属|传统)"
     r"|(?<=[切请])莫|莫(?=[要再入进忘碰停])"
-    r"|(?:^|(?<=[\s，。；：、！？,.;:!?请千万你您们就也都再还可]))别(?![人的处称名号墅具致针字样无儿失])"
-    r"|别(?=[在把让乱随忘停碰吸插带喝吃拍])"
+    r"|(?<![性类区分特级个识辨差派告鉴有离道判甄辞送惜诀临兹职])别(?![人的处称名号墅具致针字样无儿失])"
 )
 # ... minus words that hold one without negating ("different", "very", "future", "special",
 # "whether", "wireless", "barrier-free", "not bad", "real estate", "Africa", "regardless",
@@ -43,7 +44,7 @@ _ZH_NEGATION = re.compile(
 _ZH_NOT_NEGATION = re.compile(
     r"不同|不但|不仅|不论|不管|不过|不久|不少|不断|不停|不错|不然|不动产|无论|无线|无障碍"
     r"|非常|非洲|未来|否则|是否|能否|可否|除非|莫过于|特别|区别|分别|类别|级别|别人|别的|没收"
-    r"|性别|个别|识别|辨别|差别|派别|告别|鉴别|有别|不可或缺"
+    r"|性别|个别|识别|辨别|差别|派别|告别|鉴别|有别|不可或缺|索非亚"
     # "regardless of" sex, age, day or night (not 不分享 "does not share")
     r"|不分(?=[男女老幼昼夜日夜先后大小国籍年龄种族宗教贵贱性])"
     # "unprecedented", "attempted" (murder), a year of the sexagenary cycle (乙未年)
@@ -229,8 +230,9 @@ def _normal(text: str) -> str:
     return plain(text).translate(_APOSTROPHES)
 
 
-# 非…不可 "must": two negations that make a yes whatever stands between them
-_MUST = re.compile(r"非([^，。；！？,.;!?]{1,12})不可")
+# 非…不可 "must" (非本人领取不可。): two negations that make a yes whatever stands between
+# them, 不可 ending the clause (非会员不可使用 is "non-members may not use")
+_MUST = re.compile(r"非([^，。；！？,.;!?]{1,12})不可(?=$|[，。；！？,.;!?\s])")
 
 
 def _cues(norm: str) -> int:
@@ -331,19 +333,59 @@ def clauses(text: str) -> list[str]:
 _STATEMENT_BREAK = re.compile(
     r"[;；]|[,，]?\s*\b(?:but|however|whereas)\b|[,，]?\s*(?:(?<!不)但是?|然而|却)"
 )
+# the finest cut of a text for `says_no_throughout`: clauses, statements and conjuncts
+_ANY_BREAK = re.compile(
+    r"(?<!\d),|,(?!\d)|[;:，；：、]|\b(?:but|however|whereas|while)\b|(?<!不)但是?|然而|却|而"
+    r"|(?=\b(?:and|or|nor)\b)|(?=[也又亦且或])"
+)
 
 
 def statements(text: str) -> list[str]:
     """`text` cut where one statement ends and another begins (a semicolon, a contrast:
     "Refunds are not given, but exchanges are possible"), not at a comma that only sets
     off a phrase ("After 30 days, refunds are not given")."""
-    parts = _STATEMENT_BREAK.split(text)
+    parts = _STATEMENT_BREAK.split(plain(text))
     return [p.strip(" ,，.。") for p in parts if p.strip(" ,，.。")]
 
 
+def says_no_throughout(text: str) -> bool:
+    """True when `text` joins two or more negations and says nothing but no: "Neither
+    residents nor visitors may park", 既不收现金也不收支票 (cut at every clause,
+    contrast and conjunction, each piece holding a word says no)."""
+    pieces = _ANY_BREAK.split(_without_false_cues(_normal(text)))
+    counts = [_count(p) for p in pieces if p and re.search(r"\w", p)]
+    return sum(c % 2 for c in counts) >= 2 and all(c % 2 for c in counts)
+
+
 def mixes_polarity(claim: str, quote: str) -> bool:
-    """True when `claim` sets a statement saying yes against one saying no ("takes cash
-    but not cheques") while every clause of `quote` says the same (既不收现金也不收支票):
-    the quote cannot hold both. Read as wholes, the two agree (each says no once)."""
-    said = {negated(s) for s in statements(claim)}
-    return len(said) > 1 and len({negated(c) for c in clauses(quote)}) == 1
+    """True when `claim` sets a statement saying yes against one saying no ("takes cash,
+    not cheques", "Residents may park here and visitors may not") and `quote` joins
+    negations and says nothing but no (既不收现金也不收支票): read whole, each says no
+    once, yet the quote holds no yes. (Before negations joined counted once, parity read
+    such a quote as yes.) A piece of the claim says yes when it holds two content words
+    and no negation: "After 30 days, refunds are not given" and "Residents and visitors
+    may not park" set off a phrase, not a statement."""
+    if not says_no_throughout(quote):
+        return False
+    pieces = [p for p in _ANY_BREAK.split(_without_false_cues(_normal(claim))) if p]
+    says_no = any(_count(p) % 2 for p in pieces)
+    says_yes = any(not _count(p) and len(_content_words(p)) >= 2 for p in pieces)
+    return (says_no and says_yes) or len({negated(s) for s in statements(claim)}) > 1
+
+
+# words that open a phrase set off before a statement ("After 30 days, …")
+_PHRASE_OPENERS = frozenset(
+    {"after", "before", "during", "until", "within", "since", "from", "between", "upon"}
+)
+
+
+def _content_words(piece: str) -> set[str]:
+    """A piece's words that name something: no stopword, number, negation or preposition."""
+    return {
+        t
+        for t in keyword_tokens(piece)
+        if t not in stopwords()
+        and t not in _PHRASE_OPENERS
+        and not _NUMBER.fullmatch(t)
+        and not _count(t)
+    }

@@ -131,6 +131,8 @@ def test_names_prefixes_and_words_holding_a_negation_character_say_no_no(text: s
         ("會員中途退出沒有退款。", "Members who leave early get a refund."),
         ("我們不分享您的個人資料。", "We share your personal data."),
         ("申請人自己未能到場。", "The applicant attends in person."),
+        ("退款非即時入帳。", "Refunds are credited instantly."),
+        ("非會員不可使用健身房。", "Non-members may use the gym."),
     ],
 )
 def test_a_negation_beside_such_a_word_flips_a_translated_claim(passage: str, claim: str) -> None:
@@ -146,6 +148,11 @@ def test_a_negation_beside_such_a_word_flips_a_translated_claim(passage: str, cl
         ("30天後不退款也不換貨。", "Refunds are not given, but exchanges are possible."),
         ("本店既不收现金也不收支票。", "The shop takes cash but not cheques."),
         ("Neither residents nor visitors may park here.", "居民不可在此停車，但訪客可以。"),
+        ("本店既不收现金也不收支票。", "本店收现金，不收支票。"),
+        (
+            "Neither residents nor visitors may park here.",
+            "Residents may park here and visitors may not.",
+        ),
     ],
 )
 def test_a_claim_setting_yes_against_no_needs_a_sentence_saying_both(
@@ -187,6 +194,23 @@ def test_each_statement_of_a_claim_says_its_own_yes_or_no(passage: str, claim: s
         ("他不但會說英語，而且會說中文。", "He speaks not only English but also Chinese.", False),
         ("The permit has not yet been issued.", "許可證尚未核發。", False),
         ("Neither residents nor visitors may park here.", "居民和訪客都不可在此停車。", False),
+        (
+            "Neither residents nor visitors may park here.",
+            "Residents and visitors may not park.",
+            False,
+        ),
+        (
+            "Refunds are not given and exchanges are not possible after 30 days.",
+            "After 30 days, refunds are not given.",
+            False,
+        ),
+        ("可以換貨但不能退款。", "可以換貨但不能退款。", False),
+        (
+            "Adults pay a fee whereas children do not.",
+            "Adults pay a fee whereas children do not.",
+            True,
+        ),
+        ("非會員不可使用健身房。", "Non-members may not use the gym.", False),
     ],
 )
 def test_a_faithful_claim_keeps_its_yes_or_no(
