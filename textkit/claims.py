@@ -255,14 +255,13 @@ def _count(cleaned: str) -> int:
 # are not possible", 既不收现金也不收支票. A text is cut before each such word and negated
 # pieces with only pieces saying nothing either way between them count once, unless one
 # negates a modifier or a condition ("without a ticket", "sites that don't have a map",
-# 非会员, 没有预约的人, 即使没有预约, a bare 没有预约 before 也) or is a bare "and not"
+# 没有预约的人, 即使没有预约, a bare 没有预约 before 也) or is a bare "and not"
 # (a requirement, which says yes: "No one may enter without a permit", "You cannot park
 # here and not pay": a permit lets you in, parking costs).
 _CONJUNCT = re.compile(r"(?=\b(?:and|or|nor)\b)|(?=[也又亦且或])")
 _MODIFIER_NEGATION = re.compile(
     r"\bwithout\b|\b(?<!note )(?<!sure )(?<!ensure )(?:that|who|which)\b[^,.;:!?]{0,25}?"
     r"(?:\b(?:not|no|never)\b|n't\b)|^\s*(?:and|or)\s+(?:not|never)\b"
-    r"|(?<![并绝决亦而是此这该乃即])非(?!经|必|强制|免费|官方)"
     r"|(?<!是)[没无未][^，。；、,.;:!?的]{0,8}的(?=[\u4e00-\u9fff])"
     r"|即使|就算|哪怕|即便|纵使"
 )

@@ -64,6 +64,8 @@ def test_a_negation_written_with_any_apostrophe_flips_a_claim(passage: str) -> N
         ("The office does not open on Sundays or holidays.", "The office opens on Sundays."),
         ("本店既不收现金也不收支票。", "本店收现金。"),
         ("停車場沒有充電樁也沒有洗手間。", "停車場有充電樁。"),
+        ("非會員不得入內，也不得使用設施。", "非會員可以使用設施。"),
+        ("退款非即時入帳，也不接受現金。", "退款即時入帳。"),
     ],
 )
 def test_negations_joined_by_and_nor_or_ye_say_no_once(passage: str, claim: str) -> None:
