@@ -254,16 +254,6 @@ _NUMBERS_NAME = re.compile(r"\b\d[\d,]*\s+(?=[A-Z][a-z])")
 # the words that name a kind of answer ("fee", "closed"): a sentence naming one without
 # holding it sets its terms ("The fee is waived for applicants over 65")
 _NAMES_KIND = {"price": _ASKS_PRICE, "time": _ASKS_TIME, "duration": _ASKS_DURATION}
-# a year asked ("which year", 哪一年): a date, answered by a year, not by "the early
-# nineteenth century" or "in spring"
-_ASKS_YEAR = re.compile(
-    r"\b(?:what|which|in what|by what|since what|until what) year\b|何年|哪一?年(?![代级龄])"
-    r"|几几年|什么年份|哪个年份|哪一年份"
-)
-_HAS_YEAR = re.compile(
-    r"(?<![\d.,:/$-])(?:1\d{3}|20\d{2})(?![\d:])|\b\d{1,4}\s*(?:bc|bce|ad|ce)\b"
-    r"|[零〇一二三四五六七八九]{4}\s*年"
-)
 
 
 def answer_kinds(question: str) -> list[str]:
@@ -283,8 +273,6 @@ def answer_kinds(question: str) -> list[str]:
         finer.append("count")
     if kind in (None, "date") and _ASKS_TIME.search(text):
         finer.append("time")
-    elif kind == "date" and _ASKS_YEAR.search(text):
-        finer.append("year")
     # a name is no kind to leave sentences out by: "who" is often answered by a common
     # noun ("only pharmacists"), and every Chinese sentence may hold one
     return finer + ([kind] if kind in ("amount", "date") else [])
@@ -297,7 +285,7 @@ def asks_if_free(question: str) -> bool:
 
 
 def holds(sentence: str, kind: str) -> bool:
-    """True when `sentence` holds an answer of `kind` (a price, a duration, a time, a year, a
+    """True when `sentence` holds an answer of `kind` (a price, a duration, a time, a
     count, or textkit.answer_type's amount, date or name)."""
     if kind == "price":
         return bool(_HAS_PRICE.search(plain(sentence)))
@@ -305,8 +293,6 @@ def holds(sentence: str, kind: str) -> bool:
         return bool(_HAS_DURATION.search(plain(sentence)))
     if kind == "time":
         return bool(_HAS_TIME.search(plain(sentence)))
-    if kind == "year":
-        return bool(_HAS_YEAR.search(_DIALLED.sub(" ", plain(sentence))))
     if kind == "count":
         return bool(_HAS_COUNT.search(plain(_NUMBERS_NAME.sub(" ", sentence))))
     if kind in ("amount", "date", "name"):

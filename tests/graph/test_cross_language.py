@@ -8,7 +8,6 @@ import pytest
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
 from graph.cross_language import add_meaning_leads, is_grounded_by_meaning
-from graph.extractive import extractive_answer
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.forms import FormFinder
@@ -141,29 +140,3 @@ def test_a_passage_leads_the_median_of_the_other_documents_not_its_nearest_neigh
     # with the answer gone, the neighbour does not stand out enough from the rest
     add_meaning_leads([neighbour, *far])
     assert not is_grounded_by_meaning(neighbour)
-
-
-async def test_a_year_asked_is_answered_by_the_sentence_holding_one(embedder: Embedder) -> None:
-    # "the early nineteenth century" is a date but no year: asked 哪一年, the sentence
-    # naming the act's year answers, though the other comes nearer in meaning
-    passage = (
-        "Some of the oldest schools in South Africa are private church schools that were "
-        "established by missionaries in the early nineteenth century. The private sector has "
-        "grown ever since. The South African Schools Act of 1996 recognises two categories "
-        "of schools."
-    )
-    evidence = [
-        {
-            "text": passage,
-            "document": "Private schools",
-            "language": "en",
-            "cross_language": True,
-            "graded": "support",
-        }
-    ]
-    answer, citations = await extractive_answer(
-        "南非學校法案是哪一年通過的？", evidence, "zh-hant", "", embedder.model
-    )
-    assert "Schools Act of 1996" in answer
-    assert "nineteenth century" not in answer
-    assert [c["document"] for c in citations] == ["Private schools"]

@@ -142,35 +142,3 @@ def test_whether_it_is_open_asks_a_time(question: str) -> None:
 )
 def test_opening_an_invoice_or_a_car_asks_no_time(question: str) -> None:
     assert "time" not in answer_kinds(question)
-
-
-@pytest.mark.parametrize(
-    ("question", "kinds"),
-    [
-        ("In which year was the Schools Act passed?", ["year", "date"]),
-        ("南非學校法案是哪一年通過的？", ["year", "date"]),
-        ("南非学校法案是哪年通过的？", ["year", "date"]),
-        ("When was the Schools Act passed?", ["date"]),
-        ("這種風格流行於哪一年代？", ["date"]),  # a decade asked, not a year
-    ],
-)
-def test_a_year_asked_is_a_finer_date(question: str, kinds: list[str]) -> None:
-    assert answer_kinds(question) == kinds
-
-
-@pytest.mark.parametrize(
-    ("sentence", "year"),
-    [
-        ("The South African Schools Act of 1996 recognises two categories of schools.", True),
-        ("該館於二〇一九年啟用。", True),
-        ("该馆于2019年启用。", True),
-        ("The city was founded around 300 BC.", True),
-        ("The oldest schools were founded in the early nineteenth century.", False),
-        ("Call 1999 for help.", False),  # a number dialled
-        ("The fee is 1,300 dollars.", False),
-        ("春季開放申請。", False),
-    ],
-)
-def test_a_year_is_held_by_its_number_not_by_a_century(sentence: str, year: bool) -> None:
-    assert holds(sentence, "year") is year
-    assert answer_kinds("In which year did it happen?")[0] == "year"
