@@ -40,10 +40,11 @@ _ZH_NEGATION = re.compile(
 )
 # ... minus words that hold one without negating ("different", "very", "future", "special",
 # "whether", "wireless", "barrier-free", "not bad", "real estate", "Africa", "regardless",
-# "sex", "individual", "identify", "indispensable")
+# "sex", "individual", "identify", "indispensable", "not only", "must", "extraordinary")
 _ZH_NOT_NEGATION = re.compile(
     r"不同|不但|不仅|不论|不管|不过|不久|不少|不断|不停|不错|不然|不动产|无论|无线|无障碍"
-    r"|非常|非洲|未来|否则|是否|能否|可否|除非|莫过于|特别|区别|分别|类别|级别|别人|别的|没收"
+    r"|非常|非洲|非但|非仅|非得|非凡|未来|否则|是否|能否|可否|除非|莫过于|特别|区别|分别|类别|级别"
+    r"|别人|别的|没收"
     r"|性别|个别|识别|辨别|差别|派别|告别|鉴别|有别|不可或缺|索非亚"
     # "regardless of" sex, age, day or night (not 不分享 "does not share")
     r"|不分(?=[男女老幼昼夜日夜先后大小国籍年龄种族宗教贵贱性])"

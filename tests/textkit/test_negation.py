@@ -114,6 +114,9 @@ def test_two_negations_making_a_requirement_still_say_yes(text: str) -> None:
         "不分男女老幼都可以參加。",
         "這是不可或缺的文件。",
         "乙未戰爭爆發於1895年。",
+        "此次活動非但免費，還提供午餐。",
+        "他的表現非凡。",
+        "你非得親自去一趟。",
     ],
 )
 def test_names_prefixes_and_words_holding_a_negation_character_say_no_no(text: str) -> None:
