@@ -321,10 +321,13 @@ def negated(text: str) -> bool:
     return match is not None and match.group(1) in _NEGATIVE_ANSWERS
 
 
+# a comma between digits ("1,300") is part of a number, not a clause break
+_CLAUSE_BREAK = re.compile(r"(?<!\d),|,(?!\d)|[;:，；：、]|\bbut\b|\bhowever\b|但是|然而")
+
+
 def clauses(text: str) -> list[str]:
     """`text` cut at commas, semicolons, colons and "but": the units polarity is read in."""
-    # a comma between digits ("1,300") is part of a number, not a clause break
-    parts = re.split(r"(?<!\d),|,(?!\d)|[;:，；：、]|\bbut\b|\bhowever\b|但是|然而", text)
+    parts = _CLAUSE_BREAK.split(text)
     return [p.strip() for p in parts if p.strip()]
 
 
@@ -334,10 +337,15 @@ _STATEMENT_BREAK = re.compile(
     r"[;；]|[,，]?\s*\b(?:but|however|whereas)\b|[,，]?\s*(?:(?<!不)但是?|然而|却)"
 )
 # the finest cut of a text for `says_no_throughout`: clauses, statements and conjuncts
+# (read after `_without_false_cues`, so 不但 is gone and 但 is always "but")
 _ANY_BREAK = re.compile(
-    r"(?<!\d),|,(?!\d)|[;:，；：、]|\b(?:but|however|whereas|while)\b|(?<!不)但是?|然而|却|而"
-    r"|(?=\b(?:and|or|nor)\b)|(?=[也又亦且或])"
+    rf"{_CLAUSE_BREAK.pattern}|\b(?:whereas|while)\b|但|却|而|{_CONJUNCT.pattern}"
 )
+
+
+def _pieces(text: str) -> list[str]:
+    """`text` read for its negations (`_normal`, less false cues) and cut by `_ANY_BREAK`."""
+    return [p for p in _ANY_BREAK.split(_without_false_cues(_normal(text))) if p]
 
 
 def statements(text: str) -> list[str]:
@@ -352,8 +360,7 @@ def says_no_throughout(text: str) -> bool:
     """True when `text` joins two or more negations and says nothing but no: "Neither
     residents nor visitors may park", 既不收现金也不收支票 (cut at every clause,
     contrast and conjunction, each piece holding a word says no)."""
-    pieces = _ANY_BREAK.split(_without_false_cues(_normal(text)))
-    counts = [_count(p) for p in pieces if p and re.search(r"\w", p)]
+    counts = [_count(p) for p in _pieces(text) if re.search(r"\w", p)]
     return sum(c % 2 for c in counts) >= 2 and all(c % 2 for c in counts)
 
 
@@ -367,7 +374,7 @@ def mixes_polarity(claim: str, quote: str) -> bool:
     may not park" set off a phrase, not a statement."""
     if not says_no_throughout(quote):
         return False
-    pieces = [p for p in _ANY_BREAK.split(_without_false_cues(_normal(claim))) if p]
+    pieces = _pieces(claim)
     says_no = any(_count(p) % 2 for p in pieces)
     says_yes = any(not _count(p) and len(_content_words(p)) >= 2 for p in pieces)
     return (says_no and says_yes) or len({negated(s) for s in statements(claim)}) > 1
