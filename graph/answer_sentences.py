@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from textkit.answer_type import holds
-from textkit.claims import negated
+from textkit.polarity import negated
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens, stopwords
 

@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from textkit.claims import clauses, is_polarity_word, mixes_polarity, negated, numbers
+from textkit.claims import numbers
 from textkit.overlap import presence, stem
+from textkit.polarity import clauses, is_polarity_word, mixes_polarity, negated
 from textkit.scripts import plain
 from textkit.sentences import split_sentences
 from textkit.tokens import keyword_tokens, stopwords
@@ -149,7 +150,7 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
 def _mixes_polarity(claim: str, passage: Passage) -> bool:
     """True when the claim sets yes against no ("Refunds are not given; exchanges are
     possible") where the passage clause it rests on joins negations and says nothing but
-    no ("… not given and … not possible"): textkit.claims.mixes_polarity."""
+    no ("… not given and … not possible"): textkit.polarity.mixes_polarity."""
     place = _place(passage.clauses, _words(claim), [])
     return any(mixes_polarity(claim, passage.clauses[i].raw) for i in place)
 

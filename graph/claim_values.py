@@ -36,7 +36,8 @@ import re
 from graph.answer_sentences import covered
 from graph.claim_checks import Passage
 from graph.subject import subject_words
-from textkit.claims import clauses, numbers
+from textkit.claims import numbers
+from textkit.polarity import clauses
 from textkit.scripts import plain
 from textkit.tokens import stopwords
 

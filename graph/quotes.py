@@ -14,7 +14,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from textkit.claims import negated, numbers
+from textkit.claims import numbers
+from textkit.polarity import negated
 from textkit.scripts import plain
 from textkit.sentences import split_sentences
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from textkit.claims import negated, numbers
+from textkit.claims import numbers
 from textkit.facts import currencies
+from textkit.polarity import negated
 
 _CITATION_MARK = re.compile(r"\s?\[\d+\]")  # "[2]" after a sentence: a footnote, not a figure
 _LINK = re.compile(r"https?://[^\s<>()\[\]\"'）」]+", re.IGNORECASE)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 
-from textkit.claims import chinese_ordinals, mixes_polarity, negated, numbers, ordinal_words
+from textkit.claims import chinese_ordinals, numbers, ordinal_words
+from textkit.polarity import mixes_polarity, negated
 from textkit.scripts import plain
 
 # currency words → one code each; "$", "dollar" and "元" alone name none (the document's own)

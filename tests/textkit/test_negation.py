@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from graph.claim_checks import Passage, disagreement
-from textkit.claims import negated
 from textkit.facts import disagreement as facts_disagreement
+from textkit.polarity import negated
 
 
 @pytest.mark.parametrize(
