@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
+from textkit.bounds import turned_round
 from textkit.claims import numbers
 from textkit.overlap import presence, stem
 from textkit.polarity import clauses, is_polarity_word, mixes_polarity, negated
@@ -175,8 +176,10 @@ def _clause_reason(claim: str, passage: Passage, question: Words | None) -> str 
     # the clauses it rests on (all of them when it names nothing the passage holds)
     where = [passage.clauses[i] for i in place] or list(passage.clauses)
     wanted = numbers(claim)
-    if wanted and not wanted <= numbers(" ".join(c.raw for c in where)):
-        return "number"
+    if wanted:
+        there = " ".join(c.raw for c in where)
+        if not wanted <= numbers(there) or turned_round(claim, there):
+            return "number"
     if any(not passage.words.has(w) for w in words if w not in asked):
         return "unsupported"  # "open" where the passage says "closed": a word of its own
     if any(not passage.words.has(w) and not passage.about(w) for w in asked):

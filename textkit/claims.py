@@ -75,9 +75,14 @@ _MONTHS = {
 }  # fmt: skip
 _MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b")
 # short month names beside a day or a year ("30 May 2025", "Jun 30"): "may" alone is a verb
+# — "may" after a number only where a date goes on ("30 May 2025", "on 5 May, …", "5 May
+# to 7 May"), not before the verb it helps ("Children under 12 may travel free")
 _SHORT_MONTHS = {m[:3]: n for m, n in _MONTHS.items()} | {"sept": "9", "may": "5"}
+_AFTER_DAY = "|".join(m for m in _SHORT_MONTHS if m != "may")
 _SHORT_MONTH = re.compile(
-    r"\b(" + "|".join(_SHORT_MONTHS) + r")\.?(?= \d)|(?<=\d )(" + "|".join(_SHORT_MONTHS) + r")\b"
+    r"\b(" + "|".join(_SHORT_MONTHS) + r")\.?(?= \d)|(?<=\d )(" + _AFTER_DAY + r"|may(?=\s*(?:$"
+    r"|[^\sa-z]|(?:the|a|an|and|or|to|in|at|on|for|of|from|until|till|through|when|with"
+    r"|this|each|every|is|was|will|has|had)\b)))\b"
 )
 
 
@@ -130,6 +135,16 @@ def ordinal_words(text: str) -> set[str]:
     "wait a second", "30 seconds" none)."""
     norm = _TIME_SECOND.sub(" ", plain(text))
     return {str(_EN_ORDINALS[w]) for w in _EN_ORDINAL.findall(norm)}
+
+
+def chinese_number(run: str) -> int | None:
+    """A run of Chinese numerals as a number ("一千三百": 1300, "两": 2; None when `run`
+    holds anything else)."""
+    if not run or any(
+        ch not in _ZH_DIGITS and ch not in _ZH_UNITS and ch not in "万亿" for ch in run
+    ):
+        return None
+    return _zh_number(run)
 
 
 def _zh_number(run: str) -> int | None:

@@ -3,18 +3,20 @@
 A claim may translate or reword its quote, but not change what it states:
 its numbers (1,300 = 1300 = 一千三百 = 壹仟參佰; a date's day, month and
 year; a Chinese ordinal, 第二大, as the English ordinal word it translates,
-"second-largest"), the currency of an amount (NT$ = 新臺幣 = TWD), its yes/no polarity
-(not/no/never = 不/沒有/無/未/否), and the names it gives that can be
-compared without a dictionary: a Latin-script name must be in a Latin-script
-quote, and a Latin word a Chinese claim keeps (Wi-Fi, MRT) or a name it puts
-in quotation marks must be in a quote of its script. `disagreement` says which
-of them differs.
+"second-largest"; the side of a limit, "under 12" = 未滿12歲, not "over 12":
+textkit.bounds), the currency of an amount (NT$ = 新臺幣 = TWD), its yes/no
+polarity (not/no/never/prohibited = 不/沒有/無/未/否/禁止), and the names it
+gives that can be compared without a dictionary: a Latin-script name must be
+in a Latin-script quote, and a Latin word a Chinese claim keeps (Wi-Fi, MRT)
+or a name it puts in quotation marks must be in a quote of its script.
+`disagreement` says which of them differs.
 """
 
 from __future__ import annotations
 
 import re
 
+from textkit.bounds import turned_round
 from textkit.claims import chinese_ordinals, numbers, ordinal_words
 from textkit.polarity import mixes_polarity, negated
 from textkit.scripts import plain
@@ -103,6 +105,8 @@ def disagreement(claim: str, quote: str) -> str | None:
     # "second-largest"; every other number of the claim must be the quote's as it was
     rest, ranks = chinese_ordinals(claim)
     if not numbers(rest) <= quoted or not ranks <= quoted | ordinal_words(quote):
+        return "number"
+    if turned_round(claim, quote):  # "over 12" on 未滿12歲
         return "number"
     named = currencies(claim)
     stated = currencies(quote)

@@ -16,11 +16,16 @@ from textkit.tokens import keyword_tokens, stopwords
 
 # English negation cues (whole words; "No. 5" is a number), and "n't" as in "isn't" ...
 _EN_NEGATION = re.compile(
-    r"\b(?:no(?!\.?\s*\d)|not|never|none|nobody|nothing|neither|nor|without|cannot|unable)\b|n't\b"
+    r"\b(?:no(?!\.?\s*\d)|not|never|none|nobody|nothing|neither|nor|without|cannot|unable"
+    # a prohibition is a "may not": "Smoking is prohibited" is "You may not smoke"
+    r"|prohibit(?:s|ed)?|forbid(?:s|den)?|forbade|banned)\b|n't\b"
 )
-# ... minus phrases that hold one without negating ("no later than 30 June" is a deadline)
+# ... minus phrases that hold one without negating ("no later than 30 June" is a deadline,
+# "not more than 2" a limit, whose side textkit.bounds compares)
 _EN_NOT_NEGATION = re.compile(
-    r"\b(?:not only|no (?:later|earlier|more|less|fewer) than|not (?:later|earlier) than"
+    r"\b(?:not only|not (?:just|merely|simply)(?=[^.;!?]*\b(?:but|also|as well)\b)"
+    r"|no (?:later|earlier|more|less|fewer) than|not (?:later|earlier|more|less|fewer) than"
+    r"|not exceeding"
     r"|nothing but|no matter|(?:at |for |with )?no (?:extra |additional )?(?:charge|cost|fee)s?"
     r"|free of charge)\b"
 )
@@ -36,6 +41,9 @@ _ZH_NEGATION = re.compile(
     r"|(?<![北南东西])非(?!洲|裔|营利|盈利|政府|会员|居民|本[校市国地]|工作日|上班|紧急|必要"
     r"|专业|商业|住宅|典型|自愿|暴力|理性|正规|金属|传统)"
     r"|(?<=[切请])莫|莫(?=[要再入进忘碰停])"
+    # a prohibition is a "may not" (禁止吸烟 is 不可吸烟), not 紫禁城, 监禁, 禁酒 (a temperance
+    # movement) or 禁食 ("fasting")
+    r"|严禁|禁止|禁(?=[烟入行停用带])"
     r"|(?<![性类区分特级个识辨差派告鉴有离道判甄辞送惜诀临兹职])别(?![人的处称名号墅具致针字样无儿失])"
 )
 # ... minus words that hold one without negating ("different", "very", "future", "special",
@@ -45,6 +53,13 @@ _ZH_NOT_NEGATION = re.compile(
     r"不同|不但|不仅|不论|不管|不过|不久|不少|不断|不停|不错|不然|不动产|无论|无线|无障碍"
     r"|非常|非洲|非但|非仅|非得|非凡|未来|否则|是否|能否|可否|除非|莫过于|特别|区别|分别|类别|级别"
     r"|别人|别的|没收"
+    # "not only" (本店不只收现金，也收信用卡), "more than" (不止一次), "can't help" (不禁笑了),
+    # and "under" a figure (未满18岁, 不满12岁, 不足5人, 不到10分钟: "under 18" holds no "not")
+    # and "no more than" one (不超过2张): limits, whose side textkit.bounds compares
+    r"|不只|不止(?=[\d一二两三四五六七八九十百千几数多])|不光|不单(?!独)|不禁(?!止)|情不自禁"
+    # the names of a ban ("Prohibition", an anti-opium campaign) and "life imprisonment"
+    r"|禁[烟酒毒](?=令|运动|活动)|无期徒刑"
+    r"|(?:未|不)(?:满|足|达|到|超过|多于|少于|高于|低于)(?=[\d〇零一二两三四五六七八九十百半])"
     r"|性别|个别|识别|辨别|差别|派别|告别|鉴别|有别|不可或缺|索非亚"
     # "regardless of" sex, age, day or night (not 不分享 "does not share")
     r"|不分(?=[男女老幼昼夜日夜先后大小国籍年龄种族宗教贵贱性])"
