@@ -3,7 +3,8 @@
 `arrange`: among the passages on the question's topic (`topical`), the
 sentences holding the kind of answer asked (a price for "how much does it cost",
 a duration for "how long", a time of day or weekday for "when is it open", a
-count for "how many books", an amount or a date: textkit.answer_type) come first
+count for "how many books", what to bring for "what documents do I need", an
+amount or a date: textkit.answer_type) come first
 and, when there is one, the others are left out: they are about the topic but do
 not answer, save those of the answering passage that set its terms
 (`conditions`: "The fee is waived for applicants over 65"); a duration or a
@@ -19,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from graph.answer_sentences import content_words, covered, is_list_item
-from textkit.answer_type import answer_kinds, holds, names_kind
+from textkit.answer_type import LISTED_KINDS, answer_kinds, holds, names_kind
 
 # the kinds a sentence's section line may hold for it
-SECTION_KINDS = ("price", "time", "duration")
+SECTION_KINDS = ("price", "time", "duration", "items")
 # the kinds a sentence holding a price answers only when no other does
 PRICED_OUT = ("duration", "count")
 
@@ -119,6 +120,10 @@ def arrange(
         # a sentence stating one without a price, when there is one
         if kind in PRICED_OUT:
             holding = [i for i in holding if not holds(picked[i][0], "price")] or holding
+        # of the sentences naming what to bring, the one holding most of the question's
+        # words leads ("请携带身分证…" for 要带什么文件, before "若…需另附…影本")
+        if kind in LISTED_KINDS and wanted:
+            holding.sort(key=lambda i: -covered(wanted, f"{picked[i][0]} {picked[i][2]}"))
         if holding:
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]

@@ -43,7 +43,7 @@ from graph.answer_sentences import covered
 from graph.cross_marks import crosses
 from graph.quotes import passage_sentences
 from graph.subject import held_words, subject_words
-from textkit.answer_type import answer_kinds, holds
+from textkit.answer_type import LISTED_KINDS, answer_kinds, holds
 from textkit.facts import is_latin
 
 # an English sentence whose subject is in the sentence before it
@@ -55,7 +55,8 @@ _PRONOUN = re.compile(
 def kind_missing(question: str, claim: str, sentence: str) -> bool:
     """True when the question asks a kind of answer (a price, a date, ...) that the
     sentence and the claim do not both hold."""
-    kinds = answer_kinds(question)
+    # what to bring is stated without a word of its kind ("You need your ID card")
+    kinds = [k for k in answer_kinds(question) if k not in LISTED_KINDS]
     return bool(kinds) and not any(holds(sentence, k) and holds(claim, k) for k in kinds)
 
 

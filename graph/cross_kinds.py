@@ -12,7 +12,9 @@ duration, a count...: textkit.answer_type) and no sentence within the margin hol
 it, the sentences of the best sentence's document that hold it and still bear on
 the question (`MIN_SENTENCE`) may be quoted too; graph.answer_order then puts one
 first and leaves out those holding none, save the answering passage's conditions.
-Another document's figure is never brought in: it answers about something else.
+Another document's figure is never brought in: it answers about something else. What
+to bring is listed over several sentences (請攜帶身分證… and 若…需另附戶口名簿影本): each
+of the document's sentences naming one is quoted, whether or not the margin holds one.
 """
 
 from __future__ import annotations
@@ -20,22 +22,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graph.cross_language import MIN_SENTENCE, quotable
-from textkit.answer_type import answer_kinds, holds
+from textkit.answer_type import LISTED_KINDS, answer_kinds, holds
 
 
 def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[str]:
     """The `sentences` (sentence, score, its document) of passages in another language
     than `question` that an answer may quote: those within the margin of the best
     (graph.cross_language.quotable) and, when none of them holds the finest kind of
-    answer asked that the best one's document holds, that document's sentences
-    holding it that reach `MIN_SENTENCE`."""
+    answer asked that the best one's document holds (or it is a listed kind: what to
+    bring), that document's sentences holding it that reach `MIN_SENTENCE`."""
     if not sentences:
         return set()
     best = max(score for _, score, _ in sentences)
     out = {s for s, score, _ in sentences if quotable(score, best)}
     document = max(sentences, key=lambda x: x[1])[2]
     for kind in answer_kinds(question):
-        if any(holds(s, kind) for s in out):
+        if kind not in LISTED_KINDS and any(holds(s, kind) for s in out):
             break  # the margin already keeps an answer of the kind: nothing to add
         holding = {
             s
@@ -44,4 +46,6 @@ def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[s
         }
         if holding:
             return out | holding
+        if any(holds(s, kind) for s in out):
+            break
     return out

@@ -209,6 +209,35 @@ _HAS_DURATION = re.compile(
     rf"(?:{_DURATION_UNITS})",
 )
 
+# what to bring or hand in: "what do I need to bring", "which documents", 要带什么, 需要什么
+# 材料 (not "what do I need to do", nor 需要什么条件: conditions, which no item states)
+_ITEM_NOUNS_EN = r"documents?|papers?|paperwork|materials?|items?|ids?|identification|proofs?"
+_ITEM_NOUNS_ZH = r"材料|文件|证件|资料|证明|表格"
+_ASKS_ITEMS = re.compile(
+    r"\bwhat (?:do|does|should|must|shall|will) (?:i|we|you|one|they|he|she|my \w+) "
+    r"(?:need to |have to |got to )?(?:bring|take|submit|provide|prepare|present|show|carry"
+    r"|hand in|need(?! to\b))\b|"
+    rf"\b(?:what|which) (?:{_ITEM_NOUNS_EN}) (?:do|does|should|must|shall|will|are|is)\b|"
+    rf"\bwhat to (?:bring|take|submit|prepare)\b|\b(?:{_ITEM_NOUNS_EN}) (?:are |is )?"
+    r"(?:needed|required)\b|"
+    # 带什么, 要准备哪些证件, 需要什么材料, 所需文件 (not 什么文件形成: what a thing is)
+    r"(?:带|携带|准备|提交|出示|交)(?:些)?(?:什么|哪些)|"
+    rf"(?:需要|要|须|应|(?<!获)得)(?:\w{{0,4}}?)(?:什么|哪些)(?:{_ITEM_NOUNS_ZH}|东西)|"
+    rf"所需(?:的)?(?:{_ITEM_NOUNS_ZH})"
+)
+# a sentence naming what to bring or hand in: "Bring your old passport …", 请携带身分证
+_HAS_ITEMS = re.compile(
+    r"\b(?:bring|bringing|submit|submitting|attach|attaching|enclose|enclosing|hand in"
+    r"|take along|you(?:'ll| will)? need|documents? (?:needed|required)|fill (?:in|out)"
+    r"|required documents?|what to bring)\b|"
+    r"携带|带上|带同|请带|须带|需带|附上|另附|检附|并附|须附|需附|提交|递交|出示|备妥|填妥|填写"
+    r"|应备|所需(?:的)?(?:文件|材料|证件)"
+    r"|准备好|请准备|须准备|需准备|正本|影本|复印件|副本"
+)
+# the kinds an answer lists over several sentences, and a claim states without a word of
+# its own ("You need your ID card and form PK-01"): quoted by, not asked of a claim
+LISTED_KINDS = ("items",)
+
 # Chinese measure words of things counted (not of money, time or length): 本 books, 张
 # cards, 次 times, 位 / 名 / 人 people...
 _MEASURE = "本册张个次位名人件项份条台辆间所家种把只支部篇页门堂节场届盒包箱瓶杯袋双对套"
@@ -273,6 +302,8 @@ def answer_kinds(question: str) -> list[str]:
         finer.append("count")
     if kind in (None, "date") and _ASKS_TIME.search(text):
         finer.append("time")
+    if kind is None and _ASKS_ITEMS.search(text):
+        finer.append("items")
     # a name is no kind to leave sentences out by: "who" is often answered by a common
     # noun ("only pharmacists"), and every Chinese sentence may hold one
     return finer + ([kind] if kind in ("amount", "date") else [])
@@ -286,7 +317,7 @@ def asks_if_free(question: str) -> bool:
 
 def holds(sentence: str, kind: str) -> bool:
     """True when `sentence` holds an answer of `kind` (a price, a duration, a time, a
-    count, or textkit.answer_type's amount, date or name)."""
+    count, what to bring, or textkit.answer_type's amount, date or name)."""
     if kind == "price":
         return bool(_HAS_PRICE.search(plain(sentence)))
     if kind == "duration":
@@ -295,6 +326,8 @@ def holds(sentence: str, kind: str) -> bool:
         return bool(_HAS_TIME.search(plain(sentence)))
     if kind == "count":
         return bool(_HAS_COUNT.search(plain(_NUMBERS_NAME.sub(" ", sentence))))
+    if kind == "items":
+        return bool(_HAS_ITEMS.search(plain(sentence)))
     if kind in ("amount", "date", "name"):
         return carries(sentence, kind)  # type: ignore[arg-type]
     return False

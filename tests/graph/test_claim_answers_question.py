@@ -107,6 +107,12 @@ def test_the_kind_asked_must_be_in_the_sentence_and_the_claim() -> None:
     assert not kind_missing("台北101哪一年完工？", "It was completed in 2004.", "於2004年完工。")
     # a question asking no kind (yes/no, "what") is not judged by kind
     assert not kind_missing("Can I renew online?", "Yes, online.", "You can renew online.")
+    # what to bring is stated without a word of its kind: the claim names the items
+    assert not kind_missing(
+        "What do I need to bring to apply for a parking permit?",
+        "You need your ID card, your driving licence and form PK-01.",
+        "請攜帶身分證、行車執照正本，以及填妥的申請表 PK-01。",
+    )
 
 
 def test_a_sentence_must_be_about_what_the_question_asks_about() -> None:

@@ -66,6 +66,27 @@ async def test_a_heading_is_never_a_line_of_the_answer(service: AnswerService) -
     assert not any("police" in s for s in quoted)
 
 
+async def test_what_to_bring_is_quoted_across_languages(service: AnswerService) -> None:
+    english = await service.ask("What do I need to bring to apply for a parking permit?")
+    assert english.outcome == "answered"
+    quoted = items(english.answer)
+    assert "請攜帶身分證、行車執照正本，以及填妥的申請表 PK-01。" in quoted
+    # the rules of who may apply answer another question
+    assert not any(s.startswith("設籍本市的居民") for s in quoted)
+    chinese = await service.ask("护照续期要准备什么材料？")
+    assert chinese.outcome == "answered"
+    quoted = items(chinese.answer)
+    assert any(s.startswith("Bring your old passport, one colour photo") for s in quoted)
+    assert not any(s.startswith("A lost passport must be reported") for s in quoted)
+    assert not any(s.startswith("Residents can renew") for s in quoted)
+
+
+async def test_what_to_bring_leads_in_the_questions_language(service: AnswerService) -> None:
+    result = await service.ask("What documents do I need to renew my passport?")
+    assert result.outcome == "answered"
+    assert items(result.answer)[0].startswith("Bring your old passport, one colour photo")
+
+
 async def test_a_simplified_asker_sees_simplified_titles(service: AnswerService) -> None:
     result = await service.ask("停车许可证要带什么文件？")
     assert result.outcome == "answered" and result.language == "zh-hans"
@@ -134,7 +155,13 @@ def test_a_clause_cut_at_a_semicolon_is_quoted_with_its_sentence() -> None:
         ("How long does it take?", ["duration", "amount"]),
         ("When is the service centre open on Saturday?", ["time", "date"]),
         ("When was the library founded?", ["date"]),
-        ("What do I bring?", []),
+        # what to bring or hand in
+        ("What do I bring?", ["items"]),
+        ("护照续期需要什么材料？", ["items"]),
+        ("Which documents are required for a parking permit?", ["items"]),
+        # steps and conditions are no items
+        ("What do I need to do to renew my passport?", []),
+        ("停车许可证需要什么条件？", []),
         ("Who may supply scheduled medicines?", []),
     ],
 )
