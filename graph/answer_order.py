@@ -11,8 +11,11 @@ not answer, save those of the answering passage that set its terms
 count asked is answered by a sentence holding no price when one does. Without a
 kind asked (or none held on the topic), the sentences whose words (with their
 section's and their document's) cover the most of the question's content words
-come first; the first one's passage may go on from it, and another passage's
-sentence covering fewer is left out, as is a list item beside the answering item.
+come first (of equals, the one holding most of them through the dictionary's
+glosses: 遗失 for the 丢 asked); the first one's passage may go on from it, and
+another passage's sentence covering fewer is left out, as is a list item beside
+the answering item. Of the sentences naming what to bring, too, the one holding
+most of the question's words leads.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections.abc import Mapping, Sequence
 
 from graph.answer_sentences import content_words, covered, is_list_item
 from textkit.answer_type import LISTED_KINDS, answer_kinds, holds, names_kind
+from textkit.bilingual import coverage as gloss_coverage
 
 # the kinds a sentence's section line may hold for it
 SECTION_KINDS = ("price", "time", "duration", "items")
@@ -121,9 +125,12 @@ def arrange(
         if kind in PRICED_OUT:
             holding = [i for i in holding if not holds(picked[i][0], "price")] or holding
         # of the sentences naming what to bring, the one holding most of the question's
-        # words leads ("请携带身分证…" for 要带什么文件, before "若…需另附…影本")
-        if kind in LISTED_KINDS and wanted:
-            holding.sort(key=lambda i: -covered(wanted, f"{picked[i][0]} {picked[i][2]}"))
+        # words leads (its words, then through the dictionary's glosses, across languages
+        # too): "请携带身分证…" for 要带什么文件, before "若…需另附…影本". Not for a price:
+        # "Urgent processing costs an extra 900 dollars" holds the "cost" asked, the fee
+        # the question wants does not
+        if kind in LISTED_KINDS and len(holding) > 1:
+            holding.sort(key=lambda i: _words_held(question, wanted, picked[i]))
         if holding:
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
@@ -135,6 +142,10 @@ def arrange(
     }
     best = max(coverage.values(), default=0)
     covering = [i for i in order if coverage.get(i, best) == best]  # by score
+    # of those covering as many words, the one holding the rest through the dictionary's
+    # glosses leads: 遗失 is the 丢 of 停车许可证丢了怎么办 (a word of its own, one gloss)
+    if len(covering) > 1:
+        covering.sort(key=lambda i: _words_held(question, wanted, picked[i]))
     passage = picked[covering[0]][4][0]
     # a list's items are statements of their own: the answering item's siblings that
     # cover less ("No pesticides." beside "Dogs must be kept on a lead.") do not go on
@@ -148,3 +159,12 @@ def arrange(
         and not (in_list and is_list_item(picked[i][0]))
     ]
     return [*covering, *rest][:limit]
+
+
+def _words_held(
+    question: str, wanted: set[str], pick: tuple[str, float, str, bool, tuple[int, int]]
+) -> tuple[int, float]:
+    """A sort key, fewest first: minus the question's words a picked sentence holds with its
+    section and title, then minus the share it holds through the dictionary's glosses."""
+    text = f"{pick[0]} {pick[2]}"
+    return (-covered(wanted, text), -gloss_coverage(question, text))

@@ -29,27 +29,37 @@ _EN_UNIT = (
     r"(?:\s+(?:years?|yrs?|months?|weeks?|days?|hours?|minutes?|people|persons?|kg|km"
     r"|old|of age)){0,3}"
 )
-_ZH_UNIT = r"[^\d\s，。；！？,.;!?]{0,2}?"
+_ZH_UNIT = r"(?:个工作天|[^\d\s，。；！？,.;!?()]{0,2}?)"
 
 _CEILING_BEFORE = (
-    r"\b(?:under|below|younger than|up to|at most|not exceeding|maximum of"
-    r"|(?:no|not) more than|(?<!no )(?<!not )(?:less|fewer) than)\s+"
-    r"|(?:未满|不满|不足|不到|未达|不超过|未超过|不多于|不高于|(?<![不未])(?:低于|少于|小于))"
+    r"\b(?:under|below|younger than|up to|at most|not exceeding|maximum of|maximum"
+    r"|(?:no|not|not be) (?:more|longer|later) than|(?:not|cannot) exceed(?:s|ed|ing)?"
+    r"|not yet|not (?:yet )?(?:reached|turned)|shorter than|lighter than"
+    r"|(?<!no )(?<!not )(?:less|fewer) than)[\s-]+(?:the age of\s+)?"
+    r"|(?:未满|不满|不足|不到|未达|不[得可能应宜]?超过|未超过|不多于|不高于"
+    r"|(?<![不未])(?:低于|少于|小于))"
     r"|(?:至多|最多)(?:[可能需要得申请购买坐容纳载借]{1,3})?"
 )
 _FLOOR_BEFORE = (
     r"\b(?:over|above|older than|at least|minimum of|upwards of|in excess of|exceeding"
-    r"|(?:no|not) (?:less|fewer) than|(?<!no )(?<!not )more than)\s+"
-    r"|(?:不少于|不低于|(?<![不未])(?:超过|高于|多于|大于|[满逾]))"
+    r"|minimum|taller than|heavier than|longer than"
+    r"|(?:no|not|not be) (?:less|fewer|lower|shorter) than"
+    r"|(?<!no )(?<!not )(?<!be )more than)[\s-]+(?:the age of\s+)?"
+    # (not 不得超过, nor the 多于 of 多伦多于2006年, the 满 of 期满 "on expiry")
+    r"|(?:不少于|不低于|(?<!不[得可能应宜])(?<![不未])(?:超过|高于|(?<!多伦)多于|大于|逾)"
+    r"|(?<![不未期届])满)"
     r"|(?:至少|最少)(?:[可能需要得申请购买坐容纳载借]{1,3})?"
 )
+# a ceiling after the figure: "12 and under" (not the range "6 and under 12"), "2 at
+# most", 12岁以下, 65岁(含)以下, 7日内
 _CEILING_AFTER = (
-    rf"{_EN_UNIT}\s+(?:and|or)\s+(?:under|below|younger|less|fewer)\b"
-    rf"|{_ZH_UNIT}(?:或)?(?:以下|以内|之内)"
+    rf"{_EN_UNIT}\s+(?:(?:and|or)\s+(?:under|below|younger|less|fewer)\b(?!\s*\d)"
+    r"|at (?:the )?most\b)"
+    rf"|{_ZH_UNIT}(?:\(含\))?(?:或)?(?:以下|以内|之内)|(?:个工作天|[日天周]|个月|小时|分钟)内"
 )
 _FLOOR_AFTER = (
-    rf"{_EN_UNIT}\s+(?:and|or)\s+(?:over|above|older|more|up)\b|\+"
-    rf"|{_ZH_UNIT}(?:或)?(?:以上|之上)"
+    rf"{_EN_UNIT}\s+(?:(?:and|or)\s+(?:over|above|older|taller|more|up)\b|at least\b)|\+"
+    rf"|{_ZH_UNIT}(?:\(含\))?(?:或)?(?:以上|之上)"
 )
 _SIDES = (
     ("ceiling", re.compile(f"(?:{_CEILING_BEFORE})({_FIGURE})|({_FIGURE})(?:{_CEILING_AFTER})")),

@@ -75,14 +75,16 @@ _MONTHS = {
 }  # fmt: skip
 _MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b")
 # short month names beside a day or a year ("30 May 2025", "Jun 30"): "may" alone is a verb
-# — "may" after a number only where a date goes on ("30 May 2025", "on 5 May, …", "5 May
-# to 7 May"), not before the verb it helps ("Children under 12 may travel free")
+# — "may" after a day only where it is a date ("on 5 may", "from 5 may", "5 may 2025"), not
+# before the verb it helps ("children under 12 may travel free", "18 may, with an adult, …")
 _SHORT_MONTHS = {m[:3]: n for m, n in _MONTHS.items()} | {"sept": "9", "may": "5"}
 _AFTER_DAY = "|".join(m for m in _SHORT_MONTHS if m != "may")
 _SHORT_MONTH = re.compile(
-    r"\b(" + "|".join(_SHORT_MONTHS) + r")\.?(?= \d)|(?<=\d )(" + _AFTER_DAY + r"|may(?=\s*(?:$"
-    r"|[^\sa-z]|(?:the|a|an|and|or|to|in|at|on|for|of|from|until|till|through|when|with"
-    r"|this|each|every|is|was|will|has|had)\b)))\b"
+    r"\b(" + "|".join(_SHORT_MONTHS) + r")\.?(?= \d)|(?<=\d )(" + _AFTER_DAY + r")\b"
+)
+_MAY_DAY = re.compile(
+    r"\b(?:on|from|by|until|till|before|after|since|of|between)\s+\d{1,2}(?:st|nd|rd|th)?"
+    r"\s+may\b|\b\d{1,2}\s+may\s+\d{4}\b"
 )
 
 
@@ -113,6 +115,8 @@ def numbers(text: str) -> set[str]:
             out.add(str(_en_number(words)))
     out |= {_MONTHS[m] for m in _MONTH.findall(norm)}
     out |= {_SHORT_MONTHS[a or b] for a, b in _SHORT_MONTH.findall(norm)}
+    if _MAY_DAY.search(norm):
+        out.add("5")
     return out
 
 

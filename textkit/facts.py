@@ -35,6 +35,7 @@ _CURRENCY = {
     code: re.compile(r"(?<![a-z])(?:" + words + r")(?![a-z])")
     for code, words in _CURRENCIES.items()
 }
+_AGE = re.compile(r"岁|\bage[ds]?\b|\byears? old\b")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'.][A-Za-z0-9]+)*")
 # a name in quotation marks: "...", “...”, 「...」, 『...』, 《...》
@@ -106,13 +107,18 @@ def disagreement(claim: str, quote: str) -> str | None:
     rest, ranks = chinese_ordinals(claim)
     if not numbers(rest) <= quoted or not ranks <= quoted | ordinal_words(quote):
         return "number"
-    if turned_round(claim, quote):  # "over 12" on 未滿12歲
+    turned = turned_round(claim, quote)  # "over 12" on 未滿12歲
+    flipped = negated(claim) != negated(quote)
+    # a limit turned round and negated says the same ("may not buy more than 2" is
+    # 不超過2張, "up to 2"), save of people by age: "Those under 18 may enter" is not what
+    # 18歲以上不得入場 states of adults
+    if turned and (not flipped or _AGE.search(plain(claim + quote))):
         return "number"
     named = currencies(claim)
     stated = currencies(quote)
     if named and stated and not named <= stated:
         return "currency"
-    if negated(claim) != negated(quote) or mixes_polarity(claim, quote):
+    if (flipped and not turned) or mixes_polarity(claim, quote):
         return "polarity"
     norm = plain(quote)
     latin_quote = is_latin(quote)

@@ -18,12 +18,20 @@ from textkit.tokens import keyword_tokens, stopwords
 _EN_NEGATION = re.compile(
     r"\b(?:no(?!\.?\s*\d)|not|never|none|nobody|nothing|neither|nor|without|cannot|unable"
     # a prohibition is a "may not": "Smoking is prohibited" is "You may not smoke"
-    r"|prohibit(?:s|ed)?|forbid(?:s|den)?|forbade|banned)\b|n't\b"
+    r"|prohibit(?:s|ed|ing)?|forbid(?:s|den|ding)?|forbade|bann(?:ed|ing)|bans)\b|n't\b"
 )
 # ... minus phrases that hold one without negating ("no later than 30 June" is a deadline,
-# "not more than 2" a limit, whose side textkit.bounds compares)
+# "not more than 2", "cannot exceed 2", "not yet 18" limits, whose side textkit.bounds
+# compares; "not just cash but also cards" says yes, unless a verb before it is negated:
+# "You may not just park anywhere but must use the bays"; a prohibited thing is a thing)
 _EN_NOT_NEGATION = re.compile(
-    r"\b(?:not only|not (?:just|merely|simply)(?=[^.;!?]*\b(?:but|also|as well)\b)"
+    r"\b(?:not only|(?<!may )(?<!must )(?<!can )(?<!should )(?<!do )(?<!does )(?<!did )"
+    r"not (?:just|merely|simply)(?=[^.;!?]*\b(?:but also|also|as well|too)\b)"
+    r"|forbidden city"
+    r"|(?:prohibited|banned|forbidden) (?:items?|goods|articles?|substances?|areas?|zones?)"
+    r"|(?:not|cannot) exceed(?:s|ed|ing)?|not yet(?= \d)"
+    r"|not (?:yet )?(?:reached|turned)(?= (?:the age of )?\d)"
+    r"|not be (?:more|less|fewer|lower|higher|longer|shorter|older|younger) than"
     r"|no (?:later|earlier|more|less|fewer) than|not (?:later|earlier|more|less|fewer) than"
     r"|not exceeding"
     r"|nothing but|no matter|(?:at |for |with )?no (?:extra |additional )?(?:charge|cost|fee)s?"
@@ -38,12 +46,13 @@ _EN_NOT_NEGATION = re.compile(
 # 莫高窟) ...
 _ZH_NEGATION = re.compile(
     r"[不无未勿]|(?<![淹埋沉覆吞湮隐出])没|(?<=出)没(?=有)|否(?![决认定])"
-    r"|(?<![北南东西])非(?!洲|裔|营利|盈利|政府|会员|居民|本[校市国地]|工作日|上班|紧急|必要"
+    r"|(?<![北南东西])非(?!洲|裔|营利|盈利|政府|会员|居民|住户|工作人员|员工|吸烟区"
+    r"|本[校市国地社楼公单院馆]|工作日|上班|紧急|必要"
     r"|专业|商业|住宅|典型|自愿|暴力|理性|正规|金属|传统)"
     r"|(?<=[切请])莫|莫(?=[要再入进忘碰停])"
     # a prohibition is a "may not" (禁止吸烟 is 不可吸烟), not 紫禁城, 监禁, 禁酒 (a temperance
-    # movement) or 禁食 ("fasting")
-    r"|严禁|禁止|禁(?=[烟入行停用带])"
+    # movement), 禁食 ("fasting"), 禁止令 ("an injunction") nor 禁烟区 ("a no-smoking area")
+    r"|严禁|禁止(?!令)|禁(?=[烟入行停用带携饮泳钓])(?![烟入行停用带携饮泳钓]区)"
     r"|(?<![性类区分特级个识辨差派告鉴有离道判甄辞送惜诀临兹职])别(?![人的处称名号墅具致针字样无儿失])"
 )
 # ... minus words that hold one without negating ("different", "very", "future", "special",
@@ -56,10 +65,17 @@ _ZH_NOT_NEGATION = re.compile(
     # "not only" (本店不只收现金，也收信用卡), "more than" (不止一次), "can't help" (不禁笑了),
     # and "under" a figure (未满18岁, 不满12岁, 不足5人, 不到10分钟: "under 18" holds no "not")
     # and "no more than" one (不超过2张): limits, whose side textkit.bounds compares
-    r"|不只|不止(?=[\d一二两三四五六七八九十百千几数多])|不光|不单(?!独)|不禁(?!止)|情不自禁"
+    r"|不只|不止(?=[\d一二两三四五六七八九十百千几数多])|不光(?![滑彩明亮])|不单(?!独)|不禁(?!止)|情不自禁"
     # the names of a ban ("Prohibition", an anti-opium campaign) and "life imprisonment"
     r"|禁[烟酒毒](?=令|运动|活动)|无期徒刑"
-    r"|(?:未|不)(?:满|足|达|到|超过|多于|少于|高于|低于)(?=[\d〇零一二两三四五六七八九十百半])"
+    # (not a verb's "can't": 订不到3月的门票 "can't book March's tickets")
+    r"|(?<![找买看收听做办拿领订接用借抢搭赶等得])(?:未|不[得可能应宜]?)"
+    r"(?:满|足|达|到|超过|多于|少于|高于|低于)(?=[\d〇零一二两三四五六七八九十百半])"
+    # a ban named, not imposed ("the rules against parking", 禁止宦官干政的政策 "the policy
+    # barring eunuchs"), and words whose 无/不 is the English "un-"/"im-" ("drone",
+    # "unlicensed", "improper")
+    r"|禁止[^，。；！？,.;!?]{1,8}的(?=规定|政策|法令|条例|措施)|禁止(?=(?:停车|吸烟)?(?:规定|行为))"
+    r"|无人机|无人驾驶|无照|不当"
     r"|性别|个别|识别|辨别|差别|派别|告别|鉴别|有别|不可或缺|索非亚"
     # "regardless of" sex, age, day or night (not 不分享 "does not share")
     r"|不分(?=[男女老幼昼夜日夜先后大小国籍年龄种族宗教贵贱性])"
@@ -123,21 +139,30 @@ def _count(cleaned: str) -> int:
 # 没有预约的人, 即使没有预约, a bare 没有预约 before 也) or is a bare "and not"
 # (a requirement, which says yes: "No one may enter without a permit", "You cannot park
 # here and not pay": a permit lets you in, parking costs).
-_CONJUNCT = re.compile(r"(?=\b(?:and|or|nor)\b)|(?=[也又亦且或])")
+_CONJUNCT = re.compile(r"(?=\b(?:and|or|nor)\b)|(?=[也又亦且或])|(?<=[，、；;])|(?<=,)(?!\d)")
 _MODIFIER_NEGATION = re.compile(
     r"\bwithout\b|\b(?<!note )(?<!sure )(?<!ensure )(?:that|who|which)\b[^,.;:!?]{0,25}?"
     r"(?:\b(?:not|no|never)\b|n't\b)|^\s*(?:and|or)\s+(?:not|never)\b"
     r"|(?<!是)[没无未][^，。；、,.;:!?的]{0,8}的(?=[\u4e00-\u9fff])"
     r"|即使|就算|哪怕|即便|纵使"
+    # a condition: "If you do not have a permit, you cannot park" (with one, you can)
+    r"|^\s*(?:if|unless|when|whenever)\b|如果|假如|若|倘若|要是|一旦"
 )
 # a piece that is only a lack ("没有预约" before "也不能进入": without one, you cannot), not
 # one of a list of lacks (没有停车位也没有洗手间)
 _BARE_LACK = re.compile(r"^[，,\s]*(没有|没|无|未)[^，。；！？,.;!?]{0,8}[，,\s]*$")
 
 
+# a piece opening on a contrast states something of its own ("banned, but it remains
+# lawful … which held that it did not violate …"): its "no" is not the one before it
+_CONTRAST = re.compile(r"^[\s，,、；;]*(?:but|however|whereas|yet|although|though|但|然而|却|可是)")
+
+
 def _blocks_join(before: str, after: str) -> bool:
     """True when two negated pieces do not say one "no" together (see `_CONJUNCT`)."""
     if _MODIFIER_NEGATION.search(before) or _MODIFIER_NEGATION.search(after):
+        return True
+    if _CONTRAST.match(after):
         return True
     lack = _BARE_LACK.match(before)
     return lack is not None and not after.lstrip("也又亦且 ").startswith(lack.group(1))
@@ -235,7 +260,11 @@ def mixes_polarity(claim: str, quote: str) -> bool:
     once, yet the quote holds no yes. (Before negations joined counted once, parity read
     such a quote as yes.) A piece of the claim says yes when it holds two content words
     and no negation: "After 30 days, refunds are not given" and "Residents and visitors
-    may not park" set off a phrase, not a statement."""
+    may not park" set off a phrase, not a statement. A claim saying "only" where its
+    quote says "not only" (本店不只收現金 → "The shop only takes cash") is read as
+    mixing them too: the quote's "not only" is no negation."""
+    if _NOT_ONLY.search(_normal(quote)) and _ONLY.search(_NOT_ONLY.sub(" ", _normal(claim))):
+        return True
     if not says_no_throughout(quote):
         return False
     pieces = _pieces(claim)
@@ -244,6 +273,12 @@ def mixes_polarity(claim: str, quote: str) -> bool:
     return (says_no and says_yes) or len({negated(s) for s in statements(claim)}) > 1
 
 
+# "not only" and "only" (只 as "only", not the measure word of 一只 nor 只要 "as long as")
+_NOT_ONLY = re.compile(r"\bnot (?:only|just|merely|simply)\b|不只|不仅|不光|不单(?!独)|不止")
+_ONLY = re.compile(
+    r"(?<!\bnot )\b(?:only|solely|just)\b|(?<![不一二两三四五六七八九十几每这那\d])只(?!要)"
+    r"|(?<!不)仅|唯有"
+)
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*")  # a number, which names nothing
 # words that open a phrase set off before a statement ("After 30 days, …")
 _PHRASE_OPENERS = frozenset(

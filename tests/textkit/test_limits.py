@@ -139,3 +139,76 @@ def test_may_after_a_figure_is_a_month_only_where_a_date_goes_on(
 def test_an_english_claim_with_may_after_a_figure_stands_on_a_chinese_sentence() -> None:
     # "18 may" was read as the 18th of May: a 5 the sentence lacks dropped a true claim
     assert facts_disagreement("Those under 18 may not enter.", "未滿18歲不得入場。") is None
+
+
+@pytest.mark.parametrize(
+    ("quote", "false_claim", "true_claim"),
+    [
+        # prohibitions listed with commas say one "no", not two that cancel
+        (
+            "館內禁止吸菸，禁止飲食。",
+            "Smoking is allowed in the hall.",
+            "Smoking is not allowed in the hall.",
+        ),
+        (
+            "Smoking is prohibited in the hall, eating is forbidden too.",
+            "館內可以吸菸。",
+            "館內不可以吸菸。",
+        ),
+        # a prohibition beside a word whose 無/非 is "un-"/"non-"
+        (
+            "公園內禁止操作無人機。",
+            "Drones may be flown in the park.",
+            "Drones may not be flown in the park.",
+        ),
+        ("非工作人員禁止進入。", "Non-staff may enter.", "Non-staff may not enter."),
+        # "not only" is no "only"
+        (
+            "本店不只收現金，也收信用卡。",
+            "The shop only takes cash.",
+            "The shop takes cash and cards.",
+        ),
+        # a verb's "can't" before a figure is a negation, not "under"
+        (
+            "網路上訂不到3月的門票。",
+            "Tickets for March can be booked online.",
+            "March tickets cannot be booked online.",
+        ),
+        # "may not just … but must" negates the verb
+        (
+            "Residents may not just park anywhere but must use the marked bays.",
+            "居民可以隨處停車。",
+            "居民不可隨處停車。",
+        ),
+    ],
+)
+def test_negations_a_review_wrote_to_break_the_reading(
+    quote: str, false_claim: str, true_claim: str
+) -> None:
+    assert facts_disagreement(false_claim, quote) is not None
+    assert facts_disagreement(true_claim, quote) is None
+
+
+@pytest.mark.parametrize(
+    ("quote", "claim", "reason"),
+    [
+        # a limit turned round and negated says the same
+        ("每人購票不得超過2張。", "Each person may not buy more than 2 tickets.", None),
+        ("停車不得超過2小時。", "Parking up to 2 hours is allowed.", None),
+        ("每次停車不超過2小時。", "Each parking session may not exceed 2 hours.", None),
+        # ... but not of people by age: adults barred says nothing of minors
+        ("18歲以上不得入場。", "Those under 18 may enter.", "number"),
+        # a range is no limit turned round; "may" before a comma is the verb
+        ("6歲以上未滿12歲兒童半價。", "Children aged 6 and under 12 pay half.", None),
+        (
+            "未滿12歲兒童由成人陪同可免費入場。",
+            "Children under 12 may, with an adult, enter free.",
+            None,
+        ),
+        # a prohibited thing is a thing
+        ("違禁品將被沒收。", "Prohibited items will be confiscated.", None),
+        ("People who have not reached 18 cannot buy alcohol.", "未滿18歲者不得購買酒類。", None),
+    ],
+)
+def test_limits_read_alike_in_either_wording(quote: str, claim: str, reason: str | None) -> None:
+    assert facts_disagreement(claim, quote) == reason
