@@ -81,6 +81,13 @@ async def test_what_to_bring_is_quoted_across_languages(service: AnswerService) 
     assert not any(s.startswith("Residents can renew") for s in quoted)
 
 
+async def test_a_word_said_otherwise_leads_its_sentence(service: AnswerService) -> None:
+    # 丟 ("lose") is not the page's word: 遺失 is, and the dictionary glosses both "to lose"
+    result = await service.ask("停车许可证丢了怎么办？")
+    assert result.outcome == "answered"
+    assert items(result.answer)[0].startswith("许可证遗失时，请填写补发申请表 PK-02")
+
+
 async def test_what_to_bring_leads_in_the_questions_language(service: AnswerService) -> None:
     result = await service.ask("What documents do I need to renew my passport?")
     assert result.outcome == "answered"
