@@ -20,11 +20,13 @@ most of the question's words leads.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from graph.answer_sentences import content_words, covered, is_list_item
 from textkit.answer_type import LISTED_KINDS, answer_kinds, holds, names_kind
 from textkit.bilingual import coverage as gloss_coverage
+from textkit.scripts import plain
 
 # the kinds a sentence's section line may hold for it
 SECTION_KINDS = ("price", "time", "duration", "items")
@@ -124,13 +126,8 @@ def arrange(
         # a sentence stating one without a price, when there is one
         if kind in PRICED_OUT:
             holding = [i for i in holding if not holds(picked[i][0], "price")] or holding
-        # of the sentences naming what to bring, the one holding most of the question's
-        # words leads (its words, then through the dictionary's glosses, across languages
-        # too): "请携带身分证…" for 要带什么文件, before "若…需另附…影本". Not for a price:
-        # "Urgent processing costs an extra 900 dollars" holds the "cost" asked, the fee
-        # the question wants does not
-        if kind in LISTED_KINDS and len(holding) > 1:
-            holding.sort(key=lambda i: _words_held(question, wanted, picked[i]))
+        if kind in LISTED_KINDS and holding:
+            holding = _listed(question, wanted, picked, holding, on_topic)
         if holding:
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
@@ -142,10 +139,16 @@ def arrange(
     }
     best = max(coverage.values(), default=0)
     covering = [i for i in order if coverage.get(i, best) == best]  # by score
-    # of those covering as many words, the one holding the rest through the dictionary's
-    # glosses leads: 遗失 is the 丢 of 停车许可证丢了怎么办 (a word of its own, one gloss)
-    if len(covering) > 1:
-        covering.sort(key=lambda i: _words_held(question, wanted, picked[i]))
+    # of those in the question's language covering as many words, the one holding the rest
+    # through the dictionary's glosses leads: 遗失 is the 丢 of 停车许可证丢了怎么办 (a word
+    # of its own, one gloss); another language's sentences keep their places (they share
+    # no word: its own words would put each behind every sentence of the question's)
+    native = [i for i in covering if not picked[i][3]]
+    if len(native) > 1:
+        slots = [k for k, i in enumerate(covering) if not picked[i][3]]
+        native.sort(key=lambda i: -gloss_coverage(question, f"{picked[i][0]} {picked[i][2]}"))
+        for k, i in zip(slots, native, strict=True):
+            covering[k] = i
     passage = picked[covering[0]][4][0]
     # a list's items are statements of their own: the answering item's siblings that
     # cover less ("No pesticides." beside "Dogs must be kept on a lead.") do not go on
@@ -161,10 +164,56 @@ def arrange(
     return [*covering, *rest][:limit]
 
 
-def _words_held(
-    question: str, wanted: set[str], pick: tuple[str, float, str, bool, tuple[int, int]]
-) -> tuple[int, float]:
-    """A sort key, fewest first: minus the question's words a picked sentence holds with its
-    section and title, then minus the share it holds through the dictionary's glosses."""
-    text = f"{pick[0]} {pick[2]}"
-    return (-covered(wanted, text), -gloss_coverage(question, text))
+# a sentence opening on a condition ("若車輛登記在家人名下，需另附…", "If you are under
+# 18, bring …") lists what some askers bring: it follows the list all of them bring,
+# unless the question states a condition of its own
+_CONDITION = re.compile(
+    r"^\W*(?:(?:if|unless|when|where)\b|若|如果|如(?![下同此今何])|假如|倘若|凡)"
+)
+_ASKS_ON_CONDITION = re.compile(r"\b(?:if|when|unless)\b|若|如果|假如|倘若")
+
+
+def _listed(
+    question: str,
+    wanted: set[str],
+    picked: Sequence[tuple[str, float, str, bool, tuple[int, int]]],
+    holding: list[int],
+    on_topic: list[int],
+) -> list[int]:
+    """The sentences naming what to bring that answer: the one holding most of the
+    question's words first (a condition's list after the list all bring; its words with
+    its section, its words through the dictionary's glosses there (across languages
+    too), then both with its document's title: "请携带身分证…" for 要带什么文件, "Bring
+    your old passport …" under "Passport renewal" for "what do I bring to renew"), and
+    of the others only those of its section or as near the question (the lost
+    passport's "Bring the police report …" is no item of a renewal's). None when the
+    first is in the question's language and another sentence there covers more of its
+    words holding no item: it answers instead ("Which items are not allowed on the
+    bus?" is answered by the list of them, not by "Passengers may bring one small
+    pet")."""
+    conditional = bool(_ASKS_ON_CONDITION.search(plain(question)))
+
+    def key(i: int) -> tuple[bool, int, float, int, float]:
+        sentence, _, about, _, _ = picked[i]
+        section = about.split("\n", 1)[0]
+        return (
+            not conditional and bool(_CONDITION.match(plain(sentence))),
+            -covered(wanted, f"{sentence} {section}"),
+            -gloss_coverage(question, f"{sentence} {section}"),
+            -covered(wanted, f"{sentence} {about}"),
+            -gloss_coverage(question, f"{sentence} {about}"),
+        )
+
+    ordered = sorted(holding, key=key)
+    first = ordered[0]
+    if not picked[first][3]:
+        held = covered(wanted, f"{picked[first][0]} {picked[first][2]}")
+        if any(
+            not picked[i][3] and covered(wanted, f"{picked[i][0]} {picked[i][2]}") > held
+            for i in on_topic
+        ):
+            return []
+    # (another section's that the question's words cannot tell from it stays: 护照续期 is
+    # no word of "Passport renewal" to the dictionary)
+    lead = key(first)
+    return [i for i in ordered if picked[i][2] == picked[first][2] or key(i) == lead]

@@ -60,7 +60,9 @@ def candidate_sentences(evidence: list[dict[str, Any]]) -> list[Candidate]:
     for idx, item in enumerate(evidence[:MAX_EVIDENCE]):
         found = quotable(passage_sentences(item), str(item["text"]), str(item.get("heading") or ""))
         for pos, q in enumerate(found):
-            context = f"{q.section} {item.get('document') or ''}"
+            # its section, then its document's title (graph.answer_order reads the section
+            # alone: every sentence of a document shares the title's words)
+            context = f"{q.section}\n{item.get('document') or ''}"
             out.append((idx, pos, q.sentence, frozenset(keyword_tokens(q.sentence)), context))
     return out
 

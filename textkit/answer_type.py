@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from textkit.claims import numbers
+from textkit.polarity import negated
 from textkit.scripts import plain
 
 AnswerType = Literal["amount", "date", "name"]
@@ -213,24 +214,28 @@ _HAS_DURATION = re.compile(
 # 材料 (not "what do I need to do", nor 需要什么条件: conditions, which no item states)
 _ITEM_NOUNS_EN = r"documents?|papers?|paperwork|materials?|items?|ids?|identification|proofs?"
 _ITEM_NOUNS_ZH = r"材料|文件|证件|资料|证明|表格"
+_WHO = r"(?:i|we|you|one|they|he|she|my \w+)"
 _ASKS_ITEMS = re.compile(
-    r"\bwhat (?:do|does|should|must|shall|will) (?:i|we|you|one|they|he|she|my \w+) "
-    r"(?:need to |have to |got to )?(?:bring|take|submit|provide|prepare|present|show|carry"
-    r"|hand in|need(?! to\b))\b|"
-    rf"\b(?:what|which) (?:{_ITEM_NOUNS_EN}) (?:do|does|should|must|shall|will|are|is)\b|"
-    rf"\bwhat to (?:bring|take|submit|prepare)\b|\b(?:{_ITEM_NOUNS_EN}) (?:are |is )?"
+    rf"\bwhat (?:do|does|should|must|shall|will) {_WHO} (?:need to |have to |got to )?"
+    r"(?:bring|take (?:with|along)|submit|provide|prepare|present|show|hand in|need(?! to\b))\b|"
+    rf"\b(?:what|which) (?:{_ITEM_NOUNS_EN}) (?:do|does|should|must|shall|will) {_WHO} "
+    r"(?:need|bring|submit|have to|got to)\b|"
+    rf"\bwhat to (?:bring|submit|prepare)\b|\b(?:{_ITEM_NOUNS_EN}) (?:are |is )?"
     r"(?:needed|required)\b|"
-    # 带什么, 要准备哪些证件, 需要什么材料, 所需文件 (not 什么文件形成: what a thing is)
-    r"(?:带|携带|准备|提交|出示|交)(?:些)?(?:什么|哪些)|"
+    # 带什么, 要准备哪些证件, 需要什么材料, 所需文件 (not 什么文件形成: what a thing is; not
+    # 交什么钱: a fee)
+    r"(?:带|携带|准备|提交|出示|交)(?:些)?(?:什么|哪些)(?![钱费税])|"
     rf"(?:需要|要|须|应|(?<!获)得)(?:\w{{0,4}}?)(?:什么|哪些)(?:{_ITEM_NOUNS_ZH}|东西)|"
     rf"所需(?:的)?(?:{_ITEM_NOUNS_ZH})"
 )
 # a sentence naming what to bring or hand in: "Bring your old passport …", 请携带身分证
+# (not what is brought about: "The roadworks will bring delays"; not an HIV 携带者)
 _HAS_ITEMS = re.compile(
     r"\b(?:bring|bringing|submit|submitting|attach|attaching|enclose|enclosing|hand in"
     r"|take along|you(?:'ll| will)? need|documents? (?:needed|required)|fill (?:in|out)"
-    r"|required documents?|what to bring)\b|"
-    r"携带|带上|带同|请带|须带|需带|附上|另附|检附|并附|须附|需附|提交|递交|出示|备妥|填妥|填写"
+    r"|required documents?|what to bring)\b"
+    r"(?! (?:about|delays?|changes?|down|back|rain|traffic|problems?|peace|joy|hope)\b)|"
+    r"携带(?!者)|带同|请带|须带|需带|附上|另附|检附|并附|须附|需附|提交|递交|出示|备妥|填妥|填写"
     r"|应备|所需(?:的)?(?:文件|材料|证件)"
     r"|准备好|请准备|须准备|需准备|正本|影本|复印件|副本"
 )
@@ -302,7 +307,8 @@ def answer_kinds(question: str) -> list[str]:
         finer.append("count")
     if kind in (None, "date") and _ASKS_TIME.search(text):
         finer.append("time")
-    if kind is None and _ASKS_ITEMS.search(text):
+    # (a yes-or-no question asks whether, not what: "Is an ID required for children?")
+    if kind is None and _ASKS_ITEMS.search(text) and not _YES_OR_NO.match(text):
         finer.append("items")
     # a name is no kind to leave sentences out by: "who" is often answered by a common
     # noun ("only pharmacists"), and every Chinese sentence may hold one
@@ -327,7 +333,8 @@ def holds(sentence: str, kind: str) -> bool:
     if kind == "count":
         return bool(_HAS_COUNT.search(plain(_NUMBERS_NAME.sub(" ", sentence))))
     if kind == "items":
-        return bool(_HAS_ITEMS.search(plain(sentence)))
+        # a sentence saying what not to bring names no item to bring (馆内禁止携带食物)
+        return bool(_HAS_ITEMS.search(plain(sentence))) and not negated(sentence)
     if kind in ("amount", "date", "name"):
         return carries(sentence, kind)  # type: ignore[arg-type]
     return False

@@ -145,8 +145,10 @@ _MODIFIER_NEGATION = re.compile(
     r"(?:\b(?:not|no|never)\b|n't\b)|^\s*(?:and|or)\s+(?:not|never)\b"
     r"|(?<!是)[没无未][^，。；、,.;:!?的]{0,8}的(?=[\u4e00-\u9fff])"
     r"|即使|就算|哪怕|即便|纵使"
-    # a condition: "If you do not have a permit, you cannot park" (with one, you can)
-    r"|^\s*(?:if|unless|when|whenever)\b|如果|假如|若|倘若|要是|一旦"
+    # a condition: "If you do not have a permit, you cannot park" (with one, you can),
+    # 如無預約，恕不接待; who it holds for: 凡未繳清費用者，不得借書
+    r"|^\s*(?:if|unless|when|whenever)\b|如果|假如|若|倘若|要是|一旦|如(?=[无没未非不])"
+    r"|^\s*凡|[没无未][^，。；！？,.;!?]{0,10}者[，,\s]*$"
 )
 # a piece that is only a lack ("没有预约" before "也不能进入": without one, you cannot), not
 # one of a list of lacks (没有停车位也没有洗手间)
@@ -158,9 +160,19 @@ _BARE_LACK = re.compile(r"^[，,\s]*(没有|没|无|未)[^，。；！？,.;!?]{
 _CONTRAST = re.compile(r"^[\s，,、；;]*(?:but|however|whereas|yet|although|though|但|然而|却|可是)")
 
 
+# "No ID, no entry": a lack, then what it costs (a requirement, which says yes), unlike the
+# list "No smoking, no food"
+_BARE_NO = re.compile(r"^[\s,]*no \w+(?: \w+)?[\s,]*$")
+_NO_OUTCOME = re.compile(
+    r"^[\s,]*no (?:entry|admission|access|service|refunds?|sale|boarding|exceptions?)\b"
+)
+
+
 def _blocks_join(before: str, after: str) -> bool:
     """True when two negated pieces do not say one "no" together (see `_CONJUNCT`)."""
     if _MODIFIER_NEGATION.search(before) or _MODIFIER_NEGATION.search(after):
+        return True
+    if _BARE_NO.match(before) and _NO_OUTCOME.match(after) and not _NO_OUTCOME.match(before):
         return True
     if _CONTRAST.match(after):
         return True

@@ -81,6 +81,27 @@ async def test_what_to_bring_is_quoted_across_languages(service: AnswerService) 
     assert not any(s.startswith("Residents can renew") for s in quoted)
 
 
+def test_what_is_brought_about_or_barred_is_no_item_to_bring() -> None:
+    assert holds("請攜帶身分證、行車執照正本。", "items")
+    assert not holds("The roadworks will bring delays on Harbour Road.", "items")
+    assert not holds("館內禁止攜帶食物。", "items")
+    assert not holds("Do not bring food into the reading room.", "items")
+
+
+async def test_what_to_bring_for_one_procedure_leaves_out_anothers(
+    service: AnswerService,
+) -> None:
+    renew = await service.ask("What do I need to bring to renew my passport?")
+    assert renew.outcome == "answered"
+    assert items(renew.answer) == [
+        "Bring your old passport, one colour photo taken in the last six months "
+        "(4.5 cm × 3.5 cm, white background) and the completed form PS-11."
+    ]
+    # the list all askers bring leads the list for a car in a family member's name
+    permit = await service.ask("What documents do I need to apply for a parking permit?")
+    assert items(permit.answer)[0].startswith("請攜帶身分證")
+
+
 async def test_a_word_said_otherwise_leads_its_sentence(service: AnswerService) -> None:
     # 丟 ("lose") is not the page's word: 遺失 is, and the dictionary glosses both "to lose"
     result = await service.ask("停车许可证丢了怎么办？")
@@ -166,9 +187,13 @@ def test_a_clause_cut_at_a_semicolon_is_quoted_with_its_sentence() -> None:
         ("What do I bring?", ["items"]),
         ("护照续期需要什么材料？", ["items"]),
         ("Which documents are required for a parking permit?", ["items"]),
-        # steps and conditions are no items
+        # steps and conditions are no items, nor a thing's material, a fee, a yes or no
         ("What do I need to do to renew my passport?", []),
         ("停车许可证需要什么条件？", []),
+        ("Which items are not allowed on the bus?", []),
+        ("What material is the statue made of?", []),
+        ("办借书证要交什么钱？", []),
+        ("Is an ID required for children under 12?", []),
         ("Who may supply scheduled medicines?", []),
     ],
 )

@@ -212,3 +212,27 @@ def test_negations_a_review_wrote_to_break_the_reading(
 )
 def test_limits_read_alike_in_either_wording(quote: str, claim: str, reason: str | None) -> None:
     assert facts_disagreement(claim, quote) == reason
+
+
+@pytest.mark.parametrize(
+    ("quote", "false_claim", "true_claim"),
+    [
+        # a condition before a comma makes a requirement: with an appointment, you are seen
+        (
+            "如無預約，恕不接待。",
+            "Without an appointment, you will be received.",
+            "Without an appointment, you will not be received.",
+        ),
+        (
+            "凡未繳清費用者，不得借書。",
+            "Those who have not paid can borrow books.",
+            "Those who have not paid cannot borrow books.",
+        ),
+        ("No ID, no entry.", "沒有身分證也可以入場。", "沒有身分證不得入場。"),
+    ],
+)
+def test_a_condition_set_off_by_a_comma_keeps_its_requirement(
+    quote: str, false_claim: str, true_claim: str
+) -> None:
+    assert facts_disagreement(false_claim, quote) == "polarity"
+    assert facts_disagreement(true_claim, quote) is None
