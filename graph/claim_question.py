@@ -43,7 +43,7 @@ from graph.answer_sentences import covered
 from graph.cross_marks import crosses
 from graph.quotes import passage_sentences
 from graph.subject import held_words, subject_words
-from textkit.answer_type import LISTED_KINDS, answer_kinds, holds
+from textkit.answer_type import FREELY_CLAIMED, answer_kinds, holds
 from textkit.facts import is_latin
 
 # an English sentence whose subject is in the sentence before it
@@ -55,8 +55,9 @@ _PRONOUN = re.compile(
 def kind_missing(question: str, claim: str, sentence: str) -> bool:
     """True when the question asks a kind of answer (a price, a date, ...) that the
     sentence and the claim do not both hold."""
-    # what to bring is stated without a word of its kind ("You need your ID card")
-    kinds = [k for k in answer_kinds(question) if k not in LISTED_KINDS]
+    # what to bring and where a place is are stated in words of their own ("You need your
+    # ID card", "It is on Harbour Road")
+    kinds = [k for k in answer_kinds(question) if k not in FREELY_CLAIMED]
     return bool(kinds) and not any(holds(sentence, k) and holds(claim, k) for k in kinds)
 
 
@@ -111,7 +112,7 @@ def closest(
 ) -> bool:
     """True when `sentence` is at least as close in meaning to `question` as each of the
     `others` that hold the kind of answer asked (all of them when it asks none)."""
-    kinds = answer_kinds(question)
+    kinds = [k for k in answer_kinds(question) if k not in FREELY_CLAIMED]
     rivals = [o for o in others if not kinds or any(holds(o, k) for k in kinds)]
     own = similarity(question, sentence)
     return all(own >= similarity(question, o) for o in rivals if o != sentence)

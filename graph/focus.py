@@ -36,7 +36,7 @@ from typing import Any
 from graph.cross_language import similarities, topic
 from graph.injection import instruction_like
 from graph.quotes import passage_sentences
-from textkit.answer_type import answer_kinds, holds
+from textkit.answer_type import FREELY_CLAIMED, answer_kinds, holds
 from textkit.tokens import keyword_tokens
 
 MAX_PASSAGES = 3
@@ -107,7 +107,8 @@ def answering_passages(question: str, evidence: list[dict[str, Any]]) -> list[di
     """The passages holding a sentence of the kind of answer `question` asks (a price, a
     date, ...; all of them when it asks none): a claim on any other is dropped whatever
     it says (graph.claim_question), so offering one costs its reading time only."""
-    kinds = answer_kinds(question)
+    # (what to bring and where a place is are said in words of their own: any passage may)
+    kinds = [k for k in answer_kinds(question) if k not in FREELY_CLAIMED]
     if not kinds:
         return list(evidence)
     return [
@@ -186,7 +187,7 @@ async def numbered(
     one an earlier passage offered already (chunks overlap) is not offered again."""
     items = evidence[:MAX_PASSAGES]
     # by_kind: only the sentences holding the kind of answer asked, and those before them
-    kinds = answer_kinds(question) if by_kind else None
+    kinds = [k for k in answer_kinds(question) if k not in FREELY_CLAIMED] if by_kind else None
     split, keep = await _selected(question, items, embedder, kinds)
     out = []
     seen: set[str] = set()  # the sentences offered already, as the model reads them

@@ -113,6 +113,12 @@ def test_the_kind_asked_must_be_in_the_sentence_and_the_claim() -> None:
         "You need your ID card, your driving licence and form PK-01.",
         "請攜帶身分證、行車執照正本，以及填妥的申請表 PK-01。",
     )
+    # ... and where a place is, without its number
+    assert not kind_missing(
+        "Where is the City Service Centre?",
+        "The centre is on Harbour Road.",
+        "The City Service Centre at 1 Harbour Road is open Monday to Friday.",
+    )
 
 
 def test_a_sentence_must_be_about_what_the_question_asks_about() -> None:
@@ -191,6 +197,9 @@ def test_only_passages_and_sentences_holding_the_kind_asked_are_offered() -> Non
     asked = "How much does an adult passport renewal cost?"
     assert answering_passages(asked, [place, fee]) == [fee]
     assert answering_passages("Where do adults renew passports?", [place, fee]) == [place, fee]
+    # what to bring is said in words of its own: every passage may hold it
+    asked = "What do I need to bring to renew a passport?"
+    assert answering_passages(asked, [place, fee]) == [place, fee]
 
 
 def test_of_the_sentences_holding_the_kind_asked_the_closest_in_meaning_answers() -> None:
