@@ -29,7 +29,7 @@ from textkit.bilingual import coverage as gloss_coverage
 from textkit.scripts import plain
 
 # the kinds a sentence's section line may hold for it
-SECTION_KINDS = ("price", "time", "duration", "items", "place")
+SECTION_KINDS = ("price", "time", "duration", "items")
 # the kinds a sentence holding a price answers only when no other does
 PRICED_OUT = ("duration", "count")
 

@@ -55,8 +55,7 @@ _PRONOUN = re.compile(
 def kind_missing(question: str, claim: str, sentence: str) -> bool:
     """True when the question asks a kind of answer (a price, a date, ...) that the
     sentence and the claim do not both hold."""
-    # what to bring and where a place is are stated in words of their own ("You need your
-    # ID card", "It is on Harbour Road")
+    # what to bring is stated in words of its own ("You need your ID card")
     kinds = [k for k in answer_kinds(question) if k not in FREELY_CLAIMED]
     return bool(kinds) and not any(holds(sentence, k) and holds(claim, k) for k in kinds)
 

@@ -107,7 +107,7 @@ def answering_passages(question: str, evidence: list[dict[str, Any]]) -> list[di
     """The passages holding a sentence of the kind of answer `question` asks (a price, a
     date, ...; all of them when it asks none): a claim on any other is dropped whatever
     it says (graph.claim_question), so offering one costs its reading time only."""
-    # (what to bring and where a place is are said in words of their own: any passage may)
+    # (what to bring is said in words of its own: any passage may say it)
     kinds = [k for k in answer_kinds(question) if k not in FREELY_CLAIMED]
     if not kinds:
         return list(evidence)

@@ -239,25 +239,13 @@ _HAS_ITEMS = re.compile(
     r"|应备|所需(?:的)?(?:文件|材料|证件)"
     r"|准备好|请准备|须准备|需准备|正本|影本|复印件|副本"
 )
-# where a place is: "where is the service centre", 在哪裡, 地址 (held by an address, not by
-# any place name: "Where did the Normans settle?" is left to the question's words)
-_ASKS_PLACE = re.compile(
-    r"^\W*where\b|\bwhat is the address\b|\baddress of\b|\bhow do i get to\b"
-    r"|在哪|哪里|什么地方|地址|怎么去|位置在"
-)
-# an address: "1 Harbour Road", "Room 301", "2nd floor", 中正路1號, 3樓, 地址：
-_HAS_PLACE = re.compile(
-    r"\b\d{1,5}[a-z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Road|Rd|Street|St|Avenue|Ave|Lane|Boulevard"
-    r"|Drive|Way|Square|Place|Plaza|Court|Terrace|Parade)\b|\b(?:[Rr]oom|[Uu]nit) \d+\b"
-    r"|\b\d+(?:st|nd|rd|th) [Ff]loor\b|[路街道巷弄段]\s*[\d一二三四五六七八九十百]+\s*[號号]"
-    r"|(?<![唯统統同单單第])[\d一二三四五六七八九十]+\s*[樓楼](?![层層])|地址\s*[:：]|\b[Aa]ddress\s*:"
-)
 # the kinds an answer lists over several sentences, and a claim states without a word of
 # its own ("You need your ID card and form PK-01"): quoted by, not asked of a claim
 LISTED_KINDS = ("items",)
-# the kinds a claim may state in words of its own: what to bring, and where a place is
-# ("The centre is on Harbour Road" answers where it is without the number)
-FREELY_CLAIMED = ("items", "place")
+# the kinds a claim may state in words of its own, and a passage too ("You need your ID
+# card" names no verb of bringing): they choose what an extractive answer quotes, not what
+# a model reads nor what its claim must hold
+FREELY_CLAIMED = ("items",)
 
 # Chinese measure words of things counted (not of money, time or length): 本 books, 张
 # cards, 次 times, 位 / 名 / 人 people...
@@ -326,8 +314,6 @@ def answer_kinds(question: str) -> list[str]:
     # (a yes-or-no question asks whether, not what: "Is an ID required for children?")
     if kind is None and _ASKS_ITEMS.search(text) and not _YES_OR_NO.match(text):
         finer.append("items")
-    if kind is None and _ASKS_PLACE.search(text):
-        finer.append("place")
     # a name is no kind to leave sentences out by: "who" is often answered by a common
     # noun ("only pharmacists"), and every Chinese sentence may hold one
     return finer + ([kind] if kind in ("amount", "date") else [])
@@ -341,7 +327,7 @@ def asks_if_free(question: str) -> bool:
 
 def holds(sentence: str, kind: str) -> bool:
     """True when `sentence` holds an answer of `kind` (a price, a duration, a time, a
-    count, what to bring, an address, or textkit.answer_type's amount, date or name)."""
+    count, what to bring, or textkit.answer_type's amount, date or name)."""
     if kind == "price":
         return bool(_HAS_PRICE.search(plain(sentence)))
     if kind == "duration":
@@ -350,8 +336,6 @@ def holds(sentence: str, kind: str) -> bool:
         return bool(_HAS_TIME.search(plain(sentence)))
     if kind == "count":
         return bool(_HAS_COUNT.search(plain(_NUMBERS_NAME.sub(" ", sentence))))
-    if kind == "place":
-        return bool(_HAS_PLACE.search(sentence))  # its own case: "1 Harbour Road"
     if kind == "items":
         # a sentence saying what not to bring names no item to bring (馆内禁止携带食物)
         return bool(_HAS_ITEMS.search(plain(sentence))) and not negated(sentence)

@@ -102,17 +102,6 @@ async def test_what_to_bring_for_one_procedure_leaves_out_anothers(
     assert items(permit.answer)[0].startswith("請攜帶身分證")
 
 
-async def test_where_a_place_is_is_answered_by_its_address(service: AnswerService) -> None:
-    result = await service.ask("Where is the City Service Centre?")
-    assert result.outcome == "answered"
-    quoted = items(result.answer)
-    assert quoted[0].startswith("The City Service Centre at 1 Harbour Road")
-    # the lost-passport page sends you to the centre, but says nothing of where it is
-    assert not any("police" in s for s in quoted)
-    assert holds("本館位於中正路100號3樓。", "place")
-    assert not holds("其為台灣唯一樓層超過100層的建築物。", "place")
-
-
 async def test_a_word_said_otherwise_leads_its_sentence(service: AnswerService) -> None:
     # 丟 ("lose") is not the page's word: 遺失 is, and the dictionary glosses both "to lose"
     result = await service.ask("停车许可证丢了怎么办？")
@@ -205,9 +194,6 @@ def test_a_clause_cut_at_a_semicolon_is_quoted_with_its_sentence() -> None:
         ("What material is the statue made of?", []),
         ("办借书证要交什么钱？", []),
         ("Is an ID required for children under 12?", []),
-        # where a place is: an address answers it
-        ("Where is the City Service Centre?", ["place"]),
-        ("圖書館地址是什麼？", ["place"]),
         ("Who may supply scheduled medicines?", []),
     ],
 )
