@@ -204,7 +204,8 @@ def _listed(
             -gloss_coverage(question, f"{sentence} {about}"),
         )
 
-    ordered = sorted(holding, key=key)
+    keys = {i: key(i) for i in holding}  # gloss coverage is CPU work: once a sentence
+    ordered = sorted(holding, key=keys.__getitem__)
     first = ordered[0]
     if not picked[first][3]:
         held = covered(wanted, f"{picked[first][0]} {picked[first][2]}")
@@ -215,5 +216,4 @@ def _listed(
             return []
     # (another section's that the question's words cannot tell from it stays: 护照续期 is
     # no word of "Passport renewal" to the dictionary)
-    lead = key(first)
-    return [i for i in ordered if picked[i][2] == picked[first][2] or key(i) == lead]
+    return [i for i in ordered if picked[i][2] == picked[first][2] or keys[i] == keys[first]]

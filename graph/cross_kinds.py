@@ -37,7 +37,8 @@ def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[s
     out = {s for s, score, _ in sentences if quotable(score, best)}
     document = max(sentences, key=lambda x: x[1])[2]
     for kind in answer_kinds(question):
-        if kind not in LISTED_KINDS and any(holds(s, kind) for s in out):
+        kept = any(holds(s, kind) for s in out)
+        if kept and kind not in LISTED_KINDS:
             break  # the margin already keeps an answer of the kind: nothing to add
         holding = {
             s
@@ -46,6 +47,6 @@ def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[s
         }
         if holding:
             return out | holding
-        if any(holds(s, kind) for s in out):
+        if kept:
             break
     return out
