@@ -35,6 +35,7 @@ from typing import Literal
 
 from textkit.claims import numbers
 from textkit.polarity import negated
+from textkit.question_words import asks_when
 from textkit.scripts import plain
 
 AnswerType = Literal["amount", "date", "name"]
@@ -42,11 +43,13 @@ AnswerType = Literal["amount", "date", "name"]
 # matched on `plain` text (lower-cased, Simplified): one spelling serves both scripts.
 # Dates first: "how many years ago" asks a duration, "what year" a date.
 _ASKS_DATE = re.compile(
-    r"\bwhen\b|\bwhat (?:year|century|decade|date|day|month|time period)\b|"
+    r"\bwhat (?:year|century|decade|date|day|month|time period)\b|"
     r"\b(?:which|in what|by what|since what|until what) (?:year|century|decade|date|month)\b|"
     r"\bhow long ago\b|何时|何年|哪一?年|什么时候|什么时间|哪个世纪|哪一?个?年代|哪一天|"
     r"什么年代|何日|几月|几号|几世纪|几时"
 )
+# asking a date or joining a condition, "when" names nothing asked about
+_WHEN = re.compile(r"\bwhen\b")
 _ASKS_AMOUNT = re.compile(
     r"\bhow (?:many|much|long|old|far|large|big|high|tall|deep|wide|often|fast)\b|"
     r"\bwhat (?:percentage|percent|proportion|number|amount|fraction|share)\b|"
@@ -80,7 +83,9 @@ def asked_type(question: str) -> AnswerType | None:
     """The kind of answer `question` asks for (either language, either script): "date",
     "amount" or "name"; None for a yes/no question or any other kind."""
     text = plain(question)
-    if _ASKS_DATE.search(text):
+    # "when" asks a date only where it asks (textkit.question_words.asks_when): "what
+    # happens when …" asks what happens
+    if _ASKS_DATE.search(text) or asks_when(text):
         return "date"
     if _ASKS_AMOUNT.search(text):
         return "amount"
@@ -368,4 +373,4 @@ def without_kind_words(text: str) -> str:
     # the day first: it is known by the asking words after it
     for asks in (_DAY_ASKED, _ASKS_PRICE, _ASKS_DURATION, _ASKS_TIME, _ASKS_DATE, _ASKS_AMOUNT):
         text = asks.sub(" ", text)
-    return text
+    return _WHEN.sub(" ", text)

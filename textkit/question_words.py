@@ -52,9 +52,37 @@ ENGLISH_ASKING = re.compile(
 )
 _QUESTION_MARK = re.compile(r"[?？]")
 _ASKS_NUMBER = re.compile(
-    r"多少|几|多久|多长|多大|何年|哪一年|何时|什么时候|\bwhen\b|\bhow (?:many|much|long|old|far)\b|"
+    r"多少|几|多久|多长|多大|何年|哪一年|何时|什么时候|\bhow (?:many|much|long|old|far)\b|"
     r"\bwhat year\b",
     re.IGNORECASE,
+)
+
+# "when" asks a date where it opens its clause ("When does it open?", "…, and when is it
+# due?") or follows a word that asks through it ("do you know when", "until when"). After
+# a question already opened ("what happens when …", "who do I call when …", "is there a
+# fee when …") it is a conjunction, as it is opening a statement a question follows
+# ("When I lose my passport, what should I do?", "when i renew do i need a photo"): that
+# question asks what to do, not a date.
+_WHEN = re.compile(r"\bwhen\b")
+_CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]")
+_ASKS_THROUGH = re.compile(
+    r"\b(?:know|tell (?:me|us)|ask|asking|say|remember|sure|idea|wonder|wondering|find out|"
+    r"check|since|until|till|from|by|of|exactly|and|or|but)\s*$"
+)
+_ASKING = re.compile(
+    r"\b(?:what|how|who|whom|whose|which|where|why|can|could|should|would|will|do|does|did|"
+    r"is|are|was|were|may|must|shall|have|has)\b"
+)
+# a question after the statement "when" opens: a clause of its own, a wh-word, or a verb
+# before its subject ("do i", "is there")
+_ASKED_AFTER = re.compile(
+    r"[,;:，；：]\s*(?:what|how|who|whom|whose|which|where|why|can|could|should|would|will|do|"
+    r"does|did|is|are|may|must|shall)\b|\b(?:what|how|who|whom|whose|which|where|why)\b|"
+    r"\b(?:can|could|should|would|will|do|does|did|is|are|may|must|shall)\s+"
+    r"(?:i|we|you|they|he|she|it|there|my|our|your|their)\b"
+)
+_STATED = re.compile(
+    r"\s*(?:i|we|you|they|he|she|it|my|our|your|their|someone|somebody|people|a|an|the)\b"
 )
 
 
@@ -79,4 +107,21 @@ def is_phrase(text: str) -> bool:
 
 def asks_number(query: str) -> bool:
     """True when the question asks for a number, an amount, a duration or a date."""
-    return bool(_ASKS_NUMBER.search(plain(query)))
+    text = plain(query)
+    return bool(_ASKS_NUMBER.search(text)) or asks_when(text)
+
+
+def asks_when(text: str) -> bool:
+    """True when an English "when" of `text` (`plain`) asks a date or time, not joins a
+    condition to another question (see `_WHEN`)."""
+    for found in _WHEN.finditer(text):
+        clause = _CLAUSE_END.split(text[: found.start()])[-1]
+        if _ASKS_THROUGH.search(clause):
+            return True
+        if _ASKING.search(clause):
+            continue  # "what happens when …"
+        rest = text[found.end() :]
+        if _STATED.match(rest) and _ASKED_AFTER.search(rest):
+            continue  # "When I lose my passport, what should I do?"
+        return True
+    return False

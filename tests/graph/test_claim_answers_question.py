@@ -264,3 +264,35 @@ async def test_the_model_is_never_offered_another_things_price(
     result = await service.ask("How much does a dog licence cost?")
     assert result.outcome == "answered" and "20 dollars" in result.answer, result.decision_path
     assert "response_synth:llm" in result.decision_path
+
+
+async def test_a_condition_with_when_asks_no_date_of_the_answer(
+    db: Database,
+    searcher: HybridSearcher,
+    ingestion: IngestionService,
+    embedder: Embedder,
+    fake: FakeOpenAI,
+) -> None:
+    # "what should I do when …" asks what to do: the sentence saying it holds no date,
+    # and the model is asked, and its answer shown
+    lost = (
+        "# Lost passports\n\nA lost passport must be reported to the police first. "
+        "Bring the police report to the City Service Centre.\n"
+    )
+    service = await answering_over(db, searcher, ingestion, embedder, fake, "lost.md", lost)
+    plan = Reply(
+        json.dumps(
+            {
+                "task_type": "simple_faq",
+                "should_retrieve": True,
+                "query": "lost passport report police",
+                "alternates": [],
+            }
+        )
+    )
+    claim = "Report the lost passport to the police first."
+    fake.script = [plan, resting_on("reported to the police", claim)]
+    result = await service.ask("What should I do when I lose my passport?")
+    assert result.outcome == "answered", result.decision_path
+    assert "response_synth:llm" in result.decision_path
+    assert result.answer.startswith("Report the lost passport to the police first [1]")

@@ -142,3 +142,36 @@ def test_whether_it_is_open_asks_a_time(question: str) -> None:
 )
 def test_opening_an_invoice_or_a_car_asks_no_time(question: str) -> None:
     assert "time" not in answer_kinds(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # "when" opening its clause, or asked through another word, asks a date
+        ("When does the library open?", "date"),
+        ("Do you know when the library opens?", "date"),
+        ("Can you tell me when the office opens?", "date"),
+        ("Until when is the permit valid?", "date"),
+        ("What is the fee and when is it due?", "date"),
+        ("hi, when does the pool open", "date"),
+        ("Passport renewal - when?", "date"),
+        ("When the form is due?", "date"),
+        # after a question already asked, or opening a statement a question follows,
+        # it joins a condition: the question asks what it asks
+        ("What should I do when I lose my passport?", None),
+        ("What happens to my account when I die?", None),
+        ("Is there a fee when I renew?", None),
+        ("When I lose my passport, what should I do?", None),
+        ("when i renew my passport do i need a photo?", None),
+        ("How old was the pilot when he flew to Paris?", "amount"),
+        ("Who do I call when my card is stolen?", "name"),
+    ],
+)
+def test_when_asks_a_date_only_where_it_asks(question: str, kind: str | None) -> None:
+    assert asked_type(question) == kind
+
+
+def test_a_condition_with_when_leaves_the_kinds_asked_as_they_are() -> None:
+    assert answer_kinds("How much does it cost when I renew my passport?") == ["price", "amount"]
+    assert answer_kinds("What should I do when my parking permit expires?") == []
+    assert answer_kinds("When does my parking permit expire?") == ["date"]

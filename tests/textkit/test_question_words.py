@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from textkit.question_words import is_phrase
+from textkit.question_words import asks_number, is_phrase
 
 
 @pytest.mark.parametrize(
@@ -21,3 +21,20 @@ from textkit.question_words import is_phrase
 )
 def test_a_phrase_has_no_question_mark_and_no_question_word(text: str, phrase: bool) -> None:
     assert is_phrase(text) is phrase
+
+
+@pytest.mark.parametrize(
+    ("question", "number"),
+    [
+        ("When does the permit expire?", True),
+        ("How much is the fee?", True),
+        ("停车证什么时候到期？", True),
+        # a condition's "when": the passage answering what to do need hold no figure
+        ("What should I do when I lose my passport?", False),
+        ("Is there anything to bring when I renew?", False),
+    ],
+)
+def test_a_number_is_asked_by_the_question_not_by_its_condition(
+    question: str, number: bool
+) -> None:
+    assert asks_number(question) is number
