@@ -26,6 +26,7 @@ CACHED_PASSAGES = 256  # about 80 KB each, with their tokens
 # so a few KB each at most
 FOUND_WORDS = 32
 _LINK = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+_NOT_LETTERS = re.compile(r"[\W_]+")
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,8 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
     "other_entity" or "polarity" (see the module's rules). A claim of several clauses
     ("opens at 9, and closes at 5") is checked clause by clause, each in its own place."""
     claim = _LINK.sub(" ", claim)  # links are checked on their own (graph.answer_safety)
+    if copies_clauses(claim, passage):
+        return None
     if sentence_support(claim, passage) < MIN_SENTENCE_SUPPORT:
         return "unsupported"
     whole = _clause_reason(claim, passage, question)
@@ -146,6 +149,35 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
         if _clause_reason(part, passage, question) is not None or not _restates(part, passage):
             return whole
     return None
+
+
+def copies_clauses(claim: str, passage: Passage) -> bool:
+    """True when the claim is, letter for letter, two clauses of the passage or more in a
+    row, whole (spaces, punctuation and line breaks aside): it says what the passage says
+    in the passage's own order, so its words need no place of their own. A command line
+    and the sentence after it copied as one line, their line break dropped, otherwise
+    had their words placed in one clause, and a name of the other read as another
+    thing's."""
+    wanted = letters(claim)
+    if not wanted:
+        return False
+    parts = [letters(c.raw) for c in passage.clauses]
+    for start, first in enumerate(parts):
+        if not first or not wanted.startswith(first):
+            continue
+        run = first
+        for part in parts[start + 1 :]:
+            run += part
+            if run == wanted:
+                return True
+            if not wanted.startswith(run):
+                break
+    return False
+
+
+def letters(text: str) -> str:
+    """`text` (`plain`) with only its letters and digits, as a copy is compared."""
+    return _NOT_LETTERS.sub("", plain(text))
 
 
 def _mixes_polarity(claim: str, passage: Passage) -> bool:

@@ -43,7 +43,14 @@ from typing import Any
 
 import numpy as np
 
-from graph.claim_checks import MIN_SENTENCE_SUPPORT, Passage, content_words, sentence_support
+from graph.claim_checks import (
+    MIN_SENTENCE_SUPPORT,
+    Passage,
+    content_words,
+    copies_clauses,
+    letters,
+    sentence_support,
+)
 from graph.claim_values import bare_figure, restates_value, value_only
 from graph.quotes import locate, passage_sentences, sentences_of
 from textkit import facts
@@ -168,6 +175,25 @@ class ClaimJudge:
         around = [min(i for _, i in ids) - 1, max(i for _, i in ids) + 1]
         return [c for i in around for c in self.resolve([(n, i)])]
 
+    def _copied_with_neighbour(self, body: str, ids: list[SentenceId]) -> Verdict | None:
+        """The verdict on the sentences `ids` name read with the offered sentence before or
+        after them, when the claim copies those clauses whole and in a row
+        (graph.claim_checks.copies_clauses); None when it does not."""
+        if len({n for n, _ in ids}) != 1:
+            return None
+        n = ids[0][0]
+        first, last = min(i for _, i in ids), max(i for _, i in ids)
+        for start, end in ((first - 1, last), (first, last + 1)):
+            run = self.resolve([(n, i) for i in range(start, end + 1)])
+            # cut into clauses (CPU) only when the claim is a stretch of the sentences
+            if (
+                run
+                and letters(body) in letters(run[0][1])
+                and copies_clauses(body, Passage.of(run[0][1]))
+            ):
+                return Verdict(n, run[0][1], "", self._similarity(body, run[0][1]))
+        return None
+
     def judge(
         self,
         claim: str,
@@ -193,6 +219,11 @@ class ClaimJudge:
                 # from one it was shown, which stands only when it is the one that fits
                 hidden = self._only_fitting(body) if self._exist(ids) else None
                 return hidden or Verdict(None, reason="sentence_not_found")
+            # a small model copying a sentence and the next cites one of them: the copy
+            # of both, whole and in their order, says what they say together
+            copied = self._copied_with_neighbour(body, ids)
+            if copied is not None:
+                return copied
             candidates += self._neighbours(ids)
             # a quote given besides must still be the passages' (never a made-up one)
             if quote and quote.strip() and not any(locate(quote, p) for p in self._passages):

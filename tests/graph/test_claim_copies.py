@@ -1,0 +1,69 @@
+"""A claim copying several clauses of its passage in a row says what the passage says:
+shown, though a model joined two lines into one; a copy changed, cut mid-clause or
+put together from clauses apart is still checked word by word."""
+
+from __future__ import annotations
+
+import json
+
+from graph.claim_checks import Passage, Words, disagreement
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
+from tests.graph.test_claim_quotes import answering_over, resting_on
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+SYNCING = (
+    "# Which Dropbox files are syncing\n\n"
+    "Check whether they are on your machine. If you're under Linux, type this in the "
+    "command line: find ~/Dropbox -type f -exec dropbox filestatus {} \\; | grep 'syncing'\n"
+    "In Windows, the way to see what's still to sync is to look in Explorer. There, the "
+    "files still to sync have a blue sync icon.\n"
+)
+COPY = (
+    "If you're under Linux, type this in the command line: find ~/Dropbox -type f -exec "
+    "dropbox filestatus {} \\ | grep 'syncing' In Windows, the way to see what's still to "
+    "sync is to look in Explorer."
+)
+QUESTION = "Can Dropbox report which files are syncing?"
+
+
+def test_a_copy_of_clauses_in_a_row_stands_with_its_line_break_dropped() -> None:
+    assert disagreement(COPY, Passage.of(SYNCING), Words.of(QUESTION)) is None
+
+
+def test_a_copy_changed_or_put_together_is_checked_word_by_word() -> None:
+    passage = Passage.of("The north pier was finished in 2001. The tower opened in 1999.")
+    asked = Words.of("When did the north pier open?")
+    # the passage's two sentences, joined, but with a figure changed
+    changed = "The north pier was finished in 2002. The tower opened in 1999."
+    assert disagreement(changed, passage, asked) == "number"
+    # a copy starting inside a clause is no copy of whole clauses: its "not" stays out
+    said = Passage.of("Residents may park here, visitors may not park here after 6 pm.")
+    assert disagreement("visitors may park here after 6 pm", said, None) == "polarity"
+
+
+async def test_a_models_copy_of_two_lines_as_one_is_shown(
+    db: Database,
+    searcher: HybridSearcher,
+    ingestion: IngestionService,
+    embedder: Embedder,
+    fake: FakeOpenAI,
+) -> None:
+    service = await answering_over(db, searcher, ingestion, embedder, fake, "sync.md", SYNCING)
+    plan = Reply(
+        json.dumps(
+            {
+                "task_type": "simple_faq",
+                "should_retrieve": True,
+                "query": "dropbox files syncing",
+                "alternates": [],
+            }
+        )
+    )
+    fake.script = [plan, resting_on("If you're under Linux", COPY)]
+    result = await service.ask(QUESTION)
+    assert result.outcome == "answered", result.decision_path
+    assert "response_synth:llm" in result.decision_path
+    assert result.answer.startswith("If you're under Linux") and "[1]" in result.answer
