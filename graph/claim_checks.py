@@ -26,7 +26,7 @@ CACHED_PASSAGES = 256  # about 80 KB each, with their tokens
 # so a few KB each at most
 FOUND_WORDS = 32
 _LINK = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
-_NOT_LETTERS = re.compile(r"[\W_]+")
+_COPY_WORD = re.compile(r"[^\W_]+(?:[.,:/'’-][^\W_]+)*")
 
 
 @dataclass(frozen=True)
@@ -152,32 +152,39 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
 
 
 def copies_clauses(claim: str, passage: Passage) -> bool:
-    """True when the claim is, letter for letter, two clauses of the passage or more in a
-    row, whole (spaces, punctuation and line breaks aside): it says what the passage says
-    in the passage's own order, so its words need no place of their own. A command line
-    and the sentence after it copied as one line, their line break dropped, otherwise
-    had their words placed in one clause, and a name of the other read as another
-    thing's."""
-    wanted = letters(claim)
+    """True when the claim is, word for word, two clauses of the passage or more in a row,
+    whole (spaces, punctuation and line breaks between words aside; a figure compared
+    with its separators, "1,300" is not "13,00"): it says what the passage says in the
+    passage's own order, so its words need no place of their own. A command line and the
+    sentence after it copied as one line, their line break dropped, otherwise had their
+    words placed in one clause, and a name of the other read as another thing's."""
+    wanted = copy_words(claim)
     if not wanted:
         return False
-    parts = [letters(c.raw) for c in passage.clauses]
+    parts = [copy_words(c.raw) for c in passage.clauses]
     for start, first in enumerate(parts):
-        if not first or not wanted.startswith(first):
+        if not first or wanted[: len(first)] != first:
             continue
         run = first
         for part in parts[start + 1 :]:
             run += part
             if run == wanted:
                 return True
-            if not wanted.startswith(run):
+            if wanted[: len(run)] != run:
                 break
     return False
 
 
-def letters(text: str) -> str:
-    """`text` (`plain`) with only its letters and digits, as a copy is compared."""
-    return _NOT_LETTERS.sub("", plain(text))
+def copy_words(text: str) -> tuple[str, ...]:
+    """`text`'s words as a copy is compared (`plain`; a word or figure keeps the separators
+    inside it: "10:30", "2.5", "1,300", "command-line")."""
+    return tuple(_COPY_WORD.findall(plain(text)))
+
+
+def holds_copy(text: str, claim: str) -> bool:
+    """True when the claim's words (`copy_words`) stand in `text` in a row."""
+    wanted = " ".join(copy_words(claim))
+    return bool(wanted) and f" {wanted} " in f" {' '.join(copy_words(text))} "
 
 
 def _mixes_polarity(claim: str, passage: Passage) -> bool:

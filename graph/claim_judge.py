@@ -48,7 +48,7 @@ from graph.claim_checks import (
     Passage,
     content_words,
     copies_clauses,
-    letters,
+    holds_copy,
     sentence_support,
 )
 from graph.claim_values import bare_figure, restates_value, value_only
@@ -177,20 +177,22 @@ class ClaimJudge:
 
     def _copied_with_neighbour(self, body: str, ids: list[SentenceId]) -> Verdict | None:
         """The verdict on the sentences `ids` name read with the offered sentence before or
-        after them, when the claim copies those clauses whole and in a row
+        after them, when the claim copies clauses of both, whole and in a row
         (graph.claim_checks.copies_clauses); None when it does not."""
         if len({n for n, _ in ids}) != 1:
             return None
         n = ids[0][0]
         first, last = min(i for _, i in ids), max(i for _, i in ids)
-        for start, end in ((first - 1, last), (first, last + 1)):
+        cited = self.resolve(ids)
+        for start, end, other in ((first - 1, last, first - 1), (first, last + 1, last + 1)):
             run = self.resolve([(n, i) for i in range(start, end + 1)])
-            # cut into clauses (CPU) only when the claim is a stretch of the sentences
-            if (
-                run
-                and letters(body) in letters(run[0][1])
-                and copies_clauses(body, Passage.of(run[0][1]))
-            ):
+            beside = self.resolve([(n, other)])
+            # the copy must reach into both: one within the cited sentence is judged as any
+            if not (run and beside and cited) or not holds_copy(run[0][1], body):
+                continue
+            if holds_copy(cited[0][1], body) or holds_copy(beside[0][1], body):
+                continue
+            if copies_clauses(body, Passage.of(run[0][1])):
                 return Verdict(n, run[0][1], "", self._similarity(body, run[0][1]))
         return None
 

@@ -57,21 +57,28 @@ _ASKS_NUMBER = re.compile(
     re.IGNORECASE,
 )
 
-# "when" asks a date where it opens its clause ("When does it open?", "…, and when is it
-# due?") or follows a word that asks through it ("do you know when", "until when"). After
-# a question already opened ("what happens when …", "who do I call when …", "is there a
-# fee when …") it is a conjunction, as it is opening a statement a question follows
-# ("When I lose my passport, what should I do?", "when i renew do i need a photo"): that
-# question asks what to do, not a date.
+# "when" asks a date where it opens its clause ("When does it open?", "hi, when …", "…,
+# and when is it due?"), ends the question ("passport renewal, when?") or follows a word
+# that asks through it ("do you know when", "any news on when", "until when"). After a
+# question already opened ("what happens when …", "is there a fee when …") or a statement
+# ("i get an error when i log in") it is a conjunction, as it is opening a statement a
+# question follows ("When I lose my passport, what should I do?", "when renewing online,
+# what do I upload"): that question asks what to do, not a date.
 _WHEN = re.compile(r"\bwhen\b")
-_CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]")
+_CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\s[-–—]+\s")
 _ASKS_THROUGH = re.compile(
-    r"\b(?:know|tell (?:me|us)|ask|asking|say|remember|sure|idea|wonder|wondering|find out|"
-    r"check|since|until|till|from|by|of|exactly|and|or|but)\s*$"
+    r"\b(?:know|knows|known|(?:can|could)(?: i| you| we)? tell|tell (?:me|us)|told|ask|asked|"
+    r"asking|say|says|said|remember|"
+    r"remind (?:me|us)|sure|idea|wonder|wondering|find|find out|see|look up|check|confirm|"
+    r"announce|announced|decide|decided|advise|notify|notified|"
+    r"(?:news|info|information|update|updates|details|word) (?:on|about)|"
+    r"(?:date|time|deadline) for|since|until|till|from|by|of|and|or|but)"
+    r"(?:\s+(?:roughly|exactly|approximately|about))?\s*$"
 )
-_ASKING = re.compile(
-    r"\b(?:what|how|who|whom|whose|which|where|why|can|could|should|would|will|do|does|did|"
-    r"is|are|was|were|may|must|shall|have|has)\b"
+# what may stand before a "when" that asks: greetings and words that lead a question on
+_LEADING = re.compile(
+    r"^\s*(?:(?:hi|hello|hey|ok|okay|so|um|uh|sorry|excuse me|please|pls|then|also|and|but|"
+    r"and then|just|quick question|yes|no|thanks|thank you)\b\s*)*$"
 )
 # a question after the statement "when" opens: a clause of its own, a wh-word, or a verb
 # before its subject ("do i", "is there")
@@ -82,7 +89,8 @@ _ASKED_AFTER = re.compile(
     r"(?:i|we|you|they|he|she|it|there|my|our|your|their)\b"
 )
 _STATED = re.compile(
-    r"\s*(?:i|we|you|they|he|she|it|my|our|your|their|someone|somebody|people|a|an|the)\b"
+    r"\s*(?:i|we|you|they|he|she|it|my|our|your|their|someone|somebody|people|a|an|the|"
+    r"\w+ing)\b"
 )
 
 
@@ -116,11 +124,11 @@ def asks_when(text: str) -> bool:
     condition to another question (see `_WHEN`)."""
     for found in _WHEN.finditer(text):
         clause = _CLAUSE_END.split(text[: found.start()])[-1]
-        if _ASKS_THROUGH.search(clause):
-            return True
-        if _ASKING.search(clause):
-            continue  # "what happens when …"
         rest = text[found.end() :]
+        if _ASKS_THROUGH.search(clause) or not rest.strip(" ?？!！.。"):
+            return True  # "do you know when …", "passport renewal, when?"
+        if not _LEADING.match(clause):
+            continue  # "what happens when …", "i get an error when i log in"
         if _STATED.match(rest) and _ASKED_AFTER.search(rest):
             continue  # "When I lose my passport, what should I do?"
         return True

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from graph.claim_checks import Passage, Words, disagreement
+from graph.claim_judge import ClaimJudge
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
@@ -39,6 +40,12 @@ def test_a_copy_changed_or_put_together_is_checked_word_by_word() -> None:
     # the passage's two sentences, joined, but with a figure changed
     changed = "The north pier was finished in 2002. The tower opened in 1999."
     assert disagreement(changed, passage, asked) == "number"
+    # a figure's separators are compared: a copy is no copy with 1,300 for 13.00
+    fee = Passage.of("The replacement fee is 13.00 dollars, payable by card.")
+    copied = "The replacement fee is 1,300 dollars, payable by card."
+    assert disagreement(copied, fee, None) == "number"
+    late = Passage.of("The late fine is $1.50 per day, up to $15 per item.")
+    assert disagreement("The late fine is $150 per day, up to $15 per item.", late, None)
     # a copy starting inside a clause is no copy of whole clauses: its "not" stays out
     said = Passage.of("Residents may park here, visitors may not park here after 6 pm.")
     assert disagreement("visitors may park here after 6 pm", said, None) == "polarity"
@@ -67,3 +74,13 @@ async def test_a_models_copy_of_two_lines_as_one_is_shown(
     assert result.outcome == "answered", result.decision_path
     assert "response_synth:llm" in result.decision_path
     assert result.answer.startswith("If you're under Linux") and "[1]" in result.answer
+
+
+def test_a_copy_within_the_cited_sentence_alone_is_judged_as_any_claim() -> None:
+    sentences = "The late fine is $1.50 per day, up to $15 per item. Fines are paid at the desk."
+    judge = ClaimJudge([sentences], question="What is the late fine?")
+    # a changed figure inside the cited sentence: no copy reaching into the next one
+    verdict = judge.judge("The late fine is $150 per day, up to $15.", 1, None, ids=[(1, 1)])
+    assert verdict.source is None
+    both = "The late fine is $1.50 per day, up to $15 per item. Fines are paid at the desk."
+    assert judge.judge(both, 1, None, ids=[(1, 1)]).source == 1

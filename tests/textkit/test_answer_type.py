@@ -156,6 +156,9 @@ def test_opening_an_invoice_or_a_car_asks_no_time(question: str) -> None:
         ("hi, when does the pool open", "date"),
         ("Passport renewal - when?", "date"),
         ("When the form is due?", "date"),
+        ("Is there any news on when the pool reopens?", "date"),
+        ("How can I tell when my password expires?", "date"),
+        ("Passport renewal, when?", "date"),
         # after a question already asked, or opening a statement a question follows,
         # it joins a condition: the question asks what it asks
         ("What should I do when I lose my passport?", None),
@@ -165,6 +168,11 @@ def test_opening_an_invoice_or_a_car_asks_no_time(question: str) -> None:
         ("when i renew my passport do i need a photo?", None),
         ("How old was the pilot when he flew to Paris?", "amount"),
         ("Who do I call when my card is stolen?", "name"),
+        ("who do I tell when I'm sick?", "name"),
+        # a statement before it: a problem reported, not a date asked
+        ("i get an error when i log in to outlook", None),
+        ("Laptop won't turn on when unplugged, what now?", None),
+        ("When renewing online, what do I upload?", None),
     ],
 )
 def test_when_asks_a_date_only_where_it_asks(question: str, kind: str | None) -> None:
