@@ -105,7 +105,8 @@ class ClaimGate:
         if why is not None:  # true to its sentence, but no answer to the question
             self.dropped.append(f"{index}:{why}")
             return
-        piece = cited(bare(text), self._numbers.get(verdict.source, verdict.source))
+        said = bare(verdict.shown or text)
+        piece = cited(said, self._numbers.get(verdict.source, verdict.source))
         item = self._evidence[verdict.source - 1]
         if self._untranslated(piece, item):
             document = str(item.get("document", ""))

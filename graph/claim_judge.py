@@ -106,6 +106,9 @@ class Verdict:
     quote: str = ""  # the sentence it rests on
     reason: str = ""  # why it was dropped ("" when supported)
     similarity: float = 0.0
+    # what to show for the claim when not its own words: a copy of the passage's sentences
+    # is shown as the passage writes them (a small model's copy drops a ";" from a command)
+    shown: str = ""
 
 
 class ClaimJudge:
@@ -193,7 +196,8 @@ class ClaimJudge:
             if holds_copy(cited[0][1], body) or holds_copy(beside[0][1], body):
                 continue
             if copies_clauses(body, Passage.of(run[0][1])):
-                return Verdict(n, run[0][1], "", self._similarity(body, run[0][1]))
+                similarity = self._similarity(body, run[0][1])
+                return Verdict(n, run[0][1], "", similarity, shown=run[0][1])
         return None
 
     def judge(
