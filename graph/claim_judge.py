@@ -197,7 +197,9 @@ class ClaimJudge:
                 continue
             if copies_clauses(body, Passage.of(run[0][1])):
                 similarity = self._similarity(body, run[0][1])
-                return Verdict(n, run[0][1], "", similarity, shown=run[0][1])
+                # its words as written, spaced as a sentence is (not as a page lays it out)
+                shown = " ".join(run[0][1].split())
+                return Verdict(n, run[0][1], "", similarity, shown=shown)
         return None
 
     def judge(

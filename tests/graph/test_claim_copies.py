@@ -75,7 +75,7 @@ async def test_a_models_copy_of_two_lines_as_one_is_shown(
     assert "response_synth:llm" in result.decision_path
     assert result.answer.startswith("If you're under Linux") and "[1]" in result.answer
     # shown as the passage writes it: the ";" the model's copy dropped is there
-    assert "filestatus {} \\; | grep 'syncing'\nIn Windows" in result.answer
+    assert "filestatus {} \\; | grep 'syncing' In Windows" in result.answer
 
 
 def test_a_copy_within_the_cited_sentence_alone_is_judged_as_any_claim() -> None:
