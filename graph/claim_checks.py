@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
+from graph.claim_copies import Words as CopyWords
+from graph.claim_copies import copies_clauses, copy_words
 from textkit.bounds import turned_round
 from textkit.claims import numbers
 from textkit.overlap import presence, stem
@@ -26,7 +28,6 @@ CACHED_PASSAGES = 256  # about 80 KB each, with their tokens
 # so a few KB each at most
 FOUND_WORDS = 32
 _LINK = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
-_COPY_WORD = re.compile(r"[^\W_]+(?:[.,:/'’-][^\W_]+)*")
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,12 @@ class Passage:
         """The whole passage as Words (one object: what `has` found stays with it)."""
         return Words(self.text, self.tokens, self.stems)
 
+    @cached_property
+    def copy_parts(self) -> tuple[CopyWords, ...]:
+        """Each clause's words as a copy of it is compared (graph.claim_copies): cut once,
+        as every claim of an answer is checked against the passage."""
+        return tuple(copy_words(c.raw) for c in self.clauses)
+
     def about(self, word: str) -> bool:
         """True when the passage's document name holds `word` (a passage need not repeat it)."""
         return self.title is not None and self.title.has(word)
@@ -131,7 +138,8 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
     "other_entity" or "polarity" (see the module's rules). A claim of several clauses
     ("opens at 9, and closes at 5") is checked clause by clause, each in its own place."""
     claim = _LINK.sub(" ", claim)  # links are checked on their own (graph.answer_safety)
-    if copies_clauses(claim, passage):
+    # a copy of clauses in a row says what they say (graph.claim_copies)
+    if copies_clauses(copy_words(claim), passage.copy_parts):
         return None
     if sentence_support(claim, passage) < MIN_SENTENCE_SUPPORT:
         return "unsupported"
@@ -149,42 +157,6 @@ def disagreement(claim: str, passage: Passage, question: Words | None = None) ->
         if _clause_reason(part, passage, question) is not None or not _restates(part, passage):
             return whole
     return None
-
-
-def copies_clauses(claim: str, passage: Passage) -> bool:
-    """True when the claim is, word for word, two clauses of the passage or more in a row,
-    whole (spaces, punctuation and line breaks between words aside; a figure compared
-    with its separators, "1,300" is not "13,00"): it says what the passage says in the
-    passage's own order, so its words need no place of their own. A command line and the
-    sentence after it copied as one line, their line break dropped, otherwise had their
-    words placed in one clause, and a name of the other read as another thing's."""
-    wanted = copy_words(claim)
-    if not wanted:
-        return False
-    parts = [copy_words(c.raw) for c in passage.clauses]
-    for start, first in enumerate(parts):
-        if not first or wanted[: len(first)] != first:
-            continue
-        run = first
-        for part in parts[start + 1 :]:
-            run += part
-            if run == wanted:
-                return True
-            if wanted[: len(run)] != run:
-                break
-    return False
-
-
-def copy_words(text: str) -> tuple[str, ...]:
-    """`text`'s words as a copy is compared (`plain`; a word or figure keeps the separators
-    inside it: "10:30", "2.5", "1,300", "command-line")."""
-    return tuple(_COPY_WORD.findall(plain(text)))
-
-
-def holds_copy(text: str, claim: str) -> bool:
-    """True when the claim's words (`copy_words`) stand in `text` in a row."""
-    wanted = " ".join(copy_words(claim))
-    return bool(wanted) and f" {wanted} " in f" {' '.join(copy_words(text))} "
 
 
 def _mixes_polarity(claim: str, passage: Passage) -> bool:

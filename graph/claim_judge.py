@@ -43,14 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from graph.claim_checks import (
-    MIN_SENTENCE_SUPPORT,
-    Passage,
-    content_words,
-    copies_clauses,
-    holds_copy,
-    sentence_support,
-)
+from graph.claim_checks import MIN_SENTENCE_SUPPORT, Passage, content_words, sentence_support
+from graph.claim_copies import copies_clauses, copy_words, holds_copy
 from graph.claim_values import bare_figure, restates_value, value_only
 from graph.quotes import locate, passage_sentences, sentences_of
 from textkit import facts
@@ -181,21 +175,24 @@ class ClaimJudge:
     def _copied_with_neighbour(self, body: str, ids: list[SentenceId]) -> Verdict | None:
         """The verdict on the sentences `ids` name read with the offered sentence before or
         after them, when the claim copies clauses of both, whole and in a row
-        (graph.claim_checks.copies_clauses); None when it does not."""
+        (graph.claim_copies); None when it does not."""
         if len({n for n, _ in ids}) != 1:
             return None
         n = ids[0][0]
         first, last = min(i for _, i in ids), max(i for _, i in ids)
         cited = self.resolve(ids)
+        claim = copy_words(body)
         for start, end, other in ((first - 1, last, first - 1), (first, last + 1, last + 1)):
             run = self.resolve([(n, i) for i in range(start, end + 1)])
             beside = self.resolve([(n, other)])
+            if not (run and beside and cited) or not holds_copy(copy_words(run[0][1]), claim):
+                continue
             # the copy must reach into both: one within the cited sentence is judged as any
-            if not (run and beside and cited) or not holds_copy(run[0][1], body):
+            if holds_copy(copy_words(cited[0][1]), claim) or holds_copy(
+                copy_words(beside[0][1]), claim
+            ):
                 continue
-            if holds_copy(cited[0][1], body) or holds_copy(beside[0][1], body):
-                continue
-            if copies_clauses(body, Passage.of(run[0][1])):
+            if copies_clauses(claim, Passage.of(run[0][1]).copy_parts):
                 similarity = self._similarity(body, run[0][1])
                 # its words as written, spaced as a sentence is (not as a page lays it out)
                 shown = " ".join(run[0][1].split())

@@ -35,7 +35,7 @@ from typing import Literal
 
 from textkit.claims import numbers
 from textkit.polarity import negated
-from textkit.question_words import asks_when
+from textkit.question_words import WHEN, asks_when
 from textkit.scripts import plain
 
 AnswerType = Literal["amount", "date", "name"]
@@ -48,8 +48,6 @@ _ASKS_DATE = re.compile(
     r"\bhow long ago\b|何时|何年|哪一?年|什么时候|什么时间|哪个世纪|哪一?个?年代|哪一天|"
     r"什么年代|何日|几月|几号|几世纪|几时"
 )
-# asking a date or joining a condition, "when" names nothing asked about
-_WHEN = re.compile(r"\bwhen\b")
 _ASKS_AMOUNT = re.compile(
     r"\bhow (?:many|much|long|old|far|large|big|high|tall|deep|wide|often|fast)\b|"
     r"\bwhat (?:percentage|percent|proportion|number|amount|fraction|share)\b|"
@@ -373,4 +371,5 @@ def without_kind_words(text: str) -> str:
     # the day first: it is known by the asking words after it
     for asks in (_DAY_ASKED, _ASKS_PRICE, _ASKS_DURATION, _ASKS_TIME, _ASKS_DATE, _ASKS_AMOUNT):
         text = asks.sub(" ", text)
-    return _WHEN.sub(" ", text)
+    # asking a date or joining a condition, "when" names nothing asked about
+    return WHEN.sub(" ", text)

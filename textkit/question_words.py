@@ -64,7 +64,7 @@ _ASKS_NUMBER = re.compile(
 # ("i get an error when i log in") it is a conjunction, as it is opening a statement a
 # question follows ("When I lose my passport, what should I do?", "when renewing online,
 # what do I upload"): that question asks what to do, not a date.
-_WHEN = re.compile(r"\bwhen\b")
+WHEN = re.compile(r"\bwhen\b")
 _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\s[-–—]+\s")
 _ASKS_THROUGH = re.compile(
     r"\b(?:know|knows|known|(?:can|could)(?: i| you| we)? tell|tell (?:me|us)|told|ask|asked|"
@@ -121,8 +121,8 @@ def asks_number(query: str) -> bool:
 
 def asks_when(text: str) -> bool:
     """True when an English "when" of `text` (`plain`) asks a date or time, not joins a
-    condition to another question (see `_WHEN`)."""
-    for found in _WHEN.finditer(text):
+    condition to another question (see `WHEN`)."""
+    for found in WHEN.finditer(text):
         clause = _CLAUSE_END.split(text[: found.start()])[-1]
         rest = text[found.end() :]
         if _ASKS_THROUGH.search(clause) or not rest.strip(" ?？!！.。"):

@@ -26,6 +26,7 @@ from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
 from tests.graph.test_claim_quotes import answering_over, resting_on
+from tests.graph.test_graph_llm import plan_reply
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 LIBRARY = (
@@ -241,16 +242,7 @@ async def test_the_model_is_never_offered_another_things_price(
         " 20 dollars a year.\n"
     )
     service = await answering_over(db, searcher, ingestion, embedder, fake, "dogs.md", dogs)
-    plan = Reply(
-        json.dumps(
-            {
-                "task_type": "simple_faq",
-                "should_retrieve": True,
-                "query": "licence cost",
-                "alternates": [],
-            }
-        )
-    )
+    plan = plan_reply(query="licence cost")
     # a model that would restate the dog licence's fee, true to its sentence
     fake.script = [plan, resting_on("20 dollars", "A dog licence costs 20 dollars a year.")]
     result = await service.ask("How much does a fishing licence cost?")
@@ -280,16 +272,7 @@ async def test_a_condition_with_when_asks_no_date_of_the_answer(
         "Bring the police report to the City Service Centre.\n"
     )
     service = await answering_over(db, searcher, ingestion, embedder, fake, "lost.md", lost)
-    plan = Reply(
-        json.dumps(
-            {
-                "task_type": "simple_faq",
-                "should_retrieve": True,
-                "query": "lost passport report police",
-                "alternates": [],
-            }
-        )
-    )
+    plan = plan_reply(query="lost passport report police")
     claim = "Report the lost passport to the police first."
     fake.script = [plan, resting_on("reported to the police", claim)]
     result = await service.ask("What should I do when I lose my passport?")

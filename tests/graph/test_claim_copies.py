@@ -4,8 +4,6 @@ put together from clauses apart is still checked word by word."""
 
 from __future__ import annotations
 
-import json
-
 from graph.claim_checks import Passage, Words, disagreement
 from graph.claim_judge import ClaimJudge
 from storage.db import Database
@@ -13,7 +11,8 @@ from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
 from tests.graph.test_claim_quotes import answering_over, resting_on
-from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.graph.test_graph_llm import plan_reply
+from tests.support.fake_openai import FakeOpenAI
 
 SYNCING = (
     "# Which Dropbox files are syncing\n\n"
@@ -59,16 +58,7 @@ async def test_a_models_copy_of_two_lines_as_one_is_shown(
     fake: FakeOpenAI,
 ) -> None:
     service = await answering_over(db, searcher, ingestion, embedder, fake, "sync.md", SYNCING)
-    plan = Reply(
-        json.dumps(
-            {
-                "task_type": "simple_faq",
-                "should_retrieve": True,
-                "query": "dropbox files syncing",
-                "alternates": [],
-            }
-        )
-    )
+    plan = plan_reply(query="dropbox files syncing")
     fake.script = [plan, resting_on("If you're under Linux", COPY)]
     result = await service.ask(QUESTION)
     assert result.outcome == "answered", result.decision_path
