@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python -m bench.real_model [--venv ../realmodel/venv]
        [--model ../realmodel/model.gguf] [--per-corpus 4] [--gold-removed 2]
-       [--corpora drcd xquad.en xquad.zh crosslang faq] [--llm-timeout 180]
+       [--corpora drcd xquad.en xquad.zh crosslang faq faq-sets] [--llm-timeout 180]
        [--baseline ROOT]
 
 With `--baseline ROOT` the same sets are first asked with another checkout's code
@@ -68,7 +68,7 @@ from bench.common import (
     write_json,
 )
 from bench.crosslang import direction_sets
-from bench.faq import load_entries
+from bench.faq import OWN_SETS, half, load_entries, own_entries
 from bench.searching import corpus_database
 from bot.settings import Settings, reveal
 from bot.turn.service import AnswerService
@@ -427,7 +427,7 @@ def sample(
 
 
 CROSS_DIRECTIONS = ("en>zh-hans", "zh-hans>en")
-CHOICES = ("drcd", "xquad.en", "xquad.zh", "crosslang", "faq")
+CHOICES = ("drcd", "xquad.en", "xquad.zh", "crosslang", "faq", "faq-sets")
 
 
 def question_sets(
@@ -440,7 +440,9 @@ def question_sets(
       reverse (bench.crosslang's held-out half: the parallel files' same ids);
     - faq: StackFAQ users' paraphrases, one entry per document, the gold-removed
       ones' entries not ingested (bench.answers.faq_split); the gold entry cited
-      stands for "contains gold span".
+      stands for "contains gold span";
+    - faq-sets: the project's FAQ sets (bench/data), each page's held-out half of
+      entries asked (bench.faq.half), paraphrases and gold-removed as for faq.
     """
     rng = random.Random(SEED)
     for name, path in CORPORA.items():
@@ -458,6 +460,13 @@ def question_sets(
             load_entries(), args.per_corpus, args.gold_removed
         )
         yield "faq stackfaq (en)", passages, answerable, gold_removed
+    if "faq-sets" in args.corpora:
+        for name, file in OWN_SETS.items():
+            entries = half(own_entries(file), "held-out")
+            passages, answerable, gold_removed = faq_split(
+                entries, args.per_corpus, args.gold_removed
+            )
+            yield f"faq {name.split()[0]}", passages, answerable, gold_removed
 
 
 async def run(args: argparse.Namespace, url: str, log: Path) -> dict[str, Any]:

@@ -235,11 +235,16 @@ def states_asked_question(item: dict[str, Any]) -> bool:
     or another than the local one)."""
     if not item.get("question") or "question_cosine" not in item or crosses(item):
         return True
+    return question_lead_of(item) >= QUESTION_LEAD
+
+
+def question_lead_of(item: dict[str, Any]) -> float:
+    """How far the entry's question leads the other entries' near the question: those
+    the turn found (`question_lead`) and the collection's nearest (`rival_cosine`)."""
     cosine = float(item["question_cosine"])
-    lead = min(
+    return min(
         float(item.get("question_lead", cosine)), cosine - float(item.get("rival_cosine", 0.0))
     )
-    return lead >= QUESTION_LEAD
 
 
 def few_rivals(item: dict[str, Any]) -> bool:
@@ -263,7 +268,10 @@ def answers_by_meaning(item: dict[str, Any]) -> bool:
     (graph.everyday_questions): on a small FAQ a question's shape alone can lead the
     other entries.
 
-    Only once the collection was compared (`rival_cosine` set, the local embedder)."""
+    Only once the collection was compared (`rival_cosine` set, the local embedder).
+    An entry a model said asks what the user asked answers too (graph.entry_judge)."""
+    if item.get("entry_confirmed"):
+        return True
     if not item.get("question") or "question_cosine" not in item:
         return False
     cosine = float(item["question_cosine"])
@@ -275,5 +283,4 @@ def answers_by_meaning(item: dict[str, Any]) -> bool:
         return leads_across(item)
     if "rival_cosine" not in item:
         return False
-    lead = min(float(item.get("question_lead", cosine)), cosine - float(item["rival_cosine"]))
-    return lead >= MEANING_LEAD
+    return question_lead_of(item) >= MEANING_LEAD

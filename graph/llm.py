@@ -229,13 +229,14 @@ def _source(n: int, item: dict[str, Any]) -> str:
     return "\n".join([f"[{n}] ({_fenced(item['document'])})", *lines])
 
 
-def answer_cap(llm: Any) -> dict[str, Any]:
-    """The answer request's keywords lowering the model's token cap to `ANSWER_MAX_TOKENS`
-    (the whole request body: a call's extra_body replaces the model's)."""
+def reply_cap(llm: Any, tokens: int = ANSWER_MAX_TOKENS) -> dict[str, Any]:
+    """A request's keywords lowering the model's token cap to `tokens` (the answer's:
+    `ANSWER_MAX_TOKENS`; the whole request body: a call's extra_body replaces the
+    model's)."""
     body = dict(getattr(llm, "extra_body", None) or {})
     for name in _CAP_FIELDS:
         if isinstance(body.get(name), int):
-            body[name] = min(int(body[name]), ANSWER_MAX_TOKENS)
+            body[name] = min(int(body[name]), tokens)
             return {"extra_body": body}
     return {}
 
@@ -273,7 +274,7 @@ async def synthesise(
         shown = True
         on_token(piece)
 
-    cap = answer_cap(llm)
+    cap = reply_cap(llm)
     answer, calls = await structured_call(
         "answer",
         ladder,

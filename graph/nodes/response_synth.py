@@ -14,6 +14,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
+from graph.entry_judge import confirmed_entry
 from graph.events import Reset, Token
 from graph.extractive import extractive_answer
 from graph.grounding import is_grounded
@@ -75,6 +76,9 @@ async def _answer(
     # a model or without: the model is never offered a passage about another thing
     run = runtime.context
     about = await on_subject(question, evidence, run.embedder, run.searcher, run.search_filters)
+    # an FAQ entry a model read as asking what was asked is about its thing, whatever
+    # words its question uses for it ("daycare" for "childcare"; graph.entry_judge)
+    about = [a or confirmed_entry(e) for a, e in zip(about, evidence, strict=True)]
     marked = [(m, e) for m, e, a in zip(marks, evidence, about, strict=True) if a]
     if any(marks) and not any(m for m, _ in marked):
         notes.append("response_synth:off_subject")

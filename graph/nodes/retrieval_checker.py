@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 from graph.context import GraphContext
 from graph.cross_language import MAX_FOR_MODEL, meaning_grounding, readable_by_model
 from graph.cross_marks import crosses
+from graph.entry_judge import judge_entry, unsure_entry
 from graph.entry_question import answers_by_meaning
 from graph.grounding import is_grounded
 from graph.kind_held import finer_kinds, holds_kind
@@ -102,8 +103,33 @@ def model_support(evidence: list[dict[str, Any]], taken: set[Any]) -> list[dict[
     return [{**e, "graded": "support", "grounded": False} for e in readable[:MAX_FOR_MODEL]]
 
 
+async def confirm_entry(
+    state: GraphState, context: GraphContext
+) -> tuple[list[dict[str, Any]], str | None, int]:
+    """The loop's evidence, with the FAQ entry a model confirmed marked (graph.entry_judge),
+    the decision-path entry and the requests sent.
+
+    Asked once a turn, with a model, before the turn's first request, and only when no
+    passage is grounded: the nearest entry whose lead the embedder leaves unsure."""
+    evidence = list(state.get("evidence", []))
+    # once a turn: the request it sends counts in `llm_calls`
+    if context.llm is None or state.get("llm_calls", 0) > 0:
+        return evidence, None, 0
+    floor = min(context.thresholds)
+    if any((e["score"] >= floor or crosses(e)) and is_grounded(e) for e in evidence):
+        return evidence, None, 0
+    entry = unsure_entry(evidence)
+    if entry is None:
+        return evidence, None, 0
+    question = state.get("normalized_question", "")
+    same, calls = await judge_entry(context.llm, question, entry, context.llm_limits)
+    if same:
+        evidence = [{**e, "entry_confirmed": True} if e is entry else e for e in evidence]
+    return evidence, f"retrieval_checker:entry_judge:{'yes' if same else 'no'}", calls
+
+
 @recorded("retrieval_checker")
-def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
+async def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Keep only graded evidence and set the loop's status."""
     context = runtime.context
     if state.get("plan", {}).get("parts"):
@@ -122,14 +148,22 @@ def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -> Step
             f"retrieval_checker:{retrieval['status']}:parts={part_marks(by_part)}"
             + (":whole" if whole else ""),
         )
+    evidence, judged, calls = await confirm_entry(state, context)
+    if judged:
+        state = {**state, "evidence": evidence}
     retrieval, passed = grade(
         state, context.max_loops, min(context.thresholds), context.llm is not None
     )
     # FAQ entries grounded by their question's lead alone (graph.entry_question): an
     # operator reading the path sees which answers rest on it
     by_meaning = sum(1 for e in passed if e.get("graded") == "pass" and answers_by_meaning(e))
+    update: GraphState = {"retrieval": retrieval, "evidence": passed}
+    if calls:
+        update["llm_calls"] = calls
+    if judged:
+        update["decision_path"] = [judged]
     return Step(
-        {"retrieval": retrieval, "evidence": passed},
+        update,
         f"retrieval_checker:{retrieval['status']}:pass_rate={retrieval['pass_rate']}"
         + (f":by_meaning={by_meaning}" if by_meaning else ""),
     )

@@ -167,7 +167,6 @@ async def test_every_step_of_a_turn_runs_on_the_event_loops_thread(
 
     sync_steps = [
         "language_normalizer",
-        "retrieval_checker",
         "consolidate_memory",
         "telemetry",
         "route_after_guard",

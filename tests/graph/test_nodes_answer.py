@@ -26,13 +26,13 @@ from textkit.scripts import detect_language
         (1, 0.65, [], "retry", 0),
     ],
 )
-def test_retrieval_checker(
+async def test_retrieval_checker(
     loop: int, threshold: float, scores: list[float], status: str, kept: int
 ) -> None:
     rt, _ = runtime()
     evidence = [chunk(i, s) for i, s in enumerate(scores)]
     state = {"retrieval": {"loop": loop, "threshold": threshold}, "evidence": evidence}
-    out = retrieval_checker(state, rt)  # type: ignore[arg-type]
+    out = await retrieval_checker(state, rt)  # type: ignore[arg-type]
     assert out["retrieval"]["status"] == status and len(out["evidence"]) == kept
     assert out["decision_path"][0].startswith(f"retrieval_checker:{status}")
 
@@ -51,13 +51,13 @@ def other_language(chunk_id: int, sentence_cosine: float) -> dict:
         (True, [0.30], []),  # 0.45: too far for a model too
     ],
 )
-def test_other_language_passages_near_the_bar_reach_a_model_as_support(
+async def test_other_language_passages_near_the_bar_reach_a_model_as_support(
     llm: bool, cosines: list[float], kept: list[int]
 ) -> None:
     rt, _ = runtime(llm=FakeLLM([]) if llm else None)
     evidence = [other_language(i, c) for i, c in enumerate(cosines)]
     state = {"retrieval": {"loop": 3, "threshold": 0.35}, "evidence": evidence}
-    out = retrieval_checker(state, rt)  # type: ignore[arg-type]
+    out = await retrieval_checker(state, rt)  # type: ignore[arg-type]
     assert [e["chunk_id"] for e in out["evidence"]] == kept
     assert all(e["graded"] == "support" and not e["grounded"] for e in out["evidence"])
     assert out["retrieval"]["status"] == ("generate" if llm else "fallback")
@@ -389,7 +389,7 @@ async def test_no_llm_refuses_passages_on_the_topic_that_do_not_answer() -> None
     out = await response_synth(state, rt)  # type: ignore[arg-type]
     assert "the front desk (phone 1999)" in out["answer"] and out["citations"] == []
     state = {"retrieval": {"loop": 3, "threshold": 0.35}, "evidence": evidence}
-    checked = retrieval_checker(state, runtime()[0])  # type: ignore[arg-type]
+    checked = await retrieval_checker(state, runtime()[0])  # type: ignore[arg-type]
     assert checked["retrieval"]["status"] == "fallback"
 
 
@@ -434,22 +434,22 @@ def test_telemetry_summarises_the_turn() -> None:
     assert trace["prompt_versions"] == {"planner": "v1"}
 
 
-def test_retrieval_checker_puts_passing_evidence_before_supporting() -> None:
+async def test_retrieval_checker_puts_passing_evidence_before_supporting() -> None:
     rt, _ = runtime()
     evidence = [chunk(1, 0.5), chunk(2, 0.7), chunk(3, 0.2), chunk(4, 0.4)]
     state = {"retrieval": {"loop": 1, "threshold": 0.65}, "evidence": evidence}
-    out = retrieval_checker(state, rt)  # type: ignore[arg-type]
+    out = await retrieval_checker(state, rt)  # type: ignore[arg-type]
     assert [e["chunk_id"] for e in out["evidence"]] == [2, 1, 4]
 
 
 @pytest.mark.parametrize(
     ("forms", "status"), [([{"name": "passport"}], "generate"), ([], "fallback")]
 )
-def test_retrieval_checker_does_not_retry_a_forms_only_plan(forms: list, status: str) -> None:
+async def test_retrieval_checker_does_not_retry_a_forms_only_plan(forms: list, status: str) -> None:
     rt, _ = runtime()
     plan = {"task_type": "form_download", "tool_calls": [{"name": "get_form_download_links"}]}
     state = {"retrieval": {"loop": 1, "threshold": 0.65}, "plan": plan, "forms": forms}
-    out = retrieval_checker(state, rt)  # type: ignore[arg-type]
+    out = await retrieval_checker(state, rt)  # type: ignore[arg-type]
     assert out["retrieval"]["status"] == status and out["evidence"] == []
 
 
