@@ -29,7 +29,8 @@ LANGUAGE_NAMES = {
 }
 _LABEL = re.compile(r"^(?:query|search|alternate|查询|查詢|搜索|搜尋)\s*\d*\s*[:：]\s*", re.I)
 T = TypeVar("T")
-# plan + answer: a turn's requests, retries after provider errors aside (docs/answering.md)
+# plan (or the FAQ entry check, graph.entry_judge) + answer: a turn's requests, retries
+# after provider errors aside (docs/answering.md)
 CALLS_PER_TURN = 2
 # the answer's token cap (below LLM_MAX_TOKENS): a claim cites its sentence by id, and
 # synth.v10 asks for one claim (a second only when one sentence does not hold the answer),

@@ -70,7 +70,7 @@ async def test_only_a_yes_confirms_the_entry(reply: str, same: bool) -> None:
     assert (said, calls) == (same, 1)
     system, user = (m.content for m in llm.seen[0])
     assert system.startswith("You decide whether an FAQ entry answers")
-    assert "User's question: pay taxes monthly" in user and "FAQ question: city faq. Tax?" in user
+    assert "User's question: pay taxes monthly" in user and "FAQ question: Tax?" in user
 
 
 async def test_a_model_error_leaves_the_entry_unconfirmed() -> None:
