@@ -146,6 +146,8 @@ RIVALS = 10
 # by meaning alone, and not below this cosine (see the module docstring).
 MEANING_LEAD = 0.12
 MIN_MEANING = 0.3
+# set on an entry a model confirmed as asking what the user asked (graph.entry_check)
+CONFIRMED = "entry_confirmed"
 
 
 async def add_question_cosines(embedder: Any, question: str, items: list[dict[str, Any]]) -> None:
@@ -269,18 +271,34 @@ def answers_by_meaning(item: dict[str, Any]) -> bool:
     other entries.
 
     Only once the collection was compared (`rival_cosine` set, the local embedder).
-    An entry a model said asks what the user asked answers too (graph.entry_judge)."""
-    if item.get("entry_confirmed"):
+    An entry a model said asks what the user asked answers too (`confirmed_entry`)."""
+    if confirmed_entry(item):
         return True
+    if crosses(item):
+        return near_enough(item) and leads_across(item)
+    return compared_entry(item) and question_lead_of(item) >= MEANING_LEAD
+
+
+def near_enough(item: dict[str, Any]) -> bool:
+    """True for an FAQ entry whose question is at least `MIN_MEANING` from the asked one
+    and, with few entries to lead (`few_rivals`), about as near it as any everyday
+    question about another thing (graph.everyday_questions)."""
     if not item.get("question") or "question_cosine" not in item:
         return False
-    cosine = float(item["question_cosine"])
-    if cosine < MIN_MEANING:
+    if float(item["question_cosine"]) < MIN_MEANING:
         return False
-    if few_rivals(item) and not near_as_everyday(item):
-        return False  # few entries to lead: everyday questions stand in for the others
-    if crosses(item):
-        return leads_across(item)
-    if "rival_cosine" not in item:
-        return False
-    return question_lead_of(item) >= MEANING_LEAD
+    # few entries to lead: everyday questions stand in for the others
+    return not few_rivals(item) or near_as_everyday(item)
+
+
+def compared_entry(item: dict[str, Any]) -> bool:
+    """True for an FAQ entry in the question's language, `near_enough`, compared with
+    the collection's entries near the question (`rival_cosine` set): its lead
+    (`question_lead_of`) says whether it answers by meaning (graph.entry_check reads
+    a smaller one)."""
+    return not crosses(item) and near_enough(item) and "rival_cosine" in item
+
+
+def confirmed_entry(item: dict[str, Any]) -> bool:
+    """True when a model said the entry asks what the user asked (graph.entry_check)."""
+    return bool(item.get(CONFIRMED))

@@ -29,7 +29,7 @@ LANGUAGE_NAMES = {
 }
 _LABEL = re.compile(r"^(?:query|search|alternate|查询|查詢|搜索|搜尋)\s*\d*\s*[:：]\s*", re.I)
 T = TypeVar("T")
-# plan (or the FAQ entry check, graph.entry_judge) + answer: a turn's requests, retries
+# plan (or the FAQ entry check, graph.entry_check) + answer: a turn's requests, retries
 # after provider errors aside (docs/answering.md)
 CALLS_PER_TURN = 2
 # the answer's token cap (below LLM_MAX_TOKENS): a claim cites its sentence by id, and

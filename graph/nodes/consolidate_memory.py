@@ -2,7 +2,8 @@
 
 Only answers worth giving again to anyone: a looked-up question (not a
 follow-up, greeting or out-of-scope request) answered from grounded, cited
-evidence, or with the forms asked for. Never a refusal, a blocked message, an
+evidence (an FAQ entry grounded by a model's entry check alone does not count),
+or with the forms asked for. Never a refusal, a blocked message, an
 answer that came from memory, or a question whose masked text holds personal
 data placeholders ([EMAIL], [PHONE], …): memory is shared by every asker.
 """
@@ -14,6 +15,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
+from graph.entry_question import confirmed_entry
 from graph.message_shapes import looks_like_followup
 from graph.nodes.recording import Step, recorded
 from graph.privacy import PLACEHOLDERS
@@ -36,7 +38,9 @@ def memory_entry(state: GraphState) -> dict[str, Any] | None:
         return None  # "and what does it cost?" means something only in its conversation
     citations = state.get("citations", [])
     forms = state.get("forms", [])
-    grounded = any(e.get("grounded") for e in state.get("evidence", []))
+    # an FAQ entry grounded only by a model's "yes" (graph.entry_check) is not kept for
+    # every asker: a message can talk a model into it
+    grounded = any(e.get("grounded") and not confirmed_entry(e) for e in state.get("evidence", []))
     if not ((citations and grounded) if outcome == "answered" else forms):
         return None
     return {

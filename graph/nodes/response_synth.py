@@ -14,7 +14,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import GraphContext
-from graph.entry_judge import confirmed_entry
+from graph.entry_question import confirmed_entry
 from graph.events import Reset, Token
 from graph.extractive import extractive_answer
 from graph.grounding import is_grounded
@@ -77,7 +77,7 @@ async def _answer(
     run = runtime.context
     about = await on_subject(question, evidence, run.embedder, run.searcher, run.search_filters)
     # an FAQ entry a model read as asking what was asked is about its thing, whatever
-    # words its question uses for it ("daycare" for "childcare"; graph.entry_judge)
+    # words its question uses for it ("daycare" for "childcare"; graph.entry_check)
     about = [a or confirmed_entry(e) for a, e in zip(about, evidence, strict=True)]
     marked = [(m, e) for m, e, a in zip(marks, evidence, about, strict=True) if a]
     if any(marks) and not any(m for m, _ in marked):
@@ -102,6 +102,9 @@ async def _answer(
         if generated.verdict == "refused":
             return refusal(language, runtime.context.handoff), [], "llm_refusal", calls, waited
         discarded = f"llm_discarded:{generated.reason or 'unknown'}"
+        # an entry grounded by the model's "yes" alone is not quoted without the model's
+        # own checked answer: three tokens are no evidence of their own (graph.entry_check)
+        marked = [(m, e) for m, e in marked if not confirmed_entry(e)]
     if not any(m for m, _ in marked):
         # passages on the topic, none answering (or none about the thing asked): say so
         # rather than guess

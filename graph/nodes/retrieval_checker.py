@@ -9,8 +9,8 @@ from langgraph.runtime import Runtime
 from graph.context import GraphContext
 from graph.cross_language import MAX_FOR_MODEL, meaning_grounding, readable_by_model
 from graph.cross_marks import crosses
-from graph.entry_judge import judge_entry, unsure_entry
-from graph.entry_question import answers_by_meaning
+from graph.entry_check import check_entry, unsure_entry
+from graph.entry_question import CONFIRMED, answers_by_meaning
 from graph.grounding import is_grounded
 from graph.kind_held import finer_kinds, holds_kind
 from graph.nodes.recording import Step, recorded
@@ -103,29 +103,30 @@ def model_support(evidence: list[dict[str, Any]], taken: set[Any]) -> list[dict[
     return [{**e, "graded": "support", "grounded": False} for e in readable[:MAX_FOR_MODEL]]
 
 
-async def confirm_entry(
+async def check_nearest_entry(
     state: GraphState, context: GraphContext
-) -> tuple[list[dict[str, Any]], str | None, int]:
-    """The loop's evidence, with the FAQ entry a model confirmed marked (graph.entry_judge),
-    the decision-path entry and the requests sent.
+) -> tuple[list[dict[str, Any]], str | None, int, float]:
+    """The loop's evidence, the FAQ entry a model confirmed marked (graph.entry_check);
+    the decision-path entry, the requests sent and the milliseconds waited.
 
     Asked once a turn, with a model, before the turn's first request, and only when no
     passage is grounded: the nearest entry whose lead the embedder leaves unsure."""
     evidence = list(state.get("evidence", []))
     # once a turn: the request it sends counts in `llm_calls`
     if context.llm is None or state.get("llm_calls", 0) > 0:
-        return evidence, None, 0
+        return evidence, None, 0, 0.0
     floor = min(context.thresholds)
     if any((e["score"] >= floor or crosses(e)) and is_grounded(e) for e in evidence):
-        return evidence, None, 0
+        return evidence, None, 0, 0.0
     entry = unsure_entry(evidence)
     if entry is None:
-        return evidence, None, 0
+        return evidence, None, 0, 0.0
     question = state.get("normalized_question", "")
-    same, calls = await judge_entry(context.llm, question, entry, context.llm_limits)
+    same, calls, waited = await check_entry(context.llm, question, entry, context.llm_limits)
     if same:
-        evidence = [{**e, "entry_confirmed": True} if e is entry else e for e in evidence]
-    return evidence, f"retrieval_checker:entry_judge:{'yes' if same else 'no'}", calls
+        evidence = [{**e, CONFIRMED: True} if e is entry else e for e in evidence]
+    said = "failed" if same is None else "yes" if same else "no"
+    return evidence, f"retrieval_checker:entry_check:{said}", calls, waited
 
 
 @recorded("retrieval_checker")
@@ -148,8 +149,8 @@ async def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -
             f"retrieval_checker:{retrieval['status']}:parts={part_marks(by_part)}"
             + (":whole" if whole else ""),
         )
-    evidence, judged, calls = await confirm_entry(state, context)
-    if judged:
+    evidence, checked, calls, waited = await check_nearest_entry(state, context)
+    if checked:
         state = {**state, "evidence": evidence}
     retrieval, passed = grade(
         state, context.max_loops, min(context.thresholds), context.llm is not None
@@ -158,10 +159,10 @@ async def retrieval_checker(state: GraphState, runtime: Runtime[GraphContext]) -
     # operator reading the path sees which answers rest on it
     by_meaning = sum(1 for e in passed if e.get("graded") == "pass" and answers_by_meaning(e))
     update: GraphState = {"retrieval": retrieval, "evidence": passed}
-    if calls:
+    if checked:
         update["llm_calls"] = calls
-    if judged:
-        update["decision_path"] = [judged]
+        update["decision_path"] = [checked]
+        update["timings_ms"] = {"llm:entry_check": waited}
     return Step(
         update,
         f"retrieval_checker:{retrieval['status']}:pass_rate={retrieval['pass_rate']}"

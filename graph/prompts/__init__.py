@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 _DIR = Path(__file__).resolve().parent
-CURRENT = {"planner": "v2", "synth": "v10", "entry_match": "v1"}
+CURRENT = {"planner": "v2", "synth": "v10", "entry_check": "v1"}
 
 
 @dataclass(frozen=True)
