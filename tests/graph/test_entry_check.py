@@ -109,17 +109,20 @@ async def test_a_model_error_leaves_the_entry_unconfirmed() -> None:
 
 
 def test_an_answer_resting_on_a_confirmation_alone_is_not_remembered() -> None:
-    state = {
-        "outcome": "answered",
-        "plan": {"task_type": "simple_faq"},
-        "question": "pay taxes monthly",
-        "normalized_question": "pay taxes monthly",
-        "citations": [{"document": "city-faq"}],
-        "evidence": [{**entry(1, "Tax?", 0.48, 0.07), "grounded": True}],
-    }
-    assert memory_entry(state) is not None  # type: ignore[arg-type]
-    confirmed = [{**state["evidence"][0], "entry_confirmed": True}]  # type: ignore[index]
-    assert memory_entry({**state, "evidence": confirmed}) is None  # type: ignore[arg-type]
+    grounded = {**entry(1, "Tax?", 0.48, 0.07), "grounded": True}
+
+    def turn(evidence: dict[str, Any]) -> Any:
+        return {
+            "outcome": "answered",
+            "plan": {"task_type": "simple_faq"},
+            "question": "pay taxes monthly",
+            "normalized_question": "pay taxes monthly",
+            "citations": [{"document": "city-faq"}],
+            "evidence": [evidence],
+        }
+
+    assert memory_entry(turn(grounded)) is not None
+    assert memory_entry(turn({**grounded, "entry_confirmed": True})) is None
 
 
 @pytest.mark.parametrize(
