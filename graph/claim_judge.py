@@ -66,6 +66,9 @@ SentenceId = tuple[int, int]  # (passage number, sentence number), both 1-based
 _WRAPPERS = "-*•'\"“”「」[](){}"
 _PAIRS = {"」": "「", "”": "“", ")": "(", "]": "[", "}": "{"}
 _WORD = re.compile(r"[A-Za-z\u3400-\u9fff\uf900-\ufaff]")
+# a claim that ends asking ("How many days of annual leave do I get?", 可以嗎？): a
+# small model copies an FAQ entry's question as its claim; a question answers nothing
+_ASKING = re.compile(r"[?？][\s\"'”’」』)）]*$")
 
 
 def bare(text: str) -> str:
@@ -213,6 +216,8 @@ class ClaimJudge:
         # a figure alone ("1996.") says something only of the sentence it points to
         if not has_content(body) and not (pointed and bare_figure(body)):
             return Verdict(None, reason="empty")
+        if _ASKING.search(body.rstrip(_WRAPPERS + ".。")):
+            return Verdict(None, reason="question")
         valid = source is not None and 1 <= source <= len(self._passages)
         order = [source] if valid and source is not None else range(1, len(self._passages) + 1)
         candidates: list[tuple[int, str]] = []

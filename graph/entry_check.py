@@ -37,7 +37,7 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from graph.entry_question import MEANING_LEAD, compared_entry, question_lead_of
+from graph.entry_question import MEANING_LEAD, QUESTION_LEAD, compared_entry, question_lead_of
 from graph.llm import reply_cap
 from graph.llm_client import CallLimits, call_with_retries, invoke
 from graph.prompts import load
@@ -53,12 +53,13 @@ _NO = re.compile(r"\bno\b|不|否", re.IGNORECASE)
 
 
 def unsure_entry(evidence: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The FAQ entry in the question's language whose question is the nearest the
-    question of every entry near it (graph.entry_question.compared_entry), by a lead
-    under `MEANING_LEAD`: the one a model may confirm. None when there is none, or when
-    it leads by enough to answer by meaning already."""
+    """The FAQ entry in the question's language whose question leads every other entry
+    near the question (graph.entry_question.compared_entry) by `QUESTION_LEAD` (it
+    states the question asked, graph.entry_question.states_asked_question) but by
+    less than `MEANING_LEAD`: the one a model may confirm. None when there is none, or
+    when it leads by enough to answer by meaning already."""
     leads = [(question_lead_of(e), e) for e in evidence if compared_entry(e)]
-    unsure = [(lead, e) for lead, e in leads if 0.0 <= lead < MEANING_LEAD]
+    unsure = [(lead, e) for lead, e in leads if QUESTION_LEAD <= lead < MEANING_LEAD]
     return max(unsure, key=lambda pair: pair[0])[1] if unsure else None
 
 

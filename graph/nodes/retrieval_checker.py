@@ -10,7 +10,7 @@ from graph.context import GraphContext
 from graph.cross_language import MAX_FOR_MODEL, meaning_grounding, readable_by_model
 from graph.cross_marks import crosses
 from graph.entry_check import check_entry, unsure_entry
-from graph.entry_question import CONFIRMED, answers_by_meaning
+from graph.entry_question import CONFIRMED, answers_by_meaning, question_lead_of
 from graph.grounding import is_grounded
 from graph.kind_held import finer_kinds, holds_kind
 from graph.nodes.recording import Step, recorded
@@ -126,7 +126,9 @@ async def check_nearest_entry(
     if same:
         evidence = [{**e, CONFIRMED: True} if e is entry else e for e in evidence]
     said = "failed" if same is None else "yes" if same else "no"
-    return evidence, f"retrieval_checker:entry_check:{said}", calls, waited
+    # the lead the embedder left unsure: an operator sees how close the call was
+    decision = f"retrieval_checker:entry_check:{said}:lead={question_lead_of(entry):.3f}"
+    return evidence, decision, calls, waited
 
 
 @recorded("retrieval_checker")

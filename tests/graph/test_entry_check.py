@@ -47,6 +47,7 @@ def entry(chunk_id: int, question: str, cosine: float, lead: float, **more: Any)
         ([entry(1, "A?", 0.50, 0.06), entry(2, "B?", 0.44, -0.06)], 1),  # nearest, by little
         ([entry(1, "A?", 0.50, MEANING_LEAD)], None),  # answers by meaning already
         ([entry(1, "A?", 0.50, -0.01)], None),  # another entry is nearer
+        ([entry(1, "A?", 0.50, 0.03)], None),  # too close a call to state the question
         ([entry(1, "A?", 0.25, 0.06)], None),  # too far from every entry
         ([entry(1, "A?", 0.50, 0.06, cross_language=True)], None),  # judged across
         # a small FAQ, an everyday question about another thing nearer
@@ -104,7 +105,7 @@ async def test_a_model_error_leaves_the_entry_unconfirmed() -> None:
         "normalized_question": "pay taxes monthly",
     }
     out = await retrieval_checker(state, rt)  # type: ignore[arg-type]
-    assert out["decision_path"][0] == "retrieval_checker:entry_check:failed"
+    assert out["decision_path"][0] == "retrieval_checker:entry_check:failed:lead=0.070"
     assert out["retrieval"]["status"] == "fallback" and "llm:entry_check" in out["timings_ms"]
 
 
@@ -152,7 +153,7 @@ async def test_the_checker_grounds_an_entry_the_model_confirms(
     assert out["retrieval"]["status"] == status
     assert bool(llm.seen) == asked and out.get("llm_calls", 0) == (1 if asked else 0)
     if asked:
-        assert out["decision_path"][0] == f"retrieval_checker:entry_check:{reply}"
+        assert out["decision_path"][0] == f"retrieval_checker:entry_check:{reply}:lead=0.070"
     grounded = [e["chunk_id"] for e in out["evidence"] if e["grounded"]]
     assert grounded == ([1] if status == "generate" else [])
 
@@ -216,7 +217,7 @@ async def test_paraphrases_the_embedder_leaves_unsure_are_answered_with_a_model(
         alone = await without.ask(one.asked)
         result = await with_model.ask(one.asked)
         assert result.llm_calls <= 2, result.decision_path
-        if "retrieval_checker:entry_check:yes" in result.decision_path:
+        if any(p.startswith("retrieval_checker:entry_check:yes") for p in result.decision_path):
             # answered from the entry it was written for, never another's
             assert one.answer[:30] in result.answer, (one.asked, "|".join(result.decision_path))
             assert [c["document"] for c in result.citations] == ["city-faq"]
@@ -240,6 +241,7 @@ async def test_a_yes_alone_never_puts_an_entry_in_the_answer(
     fake.responder = lambda body: Reply(
         "yes" if "FAQ entry" in str(body["messages"][0]["content"]) else "not an answer"
     )
-    result = await with_model.ask("how do I register a death")
-    assert "retrieval_checker:entry_check:yes" in result.decision_path
+    # the passport-renewal entry, nearest by a lead the embedder leaves unsure (0.10)
+    result = await with_model.ask("can I renew my driving licence")
+    assert any(p.startswith("retrieval_checker:entry_check:yes") for p in result.decision_path)
     assert result.outcome == "refused" and result.citations == []
