@@ -43,3 +43,21 @@ def test_a_claim_in_the_quotes_own_language_must_say_what_it_says(
     verdict = judge.judge(claim, 1, ARCHIVE)
     assert (verdict.source == 1) is held, verdict
     assert held or verdict.reason == "meaning"
+
+
+@pytest.mark.parametrize(
+    ("claim", "asks"),
+    [
+        ("How many days of annual leave do I get [1]?", True),  # a real 1.5B model's copy
+        ("「可以補辦嗎？」[1]", True),
+        ("Full-time employees get 25 days of annual leave [1].", False),
+        ("Asked “Can I renew online?”, the page says yes [1].", False),
+    ],
+)
+def test_a_claim_that_asks_a_question_answers_nothing(claim: str, asks: bool) -> None:
+    faq = (
+        "Q: How many days of annual leave do I get? A: Full-time employees get 25 days of"
+        " annual leave. 可以補辦嗎？可以。 Asked “Can I renew online?”, the page says yes."
+    )
+    verdict = ClaimJudge([faq]).judge(claim, 1, None)
+    assert (verdict.reason == "question") is asks
