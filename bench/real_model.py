@@ -314,6 +314,8 @@ def base_context(settings: Settings, llm: Any) -> GraphContext:
     # as bot.app.runtime sets it (a baseline checkout may predate LLM_PLANNER)
     if hasattr(settings, "llm_planner") and hasattr(context, "llm_planner"):
         context.llm_planner = settings.llm_planner
+    if hasattr(settings, "llm_entry_check") and hasattr(context, "entry_check"):
+        context.entry_check = settings.llm_entry_check  # LLM_ENTRY_CHECK=true to measure it
     return context
 
 

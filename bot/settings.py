@@ -195,6 +195,9 @@ class Settings(BaseSettings):
     llm_planner: Literal["always", "unsure"] = Field(
         default="unsure", validation_alias="LLM_PLANNER"
     )
+    # a first message's FAQ entry the embedder leaves unsure put to the model (a yes/no
+    # request before the answer's; graph.entry_check): off, measured with a 1.5B model
+    llm_entry_check: bool = Field(default=False, validation_alias="LLM_ENTRY_CHECK")
     max_retrieval_loops: int = Field(default=3, validation_alias="MAX_RETRIEVAL_LOOPS")
     history_messages: int = Field(default=6, validation_alias="HISTORY_MESSAGES")
     # who a refusal ("not in our documents") sends the user to; per-language values win

@@ -68,6 +68,9 @@ class GraphContext:
     # when the planner asks the model (LLM_PLANNER): "always", or "unsure" — only when
     # the rules cannot be sure of the plan (a message with history may lean on it)
     llm_planner: str = "always"
+    # a first message's FAQ entry the embedder leaves unsure put to the model
+    # (LLM_ENTRY_CHECK; graph.entry_check)
+    entry_check: bool = False
     prompt_versions: dict[str, str] = field(default_factory=dict)
     # the collections this turn's asker may read (None: all); set per turn by the service
     collections: tuple[str, ...] | None = None

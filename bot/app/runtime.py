@@ -117,6 +117,7 @@ class Runtime:
             top_k=cfg.search_top_k,
             max_loops=cfg.max_retrieval_loops,
             llm_planner=cfg.llm_planner,
+            entry_check=cfg.llm_entry_check,
             # the versioned texts this run uses, for the trace (the attack bank always)
             prompt_versions={
                 **(versions() if llm is not None else {}),

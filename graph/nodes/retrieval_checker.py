@@ -113,7 +113,7 @@ async def check_nearest_entry(
     passage is grounded: the nearest entry whose lead the embedder leaves unsure."""
     evidence = list(state.get("evidence", []))
     # once a turn: the request it sends counts in `llm_calls`
-    if context.llm is None or state.get("llm_calls", 0) > 0:
+    if not context.entry_check or context.llm is None or state.get("llm_calls", 0) > 0:
         return evidence, None, 0, 0.0
     floor = min(context.thresholds)
     if any((e["score"] >= floor or crosses(e)) and is_grounded(e) for e in evidence):

@@ -98,7 +98,7 @@ async def test_a_model_error_leaves_the_entry_unconfirmed() -> None:
     llm = FakeLLM([TimeoutError()])
     said, calls, _ = await check_entry(llm, "q", entry(1, "Q?", 0.5, 0.05), CallLimits(retries=2))
     assert (said, calls) == (None, 1)  # no retry: the answer's request waits behind it
-    rt, _ = runtime(llm=FakeLLM([TimeoutError()]))
+    rt, _ = runtime(llm=FakeLLM([TimeoutError()]), entry_check=True)
     state = {
         "retrieval": {"loop": 3, "threshold": 0.35},
         "evidence": [entry(1, "How do I pay tax in instalments?", 0.48, 0.07)],
@@ -138,7 +138,7 @@ async def test_the_checker_grounds_an_entry_the_model_confirms(
     reply: str, calls_before: int, status: str, asked: bool
 ) -> None:
     llm = FakeLLM([reply])
-    rt, _ = runtime(llm=llm)
+    rt, _ = runtime(llm=llm, entry_check=True)
     evidence = [
         entry(1, "How do I pay tax in instalments?", 0.48, 0.07),
         entry(2, "B?", 0.41, -0.07),
@@ -158,9 +158,18 @@ async def test_the_checker_grounds_an_entry_the_model_confirms(
     assert grounded == ([1] if status == "generate" else [])
 
 
+async def test_no_entry_is_checked_unless_the_setting_asks() -> None:
+    llm = FakeLLM(["yes"])
+    rt, _ = runtime(llm=llm)  # LLM_ENTRY_CHECK off, the default
+    evidence = [entry(1, "How do I pay tax in instalments?", 0.48, 0.07)]
+    state = {"retrieval": {"loop": 3, "threshold": 0.35}, "evidence": evidence}
+    out = await retrieval_checker(state, rt)  # type: ignore[arg-type]
+    assert out["retrieval"]["status"] == "fallback" and llm.seen == []
+
+
 async def test_no_model_is_asked_when_a_passage_is_grounded_already() -> None:
     llm = FakeLLM(["yes"])
-    rt, _ = runtime(llm=llm)
+    rt, _ = runtime(llm=llm, entry_check=True)
     evidence = [chunk(1, 0.8, "Passports cost 1,300 dollars."), entry(2, "Tax?", 0.48, 0.07)]
     state = {"retrieval": {"loop": 1, "threshold": 0.65}, "evidence": evidence}
     out = await retrieval_checker(state, rt)  # type: ignore[arg-type]
@@ -199,7 +208,7 @@ async def city_faq(
     warm_chat_model(llm)
     base = GraphContext(searcher=searcher, embedder=embedder.model, llm_timeout=5.0)
     # as the runtime's default LLM_PLANNER: a first message planned by the rules
-    with_model = dataclasses.replace(base, llm=llm, llm_planner="unsure")
+    with_model = dataclasses.replace(base, llm=llm, llm_planner="unsure", entry_check=True)
     return AnswerService(db, base), AnswerService(db, with_model)
 
 
