@@ -1,4 +1,5 @@
-"""With a model: the FAQ entry nearest the question, checked for asking the same thing.
+"""With a model and LLM_ENTRY_CHECK: the FAQ entry nearest the question, checked for
+asking the same thing.
 
 Without a model an FAQ entry answers by meaning only when its question leads
 every other entry near the question by `MEANING_LEAD` (graph.entry_question):
