@@ -5,13 +5,14 @@ Without a model an FAQ entry answers by meaning only when its question leads
 every other entry near the question by `MEANING_LEAD` (graph.entry_question):
 the local embedder puts a user's casual rewording ("pay taxes monthly") about
 as near a sibling's question as its own entry's, so a smaller lead answers
-questions whose entry is missing with a sibling's answer. Between 0 and that
-lead the embedder cannot tell; a model reading the two questions can. When a
-turn has a model and found nothing grounded, the entry nearest the question
-(leading every other, by less than `MEANING_LEAD`) is put to it in one short
-request (prompt `entry_check`: "yes" or "no", a few tokens): the entry check.
-On "yes" the entry is confirmed (graph.entry_question.confirmed_entry) and the
-answer's request reads it as a grounded passage; its claims are checked as any.
+questions whose entry is missing with a sibling's answer. Between
+`QUESTION_LEAD` (the lead an entry stating the question asked must have) and
+that lead the embedder cannot tell; a model reading the two questions may. When
+a turn has a model and found nothing grounded, that entry is put to it in one
+short request (prompt `entry_check`: "yes" or "no", a few tokens): the entry
+check. On "yes" the entry is confirmed (graph.entry_question.confirmed_entry)
+and the answer's request reads it as a grounded passage; its claims are checked
+as any, its thing taken as the one asked (graph.claim_question).
 
 A confirmation is one model's word of three tokens, and a message can talk a
 model into a "yes": an entry grounded by it alone is never quoted by the
@@ -25,9 +26,10 @@ planned turn keeps to `CALLS_PER_TURN`: plan and answer), with at most
 plain "yes" is a "no"; an error or a timeout leaves the turn as without the
 check (`failed` on the decision path).
 
-Measured with Qwen2.5-Coder-1.5B-Instruct on pairs of the project's FAQ sets and
-StackFAQ where the embedder's nearest entry led by less than `MEANING_LEAD`
-(docs/benchmarks.md, "An FAQ entry checked by the model").
+Off unless LLM_ENTRY_CHECK asks for it: with Qwen2.5-Coder-1.5B-Instruct it
+answered 3 more of 56 FAQ paraphrases and one of 28 questions whose entry was
+missing with a sibling's answer (docs/benchmarks.md, "An FAQ entry checked by
+the model").
 """
 
 from __future__ import annotations
