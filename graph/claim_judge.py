@@ -66,9 +66,11 @@ SentenceId = tuple[int, int]  # (passage number, sentence number), both 1-based
 _WRAPPERS = "-*•'\"“”「」[](){}"
 _PAIRS = {"」": "「", "”": "“", ")": "(", "]": "[", "}": "{"}
 _WORD = re.compile(r"[A-Za-z\u3400-\u9fff\uf900-\ufaff]")
-# a claim that ends asking ("How many days of annual leave do I get?", 可以嗎？): a
-# small model copies an FAQ entry's question as its claim; a question answers nothing
-_ASKING = re.compile(r"[?？][\s\"'”’」』)）]*$")
+# a claim that is one sentence asking ("How many days of annual leave do I get?",
+# 可以嗎？): a small model copies an FAQ entry's question as its claim; a question
+# answers nothing. A question it quotes ('The form asks "Are you a resident?"', 請參閱
+# 「如何補領？」) or a sentence before it ("… 25 days. Any other questions?") is no ask.
+_ASKING = re.compile(r"^[^\"'“‘「『(（.。!！;；]*[?？]$")
 
 
 def bare(text: str) -> str:
@@ -216,7 +218,7 @@ class ClaimJudge:
         # a figure alone ("1996.") says something only of the sentence it points to
         if not has_content(body) and not (pointed and bare_figure(body)):
             return Verdict(None, reason="empty")
-        if _ASKING.search(body.rstrip(_WRAPPERS + ".。")):
+        if _ASKING.match(body.rstrip(_WRAPPERS + ".。 ")):
             return Verdict(None, reason="question")
         valid = source is not None and 1 <= source <= len(self._passages)
         order = [source] if valid and source is not None else range(1, len(self._passages) + 1)

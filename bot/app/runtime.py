@@ -120,7 +120,11 @@ class Runtime:
             entry_check=cfg.llm_entry_check,
             # the versioned texts this run uses, for the trace (the attack bank always)
             prompt_versions={
-                **(versions() if llm is not None else {}),
+                **(
+                    versions(without=() if cfg.llm_entry_check else ("entry_check",))
+                    if llm is not None
+                    else {}
+                ),
                 "attacks": attack_bank().version,
             },
             handoff=cfg.handoff_contacts(),

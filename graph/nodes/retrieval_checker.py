@@ -109,11 +109,13 @@ async def check_nearest_entry(
     """The loop's evidence, the FAQ entry a model confirmed marked (graph.entry_check);
     the decision-path entry, the requests sent and the milliseconds waited.
 
-    Asked once a turn, with a model, before the turn's first request, and only when no
-    passage is grounded: the nearest entry whose lead the embedder leaves unsure."""
+    Asked once a turn, with a model, before the turn's first request, at the last loop
+    and only when no passage is grounded: the nearest entry whose lead the embedder
+    leaves unsure. (An earlier loop's retry query may still ground a passage.)"""
     evidence = list(state.get("evidence", []))
+    last = int(state.get("retrieval", {}).get("loop", 1)) >= context.max_loops
     # once a turn: the request it sends counts in `llm_calls`
-    if not context.entry_check or context.llm is None or state.get("llm_calls", 0) > 0:
+    if not (context.entry_check and last) or context.llm is None or state.get("llm_calls", 0):
         return evidence, None, 0, 0.0
     floor = min(context.thresholds)
     if any((e["score"] >= floor or crosses(e)) and is_grounded(e) for e in evidence):

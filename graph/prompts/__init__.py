@@ -29,6 +29,6 @@ def load(name: str) -> Prompt:
     return Prompt(name, body, f"{label}-{digest}")
 
 
-def versions() -> dict[str, str]:
-    """Every current prompt's version, for the trace."""
-    return {name: load(name).version for name in CURRENT}
+def versions(without: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every current prompt's version, for the trace (less those a run does not use)."""
+    return {name: load(name).version for name in CURRENT if name not in without}

@@ -52,12 +52,16 @@ def test_a_claim_in_the_quotes_own_language_must_say_what_it_says(
         ("「可以補辦嗎？」[1]", True),
         ("Full-time employees get 25 days of annual leave [1].", False),
         ("Asked “Can I renew online?”, the page says yes [1].", False),
+        ('The form asks "Are you a resident of the city?" [1]', False),  # a question quoted
+        ("申請表第一題問「你是否香港居民？」[1]。", False),
+        ("Full-time employees get 25 days of annual leave [1]. Any other questions?", False),
     ],
 )
 def test_a_claim_that_asks_a_question_answers_nothing(claim: str, asks: bool) -> None:
     faq = (
         "Q: How many days of annual leave do I get? A: Full-time employees get 25 days of"
         " annual leave. 可以補辦嗎？可以。 Asked “Can I renew online?”, the page says yes."
+        ' The form asks "Are you a resident of the city?" 申請表第一題問「你是否香港居民？」'
     )
     verdict = ClaimJudge([faq]).judge(claim, 1, None)
     assert (verdict.reason == "question") is asks

@@ -127,15 +127,16 @@ def test_an_answer_resting_on_a_confirmation_alone_is_not_remembered() -> None:
 
 
 @pytest.mark.parametrize(
-    ("reply", "calls_before", "status", "asked"),
+    ("reply", "calls_before", "status", "asked", "loop"),
     [
-        ("yes", 0, "generate", True),  # confirmed: answered from the entry
-        ("no", 0, "fallback", True),
-        ("yes", 1, "fallback", False),  # the plan took a request: plan and answer only
+        ("yes", 0, "generate", True, 3),  # confirmed: answered from the entry
+        ("no", 0, "fallback", True, 3),
+        ("yes", 1, "fallback", False, 3),  # the plan took a request: plan and answer only
+        ("yes", 0, "retry", False, 1),  # a later loop's retry query may ground a passage
     ],
 )
 async def test_the_checker_grounds_an_entry_the_model_confirms(
-    reply: str, calls_before: int, status: str, asked: bool
+    reply: str, calls_before: int, status: str, asked: bool, loop: int
 ) -> None:
     llm = FakeLLM([reply])
     rt, _ = runtime(llm=llm, entry_check=True)
@@ -144,7 +145,7 @@ async def test_the_checker_grounds_an_entry_the_model_confirms(
         entry(2, "B?", 0.41, -0.07),
     ]
     state = {
-        "retrieval": {"loop": 3, "threshold": 0.35},
+        "retrieval": {"loop": loop, "threshold": 0.35},
         "evidence": evidence,
         "normalized_question": "pay taxes monthly",
         "llm_calls": calls_before,
@@ -171,7 +172,7 @@ async def test_no_model_is_asked_when_a_passage_is_grounded_already() -> None:
     llm = FakeLLM(["yes"])
     rt, _ = runtime(llm=llm, entry_check=True)
     evidence = [chunk(1, 0.8, "Passports cost 1,300 dollars."), entry(2, "Tax?", 0.48, 0.07)]
-    state = {"retrieval": {"loop": 1, "threshold": 0.65}, "evidence": evidence}
+    state = {"retrieval": {"loop": 3, "threshold": 0.35}, "evidence": evidence}
     out = await retrieval_checker(state, rt)  # type: ignore[arg-type]
     assert out["retrieval"]["status"] == "generate" and llm.seen == []
 
