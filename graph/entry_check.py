@@ -87,7 +87,7 @@ async def check_entry(
         ),
     ]
     cap = reply_cap(llm, CHECK_MAX_TOKENS)
-    bounded = CallLimits(min(limits.timeout, CHECK_TIMEOUT_S), retries=0)
+    bounded = CallLimits(min(limits.timeout, CHECK_TIMEOUT_S), retries=0, own_limit=True)
     started = time.perf_counter()
     reply, calls = await call_with_retries(
         "entry check", lambda: invoke(llm, messages, bounded.timeout, **cap), bounded

@@ -33,6 +33,8 @@ class CallLimits:
 
     timeout: float = 30.0
     retries: int = 0
+    # the step bounds its own wait below LLM_TIMEOUT (graph.entry_check): said so in logs
+    own_limit: bool = False
 
 
 class StreamCutOffError(Exception):
@@ -57,6 +59,8 @@ def explain(step: str, exc: BaseException, limits: CallLimits) -> str:
     import httpx
     import openai
 
+    if isinstance(exc, TimeoutError | openai.APITimeoutError) and limits.own_limit:
+        return f"LLM {step}: no reply within its own limit of {limits.timeout:g} s"
     if isinstance(exc, TimeoutError | openai.APITimeoutError):
         return (
             f"LLM {step}: no reply within LLM_TIMEOUT={limits.timeout:g} s (a slow model or a"

@@ -94,10 +94,15 @@ async def test_the_check_sends_the_two_questions_each_on_its_line() -> None:
     ]
 
 
-async def test_a_model_error_leaves_the_entry_unconfirmed() -> None:
+async def test_a_model_error_leaves_the_entry_unconfirmed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     llm = FakeLLM([TimeoutError()])
     said, calls, _ = await check_entry(llm, "q", entry(1, "Q?", 0.5, 0.05), CallLimits(retries=2))
     assert (said, calls) == (None, 1)  # no retry: the answer's request waits behind it
+    # the operator is told the check's own limit, not to raise LLM_TIMEOUT
+    assert "LLM entry check: no reply within its own limit of 10 s" in caplog.text
+    assert "LLM_TIMEOUT" not in caplog.text
     rt, _ = runtime(llm=FakeLLM([TimeoutError()]), entry_check=True)
     state = {
         "retrieval": {"loop": 3, "threshold": 0.35},
