@@ -1,4 +1,5 @@
-"""Fixtures shared by the graph's tests: a fake OpenAI-compatible model server."""
+"""Fixtures shared by the graph's tests: a fake OpenAI-compatible model server, and the
+answer service with it over one document."""
 
 from __future__ import annotations
 
@@ -6,7 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from bot.turn.service import AnswerService
+from storage.db import Database
+from storage.embeddings import Embedder
+from storage.ingestion import IngestionService
+from storage.search import HybridSearcher
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.model_answers import OverDocument, answering_over
 
 
 @pytest.fixture
@@ -16,3 +23,20 @@ def fake() -> Iterator[FakeOpenAI]:
     server = FakeOpenAI().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def over_document(
+    db: Database,
+    searcher: HybridSearcher,
+    ingestion: IngestionService,
+    embedder: Embedder,
+    fake: FakeOpenAI,
+) -> OverDocument:
+    """`over_document(name, text)`: the answer service with the fake model over that
+    document, ingested (tests.support.model_answers.answering_over)."""
+
+    async def over(name: str, document: str) -> AnswerService:
+        return await answering_over(db, searcher, ingestion, embedder, fake, name, document)
+
+    return over

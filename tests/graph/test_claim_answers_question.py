@@ -21,13 +21,10 @@ from graph.claim_question import about_question, closest, kind_missing, off_ques
 from graph.focus import answering, answering_passages
 from graph.prompts import load
 from graph.quotes import passage_sentences
-from storage.db import Database
 from storage.embeddings import Embedder
-from storage.ingestion import IngestionService
-from storage.search import HybridSearcher
-from tests.graph.test_claim_quotes import answering_over, resting_on
 from tests.graph.test_graph_llm import plan_reply
 from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.model_answers import OverDocument, resting_on
 
 LIBRARY = (
     "# Central library\n\nThe central library lends books to every resident of the city. "
@@ -49,14 +46,8 @@ PLAN = Reply(
 
 
 @pytest.fixture
-async def service(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
-) -> AnswerService:
-    return await answering_over(db, searcher, ingestion, embedder, fake, "library.md", LIBRARY)
+async def service(over_document: OverDocument) -> AnswerService:
+    return await over_document("library.md", LIBRARY)
 
 
 async def test_a_claim_holding_the_amount_asked_is_shown(
@@ -230,18 +221,14 @@ async def test_a_claim_left_in_its_passages_language_must_rest_on_the_nearest_se
 
 
 async def test_the_model_is_never_offered_another_things_price(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
+    over_document: OverDocument, fake: FakeOpenAI
 ) -> None:
     # found by its words ("licence", "cost"), but about dogs
     dogs = (
         "# Dog licences\n\nEvery dog kept in the city needs a licence. A dog licence costs"
         " 20 dollars a year.\n"
     )
-    service = await answering_over(db, searcher, ingestion, embedder, fake, "dogs.md", dogs)
+    service = await over_document("dogs.md", dogs)
     plan = plan_reply(query="licence cost")
     # a model that would restate the dog licence's fee, true to its sentence
     fake.script = [plan, resting_on("20 dollars", "A dog licence costs 20 dollars a year.")]
@@ -259,11 +246,7 @@ async def test_the_model_is_never_offered_another_things_price(
 
 
 async def test_a_condition_with_when_asks_no_date_of_the_answer(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
+    over_document: OverDocument, fake: FakeOpenAI
 ) -> None:
     # "what should I do when …" asks what to do: the sentence saying it holds no date,
     # and the model is asked, and its answer shown
@@ -271,7 +254,7 @@ async def test_a_condition_with_when_asks_no_date_of_the_answer(
         "# Lost passports\n\nA lost passport must be reported to the police first. "
         "Bring the police report to the City Service Centre.\n"
     )
-    service = await answering_over(db, searcher, ingestion, embedder, fake, "lost.md", lost)
+    service = await over_document("lost.md", lost)
     plan = plan_reply(query="lost passport report police")
     claim = "Report the lost passport to the police first."
     fake.script = [plan, resting_on("reported to the police", claim)]

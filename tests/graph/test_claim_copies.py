@@ -6,13 +6,9 @@ from __future__ import annotations
 
 from graph.claim_checks import Passage, Words, disagreement
 from graph.claim_judge import ClaimJudge
-from storage.db import Database
-from storage.embeddings import Embedder
-from storage.ingestion import IngestionService
-from storage.search import HybridSearcher
-from tests.graph.test_claim_quotes import answering_over, resting_on
 from tests.graph.test_graph_llm import plan_reply
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.model_answers import OverDocument, resting_on
 
 SYNCING = (
     "# Which Dropbox files are syncing\n\n"
@@ -51,13 +47,9 @@ def test_a_copy_changed_or_put_together_is_checked_word_by_word() -> None:
 
 
 async def test_a_models_copy_of_two_lines_as_one_is_shown(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
+    over_document: OverDocument, fake: FakeOpenAI
 ) -> None:
-    service = await answering_over(db, searcher, ingestion, embedder, fake, "sync.md", SYNCING)
+    service = await over_document("sync.md", SYNCING)
     plan = plan_reply(query="dropbox files syncing")
     fake.script = [plan, resting_on("If you're under Linux", COPY)]
     result = await service.ask(QUESTION)

@@ -14,14 +14,8 @@ import json
 import pytest
 
 from bot.turn.service import AnswerService
-from graph.context import GraphContext
-from graph.models import build_chat_model, warm_chat_model
-from storage.db import Database
-from storage.embeddings import Embedder
-from storage.forms import FormFinder
-from storage.ingestion import IngestionService
-from storage.search import HybridSearcher
 from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.model_answers import OverDocument, resting_on
 
 PASSPORT = (
     "# Passport renewal\n\nAdults renew passports at the City Service Centre.\n\n"
@@ -48,46 +42,9 @@ def claims(*items: tuple[str, str]) -> Reply:
     return Reply(text.replace('"source": 0', '"source": {n}'), cite="1,300")
 
 
-def resting_on(needle: str, claim: str) -> Reply:
-    """A synth reply: one claim resting on the source sentence holding `needle`."""
-    body = {"answerable": True, "claims": [{"sentence": "{id}", "claim": claim}]}
-    return Reply(json.dumps(body, ensure_ascii=False), cite=needle)
-
-
-async def answering_over(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
-    name: str,
-    document: str,
-) -> AnswerService:
-    """The answer service with the fake model (its client warmed), over one ingested
-    document."""
-    llm = build_chat_model(fake.url, "test-key", "fake-model", timeout=5.0)
-    warm_chat_model(llm)  # its first request's imports, not inside a timed turn
-    context = GraphContext(
-        searcher=searcher,
-        forms=FormFinder(db),
-        llm=llm,
-        llm_timeout=5.0,
-        embedder=embedder.model,
-        screen_embedder=embedder.model,  # as the runtime does with the local model
-    )
-    assert (await ingestion.ingest_bytes(name, document.encode())).status == "added"
-    return AnswerService(db, context)
-
-
 @pytest.fixture
-async def service(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
-) -> AnswerService:
-    return await answering_over(db, searcher, ingestion, embedder, fake, "passport.md", PASSPORT)
+async def service(over_document: OverDocument) -> AnswerService:
+    return await over_document("passport.md", PASSPORT)
 
 
 async def test_a_chinese_claim_quoting_an_english_sentence_is_shown(
@@ -227,15 +184,9 @@ CHINESE_QUOTE = "成人換發護照的費用是一千三百元，需要四個工
 
 
 @pytest.fixture
-async def chinese_only(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
-) -> AnswerService:
+async def chinese_only(over_document: OverDocument) -> AnswerService:
     """The service over one Chinese document (an English question crosses languages)."""
-    return await answering_over(db, searcher, ingestion, embedder, fake, "護照.md", CHINESE)
+    return await over_document("護照.md", CHINESE)
 
 
 @pytest.mark.parametrize(
@@ -359,17 +310,11 @@ SOYBEANS = (
     ],
 )
 async def test_a_chinese_ordinal_stands_on_the_english_ordinal_word_it_translates(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
-    claim: str,
-    shown: bool,
+    over_document: OverDocument, fake: FakeOpenAI, claim: str, shown: bool
 ) -> None:
     # 第二 is the number 2, "second" an English word: the claim was dropped as stating a
     # number its sentence did not
-    english = await answering_over(db, searcher, ingestion, embedder, fake, "soybeans.md", SOYBEANS)
+    english = await over_document("soybeans.md", SOYBEANS)
     fake.script = [PLAN, resting_on("second-largest", claim)]
     result = await english.ask("巴西的大豆產量在全球排第幾？")
     assert (claim.rstrip("。") in result.answer) is shown, result.decision_path[5:]

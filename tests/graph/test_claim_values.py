@@ -16,12 +16,9 @@ import pytest
 from bot.turn.service import AnswerService
 from graph.claim_judge import ClaimJudge
 from graph.claim_values import other_words, restates_value
-from storage.db import Database
 from storage.embeddings import Embedder
-from storage.ingestion import IngestionService
-from storage.search import HybridSearcher
-from tests.graph.test_claim_quotes import answering_over, resting_on
 from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.model_answers import OverDocument, resting_on
 
 LIBRARY = (
     "# Central library\n\nThe central library lends books to every resident of the city. "
@@ -43,14 +40,8 @@ PLAN = Reply(
 
 
 @pytest.fixture
-async def service(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
-) -> AnswerService:
-    return await answering_over(db, searcher, ingestion, embedder, fake, "library.md", LIBRARY)
+async def service(over_document: OverDocument) -> AnswerService:
+    return await over_document("library.md", LIBRARY)
 
 
 @pytest.mark.parametrize("claim", ["1996.", "In 1996.", "1996年"])

@@ -200,6 +200,7 @@ def the_model(asked_for: dict[str, str]) -> Any:
     return respond
 
 
+@pytest.fixture
 async def city_faq(
     db: Database,
     searcher: HybridSearcher,
@@ -219,13 +220,9 @@ async def city_faq(
 
 
 async def test_paraphrases_the_embedder_leaves_unsure_are_answered_with_a_model(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
+    city_faq: tuple[AnswerService, AnswerService], fake: FakeOpenAI
 ) -> None:
-    without, with_model = await city_faq(db, searcher, ingestion, embedder, fake)
+    without, with_model = city_faq
     fake.responder = the_model({e.asked: e.question for e in ENTRIES if e is not REMOVED})
     gained = 0
     for one in ENTRIES:
@@ -244,15 +241,11 @@ async def test_paraphrases_the_embedder_leaves_unsure_are_answered_with_a_model(
 
 
 async def test_a_yes_alone_never_puts_an_entry_in_the_answer(
-    db: Database,
-    searcher: HybridSearcher,
-    ingestion: IngestionService,
-    embedder: Embedder,
-    fake: FakeOpenAI,
+    city_faq: tuple[AnswerService, AnswerService], fake: FakeOpenAI
 ) -> None:
     # a model that says "yes" to every check (or was talked into it), then sends no
     # answer the checks can read: the entry it confirmed is not quoted instead
-    _, with_model = await city_faq(db, searcher, ingestion, embedder, fake)
+    _, with_model = city_faq
     fake.responder = lambda body: Reply(
         "yes" if "FAQ entry" in str(body["messages"][0]["content"]) else "not an answer"
     )
