@@ -115,6 +115,8 @@ async def run_set(service: AnswerService, questions: list[Question]) -> list[dic
                 "loops": r.retrieval_loops,
                 "decision_path": r.decision_path,
                 "timings_ms": r.timings_ms,
+                # a refusal's FAQ questions near the one asked (none in older code)
+                "related": list(getattr(r, "related_questions", [])),
             }
         )
     return out

@@ -29,7 +29,11 @@
 A hit is a result from the gold entry: its document, and on a page the chunk
 whose text or heading holds the gold entry's question. In whole turns, "citation
 hit" is the gold page cited, "entry hit" a cited passage holding the gold entry's
-question (another entry of the page quoted is no answer).
+question (another entry of the page quoted is no answer). A refusal's FAQ questions
+offered (graph.related_questions) are counted too: of the answerable turns refused,
+those offered their own entry's question and those offered any; of the gold-removed
+turns refused, those offered any; and 12 asks written for the project's other sets in
+the set's language (not for the sets asked across languages), answered and offered any.
 
 Run on its own (`python -m bench.faq`, usage in `USAGE`), every set is measured
 per half: StackFAQ's halves alternate its entries (one per file) or a page's
@@ -49,6 +53,7 @@ from typing import Any
 
 from bench.common import EVAL_DIR, Question, mean
 from storage.search import HybridSearcher
+from textkit.scripts import plain
 from textkit.sentences import split_sentences
 
 PAGE_SIZE = 10
@@ -306,6 +311,7 @@ async def measure(args: Any) -> dict[str, dict[str, float]]:
         await service.ask("warm up")
         ans = await run_set(service, answerable)
         una = await run_set(service, removed)
+        foreign = await run_set(service, foreign_asks(name, FOREIGN))
         await db.dispose()
         out[name] = {
             "questions": float(len(questions(entries, where, args.questions, seed=3))),
@@ -316,6 +322,16 @@ async def measure(args: Any) -> dict[str, dict[str, float]]:
             "refused_removed": mean([1.0 if r["refused"] else 0.0 for r in una]),
             "refused_answerable": mean([1.0 if r["refused"] else 0.0 for r in ans]),
             "citation_hit": mean([1.0 if r["gold"] in r["cited"] else 0.0 for r in ans]),
+            **offered_figures(answerable, ans, una),
+            # asks written for another collection: nothing to answer, nothing to offer
+            **(
+                {
+                    "foreign_answered": mean([0.0 if r["refused"] else 1.0 for r in foreign]),
+                    "foreign_offered_any": mean([1.0 if r["related"] else 0.0 for r in foreign]),
+                }
+                if foreign
+                else {}
+            ),
             # the entry asked is the one quoted (its page may hold the one quoted instead)
             "entry_hit": mean(
                 [
@@ -326,6 +342,48 @@ async def measure(args: Any) -> dict[str, dict[str, float]]:
         }
         print(f"done {name}: {out[name]}", flush=True)
     return out
+
+
+FOREIGN = 12  # asks of other collections put to each set
+
+
+def foreign_asks(name: str, limit: int) -> list[Question]:
+    """Asks written for the project's other sets in the language of set `name` (its first
+    word and half; every set's asks, halves alike): questions its entries do not answer,
+    what a refusal offers nothing for. A fixed sample."""
+    first = name.split()[0]
+    if first.startswith("across"):
+        return []  # asked in the other language: the other sets' asks may be answerable
+    chinese = first.endswith("-zh")
+    pool = [
+        Question(f"{e.key}-{i}", r, "", (e.question,))
+        for set_name, file in OWN_SETS.items()
+        if set_name.split()[0] != first and set_name.split()[0].endswith("-zh") == chinese
+        for e in own_entries(file)
+        for i, r in enumerate(e.rephrased)
+    ]
+    random.Random(7).shuffle(pool)
+    return pool[:limit]
+
+
+def offered_figures(answerable: list[Any], ans: list[dict], una: list[dict]) -> dict[str, float]:
+    """What refusals offered (graph.related_questions): of the answerable turns refused,
+    the share naming their own entry's question among the questions offered and the
+    share offering any; of the gold-removed turns refused, the share offering any."""
+    refused = [(q, r) for q, r in zip(answerable, ans, strict=True) if r["refused"]]
+    # `answers` holds the gold entry's question (bench.faq.questions)
+    own = [
+        1.0 if plain(q.answers[0]) in {plain(x) for x in r["related"]} else 0.0 for q, r in refused
+    ]
+    return {
+        "refused_offered_own": mean(own) if own else 0.0,
+        "refused_offered_any": mean([1.0 if r["related"] else 0.0 for _, r in refused])
+        if refused
+        else 0.0,
+        "removed_offered_any": mean([1.0 if r["related"] else 0.0 for r in una if r["refused"]])
+        if una
+        else 0.0,
+    }
 
 
 def baseline_figures(root: str, args: Any) -> dict[str, dict[str, float]]:
@@ -397,6 +455,11 @@ def main() -> None:
                 f["citation_hit"],
                 f.get("entry_hit", ""),
                 b.get("entry_hit", ""),
+                f.get("refused_offered_own", ""),
+                f.get("refused_offered_any", ""),
+                f.get("removed_offered_any", ""),
+                f.get("foreign_answered", ""),
+                f.get("foreign_offered_any", ""),
             ]
         )
     table = print_table(
@@ -414,6 +477,11 @@ def main() -> None:
             "citation hit",
             "entry hit",
             "baseline",
+            "answerable refused: own entry offered",
+            "any offered",
+            "gold removed refused: any offered",
+            f"other sets' asks ({FOREIGN}): answered",
+            "any offered",
         ],
         rows,
     )

@@ -181,10 +181,10 @@ async def add_rival_cosines(
     across = [h for h in entries if getattr(h, "cross_language", False)]
     # entries in another language are judged against their own (graph.entry_across)
     await add_rival_scores(
-        embedder, question, [_candidate(h, rank) for rank, h in enumerate(across, 1)], items
+        embedder, question, [candidate_of(h, rank) for rank, h in enumerate(across, 1)], items
     )
     same = [h for h in entries if not getattr(h, "cross_language", False)]
-    rivals = [_candidate(h, rank) for rank, h in enumerate(same, len(items) + 1)]
+    rivals = [candidate_of(h, rank) for rank, h in enumerate(same, len(items) + 1)]
     await add_entry_cosines(embedder, question, rivals)
     rivals = [r for r in rivals if "question_cosine" in r]
     left_out = [r for r in rivals if not any(same_entry(r, i) for i in items)]
@@ -208,7 +208,7 @@ async def add_rival_cosines(
             item["rival_entries"] = len(others_cosines)
 
 
-def _candidate(hit: Any, rank: int) -> dict[str, Any]:
+def candidate_of(hit: Any, rank: int) -> dict[str, Any]:
     """A vector search's hit as a turn's candidate (graph.nodes.tool_executor's shape)."""
     return {
         "document": hit.document,

@@ -33,6 +33,9 @@ class TurnResult:
     # the question as kept (masked), as it stood alone, the query of the last search, and
     # the earlier queries that found nothing usable (the self-correction's rewrites)
     query: dict[str, Any] = field(default_factory=dict)
+    # a refusal's FAQ questions near the one asked (graph.related_questions), also listed
+    # at the end of `answer`: a client may offer them as buttons
+    related_questions: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         """The JSON shape of `ragbot ask --json`."""

@@ -88,6 +88,11 @@ class AskResponse(BaseModel):
     timings_ms: dict[str, float]
     trace_id: str
     handoff: bool = Field(default=False, description="A person can take over (web chat).")
+    related_questions: list[str] = Field(
+        default_factory=list,
+        description="With a refusal: FAQ questions near the one asked, also listed at the end"
+        " of `answer`; send one as the next question to get its answer.",
+    )
 
 
 class ErrorBody(BaseModel):

@@ -127,6 +127,7 @@ def answer_body(event: FinalAnswer, conversation: str) -> dict[str, Any]:
             "timings_ms": result.timings_ms,
             "trace_id": result.trace_id,
             "handoff": event.handoff,
+            "related_questions": result.related_questions,
         }
     ).model_dump()
 

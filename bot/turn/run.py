@@ -158,6 +158,7 @@ class TurnRun:
             blocked=bool(state.get("guard_blocked")),
             outcome=state.get("outcome", "refused"),
             query=trace.get("query", {}),
+            related_questions=list(state.get("related_questions", [])),
         )
 
     def stopped(self, language: str | None, apology_language: str | None) -> TurnResult:

@@ -25,6 +25,7 @@ from graph.nodes.recording import Step, recorded
 from graph.part_grades import part_marks
 from graph.part_reply import answered_question, parts_reply, with_missing
 from graph.person_asked import asks_for_person
+from graph.related_questions import related_questions
 from graph.replies import contact_for, refusal
 from graph.state import GraphState, Outcome
 from graph.subject import on_subject
@@ -42,6 +43,8 @@ OUTCOMES: dict[str, Outcome] = {
     "refusal": "refused",
     "llm_refusal": "refused",
 }
+# refusals that name no FAQ question to ask instead: nothing was looked up
+NOT_LOOKED_UP = frozenset({"greeting", "out_of_scope", "person", "forms"})
 
 
 def forms_answer(forms: list[dict[str, Any]], language: str) -> str:
@@ -52,6 +55,13 @@ def forms_answer(forms: list[dict[str, Any]], language: str) -> str:
         if form.get("send_file"):
             target = f"{target} ({form['file_name']})".strip()
         lines.append(f"- {form['name']}: {target}")
+    return "\n".join(lines)
+
+
+def with_related(answer: str, questions: list[str], language: str) -> str:
+    """The refusal followed by the FAQ questions it offers instead, as a list."""
+    lines = [answer, "", say("related_questions", language)]
+    lines += [f"- {q}" for q in questions]
     return "\n".join(lines)
 
 
@@ -193,13 +203,25 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
         )
     else:
         answer, kind = refusal(language, runtime.context.handoff), "refusal"
+    # a discarded model answer: answered when the extractive one stood in, else refused
+    outcome = OUTCOMES.get(kind) or ("answered" if citations else "refused")
     update: GraphState = {
         "answer": answer,
         "citations": with_display_titles(citations, language),
         "llm_calls": calls,
-        # a discarded model answer: answered when the extractive one stood in, else refused
-        "outcome": OUTCOMES.get(kind) or ("answered" if citations else "refused"),
+        "outcome": outcome,
     }
+    if outcome == "refused" and kind not in NOT_LOOKED_UP:
+        # the FAQ's questions near the one refused: the user may have meant one of them
+        run = runtime.context
+        asked = state.get("standalone_question") or state.get("normalized_question", "")
+        offered = await related_questions(
+            run.embedder, run.searcher, asked, language, run.search_filters
+        )
+        if offered:
+            update["answer"] = with_related(answer, offered, language)
+            update["related_questions"] = offered
+            notes.append(f"response_synth:related:{len(offered)}")
     if calls:
         update["timings_ms"] = {"llm:synth": round(waited, 3)}
     if notes:

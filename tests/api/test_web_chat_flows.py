@@ -307,3 +307,43 @@ def test_the_operators_title_colour_logo_and_greeting_are_shown(
     assert page.find_element(By.ID, "title").text == LOOK["WEB_CHAT_TITLE"]
     send = page.find_element(By.ID, "send")
     assert send.text == _words("zh-hans")["webchat:send"]
+
+
+RUBBISH_DOCUMENT = "rubbish-faq.md"
+RUBBISH_BODY = (
+    "# Rubbish collection FAQ\n\n"
+    "## When is my bin collected?\nBins are collected every Tuesday morning from 7:00.\n\n"
+    "## How do I get rid of a sofa or other bulky items?\n"
+    "Book a bulky-item pickup online; it costs 20 euros for up to three items.\n\n"
+    "## Can I put batteries in the bin?\n"
+    "No. Batteries can start fires in the truck. Take them to any supermarket.\n"
+)
+SOFA = "How do I get rid of a sofa or other bulky items?"
+
+
+async def _ingest_rubbish(database_url: str, embedder: Embedder) -> None:
+    db = Database.connect(database_url)
+    try:
+        await IngestionService(db, embedder, IngestOptions()).ingest_bytes(
+            RUBBISH_DOCUMENT, RUBBISH_BODY.encode(), collection="public"
+        )
+    finally:
+        await db.dispose()
+
+
+def test_a_refusals_faq_questions_are_buttons_that_ask_them(
+    page: WebDriver, served_chat: Served, embedder: Embedder
+) -> None:
+    asyncio.run(_ingest_rubbish(served_chat.database_url, embedder))
+    _open_chat(page, served_chat)
+    _ask(page, "can i throw out an old couch")
+    [refused] = _finished(page)
+    assert refused.get_attribute("data-outcome") == "refused"
+    offered = refused.find_elements(By.CSS_SELECTOR, ".related .suggestion")
+    assert SOFA in [b.text for b in offered], refused.get_attribute("outerHTML")
+    # listed once: as buttons, not again as the answer's text
+    assert SOFA not in refused.find_element(By.CSS_SELECTOR, ".answer-text").text
+    next(b for b in offered if b.text == SOFA).click()
+    answer = _finished(page, 2)[1]
+    assert _texts(page, ".question")[-1] == SOFA
+    assert "20 euros" in answer.find_element(By.CSS_SELECTOR, ".answer-text").text

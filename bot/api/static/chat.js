@@ -517,7 +517,13 @@
     if (done.outcome) answer.item.dataset.outcome = String(done.outcome);
     // the finished answer replaces what was streamed, its list items as a list
     const text = typeof done.answer === "string" && done.answer ? done.answer : answer.streamed;
-    fillAnswer(answer.text, text);
+    const related = Array.isArray(done.related_questions)
+      ? done.related_questions.filter((q) => typeof q === "string" && q)
+      : [];
+    // a refusal's FAQ questions (its last paragraph): shown as buttons that ask them
+    const block = related.length ? relatedBlock(text, related) : null;
+    fillAnswer(answer.text, block ? block.before : text);
+    if (block) answer.text.after(relatedList(block.intro, related));
     if (done.outcome === "refused") {
       const contact = contactLine(done.language);
       if (contact) answer.text.after(contact);
@@ -611,6 +617,36 @@
       pieces.push(text.slice(last));
       node.replaceWith(...pieces);
     }
+  }
+
+  // The answer's last paragraph when it is the intro line and a "- " line per question,
+  // in order: the text before it and the intro; null when the text does not end so.
+  function relatedBlock(text, questions) {
+    const cut = text.lastIndexOf("\n\n");
+    if (cut < 0) return null;
+    const lines = text.slice(cut + 2).split("\n");
+    const listed = lines.slice(1).map((line) => line.replace(/^- /, ""));
+    if (listed.length !== questions.length) return null;
+    if (listed.some((question, i) => question !== questions[i])) return null;
+    return { before: text.slice(0, cut), intro: lines[0] };
+  }
+
+  function relatedList(intro, questions) {
+    const section = element("section", "related");
+    const list = element("ul", "suggestion-list related-list");
+    for (const question of questions) {
+      const item = element("li", "suggestion-item");
+      const button = element("button", "suggestion", question);
+      button.type = "button";
+      button.addEventListener("click", () => {
+        if (state.busy || !state.config) return;
+        ask(question);
+      });
+      item.append(button);
+      list.append(item);
+    }
+    section.append(element("p", "related-intro", intro), list);
+    return section;
   }
 
   function forms(all) {
