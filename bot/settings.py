@@ -199,6 +199,9 @@ class Settings(BaseSettings):
     # request before the answer's; graph.entry_check): off, measured with a 1.5B model
     llm_entry_check: bool = Field(default=False, validation_alias="LLM_ENTRY_CHECK")
     max_retrieval_loops: int = Field(default=3, validation_alias="MAX_RETRIEVAL_LOOPS")
+    # FAQ questions near the one asked listed with a refusal (graph.related_questions);
+    # 0: none, the plain refusal
+    related_questions: int = Field(default=3, ge=0, le=5, validation_alias="RELATED_QUESTIONS")
     history_messages: int = Field(default=6, validation_alias="HISTORY_MESSAGES")
     # who a refusal ("not in our documents") sends the user to; per-language values win
     handoff_contact: str = Field(default="", validation_alias="HANDOFF_CONTACT")

@@ -71,6 +71,9 @@ class GraphContext:
     # a first message's FAQ entry the embedder leaves unsure put to the model
     # (LLM_ENTRY_CHECK; graph.entry_check)
     entry_check: bool = False
+    # FAQ questions near the one asked a refusal lists at most (RELATED_QUESTIONS;
+    # graph.related_questions); 0: none
+    related_questions: int = 3
     prompt_versions: dict[str, str] = field(default_factory=dict)
     # the collections this turn's asker may read (None: all); set per turn by the service
     collections: tuple[str, ...] | None = None

@@ -20,8 +20,11 @@ thing (graph.everyday_questions, the collection-independent bank that keeps
 nearest first, in the reader's script. Questions in another language are not
 offered (the reader may not read them), nor one that is the asked question itself,
 a text cut as addressed to the assistant (graph.answer_safety), or one holding a
-link or longer than `MAX_CHARS`. Only with the local embedder (the bars are
-its cosines); with another, nothing is offered.
+link, a web or mail address, or longer than `MAX_CHARS`. Nor anything when the reply's
+language (a Telegram reader's /lang) is not the question's: the list would be in
+another language than its intro. Only with the local embedder (the bars are its
+cosines); with another, nothing is offered. `RELATED_QUESTIONS` caps the count (0:
+none).
 """
 
 from __future__ import annotations
@@ -31,26 +34,38 @@ from typing import Any
 
 from graph.answer_safety import redact_passage
 from graph.cross_entries import add_entry_cosines, judges_entries
+from graph.cross_marks import family
 from graph.entry_question import MIN_MEANING, RIVALS, candidate_of
 from graph.everyday_questions import add_everyday_cosines, near_as_everyday
-from textkit.scripts import plain, to_script
+from textkit.scripts import detect_language, plain, to_script
 
-MAX_OFFERED = 3
+MAX_OFFERED = 3  # the default of RELATED_QUESTIONS
 # how far under the nearest entry's cosine another is still offered: the asked entry
 # trails a sibling by less than this in most refused paraphrases (graph.entry_question:
 # a sibling leads the rest by a median 0.03-0.05)
 SPAN = 0.1
 MAX_CHARS = 200  # an entry "question" longer than this is a paragraph, not a question
-_LINK = re.compile(r"https?://|www\.", re.IGNORECASE)
+# a link, or a bare web or mail address ("refunds.example.com", "help@example.org"): chat
+# apps make either clickable, and an offer is not the place for one
+_LINK = re.compile(
+    r"https?://|www\.|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|\S@\S", re.IGNORECASE | re.ASCII
+)
 
 
 async def related_questions(
-    embedder: Any, searcher: Any, question: str, language: str, filters: Any = None
+    embedder: Any,
+    searcher: Any,
+    question: str,
+    language: str,
+    filters: Any = None,
+    most: int = MAX_OFFERED,
 ) -> list[str]:
-    """The FAQ questions to offer with a refusal of `question`, nearest first, in
-    `language`'s script (none without the local embedder or near entries)."""
-    if not question.strip() or not judges_entries(embedder) or searcher is None:
+    """At most `most` FAQ questions to offer with a refusal of `question`, nearest first,
+    in `language`'s script (none without the local embedder or near entries)."""
+    if most <= 0 or not question.strip() or not judges_entries(embedder) or searcher is None:
         return []
+    if family(detect_language(question)) != family(language):
+        return []  # offers in the question's language under an intro in another
     hits = await searcher.search(
         question, top_k=RIVALS, filters=filters, mode="vector", per_document=RIVALS
     )
@@ -59,7 +74,7 @@ async def related_questions(
         for rank, h in enumerate(hits, 1)
         if getattr(h, "question", None) and not getattr(h, "cross_language", False)
     ]
-    entries = [e for e in entries if _offerable(str(e["question"]), question)]
+    entries = [e for e in entries if offerable(str(e["question"]), question)]
     await add_entry_cosines(embedder, question, entries)
     near = [e for e in entries if float(e.get("question_cosine", 0.0)) >= MIN_MEANING]
     if not near:
@@ -71,15 +86,14 @@ async def related_questions(
     # against other entries, so only the everyday bank tells "about another thing"
     near = [e for e in near if near_as_everyday(e)]
     near.sort(key=lambda e: -float(e["question_cosine"]))
-    offered: list[str] = []
+    offered: dict[str, str] = {}  # plain text → as shown: one of each
     for entry in near:
         text = to_script(" ".join(str(entry["question"]).split()), language)
-        if plain(text) not in {plain(o) for o in offered}:
-            offered.append(text)
-    return offered[:MAX_OFFERED]
+        offered.setdefault(plain(text), text)
+    return list(offered.values())[:most]
 
 
-def _offerable(text: str, asked: str) -> bool:
+def offerable(text: str, asked: str) -> bool:
     """True for an entry question fit to show as a question to ask."""
     shown = " ".join(text.split())
     if not shown or len(shown) > MAX_CHARS or _LINK.search(shown):

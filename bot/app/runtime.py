@@ -118,6 +118,7 @@ class Runtime:
             max_loops=cfg.max_retrieval_loops,
             llm_planner=cfg.llm_planner,
             entry_check=cfg.llm_entry_check,
+            related_questions=cfg.related_questions,
             # the versioned texts this run uses, for the trace (the attack bank always)
             prompt_versions={
                 **(

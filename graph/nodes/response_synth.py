@@ -8,6 +8,7 @@ refusals are composed here.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -32,6 +33,8 @@ from graph.subject import on_subject
 from graph.titles import with_display_titles
 from textkit.catalog import say
 
+logger = logging.getLogger(__name__)
+
 # the kind of reply (decision_path's response_synth:<kind>) → the turn's outcome
 OUTCOMES: dict[str, Outcome] = {
     "greeting": "smalltalk",
@@ -43,8 +46,9 @@ OUTCOMES: dict[str, Outcome] = {
     "refusal": "refused",
     "llm_refusal": "refused",
 }
-# refusals that name no FAQ question to ask instead: nothing was looked up
-NOT_LOOKED_UP = frozenset({"greeting", "out_of_scope", "person", "forms"})
+# the refusals of a question looked up and not found: they name FAQ questions near it
+# (a model's answer discarded, "llm_discarded:<why>", is one when nothing stood in)
+LOOKED_UP = frozenset({"refusal", "llm_refusal"})
 
 
 def forms_answer(forms: list[dict[str, Any]], language: str) -> str:
@@ -63,6 +67,26 @@ def with_related(answer: str, questions: list[str], language: str) -> str:
     lines = [answer, "", say("related_questions", language)]
     lines += [f"- {q}" for q in questions]
     return "\n".join(lines)
+
+
+async def _related(
+    state: GraphState, runtime: Runtime[GraphContext], language: str
+) -> tuple[list[str], str, float]:
+    """The FAQ questions a refusal offers (graph.related_questions), its decision-path
+    note ("" when none was offered) and the milliseconds spent. A failure offers none:
+    the refusal stands."""
+    run = runtime.context
+    asked = state.get("standalone_question") or state.get("normalized_question", "")
+    started = time.perf_counter()
+    try:
+        offered = await related_questions(
+            run.embedder, run.searcher, asked, language, run.search_filters, run.related_questions
+        )
+        note = f"response_synth:related:{len(offered)}" if offered else ""
+    except Exception as error:  # an extra to the refusal: never the turn's failure
+        logger.warning("related questions not offered: %s", type(error).__name__)
+        offered, note = [], "response_synth:related:failed"
+    return offered, note, round((time.perf_counter() - started) * 1000, 3)
 
 
 async def _answer(
@@ -211,19 +235,17 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
         "llm_calls": calls,
         "outcome": outcome,
     }
-    if outcome == "refused" and kind not in NOT_LOOKED_UP:
+    if outcome == "refused" and (kind in LOOKED_UP or kind.startswith("llm_discarded")):
         # the FAQ's questions near the one refused: the user may have meant one of them
-        run = runtime.context
-        asked = state.get("standalone_question") or state.get("normalized_question", "")
-        offered = await related_questions(
-            run.embedder, run.searcher, asked, language, run.search_filters
-        )
+        offered, note, ms = await _related(state, runtime, language)
+        if note:
+            notes.append(note)
+        update["timings_ms"] = {"related_questions": ms}
         if offered:
             update["answer"] = with_related(answer, offered, language)
             update["related_questions"] = offered
-            notes.append(f"response_synth:related:{len(offered)}")
     if calls:
-        update["timings_ms"] = {"llm:synth": round(waited, 3)}
+        update["timings_ms"] = {**update.get("timings_ms", {}), "llm:synth": round(waited, 3)}
     if notes:
         update["decision_path"] = notes
     return Step(update, f"response_synth:{kind}")
