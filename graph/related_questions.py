@@ -20,7 +20,7 @@ thing (graph.everyday_questions, the collection-independent bank that keeps
 nearest first, in the reader's script. Questions in another language are not
 offered (the reader may not read them), nor one that is the asked question itself,
 a text cut as addressed to the assistant (graph.answer_safety), or one holding a
-link, a web or mail address, or longer than `MAX_CHARS`. Nor anything when the reply's
+link (http, www) or longer than `MAX_CHARS`. Nor anything when the reply's
 language (a Telegram reader's /lang) is not the question's: the list would be in
 another language than its intro. Only with the local embedder (the bars are its
 cosines); with another, nothing is offered. `RELATED_QUESTIONS` caps the count (0:
@@ -45,11 +45,9 @@ MAX_OFFERED = 3  # the default of RELATED_QUESTIONS
 # a sibling leads the rest by a median 0.03-0.05)
 SPAN = 0.1
 MAX_CHARS = 200  # an entry "question" longer than this is a paragraph, not a question
-# a link, or a bare web or mail address ("refunds.example.com", "help@example.org"): chat
-# apps make either clickable, and an offer is not the place for one
-_LINK = re.compile(
-    r"https?://|www\.|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|\S@\S", re.IGNORECASE | re.ASCII
-)
+# a link is no question to ask; a site's name is ("How can I access google.com outside the
+# US?" is a StackFAQ entry): documents come from admins, and answers quote them as written
+_LINK = re.compile(r"https?://|www\.", re.IGNORECASE)
 
 
 async def related_questions(
