@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from graph.cpu_lane import CpuLane
 from graph.llm_client import CallLimits
+from graph.related_questions import DEFAULT_OFFERED
 from graph.structured import FormatLadder
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class GraphContext:
     entry_check: bool = False
     # FAQ questions near the one asked a refusal lists at most (RELATED_QUESTIONS;
     # graph.related_questions); 0: none
-    related_questions: int = 3
+    related_questions: int = DEFAULT_OFFERED
     prompt_versions: dict[str, str] = field(default_factory=dict)
     # the collections this turn's asker may read (None: all); set per turn by the service
     collections: tuple[str, ...] | None = None

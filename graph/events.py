@@ -34,7 +34,7 @@ class TurnResult:
     # the earlier queries that found nothing usable (the self-correction's rewrites)
     query: dict[str, Any] = field(default_factory=dict)
     # a refusal's FAQ questions near the one asked (graph.related_questions), also listed
-    # at the end of `answer`: a client may offer them as buttons
+    # in `answer`: a client may offer them as buttons
     related_questions: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:

@@ -16,12 +16,13 @@ with the asked one (graph.cross_entries.add_entry_cosines) is at least
 `MIN_MEANING` (graph.entry_question's floor), within `SPAN` of the best, and the
 asked question is about as near it as to any everyday question about another
 thing (graph.everyday_questions, the collection-independent bank that keeps
-"Can I bring my dog?" from a rubbish-collection page). At most `MAX_OFFERED`,
+"Can I bring my dog?" from a rubbish-collection page). At most `RELATED_QUESTIONS` (3 by default),
 nearest first, in the reader's script. Questions in another language are not
 offered (the reader may not read them), nor one that is the asked question itself,
 a text cut as addressed to the assistant (graph.answer_safety), or one holding a
 link (http, www) or longer than `MAX_CHARS`. Nor anything when the reply's
-language (a Telegram reader's /lang) is not the question's: the list would be in
+language (Telegram's /lang, the web chat's language menu, the API's `language`) is not
+the question's: the list would be in
 another language than its intro. Only with the local embedder (the bars are its
 cosines); with another, nothing is offered. `RELATED_QUESTIONS` caps the count (0:
 none).
@@ -39,7 +40,7 @@ from graph.entry_question import MIN_MEANING, RIVALS, candidate_of
 from graph.everyday_questions import add_everyday_cosines, near_as_everyday
 from textkit.scripts import detect_language, plain, to_script
 
-MAX_OFFERED = 3  # the default of RELATED_QUESTIONS
+DEFAULT_OFFERED = 3  # RELATED_QUESTIONS' default
 # how far under the nearest entry's cosine another is still offered: the asked entry
 # trails a sibling by less than this in most refused paraphrases (graph.entry_question:
 # a sibling leads the rest by a median 0.03-0.05)
@@ -56,7 +57,7 @@ async def related_questions(
     question: str,
     language: str,
     filters: Any = None,
-    most: int = MAX_OFFERED,
+    most: int = DEFAULT_OFFERED,
 ) -> list[str]:
     """At most `most` FAQ questions to offer with a refusal of `question`, nearest first,
     in `language`'s script (none without the local embedder or near entries)."""
@@ -96,6 +97,11 @@ def offerable(text: str, asked: str) -> bool:
     shown = " ".join(text.split())
     if not shown or len(shown) > MAX_CHARS or _LINK.search(shown):
         return False
-    if plain(shown) == plain(asked):
+    if _bare(shown) == _bare(asked):
         return False  # asked as written already: offering it again leads nowhere
     return redact_passage(shown)[1] == 0
+
+
+def _bare(text: str) -> str:
+    """`text` matched as a question is: case, script, width and punctuation aside."""
+    return re.sub(r"[\W_]+", "", plain(text))

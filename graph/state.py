@@ -91,7 +91,7 @@ class GraphState(TypedDict, total=False):
     answer: str
     citations: list[dict[str, Any]]  # {n, document, page, url} in citation order
     # a refusal's FAQ questions near the one asked, in the reader's script (absent: none;
-    # graph.related_questions): also listed at the end of `answer`
+    # graph.related_questions): also listed in `answer`
     related_questions: list[str]
     # retrieve_memory / consolidate_memory
     memory_id: int  # the remembered answer this turn served (absent: none)

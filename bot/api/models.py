@@ -90,8 +90,8 @@ class AskResponse(BaseModel):
     handoff: bool = Field(default=False, description="A person can take over (web chat).")
     related_questions: list[str] = Field(
         default_factory=list,
-        description="With a refusal: FAQ questions near the one asked, also listed at the end"
-        " of `answer`; send one as the next question to get its answer.",
+        description="With a refusal: FAQ questions near the one asked, also listed in"
+        " `answer`; send one as the next question to get its answer.",
     )
 
 

@@ -84,6 +84,7 @@ async def _related(
         )
         note = f"response_synth:related:{len(offered)}" if offered else ""
     except Exception as error:  # an extra to the refusal: never the turn's failure
+        # the class alone: a database error's text may hold the question's words
         logger.warning("related questions not offered: %s", type(error).__name__)
         offered, note = [], "response_synth:related:failed"
     return offered, note, round((time.perf_counter() - started) * 1000, 3)
@@ -235,7 +236,8 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
         "llm_calls": calls,
         "outcome": outcome,
     }
-    if outcome == "refused" and (kind in LOOKED_UP or kind.startswith("llm_discarded")):
+    offers = runtime.context.related_questions > 0
+    if offers and outcome == "refused" and (kind in LOOKED_UP or kind.startswith("llm_discarded")):
         # the FAQ's questions near the one refused: the user may have meant one of them
         offered, note, ms = await _related(state, runtime, language)
         if note:

@@ -8,6 +8,7 @@ case and the bot answers again.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
@@ -26,6 +27,7 @@ from sqlalchemy import create_engine, text
 from storage.embeddings import Embedder
 from tests.api.conftest import Served, serving_api
 from tests.api.test_web_chat import ANSWER_WAIT, _open_chat, browser  # noqa: F401
+from tests.api.test_web_chat_flows import SOFA, _ingest_rubbish
 from tests.handoff.harness import STAFF, STAFF_ROOM, staff_posts, thread_message
 from tests.support.fake_slack import TOKEN, FakeSlack
 
@@ -114,3 +116,25 @@ def test_a_resident_asks_a_person_and_a_slack_staff_member_answers_on_the_page(
     browser.find_element(By.ID, "question").send_keys("How much does a passport renewal cost?")
     browser.find_element(By.ID, "send").click()
     wait.until(lambda d: any("1,300" in t for t in _texts(d, ".answer .answer-text")))
+
+
+def test_a_refusals_faq_questions_stay_buttons_beside_the_ask_a_person_line(
+    browser: WebDriver,  # noqa: F811
+    staffed: tuple[Served, FakeSlack],
+    embedder: Embedder,
+) -> None:
+    served, _fake = staffed
+    asyncio.run(_ingest_rubbish(served.database_url, embedder))
+    _open_chat(browser, served)
+    Select(browser.find_element(By.ID, "language")).select_by_value("en")
+    browser.find_element(By.ID, "question").send_keys("can i throw out an old couch")
+    browser.find_element(By.ID, "send").click()
+    wait = WebDriverWait(browser, ANSWER_WAIT)
+    refused = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".answer .handoff"))
+    answer = browser.find_elements(By.CSS_SELECTOR, ".answer")[-1]
+    # the hand-off line follows the list in the answer's text: the list is still buttons
+    offered = [b.text for b in answer.find_elements(By.CSS_SELECTOR, ".related .suggestion")]
+    assert SOFA in offered, answer.get_attribute("outerHTML")
+    text = answer.find_element(By.CSS_SELECTOR, ".answer-text").text
+    assert SOFA not in text and "Ask a person" in text
+    assert refused

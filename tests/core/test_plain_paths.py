@@ -37,6 +37,11 @@ from bot.core.admin.plain_paths import plain_path, plain_step
         ),
         ("response_synth:extractive", "The answer quotes the passages."),
         ("response_synth:refusal", "The bot said it could not answer."),
+        ("response_synth:related:2", "It offered 2 FAQ questions near the one asked."),
+        (
+            "response_synth:related:failed",
+            "It could not look up FAQ questions to offer; the refusal stood.",
+        ),
         ("response_synth:out_of_scope", "Outside what the bot answers."),
         ("response_synth:greeting", "A greeting: answered politely."),
         ("response_synth:forms", "Pointed to a form."),

@@ -20,6 +20,8 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.model_answers import OverDocument
 from tests.support.passport_faq import answer_service
 from textkit.catalog import say
 
@@ -91,7 +93,7 @@ async def test_a_question_about_nothing_the_faq_covers_gets_the_plain_refusal(
     service = await answer_service({"rubbish.md": RUBBISH}, db, ingestion, searcher, embedder)
     result = await service.ask(asked)
     assert result.outcome == "refused" and result.related_questions == []
-    assert "Did you mean" not in result.answer
+    assert say("related_questions", "en") not in result.answer
 
 
 async def test_a_simplified_reader_is_offered_traditional_entries_in_simplified(
@@ -172,3 +174,20 @@ async def test_nothing_is_offered_under_an_intro_in_another_language(
     asked = "can i throw out an old couch"
     assert SOFA in await related_questions(embedder.model, searcher, asked, "en")
     assert await related_questions(embedder.model, searcher, asked, "zh-hant") == []
+
+
+async def test_with_a_model_its_refusal_and_an_unchecked_answer_offer_them_too(
+    over_document: OverDocument, fake: FakeOpenAI
+) -> None:
+    service = await over_document("rubbish.md", RUBBISH)
+    # grounded by its words; the model says the passages do not answer (what its planner
+    # request gets is unusable too: the rules plan)
+    fake.responder = lambda _body: Reply('{"answerable": false, "claims": []}')
+    declined = await service.ask("Can I put old batteries in the recycling bin?")
+    assert declined.outcome == "refused" and "response_synth:llm_refusal" in declined.decision_path
+    assert "Can I put batteries in the bin?" in declined.related_questions
+    assert {"llm:synth", "related_questions"} <= set(declined.timings_ms)
+    # nothing grounded: the answer's request is not sent, and the refusal offers the entry
+    unsent = await service.ask("can i throw out an old couch")
+    assert "response_synth:llm_discarded:ungrounded" in unsent.decision_path
+    assert unsent.outcome == "refused" and SOFA in unsent.related_questions

@@ -522,7 +522,7 @@
       : [];
     // a refusal's FAQ questions (its last paragraph): shown as buttons that ask them
     const block = related.length ? relatedBlock(text, related) : null;
-    fillAnswer(answer.text, block ? block.before : text);
+    fillAnswer(answer.text, block ? block.rest : text);
     if (block) answer.text.after(relatedList(block.intro, related));
     if (done.outcome === "refused") {
       const contact = contactLine(done.language);
@@ -619,16 +619,18 @@
     }
   }
 
-  // The answer's last paragraph when it is the intro line and a "- " line per question,
-  // in order: the text before it and the intro; null when the text does not end so.
+  // The answer's paragraph listing the questions (its intro line, then a "- " line per
+  // question, in order): the intro and the answer's other paragraphs (a hand-off line
+  // may follow the list); null when no paragraph lists them so.
   function relatedBlock(text, questions) {
-    const cut = text.lastIndexOf("\n\n");
-    if (cut < 0) return null;
-    const lines = text.slice(cut + 2).split("\n");
-    const listed = lines.slice(1).map((line) => line.replace(/^- /, ""));
-    if (listed.length !== questions.length) return null;
-    if (listed.some((question, i) => question !== questions[i])) return null;
-    return { before: text.slice(0, cut), intro: lines[0] };
+    const paragraphs = text.split("\n\n");
+    const at = paragraphs.findIndex((paragraph) => {
+      const listed = paragraph.split("\n").slice(1).map((line) => line.replace(/^- /, ""));
+      return listed.length === questions.length && listed.every((q, i) => q === questions[i]);
+    });
+    if (at < 0) return null;
+    const rest = paragraphs.filter((_, i) => i !== at).join("\n\n");
+    return { rest, intro: paragraphs[at].split("\n")[0] };
   }
 
   function relatedList(intro, questions) {

@@ -32,6 +32,8 @@ _RULES: tuple[tuple[str, str | None], ...] = (
     ("response_synth:llm", "admin:path_llm"),
     ("response_synth:extractive", "admin:path_extractive"),
     ("response_synth:refusal", "admin:path_refusal"),
+    ("response_synth:related:failed", "admin:path_related_failed"),
+    ("response_synth:related:", "admin:path_related"),
     ("response_synth:out_of_scope", "admin:path_out_of_scope"),
     ("response_synth:greeting", "admin:path_greeting"),
     ("response_synth:forms", "admin:path_forms"),
