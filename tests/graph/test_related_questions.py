@@ -20,6 +20,7 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from tests.graph.test_faq_everyday import CLINIC
 from tests.support.fake_openai import FakeOpenAI, Reply
 from tests.support.model_answers import OverDocument
 from tests.support.passport_faq import answer_service
@@ -41,23 +42,6 @@ No. Batteries can start fires in the truck. Take them to a collection point at a
 
 ## My bin was not emptied, what should I do?
 Report a missed collection online within two working days.
-"""
-CLINIC = """# 仁愛診所常見問題
-
-## 看診時間是什麼時候？
-週一至週五上午九點至十二點、下午兩點至五點看診。
-
-## 需要預約嗎？
-建議先以電話預約，現場掛號需等候。
-
-## 小孩可以打流感疫苗嗎？
-可以，六個月以上的孩童即可接種流感疫苗。
-
-## 停車方便嗎？
-診所後方有十個免費停車位。
-
-## 掛號費多少錢？
-掛號費為新臺幣一百五十元。
 """
 SOFA = "How do I get rid of a sofa or other bulky items?"
 

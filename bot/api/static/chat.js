@@ -450,17 +450,22 @@
     ui.suggestionList.replaceChildren();
     for (const question of questions) {
       if (typeof question !== "string" || !question) continue;
-      const item = element("li", "suggestion-item");
-      const button = element("button", "suggestion", question);
-      button.type = "button";
-      button.addEventListener("click", () => {
-        if (state.busy || !state.config) return;
-        ask(question);
-      });
-      item.append(button);
-      ui.suggestionList.append(item);
+      ui.suggestionList.append(suggestionItem(question));
     }
     ui.suggestions.hidden = !(empty && ui.suggestionList.childElementCount);
+  }
+
+  // A question as a list item holding a button that asks it.
+  function suggestionItem(question) {
+    const item = element("li", "suggestion-item");
+    const button = element("button", "suggestion", question);
+    button.type = "button";
+    button.addEventListener("click", () => {
+      if (state.busy || !state.config) return;
+      ask(question);
+    });
+    item.append(button);
+    return item;
   }
 
   // After a reload: the conversation's questions and answers, from the server.
@@ -636,17 +641,7 @@
   function relatedList(intro, questions) {
     const section = element("section", "related");
     const list = element("ul", "suggestion-list related-list");
-    for (const question of questions) {
-      const item = element("li", "suggestion-item");
-      const button = element("button", "suggestion", question);
-      button.type = "button";
-      button.addEventListener("click", () => {
-        if (state.busy || !state.config) return;
-        ask(question);
-      });
-      item.append(button);
-      list.append(item);
-    }
+    for (const question of questions) list.append(suggestionItem(question));
     section.append(element("p", "related-intro", intro), list);
     return section;
   }
