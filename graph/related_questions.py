@@ -16,16 +16,17 @@ with the asked one (graph.cross_entries.add_entry_cosines) is at least
 `MIN_MEANING` (graph.entry_question's floor), within `SPAN` of the best, and the
 asked question is about as near it as to any everyday question about another
 thing (graph.everyday_questions, the collection-independent bank that keeps
-"Can I bring my dog?" from a rubbish-collection page). At most `RELATED_QUESTIONS` (3 by default),
-nearest first, in the reader's script. Questions in another language are not
-offered (the reader may not read them), nor one that is the asked question itself,
-a text cut as addressed to the assistant (graph.answer_safety), or one holding a
-link (http, www) or longer than `MAX_CHARS`. Nor anything when the reply's
-language (Telegram's /lang, the web chat's language menu, the API's `language`) is not
-the question's: the list would be in
-another language than its intro. Only with the local embedder (the bars are its
-cosines); with another, nothing is offered. `RELATED_QUESTIONS` caps the count (0:
-none).
+"Can I bring my dog?" from a rubbish-collection page). At most `RELATED_QUESTIONS`
+(3 by default; 0: none), nearest first, in the reader's script.
+
+Not offered: questions in another language (the reader may not read them), the
+asked question itself, a text cut as addressed to the assistant
+(graph.answer_safety), one holding a link (http, www) or longer than `MAX_CHARS`;
+and nothing at all when the reply's language (Telegram's /lang, the web chat's
+language menu, the API's `language`) is not the question's, since the list would
+sit under an intro in another language, or without the local embedder (the bars
+are its cosines). Measured: docs/benchmarks.md (FAQ questions offered with a
+refusal).
 """
 
 from __future__ import annotations
@@ -41,9 +42,8 @@ from graph.everyday_questions import add_everyday_cosines, near_as_everyday
 from textkit.scripts import detect_language, plain, to_script
 
 DEFAULT_OFFERED = 3  # RELATED_QUESTIONS' default
-# how far under the nearest entry's cosine another is still offered: the asked entry
-# trails a sibling by less than this in most refused paraphrases (graph.entry_question:
-# a sibling leads the rest by a median 0.03-0.05)
+# how far under the nearest entry's cosine another is still offered: set before measuring
+# and not varied, under the lead (0.12) that lets an entry answer by meaning alone
 SPAN = 0.1
 MAX_CHARS = 200  # an entry "question" longer than this is a paragraph, not a question
 # a link is no question to ask; a site's name is ("How can I access google.com outside the
