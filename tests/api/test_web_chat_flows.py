@@ -63,6 +63,9 @@ def served_chat(
     env = {
         "SUGGESTED_QUESTIONS_EN": "|".join(SUGGESTED),
         "SUGGESTED_QUESTIONS_ZH_HANT": "|".join(SUGGESTED_ZH_HANT),
+        # every test of the module calls from one address within a minute or two; the
+        # visitor limit is tests/api/test_abuse_and_retries.py's
+        "WEB_CHAT_CLIENT_RATE_PER_MINUTE": "200",
         **LOOK,
     }
     with serving_api(tmp_path_factory.mktemp("chat"), database_url, embedder, **env) as served:
