@@ -324,14 +324,7 @@ async def measure(args: Any) -> dict[str, dict[str, float]]:
             "citation_hit": mean([1.0 if r["gold"] in r["cited"] else 0.0 for r in ans]),
             **offered_figures(answerable, ans, una),
             # asks written for another collection: nothing to answer, nothing to offer
-            **(
-                {
-                    "foreign_answered": mean([0.0 if r["refused"] else 1.0 for r in foreign]),
-                    "foreign_offered_any": mean([1.0 if r["related"] else 0.0 for r in foreign]),
-                }
-                if foreign
-                else {}
-            ),
+            **foreign_figures(foreign),
             # the entry asked is the one quoted (its page may hold the one quoted instead)
             "entry_hit": mean(
                 [
@@ -372,17 +365,22 @@ def offered_figures(answerable: list[Any], ans: list[dict], una: list[dict]) -> 
     share offering any; of the gold-removed turns refused, the share offering any."""
     refused = [(q, r) for q, r in zip(answerable, ans, strict=True) if r["refused"]]
     # `answers` holds the gold entry's question (bench.faq.questions)
-    own = [
-        1.0 if plain(q.answers[0]) in {plain(x) for x in r["related"]} else 0.0 for q, r in refused
-    ]
+    own = [plain(q.answers[0]) in {plain(x) for x in r["related"]} for q, r in refused]
     return {
-        "refused_offered_own": mean(own) if own else 0.0,
-        "refused_offered_any": mean([1.0 if r["related"] else 0.0 for _, r in refused])
-        if refused
-        else 0.0,
-        "removed_offered_any": mean([1.0 if r["related"] else 0.0 for r in una if r["refused"]])
-        if una
-        else 0.0,
+        "refused_offered_own": mean([float(o) for o in own]),
+        "refused_offered_any": mean([float(bool(r["related"])) for _, r in refused]),
+        "removed_offered_any": mean([float(bool(r["related"])) for r in una if r["refused"]]),
+    }
+
+
+def foreign_figures(foreign: list[dict]) -> dict[str, float]:
+    """Of the other sets' asks (`foreign_asks`): the share answered and the share offered
+    any question (none when none was asked)."""
+    if not foreign:
+        return {}
+    return {
+        "foreign_answered": mean([float(not r["refused"]) for r in foreign]),
+        "foreign_offered_any": mean([float(bool(r["related"])) for r in foreign]),
     }
 
 

@@ -280,8 +280,8 @@ def answers_by_meaning(item: dict[str, Any]) -> bool:
 
 
 def near_enough(item: dict[str, Any]) -> bool:
-    """True for an FAQ entry whose question is at least `MIN_MEANING` from the asked one
-    and, with few entries to lead (`few_rivals`), about as near it as any everyday
+    """True for an FAQ entry whose question's cosine with the asked one is at least
+    `MIN_MEANING` and, with few entries to lead (`few_rivals`), about as near it as any everyday
     question about another thing (graph.everyday_questions)."""
     if not item.get("question") or "question_cosine" not in item:
         return False

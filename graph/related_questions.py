@@ -85,10 +85,10 @@ async def related_questions(
     # against other entries, so only the everyday bank tells "about another thing"
     near = [e for e in near if near_as_everyday(e)]
     near.sort(key=lambda e: -float(e["question_cosine"]))
-    offered: dict[str, str] = {}  # plain text → as shown: one of each
+    offered: dict[str, str] = {}  # bare text → as shown: one of each
     for entry in near:
         text = to_script(" ".join(str(entry["question"]).split()), language)
-        offered.setdefault(plain(text), text)
+        offered.setdefault(_bare(text), text)
     return list(offered.values())[:most]
 
 

@@ -236,18 +236,18 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
         "llm_calls": calls,
         "outcome": outcome,
     }
+    timings: dict[str, float] = {"llm:synth": round(waited, 3)} if calls else {}
     offers = runtime.context.related_questions > 0
     if offers and outcome == "refused" and (kind in LOOKED_UP or kind.startswith("llm_discarded")):
         # the FAQ's questions near the one refused: the user may have meant one of them
-        offered, note, ms = await _related(state, runtime, language)
+        offered, note, timings["related_questions"] = await _related(state, runtime, language)
         if note:
             notes.append(note)
-        update["timings_ms"] = {"related_questions": ms}
         if offered:
             update["answer"] = with_related(answer, offered, language)
             update["related_questions"] = offered
-    if calls:
-        update["timings_ms"] = {**update.get("timings_ms", {}), "llm:synth": round(waited, 3)}
+    if timings:
+        update["timings_ms"] = timings
     if notes:
         update["decision_path"] = notes
     return Step(update, f"response_synth:{kind}")

@@ -41,6 +41,22 @@ INTERNAL_DOC = (
 )
 
 
+def publish(database_url: str, embedder: Embedder, name: str, body: str) -> None:
+    """A document ingested into the public collection of a served database (the test's
+    own loop: the server runs in another process or thread)."""
+
+    async def ingest() -> None:
+        db = Database.connect(database_url)
+        try:
+            await IngestionService(db, embedder, IngestOptions()).ingest_bytes(
+                name, body.encode(), collection="public"
+            )
+        finally:
+            await db.dispose()
+
+    asyncio.run(ingest())
+
+
 @dataclass
 class ApiHarness:
     """A worker with the API on a real port; its keys by name (public, staff, admin)."""

@@ -10,7 +10,6 @@ skipped without them, failed on CI (env CI set).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
@@ -31,9 +30,8 @@ from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import create_engine, text
 
-from storage.db import Database
 from storage.embeddings import Embedder
-from storage.ingestion import IngestionService, IngestOptions
+from tests.api.conftest import publish
 from tests.support.listed_answer import (
     HEADINGS,
     ITEMS,
@@ -228,21 +226,10 @@ def test_the_page_words_follow_the_language_picker(
     assert browser.find_element(By.ID, "send").text == _words("zh-hans")["webchat:send"]
 
 
-async def _ingest_list(database_url: str, embedder: Embedder) -> None:
-    """The document with a heading and a list, published, in the served database."""
-    db = Database.connect(database_url)
-    try:
-        await IngestionService(db, embedder, IngestOptions()).ingest_bytes(
-            LIST_DOCUMENT, LIST_BODY.encode(), collection="public"
-        )
-    finally:
-        await db.dispose()
-
-
 def test_an_extractive_answer_with_a_heading_and_a_list_shows_a_list(
     browser: WebDriver, served_api: ServedApi, embedder: Embedder
 ) -> None:
-    asyncio.run(_ingest_list(served_api.database_url, embedder))
+    publish(served_api.database_url, embedder, LIST_DOCUMENT, LIST_BODY)
     _open_chat(browser, served_api)  # in English, the browser's language
     browser.find_element(By.ID, "question").send_keys(LIST_QUESTION)
     browser.find_element(By.ID, "send").click()

@@ -9,7 +9,6 @@ The browser (`browser`) and its rules are tests/api/test_web_chat.py's.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 from collections.abc import Iterator
@@ -23,10 +22,8 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 
-from storage.db import Database
 from storage.embeddings import Embedder
-from storage.ingestion import IngestionService, IngestOptions
-from tests.api.conftest import Served, serving_api
+from tests.api.conftest import Served, publish, serving_api
 from tests.api.test_web_chat import ANSWER_WAIT, PAGE_WAIT, _open_chat, _words, browser  # noqa: F401
 from tests.support.processes import free_port
 
@@ -183,20 +180,10 @@ def test_no_votes_under_a_refusal(page: WebDriver, served_chat: Served) -> None:
     assert real.find_elements(By.CSS_SELECTOR, ".vote-up")  # a real answer has them
 
 
-async def _ingest_dog(database_url: str, embedder: Embedder) -> None:
-    db = Database.connect(database_url)
-    try:
-        await IngestionService(db, embedder, IngestOptions()).ingest_bytes(
-            DOG_DOCUMENT, DOG_BODY.encode(), collection="public"
-        )
-    finally:
-        await db.dispose()
-
-
 def test_emphasis_and_links_in_an_answer_are_elements(
     page: WebDriver, served_chat: Served, embedder: Embedder
 ) -> None:
-    asyncio.run(_ingest_dog(served_chat.database_url, embedder))
+    publish(served_chat.database_url, embedder, DOG_DOCUMENT, DOG_BODY)
     _open_chat(page, served_chat)
     _ask(page, DOG_QUESTION)
     [answer] = _finished(page)
@@ -324,20 +311,10 @@ RUBBISH_BODY = (
 SOFA = "How do I get rid of a sofa or other bulky items?"
 
 
-async def _ingest_rubbish(database_url: str, embedder: Embedder) -> None:
-    db = Database.connect(database_url)
-    try:
-        await IngestionService(db, embedder, IngestOptions()).ingest_bytes(
-            RUBBISH_DOCUMENT, RUBBISH_BODY.encode(), collection="public"
-        )
-    finally:
-        await db.dispose()
-
-
 def test_a_refusals_faq_questions_are_buttons_that_ask_them(
     page: WebDriver, served_chat: Served, embedder: Embedder
 ) -> None:
-    asyncio.run(_ingest_rubbish(served_chat.database_url, embedder))
+    publish(served_chat.database_url, embedder, RUBBISH_DOCUMENT, RUBBISH_BODY)
     _open_chat(page, served_chat)
     _ask(page, "can i throw out an old couch")
     [refused] = _finished(page)

@@ -8,7 +8,6 @@ case and the bot answers again.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import uuid
@@ -25,9 +24,9 @@ from slack_sdk.signature import SignatureVerifier
 from sqlalchemy import create_engine, text
 
 from storage.embeddings import Embedder
-from tests.api.conftest import Served, serving_api
+from tests.api.conftest import Served, publish, serving_api
 from tests.api.test_web_chat import ANSWER_WAIT, _open_chat, browser  # noqa: F401
-from tests.api.test_web_chat_flows import SOFA, _ingest_rubbish
+from tests.api.test_web_chat_flows import RUBBISH_BODY, RUBBISH_DOCUMENT, SOFA
 from tests.handoff.harness import STAFF, STAFF_ROOM, staff_posts, thread_message
 from tests.support.fake_slack import TOKEN, FakeSlack
 
@@ -124,7 +123,7 @@ def test_a_refusals_faq_questions_stay_buttons_beside_the_ask_a_person_line(
     embedder: Embedder,
 ) -> None:
     served, _fake = staffed
-    asyncio.run(_ingest_rubbish(served.database_url, embedder))
+    publish(served.database_url, embedder, RUBBISH_DOCUMENT, RUBBISH_BODY)
     _open_chat(browser, served)
     Select(browser.find_element(By.ID, "language")).select_by_value("en")
     browser.find_element(By.ID, "question").send_keys("can i throw out an old couch")

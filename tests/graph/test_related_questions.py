@@ -46,11 +46,16 @@ Report a missed collection online within two working days.
 SOFA = "How do I get rid of a sofa or other bulky items?"
 
 
-async def test_a_refused_paraphrase_is_offered_the_entry_it_meant(
+@pytest.fixture
+async def rubbish(
     db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
-) -> None:
-    service = await answer_service({"rubbish.md": RUBBISH}, db, ingestion, searcher, embedder)
-    result = await service.ask("can i throw out an old couch")
+) -> AnswerService:
+    """The graph without a model over the rubbish-collection FAQ."""
+    return await answer_service({"rubbish.md": RUBBISH}, db, ingestion, searcher, embedder)
+
+
+async def test_a_refused_paraphrase_is_offered_the_entry_it_meant(rubbish: AnswerService) -> None:
+    result = await rubbish.ask("can i throw out an old couch")
     # still a refusal: nothing cited, nothing claimed
     assert result.outcome == "refused" and result.citations == []
     assert result.answer.startswith("Sorry, our documents don't answer this")
@@ -59,7 +64,7 @@ async def test_a_refused_paraphrase_is_offered_the_entry_it_meant(
     assert result.answer.endswith("\n".join([intro, *(f"- {q}" for q in result.related_questions)]))
     assert f"response_synth:related:{len(result.related_questions)}" in result.decision_path
     # asked as offered, the entry answers
-    again = await service.ask(SOFA)
+    again = await rubbish.ask(SOFA)
     assert again.outcome == "answered" and "20 euros" in again.answer
     assert again.related_questions == []
 
@@ -68,14 +73,9 @@ async def test_a_refused_paraphrase_is_offered_the_entry_it_meant(
     "asked", ["Who won the football world cup in 1998?", "How do I reset my email password?"]
 )
 async def test_a_question_about_nothing_the_faq_covers_gets_the_plain_refusal(
-    db: Database,
-    ingestion: IngestionService,
-    searcher: HybridSearcher,
-    embedder: Embedder,
-    asked: str,
+    rubbish: AnswerService, asked: str
 ) -> None:
-    service = await answer_service({"rubbish.md": RUBBISH}, db, ingestion, searcher, embedder)
-    result = await service.ask(asked)
+    result = await rubbish.ask(asked)
     assert result.outcome == "refused" and result.related_questions == []
     assert say("related_questions", "en") not in result.answer
 
@@ -121,19 +121,14 @@ def test_only_a_plain_question_is_offered(question: str, offered: bool) -> None:
 
 
 async def test_a_failed_lookup_leaves_the_plain_refusal(
-    db: Database,
-    ingestion: IngestionService,
-    searcher: HybridSearcher,
-    embedder: Embedder,
-    monkeypatch: pytest.MonkeyPatch,
+    rubbish: AnswerService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = await answer_service({"rubbish.md": RUBBISH}, db, ingestion, searcher, embedder)
 
     async def down(*_args: object, **_kwargs: object) -> list[str]:
         raise ConnectionError("the database went away")
 
     monkeypatch.setattr(response_synth, "related_questions", down)
-    result = await service.ask("can i throw out an old couch")
+    result = await rubbish.ask("can i throw out an old couch")
     assert result.outcome == "refused" and result.related_questions == []
     assert result.answer == refusal("en", {})
     assert "response_synth:related:failed" in result.decision_path

@@ -525,7 +525,7 @@
     const related = Array.isArray(done.related_questions)
       ? done.related_questions.filter((q) => typeof q === "string" && q)
       : [];
-    // a refusal's FAQ questions (its last paragraph): shown as buttons that ask them
+    // a refusal's FAQ questions (a paragraph of its text): shown as buttons that ask them
     const block = related.length ? relatedBlock(text, related) : null;
     fillAnswer(answer.text, block ? block.rest : text);
     if (block) answer.text.after(relatedList(block.intro, related));
