@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from bot.core.messages import Button, FinalAnswer
+from bot.core.offered_questions import Offered, offered
 from bot.core.source_links import reader_link
 from bot.core.splitting import split_text
 from textkit.catalog import say
@@ -19,6 +21,7 @@ FEEDBACK = "ragbot_feedback"  # Slack's feedback buttons (value "+id" / "-id")
 STOP, STOP_BLOCK = "ragbot_stop", "ragbot_stop"  # value: the delivery whose turn to stop
 SHARE, KEEP_PRIVATE, SHARE_BLOCK = "ragbot_share", "ragbot_keep_private", "ragbot_share"
 SUGGESTION = "ragbot_suggestion"  # a suggested question's button (value: the question)
+RELATED_BLOCK = "ragbot_related"  # a refusal's FAQ questions, as suggestion buttons
 # an answer's list item (graph.nodes.response_synth writes `- `): mrkdwn has no lists
 _ITEM = re.compile(r"^-[ \t]+", re.MULTILINE)
 
@@ -148,18 +151,24 @@ def handoff_block(message_id: int, language: str) -> dict[str, Any]:
     return {"type": "actions", "block_id": HANDOFF_BLOCK, "elements": [button]}
 
 
-def suggestions_block(questions: list[str]) -> dict[str, Any]:
-    """Suggested questions as buttons (where Slack's suggested prompts are not available)."""
+def suggestions_block(questions: Sequence[str], block_id: str = SUGGESTION) -> dict[str, Any]:
+    """Questions as buttons that ask them: the greeting's suggestions (where Slack's
+    suggested prompts are not available), or a refusal's FAQ questions (`RELATED_BLOCK`)."""
     elements = [
         {
             "type": "button",
-            "text": {"type": "plain_text", "text": q[:75]},
+            "text": {"type": "plain_text", "text": _label(q)},
             "action_id": f"{SUGGESTION}_{i}",
             "value": q[:2000],
         }
         for i, q in enumerate(questions[:5])
     ]
-    return {"type": "actions", "block_id": SUGGESTION, "elements": elements}
+    return {"type": "actions", "block_id": block_id, "elements": elements}
+
+
+def _label(question: str) -> str:
+    """A button's text: Slack shows at most 75 characters."""
+    return question if len(question) <= 75 else question[:74].rstrip() + "…"
 
 
 def stop_block(delivery_id: str, language: str) -> dict[str, Any]:
@@ -192,14 +201,18 @@ def share_block(message_id: int, language: str) -> dict[str, Any]:
 
 
 def answer_messages(
-    answer: FinalAnswer, native_feedback: bool = True
+    answer: FinalAnswer, native_feedback: bool = True, ask_buttons: bool = True
 ) -> list[tuple[str, list[dict[str, Any]]]]:
     """(fallback text, blocks) of each message the answer needs: usually one.
 
     The answer's sections come first; the last message carries the sources,
-    form buttons and feedback buttons.
+    form buttons, a refusal's FAQ questions as buttons that ask them
+    (`ask_buttons`: not on a privately shown answer, whose presses carry no
+    thread to answer in; its text keeps the list) and feedback buttons.
     """
-    pieces = split_text(mrkdwn(answer.text))
+    # a refusal's FAQ questions: buttons, not listed again
+    shown = offered(answer) if ask_buttons else Offered(answer.text, ())
+    pieces = split_text(mrkdwn(shown.text))
     sections: list[dict[str, Any]] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": piece}} for piece in pieces
     ]
@@ -208,6 +221,8 @@ def answer_messages(
         for b in (sources_block(answer.citations, answer.language), form_buttons(answer.forms))
         if b is not None
     ]
+    if shown.questions:
+        extras.append(suggestions_block(shown.questions, RELATED_BLOCK))
     if answer.message_id is not None:
         extras.append(feedback_block(answer.message_id, answer.language, native_feedback))
         if answer.handoff:

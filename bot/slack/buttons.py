@@ -199,19 +199,21 @@ class SlackButtons:
             )
 
     async def ask_suggested(self, body: dict[str, Any], bot: str | None, team: str | None) -> None:
-        """A suggested question's button: asked as if the user had typed it in the DM, and
-        answered in the greeting's thread (where votes and follow-ups then belong)."""
+        """A suggested question's button (the greeting's, or a refusal's FAQ question):
+        asked as if the user had typed it there, and answered in the message's thread
+        (the greeting's own, or the refusal's), where votes and follow-ups then belong."""
         action = (body.get("actions") or [{}])[0]
         user = (body.get("user") or {}).get("id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
-        greeting = str((body.get("message") or {}).get("ts") or "")
+        shown = body.get("message") or {}
+        thread = str(shown.get("thread_ts") or shown.get("ts") or "")
         question, ts = str(action.get("value") or ""), str(action.get("action_ts") or "")
-        if not (user and channel and question.strip() and ts and greeting):
+        if not (user and channel and question.strip() and ts and thread):
             return
         event = {"channel": channel, "user": user, "text": escape(question), "ts": ts}
         event |= {
-            "thread_ts": greeting,
-            "channel_type": "im",
+            "thread_ts": thread,
+            "channel_type": translate.channel_type(channel),
             "user_team": translate.user_team(body),
         }
         try:

@@ -346,7 +346,7 @@ class SlackResponder:
             await self._send("respond", {**payload, "text": f"_{escape(event.text or '')}_"})
         elif isinstance(event, FinalAnswer):
             shown = dataclasses.replace(event, message_id=None, handoff=False)
-            for i, (text, blocks) in enumerate(answer_messages(shown)):
+            for i, (text, blocks) in enumerate(answer_messages(shown, ask_buttons=False)):
                 if i == 0 and event.message_id is not None:
                     blocks = [*blocks, share_block(event.message_id, event.language)]
                 piece = {**payload, "text": text, "blocks": blocks, "replace_original": i == 0}

@@ -87,6 +87,12 @@ def dm_command(text: str) -> tuple[str | None, tuple[str, ...]]:
     return None, ()
 
 
+def channel_type(channel: str) -> str:
+    """An event's `channel_type` for a channel known only by its id (a button's message):
+    "im" for a DM (`D…`), else "channel", whose readers' facts then count too."""
+    return "im" if channel.startswith("D") else "channel"
+
+
 def user_team(payload: dict[str, Any]) -> str | None:
     """The team the acting user belongs to, as the payload says (None: not said).
 

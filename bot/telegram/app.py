@@ -80,7 +80,7 @@ class TelegramAdapter:
         self.responder = TelegramResponder(core, bot, self.pacer)
         self.listeners = TelegramListeners(core, settings, self.delivery, self.features)
         self.commands = TelegramCommands(core, self.delivery, self.listeners.ask)
-        self.buttons = TelegramButtons(core)
+        self.buttons = TelegramButtons(core, settings.telegram_drafts)
         listeners.register(
             self.app, self.listeners, self.commands, self.buttons, self.responder.stop_draft
         )

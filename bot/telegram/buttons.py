@@ -1,4 +1,5 @@
-"""The Telegram button callbacks: votes, upload offers and held uploads, /lang, /forms files.
+"""The Telegram button callbacks: votes, upload offers and held uploads, /lang, /forms files,
+a refusal's FAQ questions.
 
 Callback data is chosen by the client: each callback checks it (a vote and a
 core button count only when the message really carries that button). Every
@@ -11,6 +12,7 @@ goes through the outbox.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 
 from telegram import CallbackQuery, Message, Update
@@ -20,11 +22,12 @@ from telegram.ext import ContextTypes
 from bot.core.messages import Reply
 from bot.core.serving import ServingCore
 from bot.telegram import translate
+from bot.telegram.conversations import conversation_at
 from bot.telegram.delivery import edit_payload, file_payload
 from bot.telegram.files import file_fetcher
 from bot.telegram.intake import accepting
 from bot.telegram.languages import reply_language
-from bot.telegram.render import escape, form_key, vote_taken
+from bot.telegram.render import asked_question, escape, form_key, related_taken, vote_taken
 from bot.telegram.translate import PLATFORM
 from textkit.catalog import LANGUAGES, say
 
@@ -35,8 +38,9 @@ Context = ContextTypes.DEFAULT_TYPE
 class TelegramButtons:
     """Button callbacks bound to one core."""
 
-    def __init__(self, core: ServingCore) -> None:
+    def __init__(self, core: ServingCore, drafts: bool = False) -> None:
         self._core = core
+        self._drafts = drafts  # an answer in a private chat streams as a draft
 
     async def _admit(self, query: CallbackQuery, counted: bool = True) -> str | None:
         """The presser's language when the press should run; None when not (a repeat, or
@@ -172,6 +176,49 @@ class TelegramButtons:
         return await self._core.ask_person(
             PLATFORM, str(user.id), int(value), where, route, language
         )
+
+    async def on_related(self, update: Update, context: Context) -> None:
+        """A refusal's FAQ question pressed: asked as the presser's question, in that
+        refusal's conversation, and answered under the refusal; its button is ticked.
+
+        The question is read from Telegram's copy of the message (callback data
+        is the client's word: only a place). In a private chat only its user may
+        press; in a group anyone, as anyone may reply to the bot there.
+        """
+        query = update.callback_query
+        if query is None or query.from_user is None:
+            return
+        shown, user = query.message, query.from_user
+        question = None
+        if isinstance(shown, Message) and (
+            not translate.is_private(shown.chat) or shown.chat.id == user.id
+        ):
+            question = asked_question(shown.reply_markup, query.data or "")
+        if question is None or not isinstance(shown, Message):
+            with contextlib.suppress(TelegramError):
+                await query.answer()
+            return
+        with accepting():
+            conversation, language = await conversation_at(
+                self._core, shown.chat, user.id, shown.message_id, shown.message_id
+            )
+            group = not translate.is_private(shown.chat)
+            inbound = translate.pressed_question(
+                query.id, shown, user, question, conversation_key=conversation, language=language
+            )
+            route = {
+                "chat_id": shown.chat.id,
+                "reply_to": shown.message_id,
+                "group": group,
+                "drafts": self._drafts and not group,
+            }
+            taken = await self._core.accept(dataclasses.replace(inbound, route=route))
+        with contextlib.suppress(TelegramError):
+            await query.answer()
+            markup = shown.reply_markup
+            ticked = related_taken(markup, query.data or "") if taken and markup else None
+            if ticked is not None:
+                await query.edit_message_reply_markup(ticked)
 
     async def on_language_choice(self, update: Update, context: Context) -> None:
         """A /lang button: remembered for every later answer."""

@@ -36,12 +36,13 @@ from bot.settings import Settings
 from bot.telegram import translate
 from bot.telegram.buttons import TelegramButtons
 from bot.telegram.commands import TelegramCommands
+from bot.telegram.conversations import conversation_at
 from bot.telegram.delivery import TelegramDelivery
 from bot.telegram.features import REACTIONS, TelegramFeatures
 from bot.telegram.files import file_fetcher
 from bot.telegram.intake import accepting
 from bot.telegram.languages import chosen_language, reply_language
-from bot.telegram.render import FORM, LANG, STOP, VOTE, escape
+from bot.telegram.render import FORM, LANG, RELATED, STOP, VOTE, escape
 from bot.telegram.translate import PLATFORM, stopped_draft
 from textkit.catalog import say
 
@@ -77,6 +78,7 @@ def register(
     app.add_handler(CallbackQueryHandler(b.on_language_choice, pattern=rf"^{LANG}:"))
     app.add_handler(CallbackQueryHandler(b.on_form_button, pattern=rf"^{FORM}:"))
     app.add_handler(CallbackQueryHandler(b.on_stop, pattern=rf"^{STOP}:"))
+    app.add_handler(CallbackQueryHandler(b.on_related, pattern=rf"^{RELATED}:\d$"))
     app.add_handler(CallbackQueryHandler(b.on_core_button, pattern=rf"^{translate.CORE_BUTTON}:"))
 
     async def on_stopped_generation(update: Update, context: Context) -> None:
@@ -334,23 +336,12 @@ class TelegramListeners:
 
         Private: the chat until /new. Groups: the user's thread of replies to the bot.
         """
-        chat_id, user_id = message.chat_id, message.from_user.id if message.from_user else 0
-        private = translate.is_private(message.chat)
+        user_id = message.from_user.id if message.from_user else 0
         replied = message.reply_to_message if translate.replies_to_bot(message, bot_id) else None
-        language_key = translate.language_key(user_id)
-        if private:
-            thread_key: str | None = translate.current_key(chat_id)
-        elif replied is not None:
-            thread_key = translate.message_key(chat_id, replied.message_id)
-        else:
-            thread_key = None
-        keys = [language_key] + ([thread_key] if thread_key else [])
-        found = await self._core.recall_many(PLATFORM, keys)
-        conversation = found.get(thread_key) if thread_key else None
-        if conversation is None:
-            conversation = (
-                str(chat_id)
-                if private
-                else translate.group_conversation(chat_id, user_id, message.message_id)
-            )
-        return conversation, found.get(language_key)
+        return await conversation_at(
+            self._core,
+            message.chat,
+            user_id,
+            replied.message_id if replied is not None else None,
+            message.message_id,
+        )

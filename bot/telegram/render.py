@@ -24,6 +24,7 @@ from telegram import (
 )
 
 from bot.core.messages import Button, ErrorReply, FinalAnswer, Reply
+from bot.core.offered_questions import offered
 from bot.core.source_links import reader_link
 from bot.core.splitting import split_text
 from textkit.catalog import LANGUAGES, say
@@ -32,6 +33,8 @@ MESSAGE_LIMIT = 4096  # characters of a message after entity parsing
 PIECE_LIMIT = 4000  # plain characters per piece: room for the markup around it
 STREAM_LIMIT = 3500  # a streamed preview stops growing here; the final message has it all
 VOTE, LANG, FORM, STOP = "fb", "lang", "form", "stop"
+RELATED = "rq"  # a refusal's FAQ question (`rq:<place>`)
+RELATED_MARK, TAKEN_MARK = "❓ ", " ✓"  # an offered question's button; once asked
 EXPAND_FROM = 1200  # an answer longer than this shows its lead, the rest expandable
 LEAD_LIMIT = 500  # the lead of an expandable answer: whole sentences up to this long
 _TAG = re.compile(r"<[^>]+>")
@@ -74,8 +77,13 @@ def sources(citations: list[dict[str, Any]], language: str) -> str:
 
 
 def answer_messages(answer: FinalAnswer) -> list[str]:
-    """The answer as HTML messages: pieces of the text, then the sources with the last one."""
-    return html_messages(answer.text, sources(answer.citations, answer.language), expand=True)
+    """The answer as HTML messages: pieces of the text, then the sources with the last one.
+
+    A refusal's FAQ questions are its keyboard's buttons (`answer_keyboard`), so the
+    text keeps only their list's intro line.
+    """
+    text = offered(answer).text
+    return html_messages(text, sources(answer.citations, answer.language), expand=True)
 
 
 def html_messages(plain: str, footer_html: str = "", expand: bool = False) -> list[str]:
@@ -149,9 +157,10 @@ def form_rows(forms: list[dict[str, Any]]) -> list[list[InlineKeyboardButton]]:
 
 
 def answer_keyboard(answer: FinalAnswer) -> InlineKeyboardMarkup | None:
-    """Form buttons, then the helpful / not-helpful buttons of a stored answer, then
-    "Ask a person" when people can take over."""
-    rows = form_rows(answer.forms)
+    """Form buttons, a refusal's FAQ questions (a press asks one), then the helpful /
+    not-helpful buttons of a stored answer, then "Ask a person" when people can take
+    over."""
+    rows = form_rows(answer.forms) + related_rows(offered(answer).questions)
     if answer.message_id is not None:
         rows.append(vote_row(answer.message_id, answer.language))
         if answer.handoff:  # its own row: a vote's tick leaves it in place
@@ -159,6 +168,39 @@ def answer_keyboard(answer: FinalAnswer) -> InlineKeyboardMarkup | None:
             data = f"cb:handoff:{answer.message_id}"
             rows.append([InlineKeyboardButton(f"🙋 {label}", callback_data=data)])
     return InlineKeyboardMarkup(rows) if rows else None
+
+
+def related_rows(questions: Sequence[str]) -> list[list[InlineKeyboardButton]]:
+    """A button per offered question; its data names its place, its text is the question
+    (read back from Telegram's copy of the message when pressed: `asked_question`)."""
+    return [
+        [InlineKeyboardButton(f"{RELATED_MARK}{q}", callback_data=f"{RELATED}:{i}")]
+        for i, q in enumerate(questions[:5])
+    ]
+
+
+def asked_question(markup: InlineKeyboardMarkup | None, data: str) -> str | None:
+    """The question on the related-question button with `data` in `markup`, if any."""
+    for row in markup.inline_keyboard if markup else ():
+        for button in row:
+            if button.callback_data == data and button.text.startswith(RELATED_MARK):
+                question = button.text.removeprefix(RELATED_MARK).removesuffix(TAKEN_MARK)
+                return question.strip() or None
+    return None
+
+
+def related_taken(markup: InlineKeyboardMarkup, data: str) -> InlineKeyboardMarkup | None:
+    """`markup` with the pressed question's button ticked; None when it already was."""
+    rows, changed = [], False
+    for row in markup.inline_keyboard:
+        out = []
+        for button in row:
+            if button.callback_data == data and not button.text.endswith(TAKEN_MARK):
+                button = InlineKeyboardButton(button.text + TAKEN_MARK, callback_data=data)
+                changed = True
+            out.append(button)
+        rows.append(out)
+    return InlineKeyboardMarkup(rows) if changed else None
 
 
 def vote_row(

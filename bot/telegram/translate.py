@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from telegram import Audio, Chat, Document, Message, MessageEntity, Update, Voice
+from telegram import Audio, Chat, Document, Message, MessageEntity, Update, User, Voice
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.core.admin.commands import parse_words
@@ -256,6 +256,29 @@ def inbound(
         direct=is_private(message.chat),
         route=reply_route or {},
         reply_to=reply_to,
+    )
+
+
+def pressed_question(
+    query_id: str,
+    shown: Message,
+    user: User,
+    question: str,
+    *,
+    conversation_key: str,
+    language: str | None,
+) -> InboundMessage:
+    """A question asked by pressing its button under the bot's message `shown`, as the
+    core's message from `user` (the press is delivered once: its id names it)."""
+    return InboundMessage(
+        platform=PLATFORM,
+        delivery_id=f"{shown.chat.id}:press:{query_id}",
+        conversation_key=conversation_key,
+        user_id=str(user.id),
+        text=question,
+        language_hint=user.language_code,
+        language=language,
+        direct=is_private(shown.chat),
     )
 
 

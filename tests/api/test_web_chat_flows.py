@@ -26,6 +26,7 @@ from storage.embeddings import Embedder
 from tests.api.conftest import Served, publish, serving_api
 from tests.api.test_web_chat import ANSWER_WAIT, PAGE_WAIT, _open_chat, _words, browser  # noqa: F401
 from tests.support.processes import free_port
+from tests.support.rubbish_faq import COUCH, RUBBISH, RUBBISH_DOCUMENT, SOFA
 
 PASSPORT = "How much does an adult passport renewal cost?"
 SUGGESTED = ["How much does an adult passport renewal cost?", "Where do I renew a passport?"]
@@ -299,24 +300,12 @@ def test_the_operators_title_colour_logo_and_greeting_are_shown(
     assert send.text == _words("zh-hans")["webchat:send"]
 
 
-RUBBISH_DOCUMENT = "rubbish-faq.md"
-RUBBISH_BODY = (
-    "# Rubbish collection FAQ\n\n"
-    "## When is my bin collected?\nBins are collected every Tuesday morning from 7:00.\n\n"
-    "## How do I get rid of a sofa or other bulky items?\n"
-    "Book a bulky-item pickup online; it costs 20 euros for up to three items.\n\n"
-    "## Can I put batteries in the bin?\n"
-    "No. Batteries can start fires in the truck. Take them to any supermarket.\n"
-)
-SOFA = "How do I get rid of a sofa or other bulky items?"
-
-
 def test_a_refusals_faq_questions_are_buttons_that_ask_them(
     page: WebDriver, served_chat: Served, embedder: Embedder
 ) -> None:
-    publish(served_chat.database_url, embedder, RUBBISH_DOCUMENT, RUBBISH_BODY)
+    publish(served_chat.database_url, embedder, RUBBISH_DOCUMENT, RUBBISH)
     _open_chat(page, served_chat)
-    _ask(page, "can i throw out an old couch")
+    _ask(page, COUCH)
     [refused] = _finished(page)
     assert refused.get_attribute("data-outcome") == "refused"
     offered = refused.find_elements(By.CSS_SELECTOR, ".related .suggestion")

@@ -26,9 +26,9 @@ from sqlalchemy import create_engine, text
 from storage.embeddings import Embedder
 from tests.api.conftest import Served, publish, serving_api
 from tests.api.test_web_chat import ANSWER_WAIT, _open_chat, browser  # noqa: F401
-from tests.api.test_web_chat_flows import RUBBISH_BODY, RUBBISH_DOCUMENT, SOFA
 from tests.handoff.harness import STAFF, STAFF_ROOM, staff_posts, thread_message
 from tests.support.fake_slack import TOKEN, FakeSlack
+from tests.support.rubbish_faq import COUCH, RUBBISH, RUBBISH_DOCUMENT, SOFA
 
 SECRET = "web-chat-secret"
 MISSING = "Where do I register my dog?"
@@ -123,10 +123,10 @@ def test_a_refusals_faq_questions_stay_buttons_beside_the_ask_a_person_line(
     embedder: Embedder,
 ) -> None:
     served, _fake = staffed
-    publish(served.database_url, embedder, RUBBISH_DOCUMENT, RUBBISH_BODY)
+    publish(served.database_url, embedder, RUBBISH_DOCUMENT, RUBBISH)
     _open_chat(browser, served)
     Select(browser.find_element(By.ID, "language")).select_by_value("en")
-    browser.find_element(By.ID, "question").send_keys("can i throw out an old couch")
+    browser.find_element(By.ID, "question").send_keys(COUCH)
     browser.find_element(By.ID, "send").click()
     wait = WebDriverWait(browser, ANSWER_WAIT)
     refused = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".answer .handoff"))

@@ -29,6 +29,7 @@ from tests.slack.test_slack import (
 from tests.support.core_fixtures import DOCS, last_outcome, make_worker, until, until_settled
 from tests.support.fake_openai import FakeOpenAI, planned_answer
 from tests.support.fake_slack import FakeSlack
+from tests.support.rubbish_faq import COUCH, RUBBISH, RUBBISH_DOCUMENT, SOFA
 
 PLAN = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal cost"}'
 ANSWER = "An adult passport renewal costs 1,300 dollars and takes four working days [1]. "
@@ -384,3 +385,30 @@ def test_the_manifest_asks_for_the_agent_experience_and_what_it_listens_to() -> 
     needed_all = ("assistant:write", "app_home_opened", "app_context_changed", "message.im")
     for needed in (*needed_all, "mpim:history", "message.mpim"):
         assert f"- {needed}" in manifest
+
+
+async def test_a_refusals_faq_questions_are_buttons_that_ask_in_its_thread(
+    db: Database, database_url: str, embedder: Embedder, fake_slack: FakeSlack
+) -> None:
+    async with served(db, database_url, embedder, fake_slack) as (h, _):
+        ingestion = IngestionService(db, embedder, IngestOptions())
+        await ingestion.ingest_bytes(RUBBISH_DOCUMENT, RUBBISH.encode(), collection="internal")
+        await h.event(mention(COUCH, "500.1"))
+        [refusal] = await final_posts(fake_slack, db=db)
+        [offered] = [b for b in refusal["blocks"] if b.get("block_id") == "ragbot_related"]
+        [button] = [e for e in offered["elements"] if e["value"] == SOFA]
+        assert button["text"]["text"] == SOFA
+        # listed once: as buttons, the text keeps only the list's intro
+        assert SOFA not in refusal["text"] and "Related questions" in refusal["text"]
+        # Slack's copy of the refusal, a reply in the question's thread
+        shown = {"ts": refusal["ts"], "thread_ts": "500.1", "text": refusal["text"]}
+        shown["blocks"] = refusal["blocks"]
+        await h.form(
+            press(button["action_id"], SOFA, channel="C1", message=shown, action_ts="501.1")
+        )
+        finals = await final_posts(fake_slack, 2, db=db)
+        [answer] = [p for p in finals if "20 euros" in blocks_text(p)]
+        assert answer["channel"] == "C1" and answer["ts"] != refusal["ts"]
+        # both began as messages in the question's thread
+        started = fake_slack.of("chat.startStream") + fake_slack.of("chat.postMessage")
+        assert [p["thread_ts"] for p in started if p.get("channel") == "C1"] == ["500.1"] * 2

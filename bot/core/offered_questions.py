@@ -1,0 +1,48 @@
+"""A refusal's offered FAQ questions as buttons: the answer's text without their list.
+
+A refusal lists the FAQ questions near the one asked (graph.related_questions)
+as a paragraph: an intro line, then one `- question` line each. Where a
+platform shows them as buttons that ask them, the list would say everything
+twice: `apart` takes it out of the text and leaves its intro line last, just
+above the buttons, as the web chat shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graph.events import FinalAnswer
+
+
+@dataclass(frozen=True)
+class Offered:
+    """The answer's text to show, and the questions to show as buttons under it."""
+
+    text: str
+    questions: tuple[str, ...]
+
+
+def apart(text: str, questions: Sequence[str]) -> Offered:
+    """`text` with its list of `questions` replaced by the list's intro, moved last.
+
+    When the text holds no such list (an answer the turn did not write that way),
+    it stays as it is and no button is offered: nothing is shown twice or lost.
+    """
+    wanted = [" ".join(q.split()) for q in questions]
+    if not wanted:
+        return Offered(text, ())
+    paragraphs = text.split("\n\n")
+    for at, paragraph in enumerate(paragraphs):
+        intro, *lines = paragraph.strip("\n").split("\n")
+        listed = [" ".join(line.removeprefix("- ").split()) for line in lines]
+        if listed == wanted and all(line.startswith("- ") for line in lines):
+            rest = [p for i, p in enumerate(paragraphs) if i != at and p.strip()]
+            return Offered("\n\n".join([*rest, intro]), tuple(questions))
+    return Offered(text, ())
+
+
+def offered(answer: FinalAnswer) -> Offered:
+    """The answer's text and the FAQ questions its turn offered (none but a refusal's)."""
+    result = answer.result
+    return apart(answer.text, result.related_questions if result is not None else ())
