@@ -11,7 +11,13 @@ from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
 from tests.support.core_fixtures import until, until_settled
-from tests.support.fake_telegram import BOT_USERNAME, FakeTelegram, callback, group_text, private_text
+from tests.support.fake_telegram import (
+    BOT_USERNAME,
+    FakeTelegram,
+    callback,
+    group_text,
+    private_text,
+)
 from tests.support.rubbish_faq import COUCH, RUBBISH, RUBBISH_DOCUMENT, SOFA
 from tests.telegram.test_telegram import docs, fake_tg, keyboard, start_harness, stop_harness
 
