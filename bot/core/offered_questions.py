@@ -2,9 +2,9 @@
 
 A refusal lists the FAQ questions near the one asked (graph.related_questions)
 as a paragraph: an intro line, then one `- question` line each. Where a
-platform shows them as buttons that ask them, the list would say everything
-twice: `apart` takes it out of the text and leaves its intro line last, just
-above the buttons, as the web chat shows it.
+platform shows them with buttons that ask them, the adapter writes that
+paragraph its own way (its own intro, the questions beside or above their
+buttons): `apart` takes it out of the text.
 """
 
 from __future__ import annotations
@@ -17,28 +17,29 @@ from graph.events import FinalAnswer
 
 @dataclass(frozen=True)
 class Offered:
-    """The answer's text to show, and the questions to show as buttons under it."""
+    """The answer's text without the offered questions' paragraph, and those questions
+    (none: the text is the whole answer, as written)."""
 
     text: str
     questions: tuple[str, ...]
 
 
 def apart(text: str, questions: Sequence[str]) -> Offered:
-    """`text` with its list of `questions` replaced by the list's intro, moved last.
+    """`text` without its paragraph listing `questions` (intro line and items).
 
     When the text holds no such list (an answer the turn did not write that way),
-    it stays as it is and no button is offered: nothing is shown twice or lost.
+    it stays as it is and no question is offered: nothing is shown twice or lost.
     """
     wanted = [" ".join(q.split()) for q in questions]
     if not wanted:
         return Offered(text, ())
     paragraphs = text.split("\n\n")
     for at, paragraph in enumerate(paragraphs):
-        intro, *lines = paragraph.strip("\n").split("\n")
+        _, *lines = paragraph.strip("\n").split("\n")
         listed = [" ".join(line.removeprefix("- ").split()) for line in lines]
         if listed == wanted and all(line.startswith("- ") for line in lines):
             rest = [p for i, p in enumerate(paragraphs) if i != at and p.strip()]
-            return Offered("\n\n".join([*rest, intro]), tuple(questions))
+            return Offered("\n\n".join(rest), tuple(questions))
     return Offered(text, ())
 
 

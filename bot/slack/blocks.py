@@ -21,7 +21,7 @@ FEEDBACK = "ragbot_feedback"  # Slack's feedback buttons (value "+id" / "-id")
 STOP, STOP_BLOCK = "ragbot_stop", "ragbot_stop"  # value: the delivery whose turn to stop
 SHARE, KEEP_PRIVATE, SHARE_BLOCK = "ragbot_share", "ragbot_keep_private", "ragbot_share"
 SUGGESTION = "ragbot_suggestion"  # a suggested question's button (value: the question)
-RELATED_BLOCK = "ragbot_related"  # a refusal's FAQ questions, as suggestion buttons
+RELATED_BLOCK = "ragbot_related"  # a refusal's FAQ question: `ragbot_related_<i>`
 # an answer's list item (graph.nodes.response_synth writes `- `): mrkdwn has no lists
 _ITEM = re.compile(r"^-[ \t]+", re.MULTILINE)
 
@@ -151,9 +151,8 @@ def handoff_block(message_id: int, language: str) -> dict[str, Any]:
     return {"type": "actions", "block_id": HANDOFF_BLOCK, "elements": [button]}
 
 
-def suggestions_block(questions: Sequence[str], block_id: str = SUGGESTION) -> dict[str, Any]:
-    """Questions as buttons that ask them: the greeting's suggestions (where Slack's
-    suggested prompts are not available), or a refusal's FAQ questions (`RELATED_BLOCK`)."""
+def suggestions_block(questions: Sequence[str]) -> dict[str, Any]:
+    """Suggested questions as buttons (where Slack's suggested prompts are not available)."""
     elements = [
         {
             "type": "button",
@@ -163,12 +162,51 @@ def suggestions_block(questions: Sequence[str], block_id: str = SUGGESTION) -> d
         }
         for i, q in enumerate(questions[:5])
     ]
-    return {"type": "actions", "block_id": block_id, "elements": elements}
+    return {"type": "actions", "block_id": SUGGESTION, "elements": elements}
 
 
 def _label(question: str) -> str:
     """A button's text: Slack shows at most 75 characters."""
     return question if len(question) <= 75 else question[:74].rstrip() + "…"
+
+
+def related_blocks(questions: Sequence[str], language: str) -> list[dict[str, Any]]:
+    """A refusal's FAQ questions: an intro, then each question whole with an Ask button
+    beside it (a press asks it: `ragbot_suggestion_<i>`, the question as its value)."""
+    intro = {
+        "type": "context",
+        "elements": [{"type": "mrkdwn", "text": escape(say("slack:related_intro", language))}],
+    }
+    label = {"type": "plain_text", "text": say("slack:ask_button", language)}
+    return [intro] + [
+        {
+            "type": "section",
+            "block_id": f"{RELATED_BLOCK}_{i}",
+            "text": {"type": "mrkdwn", "text": escape(q)},
+            "accessory": {
+                "type": "button",
+                "text": label,
+                "action_id": f"{SUGGESTION}_{i}",
+                "value": q[:2000],
+            },
+        }
+        for i, q in enumerate(questions[:5])
+    ]
+
+
+def related_taken(blocks: list[dict[str, Any]], block_id: str) -> list[dict[str, Any]] | None:
+    """`blocks` with the pressed question's Ask button gone and the question ticked;
+    None when it is not there (or was ticked already)."""
+    out, changed = [], False
+    for block in blocks:
+        if block.get("block_id") == block_id and block.get("accessory"):
+            block = {k: v for k, v in block.items() if k != "accessory"}
+            text = dict(block["text"])
+            text["text"] = f"{text.get('text', '')} ✓"
+            block["text"] = text
+            changed = True
+        out.append(block)
+    return out if changed else None
 
 
 def stop_block(delivery_id: str, language: str) -> dict[str, Any]:
@@ -210,7 +248,7 @@ def answer_messages(
     (`ask_buttons`: not on a privately shown answer, whose presses carry no
     thread to answer in; its text keeps the list) and feedback buttons.
     """
-    # a refusal's FAQ questions: buttons, not listed again
+    # a refusal's FAQ questions: each beside its button, not listed again in the text
     shown = offered(answer) if ask_buttons else Offered(answer.text, ())
     pieces = split_text(mrkdwn(shown.text))
     sections: list[dict[str, Any]] = [
@@ -221,8 +259,7 @@ def answer_messages(
         for b in (sources_block(answer.citations, answer.language), form_buttons(answer.forms))
         if b is not None
     ]
-    if shown.questions:
-        extras.append(suggestions_block(shown.questions, RELATED_BLOCK))
+    related = related_blocks(shown.questions, answer.language) if shown.questions else []
     if answer.message_id is not None:
         extras.append(feedback_block(answer.message_id, answer.language, native_feedback))
         if answer.handoff:
@@ -232,6 +269,11 @@ def answer_messages(
         part = sections[start : start + MESSAGE_BLOCKS]
         text = "\n".join(pieces[start : start + MESSAGE_BLOCKS])
         messages.append((split_text(text, 3900)[0] if text else " ", part))
+    if related:  # under the text, before the sources; the notification lists them too
+        text, blocks = messages[-1]
+        intro = escape(say("slack:related_intro", answer.language))
+        listed = "\n".join([text, "", intro, *(f"• {escape(q)}" for q in shown.questions)])
+        messages[-1] = (split_text(listed, 3900)[0], [*blocks, *related])
     messages[-1][1].extend(extras)
     return messages
 

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.core.messages import Audience, Reply
-from bot.core.serving import ServingCore, ShuttingDownError
+from bot.core.serving import ServingCore
 from bot.slack import translate
 from bot.slack.agent import language_of
 from bot.slack.audience import SlackAudiences
@@ -24,6 +24,7 @@ from bot.slack.blocks import (
     escape,
     feedback_taken,
     private_copy,
+    related_taken,
     shared_answer,
 )
 from textkit.catalog import say
@@ -32,7 +33,8 @@ logger = logging.getLogger(__name__)
 # (chat, key, payload): stores one send in the outbox
 Enqueue = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
 # (event, bot user, team): a message accepted into the inbox as if the user wrote it
-Accept = Callable[[dict[str, Any], str | None, str | None], Awaitable[None]]
+# (event, bot user, team, redelivered): bot.slack.listeners.SlackListeners.accept
+Accept = Callable[[dict[str, Any], str | None, str | None, bool], Awaitable[None]]
 Fetch = Callable[[str], Awaitable[bytes]]
 
 
@@ -201,14 +203,20 @@ class SlackButtons:
     async def ask_suggested(self, body: dict[str, Any], bot: str | None, team: str | None) -> None:
         """A suggested question's button (the greeting's, or a refusal's FAQ question):
         asked as if the user had typed it there, and answered in the message's thread
-        (the greeting's own, or the refusal's), where votes and follow-ups then belong."""
+        (the greeting's own, or the refusal's), where votes and follow-ups then belong.
+
+        The question is the button's as Slack's copy of the message shows it, not the
+        press's word. A refusal's question, once asked, loses its button and is ticked.
+        Slack never sends a press again: while this worker drains, it waits for the next.
+        """
         action = (body.get("actions") or [{}])[0]
         user = (body.get("user") or {}).get("id") or ""
         channel = (body.get("channel") or {}).get("id") or ""
         shown = body.get("message") or {}
         thread = str(shown.get("thread_ts") or shown.get("ts") or "")
-        question, ts = str(action.get("value") or ""), str(action.get("action_ts") or "")
-        if not (user and channel and question.strip() and ts and thread):
+        question = translate.pressed_value(shown, action)
+        ts = str(action.get("action_ts") or "")
+        if not (user and channel and question and question.strip() and ts and thread):
             return
         event = {"channel": channel, "user": user, "text": escape(question), "ts": ts}
         event |= {
@@ -216,10 +224,13 @@ class SlackButtons:
             "channel_type": translate.channel_type(channel),
             "user_team": translate.user_team(body),
         }
-        try:
-            await self._accept(event, bot, team)
-        except ShuttingDownError:
-            logger.info("suggested question pressed while draining: not asked")
+        await self._accept(event, bot, team, False)
+        block_id = str(action.get("block_id") or "")
+        ticked = related_taken(shown.get("blocks") or [], block_id)
+        if ticked is not None:
+            payload: dict[str, Any] = {"op": "update", "channel": channel, "ts": shown["ts"]}
+            payload |= {"text": shown.get("text") or " ", "blocks": ticked}
+            await self._enqueue(channel, f"slack:{channel}:{ts}:asked", payload)
 
     async def action_audience(self, body: dict[str, Any]) -> Audience:
         """The audience of whoever pressed a button (block_actions: user.id, user.team_id)."""

@@ -195,15 +195,19 @@ class SlackListeners:
             if thread and await self._core.has_conversation(translate.PLATFORM, key):
                 await self.accept(event, bot, team)
 
-    async def accept(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
+    async def accept(
+        self, event: dict[str, Any], bot: str | None, team: str | None, redelivered: bool = True
+    ) -> None:
         """Translate (with the audience) and put the message in the inbox; raises if refused.
 
         Slack waits for the ack meanwhile: deliveries already started wait too
         (`ServingCore.acknowledging`)."""
         with self._core.acknowledging():
-            await self._accept_now(event, bot, team)
+            await self._accept_now(event, bot, team, redelivered)
 
-    async def _accept_now(self, event: dict[str, Any], bot: str | None, team: str | None) -> None:
+    async def _accept_now(
+        self, event: dict[str, Any], bot: str | None, team: str | None, redelivered: bool
+    ) -> None:
         # outside a DM everyone in the channel reads the answer: the channel's facts count
         # too (a group DM's as well: its members may be guests or outsiders); in a DM the
         # channel the user views (agent experience) gives its collections
@@ -220,7 +224,9 @@ class SlackListeners:
             user, translate.user_team(event), where, in_channel=not in_dm
         )
         inbound = translate.inbound_message(event, bot, self._download, audience, team)
-        await self._core.accept(inbound)  # False: a duplicate, already answered or under way
+        # False: a duplicate, already answered or under way; a press (`redelivered=False`,
+        # never sent again) is parked for the next worker while this one drains
+        await self._core.accept(inbound, redelivered=redelivered)
 
     async def resolve(self, message: InboundMessage) -> Audience:
         """A pending audience (the core's resolver for Slack): the sender's and channel's

@@ -93,6 +93,21 @@ def channel_type(channel: str) -> str:
     return "im" if channel.startswith("D") else "channel"
 
 
+def pressed_value(message: dict[str, Any], action: dict[str, Any]) -> str | None:
+    """The value of the pressed button as Slack's copy of `message` holds it (a button
+    in an actions block or beside a section), found by the press's block and action
+    ids; None when the message has no such button (a press's own value is the client's
+    word)."""
+    for block in message.get("blocks") or ():
+        if action.get("block_id") and block.get("block_id") != action.get("block_id"):
+            continue
+        for element in [block.get("accessory") or {}, *(block.get("elements") or ())]:
+            if isinstance(element, dict) and element.get("action_id") == action.get("action_id"):
+                value = element.get("value")
+                return str(value) if value else None
+    return None
+
+
 def user_team(payload: dict[str, Any]) -> str | None:
     """The team the acting user belongs to, as the payload says (None: not said).
 

@@ -178,22 +178,25 @@ class TelegramButtons:
         )
 
     async def on_related(self, update: Update, context: Context) -> None:
-        """A refusal's FAQ question pressed: asked as the presser's question, in that
-        refusal's conversation, and answered under the refusal; its button is ticked.
+        """A refusal's FAQ question's number pressed: asked as the presser's question, in
+        their conversation there (as a reply to the refusal would be), and answered
+        under the refusal; its button is ticked.
 
         The question is read from Telegram's copy of the message (callback data
         is the client's word: only a place). In a private chat only its user may
-        press; in a group anyone, as anyone may reply to the bot there.
+        press; in a group anyone, as anyone may reply to the bot there. A question
+        is asked once per presser (its delivery names the message, place and user):
+        a ticked button, or a press again, asks nothing more.
         """
         query = update.callback_query
         if query is None or query.from_user is None:
             return
-        shown, user = query.message, query.from_user
+        shown, user, data = query.message, query.from_user, query.data or ""
         question = None
         if isinstance(shown, Message) and (
             not translate.is_private(shown.chat) or shown.chat.id == user.id
         ):
-            question = asked_question(shown.reply_markup, query.data or "")
+            question = asked_question(shown, data)
         if question is None or not isinstance(shown, Message):
             with contextlib.suppress(TelegramError):
                 await query.answer()
@@ -204,7 +207,7 @@ class TelegramButtons:
             )
             group = not translate.is_private(shown.chat)
             inbound = translate.pressed_question(
-                query.id, shown, user, question, conversation_key=conversation, language=language
+                shown, data, user, question, conversation_key=conversation, language=language
             )
             route = {
                 "chat_id": shown.chat.id,
@@ -212,13 +215,15 @@ class TelegramButtons:
                 "group": group,
                 "drafts": self._drafts and not group,
             }
-            taken = await self._core.accept(dataclasses.replace(inbound, route=route))
+            await self._core.accept(dataclasses.replace(inbound, route=route))
         with contextlib.suppress(TelegramError):
             await query.answer()
-            markup = shown.reply_markup
-            ticked = related_taken(markup, query.data or "") if taken and markup else None
-            if ticked is not None:
+        ticked = related_taken(shown.reply_markup, data) if shown.reply_markup else None
+        if ticked is not None:
+            try:
                 await query.edit_message_reply_markup(ticked)
+            except TelegramError as exc:  # e.g. the message is gone: the answer still comes
+                logger.debug("related question's button not ticked: %s", exc)
 
     async def on_language_choice(self, update: Update, context: Context) -> None:
         """A /lang button: remembered for every later answer."""

@@ -20,6 +20,7 @@ from telegram import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     KeyboardButton,
+    Message,
     ReplyKeyboardMarkup,
 )
 
@@ -34,7 +35,9 @@ PIECE_LIMIT = 4000  # plain characters per piece: room for the markup around it
 STREAM_LIMIT = 3500  # a streamed preview stops growing here; the final message has it all
 VOTE, LANG, FORM, STOP = "fb", "lang", "form", "stop"
 RELATED = "rq"  # a refusal's FAQ question (`rq:<place>`)
-RELATED_MARK, TAKEN_MARK = "❓ ", " ✓"  # an offered question's button; once asked
+RELATED_MAX = 5  # offered questions shown at most (RELATED_QUESTIONS allows 5)
+TAKEN_MARK = " ✓"  # on an offered question's button once asked
+EMPTY = InlineKeyboardMarkup([])
 EXPAND_FROM = 1200  # an answer longer than this shows its lead, the rest expandable
 LEAD_LIMIT = 500  # the lead of an expandable answer: whole sentences up to this long
 _TAG = re.compile(r"<[^>]+>")
@@ -79,10 +82,15 @@ def sources(citations: list[dict[str, Any]], language: str) -> str:
 def answer_messages(answer: FinalAnswer) -> list[str]:
     """The answer as HTML messages: pieces of the text, then the sources with the last one.
 
-    A refusal's FAQ questions are its keyboard's buttons (`answer_keyboard`), so the
-    text keeps only their list's intro line.
+    A refusal's FAQ questions end the text numbered, each number a button of the
+    answer's keyboard (`answer_keyboard`) that asks it.
     """
-    text = offered(answer).text
+    shown = offered(answer)
+    text = shown.text
+    if shown.questions:
+        intro = say("telegram:related_numbers", answer.language)
+        listed = [f"{n}. {q}" for n, q in enumerate(shown.questions[:RELATED_MAX], 1)]
+        text = "\n".join([text, "", intro, *listed])
     return html_messages(text, sources(answer.citations, answer.language), expand=True)
 
 
@@ -171,21 +179,28 @@ def answer_keyboard(answer: FinalAnswer) -> InlineKeyboardMarkup | None:
 
 
 def related_rows(questions: Sequence[str]) -> list[list[InlineKeyboardButton]]:
-    """A button per offered question; its data names its place, its text is the question
-    (read back from Telegram's copy of the message when pressed: `asked_question`)."""
-    return [
-        [InlineKeyboardButton(f"{RELATED_MARK}{q}", callback_data=f"{RELATED}:{i}")]
-        for i, q in enumerate(questions[:5])
+    """One row of numbered buttons, one per offered question (listed with its number at
+    the end of the text); the data names the place, the text holds the question."""
+    row = [
+        InlineKeyboardButton(str(n), callback_data=f"{RELATED}:{n - 1}")
+        for n in range(1, min(len(questions), RELATED_MAX) + 1)
     ]
+    return [row] if row else []
 
 
-def asked_question(markup: InlineKeyboardMarkup | None, data: str) -> str | None:
-    """The question on the related-question button with `data` in `markup`, if any."""
-    for row in markup.inline_keyboard if markup else ():
-        for button in row:
-            if button.callback_data == data and button.text.startswith(RELATED_MARK):
-                question = button.text.removeprefix(RELATED_MARK).removesuffix(TAKEN_MARK)
-                return question.strip() or None
+def asked_question(message: Message, data: str) -> str | None:
+    """The question the related-question button with `data` asks, read from Telegram's
+    copy of `message` (its numbered line in the text); None when the message carries
+    no such button, or carries it ticked (asked already)."""
+    buttons = [b for row in (message.reply_markup or EMPTY).inline_keyboard for b in row]
+    pressed = next((b for b in buttons if b.callback_data == data), None)
+    place = data.partition(":")[2]
+    if pressed is None or pressed.text.endswith(TAKEN_MARK) or not place.isdigit():
+        return None
+    number = f"{int(place) + 1}. "
+    for line in reversed((message.text or "").splitlines()):
+        if line.startswith(number):
+            return line.removeprefix(number).strip() or None
     return None
 
 

@@ -260,19 +260,21 @@ def inbound(
 
 
 def pressed_question(
-    query_id: str,
     shown: Message,
+    data: str,
     user: User,
     question: str,
     *,
     conversation_key: str,
     language: str | None,
 ) -> InboundMessage:
-    """A question asked by pressing its button under the bot's message `shown`, as the
-    core's message from `user` (the press is delivered once: its id names it)."""
+    """A question asked by `user` pressing the button with `data` under the bot's message
+    `shown`, as the core's message: once per message, button and user (a press again, or
+    Telegram delivering it again, is the same delivery)."""
+    place = data.partition(":")[2]
     return InboundMessage(
         platform=PLATFORM,
-        delivery_id=f"{shown.chat.id}:press:{query_id}",
+        delivery_id=f"{shown.chat.id}:{shown.message_id}:q{place}:{user.id}",
         conversation_key=conversation_key,
         user_id=str(user.id),
         text=question,

@@ -10,13 +10,13 @@ QUESTIONS = ["How do I get rid of a sofa?", "Can I put batteries in the bin?"]
 LISTED = "\n".join([INTRO, *(f"- {q}" for q in QUESTIONS)])
 
 
-def test_the_list_leaves_the_text_and_its_intro_comes_last() -> None:
+def test_the_list_and_its_intro_leave_the_text() -> None:
     handoff = "A colleague can take over: press Ask a person."
     text = f"{REFUSAL}\n\n{LISTED}\n\n{handoff}"
-    assert apart(text, QUESTIONS) == Offered(f"{REFUSAL}\n\n{handoff}\n\n{INTRO}", tuple(QUESTIONS))
+    assert apart(text, QUESTIONS) == Offered(f"{REFUSAL}\n\n{handoff}", tuple(QUESTIONS))
 
 
-def test_a_text_without_that_list_stays_and_offers_no_button() -> None:
+def test_a_text_without_that_list_stays_and_offers_nothing() -> None:
     assert apart(REFUSAL, QUESTIONS) == Offered(REFUSAL, ())
     other = "\n".join([INTRO, f"- {QUESTIONS[0]}"])  # not the questions the turn offered
     assert apart(f"{REFUSAL}\n\n{other}", QUESTIONS).questions == ()
@@ -25,4 +25,4 @@ def test_a_text_without_that_list_stays_and_offers_no_button() -> None:
 
 def test_a_question_with_doubled_spaces_is_still_its_line() -> None:
     spaced = ["How do I  get rid of a sofa?", QUESTIONS[1]]
-    assert apart(f"{REFUSAL}\n\n{LISTED}", spaced).text == f"{REFUSAL}\n\n{INTRO}"
+    assert apart(f"{REFUSAL}\n\n{LISTED}", spaced).text == REFUSAL

@@ -96,8 +96,10 @@ def press(
     message: dict[str, Any] | None = None,
     action_ts: str = "77.1",
     response_url: str | None = None,
+    block_id: str | None = None,
 ) -> dict[str, Any]:
-    """A block_actions payload: `user` pressed the button `action_id` with `value`."""
+    """A block_actions payload: `user` pressed the button `action_id` (in block
+    `block_id`) with `value`."""
     payload: dict[str, Any] = {
         "type": "block_actions",
         "user": {"id": user, "team_id": "T1"},
@@ -110,6 +112,8 @@ def press(
             {"action_id": action_id, "value": value, "type": "button", "action_ts": action_ts}
         ],
     }
+    if block_id is not None:
+        payload["actions"][0]["block_id"] = block_id
     if message is not None:
         payload["message"] = message
     if response_url is not None:
@@ -387,7 +391,7 @@ def test_the_manifest_asks_for_the_agent_experience_and_what_it_listens_to() -> 
         assert f"- {needed}" in manifest
 
 
-async def test_a_refusals_faq_questions_are_buttons_that_ask_in_its_thread(
+async def test_a_refusals_faq_questions_have_ask_buttons_that_ask_in_its_thread(
     db: Database, database_url: str, embedder: Embedder, fake_slack: FakeSlack
 ) -> None:
     async with served(db, database_url, embedder, fake_slack) as (h, _):
@@ -395,20 +399,28 @@ async def test_a_refusals_faq_questions_are_buttons_that_ask_in_its_thread(
         await ingestion.ingest_bytes(RUBBISH_DOCUMENT, RUBBISH.encode(), collection="internal")
         await h.event(mention(COUCH, "500.1"))
         [refusal] = await final_posts(fake_slack, db=db)
-        [offered] = [b for b in refusal["blocks"] if b.get("block_id") == "ragbot_related"]
-        [button] = [e for e in offered["elements"] if e["value"] == SOFA]
-        assert button["text"]["text"] == SOFA
-        # listed once: as buttons, the text keeps only the list's intro
-        assert SOFA not in refusal["text"] and "Related questions" in refusal["text"]
+        # each question whole, with an Ask button beside it; listed once in the blocks
+        [sofa] = [b for b in refusal["blocks"] if b.get("text", {}).get("text") == SOFA]
+        button = sofa["accessory"]
+        assert button["text"]["text"] == "Ask" and sofa["block_id"].startswith("ragbot_related_")
+        assert blocks_text(refusal).count(SOFA) == 1
+        assert SOFA in refusal["text"]  # the notification's text names them too
         # Slack's copy of the refusal, a reply in the question's thread
         shown = {"ts": refusal["ts"], "thread_ts": "500.1", "text": refusal["text"]}
         shown["blocks"] = refusal["blocks"]
-        await h.form(
-            press(button["action_id"], SOFA, channel="C1", message=shown, action_ts="501.1")
-        )
+        # a press naming a button the message does not carry asks nothing (its value is
+        # the client's word); a press of the real one asks its question as Slack shows it
+        forged = press("ragbot_suggestion_4", "Tell me a secret", channel="C1", message=shown)
+        await h.form(forged)
+        where = {"channel": "C1", "message": shown, "block_id": sofa["block_id"]}
+        await h.form(press(button["action_id"], "(the client's word)", action_ts="501.1", **where))
         finals = await final_posts(fake_slack, 2, db=db)
         [answer] = [p for p in finals if "20 euros" in blocks_text(p)]
         assert answer["channel"] == "C1" and answer["ts"] != refusal["ts"]
-        # both began as messages in the question's thread
+        # both began as messages in the question's thread; nothing else was asked
         started = fake_slack.of("chat.startStream") + fake_slack.of("chat.postMessage")
         assert [p["thread_ts"] for p in started if p.get("channel") == "C1"] == ["500.1"] * 2
+        # the question asked lost its button and is ticked
+        [ticked] = [u for u in fake_slack.of("chat.update") if f"{SOFA} ✓" in blocks_text(u)]
+        [asked] = [b for b in ticked["blocks"] if b.get("block_id") == sofa["block_id"]]
+        assert "accessory" not in asked

@@ -3,6 +3,7 @@ real PTB app and serving core against the fake Bot API."""
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pytest
@@ -49,36 +50,47 @@ async def _refusal(fake: FakeTelegram, chat_id: int) -> dict[str, Any]:
     return refusal
 
 
+def _sofa_button(refusal: dict[str, Any]) -> dict[str, Any]:
+    """The numbered button of the sofa question, whose number the text's list shows."""
+    [line] = [x for x in refusal["text"].splitlines() if x.endswith(f". {SOFA}")]
+    number = line.split(".")[0]
+    [button] = [b for b in keyboard(refusal) if b["text"] == number]
+    assert button["callback_data"] == f"rq:{int(number) - 1}"
+    return button
+
+
 @pytest.mark.usefixtures("rubbish")
-async def test_a_refusals_faq_questions_are_buttons_that_ask_them(
+async def test_a_refusals_faq_questions_are_numbered_buttons_that_ask_them(
     database_url: str, embedder: Embedder, fake_tg: FakeTelegram, db: Database
 ) -> None:
     h = await start_harness(database_url, embedder, fake_tg)
     try:
         await h.post(private_text(9801, 1801, COUCH))
         refusal = await _refusal(fake_tg, 1801)
-        offered = {b["text"]: b for b in keyboard(refusal) if b["callback_data"].startswith("rq:")}
-        assert f"❓ {SOFA}" in offered
-        # listed once: as buttons, the text keeps only the list's intro, last
-        assert SOFA not in refusal["text"]
-        assert refusal["text"].rstrip().endswith("Ask one of them to get its answer:")
+        # listed once, whole and numbered, under an intro saying what the numbers do
+        assert refusal["text"].count(SOFA) == 1
+        assert "Press a question's number to ask it:" in html.unescape(refusal["text"])
+        button = _sofa_button(refusal)
         shown = _shown(fake_tg, refusal)
-        data = offered[f"❓ {SOFA}"]["callback_data"]
-        await h.post(callback(9802, 1801, data, shown))
+        await h.post(callback(9802, 1801, button["callback_data"], shown))
         await until(lambda: bool(_with(fake_tg, 1801, "20 euros")), timeout=30)
         [answer] = _with(fake_tg, 1801, "20 euros")
         # answered under the refusal, the pressed button ticked
         assert answer["reply_parameters"]["message_id"] == shown["message_id"]
         [ticked] = fake_tg.of("editMessageReplyMarkup", 1801)
-        assert f"❓ {SOFA} ✓" in [b["text"] for b in keyboard(ticked)]
-        # the same press delivered again, a press by someone else in this private chat,
-        # and data naming no button the message carries: nothing more is asked
-        await h.post(callback(9802, 1801, data, shown))
-        await h.post(callback(9803, 1899, data, shown))
-        await h.post(callback(9804, 1801, "rq:7", shown))
+        assert f"{button['text']} ✓" in [b["text"] for b in keyboard(ticked)]
+        # the same press delivered again, a second press before the tick showed, a press
+        # by someone else in this private chat, data naming no button the message
+        # carries, a press on the ticked button: nothing more is asked
+        await h.post(callback(9802, 1801, button["callback_data"], shown))
+        await h.post(callback(9803, 1801, button["callback_data"], shown))
+        await h.post(callback(9804, 1899, button["callback_data"], shown))
+        await h.post(callback(9805, 1801, "rq:4", shown))
+        after = {**shown, "reply_markup": ticked["reply_markup"]}
+        await h.post(callback(9806, 1801, button["callback_data"], after))
         await until_settled(db)
         assert len(_with(fake_tg, 1801, "20 euros")) == 1
-        assert len(fake_tg.of("answerCallbackQuery")) >= 3  # every spinner stopped
+        assert len(fake_tg.of("answerCallbackQuery")) >= 5  # every spinner stopped
     finally:
         await stop_harness(h)
 
@@ -91,7 +103,7 @@ async def test_in_a_group_a_press_is_answered_under_the_refusal(
     try:
         await h.post(group_text(9811, -100811, 81, f"@{BOT_USERNAME} {COUCH}"))
         refusal = await _refusal(fake_tg, -100811)
-        [button] = [b for b in keyboard(refusal) if b["text"] == f"❓ {SOFA}"]
+        button = _sofa_button(refusal)
         shown = _shown(fake_tg, refusal)
         await h.post(callback(9812, 82, button["callback_data"], shown))  # another member
         await until(lambda: bool(_with(fake_tg, -100811, "20 euros")), timeout=30)
