@@ -72,6 +72,9 @@ class GraphState(TypedDict, total=False):
     # language_normalizer
     language: Literal["en", "zh-hant", "zh-hans"]
     normalized_question: str
+    # the message only picked a question the last answer offered ("2": graph.offered_choice),
+    # and `normalized_question` is that question: it stands alone, leaning on nothing before
+    picked_offer: bool
     # planner / followup_transform
     plan: Plan
     standalone_question: str  # a follow-up rewritten to stand alone

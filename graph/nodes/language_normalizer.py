@@ -1,8 +1,13 @@
-"""language_normalizer: en / zh-hant / zh-hans, normalised width and whitespace."""
+"""language_normalizer: en / zh-hant / zh-hans, normalised width and whitespace.
+
+A reply that only picks one of the questions the last answer offered ("2", "the
+second one", 第二個: graph.offered_choice) is normalised to that question.
+"""
 
 from __future__ import annotations
 
 from graph.nodes.recording import Step, recorded
+from graph.offered_choice import chosen_question, resolved
 from graph.state import GraphState
 from textkit.scripts import conversation_script, detect_language, normalise_width
 
@@ -12,12 +17,17 @@ def language_normalizer(state: GraphState) -> Step:
     """Detect the script (answers go back in it) and normalise the masked question."""
     text = state.get("safe_question") or state.get("question") or ""
     normalized = normalise_width(text)
+    history = state.get("history", [])
+    picked = chosen_question(normalized, resolved(history))
     # the user's chosen language wins; otherwise answers go back in the question's script,
     # and a message in characters both scripts share in the one the user has been writing
-    shared = conversation_script(state.get("history", []))
-    language = state.get("reply_language") or detect_language(normalized, shared)
+    shared = conversation_script(history)
+    language = state.get("reply_language") or detect_language(picked or normalized, shared)
     update: GraphState = {
         "language": language,  # type: ignore[typeddict-item]
-        "normalized_question": normalized,
+        "normalized_question": picked or normalized,
     }
-    return Step(update, f"language_normalizer:{language}")
+    if picked is None:
+        return Step(update, f"language_normalizer:{language}")
+    update["picked_offer"] = True  # it stands alone: no follow-up of what came before
+    return Step(update, f"language_normalizer:offered:{language}")

@@ -131,7 +131,8 @@ async def planner(state: GraphState, runtime: Runtime[GraphContext]) -> Step:
     """Plan the turn: one LLM call when configured, the rules otherwise or on failure."""
     context = runtime.context
     question = state.get("normalized_question", "")
-    history = state.get("history", [])
+    # a picked offered question stands alone: planned as a first question is
+    history = [] if state.get("picked_offer") else state.get("history", [])
     calls = 0
     waited = 0.0
     plan: Plan | None = None

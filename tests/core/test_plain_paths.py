@@ -11,6 +11,11 @@ from bot.core.admin.plain_paths import plain_path, plain_step
     ("code", "said"),
     [
         ("language_normalizer:zh-hant", "Language: zh-hant."),
+        (
+            "language_normalizer:offered:en",
+            "The message picked one of the questions the last answer offered, asked as that"
+            " question; language: en.",
+        ),
         ("guard", "Passed the safety check."),
         ("guard:blocked:injection", "Blocked by the safety check (injection)."),
         ("followup_transform", "Read as a follow-up to the previous question."),

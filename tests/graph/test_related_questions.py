@@ -51,6 +51,35 @@ async def test_a_refused_paraphrase_is_offered_the_entry_it_meant(rubbish: Answe
     assert again.related_questions == []
 
 
+async def test_a_reply_naming_an_offered_questions_place_asks_that_question(
+    rubbish: AnswerService,
+) -> None:
+    refused = await rubbish.ask(COUCH, conversation="c-pick")
+    place = refused.related_questions.index(SOFA) + 1
+    picked = await rubbish.ask(str(place), conversation="c-pick")
+    assert picked.outcome == "answered" and "20 euros" in picked.answer
+    assert "language_normalizer:offered:en" in picked.decision_path
+    # a follow-up leans on the question picked, not on the bare number
+    followed = await rubbish.ask("how much does it cost?", conversation="c-pick")
+    assert "20 euros" in followed.answer
+    # a place past the list, or after an answer that offered nothing, is no pick
+    assert "language_normalizer:offered:en" not in (await rubbish.ask("2", "c-pick")).decision_path
+    await rubbish.ask(COUCH, conversation="c-past")
+    past = await rubbish.ask("the fifth one", conversation="c-past")
+    assert "language_normalizer:offered:en" not in past.decision_path
+
+
+async def test_a_chinese_reader_picks_by_ordinal(
+    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
+) -> None:
+    service = await answer_service({"clinic.md": CLINIC}, db, ingestion, searcher, embedder)
+    refused = await service.ask("周末可以去看医生吗", conversation="c-zh")
+    place = refused.related_questions.index("看诊时间是什么时候？") + 1
+    picked = await service.ask(f"第{'一二三四五'[place - 1]}个", conversation="c-zh")
+    assert picked.outcome == "answered" and picked.language == "zh-hans"
+    assert "language_normalizer:offered:zh-hans" in picked.decision_path
+
+
 @pytest.mark.parametrize(
     "asked", ["Who won the football world cup in 1998?", "How do I reset my email password?"]
 )

@@ -15,6 +15,7 @@ from textkit.catalog import say
 # (code prefix, catalog key): the first prefix that matches wins; `{value}` is the rest
 _RULES: tuple[tuple[str, str | None], ...] = (
     ("telemetry", None),  # bookkeeping: nothing an admin needs
+    ("language_normalizer:offered:", "admin:path_offered_pick"),
     ("language_normalizer:", "admin:path_language"),
     ("guard:blocked:", "admin:path_blocked"),
     ("guard", "admin:path_guard"),

@@ -1,0 +1,104 @@
+"""A reply that picks one of the questions a refusal offered, by its place.
+
+A refusal may end with FAQ questions near the one asked (graph.related_questions:
+an intro line, then `- question` lines). Telegram numbers them; anywhere a user
+may answer "2", "the second one", "#2", 第二個 or 最後一个 instead of writing the
+question out. Such a reply, right after an answer offering questions, stands
+for the question it picks: it is searched and judged as that question, and a
+later follow-up leans on that question, not on "2". Anything more than a place
+("2 bins", "the second one is wrong") is a message of its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from textkit.catalog import LANGUAGES, say
+
+_ENGLISH_PLACES = {
+    "first": 1,
+    "1st": 1,
+    "one": 1,
+    "second": 2,
+    "2nd": 2,
+    "two": 2,
+    "third": 3,
+    "3rd": 3,
+    "three": 3,
+    "fourth": 4,
+    "4th": 4,
+    "four": 4,
+    "fifth": 5,
+    "5th": 5,
+    "five": 5,
+    "last": -1,
+}
+_CHINESE_PLACES = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5}
+_PUNCTUATION = " \t.,!?:;。，！？：；、()（）[]【】#"
+_ENGLISH = re.compile(
+    r"^(?:(?:the|number|no|nr|option|question|q)\s*)*"
+    r"(?P<place>[1-5]|first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|one|two|three|"
+    r"four|five|last)"
+    r"(?:\s+(?:one|question|please))*$",
+    re.IGNORECASE,
+)
+_CHINESE = re.compile(
+    r"^(?:我要|我想問|我想问|請問|请问|就)?"
+    r"(?:第(?P<place>[1-5一二三四五])|(?P<last>最後|最后)一?)"
+    r"(?:個|个|題|题|條|条|項|项|問題|问题)*(?:吧|呢|好了)?$"
+)
+
+
+def offered_in(answer: str) -> list[str]:
+    """The questions an answer offered (its related-questions list), in their order."""
+    intros = {say("related_questions", language) for language in LANGUAGES}
+    for paragraph in answer.split("\n\n"):
+        first, *lines = paragraph.strip("\n").split("\n")
+        if first.strip() in intros and lines and all(x.startswith("- ") for x in lines):
+            return [line.removeprefix("- ").strip() for line in lines]
+    return []
+
+
+def place_named(message: str) -> int | None:
+    """The place a message that is only a place names: 1-5, or -1 for the last one."""
+    text = " ".join(message.strip(_PUNCTUATION).split()).replace(".", " ").strip()
+    if not text:
+        return None
+    english = _ENGLISH.match(text)
+    if english:
+        place = english.group("place").lower()
+        return int(place) if place.isdigit() else _ENGLISH_PLACES[place]
+    chinese = _CHINESE.match(text.replace(" ", ""))
+    if chinese:
+        if chinese.group("last"):
+            return -1
+        place = chinese.group("place")
+        return int(place) if place.isdigit() else _CHINESE_PLACES[place]
+    return None
+
+
+def chosen_question(message: str, earlier: list[dict[str, str]]) -> str | None:
+    """The offered question `message` picks, when the answer just before it (the last
+    assistant message of `earlier`) offered questions and the message names a place
+    among them; None otherwise."""
+    answers = [m for m in earlier if m.get("role") == "assistant"]
+    if not answers or earlier[-1].get("role") != "assistant":
+        return None
+    offered = offered_in(answers[-1].get("content", ""))
+    place = place_named(message) if offered else None
+    if place is None or place > len(offered):
+        return None
+    return offered[place - 1] if place > 0 else offered[-1]
+
+
+def resolved(history: list[dict[str, str]]) -> list[dict[str, str]]:
+    """`history` with each user message that picked an offered question read as that
+    question (what a follow-up leans on)."""
+    out: list[dict[str, str]] = []
+    for message in history:
+        if message.get("role") == "user":
+            picked = chosen_question(message.get("content", ""), out)
+            if picked is not None:
+                message = {**message, "content": picked}
+        out.append(message)
+    return out
