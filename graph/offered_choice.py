@@ -4,21 +4,23 @@ A refusal may end with FAQ questions near the one asked (graph.related_questions
 an intro line, then `- question` lines). Telegram numbers them; anywhere a user
 may answer "2", "the second one", "#2", 第二個 or 最後一个 instead of writing the
 question out. Such a reply, right after an answer offering questions, stands
-for the question it picks: it is searched and judged as that question, and a
-later follow-up leans on that question, not on "2". Anything more than a place
-("2 bins", "the second one is wrong") is a message of its own.
+for the question it picks: it is searched and judged as that question, and it
+is kept in the conversation as that question (bot.turn.settling), so a later
+follow-up leans on it, not on "2". Anything more than a place ("2 bins", "the
+second one is wrong") is a message of its own. Only the stored history counts:
+a caller's own (an OpenAI-style client's) could offer anything.
 """
 
 from __future__ import annotations
 
 import re
 
+from graph.related_questions import offerable
 from textkit.catalog import LANGUAGES, say
 
 _ENGLISH_PLACES = {
     "first": 1,
     "1st": 1,
-    "one": 1,
     "second": 2,
     "2nd": 2,
     "two": 2,
@@ -35,9 +37,10 @@ _ENGLISH_PLACES = {
 }
 _CHINESE_PLACES = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5}
 _PUNCTUATION = " \t.,!?:;。，！？：；、()（）[]【】#"
+# "2", "no. 2", "the second one", "option 3", "the last one please"; not "no one", "one"
 _ENGLISH = re.compile(
-    r"^(?:(?:the|number|no|nr|option|question|q)\s*)*"
-    r"(?P<place>[1-5]|first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|one|two|three|"
+    r"^(?:(?:the|number|option|question)\s+|(?:no|nr|q)\s*(?=\d))*"
+    r"(?P<place>[1-5]|first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|two|three|"
     r"four|five|last)"
     r"(?:\s+(?:one|question|please))*$",
     re.IGNORECASE,
@@ -50,12 +53,15 @@ _CHINESE = re.compile(
 
 
 def offered_in(answer: str) -> list[str]:
-    """The questions an answer offered (its related-questions list), in their order."""
+    """The questions an answer offered (its related-questions list, which ends the
+    refusal: the last such paragraph), in their order; none when any of them is not fit
+    to ask (graph.related_questions.offerable: a link, an instruction)."""
     intros = {say("related_questions", language) for language in LANGUAGES}
-    for paragraph in answer.split("\n\n"):
+    for paragraph in reversed(answer.split("\n\n")):
         first, *lines = paragraph.strip("\n").split("\n")
         if first.strip() in intros and lines and all(x.startswith("- ") for x in lines):
-            return [line.removeprefix("- ").strip() for line in lines]
+            questions = [line.removeprefix("- ").strip() for line in lines]
+            return questions if all(offerable(q, "") for q in questions) else []
     return []
 
 
@@ -89,16 +95,3 @@ def chosen_question(message: str, earlier: list[dict[str, str]]) -> str | None:
     if place is None or place > len(offered):
         return None
     return offered[place - 1] if place > 0 else offered[-1]
-
-
-def resolved(history: list[dict[str, str]]) -> list[dict[str, str]]:
-    """`history` with each user message that picked an offered question read as that
-    question (what a follow-up leans on)."""
-    out: list[dict[str, str]] = []
-    for message in history:
-        if message.get("role") == "user":
-            picked = chosen_question(message.get("content", ""), out)
-            if picked is not None:
-                message = {**message, "content": picked}
-        out.append(message)
-    return out

@@ -64,6 +64,9 @@ class GraphState(TypedDict, total=False):
     question: str  # the user's message as received (capped at the guard's limit)
     question_chars: int  # the message's length before the cap (the guard blocks it as too long)
     history: list[dict[str, str]]  # earlier turns, oldest first: {"role", "content"}
+    # the history came with the request (an OpenAI-style client), not from the store: its
+    # assistant messages are the caller's words, never read as what the bot offered
+    history_given: bool
     reply_language: str | None  # the language the user chose (Telegram /lang): wins over detection
     # guard
     guard_blocked: bool

@@ -178,11 +178,11 @@ def related_blocks(questions: Sequence[str], language: str) -> list[dict[str, An
         "elements": [{"type": "mrkdwn", "text": escape(say("slack:related_intro", language))}],
     }
     label = {"type": "plain_text", "text": say("slack:ask_button", language)}
-    return [intro] + [
+    asks = [
         {
             "type": "section",
             "block_id": f"{RELATED_BLOCK}_{i}",
-            "text": {"type": "mrkdwn", "text": escape(q)},
+            "text": {"type": "plain_text", "text": q},  # a question's `*` is no bold
             "accessory": {
                 "type": "button",
                 "text": label,
@@ -192,6 +192,7 @@ def related_blocks(questions: Sequence[str], language: str) -> list[dict[str, An
         }
         for i, q in enumerate(questions[:5])
     ]
+    return [intro, *asks]
 
 
 def related_taken(blocks: list[dict[str, Any]], block_id: str) -> list[dict[str, Any]] | None:

@@ -186,7 +186,7 @@ class TelegramButtons:
         is the client's word: only a place). In a private chat only its user may
         press; in a group anyone, as anyone may reply to the bot there. A question
         is asked once per presser (its delivery names the message, place and user):
-        a ticked button, or a press again, asks nothing more.
+        a press again asks nothing more and says so.
         """
         query = update.callback_query
         if query is None or query.from_user is None:
@@ -215,10 +215,12 @@ class TelegramButtons:
                 "group": group,
                 "drafts": self._drafts and not group,
             }
-            await self._core.accept(dataclasses.replace(inbound, route=route))
-        with contextlib.suppress(TelegramError):
-            await query.answer()
-        ticked = related_taken(shown.reply_markup, data) if shown.reply_markup else None
+            taken = await self._core.accept(dataclasses.replace(inbound, route=route))
+        with contextlib.suppress(TelegramError):  # a press again: said, nothing asked
+            told = language or self._core.pick_language("", user.language_code)
+            await query.answer(None if taken else say("telegram:asked_already", told))
+        markup = shown.reply_markup
+        ticked = related_taken(markup, data) if taken and markup is not None else None
         if ticked is not None:
             try:
                 await query.edit_message_reply_markup(ticked)

@@ -82,16 +82,17 @@ def sources(citations: list[dict[str, Any]], language: str) -> str:
 def answer_messages(answer: FinalAnswer) -> list[str]:
     """The answer as HTML messages: pieces of the text, then the sources with the last one.
 
-    A refusal's FAQ questions end the text numbered, each number a button of the
-    answer's keyboard (`answer_keyboard`) that asks it.
+    A refusal's FAQ questions follow its text numbered (never folded into an
+    expandable quote), each number a button of the answer's keyboard
+    (`answer_keyboard`) that asks it.
     """
     shown = offered(answer)
-    text = shown.text
+    footer = sources(answer.citations, answer.language)
     if shown.questions:
         intro = say("telegram:related_numbers", answer.language)
         listed = [f"{n}. {q}" for n, q in enumerate(shown.questions[:RELATED_MAX], 1)]
-        text = "\n".join([text, "", intro, *listed])
-    return html_messages(text, sources(answer.citations, answer.language), expand=True)
+        footer = "\n\n".join(p for p in (escape("\n".join([intro, *listed])), footer) if p)
+    return html_messages(shown.text, footer, expand=True)
 
 
 def html_messages(plain: str, footer_html: str = "", expand: bool = False) -> list[str]:
@@ -191,11 +192,11 @@ def related_rows(questions: Sequence[str]) -> list[list[InlineKeyboardButton]]:
 def asked_question(message: Message, data: str) -> str | None:
     """The question the related-question button with `data` asks, read from Telegram's
     copy of `message` (its numbered line in the text); None when the message carries
-    no such button, or carries it ticked (asked already)."""
+    no such button. A tick does not matter: in a group, others may ask it too."""
     buttons = [b for row in (message.reply_markup or EMPTY).inline_keyboard for b in row]
     pressed = next((b for b in buttons if b.callback_data == data), None)
     place = data.partition(":")[2]
-    if pressed is None or pressed.text.endswith(TAKEN_MARK) or not place.isdigit():
+    if pressed is None or not place.isdigit():
         return None
     number = f"{int(place) + 1}. "
     for line in reversed((message.text or "").splitlines()):

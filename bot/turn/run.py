@@ -72,6 +72,8 @@ async def open_turn(
         "question_chars": received_chars,
         "reply_language": language,
         "history": history,
+        # a caller's own history (an OpenAI-style client) may put any words in the bot's mouth
+        "history_given": given is not None,
         "llm_calls": 0,
         "decision_path": [],
     }

@@ -27,7 +27,10 @@ CANCELLED_STORE_S = 0.5  # what `settle` gives a store it cancels to roll back a
 
 def stored_question(state: dict[str, Any]) -> str:
     """The question as it is kept: masked before the graph ran (the guard's copy is the
-    same text)."""
+    same text); a reply that picked an offered question ("2") is kept as that question,
+    which history, hand-off cases and knowledge gaps then read (graph.offered_choice)."""
+    if state.get("picked_offer") and state.get("normalized_question"):
+        return str(state["normalized_question"])
     return state.get("safe_question") or state.get("question", "")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from graph.message_shapes import is_greeting, looks_like_followup, names_little
 from graph.nodes.recording import Step, recorded
-from graph.offered_choice import resolved
 from graph.state import GraphState
 
 # the messages joined at most, the follow-up's own included ("How much is a plot?" →
@@ -41,9 +40,9 @@ def followup_transform(state: GraphState) -> Step:
     if plan.get("source") == "llm" and plan.get("query"):
         question = str(plan["query"])  # the planner call already resolved the reference
     else:
-        # a "2" that picked an offered question is read as that question
-        history = resolved(state.get("history", []))
-        question = standalone_question(state.get("normalized_question", ""), history)
+        question = standalone_question(
+            state.get("normalized_question", ""), state.get("history", [])
+        )
     plan.update(should_retrieve=True, query=question)
     plan["tool_calls"] = [{"name": "retrieve_documents", "args": {"query": question}}]
     update: GraphState = {

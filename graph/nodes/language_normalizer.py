@@ -7,9 +7,9 @@ second one", 第二個: graph.offered_choice) is normalised to that question.
 from __future__ import annotations
 
 from graph.nodes.recording import Step, recorded
-from graph.offered_choice import chosen_question, resolved
+from graph.offered_choice import chosen_question
 from graph.state import GraphState
-from textkit.scripts import conversation_script, detect_language, normalise_width
+from textkit.scripts import conversation_script, detect_language, normalise_width, to_script
 
 
 @recorded("language_normalizer")
@@ -18,14 +18,18 @@ def language_normalizer(state: GraphState) -> Step:
     text = state.get("safe_question") or state.get("question") or ""
     normalized = normalise_width(text)
     history = state.get("history", [])
-    picked = chosen_question(normalized, resolved(history))
+    # only what the bot itself offered (the stored history) can be picked: a caller's own
+    # history could offer anything, which would then be asked unscreened
+    picked = None if state.get("history_given") else chosen_question(normalized, history)
     # the user's chosen language wins; otherwise answers go back in the question's script,
-    # and a message in characters both scripts share in the one the user has been writing
+    # and a message in characters both scripts share in the one the user has been writing;
+    # a pick is in the language its words are written in (第二個), else its question's
     shared = conversation_script(history)
-    language = state.get("reply_language") or detect_language(picked or normalized, shared)
+    typed = normalized if picked is None or any(ch.isalpha() for ch in normalized) else picked
+    language = state.get("reply_language") or detect_language(typed, shared)
     update: GraphState = {
         "language": language,  # type: ignore[typeddict-item]
-        "normalized_question": picked or normalized,
+        "normalized_question": normalized if picked is None else to_script(picked, language),
     }
     if picked is None:
         return Step(update, f"language_normalizer:{language}")

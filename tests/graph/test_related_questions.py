@@ -14,6 +14,7 @@ import pytest
 import graph.nodes.response_synth as response_synth
 from bot.turn.service import AnswerService
 from graph.context import GraphContext
+from graph.events import FinalAnswer
 from graph.related_questions import MAX_CHARS, offerable, related_questions
 from graph.replies import refusal
 from storage.db import Database
@@ -75,9 +76,25 @@ async def test_a_chinese_reader_picks_by_ordinal(
     service = await answer_service({"clinic.md": CLINIC}, db, ingestion, searcher, embedder)
     refused = await service.ask("周末可以去看医生吗", conversation="c-zh")
     place = refused.related_questions.index("看诊时间是什么时候？") + 1
-    picked = await service.ask(f"第{'一二三四五'[place - 1]}个", conversation="c-zh")
+    ordinal = "一二三四五"[place - 1]
+    picked = await service.ask(f"第{ordinal}个", conversation="c-zh")
     assert picked.outcome == "answered" and picked.language == "zh-hans"
     assert "language_normalizer:offered:zh-hans" in picked.decision_path
+    # the reply's own script decides the answer's: 個 is Traditional
+    await service.ask("周末可以去看医生吗", conversation="c-zh-hant")
+    traditional = await service.ask(f"第{ordinal}個", conversation="c-zh-hant")
+    assert traditional.outcome == "answered" and traditional.language == "zh-hant"
+    assert "language_normalizer:offered:zh-hant" in traditional.decision_path
+
+
+async def test_a_callers_own_history_offers_nothing_to_pick(rubbish: AnswerService) -> None:
+    # an OpenAI-style client sends its history: its "assistant" lines are its own words
+    offered = "\n".join([say("related_questions", "en"), f"- {SOFA}"])
+    history = [("user", COUCH), ("assistant", f"Sorry.\n\n{offered}")]
+    events = [e async for e in rubbish.stream("1", "c-given", history=history)]
+    [result] = [e.result for e in events if isinstance(e, FinalAnswer)]
+    assert not any(step.startswith("language_normalizer:offered") for step in result.decision_path)
+    assert "20 euros" not in result.answer
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from bot.telegram.render import answer_keyboard, answer_messages
+from graph.events import FinalAnswer, TurnResult
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService, IngestOptions
@@ -21,6 +23,7 @@ from tests.support.fake_telegram import (
 )
 from tests.support.rubbish_faq import COUCH, RUBBISH, RUBBISH_DOCUMENT, SOFA
 from tests.telegram.test_telegram import docs, fake_tg, keyboard, start_harness, stop_harness
+from textkit.catalog import say
 
 __all__ = ["docs", "fake_tg"]  # fixtures used here
 
@@ -91,6 +94,13 @@ async def test_a_refusals_faq_questions_are_numbered_buttons_that_ask_them(
         await until_settled(db)
         assert len(_with(fake_tg, 1801, "20 euros")) == 1
         assert len(fake_tg.of("answerCallbackQuery")) >= 5  # every spinner stopped
+        repeats = [a for a in fake_tg.of("answerCallbackQuery") if a.get("text")]
+        assert repeats and all("asked this one already" in a["text"] for a in repeats)
+        # typing the number asks it too
+        await h.post(private_text(9807, 1801, COUCH))
+        await until(lambda: len(_with(fake_tg, 1801, "Related questions")) == 2, timeout=30)
+        await h.post(private_text(9808, 1801, button["text"]))
+        await until(lambda: len(_with(fake_tg, 1801, "20 euros")) == 2, timeout=30)
     finally:
         await stop_harness(h)
 
@@ -109,5 +119,26 @@ async def test_in_a_group_a_press_is_answered_under_the_refusal(
         await until(lambda: bool(_with(fake_tg, -100811, "20 euros")), timeout=30)
         [answer] = _with(fake_tg, -100811, "20 euros")
         assert answer["reply_parameters"]["message_id"] == shown["message_id"]
+        # ticked for the one who pressed it, the button still asks for everyone else
+        [ticked] = fake_tg.of("editMessageReplyMarkup", -100811)
+        after = {**shown, "reply_markup": ticked["reply_markup"]}
+        await h.post(callback(9813, 83, button["callback_data"], after))
+        await until(lambda: len(_with(fake_tg, -100811, "20 euros")) == 2, timeout=30)
     finally:
         await stop_harness(h)
+
+
+def test_a_long_refusals_questions_stay_outside_its_folded_part() -> None:
+    questions = [f"Question {n}: " + "how do bulky items get collected " * 5 for n in range(1, 6)]
+    questions = [" ".join(q.split()) + "?" for q in questions]
+    refusal = "Sorry, our documents don't answer this. " + "Call the desk. " * 90
+    text = "\n".join([refusal, "", say("related_questions", "en"), *(f"- {q}" for q in questions)])
+    result = TurnResult(text, "en", None, [], [], [], 1, 0, "t", {}, related_questions=questions)
+    [message] = answer_messages(FinalAnswer.of(result))
+    folded, _, after = message.partition("</blockquote>")
+    assert "<blockquote expandable>" in folded  # the long refusal folds…
+    for n, question in enumerate(questions, 1):
+        assert f"{n}. {question}" in after  # …its numbered questions stay in view
+    keyboard_ = answer_keyboard(FinalAnswer.of(result))
+    assert keyboard_ is not None
+    assert [b.text for row in keyboard_.inline_keyboard for b in row] == ["1", "2", "3", "4", "5"]
