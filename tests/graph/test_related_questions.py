@@ -20,6 +20,7 @@ from graph.replies import refusal
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.ingestion import IngestionService
+from storage.repositories.conversations import with_history
 from storage.search import HybridSearcher
 from tests.graph.test_faq_everyday import CLINIC
 from tests.support.fake_openai import FakeOpenAI, Reply
@@ -53,13 +54,18 @@ async def test_a_refused_paraphrase_is_offered_the_entry_it_meant(rubbish: Answe
 
 
 async def test_a_reply_naming_an_offered_questions_place_asks_that_question(
-    rubbish: AnswerService,
+    rubbish: AnswerService, db: Database
 ) -> None:
     refused = await rubbish.ask(COUCH, conversation="c-pick")
     place = refused.related_questions.index(SOFA) + 1
     picked = await rubbish.ask(str(place), conversation="c-pick")
     assert picked.outcome == "answered" and "20 euros" in picked.answer
     assert "language_normalizer:offered:en" in picked.decision_path
+    assert picked.query["original"] == str(place) and picked.query["standalone"] == SOFA
+    # kept as the question it picked: what staff, gap reports and the model read later
+    async with db.autocommit() as session:
+        _, stored = await with_history(session, "console", "c-pick", None, 10)
+    assert [c for role, c in stored if role == "user"] == [COUCH, SOFA]
     # a follow-up leans on the question picked, not on the bare number
     followed = await rubbish.ask("how much does it cost?", conversation="c-pick")
     assert "20 euros" in followed.answer
