@@ -90,8 +90,8 @@ def chosen_question(message: str, earlier: list[dict[str, str]]) -> str | None:
     answers = [m for m in earlier if m.get("role") == "assistant"]
     if not answers or earlier[-1].get("role") != "assistant":
         return None
-    offered = offered_in(answers[-1].get("content", ""))
-    place = place_named(message) if offered else None
-    if place is None or place > len(offered):
+    place = place_named(message)
+    offered = offered_in(answers[-1].get("content", "")) if place is not None else []
+    if place is None or not offered or place > len(offered):
         return None
     return offered[place - 1] if place > 0 else offered[-1]

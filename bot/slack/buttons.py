@@ -227,7 +227,7 @@ class SlackButtons:
         await self._accept(event, bot, team, False)
         block_id = str(action.get("block_id") or "")
         ticked = related_taken(shown.get("blocks") or [], block_id)
-        if ticked is not None:
+        if ticked is not None and shown.get("ts"):
             payload: dict[str, Any] = {"op": "update", "channel": channel, "ts": shown["ts"]}
             payload |= {"text": shown.get("text") or " ", "blocks": ticked}
             await self._enqueue(channel, f"slack:{channel}:{ts}:asked", payload)

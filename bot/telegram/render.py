@@ -181,7 +181,7 @@ def answer_keyboard(answer: FinalAnswer) -> InlineKeyboardMarkup | None:
 
 def related_rows(questions: Sequence[str]) -> list[list[InlineKeyboardButton]]:
     """One row of numbered buttons, one per offered question (listed with its number at
-    the end of the text); the data names the place, the text holds the question."""
+    the end of the message's text, which holds the question); the data names the place."""
     row = [
         InlineKeyboardButton(str(n), callback_data=f"{RELATED}:{n - 1}")
         for n in range(1, min(len(questions), RELATED_MAX) + 1)
