@@ -34,6 +34,11 @@ offered (graph.related_questions) are counted too: of the answerable turns refus
 those offered their own entry's question and those offered any; of the gold-removed
 turns refused, those offered any; and 12 asks written for the project's other sets in
 the set's language (not for the sets asked across languages), answered and offered any.
+Then the asker's next step: each answerable turn refused with its own entry offered is
+asked again in a conversation of its own and followed by the entry's place in the list
+("2": graph.offered_choice): the shares answered from the entry, from its page (its
+document cited, not the passage holding its question), from another document, or
+refused; and the answerable turns answered from their entry within those two turns.
 
 Run on its own (`python -m bench.faq`, usage in `USAGE`), every set is measured
 per half: StackFAQ's halves alternate its entries (one per file) or a page's
@@ -312,7 +317,9 @@ async def measure(args: Any) -> dict[str, dict[str, float]]:
         ans = await run_set(service, answerable)
         una = await run_set(service, removed)
         foreign = await run_set(service, foreign_asks(name, FOREIGN))
+        picks = await picked_hits(service, answerable, ans)
         await db.dispose()
+        asked = list(zip(answerable, ans, strict=True))
         out[name] = {
             "questions": float(len(questions(entries, where, args.questions, seed=3))),
             "fusion": found[FUSION]["R@5"],
@@ -326,10 +333,16 @@ async def measure(args: Any) -> dict[str, dict[str, float]]:
             # asks written for another collection: nothing to answer, nothing to offer
             **foreign_figures(foreign),
             # the entry asked is the one quoted (its page may hold the one quoted instead)
-            "entry_hit": mean(
+            "entry_hit": mean([float(entry_quoted(q, r["cited_passages"])) for q, r in asked]),
+            # the refused turn's own entry picked by its place in the list, and then
+            **{
+                f"picked_{kind}": mean([float(o == kind) for o in picks.values()])
+                for kind in ("entry", "page", "other", "refused")
+            },
+            "entry_hit_two_turns": mean(
                 [
-                    1.0 if any(q.answers[0] in p for p in r["cited_passages"]) else 0.0
-                    for q, r in zip(answerable, ans, strict=True)
+                    float(entry_quoted(q, r["cited_passages"]) or picks.get(i) == "entry")
+                    for i, (q, r) in enumerate(asked)
                 ]
             ),
         }
@@ -373,6 +386,40 @@ def offered_figures(answerable: list[Any], ans: list[dict], una: list[dict]) -> 
     }
 
 
+def entry_quoted(q: Question, passages: list[str]) -> bool:
+    """A cited passage holds the gold entry's question (`answers`): its entry answered."""
+    return any(q.answers[0] in p for p in passages)
+
+
+async def picked_hits(service: Any, answerable: list[Question], ans: list[dict]) -> dict[int, str]:
+    """By answerable turn refused with its own entry offered, what replying with that
+    entry's place in the list (the asked question again first, in a conversation of its
+    own) gave: "entry" (a cited passage holds the entry's question), "page" (its
+    document cited, the passage quoted not holding the question: a long entry's answer
+    cut from it, or another entry of its page), "other" (another document) or "refused"."""
+    outcomes: dict[int, str] = {}
+    for i, (q, r) in enumerate(zip(answerable, ans, strict=True)):
+        own = plain(q.answers[0])
+        if not r["refused"] or own not in {plain(x) for x in r["related"]}:
+            continue
+        conversation = f"pick-{i}"
+        first = await service.ask(q.text, conversation=conversation)
+        offered = [plain(x) for x in first.related_questions]
+        if own not in offered:  # not offered the second time: no pick to make
+            outcomes[i] = "refused"
+            continue
+        picked = await service.ask(str(offered.index(own) + 1), conversation=conversation)
+        passages = [str(c.get("passage") or "") for c in picked.citations]
+        documents = [c["document"] for c in picked.citations]
+        if entry_quoted(q, passages):
+            outcomes[i] = "entry"
+        elif q.passage in documents:
+            outcomes[i] = "page"
+        else:
+            outcomes[i] = "other" if documents else "refused"
+    return outcomes
+
+
 def foreign_figures(foreign: list[dict]) -> dict[str, float]:
     """Of the other sets' asks (`foreign_asks`): the share answered and the share offered
     any question (none when none was asked)."""
@@ -402,6 +449,14 @@ def baseline_figures(root: str, args: Any) -> dict[str, dict[str, float]]:
         command += ["--sets", *args.sets]
     subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": root})
     return dict(json.loads(target.read_text("utf-8")))
+
+
+def picked(f: dict[str, float]) -> str:
+    """The picks' outcomes as one cell: entry / page / other / refused shares."""
+    shares = [f.get(f"picked_{kind}") for kind in ("entry", "page", "other", "refused")]
+    if any(x is None or x != x for x in shares):  # none picked (nan), or older figures
+        return ""
+    return " / ".join(f"{x:.2f}" for x in shares if x is not None)
 
 
 def results_name(args: Any) -> str:
@@ -458,6 +513,8 @@ def main() -> None:
                 f.get("removed_offered_any", ""),
                 f.get("foreign_answered", ""),
                 f.get("foreign_offered_any", ""),
+                picked(f),
+                f.get("entry_hit_two_turns", ""),
             ]
         )
     table = print_table(
@@ -480,6 +537,8 @@ def main() -> None:
             "gold removed refused: any offered",
             f"other sets' asks ({FOREIGN}): answered",
             "any offered",
+            "own entry offered, picked by its number: entry / its page / other / refused",
+            "entry hit within two turns",
         ],
         rows,
     )

@@ -77,6 +77,11 @@ def detect_language(text: str, shared: str = ZH_HANT) -> str:
     return _script_of(cjk) or shared
 
 
+def has_chinese(text: str) -> bool:
+    """True when `text` holds a Chinese character."""
+    return _CJK.search(text) is not None
+
+
 def chinese_script(text: str) -> str | None:
     """zh-hant or zh-hans by the text's Chinese characters; None when it has none or only
     characters both scripts share."""

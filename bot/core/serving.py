@@ -25,6 +25,7 @@ from bot.core.delivery.ack_window import ACK_FIRST_S as ACK_FIRST_S
 from bot.core.delivery.admission import Admission
 from bot.core.delivery.envelopes import FileFetcher as RefFetcher
 from bot.core.delivery.inbox import Renderer
+from bot.core.delivery.intake import Accepted as Accepted
 from bot.core.delivery.intake import ShuttingDownError as ShuttingDownError
 from bot.core.delivery.outbox import Channel
 from bot.core.delivery.pending_audiences import AudienceResolver
@@ -220,8 +221,9 @@ class ServingCore:
 
     # --- the entry points --------------------------------------------------------
 
-    async def accept(self, message: InboundMessage, *, redelivered: bool = True) -> bool:
-        """Store an adapter's message in the inbox and start answering it; False for a duplicate.
+    async def accept(self, message: InboundMessage, *, redelivered: bool = True) -> Accepted:
+        """Store an adapter's message in the inbox and start answering it; false for a
+        duplicate (`Accepted.limited`: stored over its sender's rate limit).
 
         Called before the adapter acknowledges the platform. During a drain a
         message the platform delivers again raises ShuttingDownError (the adapter

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.core.messages import Audience, Reply
-from bot.core.serving import ServingCore
+from bot.core.serving import Accepted, ServingCore
 from bot.slack import translate
 from bot.slack.agent import language_of
 from bot.slack.audience import SlackAudiences
@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 Enqueue = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
 # (event, bot user, team): a message accepted into the inbox as if the user wrote it
 # (event, bot user, team, redelivered): bot.slack.listeners.SlackListeners.accept
-Accept = Callable[[dict[str, Any], str | None, str | None, bool], Awaitable[None]]
+Accept = Callable[[dict[str, Any], str | None, str | None, bool], Awaitable[Accepted]]
 Fetch = Callable[[str], Awaitable[bytes]]
 
 
@@ -206,7 +206,8 @@ class SlackButtons:
         (the greeting's own, or the refusal's), where votes and follow-ups then belong.
 
         The question is the button's as Slack's copy of the message shows it, not the
-        press's word. A refusal's question, once asked, loses its button and is ticked.
+        press's word. A refusal's question, once asked (not over the rate limit), loses
+        its button and is ticked.
         Slack never sends a press again: while this worker drains, it waits for the next.
         """
         action = (body.get("actions") or [{}])[0]
@@ -224,7 +225,9 @@ class SlackButtons:
             "channel_type": translate.channel_type(channel),
             "user_team": translate.user_team(body),
         }
-        await self._accept(event, bot, team, False)
+        accepted = await self._accept(event, bot, team, False)
+        if not accepted or accepted.limited:  # a repeat, or over the limit: still askable
+            return
         block_id = str(action.get("block_id") or "")
         ticked = related_taken(shown.get("blocks") or [], block_id)
         if ticked is not None and shown.get("ts"):

@@ -34,7 +34,7 @@ from starlette.routing import Route
 
 from bot.core.messages import Audience, InboundMessage
 from bot.core.platform import FileFetcher
-from bot.core.serving import ServingCore, ShuttingDownError
+from bot.core.serving import Accepted, ServingCore, ShuttingDownError
 from bot.slack import translate
 from bot.slack.agent import AgentView, viewed_channel
 from bot.slack.audience import SlackAudiences
@@ -197,17 +197,17 @@ class SlackListeners:
 
     async def accept(
         self, event: dict[str, Any], bot: str | None, team: str | None, redelivered: bool = True
-    ) -> None:
+    ) -> Accepted:
         """Translate (with the audience) and put the message in the inbox; raises if refused.
 
         Slack waits for the ack meanwhile: deliveries already started wait too
         (`ServingCore.acknowledging`)."""
         with self._core.acknowledging():
-            await self._accept_now(event, bot, team, redelivered)
+            return await self._accept_now(event, bot, team, redelivered)
 
     async def _accept_now(
         self, event: dict[str, Any], bot: str | None, team: str | None, redelivered: bool
-    ) -> None:
+    ) -> Accepted:
         # outside a DM everyone in the channel reads the answer: the channel's facts count
         # too (a group DM's as well: its members may be guests or outsiders); in a DM the
         # channel the user views (agent experience) gives its collections
@@ -226,7 +226,7 @@ class SlackListeners:
         inbound = translate.inbound_message(event, bot, self._download, audience, team)
         # False: a duplicate, already answered or under way; a press (`redelivered=False`,
         # never sent again) is parked for the next worker while this one drains
-        await self._core.accept(inbound, redelivered=redelivered)
+        return await self._core.accept(inbound, redelivered=redelivered)
 
     async def resolve(self, message: InboundMessage) -> Audience:
         """A pending audience (the core's resolver for Slack): the sender's and channel's

@@ -27,7 +27,14 @@ from bot.telegram.delivery import edit_payload, file_payload
 from bot.telegram.files import file_fetcher
 from bot.telegram.intake import accepting
 from bot.telegram.languages import reply_language
-from bot.telegram.render import asked_question, escape, form_key, related_taken, vote_taken
+from bot.telegram.render import (
+    asked_question,
+    escape,
+    form_key,
+    related_asked,
+    related_taken,
+    vote_taken,
+)
 from bot.telegram.translate import PLATFORM
 from textkit.catalog import LANGUAGES, say
 
@@ -179,53 +186,55 @@ class TelegramButtons:
 
     async def on_related(self, update: Update, context: Context) -> None:
         """A refusal's FAQ question's number pressed: asked as the presser's question, in
-        their conversation there (as a reply to the refusal would be), and answered
-        under the refusal; its button is ticked.
+        the refusal's conversation (as a reply to it would be), and answered under the
+        refusal; its number is ticked once an answer is on its way.
 
         The question is read from Telegram's copy of the message (callback data
         is the client's word: only a place). In a private chat only its user may
-        press; in a group anyone, as anyone may reply to the bot there. A question
-        is asked once per presser (its delivery names the message, place and user):
-        a press again asks nothing more and says so.
+        press, and a ticked number asks nothing again; in a group anyone may press
+        (as anyone may reply to the bot there), a ticked number too. Each press is
+        its own delivery (Telegram delivering it again is the same one); a press
+        over the rate limit gets the limit's notice and leaves the number unticked.
         """
         query = update.callback_query
         if query is None or query.from_user is None:
             return
         shown, user, data = query.message, query.from_user, query.data or ""
-        question = None
-        if isinstance(shown, Message) and (
-            not translate.is_private(shown.chat) or shown.chat.id == user.id
-        ):
-            question = asked_question(shown, data)
-        if question is None or not isinstance(shown, Message):
+        told = self._core.pick_language("", user.language_code)
+        if not isinstance(shown, Message):  # too old for Telegram to show it to the bot
             with contextlib.suppress(TelegramError):
-                await query.answer()
+                await query.answer(say("handoff:gone", told))
+            return
+        private = translate.is_private(shown.chat)
+        question = asked_question(shown, data) if not private or shown.chat.id == user.id else None
+        if question is None or (private and related_asked(shown.reply_markup, data)):
+            note = None if question is None else say("telegram:asked_already", told)
+            with contextlib.suppress(TelegramError):
+                await query.answer(note)
             return
         with accepting():
             conversation, language = await conversation_at(
                 self._core, shown.chat, user.id, shown.message_id, shown.message_id
             )
-            group = not translate.is_private(shown.chat)
             inbound = translate.pressed_question(
-                shown, data, user, question, conversation_key=conversation, language=language
+                query.id, shown, user, question, conversation_key=conversation, language=language
             )
             route = {
                 "chat_id": shown.chat.id,
                 "reply_to": shown.message_id,
-                "group": group,
-                "drafts": self._drafts and not group,
+                "group": not private,
+                "drafts": self._drafts and private,
             }
-            taken = await self._core.accept(dataclasses.replace(inbound, route=route))
-        with contextlib.suppress(TelegramError):  # a press again: said, nothing asked
-            told = language or self._core.pick_language("", user.language_code)
-            await query.answer(None if taken else say("telegram:asked_already", told))
+            accepted = await self._core.accept(dataclasses.replace(inbound, route=route))
+        with contextlib.suppress(TelegramError):
+            await query.answer()
         markup = shown.reply_markup
-        ticked = related_taken(markup, data) if taken and markup is not None else None
+        ticked = related_taken(markup, data) if accepted and not accepted.limited else None
         if ticked is not None:
             try:
                 await query.edit_message_reply_markup(ticked)
             except TelegramError as exc:  # e.g. the message is gone: the answer still comes
-                logger.debug("related question's button not ticked: %s", exc)
+                logger.debug("related question's number not ticked: %s", exc)
 
     async def on_language_choice(self, update: Update, context: Context) -> None:
         """A /lang button: remembered for every later answer."""

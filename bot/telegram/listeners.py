@@ -320,7 +320,7 @@ class TelegramListeners:
         route = translate.route(message, drafts=self._drafts, private_to=private_to)
         if react:
             route["react"] = True
-        return await self._core.accept(dataclasses.replace(inbound, route=route))
+        return bool(await self._core.accept(dataclasses.replace(inbound, route=route)))
 
     async def ask(self, message: Message, question: str, context: Context) -> None:
         """A deep link's topic, asked as the user's question in this chat."""

@@ -205,10 +205,16 @@ def asked_question(message: Message, data: str) -> str | None:
     return None
 
 
-def related_taken(markup: InlineKeyboardMarkup, data: str) -> InlineKeyboardMarkup | None:
+def related_asked(markup: InlineKeyboardMarkup | None, data: str) -> bool:
+    """The related-question button with `data` is ticked: its question was asked."""
+    buttons = [b for row in (markup or EMPTY).inline_keyboard for b in row]
+    return any(b.callback_data == data and b.text.endswith(TAKEN_MARK) for b in buttons)
+
+
+def related_taken(markup: InlineKeyboardMarkup | None, data: str) -> InlineKeyboardMarkup | None:
     """`markup` with the pressed question's button ticked; None when it already was."""
     rows, changed = [], False
-    for row in markup.inline_keyboard:
+    for row in (markup or EMPTY).inline_keyboard:
         out = []
         for button in row:
             if button.callback_data == data and not button.text.endswith(TAKEN_MARK):

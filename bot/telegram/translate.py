@@ -260,21 +260,20 @@ def inbound(
 
 
 def pressed_question(
+    press_id: str,
     shown: Message,
-    data: str,
     user: User,
     question: str,
     *,
     conversation_key: str,
     language: str | None,
 ) -> InboundMessage:
-    """A question asked by `user` pressing the button with `data` under the bot's message
-    `shown`, as the core's message: once per message, button and user (a press again, or
-    Telegram delivering it again, is the same delivery)."""
-    place = data.partition(":")[2]
+    """A question asked by `user` pressing a button (callback query `press_id`) under the
+    bot's message `shown`, as the core's message: Telegram delivering the same press
+    again is the same delivery."""
     return InboundMessage(
         platform=PLATFORM,
-        delivery_id=f"{shown.chat.id}:{shown.message_id}:q{place}:{user.id}",
+        delivery_id=f"{shown.chat.id}:press:{press_id}",
         conversation_key=conversation_key,
         user_id=str(user.id),
         text=question,

@@ -9,7 +9,13 @@ from __future__ import annotations
 from graph.nodes.recording import Step, recorded
 from graph.offered_choice import chosen_question
 from graph.state import GraphState
-from textkit.scripts import conversation_script, detect_language, normalise_width, to_script
+from textkit.scripts import (
+    conversation_script,
+    detect_language,
+    has_chinese,
+    normalise_width,
+    to_script,
+)
 
 
 @recorded("language_normalizer")
@@ -23,9 +29,11 @@ def language_normalizer(state: GraphState) -> Step:
     picked = None if state.get("history_given") else chosen_question(normalized, history)
     # the user's chosen language wins; otherwise answers go back in the question's script,
     # and a message in characters both scripts share in the one the user has been writing;
-    # a pick is in the language its words are written in (第二個), else its question's
+    # a pick is in its question's language (offered in the asker's), its script the
+    # reply's when written in Chinese (第二個: Traditional); "q2" or "the second one" say
+    # nothing of the language
     shared = conversation_script(history)
-    typed = normalized if picked is None or any(ch.isalpha() for ch in normalized) else picked
+    typed = normalized if picked is None or has_chinese(normalized) else picked
     language = state.get("reply_language") or detect_language(typed, shared)
     update: GraphState = {
         "language": language,  # type: ignore[typeddict-item]

@@ -86,6 +86,11 @@ async def test_a_chinese_reader_picks_by_ordinal(
     picked = await service.ask(f"第{ordinal}个", conversation="c-zh")
     assert picked.outcome == "answered" and picked.language == "zh-hans"
     assert "language_normalizer:offered:zh-hans" in picked.decision_path
+    # a place in Latin letters says nothing of the language: the question's stays
+    await service.ask("周末可以去看医生吗", conversation="c-zh-q")
+    lettered = await service.ask(f"q{place}", conversation="c-zh-q")
+    assert lettered.language == "zh-hans"
+    assert "language_normalizer:offered:zh-hans" in lettered.decision_path
     # the reply's own script decides the answer's: 個 is Traditional
     await service.ask("周末可以去看医生吗", conversation="c-zh-hant")
     traditional = await service.ask(f"第{ordinal}個", conversation="c-zh-hant")

@@ -22,7 +22,7 @@ from sqlalchemy import text
 from telegram import Update
 
 from bot.core.delivery.envelopes import encode
-from bot.core.serving import ShuttingDownError
+from bot.core.serving import Accepted, ShuttingDownError
 from storage.db import Database
 from storage.embeddings import Embedder
 from storage.repositories import inbox as inbox_repo
@@ -324,7 +324,7 @@ async def test_polling_asks_again_for_an_update_that_was_not_taken(
     accept = core.accept
     tries: list[float] = []
 
-    async def flaky(inbound: Any) -> bool:
+    async def flaky(inbound: Any) -> Accepted:
         tries.append(time.monotonic())
         if len(tries) <= 2:
             raise ShuttingDownError("not now")

@@ -32,6 +32,19 @@ from storage.repositories import inbox as inbox_repo
 logger = logging.getLogger(__name__)
 
 
+@dataclasses.dataclass(frozen=True)
+class Accepted:
+    """What accepting a message did: true when it was stored (false: a duplicate, already
+    answered or under way); `limited` when stored over its sender's rate limit (it gets
+    the limit's notice, or nothing, instead of an answer)."""
+
+    stored: bool
+    limited: bool = False
+
+    def __bool__(self) -> bool:
+        return self.stored
+
+
 class ShuttingDownError(Exception):
     """The worker is draining: the adapter must not acknowledge (the platform redelivers)."""
 
@@ -59,8 +72,9 @@ class Intake:
         self._pending = pending
         self._answerer = answerer
 
-    async def accept(self, message: InboundMessage, *, redelivered: bool = True) -> bool:
-        """Store an adapter's message in the inbox and start answering it; False for a duplicate.
+    async def accept(self, message: InboundMessage, *, redelivered: bool = True) -> Accepted:
+        """Store an adapter's message in the inbox and start answering it; false for a
+        duplicate (`Accepted.limited`: stored, but over its sender's rate limit).
 
         Called before the adapter acknowledges the platform. During a drain a
         message the platform delivers again raises ShuttingDownError (the adapter
@@ -89,7 +103,7 @@ class Intake:
         finally:
             if place is not None and not started:  # a duplicate, or not stored: out of line
                 place.leave()
-        return stored
+        return Accepted(stored, limited)
 
     async def _store(
         self, message: InboundMessage, payload: dict[str, Any], park: bool
