@@ -77,10 +77,15 @@ _EN_NAME = re.compile(r"(?<=[\s(\"“‘,;:])[A-Z][a-z]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
+# a tag after a question names its state, not what it asks: a forum's "[closed]" or
+# "[duplicate]" is no closing time
+_TRAILING_TAG = re.compile(r"(?:\s*[\[【][^\[\]【】]{1,20}[\]】])+\s*$")
+
+
 def asked_type(question: str) -> AnswerType | None:
     """The kind of answer `question` asks for (either language, either script): "date",
     "amount" or "name"; None for a yes/no question or any other kind."""
-    text = plain(question)
+    text = _TRAILING_TAG.sub("", plain(question))
     # "when" asks a date only where it asks (textkit.question_words.asks_when): "what
     # happens when …" asks what happens
     if _ASKS_DATE.search(text) or asks_when(text):
@@ -148,6 +153,10 @@ _YES_OR_NO = re.compile(
 _PAYS_HOW = re.compile(
     r"\b(?:pay|paid)\s+(?:\w+\s+){0,2}?(?:with|by|using|via|through|online|at|on|later|in\s+\w+)\b"
 )
+# "how is overtime paid?", "how do I pay a parking fine?": "how" (not "how much") asks the
+# way a thing is paid; only a price's own noun ("how is the fee calculated?") asks a price
+_ASKS_HOW = re.compile(r"^\s*(?:\w+,\s*)?how\b(?!\s+(?:much|many)\b)")
+_NAMES_PRICE = re.compile(rf"\b(?:{_PRICE_NOUNS_EN})\b|多少钱|几多钱|{_PRICE_NOUNS_ZH}|要钱|付多少")
 # a question's words that name the price it asks ("cost", 钱 of 多少钱): a window holding
 # a price holds them (storage.support)
 _PRICE_WORD = re.compile(rf"(?:{_PRICE_NOUNS_EN}|钱|{_PRICE_NOUNS_ZH})")
@@ -301,10 +310,13 @@ def answer_kinds(question: str) -> list[str]:
     """The kinds of answer the question asks that leave out sentences holding none, the
     finest first ("price", then "amount")."""
     kind = asked_type(question)
-    text = plain(question)
+    text = _TRAILING_TAG.sub("", plain(question))
     finer: list[str] = []
+    paying = _PAYS_HOW.sub(" ", text) if _YES_OR_NO.match(text) else text
+    if _ASKS_HOW.match(text) and not _NAMES_PRICE.search(text):
+        paying = ""  # the way a thing is paid, not its price
     if kind in (None, "amount") and (
-        _ASKS_PRICE.search(_PAYS_HOW.sub(" ", text) if _YES_OR_NO.match(text) else text)
+        _ASKS_PRICE.search(paying)
         or (_ASKS_PRICE_OF_THING.search(text) and not _MEASURE_NOUN.search(text))
     ):
         finer.append("price")

@@ -183,3 +183,28 @@ def test_a_condition_with_when_leaves_the_kinds_asked_as_they_are() -> None:
     assert answer_kinds("How much does it cost when I renew my passport?") == ["price", "amount"]
     assert answer_kinds("What should I do when my parking permit expires?") == []
     assert answer_kinds("When does my parking permit expire?") == ["date"]
+
+
+@pytest.mark.parametrize(
+    ("question", "price"),
+    [
+        ("How is overtime paid?", False),  # the way it is paid
+        ("How do I pay a parking fine?", False),
+        ("how are contractors paid", False),
+        ("How much is overtime paid?", True),
+        ("How is the fee calculated?", True),  # a price's own noun
+        ("What do I pay for a replacement card?", True),
+        ("What is the pay for a night shift?", True),
+        ("Can I pay by card?", False),
+        ("How much does the pool cost?", True),
+    ],
+)
+def test_how_a_thing_is_paid_asks_no_price(question: str, price: bool) -> None:
+    assert ("price" in answer_kinds(question)) is price
+
+
+def test_a_forums_state_tag_is_no_closing_time() -> None:
+    assert answer_kinds("Reverse image search engine [closed]") == []
+    assert answer_kinds("Best tool to find a meeting time? [duplicate] [closed]") == []
+    assert answer_kinds("When is the library closed?") == ["time", "date"]
+    assert answer_kinds("Is the pool closed on Sundays?") == ["time"]
