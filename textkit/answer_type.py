@@ -196,6 +196,15 @@ _ASKS_TIME = re.compile(
     # and 开发票 name no day)
     r"(?:" + _DAYS_ZH + r")" + _IS_OPEN_ZH
 )
+# "open an account", "close my card", "opening a ticket": the verb acts on a thing and asks
+# no hours ("open this weekend", "closed the whole day" still ask them)
+_ACTS_ON_THING = re.compile(
+    r"\b(?:open|opens|opened|opening|close|closes|closed|closing)\s+(?:up\s+)?"
+    r"(?:a|an|the|my|your|our|their|his|her|its|this|that|these|those|new|another|some|one)\s+"
+    r"(?!(?:whole|entire|full|same|next|last|first|weekend|weekends|week|weekday|weekdays|day|"
+    r"days|morning|mornings|afternoon|afternoons|evening|evenings|night|nights|holidays?|summer|"
+    r"winter|spring|autumn|year|month|time|hours?|today|tomorrow|season)\b)"
+)
 _HAS_TIME = re.compile(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:monday|tuesday|wednesday|"
     r"thursday|friday|saturday|sunday|weekdays?|weekends?|noon|midnight)s?\b|"
@@ -324,7 +333,7 @@ def answer_kinds(question: str) -> list[str]:
         finer.append("duration")
     elif kind == "amount" and _ASKS_COUNT.search(text) and "price" not in finer:
         finer.append("count")
-    if kind in (None, "date") and _ASKS_TIME.search(text):
+    if kind in (None, "date") and _ASKS_TIME.search(_ACTS_ON_THING.sub(" ", text)):
         finer.append("time")
     # (a yes-or-no question asks whether, not what: "Is an ID required for children?")
     if kind is None and _ASKS_ITEMS.search(text) and not _YES_OR_NO.match(text):

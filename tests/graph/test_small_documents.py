@@ -288,3 +288,38 @@ async def test_no_fee_at_all_is_the_price_asked(service: AnswerService) -> None:
 )
 def test_no_fee_is_a_price_only_where_the_fee_ends_its_phrase(sentence: str, price: bool) -> None:
     assert holds(sentence, "price") is price
+
+
+BANK = """# Account FAQ
+
+## How do I open an account?
+Bring your passport or ID card to any branch; the account is ready the same day.
+
+## How is interest paid?
+Interest is added to your savings account once a year.
+
+## Can I close my account online?
+Yes, in online banking under Settings, once the balance is zero.
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How do I open an account?", "Bring your passport"),  # no opening hours asked
+        ("How is interest paid?", "once a year"),  # the way, not a price
+        ("Can I close my account online?", "online banking"),
+    ],
+)
+async def test_an_entry_asked_as_written_is_not_refused_for_a_kind_it_does_not_ask(
+    db: Database,
+    ingestion: IngestionService,
+    searcher: HybridSearcher,
+    embedder: Embedder,
+    question: str,
+    said: str,
+) -> None:
+    service = await answer_service({"bank.md": BANK}, db, ingestion, searcher, embedder)
+    result = await service.ask(question)
+    assert result.outcome == "answered", result.decision_path
+    assert said in result.answer

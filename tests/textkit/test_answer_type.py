@@ -208,3 +208,21 @@ def test_a_forums_state_tag_is_no_closing_time() -> None:
     assert answer_kinds("Best tool to find a meeting time? [duplicate] [closed]") == []
     assert answer_kinds("When is the library closed?") == ["time", "date"]
     assert answer_kinds("Is the pool closed on Sundays?") == ["time"]
+
+
+@pytest.mark.parametrize(
+    ("question", "time"),
+    [
+        ("How do I open a bank account?", False),  # the verb acts on a thing
+        ("How do I close my account?", False),
+        ("can't open the department's files on the network", False),
+        ("Did the receiver open the mail?", False),
+        ("When does the library open?", True),
+        ("Is the pool open on Sundays?", True),
+        ("Is the pool open this weekend?", True),  # a time after the verb
+        ("Is the office closed the whole day?", True),
+        ("what time does the bank close", True),
+    ],
+)
+def test_opening_a_thing_asks_no_hours(question: str, time: bool) -> None:
+    assert ("time" in answer_kinds(question)) is time
