@@ -171,7 +171,7 @@ async def test_an_accepted_message_is_rendered_answered_and_forgotten_once(
     first = await new_worker(screen)
     second = await new_worker(other)
     asked = message(QUESTION, delivery="Ev-accept", route={"channel": "C1", "thread_ts": "1.2"})
-    assert await first.core.accept(asked) is True
+    assert (await first.core.accept(asked)).stored is True
     await _until_status(db, "Ev-accept", "done")
     events = screen.shown["Ev-accept"]
     # typing starts with the turn; the one complete answer ends it
@@ -182,8 +182,8 @@ async def test_an_accepted_message_is_rendered_answered_and_forgotten_once(
     row = await _row(db, "Ev-accept")
     assert row["payload"] is None  # the stored (unmasked) message is dropped once answered
     # the platform redelivers, to either worker: acknowledged, nothing runs again
-    assert await first.core.accept(asked) is False
-    assert await second.core.accept(asked) is False
+    assert (await first.core.accept(asked)).stored is False
+    assert (await second.core.accept(asked)).stored is False
     await second.core.inbox.sweep()
     await asyncio.sleep(0.3)
     assert len(screen.deliveries) == 1 and other.deliveries == []
@@ -219,7 +219,7 @@ async def test_a_dead_workers_message_is_answered_once_by_another_worker(
     await asyncio.gather(killed, return_exceptions=True)
     assert (await _row(db, "Ev-dead"))["status"] == "claimed"
     # the platform's redelivery is acknowledged: the message is already the core's job
-    assert await live.core.accept(message(QUESTION, delivery="Ev-dead")) is False
+    assert (await live.core.accept(message(QUESTION, delivery="Ev-dead"))).stored is False
 
     live.core.inbox.open()
     await _until_status(db, "Ev-dead", "done")
@@ -395,8 +395,12 @@ async def test_a_flood_gets_one_notice_per_window_and_buttons_count_too(
     worker = await new_worker(screen, RATE_LIMIT_PER_MINUTE=2)
     core = worker.core
     flood = [f"Ev-flood-{n}" for n in range(5)]
-    for n, delivery in enumerate(flood):
-        assert await core.accept(message(QUESTION, delivery=delivery, user="U-flood", conv=f"F{n}"))
+    accepted = [
+        await core.accept(message(QUESTION, delivery=d, user="U-flood", conv=f"F{n}"))
+        for n, d in enumerate(flood)
+    ]
+    # all stored; the third on over the limit, and the adapter is told so
+    assert [(a.stored, a.limited) for a in accepted] == [(True, False)] * 2 + [(True, True)] * 3
     for delivery in flood:
         await _until_status(db, delivery, "done")
     shown = [screen.shown[d] for d in flood]
