@@ -19,8 +19,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core.serving import ServingCore
 from bot.slack import translate
 from bot.slack.audience import SlackAudiences
-from bot.slack.blocks import escape, suggestions_block
+from bot.slack.blocks import escape
 from bot.slack.features import PROMPTS, SlackFeatures
+from bot.slack.question_blocks import suggestions_block
 from textkit.catalog import say
 
 logger = logging.getLogger(__name__)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from bot.core.messages import Button, FinalAnswer
 from bot.core.offered_questions import Offered, offered
 from bot.core.source_links import reader_link
 from bot.core.splitting import split_text
+from bot.slack.question_blocks import related_blocks
 from textkit.catalog import say
 
 SECTION_LIMIT = 3000  # characters of text in one section block (split_text's default)
@@ -20,8 +20,6 @@ HELPFUL, NOT_HELPFUL = "ragbot_helpful", "ragbot_not_helpful"
 FEEDBACK = "ragbot_feedback"  # Slack's feedback buttons (value "+id" / "-id")
 STOP, STOP_BLOCK = "ragbot_stop", "ragbot_stop"  # value: the delivery whose turn to stop
 SHARE, KEEP_PRIVATE, SHARE_BLOCK = "ragbot_share", "ragbot_keep_private", "ragbot_share"
-SUGGESTION = "ragbot_suggestion"  # a suggested question's button (value: the question)
-RELATED_BLOCK = "ragbot_related"  # a refusal's FAQ question: `ragbot_related_<i>`
 # an answer's list item (graph.nodes.response_synth writes `- `): mrkdwn has no lists
 _ITEM = re.compile(r"^-[ \t]+", re.MULTILINE)
 
@@ -149,65 +147,6 @@ def handoff_block(message_id: int, language: str) -> dict[str, Any]:
         "value": str(message_id),
     }
     return {"type": "actions", "block_id": HANDOFF_BLOCK, "elements": [button]}
-
-
-def suggestions_block(questions: Sequence[str]) -> dict[str, Any]:
-    """Suggested questions as buttons (where Slack's suggested prompts are not available)."""
-    elements = [
-        {
-            "type": "button",
-            "text": {"type": "plain_text", "text": _label(q)},
-            "action_id": f"{SUGGESTION}_{i}",
-            "value": q[:2000],
-        }
-        for i, q in enumerate(questions[:5])
-    ]
-    return {"type": "actions", "block_id": SUGGESTION, "elements": elements}
-
-
-def _label(question: str) -> str:
-    """A button's text: Slack shows at most 75 characters."""
-    return question if len(question) <= 75 else question[:74].rstrip() + "…"
-
-
-def related_blocks(questions: Sequence[str], language: str) -> list[dict[str, Any]]:
-    """A refusal's FAQ questions: an intro, then each question whole with an Ask button
-    beside it (a press asks it: `ragbot_suggestion_<i>`, the question as its value)."""
-    intro = {
-        "type": "context",
-        "elements": [{"type": "mrkdwn", "text": escape(say("slack:related_intro", language))}],
-    }
-    label = {"type": "plain_text", "text": say("slack:ask_button", language)}
-    asks = [
-        {
-            "type": "section",
-            "block_id": f"{RELATED_BLOCK}_{i}",
-            "text": {"type": "plain_text", "text": q},  # a question's `*` is no bold
-            "accessory": {
-                "type": "button",
-                "text": label,
-                "action_id": f"{SUGGESTION}_{i}",
-                "value": q[:2000],
-            },
-        }
-        for i, q in enumerate(questions[:5])
-    ]
-    return [intro, *asks]
-
-
-def related_taken(blocks: list[dict[str, Any]], block_id: str) -> list[dict[str, Any]] | None:
-    """`blocks` with the pressed question's Ask button gone and the question ticked;
-    None when it is not there (or was ticked already)."""
-    out, changed = [], False
-    for block in blocks:
-        if block.get("block_id") == block_id and block.get("accessory"):
-            block = {k: v for k, v in block.items() if k != "accessory"}
-            text = dict(block["text"])
-            text["text"] = f"{text.get('text', '')} ✓"
-            block["text"] = text
-            changed = True
-        out.append(block)
-    return out if changed else None
 
 
 def stop_block(delivery_id: str, language: str) -> dict[str, Any]:

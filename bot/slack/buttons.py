@@ -24,9 +24,9 @@ from bot.slack.blocks import (
     escape,
     feedback_taken,
     private_copy,
-    related_taken,
     shared_answer,
 )
+from bot.slack.question_blocks import related_taken
 from textkit.catalog import say
 
 logger = logging.getLogger(__name__)

@@ -45,9 +45,9 @@ from bot.slack.blocks import (
     NOT_HELPFUL,
     SHARE,
     STOP,
-    SUGGESTION,
 )
 from bot.slack.buttons import SlackButtons
+from bot.slack.question_blocks import SUGGESTION
 
 logger = logging.getLogger(__name__)
 BUTTONS_GRACE_S = 5.0  # on stop, button presses under way get this long to finish
