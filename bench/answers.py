@@ -96,11 +96,17 @@ def service_for(
     return AnswerService(db, context, telemetry=telemetry)
 
 
-async def run_set(service: AnswerService, questions: list[Question]) -> list[dict[str, Any]]:
+async def run_set(
+    service: AnswerService, questions: list[Question], conversations: str | None = None
+) -> list[dict[str, Any]]:
+    """Each question asked once; with `conversations`, each in its own named conversation
+    (`<conversations>-<i>`) that a later turn may continue."""
     out = []
-    for q in questions:
+    for i, q in enumerate(questions):
         t0 = time.perf_counter()
-        r = await service.ask(q.text)
+        r = await service.ask(
+            q.text, conversation=f"{conversations}-{i}" if conversations else None
+        )
         out.append(
             {
                 "gold": q.passage,

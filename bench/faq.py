@@ -35,7 +35,7 @@ those offered their own entry's question and those offered any; of the gold-remo
 turns refused, those offered any; and 12 asks written for the project's other sets in
 the set's language (not for the sets asked across languages), answered and offered any.
 Then the asker's next step: each answerable turn refused with its own entry offered is
-asked again in a conversation of its own and followed by the entry's place in the list
+followed, in its conversation, by the entry's place in the list
 ("2": graph.offered_choice): the shares answered from the entry, from its page (its
 document cited, not the passage holding its question), from another document, or
 refused; and the answerable turns answered from their entry within those two turns.
@@ -314,7 +314,7 @@ async def measure(args: Any) -> dict[str, dict[str, float]]:
         db = await corpus_database("faq_turns_", name, passages, settings)
         service = service_for(db, settings)
         await service.ask("warm up")
-        ans = await run_set(service, answerable)
+        ans = await run_set(service, answerable, conversations=PICKS)
         una = await run_set(service, removed)
         foreign = await run_set(service, foreign_asks(name, FOREIGN))
         picks = await picked_hits(service, answerable, ans)
@@ -351,6 +351,7 @@ async def measure(args: Any) -> dict[str, dict[str, float]]:
 
 
 FOREIGN = 12  # asks of other collections put to each set
+PICKS = "pick"  # the answerable turns' conversations, which a pick then continues
 
 
 def foreign_asks(name: str, limit: int) -> list[Question]:
@@ -393,22 +394,17 @@ def entry_quoted(q: Question, passages: list[str]) -> bool:
 
 async def picked_hits(service: Any, answerable: list[Question], ans: list[dict]) -> dict[int, str]:
     """By answerable turn refused with its own entry offered, what replying with that
-    entry's place in the list (the asked question again first, in a conversation of its
-    own) gave: "entry" (a cited passage holds the entry's question), "page" (its
-    document cited, the passage quoted not holding the question: a long entry's answer
-    cut from it, or another entry of its page), "other" (another document) or "refused"."""
+    entry's place in the list (in the turn's conversation, `PICKS`) gave: "entry" (a cited
+    passage holds the entry's question), "page" (its document cited, the passage quoted
+    not holding the question: a long entry's answer cut from it, or another entry of its
+    page), "other" (another document) or "refused"."""
     outcomes: dict[int, str] = {}
     for i, (q, r) in enumerate(zip(answerable, ans, strict=True)):
+        offered = [plain(x) for x in r["related"]]
         own = plain(q.answers[0])
-        if not r["refused"] or own not in {plain(x) for x in r["related"]}:
+        if not r["refused"] or own not in offered:
             continue
-        conversation = f"pick-{i}"
-        first = await service.ask(q.text, conversation=conversation)
-        offered = [plain(x) for x in first.related_questions]
-        if own not in offered:  # not offered the second time: no pick to make
-            outcomes[i] = "refused"
-            continue
-        picked = await service.ask(str(offered.index(own) + 1), conversation=conversation)
+        picked = await service.ask(str(offered.index(own) + 1), conversation=f"{PICKS}-{i}")
         passages = [str(c.get("passage") or "") for c in picked.citations]
         documents = [c["document"] for c in picked.citations]
         if entry_quoted(q, passages):

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
+from graph.related_list import split_offer
 from graph.related_questions import offerable
-from textkit.catalog import LANGUAGES, say
 
 _ENGLISH_PLACES = {
     "first": 1,
@@ -53,16 +53,11 @@ _CHINESE = re.compile(
 
 
 def offered_in(answer: str) -> list[str]:
-    """The questions an answer offered (its related-questions list, which ends the
-    refusal: the last such paragraph), in their order; none when any of them is not fit
-    to ask (graph.related_questions.offerable: a link, an instruction)."""
-    intros = {say("related_questions", language) for language in LANGUAGES}
-    for paragraph in reversed(answer.split("\n\n")):
-        first, *lines = paragraph.strip("\n").split("\n")
-        if first.strip() in intros and lines and all(x.startswith("- ") for x in lines):
-            questions = [line.removeprefix("- ").strip() for line in lines]
-            return questions if all(offerable(q, "") for q in questions) else []
-    return []
+    """The questions an answer offered (its related-questions paragraph, which ends the
+    refusal), in their order; none when any of them is not fit to ask
+    (graph.related_questions.offerable: a link, an instruction)."""
+    questions = split_offer(answer)[1]
+    return questions if all(offerable(q, "") for q in questions) else []
 
 
 def place_named(message: str) -> int | None:

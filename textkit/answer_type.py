@@ -141,9 +141,8 @@ def has_amount(text: str) -> bool:
 # they are the words a sentence giving a price holds without writing them (`price_words`)
 _PRICE_NOUNS_EN = r"costs?|price[sd]?|fees?|charges?|fares?|tuition"
 _PRICE_NOUNS_ZH = r"费用|收费|价格|价钱|票价|学费"
-_ASKS_PRICE = re.compile(
-    rf"\b(?:{_PRICE_NOUNS_EN}|pay|paid)\b|多少钱|几多钱|{_PRICE_NOUNS_ZH}|要钱|付多少"
-)
+_PRICE_ASKED_ZH = rf"多少钱|几多钱|{_PRICE_NOUNS_ZH}|要钱|付多少"
+_ASKS_PRICE = re.compile(rf"\b(?:{_PRICE_NOUNS_EN}|pay|paid)\b|{_PRICE_ASKED_ZH}")
 # "can I pay with my phone?", "is it paid by card?": a yes-or-no question on how one pays
 # asks no price ("how much do I pay by card?", "what do I pay at the counter?" do)
 _YES_OR_NO = re.compile(
@@ -156,7 +155,7 @@ _PAYS_HOW = re.compile(
 # "how is overtime paid?", "how do I pay a parking fine?": "how" (not "how much") asks the
 # way a thing is paid; only a price's own noun ("how is the fee calculated?") asks a price
 _ASKS_HOW = re.compile(r"^\s*(?:\w+,\s*)?how\b(?!\s+(?:much|many)\b)")
-_NAMES_PRICE = re.compile(rf"\b(?:{_PRICE_NOUNS_EN})\b|多少钱|几多钱|{_PRICE_NOUNS_ZH}|要钱|付多少")
+_NAMES_PRICE = re.compile(rf"\b(?:{_PRICE_NOUNS_EN})\b|{_PRICE_ASKED_ZH}")  # no pay, paid
 # a question's words that name the price it asks ("cost", 钱 of 多少钱): a window holding
 # a price holds them (storage.support)
 _PRICE_WORD = re.compile(rf"(?:{_PRICE_NOUNS_EN}|钱|{_PRICE_NOUNS_ZH})")

@@ -1,7 +1,7 @@
 """A refusal's offered FAQ questions as buttons: the answer's text without their list.
 
 A refusal lists the FAQ questions near the one asked (graph.related_questions)
-as a paragraph: an intro line, then one `- question` line each. Where a
+as a paragraph (graph.related_list): an intro line, then one `- question` line each. Where a
 platform shows them with buttons that ask them, the adapter writes that
 paragraph its own way (its own intro, the questions beside or above their
 buttons): `apart` takes it out of the text.
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graph.events import FinalAnswer
+from graph.related_list import split_offer
 
 
 @dataclass(frozen=True)
@@ -30,17 +31,11 @@ def apart(text: str, questions: Sequence[str]) -> Offered:
     When the text holds no such list (an answer the turn did not write that way),
     it stays as it is and no question is offered: nothing is shown twice or lost.
     """
+    rest, listed = split_offer(text)
     wanted = [" ".join(q.split()) for q in questions]
-    if not wanted:
+    if not wanted or [" ".join(q.split()) for q in listed] != wanted:
         return Offered(text, ())
-    paragraphs = text.split("\n\n")
-    for at, paragraph in enumerate(paragraphs):
-        _, *lines = paragraph.strip("\n").split("\n")
-        listed = [" ".join(line.removeprefix("- ").split()) for line in lines]
-        if listed == wanted and all(line.startswith("- ") for line in lines):
-            rest = [p for i, p in enumerate(paragraphs) if i != at and p.strip()]
-            return Offered("\n\n".join(rest), tuple(questions))
-    return Offered(text, ())
+    return Offered(rest, tuple(questions))
 
 
 def offered(answer: FinalAnswer) -> Offered:

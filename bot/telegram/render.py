@@ -37,7 +37,6 @@ VOTE, LANG, FORM, STOP = "fb", "lang", "form", "stop"
 RELATED = "rq"  # a refusal's FAQ question (`rq:<place>`)
 RELATED_MAX = 5  # offered questions shown at most (RELATED_QUESTIONS allows 5)
 TAKEN_MARK = " ✓"  # on an offered question's button once asked
-EMPTY = InlineKeyboardMarkup([])
 EXPAND_FROM = 1200  # an answer longer than this shows its lead, the rest expandable
 LEAD_LIMIT = 500  # the lead of an expandable answer: whole sentences up to this long
 _TAG = re.compile(r"<[^>]+>")
@@ -193,7 +192,7 @@ def asked_question(message: Message, data: str) -> str | None:
     """The question the related-question button with `data` asks, read from Telegram's
     copy of `message` (its numbered line in the text); None when the message carries
     no such button. A tick does not matter: in a group, others may ask it too."""
-    buttons = [b for row in (message.reply_markup or EMPTY).inline_keyboard for b in row]
+    buttons = _buttons(message.reply_markup)
     pressed = next((b for b in buttons if b.callback_data == data), None)
     place = data.partition(":")[2]
     if pressed is None or not place.isdigit():
@@ -205,16 +204,20 @@ def asked_question(message: Message, data: str) -> str | None:
     return None
 
 
+def _buttons(markup: InlineKeyboardMarkup | None) -> list[InlineKeyboardButton]:
+    return [b for row in (markup.inline_keyboard if markup else ()) for b in row]
+
+
 def related_asked(markup: InlineKeyboardMarkup | None, data: str) -> bool:
     """The related-question button with `data` is ticked: its question was asked."""
-    buttons = [b for row in (markup or EMPTY).inline_keyboard for b in row]
+    buttons = _buttons(markup)
     return any(b.callback_data == data and b.text.endswith(TAKEN_MARK) for b in buttons)
 
 
 def related_taken(markup: InlineKeyboardMarkup | None, data: str) -> InlineKeyboardMarkup | None:
     """`markup` with the pressed question's button ticked; None when it already was."""
     rows, changed = [], False
-    for row in (markup or EMPTY).inline_keyboard:
+    for row in markup.inline_keyboard if markup else ():
         out = []
         for button in row:
             if button.callback_data == data and not button.text.endswith(TAKEN_MARK):

@@ -26,6 +26,7 @@ from graph.nodes.recording import Step, recorded
 from graph.part_grades import part_marks
 from graph.part_reply import answered_question, parts_reply, with_missing
 from graph.person_asked import asks_for_person
+from graph.related_list import with_related
 from graph.related_questions import related_questions
 from graph.replies import contact_for, refusal
 from graph.state import GraphState, Outcome
@@ -59,13 +60,6 @@ def forms_answer(forms: list[dict[str, Any]], language: str) -> str:
         if form.get("send_file"):
             target = f"{target} ({form['file_name']})".strip()
         lines.append(f"- {form['name']}: {target}")
-    return "\n".join(lines)
-
-
-def with_related(answer: str, questions: list[str], language: str) -> str:
-    """The refusal followed by the FAQ questions it offers instead, as a list."""
-    lines = [answer, "", say("related_questions", language)]
-    lines += [f"- {q}" for q in questions]
     return "\n".join(lines)
 
 
