@@ -91,7 +91,8 @@ class AskResponse(BaseModel):
     related_questions: list[str] = Field(
         default_factory=list,
         description="With a refusal: FAQ questions near the one asked, also listed in"
-        " `answer`; send one as the next question to get its answer.",
+        ' `answer`; send one as the next question, or its place in the list ("2"), to'
+        " get its answer.",
     )
 
 
