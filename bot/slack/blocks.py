@@ -179,14 +179,16 @@ def share_block(message_id: int, language: str) -> dict[str, Any]:
 
 
 def answer_messages(
-    answer: FinalAnswer, native_feedback: bool = True, ask_buttons: bool = True
+    answer: FinalAnswer, native_feedback: bool = True, ask_buttons: bool = True, asked: str = ""
 ) -> list[tuple[str, list[dict[str, Any]]]]:
     """(fallback text, blocks) of each message the answer needs: usually one.
 
-    The answer's sections come first; the last message carries the sources,
-    form buttons, a refusal's FAQ questions as buttons that ask them
-    (`ask_buttons`: not on a privately shown answer, whose presses carry no
-    thread to answer in; its text keeps the list) and feedback buttons.
+    `asked` (mrkdwn), for a question a button asked, heads the first message:
+    who asked what, as no one wrote it in the thread. The answer's sections
+    come next; the last message carries the sources, form buttons, a refusal's
+    FAQ questions as buttons that ask them (`ask_buttons`: not on a privately
+    shown answer, whose presses carry no thread to answer in; its text keeps
+    the list) and feedback buttons.
     """
     # a refusal's FAQ questions: each beside its button, not listed again in the text
     shown = offered(answer) if ask_buttons else Offered(answer.text, ())
@@ -215,7 +217,20 @@ def answer_messages(
         listed = "\n".join([text, "", intro, *(f"• {escape(q)}" for q in shown.questions)])
         messages[-1] = (split_text(listed, 3900)[0], [*blocks, *related])
     messages[-1][1].extend(extras)
+    if asked:  # one block more than MESSAGE_BLOCKS leaves room for
+        text, blocks = messages[0]
+        head = {"type": "context", "elements": [{"type": "mrkdwn", "text": split_text(asked)[0]}]}
+        messages[0] = (split_text(f"{asked}\n{text}", 3900)[0], [head, *blocks])
     return messages
+
+
+def asked_line(question: str, user: str, direct: bool, language: str) -> str:
+    """Who asked what, in mrkdwn, over the answer to a question a button asked: "You
+    asked" in a DM, else the presser named (`user`, a Slack user id)."""
+    question = escape(" ".join(question.split()))
+    if direct:
+        return f"_{say('turn:you_asked', language, question=question)}_"
+    return f"_{say('turn:asked_by', language, user=f'<@{user}>', question=question)}_"
 
 
 def shared_answer(

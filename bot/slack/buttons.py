@@ -224,6 +224,7 @@ class SlackButtons:
             "thread_ts": thread,
             "channel_type": translate.channel_type(channel),
             "user_team": translate.user_team(body),
+            translate.PRESSED: True,  # its answer says who asked what: no one wrote it there
         }
         accepted = await self._accept(event, bot, team, False)
         if not accepted or accepted.limited:  # a repeat, or over the limit: still askable

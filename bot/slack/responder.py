@@ -44,6 +44,7 @@ from bot.slack import api_errors
 from bot.slack.blocks import (
     SECTION_LIMIT,
     answer_messages,
+    asked_line,
     core_buttons_block,
     escape,
     mrkdwn,
@@ -144,7 +145,8 @@ class SlackResponder:
             self._text, self._pending = "", ""
         elif isinstance(event, FinalAnswer):
             native = self._features.allows(FEEDBACK_BUTTONS)
-            await self._final(answer_messages(event, native), event.result.trace_id)
+            asked = self._asked(event.language)
+            await self._final(answer_messages(event, native, asked=asked), event.result.trace_id)
             for form in event.forms:
                 if form.get("send_file"):
                     audience = access_facts(self._delivery.message.audience)
@@ -351,6 +353,12 @@ class SlackResponder:
                     blocks = [*blocks, share_block(event.message_id, event.language)]
                 piece = {**payload, "text": text, "blocks": blocks, "replace_original": i == 0}
                 await self._send("respond", piece, event.result.trace_id)
+
+    def _asked(self, language: str) -> str:
+        """Who asked what, over the answer to a question a button asked (route `asked`)."""
+        message = self._delivery.message
+        question = str(message.route.get("asked") or "")
+        return asked_line(question, self._user, message.direct, language) if question else ""
 
     def _where(self) -> dict[str, Any]:
         return {"channel": self._channel, "thread_ts": self._thread}

@@ -34,6 +34,9 @@ _UPLOAD_WORD = re.compile(r"^/?upload\b", re.IGNORECASE)  # the DM text that ask
 CORE_ACTION = re.compile(r"^ragbot_(upload|held|handoff|case)_[a-z0-9_-]+$")
 UNKNOWN = Audience()  # no facts: a guest (the core fails closed)
 ASK = "ask"  # `/ragbot ask <question>`: answered privately first
+# set on the message a suggested question's button asks (bot.slack.buttons): no one wrote
+# it in the thread, so its answer says who asked what (route `asked`)
+PRESSED = "ragbot_pressed"
 _ASK_WORD = re.compile(r"^ask\s+", re.IGNORECASE)
 # images OCR cannot read as a photo (a vector drawing, an icon): documents, never questions
 _NOT_PHOTOS = frozenset({"image/svg+xml", "image/x-icon", "image/vnd.microsoft.icon"})
@@ -178,7 +181,8 @@ def inbound_message(
             "thread_ts": thread_ts,
             "user": event.get("user", ""),
             "team": event.get("team") or team,
-        },
+        }
+        | ({"asked": text} if event.get(PRESSED) else {}),
     )
 
 

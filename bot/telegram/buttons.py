@@ -224,7 +224,11 @@ class TelegramButtons:
                 "reply_to": shown.message_id,
                 "group": not private,
                 "drafts": self._drafts and private,
+                # no one wrote it in the chat: its answer says who asked what
+                "asked": question,
             }
+            if not private:
+                route["asker"] = user.full_name
             accepted = await self._core.accept(dataclasses.replace(inbound, route=route))
         with contextlib.suppress(TelegramError):
             await query.answer()

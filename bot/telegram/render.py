@@ -78,12 +78,13 @@ def sources(citations: list[dict[str, Any]], language: str) -> str:
     return "\n".join(lines)
 
 
-def answer_messages(answer: FinalAnswer) -> list[str]:
+def answer_messages(answer: FinalAnswer, asked: str = "") -> list[str]:
     """The answer as HTML messages: pieces of the text, then the sources with the last one.
 
-    A refusal's FAQ questions follow its text numbered (never folded into an
-    expandable quote), each number a button of the answer's keyboard
-    (`answer_keyboard`) that asks it.
+    `asked` (HTML), for a question a button asked, heads the first message: who
+    asked what, as no one wrote it in the chat. A refusal's FAQ questions follow
+    its text numbered (never folded into an expandable quote), each number a
+    button of the answer's keyboard (`answer_keyboard`) that asks it.
     """
     shown = offered(answer)
     footer = sources(answer.citations, answer.language)
@@ -91,7 +92,27 @@ def answer_messages(answer: FinalAnswer) -> list[str]:
         intro = say("telegram:related_numbers", answer.language)
         listed = [f"{n}. {q}" for n, q in enumerate(shown.questions[:RELATED_MAX], 1)]
         footer = "\n\n".join(p for p in (escape("\n".join([intro, *listed])), footer) if p)
-    return html_messages(shown.text, footer, expand=True)
+    pieces = html_messages(shown.text, footer, expand=True)
+    if asked:
+        headed = f"{asked}\n\n{pieces[0]}"
+        fits = len(html.unescape(_TAG.sub("", headed))) <= MESSAGE_LIMIT
+        pieces = [headed, *pieces[1:]] if fits else [asked, *pieces]
+    return pieces
+
+
+def asked_line(route: dict[str, Any], language: str) -> str:
+    """Who asked what (HTML, in italics), over the answer to a question a button asked
+    (route `asked`; `asker`, the presser's name, in a group); "" for any other."""
+    question = " ".join(str(route.get("asked") or "").split())
+    if not question:
+        return ""
+    asker = str(route.get("asker") or "")
+    line = (
+        say("turn:asked_by", language, user=asker, question=question)
+        if asker
+        else say("turn:you_asked", language, question=question)
+    )
+    return f"<i>{escape(line)}</i>"
 
 
 def html_messages(plain: str, footer_html: str = "", expand: bool = False) -> list[str]:

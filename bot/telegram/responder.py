@@ -26,6 +26,7 @@ from bot.telegram.preview import TelegramPreview
 from bot.telegram.render import (
     answer_keyboard,
     answer_messages,
+    asked_line,
     form_key,
     html_messages,
     reply_keyboard,
@@ -92,7 +93,8 @@ class TelegramResponder:
                     await responder.close()
                     trace_id = out.result.trace_id
                     markup = answer_keyboard(out)
-                    await place.reply(answer_messages(out), markup, responder, trace_id)
+                    pieces = answer_messages(out, asked_line(route, out.language))
+                    await place.reply(pieces, markup, responder, trace_id)
                     for form in out.forms:
                         if form.get("send_file"):
                             await place.file(str(form["name"]), trace_id)

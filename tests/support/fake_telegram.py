@@ -412,8 +412,11 @@ def photo_sizes(file_id: str, size: int) -> list[dict[str, Any]]:
     ]
 
 
-def callback(update_id: int, user_id: int, data: str, message: dict[str, Any]) -> dict[str, Any]:
-    """An update: `user_id` pressed an inline button with `data` under `message`."""
+def callback(
+    update_id: int, user_id: int, data: str, message: dict[str, Any], first_name: str = "Citizen"
+) -> dict[str, Any]:
+    """An update: `user_id` (named `first_name`) pressed an inline button with `data` under
+    `message`."""
     return {
         "update_id": update_id,
         "callback_query": {
@@ -421,7 +424,7 @@ def callback(update_id: int, user_id: int, data: str, message: dict[str, Any]) -
             "from": {
                 "id": user_id,
                 "is_bot": False,
-                "first_name": "Citizen",
+                "first_name": first_name,
                 "language_code": "en",
             },
             "chat_instance": "ci",

@@ -4,11 +4,12 @@ real PTB app and serving core against the fake Bot API."""
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import pytest
 
-from bot.telegram.render import answer_keyboard, answer_messages
+from bot.telegram.render import answer_keyboard, answer_messages, asked_line
 from graph.events import FinalAnswer, TurnResult
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -78,8 +79,9 @@ async def test_a_refusals_faq_questions_are_numbered_buttons_that_ask_them(
         await h.post(callback(9802, 1801, button["callback_data"], shown))
         await until(lambda: bool(_with(fake_tg, 1801, "20 euros")), timeout=30)
         [answer] = _with(fake_tg, 1801, "20 euros")
-        # answered under the refusal, the pressed button ticked
+        # answered under the refusal, saying what was asked, the pressed button ticked
         assert answer["reply_parameters"]["message_id"] == shown["message_id"]
+        assert answer["text"].startswith(f"<i>You asked: {html.escape(SOFA)}</i>\n\n")
         [ticked] = fake_tg.of("editMessageReplyMarkup", 1801)
         assert f"{button['text']} ✓" in [b["text"] for b in keyboard(ticked)]
         # the same press delivered again, a press by someone else in this private chat,
@@ -114,10 +116,14 @@ async def test_in_a_group_a_press_is_answered_under_the_refusal(
         refusal = await _refusal(fake_tg, -100811)
         button = _sofa_button(refusal)
         shown = _shown(fake_tg, refusal)
-        await h.post(callback(9812, 82, button["callback_data"], shown))  # another member
+        # another member
+        await h.post(callback(9812, 82, button["callback_data"], shown, first_name="Mei <Lin>"))
         await until(lambda: bool(_with(fake_tg, -100811, "20 euros")), timeout=30)
         [answer] = _with(fake_tg, -100811, "20 euros")
         assert answer["reply_parameters"]["message_id"] == shown["message_id"]
+        # the group reads who asked what (the name as text, never markup)
+        head = f"<i>Mei &lt;Lin&gt; asked: {html.escape(SOFA)}</i>"
+        assert answer["text"].startswith(head)
         # ticked for the one who pressed it, the button still asks for everyone else
         [ticked] = fake_tg.of("editMessageReplyMarkup", -100811)
         after = {**shown, "reply_markup": ticked["reply_markup"]}
@@ -158,3 +164,23 @@ async def test_a_press_over_the_rate_limit_leaves_the_number_to_press_again(
         assert not fake_tg.of("editMessageReplyMarkup", 1821)  # …and not ticked
     finally:
         await stop_harness(h)
+
+
+def test_who_asked_heads_the_answer_or_goes_before_a_full_message() -> None:
+    route = {"asked": "Where do  I\nbring <old> paint?", "asker": "Ana"}
+    short = TurnResult("Take it to the depot. [1]", "en", None, [], [], [], 1, 0, "t", {})
+    [message] = answer_messages(FinalAnswer.of(short), asked_line(route, "en"))
+    assert message.startswith("<i>Ana asked: Where do I bring &lt;old&gt; paint?</i>\n\n")
+    # in a private chat the presser reads "You asked", in the answer's language
+    assert asked_line({"asked": "How?"}, "zh-hant") == "<i>您問：How?</i>"
+    assert asked_line({}, "en") == ""  # a question the user wrote: nothing restated
+    cited = [{"n": 1, "document": "depot.md", "title": "Depot " * 20}]
+    full = TurnResult("Take it to the depot. " * 175, "en", None, cited, [], [], 1, 0, "t", {})
+    [whole] = answer_messages(FinalAnswer.of(full))
+    long_ask = {"asked": "Where do I bring my old paint, oil and batteries? " * 3, "asker": "Ana"}
+    head = asked_line(long_ask, "en")
+    room = 4096 - len(html.unescape(re.sub(r"<[^>]+>", "", whole)))
+    assert len(html.unescape(re.sub(r"<[^>]+>", "", head))) > room  # it does not fit
+    pieces = answer_messages(FinalAnswer.of(full), head)
+    # no room left in the answer's first message: who asked what comes just before it
+    assert pieces == [head, whole]
