@@ -209,7 +209,7 @@ async def add_rival_cosines(
 
 
 def candidate_of(hit: Any, rank: int) -> dict[str, Any]:
-    """A vector search's hit as a turn's candidate (graph.nodes.tool_executor's shape)."""
+    """A search's hit as a turn's candidate (the shape graph.nodes.tool_executor gives)."""
     return {
         "document": hit.document,
         "chunk_id": hit.chunk_id,
@@ -222,9 +222,12 @@ def candidate_of(hit: Any, rank: int) -> dict[str, Any]:
         "cosine": getattr(hit, "cosine", 0.0),
         "lead": getattr(hit, "lead", 0.0),
         "language": getattr(hit, "language", None),
+        # another language than the question's: judged by meaning (graph.cross_language)
         "cross_language": getattr(hit, "cross_language", False),
-        "question": hit.question,
+        "question": getattr(hit, "question", None),
         "rank": rank,
+        # the question's terms the collection never mentions (graph.grounding)
+        "unseen": getattr(hit, "unseen", 0),
     }
 
 

@@ -30,7 +30,12 @@ from graph.context import GraphContext
 from graph.cross_entries import add_question_leads
 from graph.cross_language import add_meaning_leads, add_sentence_cosines
 from graph.cross_marks import crosses
-from graph.entry_question import add_question_cosines, add_rival_cosines, few_rivals
+from graph.entry_question import (
+    add_question_cosines,
+    add_rival_cosines,
+    candidate_of,
+    few_rivals,
+)
 from graph.everyday_questions import add_everyday_cosines
 from graph.further_passages import FURTHER_KEPT, further_passages
 from graph.grounding import is_grounded
@@ -94,25 +99,7 @@ async def _retrieve(
     hits = [*hits, *further]
     ids = {h.chunk_id for h in further}
     found = [
-        {
-            "document": h.document,
-            "chunk_id": h.chunk_id,
-            "text": h.text,
-            "score": h.score,
-            "page": h.page,
-            "heading": h.heading,
-            "url": getattr(h, "url", None),
-            "support": getattr(h, "support", 0.0),
-            "cosine": getattr(h, "cosine", 0.0),
-            "lead": getattr(h, "lead", 0.0),
-            "language": getattr(h, "language", None),
-            # another language than the question's: judged by meaning (graph.cross_language)
-            "cross_language": getattr(h, "cross_language", False),
-            "question": getattr(h, "question", None),
-            "rank": rank,
-            "further": h.chunk_id in ids,
-        }
-        for rank, h in enumerate(hits, 1)
+        {**candidate_of(h, rank), "further": h.chunk_id in ids} for rank, h in enumerate(hits, 1)
     ]
     # a document's sentences addressed to the assistant never reach a model or an answer
     kept = redact_evidence(found)[0]
