@@ -323,3 +323,19 @@ async def test_a_thing_the_collection_never_mentions_is_not_answered_with_the_to
     result = await service.ask("圖書館借書證可以借幾本書？")
     assert result.outcome == "answered", result.answer
     assert "二十冊" in result.answer
+
+
+async def test_a_yes_or_no_question_across_languages_needs_a_page_naming_what_it_asks(
+    service: AnswerService,
+) -> None:
+    # the Chinese library page and the English passport page name no dog, no credit card
+    for asked in ("Can I bring my dog to the library?", "護照可以用信用卡付款嗎？"):
+        result = await service.ask(asked)
+        assert result.outcome == "refused", (asked, result.answer)
+    # a page naming every thing asked still answers, in the other language
+    result = await service.ask("Is the library card free?")
+    assert result.outcome == "answered", result.answer
+    assert "免费" in result.answer or "免費" in result.answer
+    result = await service.ask("市民服務中心星期天有開嗎？")
+    assert result.outcome == "answered", result.answer
+    assert "closed on Sundays" in result.answer
