@@ -42,11 +42,6 @@ evidence holds across collections where an absolute cosine does not. The lead
 was first taken over the best other document's passage (bar 0.9): the
 neighbouring paragraph of the answer's article is often close behind it, and
 the answer was refused whenever it came close.
-A yes-or-no question ("Can I bring my dog to the library?") asks of every
-thing it names: a page (not an FAQ entry) that does not hold each of them
-through the dictionary (textkit.bilingual.holds_every_word) is judged without
-its lead, by meaning alone (`names_unheld`), as the same-language test drops
-the lead of such a question naming what no passage holds (graph.grounding).
 The median is what the turn's passages off the question reach; the answer
 stands out from it whatever its neighbour does, while with the answer removed
 the neighbour seldom stands out from the rest. `MIN_EVIDENCE` 0.97 was set by
@@ -99,8 +94,7 @@ from graph.cross_entries import (
 from graph.cross_marks import NAME_JOINERS, cosines, crosses
 from graph.cross_sentences import COVERAGE_WEIGHT, sentence_scores
 from graph.faq_entry import entry_answer
-from textkit.answer_type import asks_whether
-from textkit.bilingual import available, coverage, holds_every_word
+from textkit.bilingual import available, coverage
 from textkit.sentences import split_sentences
 
 MIN_PASSAGE = 0.6
@@ -151,10 +145,8 @@ def is_grounded_by_meaning(item: dict[str, Any]) -> bool:
 
     With the lead over the other documents (`meaning_lead`, set on a turn's candidates
     by `add_meaning_leads`): `meaning_grounding + meaning_lead ≥ MIN_EVIDENCE`; a
-    passage judged alone (no lead set) by `meaning_alone ≥ MIN_PASSAGE`, and so is one
-    not holding a thing a yes-or-no question names (`names_unheld`, set by
-    `add_sentence_cosines`): it cannot stand out on what it never mentions."""
-    if "meaning_lead" in item and not item.get("names_unheld"):
+    passage judged alone (no lead set) by `meaning_alone ≥ MIN_PASSAGE`."""
+    if "meaning_lead" in item:
         grounded = meaning_grounding(item) + float(item["meaning_lead"]) >= MIN_EVIDENCE
     else:
         grounded = meaning_alone(item) >= MIN_PASSAGE
@@ -260,17 +252,6 @@ async def add_sentence_cosines(embedder: Any, question: str, items: list[dict[st
         item["word_coverage"] = round(share, 4)
         if supports:
             item["sentence_support"] = round(max(supports.values()), 4)
-    if asks_whether(question):
-        # every thing a yes-or-no question names is part of what it asks: a page that
-        # never names one of them ("Can I bring my dog to the library?" on the library
-        # card's page) answers nothing of it, however it leads on the rest (an FAQ entry
-        # is judged by the question it states: graph.cross_entries)
-        pages = [i for i in todo if not i.get("question")]
-        held = await asyncio.to_thread(
-            lambda: [holds_every_word(question, f"{topic(i)}. {i['text']}") for i in pages]
-        )
-        for item, holds in zip(pages, held, strict=True):
-            item["names_unheld"] = not holds
     if by_text:
         await asyncio.to_thread(add_question_scores, question, entries, by_text)
 

@@ -226,8 +226,6 @@ def candidate_of(hit: Any, rank: int) -> dict[str, Any]:
         "cross_language": getattr(hit, "cross_language", False),
         "question": getattr(hit, "question", None),
         "rank": rank,
-        # the question's terms the collection never mentions (graph.grounding)
-        "unseen": getattr(hit, "unseen", 0),
     }
 
 

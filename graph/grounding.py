@@ -14,20 +14,6 @@ A passage is grounded when `support + ½·cosine + ½·max(lead, 0) ≥ 0.8`. On
 sum rather than separate routes: the words held together carry most of the
 weight, and meaning and a clear lead make up for a paraphrase.
 
-The lead counts for nothing when a yes-or-no question names something no
-chunk of the collection holds (`unseen`: storage.ranking.unseen_terms,
-textkit.answer_type.asks_whether): every thing such a question names is part
-of what it asks, and a passage cannot stand out on a thing the collection
-never mentions. On a small collection the only library page leads every other
-document on "library" alone (lead 0.50, support 0.60 for 我可以帶狗去圖書館嗎？:
-grounded at 1.02, quoting what a library card lends); without the lead it is
-not. A question asking what, when or where keeps the lead: its other words
-are context a paraphrase rewords, and a word the index lacks is as often the
-search cut's or a verb's form ("confirm" for "confirms"; the same rule for
-every question cost DRCD and XQuAD 4 points of citation hit). An FAQ entry
-keeps its lead too: it answers only the question it states (below).
-Measured in docs/benchmarks.md ("A thing a yes-or-no question names").
-
 Measured over the top 5 hits (2 per document) on dev sets built from
 the evaluation sets (bench, RAGBOT_EVAL_DIR) with gold passages removed
 (scratch probe, 300 answerable and 60-200 gold-removed questions each): gold passage
@@ -74,15 +60,10 @@ def grounding(item: dict[str, Any]) -> float:
     """
     if crosses(item):
         return meaning_grounding(item)
-    # a passage cannot stand out on a thing the collection never mentions: with a
-    # question term no passage holds, its lead over the other documents says nothing
-    # (an FAQ entry answers only the question it states: graph.entry_question)
-    unseen = bool(item.get("unseen")) and not item.get("question")
-    lead = 0.0 if unseen else max(0.0, float(item.get("lead", 0.0)))
     return (
         float(item.get("support", 0.0))
         + COSINE_WEIGHT * float(item.get("cosine", 0.0))
-        + LEAD_WEIGHT * lead
+        + LEAD_WEIGHT * max(0.0, float(item.get("lead", 0.0)))
     )
 
 

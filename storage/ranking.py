@@ -27,13 +27,6 @@ def coverage_weights(idf: dict[str, tuple[float, int]]) -> dict[str, float]:
     return {t: (w if df > 0 else cap) for t, (w, df) in content.items()}
 
 
-def unseen_terms(idf: dict[str, tuple[float, int]]) -> frozenset[str]:
-    """The query's content terms (as `coverage_weights` reads them) no chunk of the index
-    holds: a thing the collection never mentions."""
-    skip = stopwords()
-    return frozenset(t for t, (_w, df) in idf.items() if df <= 0 and t not in skip)
-
-
 def relevance(cosine: float, coverage: float, entry: bool = False) -> float:
     """The [0, 1] relevance a threshold compares against: mostly keyword coverage.
 

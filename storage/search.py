@@ -38,7 +38,6 @@ from storage.ranking import (
     coverage_weights,
     linear_fusion,
     rrf,
-    unseen_terms,
 )
 from storage.search_sides import (
     CHUNK_COSINE,
@@ -58,7 +57,7 @@ from storage.search_types import (
     set_leads,
 )
 from storage.support import credit_prices, set_supports, support_tokens
-from textkit.answer_type import asks_whether, price_words
+from textkit.answer_type import price_words
 from textkit.cantonese import written_chinese
 from textkit.question_words import asks_number
 from textkit.tokens import keyword_tokens
@@ -214,8 +213,6 @@ class HybridSearcher:
             hit.fusion = round(fused[chunk_id], 6)
             hit.ranks = {name: r.get(chunk_id) for name, r in ranks.items()}
         set_leads(list(hits.values()))  # over the whole pool, before the threshold
-        for hit in hits.values():
-            hit.unseen = len(terms.unseen)
         # a passage in another language shares no words with the question: the
         # threshold (mostly keyword coverage) cannot judge it; the answering step
         # judges it by meaning (graph.cross_language)
@@ -264,12 +261,9 @@ class HybridSearcher:
         length; the tokens naming the price `asked` asks (textkit.answer_type.price_words)."""
         usable = self._vectors_usable(stats.embedding_model)
         query_idf = {t: stats.idf(t) for t in set(tokens)}
-        support_idf = {t: stats.idf(t) for t in set(support_tokens)}
-        support = coverage_weights(support_idf)
+        support = coverage_weights({t: stats.idf(t) for t in set(support_tokens)})
         price = price_words(asked, [*tokens, *support_tokens])
-        # a yes-or-no question asks of every thing it names (textkit.answer_type)
-        unseen = unseen_terms(support_idf) if asks_whether(asked) else frozenset()
-        return QueryTerms(query_idf, stats.avgdl, usable, support, price, unseen)
+        return QueryTerms(query_idf, stats.avgdl, usable, support, price)
 
     def _vectors_usable(self, stored_model: str | None) -> bool:
         """False once another process re-embedded the index with another embedder.

@@ -30,9 +30,6 @@ class QueryTerms:
     support: dict[str, float] = field(default_factory=dict)  # content term → weight, for support
     # the terms naming the price asked ("cost", 钱): a passage holding a price holds them
     price: frozenset[str] = frozenset()
-    # the content terms of a yes-or-no question no chunk of the index holds
-    # (storage.ranking.unseen_terms; none for a question asking what, when...)
-    unseen: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -57,9 +54,6 @@ class SearchHit:
     lead: float = 0.0
     # written in another language than the question: judged by meaning (storage.cross_language)
     cross_language: bool = False
-    # how many of the things a yes-or-no question names no passage of the index holds:
-    # a passage cannot stand out on what the collection never mentions (graph.grounding)
-    unseen: int = 0
     fusion: float = 0.0
     ranks: dict[str, int | None] = field(default_factory=dict)
     more: list[int] = field(default_factory=list)  # the document's other matching chunks

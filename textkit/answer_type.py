@@ -342,26 +342,6 @@ def answer_kinds(question: str) -> list[str]:
     return finer + ([kind] if kind in ("amount", "date") else [])
 
 
-# a yes-or-no question in Chinese: a closing 吗, A-not-A (可不可以, 有没有), 是否
-_WHETHER_ZH = re.compile(r"吗\s*[?？!！。.]*\s*$|是否|([可能会要有是])[不没]\1")
-# a word asking what, which, where, when, how or who: "Can you tell me when it opens?"
-# asks when, 可以在哪里办吗？ asks where
-_ASKS_WHAT = re.compile(
-    r"\b(?:what|which|where|when|who|whom|whose|why|how)\b|"
-    r"什么|甚么|哪|谁|几|多少|多久|多长|怎么|怎样|如何|为什么|何"
-)
-
-
-def asks_whether(question: str) -> bool:
-    """True when the question asks yes or no ("Can I bring my dog?", 圖書館有停車場嗎？,
-    可不可以帶狗？): every thing it names is part of what it asks, none is the unknown
-    (as the place of "where" is); a question asking what, where, when... is none."""
-    text = _TRAILING_TAG.sub("", plain(question)).strip()
-    if _ASKS_WHAT.search(text):
-        return False
-    return bool(_YES_OR_NO.match(text) or _WHETHER_ZH.search(text))
-
-
 def asks_if_free(question: str) -> bool:
     """True when the question asks whether something is free (a price asked, though not
     one of `answer_kinds`: graph.entry_across reads it so)."""

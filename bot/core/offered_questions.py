@@ -4,7 +4,8 @@ A refusal lists the FAQ questions near the one asked (graph.related_questions)
 as a paragraph (graph.related_list): an intro line, then one `- question` line each. Where a
 platform shows them with buttons that ask them, the adapter writes that
 paragraph its own way (its own intro, the questions beside or above their
-buttons): `apart` takes it out of the text.
+buttons): `apart` takes it out of the text. A question a button asked is
+restated over its answer (`restated`): no one wrote it in the chat.
 """
 
 from __future__ import annotations
@@ -42,3 +43,13 @@ def offered(answer: FinalAnswer) -> Offered:
     """The answer's text and the FAQ questions its turn offered (none but a refusal's)."""
     result = answer.result
     return apart(answer.text, result.related_questions if result is not None else ())
+
+
+ASKED_CHARS = 300  # of a question a button asked, restated over its answer
+
+
+def restated(question: str) -> str:
+    """A question a button asked as its answer restates it: one line, at most
+    `ASKED_CHARS` characters (an FAQ entry's question may be long)."""
+    line = " ".join(question.split())
+    return line if len(line) <= ASKED_CHARS else line[: ASKED_CHARS - 1].rstrip() + "…"

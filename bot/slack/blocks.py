@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from bot.core.messages import Button, FinalAnswer
-from bot.core.offered_questions import Offered, offered
+from bot.core.offered_questions import Offered, offered, restated
 from bot.core.source_links import reader_link
 from bot.core.splitting import split_text
 from bot.slack.question_blocks import related_blocks
@@ -217,7 +217,7 @@ def answer_messages(
         listed = "\n".join([text, "", intro, *(f"• {escape(q)}" for q in shown.questions)])
         messages[-1] = (split_text(listed, 3900)[0], [*blocks, *related])
     messages[-1][1].extend(extras)
-    if asked:  # one block more than MESSAGE_BLOCKS leaves room for
+    if asked:  # one block: MESSAGE_BLOCKS leaves five of Slack's fifty for such
         text, blocks = messages[0]
         head = {"type": "context", "elements": [{"type": "mrkdwn", "text": split_text(asked)[0]}]}
         messages[0] = (split_text(f"{asked}\n{text}", 3900)[0], [head, *blocks])
@@ -227,7 +227,7 @@ def answer_messages(
 def asked_line(question: str, user: str, direct: bool, language: str) -> str:
     """Who asked what, in mrkdwn, over the answer to a question a button asked: "You
     asked" in a DM, else the presser named (`user`, a Slack user id)."""
-    question = escape(" ".join(question.split()))
+    question = escape(restated(question))
     if direct:
         return f"_{say('turn:you_asked', language, question=question)}_"
     return f"_{say('turn:asked_by', language, user=f'<@{user}>', question=question)}_"

@@ -227,8 +227,8 @@ class TelegramButtons:
                 # no one wrote it in the chat: its answer says who asked what
                 "asked": question,
             }
-            if not private:
-                route["asker"] = user.full_name
+            if not private:  # the group reads who asked, linked to their account
+                route |= {"asker": user.full_name, "asker_id": user.id}
             accepted = await self._core.accept(dataclasses.replace(inbound, route=route))
         with contextlib.suppress(TelegramError):
             await query.answer()

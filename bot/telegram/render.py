@@ -25,7 +25,7 @@ from telegram import (
 )
 
 from bot.core.messages import Button, ErrorReply, FinalAnswer, Reply
-from bot.core.offered_questions import offered
+from bot.core.offered_questions import offered, restated
 from bot.core.source_links import reader_link
 from bot.core.splitting import split_text
 from textkit.catalog import LANGUAGES, say
@@ -103,16 +103,17 @@ def answer_messages(answer: FinalAnswer, asked: str = "") -> list[str]:
 def asked_line(route: dict[str, Any], language: str) -> str:
     """Who asked what (HTML, in italics), over the answer to a question a button asked
     (route `asked`; `asker`, the presser's name, in a group); "" for any other."""
-    question = " ".join(str(route.get("asked") or "").split())
+    question = restated(str(route.get("asked") or ""))
     if not question:
         return ""
-    asker = str(route.get("asker") or "")
-    line = (
-        say("turn:asked_by", language, user=asker, question=question)
-        if asker
-        else say("turn:you_asked", language, question=question)
-    )
-    return f"<i>{escape(line)}</i>"
+    asker = escape(" ".join(str(route.get("asker") or "").split()))
+    if not asker:
+        return f"<i>{escape(say('turn:you_asked', language, question=question))}</i>"
+    # a link to the presser's own account: a display name alone anyone could copy
+    if isinstance(route.get("asker_id"), int):
+        asker = f'<a href="tg://user?id={route["asker_id"]}">{asker}</a>'
+    line = say("turn:asked_by", language, user="\x00", question="\x01")
+    return "<i>" + escape(line).replace("\x00", asker).replace("\x01", escape(question)) + "</i>"
 
 
 def html_messages(plain: str, footer_html: str = "", expand: bool = False) -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from graph.grounding import is_grounded
-from storage.ranking import unseen_terms
 from storage.search_types import SearchHit, set_leads
 from storage.support import window_support
 
@@ -26,22 +25,6 @@ def test_grounded_when_words_meaning_and_lead_add_up(
     support: float, cosine: float, lead: float, grounded: bool
 ) -> None:
     assert is_grounded({"support": support, "cosine": cosine, "lead": lead}) is grounded
-
-
-def test_a_lead_counts_for_nothing_when_the_question_names_what_no_passage_holds() -> None:
-    # half the words, on the topic, alone of its kind in the collection
-    page = {"support": 0.5, "cosine": 0.4, "lead": 0.5}
-    assert is_grounded(page)
-    # the question names something no passage of the collection holds ("dog", 停車場):
-    # the page stands out on the topic's words alone, and answers nothing about it
-    assert not is_grounded({**page, "unseen": 1})
-    # words and meaning alone still ground a passage that holds the rest of the question
-    assert is_grounded({"support": 0.7, "cosine": 0.4, "lead": 0.5, "unseen": 1})
-
-
-def test_unseen_terms_are_the_content_terms_no_chunk_holds() -> None:
-    idf = {"dog": (5.1, 0), "library": (3.2, 4), "the": (0.1, 0), "吗": (0.2, 0)}
-    assert unseen_terms(idf) == {"dog"}
 
 
 def test_support_needs_the_terms_together_and_a_number_when_one_is_asked() -> None:

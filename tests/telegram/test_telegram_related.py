@@ -122,7 +122,7 @@ async def test_in_a_group_a_press_is_answered_under_the_refusal(
         [answer] = _with(fake_tg, -100811, "20 euros")
         assert answer["reply_parameters"]["message_id"] == shown["message_id"]
         # the group reads who asked what (the name as text, never markup)
-        head = f"<i>Mei &lt;Lin&gt; asked: {html.escape(SOFA)}</i>"
+        head = f'<i><a href="tg://user?id=82">Mei &lt;Lin&gt;</a> asked: {html.escape(SOFA)}</i>'
         assert answer["text"].startswith(head)
         # ticked for the one who pressed it, the button still asks for everyone else
         [ticked] = fake_tg.of("editMessageReplyMarkup", -100811)
@@ -174,6 +174,9 @@ def test_who_asked_heads_the_answer_or_goes_before_a_full_message() -> None:
     # in a private chat the presser reads "You asked", in the answer's language
     assert asked_line({"asked": "How?"}, "zh-hant") == "<i>您問：How?</i>"
     assert asked_line({}, "en") == ""  # a question the user wrote: nothing restated
+    # a long FAQ question is cut, so the line always fits a message
+    long_line = asked_line({"asked": "Why " * 2000}, "en")
+    assert len(html.unescape(long_line)) < 350 and long_line.endswith("…</i>")
     cited = [{"n": 1, "document": "depot.md", "title": "Depot " * 20}]
     full = TurnResult("Take it to the depot. " * 175, "en", None, cited, [], [], 1, 0, "t", {})
     [whole] = answer_messages(FinalAnswer.of(full))

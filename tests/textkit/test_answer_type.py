@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from textkit.answer_type import answer_kinds, asked_type, asks_whether, carries, has_amount, holds
+from textkit.answer_type import answer_kinds, asked_type, carries, has_amount, holds
 
 
 @pytest.mark.parametrize(
@@ -226,26 +226,3 @@ def test_a_forums_state_tag_is_no_closing_time() -> None:
 )
 def test_opening_a_thing_asks_no_hours(question: str, time: bool) -> None:
     assert ("time" in answer_kinds(question)) is time
-
-
-@pytest.mark.parametrize(
-    ("question", "whether"),
-    [
-        ("Can I bring my dog to the library?", True),
-        ("Please, can I pay by card?", True),
-        ("Is the service centre open on Christmas?", True),
-        ("圖書館有停車場嗎？", True),
-        ("停車許可證可以給機車用嗎", True),
-        ("可不可以帶狗？", True),
-        ("有沒有停車場", True),
-        ("申請人是否需要到場", True),
-        # asking what, when, where, how much: the thing asked is the unknown
-        ("Can you tell me when it opens?", False),
-        ("How much is it?", False),
-        ("圖書館借書證可以借幾本書？", False),
-        ("可以在哪裡辦嗎？", False),
-        ("Who signs the form?", False),
-    ],
-)
-def test_a_yes_or_no_question_is_told_from_one_asking_what(question: str, whether: bool) -> None:
-    assert asks_whether(question) is whether
