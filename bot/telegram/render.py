@@ -103,10 +103,14 @@ def answer_messages(answer: FinalAnswer, asked: str = "") -> list[str]:
 def asked_line(route: dict[str, Any], language: str) -> str:
     """Who asked what (HTML, in italics), over the answer to a question a button asked
     (route `asked`; `asker`, the presser's name, in a group); "" for any other."""
-    question = restated(str(route.get("asked") or ""))
+    # printable characters only: the two placeholders below are control characters
+    question = restated(
+        "".join(c if c.isprintable() else " " for c in str(route.get("asked") or ""))
+    )
     if not question:
         return ""
-    asker = escape(" ".join(str(route.get("asker") or "").split()))
+    name = "".join(c if c.isprintable() else " " for c in str(route.get("asker") or ""))
+    asker = escape(" ".join(name.split()))
     if not asker:
         return f"<i>{escape(say('turn:you_asked', language, question=question))}</i>"
     # a link to the presser's own account: a display name alone anyone could copy

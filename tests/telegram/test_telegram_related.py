@@ -174,6 +174,9 @@ def test_who_asked_heads_the_answer_or_goes_before_a_full_message() -> None:
     # in a private chat the presser reads "You asked", in the answer's language
     assert asked_line({"asked": "How?"}, "zh-hant") == "<i>您問：How?</i>"
     assert asked_line({}, "en") == ""  # a question the user wrote: nothing restated
+    # control characters in a name or question are spaces, never markup's placeholders
+    odd = {"asked": "Bins\x01?", "asker": "Ana\x00\x01", "asker_id": 7}
+    assert asked_line(odd, "en") == '<i><a href="tg://user?id=7">Ana</a> asked: Bins ?</i>'
     # a long FAQ question is cut, so the line always fits a message
     long_line = asked_line({"asked": "Why " * 2000}, "en")
     assert len(html.unescape(long_line)) < 350 and long_line.endswith("…</i>")
