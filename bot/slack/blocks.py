@@ -179,11 +179,14 @@ def share_block(message_id: int, language: str) -> dict[str, Any]:
 
 
 def answer_messages(
-    answer: FinalAnswer, native_feedback: bool = True, ask_buttons: bool = True, asked: str = ""
+    answer: FinalAnswer,
+    native_feedback: bool = True,
+    ask_buttons: bool = True,
+    asked: tuple[dict[str, Any], str] | None = None,
 ) -> list[tuple[str, list[dict[str, Any]]]]:
     """(fallback text, blocks) of each message the answer needs: usually one.
 
-    `asked` (mrkdwn), for a question a button asked, heads the first message:
+    `asked` (`asked_line`), for a question a button asked, heads the first message:
     who asked what, as no one wrote it in the thread. The answer's sections
     come next; the last message carries the sources, form buttons, a refusal's
     FAQ questions as buttons that ask them (`ask_buttons`: not on a privately
@@ -217,20 +220,29 @@ def answer_messages(
         listed = "\n".join([text, "", intro, *(f"• {escape(q)}" for q in shown.questions)])
         messages[-1] = (split_text(listed, 3900)[0], [*blocks, *related])
     messages[-1][1].extend(extras)
-    if asked:  # one block: MESSAGE_BLOCKS leaves five of Slack's fifty for such
+    if asked is not None:  # one block: MESSAGE_BLOCKS leaves five of Slack's fifty
         text, blocks = messages[0]
-        head = {"type": "context", "elements": [{"type": "mrkdwn", "text": split_text(asked)[0]}]}
-        messages[0] = (split_text(f"{asked}\n{text}", 3900)[0], [head, *blocks])
+        head, said = asked
+        messages[0] = (split_text(f"{said}\n{text}", 3900)[0], [head, *blocks])
     return messages
 
 
-def asked_line(question: str, user: str, direct: bool, language: str) -> str:
-    """Who asked what, in mrkdwn, over the answer to a question a button asked: "You
-    asked" in a DM, else the presser named (`user`, a Slack user id)."""
-    question = escape(restated(question))
+def asked_line(question: str, user: str, direct: bool, language: str) -> tuple[dict[str, Any], str]:
+    """Who asked what over the answer to a question a button asked, as a context block
+    and as notification text: "You asked" in a DM, else the presser mentioned (`user`, a
+    Slack user id). The question is plain text, as its button showed it: its `*` or `_`
+    format nothing."""
+    question = restated(question)
     if direct:
-        return f"_{say('turn:you_asked', language, question=question)}_"
-    return f"_{say('turn:asked_by', language, user=f'<@{user}>', question=question)}_"
+        words = say("turn:you_asked", language, question="\x00")
+    else:
+        words = say("turn:asked_by", language, user=f"<@{user}>", question="\x00")
+    before, _, after = words.partition("\x00")
+    elements = [
+        {"type": "mrkdwn", "text": before.strip() or " "},
+        {"type": "plain_text", "text": f"{question}{after}", "emoji": False},
+    ]
+    return {"type": "context", "elements": elements}, f"{before}{escape(question)}{after}"
 
 
 def shared_answer(

@@ -354,11 +354,11 @@ class SlackResponder:
                 piece = {**payload, "text": text, "blocks": blocks, "replace_original": i == 0}
                 await self._send("respond", piece, event.result.trace_id)
 
-    def _asked(self, language: str) -> str:
+    def _asked(self, language: str) -> tuple[dict[str, Any], str] | None:
         """Who asked what, over the answer to a question a button asked (route `asked`)."""
         message = self._delivery.message
         question = str(message.route.get("asked") or "")
-        return asked_line(question, self._user, message.direct, language) if question else ""
+        return asked_line(question, self._user, message.direct, language) if question else None
 
     def _where(self) -> dict[str, Any]:
         return {"channel": self._channel, "thread_ts": self._thread}

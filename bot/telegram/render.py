@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -92,49 +93,63 @@ def answer_messages(answer: FinalAnswer, asked: str = "") -> list[str]:
         intro = say("telegram:related_numbers", answer.language)
         listed = [f"{n}. {q}" for n, q in enumerate(shown.questions[:RELATED_MAX], 1)]
         footer = "\n\n".join(p for p in (escape("\n".join([intro, *listed])), footer) if p)
-    pieces = html_messages(shown.text, footer, expand=True)
+    # the asked line's room kept in the first piece: it heads it
+    room = len(html.unescape(_TAG.sub("", asked))) + 2 if asked else 0
+    pieces = html_messages(shown.text, footer, expand=True, reserve=room)
     if asked:
         headed = f"{asked}\n\n{pieces[0]}"
         fits = len(html.unescape(_TAG.sub("", headed))) <= MESSAGE_LIMIT
+        # (only a footer joined to a full first piece leaves no room: then it goes before)
         pieces = [headed, *pieces[1:]] if fits else [asked, *pieces]
     return pieces
 
 
 def asked_line(route: dict[str, Any], language: str) -> str:
     """Who asked what (HTML, in italics), over the answer to a question a button asked
-    (route `asked`; `asker`, the presser's name, in a group); "" for any other."""
-    # printable characters only: the two placeholders below are control characters
-    question = restated(
-        "".join(c if c.isprintable() else " " for c in str(route.get("asked") or ""))
-    )
+    (route `asked`): "You asked" in a private chat; in a group (route `group`) the
+    presser's name (`asker`) linked to their account (`asker_id`: a display name alone
+    anyone could copy; the link mentions them). "" for any other message."""
+    question = restated(_no_controls(str(route.get("asked") or "")))
     if not question:
         return ""
-    name = "".join(c if c.isprintable() else " " for c in str(route.get("asker") or ""))
-    asker = escape(" ".join(name.split()))
-    if not asker:
+    if not route.get("group"):
         return f"<i>{escape(say('turn:you_asked', language, question=question))}</i>"
-    # a link to the presser's own account: a display name alone anyone could copy
-    if isinstance(route.get("asker_id"), int):
-        asker = f'<a href="tg://user?id={route["asker_id"]}">{asker}</a>'
-    line = say("turn:asked_by", language, user="\x00", question="\x01")
-    return "<i>" + escape(line).replace("\x00", asker).replace("\x01", escape(question)) + "</i>"
+    person = route.get("asker_id")
+    name = " ".join(_no_controls(str(route.get("asker") or "")).split()) or str(person or "?")
+    asker = escape(name)
+    if type(person) is int:
+        asker = f'<a href="tg://user?id={person}">{asker}</a>'
+    # both filled in one pass: nothing inserted is read again
+    filled = {"\x00": asker, "\x01": escape(question)}
+    line = escape(say("turn:asked_by", language, user="\x00", question="\x01"))
+    return "<i>" + _PLACEHOLDER.sub(lambda m: filled[m.group()], line) + "</i>"
 
 
-def html_messages(plain: str, footer_html: str = "", expand: bool = False) -> list[str]:
+_PLACEHOLDER = re.compile("[\x00\x01]")
+
+
+def _no_controls(text: str) -> str:
+    """`text` with its control characters (never a joiner or an emoji's parts) as spaces."""
+    return "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+
+
+def html_messages(
+    plain: str, footer_html: str = "", expand: bool = False, reserve: int = 0
+) -> list[str]:
     """`plain` bulleted, escaped and cut into messages; `footer_html` joins the last one
-    when it fits.
+    when it fits. `reserve` characters are kept free in the first (a line to head it).
 
     With `expand` (answers), a long text that fits one message shows its lead
     (whole sentences) and the rest in an expandable blockquote; a longer one is
     cut at sentence boundaries. Text is cut before it is escaped, so no entity
     or tag is ever split.
     """
-    parts = split_text(bulleted(plain or "…"), PIECE_LIMIT)
+    parts = split_text(bulleted(plain or "…"), PIECE_LIMIT - reserve)
     one = expand and len(parts) == 1
     pieces = [expandable(parts[0])] if one else [escape(p) for p in parts]
     if footer_html:
         footer_plain = len(html.unescape(_TAG.sub("", footer_html)))
-        last_plain = len(html.unescape(pieces[-1]))
+        last_plain = len(html.unescape(pieces[-1])) + (reserve if len(pieces) == 1 else 0)
         if last_plain + footer_plain + 2 <= MESSAGE_LIMIT:
             pieces[-1] = f"{pieces[-1]}\n\n{footer_html}"
         else:

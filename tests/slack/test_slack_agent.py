@@ -179,7 +179,8 @@ async def test_without_prompts_the_greeting_has_question_buttons_that_ask(
         finals = await final_posts(fake_slack, 3, db=db)  # the two greetings, then the answer
         [answer] = [p for p in finals if "1,300" in blocks_text(p)]
         assert answer["channel"] == "D9"
-        assert answer["blocks"][0]["elements"][0]["text"] == f"_You asked: {question}_"
+        said = [e["text"] for e in answer["blocks"][0]["elements"]]
+        assert said == ["You asked:", question]
         # answered in the greeting's thread: a vote there counts
         streamed = fake_slack.of("chat.startStream")[-1]
         assert streamed["thread_ts"] == greeting_ts
@@ -421,8 +422,9 @@ async def test_a_refusals_faq_questions_have_ask_buttons_that_ask_in_its_thread(
         # no one wrote the question in the thread: the answer says who asked what
         head = answer["blocks"][0]
         assert head["type"] == "context"
-        assert head["elements"][0]["text"] == f"_<@U1> asked: {SOFA}_"
-        assert answer["text"].startswith(f"_<@U1> asked: {SOFA}_\n")
+        said = [(e["type"], e["text"]) for e in head["elements"]]
+        assert said == [("mrkdwn", "<@U1> asked:"), ("plain_text", SOFA)]
+        assert answer["text"].startswith(f"<@U1> asked: {SOFA}\n")
         # both began as messages in the question's thread; nothing else was asked
         started = fake_slack.of("chat.startStream") + fake_slack.of("chat.postMessage")
         assert [p["thread_ts"] for p in started if p.get("channel") == "C1"] == ["500.1"] * 2

@@ -166,27 +166,29 @@ async def test_a_press_over_the_rate_limit_leaves_the_number_to_press_again(
         await stop_harness(h)
 
 
-def test_who_asked_heads_the_answer_or_goes_before_a_full_message() -> None:
-    route = {"asked": "Where do  I\nbring <old> paint?", "asker": "Ana"}
+def test_who_asked_heads_the_answer_in_every_language_and_length() -> None:
+    route = {"asked": "Where do  I\nbring <old> paint?", "asker": "Ana", "group": True}
     short = TurnResult("Take it to the depot. [1]", "en", None, [], [], [], 1, 0, "t", {})
     [message] = answer_messages(FinalAnswer.of(short), asked_line(route, "en"))
     assert message.startswith("<i>Ana asked: Where do I bring &lt;old&gt; paint?</i>\n\n")
     # in a private chat the presser reads "You asked", in the answer's language
     assert asked_line({"asked": "How?"}, "zh-hant") == "<i>您問：How?</i>"
     assert asked_line({}, "en") == ""  # a question the user wrote: nothing restated
-    # control characters in a name or question are spaces, never markup's placeholders
-    odd = {"asked": "Bins\x01?", "asker": "Ana\x00\x01", "asker_id": 7}
+    # a group's presser is linked to their account; control characters are spaces
+    odd = {"asked": "Bins\x01?", "asker": "Ana\x00\x01", "asker_id": 7, "group": True}
     assert asked_line(odd, "en") == '<i><a href="tg://user?id=7">Ana</a> asked: Bins ?</i>'
+    # a name of joiners and emoji parts is kept whole
+    family = {"asked": "Q?", "asker": "می\u200cخواهم 👨\u200d👩", "group": True}
+    assert "می\u200cخواهم 👨\u200d👩 asked" in asked_line(family, "en")
     # a long FAQ question is cut, so the line always fits a message
     long_line = asked_line({"asked": "Why " * 2000}, "en")
     assert len(html.unescape(long_line)) < 350 and long_line.endswith("…</i>")
+    # an answer filling a message leaves room for the line in its first piece
     cited = [{"n": 1, "document": "depot.md", "title": "Depot " * 20}]
     full = TurnResult("Take it to the depot. " * 175, "en", None, cited, [], [], 1, 0, "t", {})
     [whole] = answer_messages(FinalAnswer.of(full))
-    long_ask = {"asked": "Where do I bring my old paint, oil and batteries? " * 3, "asker": "Ana"}
-    head = asked_line(long_ask, "en")
-    room = 4096 - len(html.unescape(re.sub(r"<[^>]+>", "", whole)))
-    assert len(html.unescape(re.sub(r"<[^>]+>", "", head))) > room  # it does not fit
+    head = asked_line({**route, "asked": "Where do I bring paint, oil and batteries? " * 3}, "en")
     pieces = answer_messages(FinalAnswer.of(full), head)
-    # no room left in the answer's first message: who asked what comes just before it
-    assert pieces == [head, whole]
+    assert pieces[0].startswith(head + "\n\n") and len(pieces) == 2
+    assert all(len(html.unescape(re.sub(r"<[^>]+>", "", p))) <= 4096 for p in pieces)
+    assert len(html.unescape(re.sub(r"<[^>]+>", "", whole))) + len(head) > 4096  # it was full
