@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,7 +25,7 @@ from telegram import (
 )
 
 from bot.core.messages import Button, ErrorReply, FinalAnswer, Reply
-from bot.core.offered_questions import offered, restated
+from bot.core.offered_questions import offered
 from bot.core.source_links import reader_link
 from bot.core.splitting import split_text
 from textkit.catalog import LANGUAGES, say
@@ -102,35 +101,6 @@ def answer_messages(answer: FinalAnswer, asked: str = "") -> list[str]:
         # (only a footer joined to a full first piece leaves no room: then it goes before)
         pieces = [headed, *pieces[1:]] if fits else [asked, *pieces]
     return pieces
-
-
-def asked_line(route: dict[str, Any], language: str) -> str:
-    """Who asked what (HTML, in italics), over the answer to a question a button asked
-    (route `asked`): "You asked" in a private chat; in a group (route `group`) the
-    presser's name (`asker`) linked to their account (`asker_id`: a display name alone
-    anyone could copy; the link mentions them). "" for any other message."""
-    question = restated(_no_controls(str(route.get("asked") or "")))
-    if not question:
-        return ""
-    if not route.get("group"):
-        return f"<i>{escape(say('turn:you_asked', language, question=question))}</i>"
-    person = route.get("asker_id")
-    name = " ".join(_no_controls(str(route.get("asker") or "")).split()) or str(person or "?")
-    asker = escape(name)
-    if type(person) is int:
-        asker = f'<a href="tg://user?id={person}">{asker}</a>'
-    # both filled in one pass: nothing inserted is read again
-    filled = {"\x00": asker, "\x01": escape(question)}
-    line = escape(say("turn:asked_by", language, user="\x00", question="\x01"))
-    return "<i>" + _PLACEHOLDER.sub(lambda m: filled[m.group()], line) + "</i>"
-
-
-_PLACEHOLDER = re.compile("[\x00\x01]")
-
-
-def _no_controls(text: str) -> str:
-    """`text` with its control characters (never a joiner or an emoji's parts) as spaces."""
-    return "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
 
 
 def html_messages(

@@ -20,13 +20,13 @@ from telegram import Bot, InlineKeyboardMarkup
 from bot.core.messages import ErrorReply, FinalAnswer, Outbound, Progress, Reply, Reset, Token
 from bot.core.platform import Delivery
 from bot.core.serving import ServingCore
+from bot.telegram.asked_line import asked_line
 from bot.telegram.delivery import edit_payload, file_payload, react_payload, send_payload
 from bot.telegram.pace import ChatPacer
 from bot.telegram.preview import TelegramPreview
 from bot.telegram.render import (
     answer_keyboard,
     answer_messages,
-    asked_line,
     form_key,
     html_messages,
     reply_keyboard,

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from bot.telegram.render import answer_keyboard, answer_messages, asked_line
+from bot.telegram.asked_line import asked_line
+from bot.telegram.render import answer_keyboard, answer_messages
 from graph.events import FinalAnswer, TurnResult
 from storage.db import Database
 from storage.embeddings import Embedder
