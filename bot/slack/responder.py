@@ -162,6 +162,9 @@ class SlackResponder:
                 else None
             )
             trace = event.trace_id if isinstance(event, ErrorReply) else None
+            asked = self._asked(event.language)  # a reply to a pressed question says it too
+            if asked is not None:
+                blocks, text = [asked[0], *blocks], split_text(f"{asked[1]}\n{text}", 3900)[0]
             await self._final([(text, blocks + ([buttons] if buttons else []))], trace)
 
     # --- the live preview (best effort) ------------------------------------------------

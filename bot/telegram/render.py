@@ -95,12 +95,18 @@ def answer_messages(answer: FinalAnswer, asked: str = "") -> list[str]:
     # the asked line's room kept in the first piece: it heads it
     room = len(html.unescape(_TAG.sub("", asked))) + 2 if asked else 0
     pieces = html_messages(shown.text, footer, expand=True, reserve=room)
-    if asked:
-        headed = f"{asked}\n\n{pieces[0]}"
-        fits = len(html.unescape(_TAG.sub("", headed))) <= MESSAGE_LIMIT
-        # (only a footer joined to a full first piece leaves no room: then it goes before)
-        pieces = [headed, *pieces[1:]] if fits else [asked, *pieces]
-    return pieces
+    # (only a footer joined to a full first piece leaves no room: then it goes before)
+    return headed(pieces, asked)
+
+
+def headed(pieces: list[str], line: str) -> list[str]:
+    """HTML `pieces` with `line` heading the first, or before it when it would not fit a
+    message; as they are without a line."""
+    if not line:
+        return pieces
+    first = f"{line}\n\n{pieces[0]}"
+    fits = len(html.unescape(_TAG.sub("", first))) <= MESSAGE_LIMIT
+    return [first, *pieces[1:]] if fits else [line, *pieces]
 
 
 def html_messages(

@@ -28,6 +28,7 @@ from bot.telegram.render import (
     answer_keyboard,
     answer_messages,
     form_key,
+    headed,
     html_messages,
     reply_keyboard,
     stop_keyboard,
@@ -102,7 +103,8 @@ class TelegramResponder:
                 elif isinstance(out, Reply | ErrorReply):
                     await responder.close()
                     error_trace = out.trace_id if isinstance(out, ErrorReply) else None
-                    pieces = html_messages(out.text)
+                    # a reply to a question a button asked says what was asked too
+                    pieces = headed(html_messages(out.text), asked_line(route, out.language))
                     await place.reply(pieces, reply_keyboard(out), responder, error_trace)
                     place.index += 1
             if route.get("react") and reply_to is not None:  # answered: the 👀 on it goes

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bot.telegram.asked_line import asked_line
-from bot.telegram.render import answer_keyboard, answer_messages
+from bot.telegram.render import answer_keyboard, answer_messages, headed, html_messages
 from graph.events import FinalAnswer, TurnResult
 from storage.db import Database
 from storage.embeddings import Embedder
@@ -193,3 +193,14 @@ def test_who_asked_heads_the_answer_in_every_language_and_length() -> None:
     assert pieces[0].startswith(head + "\n\n") and len(pieces) == 2
     assert all(len(html.unescape(re.sub(r"<[^>]+>", "", p))) <= 4096 for p in pieces)
     assert len(html.unescape(re.sub(r"<[^>]+>", "", whole))) + len(head) > 4096  # it was full
+
+
+def test_a_reply_to_a_pressed_question_is_headed_too() -> None:
+    line = asked_line({"asked": "Where do I bring paint?"}, "en")
+    # an error or a fixed reply (no answer) to the press says what was asked as well
+    [reply] = headed(html_messages("Sorry, something went wrong. Please try again."), line)
+    assert reply == f"{line}\n\nSorry, something went wrong. Please try again."
+    assert headed(["a reply"], "") == ["a reply"]  # a question the user wrote
+    full = html_messages("Take it to the depot. " * 181)
+    long_line = asked_line({"asked": "Where do I bring old paint and oil? " * 5}, "en")
+    assert headed(full, long_line) == [long_line, *full]  # no room left: before it
