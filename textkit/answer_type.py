@@ -82,10 +82,15 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _TRAILING_TAG = re.compile(r"(?:\s*[\[【][^\[\]【】]{1,20}[\]】])+\s*$")
 
 
+def _asked_text(question: str) -> str:
+    """The question as its kind is read: plain, without a trailing tag."""
+    return _TRAILING_TAG.sub("", plain(question))
+
+
 def asked_type(question: str) -> AnswerType | None:
     """The kind of answer `question` asks for (either language, either script): "date",
     "amount" or "name"; None for a yes/no question or any other kind."""
-    text = _TRAILING_TAG.sub("", plain(question))
+    text = _asked_text(question)
     # "when" asks a date only where it asks (textkit.question_words.asks_when): "what
     # happens when …" asks what happens
     if _ASKS_DATE.search(text) or asks_when(text):
@@ -318,7 +323,7 @@ def answer_kinds(question: str) -> list[str]:
     """The kinds of answer the question asks that leave out sentences holding none, the
     finest first ("price", then "amount")."""
     kind = asked_type(question)
-    text = _TRAILING_TAG.sub("", plain(question))
+    text = _asked_text(question)
     finer: list[str] = []
     paying = _PAYS_HOW.sub(" ", text) if _YES_OR_NO.match(text) else text
     if _ASKS_HOW.match(text) and not _NAMES_PRICE.search(text):

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from bot.core.messages import Button, FinalAnswer
-from bot.core.offered_questions import Offered, offered, restated
+from bot.core.offered_questions import Offered, offered
 from bot.core.source_links import reader_link
 from bot.core.splitting import split_text
 from bot.slack.question_blocks import related_blocks
@@ -179,19 +179,14 @@ def share_block(message_id: int, language: str) -> dict[str, Any]:
 
 
 def answer_messages(
-    answer: FinalAnswer,
-    native_feedback: bool = True,
-    ask_buttons: bool = True,
-    asked: tuple[dict[str, Any], str] | None = None,
+    answer: FinalAnswer, native_feedback: bool = True, ask_buttons: bool = True
 ) -> list[tuple[str, list[dict[str, Any]]]]:
     """(fallback text, blocks) of each message the answer needs: usually one.
 
-    `asked` (`asked_line`), for a question a button asked, heads the first message:
-    who asked what, as no one wrote it in the thread. The answer's sections
-    come next; the last message carries the sources, form buttons, a refusal's
-    FAQ questions as buttons that ask them (`ask_buttons`: not on a privately
-    shown answer, whose presses carry no thread to answer in; its text keeps
-    the list) and feedback buttons.
+    The answer's sections come first; the last message carries the sources,
+    form buttons, a refusal's FAQ questions as buttons that ask them
+    (`ask_buttons`: not on a privately shown answer, whose presses carry no
+    thread to answer in; its text keeps the list) and feedback buttons.
     """
     # a refusal's FAQ questions: each beside its button, not listed again in the text
     shown = offered(answer) if ask_buttons else Offered(answer.text, ())
@@ -220,29 +215,7 @@ def answer_messages(
         listed = "\n".join([text, "", intro, *(f"• {escape(q)}" for q in shown.questions)])
         messages[-1] = (split_text(listed, 3900)[0], [*blocks, *related])
     messages[-1][1].extend(extras)
-    if asked is not None:  # one block: MESSAGE_BLOCKS leaves five of Slack's fifty
-        text, blocks = messages[0]
-        head, said = asked
-        messages[0] = (split_text(f"{said}\n{text}", 3900)[0], [head, *blocks])
     return messages
-
-
-def asked_line(question: str, user: str, direct: bool, language: str) -> tuple[dict[str, Any], str]:
-    """Who asked what over the answer to a question a button asked, as a context block
-    and as notification text: "You asked" in a DM, else the presser mentioned (`user`, a
-    Slack user id). The question is plain text, as its button showed it: its `*` or `_`
-    format nothing."""
-    question = restated(question)
-    if direct:
-        words = say("turn:you_asked", language, question="\x00")
-    else:
-        words = say("turn:asked_by", language, user=f"<@{user}>", question="\x00")
-    before, _, after = words.partition("\x00")
-    elements = [
-        {"type": "mrkdwn", "text": before.strip() or " "},
-        {"type": "plain_text", "text": f"{question}{after}", "emoji": False},
-    ]
-    return {"type": "context", "elements": elements}, f"{before}{escape(question)}{after}"
 
 
 def shared_answer(

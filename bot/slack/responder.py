@@ -41,10 +41,10 @@ from bot.core.messages import (
 )
 from bot.core.platform import Delivery, access_facts
 from bot.slack import api_errors
+from bot.slack.asked_line import asked_line, headed
 from bot.slack.blocks import (
     SECTION_LIMIT,
     answer_messages,
-    asked_line,
     core_buttons_block,
     escape,
     mrkdwn,
@@ -145,8 +145,9 @@ class SlackResponder:
             self._text, self._pending = "", ""
         elif isinstance(event, FinalAnswer):
             native = self._features.allows(FEEDBACK_BUTTONS)
-            asked = self._asked(event.language)
-            await self._final(answer_messages(event, native, asked=asked), event.result.trace_id)
+            messages = answer_messages(event, native)
+            messages[0] = headed(messages[0], self._asked(event.language))
+            await self._final(messages, event.result.trace_id)
             for form in event.forms:
                 if form.get("send_file"):
                     audience = access_facts(self._delivery.message.audience)
@@ -162,10 +163,11 @@ class SlackResponder:
                 else None
             )
             trace = event.trace_id if isinstance(event, ErrorReply) else None
-            asked = self._asked(event.language)  # a reply to a pressed question says it too
-            if asked is not None:
-                blocks, text = [asked[0], *blocks], split_text(f"{asked[1]}\n{text}", 3900)[0]
-            await self._final([(text, blocks + ([buttons] if buttons else []))], trace)
+            # a reply to a pressed question says what was asked too
+            message = headed(
+                (text, blocks + ([buttons] if buttons else [])), self._asked(event.language)
+            )
+            await self._final([message], trace)
 
     # --- the live preview (best effort) ------------------------------------------------
 

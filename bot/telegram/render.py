@@ -93,7 +93,7 @@ def answer_messages(answer: FinalAnswer, asked: str = "") -> list[str]:
         listed = [f"{n}. {q}" for n, q in enumerate(shown.questions[:RELATED_MAX], 1)]
         footer = "\n\n".join(p for p in (escape("\n".join([intro, *listed])), footer) if p)
     # the asked line's room kept in the first piece: it heads it
-    room = len(html.unescape(_TAG.sub("", asked))) + 2 if asked else 0
+    room = plain_length(asked) + 2 if asked else 0
     pieces = html_messages(shown.text, footer, expand=True, reserve=room)
     # (only a footer joined to a full first piece leaves no room: then it goes before)
     return headed(pieces, asked)
@@ -105,8 +105,13 @@ def headed(pieces: list[str], line: str) -> list[str]:
     if not line:
         return pieces
     first = f"{line}\n\n{pieces[0]}"
-    fits = len(html.unescape(_TAG.sub("", first))) <= MESSAGE_LIMIT
+    fits = plain_length(first) <= MESSAGE_LIMIT
     return [first, *pieces[1:]] if fits else [line, *pieces]
+
+
+def plain_length(html_text: str) -> int:
+    """The characters Telegram counts in `html_text`: tags left out, an entity one."""
+    return len(html.unescape(_TAG.sub("", html_text)))
 
 
 def html_messages(
@@ -124,7 +129,7 @@ def html_messages(
     one = expand and len(parts) == 1
     pieces = [expandable(parts[0])] if one else [escape(p) for p in parts]
     if footer_html:
-        footer_plain = len(html.unescape(_TAG.sub("", footer_html)))
+        footer_plain = plain_length(footer_html)
         last_plain = len(html.unescape(pieces[-1])) + (reserve if len(pieces) == 1 else 0)
         if last_plain + footer_plain + 2 <= MESSAGE_LIMIT:
             pieces[-1] = f"{pieces[-1]}\n\n{footer_html}"
