@@ -3,12 +3,14 @@
 A refusal may end with FAQ questions near the one asked (graph.related_questions:
 an intro line, then `- question` lines). Telegram numbers them; anywhere a user
 may answer "2", "the second one", "#2", 第二個 or 最後一个 instead of writing the
-question out. Such a reply, right after an answer offering questions, stands
-for the question it picks: it is searched and judged as that question, and it
-is kept in the conversation as that question (bot.turn.settling), so a later
-follow-up leans on it, not on "2". Anything more than a place ("2 bins", "the
-second one is wrong") is a message of its own. Only the stored history counts:
-a caller's own (an OpenAI-style client's) could offer anything.
+question out. Such a reply, right after an answer offering questions (or after picks of
+that answer's questions alone: "1", then "3"), stands for the question it
+picks: it is searched and judged as that question, and it is kept in the
+conversation as that question (bot.turn.settling), so a later follow-up leans
+on it, not on "2". A place with no list open picks nothing: the planner asks
+for the question in full (graph.nodes.planner). Anything more than a place
+("2 bins", "the second one is wrong") is a message of its own. Only the stored
+history counts: a caller's own (an OpenAI-style client's) could offer anything.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 
 from graph.related_list import split_offer
 from graph.related_questions import offerable
+from textkit.scripts import plain
 
 _ENGLISH_PLACES = {
     "first": 1,
@@ -78,15 +81,30 @@ def place_named(message: str) -> int | None:
     return None
 
 
+def _open_offer(earlier: list[dict[str, str]]) -> list[str]:
+    """The questions still open to a pick: those of the last answer offering some, when
+    every message the user sent since picked one of them (a pick is kept as the question
+    it picked, in the reader's script), so "the third one" after the second was answered
+    still reads that list; none once the user asked anything else."""
+    if not earlier or earlier[-1].get("role") != "assistant":
+        return []
+    picks: list[str] = []
+    for message in reversed(earlier):
+        if message.get("role") == "user":
+            picks.append(plain(message.get("content", "")))
+            continue
+        offered = offered_in(message.get("content", ""))
+        if offered:
+            return offered if all(p in {plain(q) for q in offered} for p in picks) else []
+    return []
+
+
 def chosen_question(message: str, earlier: list[dict[str, str]]) -> str | None:
-    """The offered question `message` picks, when the answer just before it (the last
-    assistant message of `earlier`) offered questions and the message names a place
-    among them; None otherwise."""
-    answers = [m for m in earlier if m.get("role") == "assistant"]
-    if not answers or earlier[-1].get("role") != "assistant":
-        return None
+    """The offered question `message` picks, when the last answer offering questions is
+    still open (`_open_offer`: right after it, or with only picks of it since) and the
+    message names a place among them; None otherwise."""
     place = place_named(message)
-    offered = offered_in(answers[-1].get("content", "")) if place is not None else []
+    offered = _open_offer(earlier) if place is not None else []
     if place is None or not offered or place > len(offered):
         return None
     return offered[place - 1] if place > 0 else offered[-1]

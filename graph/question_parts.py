@@ -205,12 +205,25 @@ def _with_topic(part: str, first: str, language: str) -> str:
     points_back = bool(_POINTS_BACK.search(part))
     if not points_back and any(w not in _ASK_WORDS for w in own):
         return part
+    carried = _topic_words(first, own, language)
+    return f"{_TRAILING.sub('', part)} {' '.join(carried)}" if carried else part
+
+
+def _topic_words(first: str, own: list[str], language: str) -> list[str]:
+    """The words naming what `first` asks about that a later ask lacks (not in `own`), as
+    `first` writes them."""
     topic = [w for w in _content(first) if w not in _ASK_WORDS and w not in own]
     # jieba's search cut overlaps (许可, 许可证): the longer word is carried once
     carried = [w for w in topic if not any(w != o and w in o for o in topic)]
-    if not carried:
-        return part
-    return f"{_TRAILING.sub('', part)} {' '.join(_as_written(w, first, language) for w in carried)}"
+    return [_as_written(w, first, language) for w in carried]
+
+
+def asked_of_topic(ask: str, earlier: str) -> str:
+    """An ask naming no thing of its own ("how much?", "要多少錢？") followed by the words
+    naming what `earlier` asked about ("how much? renew passport"): its own words first,
+    so what it asks (a price) is read from them, not from the earlier question's "how"."""
+    carried = _topic_words(earlier, _content(ask), detect_language(earlier))
+    return f"{ask.strip()} {' '.join(carried)}" if carried else f"{earlier} {ask}".strip()
 
 
 def _as_written(word: str, first: str, language: str) -> str:

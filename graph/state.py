@@ -5,8 +5,9 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal, TypedDict
 
+# "no_offer": a reply naming a place ("2", "the second one") with no offered list open
 TaskType = Literal[
-    "simple_faq", "form_download", "conversation_followup", "out_of_scope", "greeting"
+    "simple_faq", "form_download", "conversation_followup", "out_of_scope", "greeting", "no_offer"
 ]
 RetrievalStatus = Literal["pending", "generate", "retry", "fallback"]
 # what the user got from a turn (`outcome` in `ragbot ask --json`, traces and stats)

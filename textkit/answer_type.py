@@ -184,6 +184,11 @@ _ASKS_IF_FREE = re.compile(r"\bfree\b|免费|不用钱")
 # named, in the present, and the thing no measure of another kind ("how much is the
 # processing time", "how much was the use cut", "how much is left": amounts)
 _ASKS_PRICE_OF_THING = re.compile(r"\bhow much (?:is|are) (?!left\b|there\b|it\b|that\b|this\b)")
+# "how much?", "how much is it?": no measure named at all, so it asks the price of the
+# thing spoken of (a follow-up's: "renew a passport? how much?")
+_HOW_MUCH_ALONE = re.compile(
+    r"\bhow much(?:\s+(?:is|would be)\s+(?:it|that|this))?\s*(?:[?.!,;]|$)"
+)
 _MEASURE_NOUN = re.compile(
     r"\b(?:time|times|period|periods|temperature|distance|weight|size|height|length|depth|"
     r"limit|limits|allowance|quota|capacity|use|usage|space|storage|data|water|electricity|"
@@ -331,6 +336,7 @@ def answer_kinds(question: str) -> list[str]:
     if kind in (None, "amount") and (
         _ASKS_PRICE.search(paying)
         or (_ASKS_PRICE_OF_THING.search(text) and not _MEASURE_NOUN.search(text))
+        or _HOW_MUCH_ALONE.search(text)
     ):
         finer.append("price")
     if kind == "amount" and _ASKS_DURATION.search(text):

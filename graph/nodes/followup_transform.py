@@ -2,13 +2,16 @@
 
 Without an LLM the previous user question is carried along, so "what about
 the fee?" after "how do I renew a passport?" searches for both; a previous
-question that was itself a follow-up brings the one it leaned on.
+question that was itself a follow-up brings the one it leaned on, and one that
+named nothing of its own ("how much?") is passed over for the thing it asked about.
 """
 
 from __future__ import annotations
 
-from graph.message_shapes import is_greeting, looks_like_followup, names_little
+from graph.message_shapes import is_greeting, looks_like_followup, names_little, names_nothing
 from graph.nodes.recording import Step, recorded
+from graph.offered_choice import place_named
+from graph.question_parts import asked_of_topic
 from graph.state import GraphState
 
 # the messages joined at most, the follow-up's own included ("How much is a plot?" →
@@ -18,18 +21,32 @@ MAX_CHAIN = 3
 
 def standalone_question(question: str, history: list[dict[str, str]]) -> str:
     """The follow-up joined with the last question the user asked (a greeting or thanks
-    is none); when that one was a follow-up naming little of its own, with the question
-    it leaned on as well (`MAX_CHAIN` messages at most). A follow-up naming things of its
-    own ("Then how do I get a library card?") starts a topic: the chain stops there."""
+    is none, nor a place that picked nothing); when that one was a follow-up naming
+    little of its own, with the question it leaned on as well (`MAX_CHAIN` messages at
+    most). A follow-up naming things of its own ("Then how do I get a library card?")
+    starts a topic: the chain stops there."""
+    # a place that picked nothing ("the second one" with no list open) names nothing to
+    # lean on: a pick is kept as the question it picked, so one left bare picked nothing
     asked = [
-        m["content"] for m in history if m.get("role") == "user" and not is_greeting(m["content"])
+        m["content"]
+        for m in history
+        if m.get("role") == "user"
+        and not is_greeting(m["content"])
+        and place_named(m["content"]) is None
     ]
     chain: list[str] = []
     for previous in reversed(asked):
-        chain.insert(0, previous)
         leans = looks_like_followup(previous) and names_little(previous)
+        if leans and names_nothing(previous):
+            # an earlier ask about the same thing ("要多少錢？" before "在哪裡辦？") adds
+            # its own kind of answer, not the thing: the thing is further back
+            continue
+        chain.insert(0, previous)
         if len(chain) >= MAX_CHAIN - 1 or not leans:
             break
+    if chain and names_nothing(question):
+        # "how much?": what it asks is its own, what about is the chain's
+        return asked_of_topic(question, " ".join(chain))
     return " ".join([*chain, question]).strip()
 
 
@@ -49,4 +66,9 @@ def followup_transform(state: GraphState) -> Step:
         "standalone_question": question,
         "plan": plan,  # type: ignore[typeddict-item]
     }
+    asked = state.get("normalized_question", "")
+    if question != asked and names_nothing(asked):
+        # "how much?" is judged as "how much? renew passport": the kind it asks, the
+        # thing it is about and the sentences quoted all read the thing from the chain
+        update["normalized_question"] = question
     return Step(update, "followup_transform")

@@ -9,7 +9,10 @@ or thanks ("謝謝", "hi", "thank you!") is answered without any model call, so
 the model cannot turn it into a document search; so is a clear request to make
 something that is not an answer from documents ("write me a poem",
 "幫我寫一首詩"), or to reach a person ("Can I talk to a real person?", 轉人工):
-out of scope, at no model call. With `LLM_PLANNER=unsure` (the
+out of scope, at no model call; and a reply that only names a place ("2", "the
+second one", 第二個) when no offered list is open (graph.offered_choice: an open
+list's pick arrives here as the question it picked): nothing to look up, the
+user is asked to write the question out. With `LLM_PLANNER=unsure` (the
 default setting) a message without history is planned by the rules too: nothing
 to resolve, the user's question is the query (tool_executor searches it beside
 any planner query anyway), and the retries' rewrite is the rules'; the turn's
@@ -28,6 +31,7 @@ from graph.llm import PlannerOutput
 from graph.llm import plan as plan_with_llm
 from graph.message_shapes import is_greeting, looks_like_followup
 from graph.nodes.recording import Step, recorded
+from graph.offered_choice import place_named
 from graph.person_asked import asks_for_person
 from graph.question_parts import split_question
 from graph.state import GraphState, Plan, TaskType, ToolCall
@@ -65,8 +69,9 @@ def is_out_of_scope(text: str) -> bool:
 
 def certain(question: str) -> bool:
     """True when the rules alone decide the turn (greeting, thanks, a clear out-of-scope
-    request): no model is asked, so it cannot turn them into document searches."""
-    return is_greeting(question) or is_out_of_scope(question)
+    request, a place picking nothing): no model is asked, so it cannot turn them into
+    document searches."""
+    return is_greeting(question) or is_out_of_scope(question) or place_named(question) is not None
 
 
 def rules_sure(question: str, has_history: bool, mode: str = "always") -> bool:
@@ -84,13 +89,15 @@ def rule_plan(question: str, has_history: bool) -> Plan:
         task = "greeting"
     elif is_out_of_scope(question):
         task = "out_of_scope"
+    elif place_named(question) is not None:
+        task = "no_offer"  # "the second one" of no list: a search would guess at it
     elif _FORM.search(question):
         task = "form_download"
     elif has_history and looks_like_followup(question):
         task = "conversation_followup"
     else:
         task = "simple_faq"
-    retrieve = task not in ("greeting", "out_of_scope")
+    retrieve = task not in ("greeting", "out_of_scope", "no_offer")
     calls: list[ToolCall] = []
     if retrieve:
         calls.append({"name": "retrieve_documents", "args": {"query": question}})

@@ -39,6 +39,7 @@ logger = logging.getLogger(__name__)
 # the kind of reply (decision_path's response_synth:<kind>) → the turn's outcome
 OUTCOMES: dict[str, Outcome] = {
     "greeting": "smalltalk",
+    "no_offer": "smalltalk",  # asked to write the question out: no refusal, no gap
     "out_of_scope": "refused",
     "person": "refused",
     "forms": "forms",
@@ -202,6 +203,8 @@ async def response_synth(state: GraphState, runtime: Runtime[GraphContext]) -> S
     if task == "greeting":
         thanks = is_thanks(state.get("normalized_question", ""))
         answer, kind = say("thanks" if thanks else "greeting", language), "greeting"
+    elif task == "no_offer":
+        answer, kind = say("no_offer", language), "no_offer"
     elif task == "out_of_scope" and asks_for_person(state.get("normalized_question", "")):
         # no answer to look up: who to contact (the core offers "Ask a person" besides,
         # as with a refusal, where staff can take over)

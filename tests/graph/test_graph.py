@@ -13,6 +13,7 @@ from storage.db import Database
 from storage.forms import FormFile, FormFinder, FormService
 from storage.ingestion import IngestionService
 from storage.search import HybridSearcher
+from textkit.catalog import say
 
 DOCS = {
     "停車許可證.md": (
@@ -103,6 +104,30 @@ async def test_follow_up_uses_history_from_postgres(service: AnswerService, db: 
         ).all()
     assert [r[0] for r in rows] == ["user", "assistant", "user", "assistant"]
     assert all(r[1] for r in rows)
+
+
+async def test_a_place_picking_nothing_is_asked_for_and_then_forgotten(
+    service: AnswerService,
+) -> None:
+    await service.ask("How do I renew my passport?", conversation="c-place")
+    # no list was offered: "the second one" of what? asked, not guessed at
+    unclear = await service.ask("the second one", conversation="c-place")
+    assert unclear.answer == say("no_offer", "en") and unclear.citations == []
+    assert unclear.outcome == "smalltalk" and unclear.llm_calls == 0
+    # the next follow-up leans on the passport, not on "the second one"
+    fee = await service.ask("how much?", conversation="c-place")
+    assert fee.intent == "conversation_followup" and "1,300 dollars" in fee.answer
+    assert fee.query["standalone"] == "how much? renew passport"
+
+
+async def test_a_chinese_follow_up_naming_nothing_is_about_the_last_question(
+    service: AnswerService,
+) -> None:
+    first = await service.ask("住宅區停車許可證怎麼申請？", conversation="c-zh-fee")
+    assert "一千二百" not in first.answer
+    fee = await service.ask("要多少錢？", conversation="c-zh-fee")
+    assert fee.intent == "conversation_followup" and "一千二百元" in fee.answer
+    assert fee.language == "zh-hant"
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
+from graph.message_shapes import looks_like_followup
 from graph.nodes.followup_transform import followup_transform
 from graph.nodes.planner import planner
 from graph.nodes.query_builder import query_builder
@@ -119,6 +120,44 @@ async def test_a_bare_greeting_or_thanks_is_decided_by_the_rules_before_the_mode
     assert llm.seen == []  # the model was never asked
 
 
+@pytest.mark.parametrize("place", ["2", "the second one", "第二個", "最后一个"])
+async def test_a_place_with_no_list_open_asks_for_the_question_without_the_model(
+    place: str,
+) -> None:
+    # a pick of an open list reaches the planner as the question it picked
+    # (language_normalizer); a place left bare picked nothing, and a search would guess
+    llm = FakeLLM(['{"task_type": "simple_faq", "should_retrieve": true, "query": "2"}'])
+    rt, _ = runtime(llm=llm)
+    history = [{"role": "user", "content": "How do I renew a passport?"},
+               {"role": "assistant", "content": "At the centre [1]."}]  # fmt: skip
+    out = await planner({"normalized_question": place, "history": history}, rt)
+    assert out["plan"]["task_type"] == "no_offer" and out["plan"]["tool_calls"] == []
+    assert out["decision_path"] == ["planner:no_offer:rules"] and llm.seen == []
+
+
+@pytest.mark.parametrize(
+    ("message", "leans"),
+    [
+        ("要多少錢？", True),
+        ("需要帶什麼？", True),
+        ("在哪裡辦？", True),
+        ("how much?", True),
+        ("when?", True),
+        # a reaction to the answer asks nothing of its thing
+        ("是嗎？", False),
+        ("真的嗎？", False),
+        ("why?", False),
+        ("為什麼？", False),
+        ("ok", False),
+        # naming a thing of its own: a question of its own
+        ("圖書館幾點開門？", False),
+        ("How much is a library card?", False),
+    ],
+)
+def test_a_question_naming_nothing_leans_on_the_last_one(message: str, leans: bool) -> None:
+    assert looks_like_followup(message) is leans
+
+
 async def test_a_question_after_thanks_still_goes_to_the_model() -> None:
     reply = '{"task_type": "simple_faq", "should_retrieve": true, "query": "passport renewal"}'
     rt, _ = runtime(llm=FakeLLM([reply]))
@@ -149,8 +188,52 @@ def test_followup_transform_joins_the_previous_question() -> None:
         "plan": {"task_type": "conversation_followup", "source": "rules"},
     }
     out = followup_transform(state)  # type: ignore[arg-type]
-    assert out["standalone_question"] == "How do I renew a passport? how much is it?"
+    # it names nothing of its own: what it asks first, then the thing it is about, and
+    # the turn is judged as that (a price of a passport renewal, not a "how")
+    assert out["standalone_question"] == "how much is it? renew passport"
+    assert out["normalized_question"] == out["standalone_question"]
     assert out["plan"]["tool_calls"][0]["args"]["query"] == out["standalone_question"]
+
+
+def test_a_follow_up_naming_a_thing_keeps_its_own_words() -> None:
+    state = {
+        "normalized_question": "and what documents do I need?",
+        "history": [
+            {"role": "user", "content": "How do I renew a passport?"},
+            {"role": "assistant", "content": "At the centre [1]."},
+        ],
+        "plan": {"task_type": "conversation_followup", "source": "rules"},
+    }
+    out = followup_transform(state)  # type: ignore[arg-type]
+    assert out["standalone_question"] == "How do I renew a passport? and what documents do I need?"
+    assert "normalized_question" not in out
+
+
+@pytest.mark.parametrize(
+    ("earlier", "asked", "standalone"),
+    [
+        # Chinese drops the subject it has just spoken of
+        (["護照怎麼換發？"], "要多少錢？", "要多少錢？ 護照 換發"),
+        # an earlier ask naming nothing adds its kind, not the thing: passed over
+        (["護照怎麼換發？", "要多少錢？"], "在哪裡辦？", "在哪裡辦？ 護照 換發"),
+        # a place that picked nothing ("the second one" with no list open) is no question
+        (["How do I renew my passport?", "the second one"], "how much?",
+         "how much? renew passport"),
+        (["How do I renew my passport?", "the second one"], "and what documents do I need?",
+         "How do I renew my passport? and what documents do I need?"),
+    ],
+)  # fmt: skip
+def test_what_a_follow_up_leans_on(earlier: list[str], asked: str, standalone: str) -> None:
+    history = [
+        m for q in earlier for m in ({"role": "user", "content": q},
+                                     {"role": "assistant", "content": "…"})
+    ]  # fmt: skip
+    state = {
+        "normalized_question": asked,
+        "history": history,
+        "plan": {"task_type": "conversation_followup", "source": "rules"},
+    }
+    assert followup_transform(state)["standalone_question"] == standalone  # type: ignore[arg-type]
 
 
 def test_a_follow_up_on_a_follow_up_reaches_back_to_the_question_they_lean_on() -> None:

@@ -59,6 +59,18 @@ def test_only_right_after_the_offer() -> None:
     assert chosen_question("2", later) is None
 
 
+def test_the_list_stays_open_while_the_user_only_picks_from_it() -> None:
+    history = [{"role": "user", "content": "old couch?"}, {"role": "assistant", "content": REFUSAL}]
+    # "1" was picked (kept as its question) and answered: "2" still reads the list
+    picked = [*history, {"role": "user", "content": OFFERED[0]},
+              {"role": "assistant", "content": "20 euros [1]."}]  # fmt: skip
+    assert chosen_question("2", picked) == OFFERED[1]
+    # anything else asked since closes it
+    asked = [*picked, {"role": "user", "content": "and when?"},
+             {"role": "assistant", "content": "On Mondays [1]."}]  # fmt: skip
+    assert chosen_question("2", asked) is None
+
+
 def test_only_the_list_that_ends_the_refusal_and_only_questions_fit_to_ask() -> None:
     # a quoted list earlier in an answer is not what the refusal offered
     quoted = "\n".join([say("related_questions", "en"), "- What is the admin password?"])

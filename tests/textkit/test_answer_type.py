@@ -197,6 +197,12 @@ def test_a_condition_with_when_leaves_the_kinds_asked_as_they_are() -> None:
         ("What is the pay for a night shift?", True),
         ("Can I pay by card?", False),
         ("How much does the pool cost?", True),
+        # "how much?" naming no measure asks the price of the thing spoken of
+        ("how much?", True),
+        ("And how much is it?", True),
+        ("how much? renew passport", True),
+        ("How much is left?", False),
+        ("how much water do I need?", False),
     ],
 )
 def test_how_a_thing_is_paid_asks_no_price(question: str, price: bool) -> None:

@@ -37,6 +37,7 @@ _RULES: tuple[tuple[str, str | None], ...] = (
     ("response_synth:related:", "admin:path_related"),
     ("response_synth:out_of_scope", "admin:path_out_of_scope"),
     ("response_synth:greeting", "admin:path_greeting"),
+    ("response_synth:no_offer", "admin:path_no_offer"),
     ("response_synth:forms", "admin:path_forms"),
     ("memory:consolidate", None),
 )
