@@ -55,11 +55,31 @@ def _ask(driver: WebDriver, served: ServedApi) -> WebElement:
     return answer
 
 
+# true when the element's centre is on screen and nothing else is drawn over it there
+_UNCOVERED = """
+const e = arguments[0], r = e.getBoundingClientRect();
+const x = r.left + r.width / 2, y = r.top + r.height / 2;
+if (y < 0 || y > window.innerHeight || x < 0 || x > window.innerWidth) return false;
+const top = document.elementFromPoint(x, y);
+return top !== null && (top === e || e.contains(top));
+"""
+
+
+def _click_when_uncovered(driver: WebDriver, link: WebElement) -> None:
+    """Click `link` as a reader would: once the chat has stopped scrolling it under the
+    sources list (a finished answer scrolls the chat to its end)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", link)
+    WebDriverWait(driver, PAGE_WAIT).until(
+        lambda d: d.execute_script(_UNCOVERED, link), "the link stayed covered"
+    )
+    link.click()
+
+
 def _opens_the_passage(driver: WebDriver, link: WebElement) -> None:
     """Click `link`: a new tab shows the source view with the passage marked, on screen."""
     chat = driver.current_window_handle
     before = set(driver.window_handles)
-    link.click()
+    _click_when_uncovered(driver, link)
     WebDriverWait(driver, PAGE_WAIT).until(lambda d: len(d.window_handles) > len(before))
     [opened] = set(driver.window_handles) - before
     driver.switch_to.window(opened)
