@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 from graph.answer_sentences import content_words
+from graph.question_parts import names_no_topic
+from textkit.answer_type import answer_kinds
 from textkit.question_words import QUESTION_WORDS, content_query
 from textkit.scripts import plain
 
@@ -49,14 +51,9 @@ _SHORT_NE = re.compile(r"^\s*(\S{1,6})呢\s*[?？]?\s*$")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}|[a-z]{2,}")
 # "they", "them", 他们 lean on the earlier question only in a message naming little of its
 # own ("when are they allocated?"); "Do they allow dogs in the garden?" stands alone
-# what a question naming nothing of its own asks about the last one: a price, a time, a
-# place, a way ("要多少錢？", "幾點？", "在哪裡辦？", "how much?", "when?"); not a bare "是嗎？"
-# or "why?", which react to the answer rather than ask about its thing
-_ASKS_A_THING = re.compile(
-    r"哪|谁|何时|何处|如何|什么|甚么|多少|多久|多长|多大|怎么|怎样|几"
-    r"|\b(?:how (?:much|many|long|often|early|late|do|can|should)|when|where|which|who)\b",
-    re.IGNORECASE,
-)
+# the kinds of answer checked to be held by what is quoted (graph.kind_held, and what to
+# bring: graph.answer_order)
+_CHECKED_KINDS = frozenset({"price", "time", "duration", "count", "items"})
 _PRONOUN = re.compile(r"\b(they|them|their)\b|他們|它們|他们|它们", re.IGNORECASE)
 _PRONOUNS = frozenset({"they", "them", "their", "他们", "它们"})
 PRONOUN_MAX_WORDS = 1  # content words of its own besides the pronoun
@@ -64,12 +61,12 @@ PRONOUN_MAX_WORDS = 1  # content words of its own besides the pronoun
 
 def looks_like_followup(question: str) -> bool:
     """True when the message leans on an earlier one ("and for children?", "那個呢", "when
-    are they allocated?", or one naming nothing at all: "要多少錢？", "how much?")."""
+    are they allocated?", or one asking only a kind of answer: "要多少錢？", "how much?")."""
     if _FOLLOWUP.search(question):
         return True
     # Chinese drops the subject it has just spoken of ("要多少錢？" after asking about a
-    # passport): a question naming no thing of its own can only be about the last one
-    if names_nothing(question) and _ASKS_A_THING.search(plain(question).replace("为什么", "")):
+    # passport): a question asking only a kind of answer is about the last one's thing
+    if asks_only_a_kind(question):
         return True
     short = _SHORT_NE.match(question)
     if short:
@@ -78,9 +75,15 @@ def looks_like_followup(question: str) -> bool:
     return bool(_PRONOUN.search(question)) and names_little(question)
 
 
-def names_nothing(question: str) -> bool:
-    """True when the message names no thing of its own ("要多少錢？", "how much?")."""
-    return not _own_words(question)
+def asks_only_a_kind(question: str) -> bool:
+    """True when the message asks a kind of answer the answer is checked to hold (a
+    price, a time of day, a duration, a count, what to bring: graph.kind_held) and
+    names no thing of its own ("要多少錢？", "how long?", 幾點開門？, "what do I need to
+    bring?"). A "when?", "who?", 什麼？ or 車在哪停？ is not one: the kind it asks, if
+    any, is not checked, so leaning it on the last question would quote that one's
+    answer again."""
+    kinds = set(answer_kinds(question)) & _CHECKED_KINDS
+    return bool(kinds) and names_no_topic(question)
 
 
 def names_little(question: str) -> bool:

@@ -65,6 +65,8 @@ def offered_in(answer: str) -> list[str]:
 
 def place_named(message: str) -> int | None:
     """The place a message that is only a place names: 1-5, or -1 for the last one."""
+    # a keycap emoji (2️⃣) is its digit
+    message = message.replace("\ufe0f", "").replace("\u20e3", "")
     text = " ".join(message.strip(_PUNCTUATION).split()).replace(".", " ").strip()
     if not text:
         return None
@@ -84,14 +86,19 @@ def place_named(message: str) -> int | None:
 def _open_offer(earlier: list[dict[str, str]]) -> list[str]:
     """The questions still open to a pick: those of the last answer offering some, when
     every message the user sent since picked one of them (a pick is kept as the question
-    it picked, in the reader's script), so "the third one" after the second was answered
-    still reads that list; none once the user asked anything else."""
+    it picked, in the reader's script, or named a place that picked nothing), so "the
+    third one" after the second was answered still reads that list; none once the user
+    asked anything else."""
     if not earlier or earlier[-1].get("role") != "assistant":
         return []
     picks: list[str] = []
     for message in reversed(earlier):
         if message.get("role") == "user":
-            picks.append(plain(message.get("content", "")))
+            content = message.get("content", "")
+            # a place that picked nothing ("3" of two) was asked to be written out: the
+            # list is still the one on screen
+            if place_named(content) is None:
+                picks.append(plain(content))
             continue
         offered = offered_in(message.get("content", ""))
         if offered:

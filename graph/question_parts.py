@@ -101,7 +101,7 @@ _ASK_TEXT = (
     "requirements necessary get apply application time times open hours office where wait "
     "processing process make book appointment go submit send help online person have has "
     "钱 费用 收费 价格 多久 时间 文件 材料 资料 证件 带 准备 需要 要 办理 申请 地点 "
-    "花 几天 天 提交 交 送 费 线上 网上 现场 "
+    "花 几天 天 提交 交 送 费 线上 网上 现场 时候 几点 开门 关门 营业 开放 "
     # a pronoun points back at the first part's topic
     "he she they him her them his hers their theirs it its one ones "
     "他 她 它 他们 她们 它们 其"
@@ -218,10 +218,19 @@ def _topic_words(first: str, own: list[str], language: str) -> list[str]:
     return [_as_written(w, first, language) for w in carried]
 
 
+def names_no_topic(text: str) -> bool:
+    """True when every word of `text` says what is asked ("要多少錢？", "how long does it
+    take?", 幾點開門？), none what about: the thing asked about was named before."""
+    return all(w in _ASK_WORDS for w in _content(text))
+
+
 def asked_of_topic(ask: str, earlier: str) -> str:
     """An ask naming no thing of its own ("how much?", "要多少錢？") followed by the words
     naming what `earlier` asked about ("how much? renew passport"): its own words first,
     so what it asks (a price) is read from them, not from the earlier question's "how"."""
+    # a lead ("Then how do I …", 還有…) says how the earlier one followed, not what about
+    lead = _ZH_LEAD if _HAN.search(earlier) else _EN_LEAD
+    earlier = lead.sub("", earlier.strip())
     carried = _topic_words(earlier, _content(ask), detect_language(earlier))
     return f"{ask.strip()} {' '.join(carried)}" if carried else f"{earlier} {ask}".strip()
 

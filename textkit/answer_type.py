@@ -184,10 +184,10 @@ _ASKS_IF_FREE = re.compile(r"\bfree\b|免费|不用钱")
 # named, in the present, and the thing no measure of another kind ("how much is the
 # processing time", "how much was the use cut", "how much is left": amounts)
 _ASKS_PRICE_OF_THING = re.compile(r"\bhow much (?:is|are) (?!left\b|there\b|it\b|that\b|this\b)")
-# "how much?", "how much is it?": no measure named at all, so it asks the price of the
-# thing spoken of (a follow-up's: "renew a passport? how much?")
+# "how much?", "how much is it?", "how much would that be?": no measure named at all, so
+# it asks the price of the thing spoken of (a follow-up's: "renew a passport? how much?")
 _HOW_MUCH_ALONE = re.compile(
-    r"\bhow much(?:\s+(?:is|would be)\s+(?:it|that|this))?\s*(?:[?.!,;]|$)"
+    r"\bhow much(?:\s+(?:is|was|will|would)(?:\s+(?:it|that|this))?(?:\s+be)?)?\s*(?:[?.!,;]|$)"
 )
 _MEASURE_NOUN = re.compile(
     r"\b(?:time|times|period|periods|temperature|distance|weight|size|height|length|depth|"

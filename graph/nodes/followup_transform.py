@@ -8,7 +8,7 @@ named nothing of its own ("how much?") is passed over for the thing it asked abo
 
 from __future__ import annotations
 
-from graph.message_shapes import is_greeting, looks_like_followup, names_little, names_nothing
+from graph.message_shapes import asks_only_a_kind, is_greeting, looks_like_followup, names_little
 from graph.nodes.recording import Step, recorded
 from graph.offered_choice import place_named
 from graph.question_parts import asked_of_topic
@@ -37,14 +37,14 @@ def standalone_question(question: str, history: list[dict[str, str]]) -> str:
     chain: list[str] = []
     for previous in reversed(asked):
         leans = looks_like_followup(previous) and names_little(previous)
-        if leans and names_nothing(previous):
+        if leans and asks_only_a_kind(previous):
             # an earlier ask about the same thing ("要多少錢？" before "在哪裡辦？") adds
             # its own kind of answer, not the thing: the thing is further back
             continue
         chain.insert(0, previous)
         if len(chain) >= MAX_CHAIN - 1 or not leans:
             break
-    if chain and names_nothing(question):
+    if chain and asks_only_a_kind(question):
         # "how much?": what it asks is its own, what about is the chain's
         return asked_of_topic(question, " ".join(chain))
     return " ".join([*chain, question]).strip()
@@ -67,7 +67,7 @@ def followup_transform(state: GraphState) -> Step:
         "plan": plan,  # type: ignore[typeddict-item]
     }
     asked = state.get("normalized_question", "")
-    if question != asked and names_nothing(asked):
+    if question != asked and asks_only_a_kind(asked):
         # "how much?" is judged as "how much? renew passport": the kind it asks, the
         # thing it is about and the sentences quoted all read the thing from the chain
         update["normalized_question"] = question

@@ -17,6 +17,7 @@ from graph.context import GraphContext
 from graph.events import Token
 from graph.message_shapes import looks_like_followup
 from graph.nodes.recording import Step, recorded
+from graph.offered_choice import place_named
 from graph.state import GraphState
 from graph.titles import with_display_titles
 from textkit.scripts import to_script
@@ -37,6 +38,10 @@ async def retrieve_memory(state: GraphState, runtime: Runtime[GraphContext]) -> 
     if memory is None:
         return None  # no answer memory configured: the node leaves no trace
     question = state.get("standalone_question") or state.get("normalized_question", "")
+    if place_named(question) is not None:
+        # "2" picking nothing: no question to look up (an answer remembered for a bare
+        # "2" by an older version must not be served for it either)
+        return Step({}, "memory:place", timed=False)
     if "plan" not in state and state.get("history") and looks_like_followup(question):
         return Step({}, "memory:after_followup", timed=False)
     try:

@@ -140,9 +140,19 @@ async def test_a_place_with_no_list_open_asks_for_the_question_without_the_model
     [
         ("要多少錢？", True),
         ("需要帶什麼？", True),
-        ("在哪裡辦？", True),
+        ("多久？", True),
+        ("幾點開門？", True),
         ("how much?", True),
-        ("when?", True),
+        ("how long?", True),
+        ("what time?", True),
+        ("what do I need to bring?", True),
+        # a kind no answer is checked to hold: leaning it on the last question would
+        # quote that one's answer again
+        ("when?", False),
+        ("在哪裡辦？", False),
+        ("Who are you?", False),
+        ("什麼？", False),
+        ("車在哪停？", False),
         # a reaction to the answer asks nothing of its thing
         ("是嗎？", False),
         ("真的嗎？", False),
@@ -197,7 +207,7 @@ def test_followup_transform_joins_the_previous_question() -> None:
 
 def test_a_follow_up_naming_a_thing_keeps_its_own_words() -> None:
     state = {
-        "normalized_question": "and what documents do I need?",
+        "normalized_question": "and for children?",
         "history": [
             {"role": "user", "content": "How do I renew a passport?"},
             {"role": "assistant", "content": "At the centre [1]."},
@@ -205,7 +215,7 @@ def test_a_follow_up_naming_a_thing_keeps_its_own_words() -> None:
         "plan": {"task_type": "conversation_followup", "source": "rules"},
     }
     out = followup_transform(state)  # type: ignore[arg-type]
-    assert out["standalone_question"] == "How do I renew a passport? and what documents do I need?"
+    assert out["standalone_question"] == "How do I renew a passport? and for children?"
     assert "normalized_question" not in out
 
 
@@ -215,12 +225,16 @@ def test_a_follow_up_naming_a_thing_keeps_its_own_words() -> None:
         # Chinese drops the subject it has just spoken of
         (["護照怎麼換發？"], "要多少錢？", "要多少錢？ 護照 換發"),
         # an earlier ask naming nothing adds its kind, not the thing: passed over
-        (["護照怎麼換發？", "要多少錢？"], "在哪裡辦？", "在哪裡辦？ 護照 換發"),
+        (["護照怎麼換發？", "要多少錢？"], "多久？", "多久？ 護照 換發"),
+        # a question word's piece (時候 of 什麼時候) names no thing to carry
+        (["垃圾車什麼時候來？"], "要多少錢？", "要多少錢？ 垃圾車"),
         # a place that picked nothing ("the second one" with no list open) is no question
         (["How do I renew my passport?", "the second one"], "how much?",
          "how much? renew passport"),
-        (["How do I renew my passport?", "the second one"], "and what documents do I need?",
-         "How do I renew my passport? and what documents do I need?"),
+        (["How do I renew my passport?", "the second one"], "and for children?",
+         "How do I renew my passport? and for children?"),
+        (["How do I renew my passport?"], "what documents do I need?",
+         "what documents do I need? renew passport"),
     ],
 )  # fmt: skip
 def test_what_a_follow_up_leans_on(earlier: list[str], asked: str, standalone: str) -> None:
@@ -260,11 +274,12 @@ def test_a_follow_up_on_a_follow_up_reaches_back_to_the_question_they_lean_on() 
     ("earlier", "standalone"),
     [
         # a follow-up naming a thing of its own starts a topic: the garden stays out
+        # (asking only a price, what it asks comes first, then the thing)
         (["How much is a garden plot?", "Then how do I get a library card?"],
-         "Then how do I get a library card? and what does it cost?"),
+         "and what does it cost? library card"),
         # thanks is no question to lean on
         (["How much is a library card?", "thanks"],
-         "How much is a library card? and what does it cost?"),
+         "and what does it cost? library card"),
     ],
 )  # fmt: skip
 def test_a_follow_up_leans_on_the_question_it_follows(earlier: list[str], standalone: str) -> None:

@@ -18,6 +18,7 @@ REFUSAL = "\n".join(
     ("message", "place"),
     [
         ("2", 2),
+        ("2\ufe0f\u20e3", 2),  # the keycap emoji Telegram's keyboard offers
         ("#2", 2),
         ("no. 2", 2),
         ("2？", 2),
@@ -65,6 +66,10 @@ def test_the_list_stays_open_while_the_user_only_picks_from_it() -> None:
     picked = [*history, {"role": "user", "content": OFFERED[0]},
               {"role": "assistant", "content": "20 euros [1]."}]  # fmt: skip
     assert chosen_question("2", picked) == OFFERED[1]
+    # a place past the list, answered by asking for the question, leaves it open too
+    missed = [*picked, {"role": "user", "content": "3"},
+              {"role": "assistant", "content": say("no_offer", "en")}]  # fmt: skip
+    assert chosen_question("the second one", missed) == OFFERED[1]
     # anything else asked since closes it
     asked = [*picked, {"role": "user", "content": "and when?"},
              {"role": "assistant", "content": "On Mondays [1]."}]  # fmt: skip

@@ -74,6 +74,10 @@ async def test_a_reply_naming_an_offered_questions_place_asks_that_question(
     await rubbish.ask(COUCH, conversation="c-past")
     past = await rubbish.ask("the fifth one", conversation="c-past")
     assert "language_normalizer:offered:en" not in past.decision_path
+    # not searched: asked to write it out, and the list on screen is still open
+    assert past.answer == say("no_offer", "en") and past.llm_calls == 0
+    again = await rubbish.ask(str(place), conversation="c-past")
+    assert again.outcome == "answered" and "20 euros" in again.answer
 
 
 async def test_a_chinese_reader_picks_by_ordinal(

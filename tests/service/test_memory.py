@@ -21,6 +21,7 @@ from storage.memory import AnswerMemory, question_key
 from storage.search import HybridSearcher
 from tests.support.core_fixtures import close_worker, make_worker, settings_for_tests
 from tests.support.fake_openai import FakeOpenAI, Reply, first_source_sentence
+from textkit.catalog import say
 
 PASSPORT = (
     "# Passport renewal\n\nAdults renew passports at the City Service Centre.\n\n"
@@ -188,6 +189,15 @@ async def test_personal_data_and_follow_ups_and_refusals_are_not_remembered(
     questions = [e["question"] for e in await entries(db, embedder)]
     assert questions == ["How do I renew a passport?"]
     assert not any("[EMAIL]" in q or "example.org" in q for q in questions)
+
+
+async def test_a_bare_place_is_never_looked_up(service: AnswerService, fake: FakeOpenAI) -> None:
+    # "2" picking nothing names no question: even an answer an older version remembered
+    # for a bare "2" must not be served for it; it is asked to be written out
+    fake.requests.clear()
+    result = await service.ask("2", conversation="d")
+    assert "memory:place" in result.decision_path and "memory:miss" not in result.decision_path
+    assert result.answer == say("no_offer", "en") and fake.requests == []
 
 
 async def test_concurrent_identical_questions_make_one_entry(
