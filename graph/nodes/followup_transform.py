@@ -13,6 +13,7 @@ from graph.nodes.recording import Step, recorded
 from graph.offered_choice import place_named
 from graph.question_parts import asked_of_topic
 from graph.state import GraphState
+from textkit.answer_type import answer_kinds
 
 # the messages joined at most, the follow-up's own included ("How much is a plot?" →
 # "and for students?" → "when are they allocated?")
@@ -67,8 +68,10 @@ def followup_transform(state: GraphState) -> Step:
         "plan": plan,  # type: ignore[typeddict-item]
     }
     asked = state.get("normalized_question", "")
-    if question != asked and asks_only_a_kind(asked):
-        # "how much?" is judged as "how much? renew passport": the kind it asks, the
-        # thing it is about and the sentences quoted all read the thing from the chain
+    if question != asked and asks_only_a_kind(asked) and "price" in answer_kinds(asked):
+        # a price is stated without the words that ask it (收費, "1,300 dollars" for
+        # 要多少錢？, "how much?"): judged alone, the ask holds no word of its answer, so
+        # the turn is judged as "要多少錢？ 停車 許可證" (a duration's "takes 4 days"
+        # holds the "take" of its ask: its own words pick its sentence)
         update["normalized_question"] = question
     return Step(update, "followup_transform")
