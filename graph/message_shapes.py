@@ -49,11 +49,11 @@ _FOLLOWUP = re.compile(
 # ("退卡要多少钱呢？", "押金多少呢？"): a question of its own
 _SHORT_NE = re.compile(r"^\s*(\S{1,6})呢\s*[?？]?\s*$")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}|[a-z]{2,}")
-# "they", "them", 他们 lean on the earlier question only in a message naming little of its
-# own ("when are they allocated?"); "Do they allow dogs in the garden?" stands alone
 # the kinds of answer checked to be held by what is quoted (graph.kind_held, and what to
 # bring: graph.answer_order)
 _CHECKED_KINDS = frozenset({"price", "time", "duration", "count", "items"})
+# "they", "them", 他们 lean on the earlier question only in a message naming little of its
+# own ("when are they allocated?"); "Do they allow dogs in the garden?" stands alone
 _PRONOUN = re.compile(r"\b(they|them|their)\b|他們|它們|他们|它们", re.IGNORECASE)
 _PRONOUNS = frozenset({"they", "them", "their", "他们", "它们"})
 PRONOUN_MAX_WORDS = 1  # content words of its own besides the pronoun

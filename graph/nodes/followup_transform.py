@@ -3,7 +3,7 @@
 Without an LLM the previous user question is carried along, so "what about
 the fee?" after "how do I renew a passport?" searches for both; a previous
 question that was itself a follow-up brings the one it leaned on, and one that
-named nothing of its own ("how much?") is passed over for the thing it asked about.
+asked only a kind of answer ("how much?") is passed over for the thing it asked about.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def standalone_question(question: str, history: list[dict[str, str]]) -> str:
     for previous in reversed(asked):
         leans = looks_like_followup(previous) and names_little(previous)
         if leans and asks_only_a_kind(previous):
-            # an earlier ask about the same thing ("要多少錢？" before "在哪裡辦？") adds
+            # an earlier ask about the same thing ("要多少錢？" before "多久？") adds
             # its own kind of answer, not the thing: the thing is further back
             continue
         chain.insert(0, previous)

@@ -9,8 +9,11 @@ Needs /usr/bin/chromium and /usr/bin/chromedriver (see tests/api/test_web_chat.p
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from functools import partial
 from typing import Literal
 
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -65,21 +68,44 @@ return top !== null && (top === e || e.contains(top));
 """
 
 
-def _click_when_uncovered(driver: WebDriver, link: WebElement) -> None:
-    """Click `link` as a reader would: once the chat has stopped scrolling it under the
-    sources list (a finished answer scrolls the chat to its end)."""
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", link)
-    WebDriverWait(driver, PAGE_WAIT).until(
-        lambda d: d.execute_script(_UNCOVERED, link), "the link stayed covered"
-    )
+# where the element is and what is drawn at its centre (said when it stays covered)
+_WHAT_COVERS = """
+const e = arguments[0], r = e.getBoundingClientRect();
+const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+return {rect: [r.left, r.top, r.width, r.height], window: [innerWidth, innerHeight],
+        connected: e.isConnected, top: top ? top.outerHTML.slice(0, 300) : null};
+"""
+
+
+def _last(driver: WebDriver, css: str) -> WebElement:
+    """The last element on the page `css` selects: the newest answer's."""
+    return driver.find_elements(By.CSS_SELECTOR, css)[-1]
+
+
+def _click_when_uncovered(driver: WebDriver, find: Callable[[], WebElement]) -> None:
+    """Click the link `find` returns as a reader would: once it is on screen with nothing
+    drawn over it. Found again each time: the chat may still scroll or redraw a
+    finished answer."""
+
+    def ready(d: WebDriver) -> WebElement | Literal[False]:
+        link = find()
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'});", link)
+        return link if d.execute_script(_UNCOVERED, link) else False
+
+    try:
+        link: WebElement = WebDriverWait(driver, PAGE_WAIT).until(ready)
+    except TimeoutException:
+        seen = driver.execute_script(_WHAT_COVERS, find())
+        raise AssertionError(f"the link stayed covered: {seen}") from None
     link.click()
 
 
-def _opens_the_passage(driver: WebDriver, link: WebElement) -> None:
-    """Click `link`: a new tab shows the source view with the passage marked, on screen."""
+def _opens_the_passage(driver: WebDriver, find: Callable[[], WebElement]) -> None:
+    """Click the link `find` returns: a new tab shows the source view with the passage
+    marked, on screen."""
     chat = driver.current_window_handle
     before = set(driver.window_handles)
-    _click_when_uncovered(driver, link)
+    _click_when_uncovered(driver, find)
     WebDriverWait(driver, PAGE_WAIT).until(lambda d: len(d.window_handles) > len(before))
     [opened] = set(driver.window_handles) - before
     driver.switch_to.window(opened)
@@ -114,11 +140,11 @@ def test_a_citation_and_its_source_open_the_passage_highlighted(
         answer = _ask(browser, served_api)
         marker = answer.find_element(By.CSS_SELECTOR, ".answer-text a.citation-link")
         assert marker.text == "[1]"
-        _opens_the_passage(browser, marker)
+        _opens_the_passage(browser, partial(_last, browser, ".answer-text a.citation-link"))
         source = answer.find_element(By.CSS_SELECTOR, ".sources a.source-link")
         assert source.text == "library"
         assert "/sources/library?" in (source.get_attribute("href") or "")
-        _opens_the_passage(browser, source)
+        _opens_the_passage(browser, partial(_last, browser, ".sources a.source-link"))
 
 
 def test_the_cited_passage_opens_by_keyboard(browser: WebDriver, served_api: ServedApi) -> None:
