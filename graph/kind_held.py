@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from graph.cross_language import passage_sentences
-from textkit.answer_type import answer_kinds, holds, states_price
+from textkit.answer_type import answer_kinds, holds
 
 # the kinds a passage must hold one of to answer: the finer ones a question may ask
 FINER = ("price", "duration", "time", "count")
@@ -39,21 +39,10 @@ def finer_kinds(question: str) -> list[str]:
 
 def holds_kind(item: dict[str, Any], kinds: list[str]) -> bool:
     """True when one of the passage's sentences holds an answer of one of `kinds` (any
-    passage does when `kinds` is empty); a price asked, only a price
-    (textkit.answer_type.states_price), not any amount."""
+    passage does when `kinds` is empty)."""
     if not kinds:
         return True
     sentences = passage_sentences(item) or [str(item.get("text") or "")]
     # Markdown's emphasis marks are no part of a word ("5 _dollars_", "**$5**")
     plain = [_EMPHASIS.sub(" ", sentence) for sentence in sentences]
-    if "price" in kinds:
-        # a price asked is held by a price, not by any figure ("8:30 to 17:30" answers
-        # no "how much?"): a bare figure counts under a noun naming a price, in its
-        # sentence or its section ("## Fees" over "Adults: 20")
-        heading = _EMPHASIS.sub(" ", str(item.get("heading") or ""))
-        others = [k for k in kinds if k not in ("price", "amount")]
-        return any(
-            states_price(sentence) or (states_price(f"{heading} {sentence}") and bool(heading))
-            for sentence in plain
-        ) or any(holds(sentence, kind) for sentence in plain for kind in others)
     return any(holds(sentence, kind) for sentence in plain for kind in kinds)

@@ -386,22 +386,6 @@ def names_kind(sentence: str, kind: str) -> bool:
     return bool(names and names.search(plain(sentence)))
 
 
-# a figure's price noun, in either language: "fee", "rent", 費 of 入場費 / 會費 / 手續費
-_NAMES_A_PRICE = re.compile(
-    rf"\b(?:{_PRICE_NOUNS_EN}|rents?|admission|deposit|fines?|tolls?|subscription)\b|"
-    rf"{_PRICE_NOUNS_ZH}|费|租金|押金|罚款|价"
-)
-
-
-def states_price(text: str) -> bool:
-    """True when `text` gives a price: a price as `holds` reads one (a currency, 元,
-    "free"), or a figure beside a noun naming a price ("The fee is 1,300.", 入場費為五十。,
-    a section "## Fees" over "Adults: 20"), which `holds` cannot tell from any amount."""
-    if holds(text, "price"):
-        return True
-    return holds(text, "amount") and bool(_NAMES_A_PRICE.search(plain(text)))
-
-
 def price_words(question: str, terms: Iterable[str]) -> frozenset[str]:
     """The `terms` (a question's keyword tokens) that name the price it asks ("cost",
     "fee", 钱 of 多少钱): none unless it asks a price. A sentence giving a price says

@@ -309,19 +309,3 @@ def test_a_day_next_to_the_asking_names_no_thing_and_one_naming_a_thing_stays() 
     assert split_question("When does Sunday school open?")[0] == "sunday school"
     assert split_question("When does the weekend market open?")[0] == "weekend market"
     assert split_question("礼拜堂几点开门")[0] == "礼拜堂"
-
-
-async def test_a_price_asked_of_a_page_giving_only_hours_is_refused(
-    db: Database, ingestion: IngestionService, searcher: HybridSearcher, embedder: Embedder
-) -> None:
-    page = (
-        "# Service centre\n\nThe service centre at 1 Harbour Road is open from 8:30 to 17:30"
-        " on weekdays, and from 9:00 to 12:00 on Saturdays.\n"
-    )
-    service = await answer_service({"hours.md": page}, db, ingestion, searcher, embedder)
-    hours = await service.ask("When is the service centre open?", conversation="c-hours")
-    assert "8:30" in hours.answer
-    # an hour is a figure, not a price: "how much?" is not answered with the hours
-    price = await service.ask("how much?", conversation="c-hours")
-    assert price.outcome == "refused" and price.citations == [], price.answer
-    assert "response_synth:kind_not_found" in price.decision_path

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from textkit.answer_type import answer_kinds, asked_type, carries, has_amount, holds, states_price
+from textkit.answer_type import answer_kinds, asked_type, carries, has_amount, holds
 
 
 @pytest.mark.parametrize(
@@ -232,22 +232,3 @@ def test_a_forums_state_tag_is_no_closing_time() -> None:
 )
 def test_opening_a_thing_asks_no_hours(question: str, time: bool) -> None:
     assert ("time" in answer_kinds(question)) is time
-
-
-@pytest.mark.parametrize(
-    ("sentence", "price"),
-    [
-        ("The fee is 1,300 dollars.", True),
-        # a bare figure beside a noun naming a price
-        ("The fee is 1,300.", True),
-        ("The rent is 40 per year.", True),
-        ("入場費為五十。", True),
-        ("會費每年三百。", True),
-        # figures that are no price
-        ("The centre is open from 8:30 to 17:30.", False),
-        ("Processing takes 4 working days.", False),
-        ("每戶最多兩張。", False),
-    ],
-)
-def test_a_price_is_a_currency_or_a_figure_named_a_price(sentence: str, price: bool) -> None:
-    assert states_price(sentence) is price
