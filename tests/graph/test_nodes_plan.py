@@ -188,9 +188,21 @@ async def test_a_programming_error_in_the_llm_path_is_not_swallowed() -> None:
         await planner({"normalized_question": "How much is a passport?"}, rt)
 
 
-def test_followup_transform_joins_the_previous_question() -> None:
+@pytest.mark.parametrize(
+    ("asked", "standalone", "judged_as"),
+    [
+        # it asks only a price: what it asks first, then the thing it is about, and the
+        # turn is judged as that (a price of a passport renewal, not a "how")
+        ("how much is it?", "how much is it? renew passport", "how much is it? renew passport"),
+        # a follow-up naming a thing of its own is joined to the question and judged alone
+        ("and for children?", "How do I renew a passport? and for children?", None),
+    ],
+)
+def test_followup_transform_joins_the_previous_question(
+    asked: str, standalone: str, judged_as: str | None
+) -> None:
     state = {
-        "normalized_question": "how much is it?",
+        "normalized_question": asked,
         "history": [
             {"role": "user", "content": "How do I renew a passport?"},
             {"role": "assistant", "content": "At the centre [1]."},
@@ -198,25 +210,9 @@ def test_followup_transform_joins_the_previous_question() -> None:
         "plan": {"task_type": "conversation_followup", "source": "rules"},
     }
     out = followup_transform(state)  # type: ignore[arg-type]
-    # it names nothing of its own: what it asks first, then the thing it is about, and
-    # the turn is judged as that (a price of a passport renewal, not a "how")
-    assert out["standalone_question"] == "how much is it? renew passport"
-    assert out["normalized_question"] == out["standalone_question"]
-    assert out["plan"]["tool_calls"][0]["args"]["query"] == out["standalone_question"]
-
-
-def test_a_follow_up_naming_a_thing_keeps_its_own_words() -> None:
-    state = {
-        "normalized_question": "and for children?",
-        "history": [
-            {"role": "user", "content": "How do I renew a passport?"},
-            {"role": "assistant", "content": "At the centre [1]."},
-        ],
-        "plan": {"task_type": "conversation_followup", "source": "rules"},
-    }
-    out = followup_transform(state)  # type: ignore[arg-type]
-    assert out["standalone_question"] == "How do I renew a passport? and for children?"
-    assert "normalized_question" not in out
+    assert out["standalone_question"] == standalone
+    assert out.get("normalized_question") == judged_as
+    assert out["plan"]["tool_calls"][0]["args"]["query"] == standalone
 
 
 @pytest.mark.parametrize(
