@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from graph.answer_sentences import content_words
+from graph.kind_held import FINER
 from graph.question_parts import names_no_topic
 from textkit.answer_type import answer_kinds
 from textkit.question_words import QUESTION_WORDS, content_query
@@ -49,9 +50,9 @@ _FOLLOWUP = re.compile(
 # ("退卡要多少钱呢？", "押金多少呢？"): a question of its own
 _SHORT_NE = re.compile(r"^\s*(\S{1,6})呢\s*[?？]?\s*$")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}|[a-z]{2,}")
-# the kinds of answer checked to be held by what is quoted (graph.kind_held, and what to
-# bring: graph.answer_order)
-_CHECKED_KINDS = frozenset({"price", "time", "duration", "count", "items"})
+# the kinds of answer checked to be held by what is quoted (graph.kind_held's finer
+# kinds, and what to bring: graph.answer_order)
+_CHECKED_KINDS = frozenset({*FINER, "items"})
 # "they", "them", 他们 lean on the earlier question only in a message naming little of its
 # own ("when are they allocated?"); "Do they allow dogs in the garden?" stands alone
 _PRONOUN = re.compile(r"\b(they|them|their)\b|他們|它們|他们|它们", re.IGNORECASE)

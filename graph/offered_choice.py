@@ -102,7 +102,8 @@ def _open_offer(earlier: list[dict[str, str]]) -> list[str]:
             continue
         offered = offered_in(message.get("content", ""))
         if offered:
-            return offered if all(p in {plain(q) for q in offered} for p in picks) else []
+            asked = {plain(q) for q in offered}
+            return offered if all(p in asked for p in picks) else []
     return []
 
 

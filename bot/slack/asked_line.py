@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.core.offered_questions import restated
 from bot.core.splitting import split_text
-from bot.slack.blocks import escape
+from bot.slack.blocks import TEXT_LIMIT, escape
 from textkit.catalog import say
 
 
@@ -21,7 +21,7 @@ def headed(
         return message
     text, blocks = message
     head, said = asked
-    return split_text(f"{said}\n{text}", 3900)[0], [head, *blocks]
+    return split_text(f"{said}\n{text}", TEXT_LIMIT)[0], [head, *blocks]
 
 
 def asked_line(question: str, user: str, direct: bool, language: str) -> tuple[dict[str, Any], str]:

@@ -14,6 +14,7 @@ from textkit.catalog import say
 
 SECTION_LIMIT = 3000  # characters of text in one section block (split_text's default)
 MESSAGE_BLOCKS = 45  # of Slack's 50 per message, leaving room for sources and buttons
+TEXT_LIMIT = 3900  # characters of a message's fallback (notification) text
 FEEDBACK_BLOCK = "ragbot_feedback"
 HANDOFF_BLOCK = "ragbot_handoff"  # "Ask a person" (kept when a vote replaces the feedback)
 HELPFUL, NOT_HELPFUL = "ragbot_helpful", "ragbot_not_helpful"
@@ -208,12 +209,12 @@ def answer_messages(
     for start in range(0, max(len(sections), 1), MESSAGE_BLOCKS):
         part = sections[start : start + MESSAGE_BLOCKS]
         text = "\n".join(pieces[start : start + MESSAGE_BLOCKS])
-        messages.append((split_text(text, 3900)[0] if text else " ", part))
+        messages.append((split_text(text, TEXT_LIMIT)[0] if text else " ", part))
     if related:  # under the text, before the sources; the notification lists them too
         text, blocks = messages[-1]
         intro = escape(say("slack:related_intro", answer.language))
         listed = "\n".join([text, "", intro, *(f"• {escape(q)}" for q in shown.questions)])
-        messages[-1] = (split_text(listed, 3900)[0], [*blocks, *related])
+        messages[-1] = (split_text(listed, TEXT_LIMIT)[0], [*blocks, *related])
     messages[-1][1].extend(extras)
     return messages
 
@@ -245,7 +246,7 @@ def _answer_copy(
     if sources is not None:
         blocks.append(sources)
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": note}]})
-    return split_text("\n".join(pieces), 3900)[0] or " ", blocks
+    return split_text("\n".join(pieces), TEXT_LIMIT)[0] or " ", blocks
 
 
 def feedback_taken(

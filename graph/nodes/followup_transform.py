@@ -26,6 +26,12 @@ def standalone_question(question: str, history: list[dict[str, str]]) -> str:
     little of its own, with the question it leaned on as well (`MAX_CHAIN` messages at
     most). A follow-up naming things of its own ("Then how do I get a library card?")
     starts a topic: the chain stops there."""
+    return _standalone(question, history)[0]
+
+
+def _standalone(question: str, history: list[dict[str, str]]) -> tuple[str, bool]:
+    """`standalone_question`, and whether it is the follow-up's own ask followed by the
+    chain's topic words (a follow-up asking only a kind of answer: "how much?")."""
     # a place that picked nothing ("the second one" with no list open) names nothing to
     # lean on: a pick is kept as the question it picked, so one left bare picked nothing
     asked = [
@@ -47,28 +53,28 @@ def standalone_question(question: str, history: list[dict[str, str]]) -> str:
             break
     if chain and asks_only_a_kind(question):
         # "how much?": what it asks is its own, what about is the chain's
-        return asked_of_topic(question, " ".join(chain))
-    return " ".join([*chain, question]).strip()
+        return asked_of_topic(question, " ".join(chain)), True
+    return " ".join([*chain, question]).strip(), False
 
 
 @recorded("followup_transform")
 def followup_transform(state: GraphState) -> Step:
     """Rewrite the follow-up and make the plan retrieve with it."""
     plan = dict(state.get("plan", {}))
+    asked = state.get("normalized_question", "")
     if plan.get("source") == "llm" and plan.get("query"):
         question = str(plan["query"])  # the planner call already resolved the reference
+        # an ask of a kind alone is judged as the question the planner resolved it to
+        of_topic = question != asked and asks_only_a_kind(asked)
     else:
-        question = standalone_question(
-            state.get("normalized_question", ""), state.get("history", [])
-        )
+        question, of_topic = _standalone(asked, state.get("history", []))
     plan.update(should_retrieve=True, query=question)
     plan["tool_calls"] = [{"name": "retrieve_documents", "args": {"query": question}}]
     update: GraphState = {
         "standalone_question": question,
         "plan": plan,  # type: ignore[typeddict-item]
     }
-    asked = state.get("normalized_question", "")
-    if question != asked and asks_only_a_kind(asked) and "price" in answer_kinds(asked):
+    if of_topic and "price" in answer_kinds(asked):
         # a price is stated without the words that ask it (收費, "1,300 dollars" for
         # 要多少錢？, "how much?"): judged alone, the ask holds no word of its answer, so
         # the turn is judged as "要多少錢？ 停車 許可證" (a duration's "takes 4 days"
