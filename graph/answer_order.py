@@ -8,8 +8,9 @@ amount or a date: textkit.answer_type) come first
 and, when there is one, the others are left out: they are about the topic but do
 not answer, save those of the answering passage that set its terms
 (`conditions`: "The fee is waived for applicants over 65"); a duration or a
-count asked is answered by a sentence holding no price when one does. Without a
-kind asked (or none held on the topic), the sentences whose words (with their
+count asked is answered by a sentence holding no price when one does; a price, a
+time, a duration or a count asked and none held on the topic, nothing is quoted.
+Without a kind asked (or no amount or date held on the topic), the sentences whose words (with their
 section's and their document's) cover the most of the question's content words
 come first (of equals, the one holding most of them through the dictionary's
 glosses: 遗失 for the 丢 asked); the first one's passage may go on from it, and
@@ -24,6 +25,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from graph.answer_sentences import content_words, covered, is_list_item
+from graph.kind_held import FINER
 from textkit.answer_type import LISTED_KINDS, answer_kinds, holds, names_kind
 from textkit.bilingual import coverage as gloss_coverage
 from textkit.scripts import plain
@@ -114,7 +116,8 @@ def arrange(
     passages = topical(wanted, picked, documents)
     on_topic = [i for i in order if picked[i][4][0] in passages]
     # a follow-up asking no kind of its own ("and for students?") asks the earlier one's
-    for kind in answer_kinds(question) or answer_kinds(context):
+    kinds = answer_kinds(question) or answer_kinds(context)
+    for kind in kinds:
         # a sentence's own words first; failing those, its section line's price, time
         # or duration ("## Fee 80 dollars" above "Payable at the counter."): a bare
         # figure there may be the document's name's ("form-2024")
@@ -132,6 +135,12 @@ def arrange(
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
             return [first, *sorted(kept[1:], key=order.index)][:limit]
+    if any(kind in FINER for kind in kinds):
+        # a price, an hour, a duration or a count asked and none on the topic: the
+        # topic's other sentences do not answer it, and a passage holding one is about
+        # another thing ("how much?" of the opening hours is not the passport's fee;
+        # graph.kind_held refuses when no passage at all holds one)
+        return []
     if not wanted:
         return order[:limit]
     coverage = {

@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from textkit.claims import numbers
+from textkit.figures import without_other_figures
 from textkit.polarity import negated
 from textkit.question_words import WHEN, asks_when
 from textkit.scripts import plain
@@ -349,7 +350,11 @@ def answer_kinds(question: str) -> list[str]:
     if kind is None and _ASKS_ITEMS.search(text) and not _YES_OR_NO.match(text):
         finer.append("items")
     # a name is no kind to leave sentences out by: "who" is often answered by a common
-    # noun ("only pharmacists"), and every Chinese sentence may hold one
+    # noun ("only pharmacists"), and every Chinese sentence may hold one. A price asked
+    # "how much" may be written as a bare figure ("Adults 20"), but not as an hour or a
+    # phone number (textkit.figures)
+    if kind == "amount" and "price" in finer:
+        return [*finer, "bare_price"]
     return finer + ([kind] if kind in ("amount", "date") else [])
 
 
@@ -360,10 +365,12 @@ def asks_if_free(question: str) -> bool:
 
 
 def holds(sentence: str, kind: str) -> bool:
-    """True when `sentence` holds an answer of `kind` (a price, a duration, a time, a
-    count, what to bring, or textkit.answer_type's amount, date or name)."""
+    """True when `sentence` holds an answer of `kind` (a price, a figure that may be one,
+    a duration, a time, a count, what to bring, or an amount, a date or a name)."""
     if kind == "price":
         return bool(_HAS_PRICE.search(plain(sentence)))
+    if kind == "bare_price":
+        return has_amount(without_other_figures(sentence))
     if kind == "duration":
         return bool(_HAS_DURATION.search(plain(sentence)))
     if kind == "time":

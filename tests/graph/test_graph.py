@@ -130,6 +130,34 @@ async def test_a_chinese_follow_up_naming_nothing_is_about_the_last_question(
     assert fee.language == "zh-hant"
 
 
+OFFICE_HOURS = (
+    "City Service Centre opening hours\n\nThe City Service Centre at 1 Harbour Road is open "
+    "Monday to Friday from 8:30 to 17:30. Queue tickets stop being issued 30 minutes before "
+    "closing. Phone enquiries: 1999 (free from local numbers).\n"
+)
+
+
+async def test_a_price_asked_of_the_opening_hours_is_refused_not_quoted(
+    service: AnswerService, ingestion: IngestionService
+) -> None:
+    assert (await ingestion.ingest_bytes("office-hours.txt", OFFICE_HOURS.encode())).status == (
+        "added"
+    )
+    hours = await service.ask("When is the service centre open?", conversation="c-hours")
+    assert "8:30 to 17:30" in hours.answer
+    # an hour, a stretch of minutes, a street number and a number to dial are no price,
+    # and the passport page's fee is no price of the centre: refused, nothing quoted
+    for question, conversation in (
+        ("how much?", "c-hours"),
+        ("How much does the City Service Centre charge?", None),
+    ):
+        asked = await service.ask(question, conversation=conversation)
+        assert asked.citations == [] and asked.outcome == "refused", asked.answer
+    # a price the page states is still the answer, bare or with its currency
+    fee = await service.ask("How much does a passport renewal cost?")
+    assert "1,300 dollars" in fee.answer
+
+
 @pytest.mark.parametrize(
     "question",
     ["我要下載護照申請書", "护照申请表在哪里下载？", "Where can I download the passport form?"],

@@ -180,7 +180,8 @@ def test_when_asks_a_date_only_where_it_asks(question: str, kind: str | None) ->
 
 
 def test_a_condition_with_when_leaves_the_kinds_asked_as_they_are() -> None:
-    assert answer_kinds("How much does it cost when I renew my passport?") == ["price", "amount"]
+    asked = answer_kinds("How much does it cost when I renew my passport?")
+    assert asked == ["price", "bare_price"]
     assert answer_kinds("What should I do when my parking permit expires?") == []
     assert answer_kinds("When does my parking permit expire?") == ["date"]
 
@@ -232,3 +233,38 @@ def test_a_forums_state_tag_is_no_closing_time() -> None:
 )
 def test_opening_a_thing_asks_no_hours(question: str, time: bool) -> None:
     assert ("time" in answer_kinds(question)) is time
+
+
+@pytest.mark.parametrize(
+    ("sentence", "may_be_a_price"),
+    [
+        # a price written bare, or with a currency or a rate the patterns do not know
+        ("Adults 20, children 10.", True),
+        ("Tickets: 4.50 EUR", True),
+        ("Copies cost 0.20 per page.", True),
+        ("Parking is 2 per hour.", True),
+        ("Membership is 120 a year.", True),
+        ("Volunteers are paid 18 an hour.", True),
+        ("成人 50，兒童 25", True),
+        ("港幣13.6", True),
+        ("每月五十", True),
+        ("入場券每張 150", True),
+        # figures that are no sum of money
+        ("Open Monday to Friday from 8:30 to 17:30.", False),
+        ("The City Service Centre at 1 Harbour Road opens at 9am.", False),
+        ("Queue tickets stop being issued 30 minutes before closing.", False),
+        ("Phone enquiries: 1999 (free from local numbers).", False),
+        ("Processing takes 4 working days at the counter.", False),
+        ("Room 101 on the 3rd floor.", False),
+        ("Take bus 38 to the centre.", False),
+        ("開放時間為上午九時至下午五時。", False),
+        ("申請後約七個工作天核發。", False),
+        ("服務熱線：1823", False),
+        ("請致電 2345 6789 查詢。", False),
+        ("星期三休館", False),
+    ],
+)
+def test_a_bare_figure_may_answer_a_price_but_an_hour_or_a_phone_number_does_not(
+    sentence: str, may_be_a_price: bool
+) -> None:
+    assert holds(sentence, "bare_price") is may_be_a_price
