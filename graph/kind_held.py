@@ -19,7 +19,6 @@ answerable refusal unchanged; XQuAD-en gold-removed refusal 0.867 → 0.900.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from graph.cross_language import passage_sentences
@@ -27,7 +26,6 @@ from textkit.answer_type import answer_kinds, holds
 
 # the kinds a passage must hold one of to answer: the finer ones a question may ask
 FINER = ("price", "duration", "time", "count")
-_EMPHASIS = re.compile(r"[_*]+")
 
 
 def finer_kinds(question: str) -> list[str]:
@@ -43,6 +41,4 @@ def holds_kind(item: dict[str, Any], kinds: list[str]) -> bool:
     if not kinds:
         return True
     sentences = passage_sentences(item) or [str(item.get("text") or "")]
-    # Markdown's emphasis marks are no part of a word ("5 _dollars_", "**$5**")
-    plain = [_EMPHASIS.sub(" ", sentence) for sentence in sentences]
-    return any(holds(sentence, kind) for sentence in plain for kind in kinds)
+    return any(holds(sentence, kind) for sentence in sentences for kind in kinds)

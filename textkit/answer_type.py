@@ -364,9 +364,14 @@ def asks_if_free(question: str) -> bool:
     return bool(_ASKS_IF_FREE.search(plain(question)))
 
 
+# Markdown's emphasis marks around a word or a figure
+_EMPHASIS = re.compile(r"[_*]+")
+
+
 def holds(sentence: str, kind: str) -> bool:
     """True when `sentence` holds an answer of `kind` (a price, a figure that may be one,
     a duration, a time, a count, what to bring, or an amount, a date or a name)."""
+    sentence = _EMPHASIS.sub(" ", sentence)  # "5 _dollars_", "**$5**": no part of a word
     if kind == "price":
         return bool(_HAS_PRICE.search(plain(sentence)))
     if kind == "bare_price":

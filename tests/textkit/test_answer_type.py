@@ -268,3 +268,15 @@ def test_a_bare_figure_may_answer_a_price_but_an_hour_or_a_phone_number_does_not
     sentence: str, may_be_a_price: bool
 ) -> None:
     assert holds(sentence, "bare_price") is may_be_a_price
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("The fee is 5 * 3 _dollars_.", "price"),
+        ("Entry costs **$5**.", "price"),
+        ("Processing takes _ten working days_.", "duration"),
+    ],
+)
+def test_markdown_emphasis_hides_no_answer(sentence: str, kind: str) -> None:
+    assert holds(sentence, kind)
