@@ -135,11 +135,13 @@ def arrange(
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
             return [first, *sorted(kept[1:], key=order.index)][:limit]
-    if any(kind in FINER for kind in kinds):
+    if any(kind in FINER for kind in answer_kinds(question)):
         # a price, an hour, a duration or a count asked and none on the topic: the
         # topic's other sentences do not answer it, and a passage holding one is about
         # another thing ("how much?" of the opening hours is not the passport's fee;
-        # graph.kind_held refuses when no passage at all holds one)
+        # graph.kind_held refuses when no passage at all holds one). A kind only the
+        # context asks is no such bar: a two-part question's second part ("and which
+        # MP explained …" after "how many names …") asks its own thing
         return []
     if not wanted:
         return order[:limit]

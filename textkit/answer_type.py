@@ -38,6 +38,7 @@ from textkit.figures import without_other_figures
 from textkit.polarity import negated
 from textkit.question_words import WHEN, asks_when
 from textkit.scripts import plain
+from textkit.time_asked import ASKS_TIME, DAYS_ZH, IS_OPEN_ZH, asks_time
 
 AnswerType = Literal["amount", "date", "name"]
 
@@ -196,25 +197,6 @@ _MEASURE_NOUN = re.compile(
     r"energy|power|speed|rate|rates|percentage|share|population|number|amount|volume|"
     r"area|down|up|cut|left|saved|lost|raised|spent|grown|risen|fallen)\b"
 )
-# "when is it open", "opening hours", "what time": a time of day or a day of the week
-_DAYS_ZH = r"(?:星期|礼拜)[一二三四五六日天]|周[一二三四五六日末]"
-_IS_OPEN_ZH = r"有?开(?:放)?(?:吗|嘛|不)"  # 开吗, 有开吗, 开放吗, 开不开
-_ASKS_TIME = re.compile(
-    r"\b(?:open|opens|opening|close|closes|closing|closed|hours|what time)\b|"
-    r"几点|开放时间|营业|办公时间|开门|关门|服务时间|"
-    # "is it open on Sunday?": a day right before 开吗 / 有开吗 / 开放吗 (公开吗, 有开通
-    # and 开发票 name no day)
-    r"(?:" + _DAYS_ZH + r")" + _IS_OPEN_ZH
-)
-# "open an account", "close my card", "opening a ticket": the verb acts on a thing and asks
-# no hours ("open this weekend", "closed the whole day" still ask them)
-_ACTS_ON_THING = re.compile(
-    r"\b(?:open|opens|opened|opening|close|closes|closed|closing)\s+(?:up\s+)?"
-    r"(?:a|an|the|my|your|our|their|his|her|its|this|that|these|those|new|another|some|one)\s+"
-    r"(?!(?:whole|entire|full|same|next|last|first|weekend|weekends|week|weekday|weekdays|day|"
-    r"days|morning|mornings|afternoon|afternoons|evening|evenings|night|nights|holidays?|summer|"
-    r"winter|spring|autumn|year|month|time|hours?|today|tomorrow|season)\b)"
-)
 _HAS_TIME = re.compile(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:monday|tuesday|wednesday|"
     r"thursday|friday|saturday|sunday|weekdays?|weekends?|noon|midnight)s?\b|"
@@ -225,7 +207,7 @@ _HAS_TIME = re.compile(
 # text as `plain` gives it: lower case, Simplified)
 _DAY_ASKED = re.compile(
     r"\bon\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?)\b|"
-    r"(?:" + _DAYS_ZH + r")(?:" + _IS_OPEN_ZH + r"|(?=有?(?:开|关门|营业|上班|几点)))"
+    r"(?:" + DAYS_ZH + r")(?:" + IS_OPEN_ZH + r"|(?=有?(?:开|关门|营业|上班|几点)))"
 )
 _ASKS_DURATION = re.compile(
     r"\bhow long\b|\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b|"
@@ -322,7 +304,7 @@ _NUMBERS_NAME = re.compile(r"\b\d[\d,]*\s+(?=[A-Z][a-z])")
 
 # the words that name a kind of answer ("fee", "closed"): a sentence naming one without
 # holding it sets its terms ("The fee is waived for applicants over 65")
-_NAMES_KIND = {"price": _ASKS_PRICE, "time": _ASKS_TIME, "duration": _ASKS_DURATION}
+_NAMES_KIND = {"price": _ASKS_PRICE, "time": ASKS_TIME, "duration": _ASKS_DURATION}
 
 
 def answer_kinds(question: str) -> list[str]:
@@ -344,7 +326,7 @@ def answer_kinds(question: str) -> list[str]:
         finer.append("duration")
     elif kind == "amount" and _ASKS_COUNT.search(text) and "price" not in finer:
         finer.append("count")
-    if kind in (None, "date") and _ASKS_TIME.search(_ACTS_ON_THING.sub(" ", text)):
+    if kind in (None, "date") and asks_time(text):
         finer.append("time")
     # (a yes-or-no question asks whether, not what: "Is an ID required for children?")
     if kind is None and _ASKS_ITEMS.search(text) and not _YES_OR_NO.match(text):
@@ -412,7 +394,7 @@ def without_kind_words(text: str) -> str:
     """`text` (`plain`) without the words that ask or name a kind of answer ("how much",
     "cost", 多少钱, "how long", "open"): what is left names the thing asked about."""
     # the day first: it is known by the asking words after it
-    for asks in (_DAY_ASKED, _ASKS_PRICE, _ASKS_DURATION, _ASKS_TIME, _ASKS_DATE, _ASKS_AMOUNT):
+    for asks in (_DAY_ASKED, _ASKS_PRICE, _ASKS_DURATION, ASKS_TIME, _ASKS_DATE, _ASKS_AMOUNT):
         text = asks.sub(" ", text)
     # asking a date or joining a condition, "when" names nothing asked about
     return WHEN.sub(" ", text)

@@ -268,6 +268,26 @@ def test_another_documents_free_does_not_answer_a_price_question() -> None:
     assert not holds("Residents can book a free bulky waste collection twice a year.", "price")
 
 
+def test_a_kind_only_the_earlier_part_asks_does_not_refuse_the_next_part() -> None:
+    museum = (
+        "Musical instruments\n\nA petition asked Parliament about the gallery. The answer "
+        "came from Bryan Davies, who said the museum would keep the collection available to "
+        "the public."
+    )
+    question = "which Member of Parliament said the museum would keep the collection available?"
+    evidence: list[dict[str, Any]] = [
+        {"text": museum, "document": "Doc0", "language": "en", "graded": "answer", "heading": ""}
+    ]
+    wanted, candidates = _prepare(question, evidence)
+    # the part before it asked a count ("how many names …"); this part asks a name
+    earlier = "Approximately how many names were on the petition"
+    answer, _ = _compose(wanted, evidence, candidates, earlier, {}, "en", question)
+    assert any("Bryan Davies" in s for s in items(answer))
+    # asked a count itself, the page holds none: nothing is quoted
+    answer, _ = _compose(set(), evidence, candidates, "", {}, "en", earlier)
+    assert items(answer) == []
+
+
 def test_a_list_is_quoted_whole_after_its_intro() -> None:
     bulky = (
         "Bulky waste\n\nTo book a collection you need:\n- a reference number\n"
