@@ -32,7 +32,7 @@ from graph.cross_language import passage_sentences, topic
 from graph.cross_marks import crosses, family
 from graph.sentence_similarity import Candidate, sentence_similarity
 from graph.titles import display_title
-from textkit.answer_type import answer_kinds, holds
+from textkit.answer_type import answer_kinds, holds, names_kind
 from textkit.catalog import say
 from textkit.scripts import to_script
 from textkit.tokens import keyword_tokens
@@ -119,11 +119,16 @@ def pick_sentences(
     kinds = answer_kinds(question) or answer_kinds(context)
     about_asked = content_words(question)
     # a line holding the kind asked under a section naming the topic answers though it
-    # shares no word ("Monday to Friday 9:00 to 17:00" under "Opening hours")
+    # shares no word ("Monday to Friday 9:00 to 17:00" under "Opening hours"); one
+    # naming it may set the answer's terms ("The fee is waived for applicants over 65")
     best = [
         b
         for b in best
-        if b[0] > 0 or (any(holds(b[3], kind) for kind in kinds) and covered(about_asked, b[4]) > 0)
+        if b[0] > 0
+        or (
+            any(holds(b[3], kind) or names_kind(b[3], kind) for kind in kinds)
+            and covered(about_asked, b[4]) > 0
+        )
     ] or best[:1]
     chosen = [
         best[i]

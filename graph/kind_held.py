@@ -29,8 +29,8 @@ FINER = ("price", "duration", "time", "count")
 
 
 def finer_kinds(question: str) -> list[str]:
-    """The finer kinds the question asks (none for most questions), with the coarser
-    kind they refine ("amount", "date") when it asks one."""
+    """The finer kinds the question asks (none for most questions), with the looser
+    kind that may answer too when it asks one ("maybe_price", "amount", "date")."""
     kinds = answer_kinds(question)
     return kinds if any(k in FINER for k in kinds) else []
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from textkit.answer_type import without_kind_words
 from textkit.question_words import QUESTION_WORDS
 from textkit.scripts import detect_language, plain, to_script
 from textkit.tokens import keyword_tokens, stopwords
@@ -212,7 +213,13 @@ def _with_topic(part: str, first: str, language: str) -> str:
 def _topic_words(first: str, own: list[str], language: str) -> list[str]:
     """The words naming what `first` asks about that a later ask lacks (not in `own`), as
     `first` writes them."""
-    topic = [w for w in _content(first) if w not in _ASK_WORDS and w not in own]
+    # a word asking the first part's kind ("fee", "closing", 多久) names no topic: carried,
+    # it would make the later part ask that kind too
+    topic = [
+        w
+        for w in _content(first)
+        if w not in _ASK_WORDS and w not in own and without_kind_words(plain(w)).strip()
+    ]
     # jieba's search cut overlaps (许可, 许可证): the longer word is carried once
     carried = [w for w in topic if not any(w != o and w in o for o in topic)]
     return [_as_written(w, first, language) for w in carried]

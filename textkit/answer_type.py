@@ -168,7 +168,10 @@ _NAMES_PRICE = re.compile(rf"\b(?:{_PRICE_NOUNS_EN})\b|{_PRICE_ASKED_ZH}")  # no
 _PRICE_WORD = re.compile(rf"(?:{_PRICE_NOUNS_EN}|钱|{_PRICE_NOUNS_ZH})")
 _HAS_PRICE = re.compile(
     r"[$€£¥￥]|\b(?:dollars?|cents?|euros?|pounds?|yuan|rmb|hkd|usd|twd|ntd|"
-    r"no charge|free of charge)\b|[0-9零〇一二三四五六七八九十百千万两]\s*(?:元|块|圆)|免费|免收|"
+    r"eur|gbp|jpy|cny|sgd|aud|cad|no charge|free of charge)\b|"
+    # 元, 日圆 (yen), 港币 after the figure; 港币, 新台币 before it
+    r"[0-9零〇一二三四五六七八九十百千万两]\s*(?:日|港|美|欧|英|澳|新台|台)?(?:元|块|圆|币)|"
+    r"(?:港币|港元|台币|人民币|美元|欧元|日元|日圆)\s*[0-9]|免费|免收|"
     # no fee at all is a price too ("There are no late fees for children's items"), the
     # fee word ending its phrase ("no cost estimate", "no charges were filed" are none)
     r"\bno\s+(?!one\b)(?:[a-z]+\s+)?(?:fees?|charges?|costs?)\b(?=\s*(?:[.,;:!)]|$)|"
@@ -309,7 +312,7 @@ _NAMES_KIND = {"price": _ASKS_PRICE, "time": ASKS_TIME, "duration": _ASKS_DURATI
 
 def answer_kinds(question: str) -> list[str]:
     """The kinds of answer the question asks that leave out sentences holding none, the
-    finest first ("price", then "amount")."""
+    finest first ("price", then "maybe_price"; "duration", then "amount")."""
     kind = asked_type(question)
     text = _asked_text(question)
     finer: list[str] = []
@@ -333,10 +336,10 @@ def answer_kinds(question: str) -> list[str]:
         finer.append("items")
     # a name is no kind to leave sentences out by: "who" is often answered by a common
     # noun ("only pharmacists"), and every Chinese sentence may hold one. A price asked
-    # "how much" may be written as a bare figure ("Adults 20"), but not as an hour or a
-    # phone number (textkit.figures)
-    if kind == "amount" and "price" in finer:
-        return [*finer, "bare_price"]
+    # may be written as a bare figure ("Adults 20"), but not as an hour or a phone
+    # number (textkit.figures)
+    if "price" in finer:
+        return [*finer, "maybe_price"]
     return finer + ([kind] if kind in ("amount", "date") else [])
 
 
@@ -346,17 +349,18 @@ def asks_if_free(question: str) -> bool:
     return bool(_ASKS_IF_FREE.search(plain(question)))
 
 
-# Markdown's emphasis marks around a word or a figure
-_EMPHASIS = re.compile(r"[_*]+")
+# Markdown's emphasis marks around a word or a figure ("5 _dollars_", "**$5**"), not
+# the ones inside a name ("ps_11_2024.pdf", SUMMER_2025)
+_EMPHASIS = re.compile(r"(?<![^\W_])[_*]+|[_*]+(?![^\W_])")
 
 
 def holds(sentence: str, kind: str) -> bool:
     """True when `sentence` holds an answer of `kind` (a price, a figure that may be one,
     a duration, a time, a count, what to bring, or an amount, a date or a name)."""
-    sentence = _EMPHASIS.sub(" ", sentence)  # "5 _dollars_", "**$5**": no part of a word
+    sentence = _EMPHASIS.sub(" ", sentence)
     if kind == "price":
         return bool(_HAS_PRICE.search(plain(sentence)))
-    if kind == "bare_price":
+    if kind == "maybe_price":
         return has_amount(without_other_figures(sentence))
     if kind == "duration":
         return bool(_HAS_DURATION.search(plain(sentence)))

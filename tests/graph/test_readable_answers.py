@@ -172,9 +172,9 @@ def test_a_clause_cut_at_a_semicolon_is_quoted_with_its_sentence() -> None:
 @pytest.mark.parametrize(
     ("question", "kinds"),
     [
-        ("How much does it cost to renew a passport?", ["price", "bare_price"]),
-        ("停車許可證多少錢？", ["price", "bare_price"]),
-        ("How much is a passport renewal?", ["price", "bare_price"]),
+        ("How much does it cost to renew a passport?", ["price", "maybe_price"]),
+        ("停車許可證多少錢？", ["price", "maybe_price"]),
+        ("How much is a passport renewal?", ["price", "maybe_price"]),
         ("How much of the budget goes to schools?", ["amount"]),
         # "how much is" a measure of another kind, or what changed by how much: amounts
         ("How much is the processing time for a passport by post?", ["amount"]),
@@ -266,6 +266,21 @@ def test_another_documents_free_does_not_answer_a_price_question() -> None:
     assert not holds("Call our toll-free hotline.", "price")
     assert not holds("Free Wi-Fi is available in the waiting area.", "price")
     assert not holds("Residents can book a free bulky waste collection twice a year.", "price")
+
+
+def test_a_price_written_bare_answers_however_the_price_is_asked() -> None:
+    museum = (
+        "Harbour Museum\n\nThe Harbour Museum is open daily from 10 to 6. Call 1823 to book "
+        "a group visit.\n\nTickets\n\nAdults 20, children 10."
+    )
+    for question in ("How much is a ticket to the Harbour Museum?", "What does a ticket cost?"):
+        # the hours and the number to dial are no price: the tickets line alone answers
+        assert extractive(question, museum) == ["Adults 20, children 10."]
+    advice = "Tenancy advice\n\nCharges\n\nPhone consultation 200 per session."
+    # "phone" there names the service, not a number to dial
+    assert extractive("How much is a phone consultation?", advice) == [
+        "Phone consultation 200 per session."
+    ]
 
 
 def test_a_kind_only_the_earlier_part_asks_does_not_refuse_the_next_part() -> None:
