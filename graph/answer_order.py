@@ -8,9 +8,11 @@ amount or a date: textkit.answer_type) come first
 and, when there is one, the others are left out: they are about the topic but do
 not answer, save those of the answering passage that set its terms
 (`conditions`: "The fee is waived for applicants over 65"); a duration or a
-count asked is answered by a sentence holding no price when one does; a price, a
-time, a duration or a count asked and none held on the topic, nothing is quoted.
-Without a kind asked (or no amount or date held on the topic), the sentences whose words (with their
+count asked is answered by a sentence holding no price when one does. When the
+question itself asks a price, a time, a duration or a count and no sentence on the
+topic holds one nor the looser kind after it (a figure that may be a price, any
+amount, a date), nothing is quoted: the turn is refused. Without a kind asked (or
+none of an earlier question's kind held), the sentences whose words (with their
 section's and their document's) cover the most of the question's content words
 come first (of equals, the one holding most of them through the dictionary's
 glosses: 遗失 for the 丢 asked); the first one's passage may go on from it, and
@@ -100,8 +102,9 @@ def arrange(
     finest kind of answer asked that any holds comes first (failing one, a sentence
     whose section line holds it) and the ones holding none are left out, save the
     answering passage's `conditions`; the score orders them (their context names the
-    topic for all of them alike). Without a kind asked (or none held), the
-    sentences covering the most of the question's content words (`context`'s, a
+    topic for all of them alike); a price, a time, a duration or a count the
+    question itself asks and none held, none. Without a kind asked (or only the context's, none held), the sentences
+    covering the most of the question's content words (`context`'s, a
     follow-up's earlier question, when it has none), with their section and title,
     come first, by score; the first one's passage may go on from it (its other
     sentences follow, by score), and a sentence of another passage covering fewer
