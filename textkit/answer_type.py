@@ -130,13 +130,25 @@ def carries(sentence: str, kind: AnswerType | None) -> bool:
 
 # figures that count nothing: a phone number ("0800-123-456", "+852 2345 6789") or a
 # form's code ("DL-2")
-_NOT_AMOUNT = re.compile(r"\+?\d[\d -]{6,}\d|\b[A-Za-z]{1,4}-\d+\b")
+_NOT_AMOUNT = re.compile(r"(?<!\d)\+?\(?\d++\)?(?:[ -]\d++)+|\b[A-Za-z]{1,4}-\d+\b")
+
+
+def _phone_or_code(found: re.Match[str]) -> str:
+    """A phone number (seven digits or more in groups one blank or hyphen apart: not "100
+    - 500", nor "1000-2000", whose groups are round) or a form's code: blanked."""
+    text = found[0]
+    if text[:1].isalpha():
+        return " "
+    groups = re.findall(r"\d+", text)
+    if sum(len(g) for g in groups) < 7 or all(g.endswith("00") for g in groups):
+        return text
+    return " "
 
 
 def has_amount(text: str) -> bool:
     """True when a text states an amount: a figure (a Chinese 一 alone is "a", not one)
     or a vague amount ("hundreds", 数百, "half"); a phone number or a form code is none."""
-    text = _NOT_AMOUNT.sub(" ", text)
+    text = _NOT_AMOUNT.sub(_phone_or_code, text)
     found = numbers(text)
     if _DIGIT.search(text) or found - {"1"}:
         return True

@@ -259,6 +259,14 @@ def test_opening_a_thing_asks_no_hours(question: str, time: bool) -> None:
         ("What does a ticket cost? Adults 20, children 10.", True),
         ("入場費 500 日圓", True),
         ("Fares: bus 5, tram 3.", True),
+        ("Phone consultation fee: 200", True),
+        ("電話諮詢：200", True),
+        ("Daily rate 10-20.", True),
+        ("Opening ceremony tickets: 10 to 20.", True),
+        ("營業時間內收費 10-20", True),
+        ("Fee: 100 - 500", True),
+        ("Deposit 1000-5000.", True),
+        ("Tickets 1 day 50 3 days 120", True),
         # figures that are no sum of money
         ("Open Monday to Friday from 8:30 to 17:30.", False),
         ("The City Service Centre at 1 Harbour Road opens at 9am.", False),
@@ -288,6 +296,19 @@ def test_opening_a_thing_asks_no_hours(question: str, time: bool) -> None:
         ("12歲以下須由成人陪同", False),
         ("Pass rate 85%", False),
         ("Exit A2, Rm. 101.", False),
+        ("開放時間：星期一至五上午9:00至下午5:00", False),
+        ("Mon-Fri 9-5.", False),
+        ("週一至週五 9-5", False),
+        ("Lunch 1-2pm", False),
+        ("The library opens at 9 and closes at 8.", False),
+        ("a 30-minute session", False),
+        ("From 1 April 2025", False),
+        ("Children aged 6 to 12", False),
+        ("6至12歲兒童", False),
+        ("3/F, Shop 12", False),
+        ("50 percent off", False),
+        ("八五折", False),
+        ("Press 1 for English", False),
     ],
 )
 def test_a_bare_figure_may_answer_a_price_but_an_hour_or_a_phone_number_does_not(
@@ -296,7 +317,17 @@ def test_a_bare_figure_may_answer_a_price_but_an_hour_or_a_phone_number_does_not
     assert holds(sentence, "maybe_price") is may_be_a_price
 
 
-@pytest.mark.parametrize("run", ["1" * 100_000, "一二三" * 30_000, "open " + "9-" * 50_000])
+@pytest.mark.parametrize(
+    "run",
+    [
+        "1" * 100_000,
+        "一二三" * 30_000,
+        "open " + "9-" * 50_000,
+        "call " + "1" * 100_000 + " per",
+        "1 " * 50_000,
+        "9:00至" * 10_000,
+    ],
+)
 def test_a_long_run_of_digits_is_read_in_linear_time(run: str) -> None:
     started = time.perf_counter()
     holds(run, "maybe_price")

@@ -22,6 +22,14 @@ from textkit.time_asked import asks_time
         ("Is the library open to the public on holidays?", True),
         ("Is the market open every day?", True),
         ("When does the museum close to the public?", True),
+        ("Is the museum open evenings?", True),
+        ("Is the library closed Good Friday?", True),
+        ("Is the clinic open past 6pm?", True),
+        ("Is the library open to the public on holidays?", True),
+        ("圖書館今天開放嗎", True),
+        ("閉館時間", True),
+        ("星期一休館嗎", True),
+        ("星期日開唔開", True),
         ("图书馆星期天开吗？", True),
         ("市民服務中心幾點開門？", True),
         # the verb acts on a thing
@@ -30,6 +38,11 @@ from textkit.time_asked import asks_time
         ("How did the open letter affect the vote?", False),
         ("What is an open-source licence?", False),
         ("What does open market mean?", False),
+        # who may take part, or a case's state
+        ("Is the course open to non-residents?", False),
+        ("Is my complaint closed?", False),
+        ("Are applications still open?", False),
+        ("Is the course open for registration?", False),
         # an event, whose time is a date
         ("What caused the closing of the port?", False),
         # near
