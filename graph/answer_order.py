@@ -103,9 +103,10 @@ def arrange(
     whose section line holds it) and the ones holding none are left out, save the
     answering passage's `conditions`; the score orders them (their context names the
     topic for all of them alike); a price, a time, a duration or a count the
-    question itself asks and none held, none. Without a kind asked (or only the context's, none held), the sentences
-    covering the most of the question's content words (`context`'s, a
-    follow-up's earlier question, when it has none), with their section and title,
+    question itself asks and none held, none. Without a kind asked (or only the
+    context's, none held), the sentences covering the most of the question's
+    content words (`context`'s, a follow-up's earlier question, when it has
+    none), with their section and title,
     come first, by score; the first one's passage may go on from it (its other
     sentences follow, by score), and a sentence of another passage covering fewer
     does not bear on the question (one in another language shares no word: it
