@@ -9,9 +9,10 @@ and, when there is one, the others are left out: they are about the topic but do
 not answer, save those of the answering passage that set its terms
 (`conditions`: "The fee is waived for applicants over 65"); a duration or a
 count asked is answered by a sentence holding no price when one does. When the
-question itself asks a price, a time, a duration or a count and no sentence on the
-topic holds one nor the looser kind after it (a figure that may be a price, any
-amount, a date), nothing is quoted: the turn is refused. Without a kind asked (or
+question itself asks "how much", "how many", "how long" or "when" for a price, a
+time, a duration or a count and no sentence on the topic holds one nor the looser
+kind after it (a figure that may be a price, any amount, a date), nothing is
+quoted: the turn is refused. Without a kind asked (or
 none of an earlier question's kind held), the sentences whose words (with their
 section's and their document's) cover the most of the question's content words
 come first (of equals, the one holding most of them through the dictionary's
@@ -28,7 +29,7 @@ from collections.abc import Mapping, Sequence
 
 from graph.answer_sentences import content_words, covered, is_list_item
 from graph.kind_held import FINER
-from textkit.answer_type import LISTED_KINDS, answer_kinds, holds, names_kind
+from textkit.answer_type import LISTED_KINDS, answer_kinds, asked_type, holds, names_kind
 from textkit.bilingual import coverage as gloss_coverage
 from textkit.scripts import plain
 
@@ -103,7 +104,8 @@ def arrange(
     whose section line holds it) and the ones holding none are left out, save the
     answering passage's `conditions`; the score orders them (their context names the
     topic for all of them alike); a price, a time, a duration or a count the
-    question itself asks and none held, none. Without a kind asked (or only the
+    question itself asks by "how much", "how many", "how long" or "when" and none
+    held, none. Without a kind asked (or only the
     context's, none held), the sentences covering the most of the question's
     content words (`context`'s, a follow-up's earlier question, when it has
     none), with their section and title,
@@ -139,13 +141,17 @@ def arrange(
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
             return [first, *sorted(kept[1:], key=order.index)][:limit]
-    if any(kind in FINER for kind in answer_kinds(question)):
+    if asked_type(question) in ("amount", "date") and any(
+        kind in FINER for kind in answer_kinds(question)
+    ):
         # a price, an hour, a duration or a count asked and none on the topic: the
         # topic's other sentences do not answer it, and a passage holding one is about
         # another thing ("how much?" of the opening hours is not the passport's fee;
-        # graph.kind_held refuses when no passage at all holds one). A kind only the
-        # context asks is no such bar: a two-part question's second part ("and which
-        # MP explained …" after "how many names …") asks its own thing
+        # graph.kind_held refuses when no passage at all holds one). Only a question
+        # asking "how much", "how many", "how long" or "when" is that sure of its kind
+        # ("the time rate of change of electric charge" names a charge, asks no fee);
+        # a kind only the context asks is no bar either: a two-part question's second
+        # part ("and which MP explained …" after "how many names …") asks its own thing
         return []
     if not wanted:
         return order[:limit]

@@ -303,6 +303,18 @@ def test_a_kind_only_the_earlier_part_asks_does_not_refuse_the_next_part() -> No
     assert items(answer) == []
 
 
+def test_a_price_noun_in_other_words_asks_no_price_to_refuse_by() -> None:
+    physics = (
+        "Electromagnetism\n\nElectric current is the time rate of change of electric "
+        "charge. A magnetic field exerts a force on a moving charge."
+    )
+    # "charge" names a price in "what is the charge?", but the question asks no "how
+    # much": without a price on the page, its sentences still answer
+    assert extractive("What is the time rate of change of electric charge?", physics)[0] == (
+        "Electric current is the time rate of change of electric charge."
+    )
+
+
 def test_a_list_is_quoted_whole_after_its_intro() -> None:
     bulky = (
         "Bulky waste\n\nTo book a collection you need:\n- a reference number\n"
