@@ -130,17 +130,19 @@ def carries(sentence: str, kind: AnswerType | None) -> bool:
 
 # figures that count nothing: a phone number ("0800-123-456", "+852 2345 6789") or a
 # form's code ("DL-2")
-_NOT_AMOUNT = re.compile(r"(?<!\d)\+?\(?\d++\)?(?:[ -]\d++)+|\b[A-Za-z]{1,4}-\d+\b")
+_NOT_AMOUNT = re.compile(r"(?<!\d)\+?\(?\d++\)?(?:[ -]\d++)*|\b[A-Za-z]{1,4}-\d+\b")
 
 
 def _phone_or_code(found: re.Match[str]) -> str:
-    """A phone number (seven digits or more in groups one blank or hyphen apart: not "100
-    - 500", nor "1000-2000", whose groups are round) or a form's code: blanked."""
+    """A phone number (seven digits or more in groups one blank or hyphen apart, or eight
+    in one run; not "100 - 500", nor "1000-2000", whose groups are round) or a form's
+    code: blanked."""
     text = found[0]
     if text[:1].isalpha():
         return " "
     groups = re.findall(r"\d+", text)
-    if sum(len(g) for g in groups) < 7 or all(g.endswith("00") for g in groups):
+    enough = 8 if len(groups) == 1 else 7
+    if sum(len(g) for g in groups) < enough or all(g.endswith("00") for g in groups):
         return text
     return " "
 
