@@ -122,8 +122,8 @@ def arrange(
     passages = topical(wanted, picked, documents)
     on_topic = [i for i in order if picked[i][4][0] in passages]
     # a follow-up asking no kind of its own ("and for students?") asks the earlier one's
-    kinds = answer_kinds(question) or answer_kinds(context)
-    for kind in kinds:
+    asked = answer_kinds(question)
+    for kind in asked or answer_kinds(context):
         # a sentence's own words first; failing those, its section line's price, time
         # or duration ("## Fee 80 dollars" above "Payable at the counter."): a bare
         # figure there may be the document's name's ("form-2024")
@@ -141,9 +141,7 @@ def arrange(
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]
             return [first, *sorted(kept[1:], key=order.index)][:limit]
-    if asked_type(question) in ("amount", "date") and any(
-        kind in FINER for kind in answer_kinds(question)
-    ):
+    if asked_type(question) in ("amount", "date") and any(kind in FINER for kind in asked):
         # a price, an hour, a duration or a count asked and none on the topic: the
         # topic's other sentences do not answer it, and a passage holding one is about
         # another thing ("how much?" of the opening hours is not the passport's fee;
