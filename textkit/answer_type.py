@@ -80,13 +80,17 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 # a tag after a question names its state, not what it asks: a forum's "[closed]" or
-# "[duplicate]" is no closing time
-_TRAILING_TAG = re.compile(r"(?:\s*[\[【][^\[\]【】]{1,20}[\]】])+\s*$")
+# "[duplicate]" is no closing time. Matched on the reversed text from its start: a
+# pattern anchored at the end is tried from every position, quadratic on a message
+# of many bracketed words
+_TRAILING_TAGS_REVERSED = re.compile(r"(?:\s*[\]】][^\[\]【】]{1,20}[\[【])+\s*")
 
 
 def _asked_text(question: str) -> str:
     """The question as its kind is read: plain, without a trailing tag."""
-    return _TRAILING_TAG.sub("", plain(question))
+    text = plain(question)
+    tags = _TRAILING_TAGS_REVERSED.match(text[::-1])
+    return text[: len(text) - tags.end()] if tags else text
 
 
 def asked_type(question: str) -> AnswerType | None:
