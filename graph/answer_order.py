@@ -32,6 +32,7 @@ from graph.kind_held import FINER
 from textkit.answer_type import LISTED_KINDS, answer_kinds, asked_type, holds, names_kind
 from textkit.bilingual import coverage as gloss_coverage
 from textkit.scripts import plain
+from textkit.time_stated import time_rank
 
 # the kinds a sentence's section line may hold for it
 SECTION_KINDS = ("price", "time", "duration", "items")
@@ -137,6 +138,10 @@ def arrange(
             holding = [i for i in holding if not holds(picked[i][0], "price")] or holding
         if kind in LISTED_KINDS and holding:
             holding = _listed(question, wanted, picked, holding, on_topic)
+        if kind == "time":
+            # the day the question names, else the hours, before days alone: "It is
+            # closed on Sundays" does not say when it is open (textkit.time_stated)
+            holding.sort(key=lambda i: time_rank(question, picked[i][0]))
         if holding:
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]

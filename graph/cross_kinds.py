@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from graph.cross_language import MIN_SENTENCE, quotable
 from textkit.answer_type import LISTED_KINDS, answer_kinds, holds
+from textkit.time_stated import time_rank
 
 
 def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[str]:
@@ -38,6 +39,10 @@ def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[s
     document = max(sentences, key=lambda x: x[1])[2]
     for kind in answer_kinds(question):
         kept = any(holds(s, kind) for s in out)
+        if kind == "time" and kept:
+            # the margin's sentence naming days alone ("closed on Sundays") is no answer
+            # to the hours asked when the document states them (textkit.time_stated)
+            return out | _better_times(question, sentences, document, out)
         if kept and kind not in LISTED_KINDS:
             break  # the margin already keeps an answer of the kind: nothing to add
         holding = {
@@ -50,3 +55,19 @@ def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[s
         if kept:
             break
     return out
+
+
+def _better_times(
+    question: str, sentences: Sequence[tuple[str, float, str]], document: str, out: set[str]
+) -> set[str]:
+    """`document`'s sentences bearing on the question (`MIN_SENTENCE`) that state the time
+    asked better than any in `out` does (`time_rank`)."""
+    kept = min(time_rank(question, s) for s in out if holds(s, "time"))
+    return {
+        s
+        for s, score, doc in sentences
+        if doc == document
+        and score >= MIN_SENTENCE
+        and holds(s, "time")
+        and time_rank(question, s) < kept
+    }

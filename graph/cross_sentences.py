@@ -20,7 +20,7 @@ directions; figures in docs/benchmarks.md.
 
 from __future__ import annotations
 
-from textkit.answer_type import asked_type, carries
+from textkit.answer_type import answer_kinds, asked_type, carries, holds
 from textkit.bilingual import coverage
 
 COVERAGE_WEIGHT = 0.5
@@ -45,11 +45,15 @@ def sentence_scores(
     "Passport renewal"): without them a sentence restating the subject and answering
     nothing outscored it."""
     kind = asked_type(question)
+    # "when is it open" / 什么时候开门 asks a date or an hour: a sentence stating the
+    # hours carries the answer though it names no day of a month
+    hours = kind == "date" and "time" in answer_kinds(question)
     out: dict[str, float] = {}
     for i, sentence in enumerate(sentences):
         if sentence not in meaning:
             continue
-        score = meaning[sentence] - (0.0 if carries(sentence, kind) else TYPE_PENALTY)
+        answers = carries(sentence, kind) or (hours and holds(sentence, "time"))
+        score = meaning[sentence] - (0.0 if answers else TYPE_PENALTY)
         if words:
             window = " ".join([about, *sentences[max(0, i - 1) : i + 1]])
             score += COVERAGE_WEIGHT * coverage(question, window)

@@ -112,8 +112,10 @@ def asked_type(question: str) -> AnswerType | None:
 # phone number by its length); one number only, its parts joined by hyphens (the next
 # figure, "1823 2019年启用", is another)
 _DIALLED = re.compile(
-    r"(?:\b(?:call|dial|phone|ring|hotline|tel\.?)(?:\s+us)?(?:\s+on|\s+at)?|"
-    r"拨打|撥打|致电|致電|电话|電話|热线|熱線)\s*[:：]?\s*\+?\d{3,}(?:-\d+)*(?![\d:.])"
+    r"(?:\b(?:call|dial|phone|ring|hotline|tel\.?)(?:\s+us)?"
+    r"(?:\s+(?:enquiries|inquiries|number|line|no\.?))?(?:\s+on|\s+at)?|"
+    r"拨打|撥打|致电|致電|(?:电话|電話|热线|熱線)(?:查询|查詢|咨询|諮詢|号码|號碼)?)"
+    r"\s*[:：]?\s*\+?\d{3,}(?:-\d+)*(?![\d:]|\.\d)"
 )
 
 

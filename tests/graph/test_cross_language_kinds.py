@@ -121,3 +121,39 @@ def test_a_sentence_holding_the_kind_asked_is_quoted_though_another_is_closer(
     similarity = {topic_sentence: 0.8, holding: 0.6}
     picked = pick_sentences(wanted, evidence, candidates, "", similarity, question)
     assert [s for s, _ in picked] == [answer]
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("办公时间是什么时候？", "The City Service Centre at 1 Harbour Road is open Monday"),
+        ("辦公時間？", "The City Service Centre at 1 Harbour Road is open Monday"),
+        ("服务中心星期六几点开门？", "The City Service Centre at 1 Harbour Road is open Monday"),
+        ("服务中心星期天开吗？", "It is closed on Sundays and public holidays."),
+    ],
+)
+async def test_the_hours_asked_across_languages_lead_with_the_hours_or_the_day_named(
+    service: AnswerService, question: str, first: str
+) -> None:
+    # "It is closed on Sundays" is closer in meaning to 办公时间 than the sentence giving
+    # the hours, and names a day too: it says when the centre is not open
+    result = await service.ask(question)
+    assert result.outcome == "answered" and result.llm_calls == 0, result.answer
+    assert [c["document"] for c in result.citations] == ["office-hours"]
+    assert first_item(result.answer).startswith(first), result.answer
+
+
+def test_a_sentence_stating_the_hours_is_quoted_though_one_naming_days_is_closer() -> None:
+    evidence = [
+        {
+            "document": "Opening hours",
+            "text": "It is closed on Sundays. The office is open Mon-Fri 9:00 to 17:00.",
+            "cross_language": True,
+            "graded": "pass",
+        }
+    ]
+    question = "办公时间是几点？"
+    wanted, candidates = _prepare(question, evidence)
+    days, hours = (c[2] for c in candidates)
+    picked = pick_sentences(wanted, evidence, candidates, "", {days: 0.8, hours: 0.5}, question)
+    assert [s for s, _ in picked] == [hours, days]

@@ -79,6 +79,9 @@ def test_a_phone_number_or_a_form_code_is_no_amount() -> None:
 def test_a_number_dialled_is_no_year_and_what_hour_asks_a_time() -> None:
     assert not carries("民眾可以撥打 1999 預約臨櫃服務。", "date")
     assert not carries("Call 1999 to book a visit.", "date")
+    assert not carries("Call us on 1999.", "date")  # the full stop ends the sentence
+    assert not carries("Phone enquiries: 1999 (free from local numbers).", "date")
+    assert not carries("电话查询：1999", "date")
     assert carries("The library opened in 1999.", "date")
     # the number dialled only: the year after it is one, and a number asked for stays
     assert carries("环保热线 1823 2019年启用。", "date")
