@@ -33,6 +33,7 @@ from textkit.answer_type import LISTED_KINDS, answer_kinds, asked_type, holds, n
 from textkit.bilingual import coverage as gloss_coverage
 from textkit.scripts import plain
 from textkit.time_stated import time_rank
+from textkit.validity import names_validity
 
 # the kinds a sentence's section line may hold for it
 SECTION_KINDS = ("price", "time", "duration", "items")
@@ -134,7 +135,13 @@ def arrange(
         # a price's term ("costs 900 dollars a year", "urgent processing (2 days) costs
         # 900 dollars") answers what it costs: a duration or a count asked is answered by
         # a sentence stating one without a price, when there is one
-        if kind in PRICED_OUT:
+        if kind == "duration":
+            # how long a thing stays valid, or how long anything else runs: "valid for
+            # one year" (with its fee or not) answers the one, "issued in seven working
+            # days" the other (textkit.validity)
+            valid = names_validity(question)
+            holding = [i for i in holding if names_validity(picked[i][0]) == valid] or holding
+        if kind in PRICED_OUT and not (kind == "duration" and names_validity(question)):
             holding = [i for i in holding if not holds(picked[i][0], "price")] or holding
         if kind in LISTED_KINDS and holding:
             holding = _listed(question, wanted, picked, holding, on_topic)

@@ -12,7 +12,9 @@ duration, a count...: textkit.answer_type) and no sentence within the margin hol
 it, the sentences of the best sentence's document that hold it and still bear on
 the question (`MIN_SENTENCE`) may be quoted too; graph.answer_order then puts one
 first and leaves out those holding none, save the answering passage's conditions.
-Another document's figure is never brought in: it answers about something else. What
+A duration asked of a thing's validity wants a sentence naming it ("有效期一年"), any other
+duration one that does not (textkit.validity). Another document's figure is never
+brought in: it answers about something else. What
 to bring is listed over several sentences (請攜帶身分證… and 若…需另附戶口名簿影本): each
 of the document's sentences naming one is quoted, whether or not the margin holds one.
 """
@@ -24,6 +26,7 @@ from collections.abc import Sequence
 from graph.cross_language import MIN_SENTENCE, quotable
 from textkit.answer_type import LISTED_KINDS, answer_kinds, holds
 from textkit.time_stated import time_rank
+from textkit.validity import names_validity
 
 
 def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[str]:
@@ -38,7 +41,7 @@ def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[s
     out = {s for s, score, _ in sentences if quotable(score, best)}
     document = max(sentences, key=lambda x: x[1])[2]
     for kind in answer_kinds(question):
-        kept = any(holds(s, kind) for s in out)
+        kept = any(_answers(question, s, kind) for s in out)
         if kind == "time" and kept:
             # the margin's sentence naming days alone ("closed on Sundays") is no answer
             # to the hours asked when the document states them (textkit.time_stated)
@@ -48,13 +51,22 @@ def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[s
         holding = {
             s
             for s, score, doc in sentences
-            if doc == document and score >= MIN_SENTENCE and holds(s, kind)
+            if doc == document and score >= MIN_SENTENCE and _answers(question, s, kind)
         }
         if holding:
             return out | holding
         if kept:
             break
     return out
+
+
+def _answers(question: str, sentence: str, kind: str) -> bool:
+    """Whether `sentence` holds the answer of `kind` asked: a duration, of validity when
+    the question asks how long a thing stays valid, else of anything else (the fee's
+    "valid for one year" is no issuing time: textkit.validity)."""
+    if not holds(sentence, kind):
+        return False
+    return kind != "duration" or names_validity(sentence) == names_validity(question)
 
 
 def _better_times(

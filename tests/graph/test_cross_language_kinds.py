@@ -157,3 +157,41 @@ def test_a_sentence_stating_the_hours_is_quoted_though_one_naming_days_is_closer
     days, hours = (c[2] for c in candidates)
     picked = pick_sentences(wanted, evidence, candidates, "", {days: 0.8, hours: 0.5}, question)
     assert [s for s, _ in picked] == [hours, days]
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("How long is a parking permit valid?", "每張許可證每年收費新臺幣 1,200 元，有效期一年"),
+        ("停车许可证有效期多久？", "每张许可证每年收费新台币 1,200 元，有效期一年"),
+        ("How long does it take to get a parking permit?", "申請後約七個工作天核發。"),
+        ("停車許可證多久可以拿到？", "申請後約七個工作天核發。"),
+    ],
+)
+async def test_how_long_a_permit_is_valid_is_not_how_long_it_takes(
+    service: AnswerService, question: str, first: str
+) -> None:
+    # the page states two durations: the validity beside the fee, and the issuing time
+    result = await service.ask(question)
+    assert result.outcome == "answered" and result.llm_calls == 0, result.answer
+    assert first_item(result.answer).startswith(first), result.answer
+    assert len([line for line in result.answer.splitlines() if line.startswith("- ")]) == 1
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("How long is the card valid?", "會員卡有效期十二個月。"),
+        ("How long does it take to get the card?", "申請後三個工作天發卡。"),
+    ],
+)
+def test_the_duration_asked_is_quoted_though_the_other_one_is_closer(
+    question: str, answer: str
+) -> None:
+    text = "申請後三個工作天發卡。會員卡有效期十二個月。"
+    evidence = [{"document": "Card", "text": text, "cross_language": True, "graded": "pass"}]
+    wanted, candidates = _prepare(question, evidence)
+    other = next(c[2] for c in candidates if c[2] != answer)
+    similarity = {other: 0.8, answer: 0.5}  # beyond the margin of the closer one
+    picked = pick_sentences(wanted, evidence, candidates, "", similarity, question)
+    assert [s for s, _ in picked][:1] == [answer]
