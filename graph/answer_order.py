@@ -33,7 +33,7 @@ from textkit.answer_type import LISTED_KINDS, answer_kinds, asked_type, holds, n
 from textkit.bilingual import coverage as gloss_coverage
 from textkit.scripts import plain
 from textkit.time_stated import time_rank
-from textkit.validity import names_validity
+from textkit.validity import asks_validity, states_validity
 
 # the kinds a sentence's section line may hold for it
 SECTION_KINDS = ("price", "time", "duration", "items")
@@ -139,9 +139,9 @@ def arrange(
             # how long a thing stays valid, or how long anything else runs: "valid for
             # one year" (with its fee or not) answers the one, "issued in seven working
             # days" the other (textkit.validity)
-            valid = names_validity(question)
-            holding = [i for i in holding if names_validity(picked[i][0]) == valid] or holding
-        if kind in PRICED_OUT and not (kind == "duration" and names_validity(question)):
+            valid = asks_validity(question)
+            holding = [i for i in holding if states_validity(picked[i][0]) == valid] or holding
+        if kind in PRICED_OUT and not (kind == "duration" and asks_validity(question)):
             holding = [i for i in holding if not holds(picked[i][0], "price")] or holding
         if kind in LISTED_KINDS and holding:
             holding = _listed(question, wanted, picked, holding, on_topic)

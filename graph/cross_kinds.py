@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from graph.cross_language import MIN_SENTENCE, quotable
 from textkit.answer_type import LISTED_KINDS, answer_kinds, holds
 from textkit.time_stated import time_rank
-from textkit.validity import names_validity
+from textkit.validity import asks_validity, states_validity
 
 
 def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[str]:
@@ -66,7 +66,7 @@ def _answers(question: str, sentence: str, kind: str) -> bool:
     "valid for one year" is no issuing time: textkit.validity)."""
     if not holds(sentence, kind):
         return False
-    return kind != "duration" or names_validity(sentence) == names_validity(question)
+    return kind != "duration" or states_validity(sentence) == asks_validity(question)
 
 
 def _better_times(

@@ -3,12 +3,13 @@
 "How long is the permit valid?" and "How long does the permit take?" both ask a
 duration (textkit.answer_type), and a permit's page states two: "valid for one
 year" (有效期一年) and "issued about seven working days after the application"
-(申請後約七個工作天核發). The words of validity tell them apart in either language:
-valid, validity, expire, expiry, lasting, 有效, 到期, 期滿, 過期. A question asking how long a
-thing stays valid is answered by a sentence naming its validity; one asking a
-duration otherwise (how long it takes, how long a loan runs) by a sentence that
-does not, when there is one.
+(申請後約七個工作天核發). A question asking how long a thing stays valid is
+answered by a sentence stating its validity; one asking a duration otherwise (how
+long it takes, how long a loan runs) by a sentence that does not, when there is one.
 
+Both are read by their construction, not by a word alone: "renew an expired
+permit" asks how long renewing takes, "bring a valid ID" states no validity, and
+到期 ("due") or 有效利用 ("effective use") in a loan's rules is none either.
 Matched on `plain` text (lower case, Simplified).
 """
 
@@ -18,16 +19,34 @@ import re
 
 from textkit.scripts import plain
 
-_VALIDITY = re.compile(
-    r"\b(?:valid|validity|invalid|expire[sd]?|expiring|expiry|expiration)\b|"
-    # "how long does a passport last?", "A permit lasts twelve months" (not "the last day")
-    r"\bhow long\b.{0,60}\blast\b|\blasts?\s+(?:for\s+)?(?:\d|a|an|one|two|three|four|five|"
-    r"six|seven|eight|nine|ten|eleven|twelve|several|up to)\b|"
-    r"有效|到期|期满|过期|届满|失效"
+_FIGURE = (
+    r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|"
+    r"up to)"
+)
+# "how long is it valid / does it last / is it good for", "when does it expire", 有效期多久
+_ASKS_VALIDITY = re.compile(
+    # "valid" as what the thing is, not a word before a noun ("bring a valid ID")
+    r"\bhow long\b[^?]{0,60}\b(?:valid|last|good)\b(?=\s*(?:[?.!,]|$|for\b|in\b|after\b|"
+    r"once\b|from\b|until\b))|\bvalidity\b|\bexpir(?:y|ation)\b|"
+    r"\b(?:when|how long)\b[^?]{0,60}\bexpire\b|\bhow long (?:can|may) (?:i|we|you|one) use\b|"
+    r"有效期|有效多久|有效多长|多久(?:会|就)?(?:过期|到期|失效)|(?:何时|什么时候|几时)(?:会)?(?:过期|到期|失效)|"
+    r"(?:可以|能)用多久|(?:可以|能)用多长时间"
+)
+# "valid for one year", "expires after 12 months", "lasts twelve months", 有效期一年
+_STATES_VALIDITY = re.compile(
+    r"\bvalid\s+(?:for|until|till|through)\b|\bvalidity\b|\bexpires?\s+(?:after|in|on|at)\b|"
+    rf"\blasts?\s+(?:for\s+)?{_FIGURE}\b|\bgood\s+for\s+{_FIGURE}\b|"
+    r"有效期|有效[0-9一二三四五六七八九十两半]|期满|届满|过期|失效"
 )
 
 
-def names_validity(text: str) -> bool:
-    """True when `text` (a question or a sentence) speaks of how long a thing stays
-    valid: valid, expire, 有效, 到期, 期滿."""
-    return bool(_VALIDITY.search(plain(text)))
+def asks_validity(question: str) -> bool:
+    """True when `question` asks how long a thing stays valid ("How long is the permit
+    valid?", "When does it expire?", 有效期多久)."""
+    return bool(_ASKS_VALIDITY.search(plain(question)))
+
+
+def states_validity(sentence: str) -> bool:
+    """True when `sentence` states how long a thing stays valid ("valid for one year",
+    "expires after 12 months", 有效期一年)."""
+    return bool(_STATES_VALIDITY.search(plain(sentence)))

@@ -166,6 +166,9 @@ def test_a_sentence_stating_the_hours_is_quoted_though_one_naming_days_is_closer
         ("停车许可证有效期多久？", "每张许可证每年收费新台币 1,200 元，有效期一年"),
         ("How long does it take to get a parking permit?", "申請後約七個工作天核發。"),
         ("停車許可證多久可以拿到？", "申請後約七個工作天核發。"),
+        ("How long can I use a parking permit?", "每張許可證每年收費新臺幣 1,200 元，有效期一年"),
+        # an expired permit renewed: how long renewing takes, not how long it is valid
+        ("How long does it take to renew an expired parking permit?", "申請後約七個工作天核發。"),
     ],
 )
 async def test_how_long_a_permit_is_valid_is_not_how_long_it_takes(
@@ -195,3 +198,20 @@ def test_the_duration_asked_is_quoted_though_the_other_one_is_closer(
     similarity = {other: 0.8, answer: 0.5}  # beyond the margin of the closer one
     picked = pick_sentences(wanted, evidence, candidates, "", similarity, question)
     assert [s for s, _ in picked][:1] == [answer]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When is the City Service Centre closed?",
+        "Is the City Service Centre open on public holidays?",
+    ],
+)
+async def test_the_days_closed_lead_when_closing_or_a_holiday_is_asked(
+    service: AnswerService, question: str
+) -> None:
+    result = await service.ask(question)
+    assert result.outcome == "answered", result.answer
+    assert first_item(result.answer) == "It is closed on Sundays and public holidays.", (
+        result.answer
+    )
