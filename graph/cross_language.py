@@ -101,9 +101,9 @@ MIN_PASSAGE = 0.6
 # the evidence test with the dictionary's word overlap and the lead over other documents
 # (see "Words and lead" in the module docstring)
 MIN_EVIDENCE = 0.97
-# with a model: a passage in another language this close is read by it too, as support
-# (the model says whether it answers; each claim must quote it and mean what the quote
-# says). At 0.5 the gold passage passed 0.56-0.76 of dev questions, against 0.40-0.56
+# with a model and no passage grounded: a passage in another language this close is read
+# by it, as support (the model says whether it answers; each claim must quote it and mean
+# what the quote says). At 0.5 the gold passage passed 0.56-0.76 of dev questions, against 0.40-0.56
 # at 0.6; the extractive fallback still takes only passages at MIN_PASSAGE.
 MIN_PASSAGE_FOR_MODEL = 0.5
 MAX_FOR_MODEL = 2  # such passages handed to the model per turn

@@ -34,8 +34,9 @@ def grade(
     may still read them and decide (its structured reply says whether they
     answer); without a model the turn falls back to the refusal. Passages in
     another language than the question (graph.cross_language) are used only
-    when none in its own language is grounded; with a model, the best of them
-    that come close by meaning are read too (`model_support`).
+    when none in its own language is grounded; with a model and none of them
+    grounded, the best of them that come close by meaning are read
+    (`model_support`).
     """
     retrieval: Retrieval = dict(state.get("retrieval", {}))  # type: ignore[assignment]
     threshold = float(retrieval.get("threshold", 0.0))
@@ -84,7 +85,9 @@ def grade(
             # another language's passage: only when its meaning answers
             if e["chunk_id"] not in ids and (is_grounded(e) if crosses(e) else e["score"] >= floor)
         ]
-        if has_llm:
+        if has_llm and not grounded:
+            # only when no passage is grounded: the model cites the first passage it is
+            # offered, and each one besides is ~180 prompt tokens (~6 s on one CPU thread)
             keep += model_support(evidence, {e["chunk_id"] for e in keep})
         return retrieval, keep
     retrieval["status"] = "fallback" if last else "retry"

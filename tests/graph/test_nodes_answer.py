@@ -63,6 +63,18 @@ async def test_other_language_passages_near_the_bar_reach_a_model_as_support(
     assert out["retrieval"]["status"] == ("generate" if llm else "fallback")
 
 
+async def test_a_model_reads_no_other_language_passage_besides_a_grounded_one() -> None:
+    # the grounded passage is what a claim rests on; the near ones would only lengthen
+    # the prompt (each ~180 tokens)
+    rt, _ = runtime(llm=FakeLLM([]))
+    grounded = {**other_language(0, 0.9), "cosine": 0.8}
+    evidence = [grounded, other_language(1, 0.38), other_language(2, 0.37)]
+    state = {"retrieval": {"loop": 3, "threshold": 0.35}, "evidence": evidence}
+    out = await retrieval_checker(state, rt)  # type: ignore[arg-type]
+    assert [(e["chunk_id"], e["grounded"]) for e in out["evidence"]] == [(0, True)]
+    assert out["retrieval"]["status"] == "generate"
+
+
 async def test_response_synth_extractive_answer_cites_in_the_users_script() -> None:
     rt, _ = runtime()
     evidence = [
