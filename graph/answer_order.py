@@ -135,12 +135,15 @@ def arrange(
         # a price's term ("costs 900 dollars a year", "urgent processing (2 days) costs
         # 900 dollars") answers what it costs: a duration or a count asked is answered by
         # a sentence stating one without a price, when there is one
-        if kind == "duration":
-            # how long a thing stays valid, or how long anything else runs: "valid for
-            # one year" (with its fee or not) answers the one, "issued in seven working
-            # days" the other (textkit.validity)
-            valid = asks_validity(question)
-            holding = [i for i in holding if states_validity(picked[i][0]) == valid] or holding
+        if kind == "duration" and asks_validity(question):
+            # how long a thing stays valid is answered by a sentence stating it, "valid
+            # for one year" beside its fee included (textkit.validity); none stated, the
+            # topic's other durations do not answer it (a photo "taken in the last six
+            # months" is no passport's validity). Any other duration asked keeps every
+            # sentence holding one: a validity asked otherwise ("最长期限") is still one
+            holding = [i for i in holding if states_validity(picked[i][0])]
+            if not holding:
+                break  # nor does an amount: the looser kinds after it are not asked
         if kind in PRICED_OUT and not (kind == "duration" and asks_validity(question)):
             holding = [i for i in holding if not holds(picked[i][0], "price")] or holding
         if kind in LISTED_KINDS and holding:

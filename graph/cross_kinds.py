@@ -12,8 +12,8 @@ duration, a count...: textkit.answer_type) and no sentence within the margin hol
 it, the sentences of the best sentence's document that hold it and still bear on
 the question (`MIN_SENTENCE`) may be quoted too; graph.answer_order then puts one
 first and leaves out those holding none, save the answering passage's conditions.
-A duration asked of a thing's validity wants a sentence naming it ("有效期一年"), any other
-duration one that does not (textkit.validity). Another document's figure is never
+A duration asked of a thing's validity wants a sentence stating it ("有效期一年":
+textkit.validity). Another document's figure is never
 brought in: it answers about something else. What
 to bring is listed over several sentences (請攜帶身分證… and 若…需另附戶口名簿影本): each
 of the document's sentences naming one is quoted, whether or not the margin holds one.
@@ -61,12 +61,12 @@ def bearing(question: str, sentences: Sequence[tuple[str, float, str]]) -> set[s
 
 
 def _answers(question: str, sentence: str, kind: str) -> bool:
-    """Whether `sentence` holds the answer of `kind` asked: a duration, of validity when
-    the question asks how long a thing stays valid, else of anything else (the fee's
-    "valid for one year" is no issuing time: textkit.validity)."""
+    """Whether `sentence` holds the answer of `kind` asked: a duration stating a validity
+    when the question asks how long a thing stays valid (textkit.validity: the issuing
+    time is none)."""
     if not holds(sentence, kind):
         return False
-    return kind != "duration" or states_validity(sentence) == asks_validity(question)
+    return kind != "duration" or states_validity(sentence) or not asks_validity(question)
 
 
 def _better_times(

@@ -62,6 +62,7 @@ from textkit.bilingual import named_share
 from textkit.question_words import QUESTION_WORDS, REQUEST_WORDS
 from textkit.scripts import plain
 from textkit.tokens import keyword_tokens
+from textkit.validity import asks_validity, without_validity_words
 
 # English endings of one stem's forms, longest first ("renewal", "renewing", "renewed")
 _SUFFIXES: tuple[str, ...] = ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion")
@@ -90,11 +91,20 @@ def asking_sentence(question: str) -> str:
     return question
 
 
+def _without_kind(text: str) -> str:
+    """`text` (`plain`) without its words asking or naming the kind of answer, the words
+    of validity among them when it asks how long a thing stays valid ("护照有效期多久"
+    asks of 护照: 有效期 is no part of the thing)."""
+    if asks_validity(text):
+        text = without_validity_words(text)
+    return without_kind_words(text)
+
+
 def subject_words(question: str) -> set[str]:
     """The question's content words less those naming the kind asked ("cost", 多少钱):
     the words of the thing it asks about."""
     question = asking_sentence(question)
-    asked = _CONTRACTION.sub(" ", without_kind_words(plain(question)))
+    asked = _CONTRACTION.sub(" ", _without_kind(plain(question)))
     asked = _ASKS_TAKE.sub(" ", asked)
     # "help me with", "docs about": how one asks, not what about
     asked = REQUEST_WORDS.sub(" ", asked)
@@ -114,7 +124,7 @@ def split_question(question: str) -> tuple[str, str]:
         # an English word whole ("s" must not cut "does"); a Chinese run as it stands
         pattern = rf"\b{re.escape(token)}\w*" if token.isascii() else re.escape(token)
         rest = re.sub(pattern, " ", rest)
-    named = REQUEST_WORDS.sub(" ", QUESTION_WORDS.sub(" ", without_kind_words(text)))
+    named = REQUEST_WORDS.sub(" ", QUESTION_WORDS.sub(" ", _without_kind(text)))
     # an English word is kept when it is a subject word; Chinese runs as they are left
     subject = [
         piece

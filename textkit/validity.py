@@ -4,8 +4,10 @@
 duration (textkit.answer_type), and a permit's page states two: "valid for one
 year" (有效期一年) and "issued about seven working days after the application"
 (申請後約七個工作天核發). A question asking how long a thing stays valid is
-answered by a sentence stating its validity; one asking a duration otherwise (how
-long it takes, how long a loan runs) by a sentence that does not, when there is one.
+answered by a sentence stating its validity, and refused when none does: the
+issuing time or a photo's age is no validity. A duration asked otherwise keeps
+every sentence holding one (a validity may be asked in words this module does not
+read: 最长期限).
 
 Both are read by their construction, not by a word alone: "renew an expired
 permit" asks how long renewing takes, "bring a valid ID" states no validity, and
@@ -35,8 +37,12 @@ _ASKS_VALIDITY = re.compile(
 # "valid for one year", "expires after 12 months", "lasts twelve months", 有效期一年
 _STATES_VALIDITY = re.compile(
     r"\bvalid\s+(?:for|until|till|through)\b|\bvalidity\b|\bexpires?\s+(?:after|in|on|at)\b|"
-    rf"\blasts?\s+(?:for\s+)?{_FIGURE}\b|\bgood\s+for\s+{_FIGURE}\b|"
-    r"有效期|有效[0-9一二三四五六七八九十两半]|期满|届满|过期|失效"
+    # "lasts twelve months", "will last 5 years" (not "taken in the last six months")
+    rf"\b(?:lasts|(?:will|can|may|shall|should)\s+last|last\s+for)\s+(?:for\s+)?{_FIGURE}\b|"
+    rf"\b(?:good|issued|granted)\s+for\s+{_FIGURE}\b|"
+    rf"\b(?:used|use it)\s+for\s+(?:up to\s+)?{_FIGURE}\b|"
+    r"有效期|有效[0-9一二三四五六七八九十两半]|期满|届满|过期|失效|使用期限|期限为|"
+    r"可(?:以)?使用[0-9一二三四五六七八九十两半]"
 )
 
 
@@ -50,3 +56,17 @@ def states_validity(sentence: str) -> bool:
     """True when `sentence` states how long a thing stays valid ("valid for one year",
     "expires after 12 months", 有效期一年)."""
     return bool(_STATES_VALIDITY.search(plain(sentence)))
+
+
+# the words naming validity in a question asking it: they name the kind of duration asked,
+# not the thing ("护照有效期多久" asks of 护照)
+_VALIDITY_WORDS = re.compile(
+    r"\b(?:valid|validity|expire|expires|expiry|expiration|last|good for|use)\b|"
+    r"有效期|有效|效期|过期|到期|失效|用多久|用多长时间"
+)
+
+
+def without_validity_words(text: str) -> str:
+    """`text` (`plain`) without its words naming validity ("passport valid" → "passport"),
+    for a question that `asks_validity`."""
+    return _VALIDITY_WORDS.sub(" ", text)

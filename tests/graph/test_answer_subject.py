@@ -288,6 +288,26 @@ def test_the_words_of_asking_are_no_part_of_the_subject() -> None:
     assert subject_words("Hi! How much does a passport cost? thanks") == {"passport"}
 
 
+def test_the_words_of_validity_asked_are_no_part_of_the_subject() -> None:
+    # 有效期 names the kind of duration asked: a parking permit's 有效期一年 holds it, and
+    # must not make the permit's page about a passport
+    assert subject_words("护照有效期多久？") == {"护照"}
+    assert subject_words("How long is a passport valid?") == {"passport"}
+    assert subject_words("When does my library card expire?") == {"library", "card"}
+    # "valid" before a noun is the thing's own word
+    assert subject_words("How much is a valid ID card?") == {"valid", "id", "card"}
+
+
+async def test_a_validity_no_page_states_is_refused(service: AnswerService) -> None:
+    # the passport page states durations (processing, a photo's age) but no validity, and
+    # the parking permit's validity is another thing's
+    for asked in ("护照有效期多久？", "How long is a passport valid?"):
+        result = await service.ask(asked)
+        assert result.outcome == "refused", (asked, result.answer)
+    result = await service.ask("How long is a parking permit valid?")
+    assert result.outcome == "answered" and "有效期一年" in result.answer, result.answer
+
+
 def test_a_contraction_names_no_subject() -> None:
     # "what's" left "s", a subject word no document holds: "What's the fee?" was refused
     assert subject_words("What's the passport fee?") == {"passport"}

@@ -185,7 +185,7 @@ async def test_how_long_a_permit_is_valid_is_not_how_long_it_takes(
     ("question", "answer"),
     [
         ("How long is the card valid?", "會員卡有效期十二個月。"),
-        ("How long does it take to get the card?", "申請後三個工作天發卡。"),
+        ("How long can I use the card?", "會員卡有效期十二個月。"),
     ],
 )
 def test_the_duration_asked_is_quoted_though_the_other_one_is_closer(

@@ -41,6 +41,8 @@ def test_a_question_asking_how_long_a_thing_stays_valid(question: str, asked: bo
         ("借期二十一天，到期前可以在线续借一次。", False),  # 到期: the loan falls due
         ("为有效利用馆藏，每次借期为二十一天。", False),  # 有效利用: effective use
         ("The final interview takes 2 days.", False),
+        ("Passports are issued for 10 years.", True),
+        ("One colour photo taken in the last six months.", False),
     ],
 )
 def test_a_sentence_stating_how_long_a_thing_stays_valid(sentence: str, stated: bool) -> None:
