@@ -29,6 +29,7 @@ from textkit.answer_type import without_kind_words
 from textkit.question_words import QUESTION_WORDS
 from textkit.scripts import detect_language, plain, to_script
 from textkit.tokens import keyword_tokens, stopwords
+from textkit.validity import without_validity_words
 
 MAX_PARTS = 3
 MIN_WORDS_EN = 3  # "and when?" is too short to search on its own
@@ -218,7 +219,10 @@ def _topic_words(first: str, own: list[str], language: str) -> list[str]:
     topic = [
         w
         for w in _content(first)
-        if w not in _ASK_WORDS and w not in own and without_kind_words(plain(w)).strip()
+        if w not in _ASK_WORDS
+        and w not in own
+        and without_kind_words(plain(w)).strip()
+        and without_validity_words(plain(w)).strip()  # "valid" asks a kind of duration
     ]
     # jieba's search cut overlaps (许可, 许可证): the longer word is carried once
     carried = [w for w in topic if not any(w != o and w in o for o in topic)]

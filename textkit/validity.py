@@ -25,24 +25,30 @@ _FIGURE = (
     r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|"
     r"up to)"
 )
-# "how long is it valid / does it last / is it good for", "when does it expire", 有效期多久
+_UNIT = r"(?:\s+\w+)?\s+(?:years?|months?|weeks?|days?)\b"
+_ZH_FIGURE = r"[0-9一二三四五六七八九十两半]"
+# "how long is it valid", "how many years is it valid", "when does it expire", 有效期多久,
+# 效期幾年; not "how long does it last" nor "how long can I use": an interview lasts, a
+# reading room is used, and a book falls due (到期) with no validity
 _ASKS_VALIDITY = re.compile(
     # "valid" as what the thing is, not a word before a noun ("bring a valid ID")
-    r"\bhow long\b[^?]{0,60}\b(?:valid|last|good)\b(?=\s*(?:[?.!,]|$|for\b|in\b|after\b|"
-    r"once\b|from\b|until\b))|\bvalidity\b|\bexpir(?:y|ation)\b|"
-    r"\b(?:when|how long)\b[^?]{0,60}\bexpire\b|\bhow long (?:can|may) (?:i|we|you|one) use\b|"
-    r"有效期|有效多久|有效多长|多久(?:会|就)?(?:过期|到期|失效)|(?:何时|什么时候|几时)(?:会)?(?:过期|到期|失效)|"
-    r"(?:可以|能)用多久|(?:可以|能)用多长时间"
+    r"\bhow (?:long|many (?:years|months|days))\b[^?]{0,60}\bvalid\b(?=\s*(?:[?.!,]|$|for\b|"
+    r"in\b|after\b|once\b|from\b|until\b))|\bvalidity\b|\bexpir(?:y|ation)\b|"
+    r"\bwhen\b[^?]{0,60}\bexpire\b|\bhow long (?:until|before|till)\b[^?]{0,60}\bexpire\b|"
+    r"有效期|效期|有效多久|有效多长|几年有效|有效几年|有效多少|多久(?:会|就)?(?:过期|失效)|"
+    r"(?:何时|什么时候|几时)(?:会)?(?:过期|失效)"
 )
-# "valid for one year", "expires after 12 months", "lasts twelve months", 有效期一年
+# "valid for one year", "expires after 12 months", "lasts twelve months", 有效期一年,
+# 效期十年, 一年内有效, 为期一年
 _STATES_VALIDITY = re.compile(
-    r"\bvalid\s+(?:for|until|till|through)\b|\bvalidity\b|\bexpires?\s+(?:after|in|on|at)\b|"
+    r"\bvalid\s+(?:for|until|till|through)\b|\bvalidity\b|"
+    rf"\bexpires?\s+(?:after|in|on|at|{_FIGURE}\b)|"
     # "lasts twelve months", "will last 5 years" (not "taken in the last six months")
     rf"\b(?:lasts|(?:will|can|may|shall|should)\s+last|last\s+for)\s+(?:for\s+)?{_FIGURE}\b|"
-    rf"\b(?:good|issued|granted)\s+for\s+{_FIGURE}\b|"
-    rf"\b(?:used|use it)\s+for\s+(?:up to\s+)?{_FIGURE}\b|"
-    r"有效期|有效[0-9一二三四五六七八九十两半]|期满|届满|过期|失效|使用期限|期限为|"
-    r"可(?:以)?使用[0-9一二三四五六七八九十两半]"
+    # "issued for 10 years" (not "issued for 30 minutes before closing")
+    rf"\b(?:good|issued|granted|used)\s+for\s+(?:up to\s+)?{_FIGURE}{_UNIT}|"
+    rf"有效期|效期|有效{_ZH_FIGURE}|内有效|期满|届满|失效|使用期限|为期{_ZH_FIGURE}|"
+    rf"可(?:以)?使用{_ZH_FIGURE}"
 )
 
 
@@ -61,8 +67,7 @@ def states_validity(sentence: str) -> bool:
 # the words naming validity in a question asking it: they name the kind of duration asked,
 # not the thing ("护照有效期多久" asks of 护照)
 _VALIDITY_WORDS = re.compile(
-    r"\b(?:valid|validity|expire|expires|expiry|expiration|last|good for|use)\b|"
-    r"有效期|有效|效期|过期|到期|失效|用多久|用多长时间"
+    r"\b(?:valid|validity|expire|expires|expiry|expiration)\b|有效期|有效|效期|过期|失效"
 )
 
 

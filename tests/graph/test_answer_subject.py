@@ -294,8 +294,9 @@ def test_the_words_of_validity_asked_are_no_part_of_the_subject() -> None:
     assert subject_words("护照有效期多久？") == {"护照"}
     assert subject_words("How long is a passport valid?") == {"passport"}
     assert subject_words("When does my library card expire?") == {"library", "card"}
-    # "valid" before a noun is the thing's own word
+    # "valid" before a noun is the thing's own word, and "use" a land use permit's
     assert subject_words("How much is a valid ID card?") == {"valid", "id", "card"}
+    assert subject_words("How long is a land use permit valid?") == {"land", "use", "permit"}
 
 
 async def test_a_validity_no_page_states_is_refused(service: AnswerService) -> None:

@@ -166,7 +166,10 @@ def test_a_sentence_stating_the_hours_is_quoted_though_one_naming_days_is_closer
         ("停车许可证有效期多久？", "每张许可证每年收费新台币 1,200 元，有效期一年"),
         ("How long does it take to get a parking permit?", "申請後約七個工作天核發。"),
         ("停車許可證多久可以拿到？", "申請後約七個工作天核發。"),
-        ("How long can I use a parking permit?", "每張許可證每年收費新臺幣 1,200 元，有效期一年"),
+        (
+            "How many years is a parking permit valid?",
+            "每張許可證每年收費新臺幣 1,200 元，有效期一年",
+        ),
         # an expired permit renewed: how long renewing takes, not how long it is valid
         ("How long does it take to renew an expired parking permit?", "申請後約七個工作天核發。"),
     ],
@@ -185,7 +188,7 @@ async def test_how_long_a_permit_is_valid_is_not_how_long_it_takes(
     ("question", "answer"),
     [
         ("How long is the card valid?", "會員卡有效期十二個月。"),
-        ("How long can I use the card?", "會員卡有效期十二個月。"),
+        ("How many months is the card valid?", "會員卡有效期十二個月。"),
     ],
 )
 def test_the_duration_asked_is_quoted_though_the_other_one_is_closer(

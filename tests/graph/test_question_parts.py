@@ -98,6 +98,22 @@ SPLIT = [
             ("要帶哪些文件？", "要帶哪些文件 停車 許可證 一年"),
         ],
     ),
+    # the words of a validity asked name its kind, not the topic: carried, "valid" would
+    # make the processing time a validity asked too
+    (
+        "How long is a passport valid and how long does processing take?",
+        [
+            ("How long is a passport valid", "How long is a passport valid"),
+            ("how long does processing take?", "how long does processing take passport"),
+        ],
+    ),
+    (
+        "停車許可證有效期多久？要帶什麼文件？",
+        [
+            ("停車許可證有效期多久？", "停車許可證有效期多久？"),
+            ("要帶什麼文件？", "要帶什麼文件 停車 許可證"),
+        ],
+    ),
 ]
 
 SINGLE = [

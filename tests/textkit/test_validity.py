@@ -12,11 +12,15 @@ from textkit.validity import asks_validity, states_validity
     [
         ("How long is a parking permit valid?", True),
         ("When does my passport expire?", True),
-        ("How long does a passport last?", True),
+        ("How many years is a passport valid?", True),
+        ("護照效期幾年？", True),
         ("停車許可證有效期多久？", True),
         ("借书证多久会过期？", True),
-        ("停車許可證可以用多久？", True),
-        ("How long can I use a parking permit?", True),
+        # an interview lasts, a reading room is used, a book falls due: no validity
+        ("How long does the interview last?", False),
+        ("How long can I use the reading room?", False),
+        ("借的书多久到期？", False),
+        ("How long does it take to renew a passport that will expire soon?", False),
         ("How long does it take to get a parking permit?", False),
         # an expired permit renewed, a valid ID brought: how long renewing takes
         ("How long does it take to renew an expired parking permit?", False),
@@ -42,6 +46,13 @@ def test_a_question_asking_how_long_a_thing_stays_valid(question: str, asked: bo
         ("为有效利用馆藏，每次借期为二十一天。", False),  # 有效利用: effective use
         ("The final interview takes 2 days.", False),
         ("Passports are issued for 10 years.", True),
+        ("護照效期十年", True),
+        ("Permits expire one year after issue.", True),
+        ("自核發日起一年內有效", True),
+        ("申請期限為三十天", False),  # how long one may apply
+        ("過期每天罰款五元", False),  # overdue
+        ("Tickets are issued for 30 minutes before closing.", False),
+        ("The room can be used for two hours.", False),
         ("One colour photo taken in the last six months.", False),
     ],
 )
