@@ -13,10 +13,10 @@ it, the sentences of the best sentence's document that hold it and still bear on
 the question (`MIN_SENTENCE`) may be quoted too; graph.answer_order then puts one
 first and leaves out those holding none, save the answering passage's conditions.
 A duration asked of a thing's validity wants a sentence stating it ("有效期一年":
-textkit.validity). Another document's figure is never
-brought in: it answers about something else. What
-to bring is listed over several sentences (請攜帶身分證… and 若…需另附戶口名簿影本): each
-of the document's sentences naming one is quoted, whether or not the margin holds one.
+textkit.validity). Another document's figure is never brought in: it answers about
+something else. What to bring is listed over several sentences (請攜帶身分證… and
+若…需另附戶口名簿影本): each of the document's sentences naming one is quoted, whether
+or not the margin holds one.
 """
 
 from __future__ import annotations

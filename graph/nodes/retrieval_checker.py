@@ -87,7 +87,7 @@ def grade(
         ]
         if has_llm and not grounded:
             # only when no passage is grounded: the model cites the first passage it is
-            # offered, and each one besides is ~180 prompt tokens (~6 s on one CPU thread)
+            # offered, and each one besides is ~180 prompt tokens (6-12 s on one CPU thread)
             keep += model_support(evidence, {e["chunk_id"] for e in keep})
         return retrieval, keep
     retrieval["status"] = "fallback" if last else "retry"
