@@ -32,7 +32,7 @@ from graph.kind_held import FINER
 from textkit.answer_type import LISTED_KINDS, answer_kinds, asked_type, holds, names_kind
 from textkit.bilingual import coverage as gloss_coverage
 from textkit.scripts import plain
-from textkit.time_stated import time_rank
+from textkit.time_stated import time_ranker
 from textkit.validity import asks_validity, states_validity
 
 # the kinds a sentence's section line may hold for it
@@ -135,7 +135,8 @@ def arrange(
         # a price's term ("costs 900 dollars a year", "urgent processing (2 days) costs
         # 900 dollars") answers what it costs: a duration or a count asked is answered by
         # a sentence stating one without a price, when there is one
-        if kind == "duration" and asks_validity(question):
+        validity = kind == "duration" and asks_validity(question)
+        if validity:
             # how long a thing stays valid is answered by a sentence stating it, "valid
             # for one year" beside its fee included (textkit.validity); none stated, the
             # topic's other durations do not answer it (a photo "taken in the last six
@@ -144,14 +145,15 @@ def arrange(
             holding = [i for i in holding if states_validity(picked[i][0])]
             if not holding:
                 break  # nor does an amount: the looser kinds after it are not asked
-        if kind in PRICED_OUT and not (kind == "duration" and asks_validity(question)):
+        if kind in PRICED_OUT and not validity:
             holding = [i for i in holding if not holds(picked[i][0], "price")] or holding
         if kind in LISTED_KINDS and holding:
             holding = _listed(question, wanted, picked, holding, on_topic)
         if kind == "time":
             # the day the question names, else the hours, before days alone: "It is
             # closed on Sundays" does not say when it is open (textkit.time_stated)
-            holding.sort(key=lambda i: time_rank(question, picked[i][0]))
+            rank = time_ranker(question)
+            holding.sort(key=lambda i: rank(picked[i][0]))
         if holding:
             first = holding[0]
             kept = [*holding, *conditions(kind, wanted, picked, first, on_topic)]

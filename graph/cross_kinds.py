@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from graph.cross_language import MIN_SENTENCE, quotable
 from textkit.answer_type import LISTED_KINDS, answer_kinds, holds
-from textkit.time_stated import time_rank
+from textkit.time_stated import time_ranker
 from textkit.validity import asks_validity, states_validity
 
 
@@ -73,13 +73,11 @@ def _better_times(
     question: str, sentences: Sequence[tuple[str, float, str]], document: str, out: set[str]
 ) -> set[str]:
     """`document`'s sentences bearing on the question (`MIN_SENTENCE`) that state the time
-    asked better than any in `out` does (`time_rank`)."""
-    kept = min(time_rank(question, s) for s in out if holds(s, "time"))
+    asked better than any in `out` does (`time_ranker`)."""
+    rank = time_ranker(question)
+    kept = min(rank(s) for s in out if holds(s, "time"))
     return {
         s
         for s, score, doc in sentences
-        if doc == document
-        and score >= MIN_SENTENCE
-        and holds(s, "time")
-        and time_rank(question, s) < kept
+        if doc == document and score >= MIN_SENTENCE and holds(s, "time") and rank(s) < kept
     }

@@ -13,13 +13,14 @@ A question asking when a place is open ("When is the centre open?", 辦公時間
   17:30", 上午九時) answers, before one naming days alone ("It is closed on
   Sundays" says when it is not open).
 
-`time_rank` orders them so; text is read as `plain` gives it (lower case,
+`time_ranker` orders them so; text is read as `plain` gives it (lower case,
 Simplified). Every pattern reads a bounded run of characters: linear on any input.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from textkit.scripts import plain
 
@@ -89,9 +90,9 @@ def _zh_days(match: re.Match[str]) -> frozenset[int]:
         return _WEEKEND
     days = {_zh_day(first)}
     previous = _zh_day(first)
-    for joint, char in re.findall(r"([至到~、和及与]?)([一二三四五六日天])", rest or ""):
+    for joint, char in re.findall(r"([至到~、和及与]?)([一二三四五六日天])", rest):
         day = _zh_day(char)
-        if joint in "至到~" and joint:
+        if joint and joint in "至到~":
             days |= set(range(previous, day + 1)) if day >= previous else {previous, day}
         days.add(day)
         previous = day
@@ -122,13 +123,21 @@ def states_hours(sentence: str) -> bool:
     return bool(_HOURS.search(plain(sentence)))
 
 
-def time_rank(question: str, sentence: str) -> int:
-    """How well `sentence` states the time `question` asks: 0 it names a day the
-    question names; 1 it states hours (of a question asking when a place is open) or
-    names no day asked (one asking when it is closed); 2 neither."""
+def time_ranker(question: str) -> Callable[[str], int]:
+    """How well a sentence states the time `question` asks, the question read once: 0 it
+    names a day the question names; 1 it states hours (of a question asking when a place
+    is open) or names no day asked (one asking when it is closed); 2 neither."""
     asked = days_named(question)
-    if asked and asked & days_named(sentence):
-        return 0
-    if _ASKS_CLOSED.search(plain(question)):
-        return 1
-    return 1 if states_hours(sentence) else 2
+    closed = bool(_ASKS_CLOSED.search(plain(question)))
+
+    def rank(sentence: str) -> int:
+        if asked and asked & days_named(sentence):
+            return 0
+        return 1 if closed or states_hours(sentence) else 2
+
+    return rank
+
+
+def time_rank(question: str, sentence: str) -> int:
+    """`time_ranker`'s rank of one sentence."""
+    return time_ranker(question)(sentence)
